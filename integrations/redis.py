@@ -1,0 +1,211 @@
+"""Redis adapters: ``RedisCache`` (a ``ServerCache`` on redis-py, sync and ``redis.asyncio``).
+
+Fail-open by design: any Redis error (server down, timeout, refused connection) turns a read into a miss and a
+write into a no-op, logs one warning a minute, and opens a short circuit break (``breaker_s``) during which calls
+return at once instead of waiting for another timeout. ``redis.cluster.RedisCluster`` clients work too; keys that
+are read together carry the same hash tag (``{...}``) so multi-key commands stay within one slot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import redis
+import redis.asyncio as aioredis
+
+from promptcache._log import ThrottledWarning, get_logger
+from promptcache.backends.base import ServerCache, validate_key, validate_ttl, validate_value
+
+__all__ = ["DEFAULT_REDIS_URL", "RedisCache", "glob_escape"]
+
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+_log = get_logger("promptcache.integrations.redis")
+_ERRORS = (redis.RedisError, OSError, asyncio.TimeoutError)
+
+
+def glob_escape(text: str) -> str:
+    """Escape Redis glob specials (``* ? [ ] \\``) so ``text`` matches itself in ``SCAN MATCH``."""
+    return "".join("\\" + ch if ch in "*?[]\\" else ch for ch in text)
+
+
+def _ms(ttl_s: float) -> int:
+    return max(1, math.ceil(ttl_s * 1000))
+
+
+class RedisCache(ServerCache):
+    """A ``ServerCache`` on Redis.
+
+    Args:
+        client: a ``redis.Redis`` / ``redis.cluster.RedisCluster`` (sync) or ``redis.asyncio.Redis`` client.
+        url: instead of ``client``, a Redis URL (``redis://host:port/db``); both a sync and an async client are made
+            with short timeouts (``socket_timeout_s``).
+        async_client: an async client to use with ``client`` (otherwise async calls run the sync client in a
+            thread; a lone async client makes sync calls raise ``RuntimeError``).
+        prefix: prepended to every key (default ``"promptcache:"``); ``clear`` only ever touches this prefix.
+        socket_timeout_s: connect and read timeout for clients made from ``url`` (seconds, default 0.25).
+        breaker_s: after a failure, calls return a miss at once for this many seconds (default 2.0).
+
+    Raises:
+        TypeError: neither ``client`` nor ``url``, or a client of another type.
+    """
+
+    def __init__(
+        self,
+        client: Any = None,
+        *,
+        url: str | None = None,
+        async_client: Any = None,
+        prefix: str = "promptcache:",
+        socket_timeout_s: float = 0.25,
+        breaker_s: float = 2.0,
+    ) -> None:
+        if not isinstance(prefix, str):
+            raise TypeError(f"prefix must be a str, got {prefix!r}")
+        if client is None and url is None and async_client is None:
+            raise TypeError("RedisCache needs a client or a url")
+        if url is not None:
+            opts = {"socket_timeout": socket_timeout_s, "socket_connect_timeout": socket_timeout_s}
+            client = redis.Redis.from_url(url, **opts)
+            async_client = aioredis.Redis.from_url(url, **opts)
+        if isinstance(client, aioredis.Redis):
+            client, async_client = None, client
+        if client is not None and not hasattr(client, "execute_command"):
+            raise TypeError(f"client must be a redis-py client, got {type(client).__name__}")
+        self.client = client
+        self.async_client = async_client
+        self.prefix = prefix
+        self.breaker_s = float(breaker_s)
+        self._open_until = 0.0
+        self._lock = threading.Lock()
+        self._warning = ThrottledWarning(_log)
+        self.failures = 0
+
+    # -- circuit breaker -----------------------------------------------------------------------------------
+    def _available(self) -> bool:
+        return time.monotonic() >= self._open_until
+
+    def _failed(self, op: str, exc: BaseException) -> None:
+        with self._lock:
+            self.failures += 1
+            self._open_until = time.monotonic() + self.breaker_s
+        self._warning.warn("promptcache: Redis %s failed; treating as a miss for %.1fs", op, self.breaker_s, exc=exc)
+
+    def _sync(self) -> Any:
+        if self.client is None:
+            raise RuntimeError("this RedisCache has only an async client; use the a* methods")
+        return self.client
+
+    def _run(self, op: str, fn: Any, default: Any) -> Any:
+        if not self._available():
+            return default
+        try:
+            return fn(self._sync())
+        except _ERRORS as exc:
+            self._failed(op, exc)
+            return default
+
+    async def _arun(self, op: str, fn: Any, default: Any) -> Any:
+        if not self._available():
+            return default
+        if self.async_client is None:
+            return await asyncio.to_thread(self._run, op, fn, default)
+        try:
+            return await fn(self.async_client)
+        except _ERRORS as exc:
+            self._failed(op, exc)
+            return default
+
+    def full_key(self, key: str) -> str:
+        """The Redis key for ``key`` (the prefix added)."""
+        return self.prefix + validate_key(key)
+
+    @staticmethod
+    def _set_args(ttl_s: float | None) -> dict[str, int]:
+        return {} if ttl_s is None else {"px": _ms(ttl_s)}
+
+    # -- sync ------------------------------------------------------------------------------------------------
+    def get(self, key: str) -> bytes | None:
+        k = self.full_key(key)
+        return self._run("GET", lambda c: c.get(k), None)
+
+    def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
+        ks = [self.full_key(k) for k in keys]
+        if not ks:
+            return []
+        return self._run("MGET", lambda c: c.mget(ks), [None] * len(ks))
+
+    def set(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
+        k, v, ttl_s = self.full_key(key), validate_value(value), validate_ttl(ttl_s)
+        self._run("SET", lambda c: c.set(k, v, **self._set_args(ttl_s)), None)
+
+    def delete(self, key: str) -> None:
+        k = self.full_key(key)
+        self._run("DEL", lambda c: c.delete(k), None)
+
+    def clear(self, prefix: str = "") -> int:
+        pattern = glob_escape(self.prefix + prefix) + "*"
+
+        def clear(c: Any) -> int:
+            removed = 0
+            batch: list[Any] = []
+            for k in c.scan_iter(match=pattern, count=500):
+                batch.append(k)
+                if len(batch) >= 500:
+                    removed += c.unlink(*batch)
+                    batch.clear()
+            if batch:
+                removed += c.unlink(*batch)
+            return removed
+
+        return self._run("SCAN/UNLINK", clear, 0)
+
+    def ttl(self, key: str) -> float | None:
+        k = self.full_key(key)
+        ms = self._run("PTTL", lambda c: c.pttl(k), -2)
+        return None if ms is None or ms < 0 else ms / 1000.0
+
+    # -- async -----------------------------------------------------------------------------------------------
+    async def aget(self, key: str) -> bytes | None:
+        k = self.full_key(key)
+        return await self._arun("GET", lambda c: c.get(k), None)
+
+    async def aget_many(self, keys: Sequence[str]) -> list[bytes | None]:
+        ks = [self.full_key(k) for k in keys]
+        if not ks:
+            return []
+        return await self._arun("MGET", lambda c: c.mget(ks), [None] * len(ks))
+
+    async def aset(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
+        k, v, ttl_s = self.full_key(key), validate_value(value), validate_ttl(ttl_s)
+        await self._arun("SET", lambda c: c.set(k, v, **self._set_args(ttl_s)), None)
+
+    async def adelete(self, key: str) -> None:
+        k = self.full_key(key)
+        await self._arun("DEL", lambda c: c.delete(k), None)
+
+    async def aclear(self, prefix: str = "") -> int:
+        pattern = glob_escape(self.prefix + prefix) + "*"
+
+        async def clear(c: Any) -> int:
+            keys = [k async for k in c.scan_iter(match=pattern, count=500)]
+            removed = 0
+            for i in range(0, len(keys), 500):
+                removed += await c.unlink(*keys[i : i + 500])
+            return removed
+
+        return await self._arun("SCAN/UNLINK", clear, 0)
+
+    def close(self) -> None:
+        """Close the sync client's connections (the async client: ``await cache.aclose()``)."""
+        if self.client is not None:
+            self.client.close()
+
+    async def aclose(self) -> None:
+        """Close the async client's connections."""
+        if self.async_client is not None:
+            await self.async_client.aclose()

@@ -1,0 +1,115 @@
+"""``ServerCache``: the byte-level key/value contract every promptcache cache uses (sync and async)."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+__all__ = ["ServerCache", "validate_key", "validate_ttl", "validate_value"]
+
+
+def validate_ttl(ttl_s: object, *, what: str = "ttl_s") -> float | None:
+    """Check a TTL in seconds: ``None`` (no expiry) or a finite number > 0. Returns it as a float.
+
+    Raises:
+        TypeError: not a number (``bool`` counts as not a number); the message names the value.
+        ValueError: zero, negative, NaN or infinite; the message names the value.
+    """
+    if ttl_s is None:
+        return None
+    if isinstance(ttl_s, bool) or not isinstance(ttl_s, (int, float)):
+        raise TypeError(f"{what} must be a number of seconds or None, got {type(ttl_s).__name__}: {ttl_s!r}")
+    value = float(ttl_s)
+    if math.isnan(value) or math.isinf(value) or value <= 0:
+        raise ValueError(f"{what} must be a finite number of seconds > 0 (or None for no expiry), got {ttl_s!r}")
+    return value
+
+
+def validate_key(key: object) -> str:
+    """Check a cache key: a non-empty ``str``.
+
+    Raises:
+        TypeError: not a string. ValueError: empty.
+    """
+    if not isinstance(key, str):
+        raise TypeError(f"cache key must be a str, got {type(key).__name__}: {key!r}")
+    if not key:
+        raise ValueError("cache key must be a non-empty string, got ''")
+    return key
+
+
+def validate_value(value: object) -> bytes:
+    """Check a cache value: ``bytes`` (``bytearray``/``memoryview`` are copied to ``bytes``).
+
+    Raises:
+        TypeError: anything else (e.g. ``str``: encode it first).
+    """
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    raise TypeError(f"cache value must be bytes, got {type(value).__name__}")
+
+
+class ServerCache(ABC):
+    """A key/value cache of bytes with per-entry TTL, shared by every promptcache plugin.
+
+    Keys are strings, values ``bytes`` (callers serialise; a cached value can never be mutated by a caller).
+    TTLs are seconds (``float``); ``None`` means no expiry. Implementations are thread-safe. Backends that talk to
+    a server fail open: an unreachable server reads as a miss and a write is skipped, never an exception.
+
+    The async twins default to the sync methods (fine for in-process backends); network backends override them.
+    """
+
+    @abstractmethod
+    def get(self, key: str) -> bytes | None:
+        """The value stored under ``key``, or ``None`` (missing, expired or backend unavailable)."""
+
+    @abstractmethod
+    def set(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
+        """Store ``value`` under ``key`` for ``ttl_s`` seconds (``None``: no expiry).
+
+        Raises:
+            TypeError / ValueError: bad key, value or TTL (checked before anything is written).
+        """
+
+    @abstractmethod
+    def delete(self, key: str) -> None:
+        """Remove ``key`` (no error if missing)."""
+
+    @abstractmethod
+    def clear(self, prefix: str = "") -> int:
+        """Remove every key starting with ``prefix`` (all keys of this cache for ``""``); returns how many."""
+
+    def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
+        """Values for ``keys`` in order (``None`` where missing). Network backends do this in one round trip."""
+        return [self.get(k) for k in keys]
+
+    def ttl(self, key: str) -> float | None:
+        """Seconds left before ``key`` expires; ``None`` if it has no expiry or does not exist."""
+        return None
+
+    async def aget(self, key: str) -> bytes | None:
+        """Async :meth:`get`."""
+        return self.get(key)
+
+    async def aset(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
+        """Async :meth:`set`."""
+        self.set(key, value, ttl_s)
+
+    async def adelete(self, key: str) -> None:
+        """Async :meth:`delete`."""
+        self.delete(key)
+
+    async def aclear(self, prefix: str = "") -> int:
+        """Async :meth:`clear`."""
+        return self.clear(prefix)
+
+    async def aget_many(self, keys: Sequence[str]) -> list[bytes | None]:
+        """Async :meth:`get_many`."""
+        return self.get_many(keys)
+
+    async def _to_thread(self, fn, *args):  # pragma: no cover - helper for subclasses
+        return await asyncio.to_thread(fn, *args)

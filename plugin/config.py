@@ -1,0 +1,180 @@
+"""Per-call options and scope, read from the current ``RunnableConfig``.
+
+Every processor that takes per-call options keeps them in the call's config under
+``configurable[<context key>]`` (a dict). This module is the one place that reads and writes them, and the one
+place that resolves the *scope* (tenant) of a call, so every plugin agrees on both.
+
+Scope resolution (DESIGN.md, "The processor contract"), first match wins:
+
+1. an explicit per-call ``scope`` (``configurable[<context key>]["scope"]``), ``None`` included;
+2. the processor's constructor ``scope`` when one was given (``None`` disables scoping);
+3. ``configurable["user_id"]``;
+4. ``configurable["langgraph_auth_user_id"]`` (set by LangGraph Platform auth);
+5. no scope (``None``).
+
+The field names of steps 3 and 4 are configurable (``scope_fields``).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import ensure_config
+
+__all__ = [
+    "DEFAULT_SCOPE_FIELDS",
+    "UNSET",
+    "apply_call_options",
+    "make_call_options",
+    "read_call_options",
+    "resolve_scope",
+    "validate_scope",
+]
+
+
+class _Unset:
+    """Sentinel type: "not given", as distinct from ``None`` ("given, and empty")."""
+
+    _instance: _Unset | None = None
+
+    def __new__(cls) -> _Unset:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __copy__(self) -> _Unset:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> _Unset:
+        return self
+
+
+UNSET: Final = _Unset()
+"""Marks an argument that was not given (so ``None`` can mean "explicitly none")."""
+
+DEFAULT_SCOPE_FIELDS: Final[tuple[str, ...]] = ("user_id", "langgraph_auth_user_id")
+"""``configurable`` fields tried, in order, when neither the call nor the constructor names a scope."""
+
+
+def _check_options(context_key: str, allowed: Iterable[str], opts: Mapping[str, Any]) -> None:
+    allowed = frozenset(allowed)
+    unknown = sorted(set(opts) - allowed)
+    if unknown:
+        raise ValueError(
+            f"unknown per-call option(s) {unknown!r} for {context_key!r}; "
+            f"allowed: {sorted(allowed)!r}"
+        )
+
+
+def make_call_options(context_key: str, allowed: Iterable[str], **opts: Any) -> RunnableConfig:
+    """Build a new ``RunnableConfig`` holding ``opts`` under ``configurable[context_key]``.
+
+    Args:
+        context_key: the processor's context key (e.g. ``"promptcache.response_cache"``).
+        allowed: the option names the processor accepts.
+        **opts: the options; values are stored as given (``None`` is a value).
+
+    Returns:
+        ``{"configurable": {context_key: {...opts}}}``.
+
+    Raises:
+        ValueError: an option name not in ``allowed`` (the message names it).
+    """
+    _check_options(context_key, allowed, opts)
+    return RunnableConfig(configurable={context_key: dict(opts)})
+
+
+def apply_call_options(
+    config: RunnableConfig | None, context_key: str, allowed: Iterable[str], **opts: Any
+) -> RunnableConfig:
+    """Merge ``opts`` into ``config["configurable"][context_key]`` in place and return the same config.
+
+    Options already present for the same key are overwritten by the new ones; other keys are kept.
+    ``None`` as ``config`` gives a new config.
+
+    Raises:
+        ValueError: an option name not in ``allowed``.
+        TypeError: ``config`` is not a mapping, or its ``configurable`` is not a mapping.
+    """
+    _check_options(context_key, allowed, opts)
+    if config is None:
+        config = RunnableConfig()
+    if not isinstance(config, dict):
+        raise TypeError(f"config must be a RunnableConfig dict, got {type(config).__name__}: {config!r}")
+    configurable = config.setdefault("configurable", {})
+    if not isinstance(configurable, dict):
+        raise TypeError(f"config['configurable'] must be a dict, got {configurable!r}")
+    current = configurable.get(context_key)
+    merged = dict(current) if isinstance(current, Mapping) else {}
+    merged.update(opts)
+    configurable[context_key] = merged
+    return config
+
+
+def read_call_options(context_key: str, config: RunnableConfig | None = None) -> dict[str, Any]:
+    """Return a copy of the per-call options under ``configurable[context_key]`` ({} if none).
+
+    ``config`` defaults to the config of the running call (``ensure_config()``: the LangGraph node's or the
+    runnable's config, set in a context variable by LangChain).
+    """
+    cfg = ensure_config(config)
+    opts = (cfg.get("configurable") or {}).get(context_key)
+    if not isinstance(opts, Mapping):
+        return {}
+    return copy.copy(dict(opts))
+
+
+def validate_scope(scope: Any, *, what: str = "scope") -> str | None:
+    """Check a scope value: ``None`` or a non-empty string; ints are accepted and turned into strings.
+
+    Raises:
+        TypeError: ``scope`` is neither ``None``, ``str`` nor ``int``.
+        ValueError: ``scope`` is an empty or all-whitespace string.
+    """
+    if scope is None or scope is UNSET:
+        return None
+    if isinstance(scope, bool) or not isinstance(scope, (str, int)):
+        raise TypeError(f"{what} must be a string or None, got {type(scope).__name__}: {scope!r}")
+    scope = str(scope)
+    if not scope.strip():
+        raise ValueError(f"{what} must be a non-empty string, got {scope!r}")
+    return scope
+
+
+def resolve_scope(
+    call_options: Mapping[str, Any] | None = None,
+    constructor_scope: Any = UNSET,
+    config: RunnableConfig | None = None,
+    scope_fields: Iterable[str] = DEFAULT_SCOPE_FIELDS,
+) -> str | None:
+    """Resolve the scope (tenant) of the current call; see the module docstring for the order.
+
+    Args:
+        call_options: the processor's per-call options (``read_call_options(...)``); a ``"scope"`` entry wins,
+            even when it is ``None``.
+        constructor_scope: the processor's constructor ``scope``; ``UNSET`` when none was given.
+        config: the call's config; defaults to the running call's (``ensure_config()``).
+        scope_fields: ``configurable`` fields tried in order when nothing above decides.
+
+    Returns:
+        The scope as a string, or ``None`` for "not scoped".
+    """
+    if call_options and "scope" in call_options:
+        return validate_scope(call_options["scope"])
+    if constructor_scope is not UNSET:
+        return validate_scope(constructor_scope)
+    configurable = ensure_config(config).get("configurable") or {}
+    for field in scope_fields:
+        value = configurable.get(field)
+        if value is not None and value != "":
+            return validate_scope(value, what=f"configurable[{field!r}]")
+    return None

@@ -1,0 +1,179 @@
+"""The processor contract: request- and response-stage hooks around every model call.
+
+A :class:`Processor` is a LangChain ``AgentMiddleware``: put it in ``create_agent(model, tools, middleware=[...])``.
+It adds a two-stage shape on top of ``wrap_model_call``:
+
+- ``process_request(request)`` runs before the model. It returns the request to send on (a *new* object,
+  ``request.override(...)``; never a mutation of messages that belong to the graph state), or a
+  ``ModelResponse`` / ``AIMessage`` to short-circuit: the model and the inner processors are then not called, and
+  this processor's own response hook is skipped; outer processors' response hooks still run (the onion).
+- ``process_response(request, response)`` runs after the model with the request this processor sent on.
+
+Request hooks run in list order, response hooks in reverse order. ``aprocess_request`` / ``aprocess_response``
+default to the sync hooks. :func:`with_processors` (in :mod:`promptcache.wrapped_model`) runs the same chain around
+a plain chat model.
+
+Per-call options: a processor with a ``context_key`` gets ``Cls.context(**opts)`` (a new ``RunnableConfig``) and
+``Cls.apply_context(config, **opts)`` (merged in place, same object returned); inside a hook,
+``self.call_options()`` reads them back from the running call's config.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableConfig
+
+from promptcache.config import (
+    UNSET,
+    apply_call_options,
+    make_call_options,
+    read_call_options,
+    resolve_scope,
+)
+
+__all__ = ["ModelRequest", "ModelResponse", "Processor", "as_model_response", "with_processors"]
+
+
+def as_model_response(result: Any) -> ModelResponse:
+    """Normalise a hook or handler result to a ``ModelResponse``.
+
+    Accepts a ``ModelResponse``, an ``AIMessage`` or LangChain's ``ExtendedModelResponse`` (its ``model_response``).
+
+    Raises:
+        TypeError: anything else (the message names the type).
+    """
+    if isinstance(result, ModelResponse):
+        return result
+    if isinstance(result, AIMessage):
+        return ModelResponse(result=[result], structured_response=None)
+    inner = getattr(result, "model_response", None)
+    if isinstance(inner, ModelResponse):
+        return inner
+    raise TypeError(f"expected ModelResponse or AIMessage, got {type(result).__name__}: {result!r}")
+
+
+def _is_short_circuit(result: Any) -> bool:
+    return isinstance(result, (ModelResponse, AIMessage))
+
+
+class Processor(AgentMiddleware):
+    """Base class of promptcache processors (a LangChain ``AgentMiddleware`` with request/response hooks).
+
+    Subclasses override any of :meth:`process_request`, :meth:`process_response` and their async twins.
+    Class attributes:
+
+    - ``context_key``: the ``configurable`` key holding this processor's per-call options (``None``: no options).
+    - ``context_options``: the option names accepted by :meth:`context` / :meth:`apply_context`.
+    - ``scope_fields``: ``configurable`` fields used as scope fallbacks (see :mod:`promptcache.config`).
+    """
+
+    context_key: ClassVar[str | None] = None
+    context_options: ClassVar[frozenset[str]] = frozenset()
+    scope_fields: tuple[str, ...] = ("user_id", "langgraph_auth_user_id")
+    _scope: Any = UNSET
+
+    # -- hooks ---------------------------------------------------------------------------------------------
+    def process_request(self, request: ModelRequest) -> ModelRequest | ModelResponse | AIMessage:
+        """Request stage: return the request to send on, or a response to short-circuit. Default: unchanged."""
+        return request
+
+    def process_response(self, request: ModelRequest, response: ModelResponse) -> ModelResponse:
+        """Response stage: ``request`` is the one this processor sent on. Default: unchanged."""
+        return response
+
+    async def aprocess_request(self, request: ModelRequest) -> ModelRequest | ModelResponse | AIMessage:
+        """Async request stage; defaults to :meth:`process_request`."""
+        return self.process_request(request)
+
+    async def aprocess_response(self, request: ModelRequest, response: ModelResponse) -> ModelResponse:
+        """Async response stage; defaults to :meth:`process_response`."""
+        return self.process_response(request, response)
+
+    # -- AgentMiddleware -----------------------------------------------------------------------------------
+    def wrap_model_call(self, request: ModelRequest, handler: Any) -> ModelResponse:
+        """Run the hooks around ``handler`` (the inner processors and the model); see the module docstring."""
+        sent = self.process_request(request)
+        if _is_short_circuit(sent):
+            return as_model_response(sent)
+        response = as_model_response(handler(sent))
+        return as_model_response(self.process_response(sent, response))
+
+    async def awrap_model_call(self, request: ModelRequest, handler: Any) -> ModelResponse:
+        """Async twin of :meth:`wrap_model_call`."""
+        sent = await self.aprocess_request(request)
+        if _is_short_circuit(sent):
+            return as_model_response(sent)
+        response = as_model_response(await handler(sent))
+        return as_model_response(await self.aprocess_response(sent, response))
+
+    # -- per-call options ----------------------------------------------------------------------------------
+    @classmethod
+    def _require_context_key(cls) -> str:
+        if not cls.context_key:
+            raise TypeError(f"{cls.__name__} takes no per-call options")
+        return cls.context_key
+
+    @classmethod
+    def context(cls, **opts: Any) -> RunnableConfig:
+        """A new ``RunnableConfig`` carrying per-call options for this processor class.
+
+        Pass it as ``config=`` (or merge it into yours with :meth:`apply_context`).
+
+        Raises:
+            ValueError: an option name this class does not accept (named in the message).
+        """
+        cls._check_option_values(opts)
+        return make_call_options(cls._require_context_key(), cls.context_options, **opts)
+
+    @classmethod
+    def apply_context(cls, config: RunnableConfig | None, **opts: Any) -> RunnableConfig:
+        """Merge per-call options into ``config`` in place and return the same object.
+
+        A later call overwrites options set by an earlier one; other ``configurable`` keys are kept.
+
+        Raises:
+            ValueError: an option name this class does not accept.
+            TypeError: ``config`` is not a dict.
+        """
+        cls._check_option_values(opts)
+        return apply_call_options(config, cls._require_context_key(), cls.context_options, **opts)
+
+    @classmethod
+    def _check_option_values(cls, opts: dict[str, Any]) -> None:
+        """Subclasses validate option values here (raise ``TypeError``/``ValueError``)."""
+
+    def call_options(self, config: RunnableConfig | None = None) -> dict[str, Any]:
+        """This processor's per-call options from ``config`` (default: the running call's config)."""
+        if not self.context_key:
+            return {}
+        return read_call_options(self.context_key, config)
+
+    def resolve_scope(self, config: RunnableConfig | None = None) -> str | None:
+        """The scope of the running call: per-call ``scope``, else the constructor's, else config fields."""
+        return resolve_scope(self.call_options(config), self._scope, config, self.scope_fields)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# with_processors: the same processors around a plain chat model (LangGraph nodes, LCEL chains)
+# ---------------------------------------------------------------------------------------------------------------
+def with_processors(model: Any, processors: Any) -> Any:
+    """Wrap a ``BaseChatModel`` so ``processors`` run around each of its calls, as in ``create_agent``.
+
+    Args:
+        model: any ``langchain_core`` ``BaseChatModel`` (not a bound ``Runnable``: bind tools on the wrapper).
+        processors: a sequence of :class:`Processor` (plain ``AgentMiddleware`` with ``wrap_model_call`` also work
+            for ``invoke``; they make ``stream`` yield the whole reply as one chunk).
+
+    Returns:
+        A ``BaseChatModel`` (:class:`promptcache.wrapped_model.ProcessedChatModel`) with ``invoke``, ``ainvoke``,
+        ``stream``, ``astream``, ``batch``, ``bind_tools`` and ``with_structured_output``.
+
+    Raises:
+        TypeError: ``model`` is not a ``BaseChatModel`` or a processor is not an ``AgentMiddleware``.
+    """
+    from promptcache.wrapped_model import ProcessedChatModel
+
+    return ProcessedChatModel.wrap(model, processors)

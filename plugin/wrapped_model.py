@@ -1,0 +1,271 @@
+"""``ProcessedChatModel``: a chat model with processors around it (what :func:`with_processors` returns).
+
+The wrapper builds the same ``ModelRequest`` that ``create_agent`` builds (system message apart, tools, tool
+choice, settings) and runs the processors' hooks around the wrapped model, so a processor behaves the same in an
+agent, a LangGraph node and an LCEL chain.
+
+- ``invoke`` / ``ainvoke`` / ``batch``: the processors' ``wrap_model_call`` / ``awrap_model_call`` chain.
+- ``stream`` / ``astream``: request hooks in order; then either the short-circuit reply (yielded as one chunk) or
+  the wrapped model's chunks as they arrive; response hooks run, in reverse, once the stream has finished. A stream
+  the consumer stops early never reaches the response hooks (so nothing half-finished is stored).
+- The call's ``RunnableConfig`` is made current for the hooks, so ``ensure_config()`` (and therefore per-call
+  options and scope) works even when the wrapper is called directly, outside a graph or chain.
+- The wrapped model is called with the ``nostream`` tag so LangGraph's ``stream_mode="messages"`` sees each token
+  once (from the wrapper), not twice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage
+from langchain_core.messages.utils import message_chunk_to_message
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import ensure_config, set_config_context
+from langchain_core.runnables.utils import coro_with_context
+from pydantic import ConfigDict
+
+from promptcache.processor import Processor, _is_short_circuit, as_model_response
+
+__all__ = ["ProcessedChatModel", "ai_message_to_chunk"]
+
+_TOOLS = "_promptcache_tools"
+_TOOL_CHOICE = "_promptcache_tool_choice"
+_BIND_KWARGS = "_promptcache_bind_kwargs"
+_INNER_CONFIG: RunnableConfig = {"tags": ["nostream"], "run_name": "promptcache.inner_model"}
+
+
+def ai_message_to_chunk(message: AIMessage) -> AIMessageChunk:
+    """One ``AIMessageChunk`` equal to ``message`` once aggregated (content, tool calls, usage, metadata)."""
+    return AIMessageChunk(
+        content=message.content,
+        additional_kwargs=dict(message.additional_kwargs),
+        response_metadata=dict(message.response_metadata),
+        usage_metadata=message.usage_metadata,
+        id=message.id,
+        tool_call_chunks=[
+            {"name": tc["name"], "args": json.dumps(tc["args"]), "id": tc.get("id"), "index": i, "type": "tool_call_chunk"}
+            for i, tc in enumerate(message.tool_calls)
+        ],
+        chunk_position="last",
+    )
+
+
+class ProcessedChatModel(BaseChatModel):
+    """A ``BaseChatModel`` running ``processors`` around ``bound`` (see the module docstring)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    bound: BaseChatModel
+    processors: list[Any]
+
+    @classmethod
+    def wrap(cls, model: Any, processors: Sequence[Any]) -> ProcessedChatModel:
+        """Validate and wrap; see :func:`promptcache.processor.with_processors`."""
+        if not isinstance(model, BaseChatModel):
+            raise TypeError(f"model must be a BaseChatModel, got {type(model).__name__}: {model!r}")
+        processors = list(processors)
+        for p in processors:
+            if not isinstance(p, AgentMiddleware):
+                raise TypeError(f"processors must be AgentMiddleware/Processor instances, got {p!r}")
+        return cls(bound=model, processors=processors)
+
+    # -- identity ------------------------------------------------------------------------------------------
+    @property
+    def _llm_type(self) -> str:
+        return f"promptcache:{self.bound._llm_type}"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return dict(self.bound._identifying_params)
+
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
+        """Bind tools: they reach the processors as ``request.tools`` and the wrapped model's own ``bind_tools``."""
+        return self.bind(**{_TOOLS: list(tools), _TOOL_CHOICE: tool_choice, _BIND_KWARGS: kwargs})
+
+    # -- request building ----------------------------------------------------------------------------------
+    def _request(self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]) -> ModelRequest:
+        settings = dict(kwargs)
+        tools = settings.pop(_TOOLS, None) or []
+        tool_choice = settings.pop(_TOOL_CHOICE, None)
+        bind_kwargs = settings.pop(_BIND_KWARGS, None) or {}
+        if stop is not None:
+            settings["stop"] = stop
+        system = None
+        rest = list(messages)
+        if rest and isinstance(rest[0], SystemMessage):
+            system, rest = rest[0], rest[1:]
+        settings.update({f"{_BIND_KWARGS}:{k}": v for k, v in bind_kwargs.items()})
+        return ModelRequest(
+            model=self.bound,
+            messages=rest,
+            system_message=system,
+            tool_choice=tool_choice,
+            tools=tools,
+            response_format=None,
+            state={"messages": list(messages)},
+            runtime=None,
+            model_settings=settings,
+        )
+
+    @staticmethod
+    def _runnable(request: ModelRequest) -> tuple[Any, list[BaseMessage]]:
+        settings = dict(request.model_settings)
+        bind_kwargs = {k.split(":", 1)[1]: settings.pop(k) for k in list(settings) if k.startswith(f"{_BIND_KWARGS}:")}
+        model: Any = request.model
+        if request.tools:
+            extra = {"tool_choice": request.tool_choice} if request.tool_choice is not None else {}
+            model = model.bind_tools(request.tools, **extra, **bind_kwargs)
+        if settings:
+            model = model.bind(**settings)
+        messages = ([request.system_message] if request.system_message else []) + list(request.messages)
+        return model, messages
+
+    def _call(self, request: ModelRequest) -> ModelResponse:
+        model, messages = self._runnable(request)
+        return ModelResponse(result=[model.invoke(messages, config=_INNER_CONFIG)], structured_response=None)
+
+    async def _acall(self, request: ModelRequest) -> ModelResponse:
+        model, messages = self._runnable(request)
+        return ModelResponse(result=[await model.ainvoke(messages, config=_INNER_CONFIG)], structured_response=None)
+
+    @staticmethod
+    def _result(response: ModelResponse) -> ChatResult:
+        messages = [m for m in response.result if isinstance(m, AIMessage)]
+        if not messages:
+            raise ValueError(f"processors produced no AIMessage: {response.result!r}")
+        return ChatResult(generations=[ChatGeneration(message=messages[-1])])
+
+    # -- invoke / ainvoke ----------------------------------------------------------------------------------
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+                  **kwargs: Any) -> ChatResult:
+        return self._result(self._generate_from(self._request(messages, stop, kwargs)))
+
+    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+                         **kwargs: Any) -> ChatResult:
+        return self._result(await self._agenerate_from(self._request(messages, stop, kwargs)))
+
+    # -- stream / astream ----------------------------------------------------------------------------------
+    def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+                **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+        request = self._request(messages, stop, kwargs)
+        if not all(isinstance(p, Processor) for p in self.processors):
+            yield ChatGenerationChunk(message=ai_message_to_chunk(self._result(self._generate_from(request)).generations[0].message))
+            return
+        sent: list[tuple[Processor, ModelRequest]] = []
+        short: ModelResponse | None = None
+        for p in self.processors:
+            out = p.process_request(request)
+            if _is_short_circuit(out):
+                short = as_model_response(out)
+                break
+            sent.append((p, out))
+            request = out
+        if short is None:
+            model, msgs = self._runnable(request)
+            chunks: list[AIMessageChunk] = []
+            for chunk in model.stream(msgs, config=_INNER_CONFIG):
+                chunks.append(chunk)
+                yield ChatGenerationChunk(message=chunk)
+            response = ModelResponse(result=[_aggregate(chunks)], structured_response=None)
+        else:
+            response = short
+        for p, req in reversed(sent):
+            response = as_model_response(p.process_response(req, response))
+        if short is not None:
+            yield ChatGenerationChunk(message=ai_message_to_chunk(self._result(response).generations[0].message))
+
+    async def _astream(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+                       **kwargs: Any) -> AsyncIterator[ChatGenerationChunk]:
+        request = self._request(messages, stop, kwargs)
+        if not all(isinstance(p, Processor) for p in self.processors):
+            result = self._result(await self._agenerate_from(request))
+            yield ChatGenerationChunk(message=ai_message_to_chunk(result.generations[0].message))
+            return
+        sent: list[tuple[Processor, ModelRequest]] = []
+        short: ModelResponse | None = None
+        for p in self.processors:
+            out = await p.aprocess_request(request)
+            if _is_short_circuit(out):
+                short = as_model_response(out)
+                break
+            sent.append((p, out))
+            request = out
+        if short is None:
+            model, msgs = self._runnable(request)
+            chunks: list[AIMessageChunk] = []
+            async for chunk in model.astream(msgs, config=_INNER_CONFIG):
+                chunks.append(chunk)
+                yield ChatGenerationChunk(message=chunk)
+            response = ModelResponse(result=[_aggregate(chunks)], structured_response=None)
+        else:
+            response = short
+        for p, req in reversed(sent):
+            response = as_model_response(await p.aprocess_response(req, response))
+        if short is not None:
+            yield ChatGenerationChunk(message=ai_message_to_chunk(self._result(response).generations[0].message))
+
+    def _generate_from(self, request: ModelRequest) -> ModelResponse:
+        handler = self._call
+        for p in reversed(self.processors):
+            handler = (lambda proc, inner: (lambda req: as_model_response(proc.wrap_model_call(req, inner))))(p, handler)
+        return handler(request)
+
+    async def _agenerate_from(self, request: ModelRequest) -> ModelResponse:
+        handler = self._acall
+        for p in reversed(self.processors):
+            async def step(req: ModelRequest, proc: Any = p, inner: Any = handler) -> ModelResponse:
+                return as_model_response(await proc.awrap_model_call(req, inner))
+            handler = step
+        return await handler(request)
+
+    # -- make the call's config current for the hooks ------------------------------------------------------
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AIMessage:
+        config = ensure_config(config)
+        with set_config_context(config) as ctx:
+            return ctx.run(super().invoke, input, config, **kwargs)
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AIMessage:
+        config = ensure_config(config)
+        with set_config_context(config) as ctx:
+            return await coro_with_context(super().ainvoke(input, config, **kwargs), ctx)
+
+    def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[AIMessageChunk]:
+        config = ensure_config(config)
+        with set_config_context(config) as ctx:
+            iterator = super().stream(input, config, **kwargs)
+            while True:
+                try:
+                    chunk = ctx.run(next, iterator)
+                except StopIteration:
+                    return
+                yield chunk
+
+    async def astream(self, input: Any, config: RunnableConfig | None = None,
+                      **kwargs: Any) -> AsyncIterator[AIMessageChunk]:
+        config = ensure_config(config)
+        with set_config_context(config) as ctx:
+            iterator = super().astream(input, config, **kwargs)
+            try:
+                while True:
+                    try:
+                        chunk = await coro_with_context(iterator.__anext__(), ctx)
+                    except StopAsyncIteration:
+                        return
+                    yield chunk
+            finally:
+                await iterator.aclose()
+
+
+def _aggregate(chunks: list[AIMessageChunk]) -> AIMessage:
+    if not chunks:
+        return AIMessage(content="")
+    total = chunks[0]
+    for c in chunks[1:]:
+        total = total + c
+    return message_chunk_to_message(total)

@@ -1,0 +1,90 @@
+"""Shared fixtures: real Redis and PostgreSQL (skip without them, fail with CI=true), backends, models."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+POSTGRES_URL = os.environ.get("POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def service_missing(name: str, reason: str) -> None:
+    """Skip the test, or fail it when CI=true (CI must never pass by skipping its services)."""
+    message = f"{name} is not available ({reason})"
+    if IN_CI:
+        pytest.fail(f"{message}; CI=true requires it", pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1, socket_timeout=1)
+    try:
+        client.ping()
+    except Exception as exc:  # noqa: BLE001 - any failure means "not available"
+        service_missing(f"Redis at {REDIS_URL}", f"{type(exc).__name__}: {exc}")
+    finally:
+        client.close()
+    return REDIS_URL
+
+
+@pytest.fixture
+def redis_prefix(redis_url: str):
+    """A unique key prefix for one test; every key under it is removed afterwards."""
+    import redis
+
+    prefix = f"pctest:{uuid.uuid4().hex[:12]}:"
+    yield prefix
+    client = redis.Redis.from_url(redis_url)
+    keys = list(client.scan_iter(match=prefix + "*", count=1000))
+    if keys:
+        client.delete(*keys)
+    client.close()
+
+
+@pytest.fixture
+def redis_client(redis_url: str):
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def redis_cache(redis_url: str, redis_prefix: str):
+    from promptcache.integrations.redis import RedisCache
+
+    cache = RedisCache(url=redis_url, prefix=redis_prefix)
+    yield cache
+    cache.close()
+
+
+@pytest.fixture(params=["memory", "redis"])
+def server_cache(request):
+    """Each backend in turn: the in-memory default and RedisCache on real Redis."""
+    if request.param == "memory":
+        from promptcache.backends import InMemoryServerCache
+
+        return InMemoryServerCache(max_entries=1000)
+    return request.getfixturevalue("redis_cache")
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    try:
+        import psycopg
+    except ImportError as exc:
+        service_missing("PostgreSQL driver psycopg", str(exc))
+    try:
+        with psycopg.connect(POSTGRES_URL, connect_timeout=2) as conn:
+            conn.execute("SELECT 1")
+    except Exception as exc:  # noqa: BLE001
+        service_missing(f"PostgreSQL at {POSTGRES_URL}", f"{type(exc).__name__}: {exc}")
+    return POSTGRES_URL
