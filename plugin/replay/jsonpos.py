@@ -1,0 +1,66 @@
+"""Line numbers for values inside a JSON document, so a reader can say *where* a bad message is.
+
+Files are parsed with orjson (fast); only when a record turns out to be malformed is the text parsed a second time
+with the standard library's pure-Python scanner, patched to remember where each object and array starts.
+"""
+
+from __future__ import annotations
+
+import json
+import json.decoder
+import json.scanner
+from typing import Any
+
+__all__ = ["line_of"]
+
+
+class _PosDict(dict):
+    __slots__ = ("pos",)
+
+
+class _PosList(list):
+    __slots__ = ("pos",)
+
+
+def _positioned_decoder() -> json.JSONDecoder:
+    decoder = json.JSONDecoder()
+    base_object, base_array = json.decoder.JSONObject, json.decoder.JSONArray
+
+    def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo=None):  # type: ignore[no-untyped-def]
+        start = s_and_end[1] - 1
+        value, end = base_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo)
+        out = _PosDict(value)
+        out.pos = start
+        return out, end
+
+    def parse_array(s_and_end, scan_once):  # type: ignore[no-untyped-def]
+        start = s_and_end[1] - 1
+        value, end = base_array(s_and_end, scan_once)
+        out = _PosList(value)
+        out.pos = start
+        return out, end
+
+    decoder.parse_object = parse_object  # type: ignore[assignment]
+    decoder.parse_array = parse_array  # type: ignore[assignment]
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)
+    return decoder
+
+
+def line_of(text: str, path: tuple[Any, ...]) -> int:
+    """1-based line where the value at ``path`` (keys / indices from the document root) starts in ``text``.
+
+    Follows ``path`` as far as it exists and returns the line of the deepest object or array reached; returns 1
+    when the document cannot be parsed at all (the caller reports parse errors with the parser's own line).
+    """
+    try:
+        node: Any = _positioned_decoder().decode(text)
+    except ValueError:
+        return 1
+    best = getattr(node, "pos", 0)
+    for step in path:
+        try:
+            node = node[step]
+        except (KeyError, IndexError, TypeError):
+            break
+        best = getattr(node, "pos", best)
+    return text.count("\n", 0, best) + 1

@@ -1,0 +1,207 @@
+"""Readers for recorded conversations: JSON and JSONL files of OpenAI, Anthropic or LangChain messages.
+
+Accepted layouts (``read_conversations`` decides per file, the message format per message — see ``messages``):
+
+- JSON: one conversation as a list of messages; a list of conversations; ``{"conversations": [...]}``. A
+  conversation is a list of messages or an object with ``messages`` (or ``traj``/``trajectory``, as tau-bench
+  writes) plus optional ``system`` (Anthropic: string or blocks), ``tools``, ``id``/``conversation_id``/
+  ``session_id``/``thread_id``/``task_id``+``trial``, ``user_id`` (the intention-cache family).
+- JSONL (``.jsonl``/``.ndjson``, or any file that is not one JSON document): one record per line; a line is either
+  a whole conversation (as above) or one event — a message, or ``{"message": {...}, "sessionId"|"session_id"|
+  "conversation_id"|"thread_id": ..., "timestamp": ...}`` as Anthropic-style agent logs write it. Events are grouped
+  by their session id in file order (no id: one conversation per file). Lines that are ``{"type": "summary"}``
+  records are skipped.
+
+Every error is a ``TranscriptError`` whose message is one line, ``FILE:LINE: reason``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .jsonpos import line_of
+from .messages import BadRecord, _short, is_message_like, normalise_message, parse_timestamp
+from .transcript import Block, Conversation, Message, TranscriptError
+
+__all__ = ["read_conversations", "read_file"]
+
+_MESSAGE_KEYS = ("messages", "traj", "trajectory", "conversation")
+_SESSION_KEYS = ("sessionId", "session_id", "conversation_id", "thread_id")
+_SKIPPED_EVENT_TYPES = frozenset({"summary"})
+
+
+def read_conversations(paths: Iterable[str | Path]) -> list[Conversation]:
+    """All conversations of all ``paths``, in order.
+
+    Raises:
+        TranscriptError: a file that does not exist, is not JSON/JSONL, or holds a malformed record.
+    """
+    out: list[Conversation] = []
+    for path in paths:
+        out.extend(read_file(path))
+    return out
+
+
+def read_file(path: str | Path) -> list[Conversation]:
+    """The conversations in one file (see the module docstring). Raises ``TranscriptError``."""
+    name = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise TranscriptError(name, 0, f"cannot read file: {exc.strerror or exc}") from None
+    if not data.strip():
+        raise TranscriptError(name, 1, "empty file: no conversations")
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".jsonl", ".ndjson"):
+        try:
+            doc = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            if suffix == ".json" or b"\n" not in data.strip():
+                raise TranscriptError(name, exc.lineno, f"invalid JSON: {exc.msg}") from None
+        else:
+            return _read_json_document(name, data, doc)
+    return _read_jsonl(name, data)
+
+
+def _read_json_document(name: str, data: bytes, doc: Any) -> list[Conversation]:
+    try:
+        return _conversations_from_document(name, doc)
+    except BadRecord as bad:
+        text = data.decode("utf-8", errors="replace")
+        raise TranscriptError(name, line_of(text, bad.where), bad.reason) from None
+
+
+def _conversations_from_document(name: str, doc: Any) -> list[Conversation]:
+    if isinstance(doc, dict) and isinstance(doc.get("conversations"), list):
+        items, base = doc["conversations"], ("conversations",)
+    elif isinstance(doc, dict):
+        return [_conversation(name, doc, (), 0, line=1)]
+    elif isinstance(doc, list) and doc and all(is_message_like(m) for m in doc):
+        return [_conversation(name, doc, (), 0, line=1)]
+    elif isinstance(doc, list):
+        items, base = doc, ()
+    else:
+        raise BadRecord((), f"expected conversations (a JSON list or object), got {_short(doc)}")
+    if not items:
+        raise BadRecord(base, "no conversations in the file")
+    return [_conversation(name, item, (*base, i), i) for i, item in enumerate(items)]
+
+
+def _conversation(name: str, rec: Any, where: tuple[Any, ...], index: int, line: int | None = None) -> Conversation:
+    """One conversation from a list of messages or a container object (see the module docstring)."""
+    meta: dict[str, Any] = {}
+    if isinstance(rec, list):
+        raw_messages, msg_at, rec_obj = rec, where, {}
+    elif isinstance(rec, dict):
+        key = next((k for k in _MESSAGE_KEYS if isinstance(rec.get(k), list)), None)
+        if key is None:
+            raise BadRecord(where, f"conversation has no message list ({'/'.join(_MESSAGE_KEYS)}): {_short(rec)}")
+        raw_messages, msg_at, rec_obj = rec[key], (*where, key), rec
+    else:
+        raise BadRecord(where, f"a conversation must be a list of messages or an object, got {_short(rec)}")
+    messages = [normalise_message(m, (*msg_at, i)) for i, m in enumerate(raw_messages)]
+    return _assemble(name, rec_obj, messages, where, index, meta, line)
+
+
+def _assemble(name: str, rec: dict[str, Any], messages: list[Message], where: tuple[Any, ...], index: int,
+              meta: dict[str, Any], line: int | None) -> Conversation:
+    system: list[Block] = []
+    raw_system = rec.get("system")
+    if raw_system is not None:
+        if isinstance(raw_system, str):
+            system.append(Block("text", raw_system))
+        else:
+            system.extend(normalise_message({"role": "system", "content": raw_system}, (*where, "system")).blocks)
+    while messages and messages[0].role == "system":  # leading system messages form the system prompt
+        system.extend(messages.pop(0).blocks)
+    messages = [Message("user", m.blocks, m.timestamp) if m.role == "system" else m for m in messages]
+    if not messages:
+        raise BadRecord(where, "conversation has no messages besides the system prompt")
+    tools = rec.get("tools") or []
+    if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
+        raise BadRecord((*where, "tools"), f"tools must be a list of tool schemas, got {_short(tools)}")
+    conv_id = next((str(rec[k]) for k in ("id", *_SESSION_KEYS) if rec.get(k) is not None), None)
+    if conv_id is None and rec.get("task_id") is not None:
+        conv_id = f"task{rec['task_id']}" + (f"-trial{rec['trial']}" if rec.get("trial") is not None else "")
+    family = _family(rec)
+    for key in ("task_id", "trial", "reward"):
+        if key in rec:
+            meta[key] = rec[key]
+    conv_id = conv_id or f"{Path(name).name}#{index}"
+    return Conversation(id=conv_id, family=family or conv_id, system=tuple(system), messages=messages,
+                        tools=list(tools), source=f"{name}:{line if line is not None else '?'}", meta=meta)
+
+
+def _family(rec: dict[str, Any]) -> str | None:
+    """The intention-cache family: a user id when recorded (also tau-bench's ``info.task.user_id``), else task id."""
+    for key in ("user_id", "family"):
+        if rec.get(key) is not None:
+            return f"user:{rec[key]}"
+    info = rec.get("info")
+    task = info.get("task") if isinstance(info, dict) else None
+    if isinstance(task, dict) and task.get("user_id") is not None:
+        return f"user:{task['user_id']}"
+    if rec.get("task_id") is not None:
+        return f"task:{rec['task_id']}"
+    return None
+
+
+def _read_jsonl(name: str, data: bytes) -> list[Conversation]:
+    conversations: list[Conversation] = []
+    sessions: dict[str, tuple[int, list[Message], dict[str, Any]]] = {}
+    order: list[tuple[str, str | None]] = []  # ("conv", None) placeholders keep file order between kinds
+    for lineno, raw_line in enumerate(data.splitlines(), start=1):
+        if not raw_line.strip():
+            continue
+        try:
+            rec = orjson.loads(raw_line)
+        except orjson.JSONDecodeError as exc:
+            raise TranscriptError(name, lineno, f"invalid JSON on this line: {exc.msg}") from None
+        try:
+            if isinstance(rec, dict) and rec.get("type") in _SKIPPED_EVENT_TYPES and "message" not in rec:
+                continue
+            if isinstance(rec, dict) and isinstance(rec.get("message"), dict):  # agent-log event
+                msg = normalise_message(rec["message"], ("message",))
+                if msg.timestamp is None and rec.get("timestamp") is not None:
+                    msg.timestamp = parse_timestamp(rec["timestamp"], ("timestamp",))
+                session = next((str(rec[k]) for k in _SESSION_KEYS if rec.get(k) is not None), "")
+                _add_event(sessions, order, session, lineno, msg, rec)
+            elif is_message_like(rec):
+                session = next((str(rec[k]) for k in _SESSION_KEYS if rec.get(k) is not None), "")
+                _add_event(sessions, order, session, lineno, normalise_message(rec), rec)
+            elif isinstance(rec, (dict, list)):
+                conversations.append(_conversation(name, rec, (), len(conversations), line=lineno))
+                order.append(("conv", None))
+            else:
+                raise BadRecord((), f"expected a message, an event or a conversation, got {_short(rec)}")
+        except BadRecord as bad:
+            raise TranscriptError(name, lineno, bad.reason) from None
+    # Events become conversations; keep whole-conversation lines and sessions in first-seen order.
+    out: list[Conversation] = []
+    whole = iter(conversations)
+    for kind, session in order:
+        if kind == "conv":
+            out.append(next(whole))
+            continue
+        first_line, messages, first = sessions[session]  # type: ignore[index]
+        try:
+            conv = _assemble(name, {"id": session or None, **{k: first[k] for k in ("user_id",) if k in first}},
+                             messages, (), len(out), {}, first_line)
+        except BadRecord as bad:
+            raise TranscriptError(name, first_line, bad.reason) from None
+        out.append(conv)
+    if not out:
+        raise TranscriptError(name, 1, "no conversations in the file")
+    return out
+
+
+def _add_event(sessions: dict[str, tuple[int, list[Message], dict[str, Any]]], order: list[tuple[str, str | None]],
+               session: str, lineno: int, msg: Message, rec: dict[str, Any]) -> None:
+    if session not in sessions:
+        sessions[session] = (lineno, [], rec)
+        order.append(("session", session))
+    sessions[session][1].append(msg)

@@ -1,0 +1,92 @@
+"""The neutral transcript model every reader produces: conversations of messages of content blocks.
+
+A reader (``promptcache.replay.readers``) turns OpenAI chat messages, Anthropic messages or LangChain
+``messages_to_dict`` output into these objects; the simulator, the strategies and the repeat counters only ever see
+this form, so a new input format is one more reader and nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Block", "Conversation", "Message", "TranscriptError", "BLOCK_KINDS", "ROLES"]
+
+#: Content block kinds: plain text, a model's tool call, a tool's result, an image, model reasoning.
+BLOCK_KINDS = frozenset({"text", "tool_use", "tool_result", "image", "reasoning"})
+#: Message roles after normalisation (OpenAI ``developer``/``function`` and LangChain ``human``/``ai`` map here).
+ROLES = frozenset({"system", "user", "assistant", "tool"})
+
+
+class TranscriptError(ValueError):
+    """A recorded conversation that cannot be read. ``str()`` is one line: ``FILE:LINE: what is wrong``.
+
+    Attributes:
+        path: the file (as given on the command line).
+        line: 1-based line number of the offending JSON value (or JSONL line); 0 when unknown.
+        reason: what is wrong, naming the bad value.
+    """
+
+    def __init__(self, path: str, line: int, reason: str) -> None:
+        self.path, self.line, self.reason = str(path), int(line), " ".join(str(reason).split())
+        super().__init__(f"{self.path}:{self.line}: {self.reason}")
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One content block.
+
+    Attributes:
+        kind: one of ``BLOCK_KINDS``.
+        text: the text; for ``tool_use`` the arguments as canonical JSON; for ``tool_result`` the result text;
+            for ``image`` a short description (media type / URL) — images are counted at a fixed token cost.
+        name: the tool name (``tool_use``; ``tool_result`` when the format records it).
+        id: the tool call id (``tool_use``) or the id it answers (``tool_result``).
+        is_error: a ``tool_result`` reported as an error.
+    """
+
+    kind: str
+    text: str = ""
+    name: str = ""
+    id: str = ""
+    is_error: bool = False
+
+
+@dataclass(slots=True)
+class Message:
+    """One message: ``role`` (one of ``ROLES``), its ``blocks``, and ``timestamp`` (epoch seconds) when recorded."""
+
+    role: str
+    blocks: tuple[Block, ...]
+    timestamp: float | None = None
+
+    def tool_calls(self) -> list[Block]:
+        """The ``tool_use`` blocks of this message, in order."""
+        return [b for b in self.blocks if b.kind == "tool_use"]
+
+
+@dataclass(slots=True)
+class Conversation:
+    """One recorded agent conversation.
+
+    Attributes:
+        id: unique within a replay (``file#index`` unless the record names it).
+        family: what an intention cache is scoped by — the record's user id / task id when it has one, else ``id``.
+        system: the system prompt blocks (may be empty).
+        messages: the non-system messages in order.
+        tools: tool schemas when the record carries them (JSON objects, counted as one block each).
+        source: ``"FILE:LINE"`` where the conversation starts.
+        meta: anything else worth keeping from the record (format name, trial, ...).
+    """
+
+    id: str
+    family: str
+    system: tuple[Block, ...]
+    messages: list[Message]
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    source: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def request_ends(self) -> list[int]:
+        """Indices ``i`` such that ``messages[:i]`` is one model request: every assistant turn with history."""
+        return [i for i, m in enumerate(self.messages) if m.role == "assistant" and i > 0]
