@@ -1,0 +1,137 @@
+"""Cache-point placement strategies compared by the replay, all on the same requests and the same simulator.
+
+A strategy sees one ``Request`` at a time (its blocks, Converse messages and token counts, and — for stateful
+strategies — what it placed earlier in the same conversation) and returns ``Checkpoint``s. Strategies never see the
+future of a conversation.
+
+- ``none``: no cache points (the baseline every cost is compared with).
+- ``last-message``: one point at the end of the last message, moved forward each request — what
+  langchain-anthropic's ``AnthropicPromptCachingMiddleware`` does (``cache_control`` on the last message).
+- ``langchain-aws``: the placement ``ChatBedrockConverse`` applies when a call carries ``cache_control`` (set by
+  langchain-aws' ``BedrockPromptCachingMiddleware``); see ``LangChainAwsStrategy``.
+- ``multi-point``: the project's port of Roo-Code's ``MultiPointStrategy`` (``promptcache.cache_points``).
+- ``anchored-tail``: ours (see ``AnchoredTailStrategy``).
+"""
+
+from __future__ import annotations
+
+from .models import CacheRules
+from .prepare import Request
+from .pricing import ModelPrice
+from .simulator import Checkpoint
+
+__all__ = ["Strategy", "NoCacheStrategy", "LastMessageStrategy", "LangChainAwsStrategy", "STRATEGIES",
+           "make_strategy", "StrategyUnavailable"]
+
+
+class StrategyUnavailable(RuntimeError):
+    """A strategy whose implementation is not installed (the replay reports it as unavailable)."""
+
+
+class Strategy:
+    """Base: ``place(request) -> list[Checkpoint]``. Subclasses set ``name`` and ``description``.
+
+    Args:
+        rules: the model's cache rules (``promptcache.replay.models.cache_rules``).
+        price: the model's prices (only strategies that weigh costs use it).
+        ttl_s: TTL of the points it places, seconds (300 or, where the model allows, 3600).
+    """
+
+    name = "base"
+    description = ""
+
+    def __init__(self, rules: CacheRules, price: ModelPrice | None = None, ttl_s: float = 300.0) -> None:
+        self.rules = rules
+        self.price = price
+        self.ttl_s = ttl_s
+
+    def place(self, request: Request) -> list[Checkpoint]:
+        raise NotImplementedError
+
+
+class NoCacheStrategy(Strategy):
+    """No cache points: every token is plain input."""
+
+    name = "none"
+    description = "no cache points"
+
+    def place(self, request: Request) -> list[Checkpoint]:
+        return []
+
+
+class LastMessageStrategy(Strategy):
+    """One point at the end of the last message (langchain-anthropic's prompt-caching middleware)."""
+
+    name = "last-message"
+    description = "one point at the end of the last message"
+
+    def place(self, request: Request) -> list[Checkpoint]:
+        return [Checkpoint(request.groups[-1].end, self.ttl_s)]
+
+
+class LangChainAwsStrategy(Strategy):
+    """What ``ChatBedrockConverse._apply_cache_points`` (langchain-aws 1.x) does with ``cache_control``.
+
+    Read from the installed source (``langchain_aws/chat_models/bedrock_converse.py``): with a budget of
+    ``4 - (cachePoint blocks already in the request)`` it appends a ``{"cachePoint": {"type": "default"}}`` block,
+    in this order and while budget remains:
+
+    1. at the end of ``system`` (whenever there is a system prompt — even one below the model's minimum);
+    2. at the end of the last message (skipped for Nova when that message holds ``toolUse``/``toolResult``);
+    3. at the end of ``toolConfig.tools`` (not for Nova);
+    4. for Anthropic models with no manual points and at least two messages, at the end of the penultimate
+       message (unless it ends with a reasoning block) — the "simplified cache management" end-of-history point.
+
+    The TTL is the middleware's ``ttl`` (``"5m"`` by default; ``"1h"`` is passed through except for Nova). The
+    middleware (``BedrockPromptCachingMiddleware``) only sets ``model_settings["cache_control"]``; the placement
+    above is all of it. No token counting: points below the minimum simply cache nothing.
+    """
+
+    name = "langchain-aws"
+    description = "system, last message, tools, penultimate message"
+
+    def place(self, request: Request) -> list[Checkpoint]:
+        prepared, groups = request.prepared, request.groups
+        nova = self.rules.family == "nova"
+        budget = self.rules.max_points
+        points: list[Checkpoint] = []
+        if budget and prepared.system_end > prepared.tools_end:
+            points.append(Checkpoint(prepared.system_end, self.ttl_s, "system"))
+            budget -= 1
+        if budget and groups and not (nova and groups[-1].has_tool_blocks):
+            points.append(Checkpoint(groups[-1].end, self.ttl_s))
+            budget -= 1
+        if budget and prepared.tools_end and not nova:
+            points.append(Checkpoint(prepared.tools_end, self.ttl_s, "tools"))
+            budget -= 1
+        if budget and not nova and len(groups) >= 2 and not groups[-2].ends_with_reasoning:
+            points.append(Checkpoint(groups[-2].end, self.ttl_s))
+        # Converse orders tools -> system -> messages; TTLs are all equal here, so any order is valid.
+        return points
+
+
+STRATEGIES: dict[str, type[Strategy]] = {
+    NoCacheStrategy.name: NoCacheStrategy,
+    LastMessageStrategy.name: LastMessageStrategy,
+    LangChainAwsStrategy.name: LangChainAwsStrategy,
+}
+
+
+def _register_optional() -> None:
+    from .multipoint import MultiPointAdapter
+    from .ours import AnchoredTailStrategy
+
+    STRATEGIES[MultiPointAdapter.name] = MultiPointAdapter
+    STRATEGIES[AnchoredTailStrategy.name] = AnchoredTailStrategy
+
+
+def make_strategy(name: str, rules: CacheRules, price: ModelPrice | None = None, ttl_s: float = 300.0) -> Strategy:
+    """A strategy by name (``STRATEGIES`` keys). Raises ``KeyError`` naming the unknown name and the known ones;
+    ``StrategyUnavailable`` when its implementation is not installed."""
+    if len(STRATEGIES) == 3:
+        _register_optional()
+    try:
+        cls = STRATEGIES[name]
+    except KeyError:
+        raise KeyError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}") from None
+    return cls(rules, price, ttl_s)
