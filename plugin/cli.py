@@ -1,0 +1,107 @@
+"""The ``promptcache`` command (also ``python -m promptcache``).
+
+``promptcache replay FILE... [--model MODEL_ID] [--strategy NAME ...] [--gap-s SECONDS] [--out DIR]`` replays
+recorded agent conversations through the prompt-cache simulator and prints what each cache-point strategy, the
+ResponseCache and the intention cache would have saved; it writes ``replay.json`` and ``replay.png`` to ``DIR``.
+Needs no services and no AWS account. Exit codes: 0 success, 2 bad input (one line on stderr naming the file and
+line, or the bad option value).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["main", "build_parser"]
+
+DEFAULT_MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"
+PROGRESS_MIN_REQUESTS = 300
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (sub-command ``replay``)."""
+    from promptcache.replay.engine import DEFAULT_GAP_S, DEFAULT_STRATEGIES
+
+    parser = argparse.ArgumentParser(prog="promptcache", description="promptcache command-line tools")
+    sub = parser.add_subparsers(dest="command", required=True)
+    replay = sub.add_parser("replay", help="what would the plugins save on recorded conversations?",
+                            description="Replay recorded agent conversations (OpenAI, Anthropic or LangChain "
+                                        "messages; JSON or JSONL) through a Bedrock prompt-cache simulator.")
+    replay.add_argument("files", nargs="+", metavar="FILE", help="transcript files (.json / .jsonl)")
+    replay.add_argument("--model", default=DEFAULT_MODEL, help=f"Bedrock model id (default {DEFAULT_MODEL})")
+    replay.add_argument("--strategy", action="extend", nargs="+", metavar="NAME", dest="strategies",
+                        help="strategies to compare (default: " + ", ".join(DEFAULT_STRATEGIES) + "); "
+                             "'none' is always included")
+    replay.add_argument("--gap-s", type=float, default=DEFAULT_GAP_S, metavar="SECONDS",
+                        help=f"seconds between requests without recorded timestamps (default {DEFAULT_GAP_S:g})")
+    replay.add_argument("--out", default="promptcache-replay", metavar="DIR",
+                        help="directory for replay.json and replay.png (default ./promptcache-replay)")
+    replay.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
+    return parser
+
+
+def _fail(message: str) -> int:
+    print(f"promptcache: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from promptcache.replay.chart import write_chart
+    from promptcache.replay.engine import DEFAULT_STRATEGIES, run_replay
+    from promptcache.replay.report import render_table, write_json
+    from promptcache.replay.transcript import TranscriptError
+
+    if not (args.gap_s >= 0 and args.gap_s != float("inf")):
+        return _fail(f"--gap-s must be a finite number of seconds >= 0, got {args.gap_s!r}")
+    state: dict[str, object] = {}
+
+    def progress(done: int, total: int) -> None:
+        if total <= PROGRESS_MIN_REQUESTS:
+            return
+        bar = state.get("bar")
+        if bar is None:
+            bar = Progress("replaying", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                           console=Console(stderr=True), transient=True)
+            bar.start()
+            state["bar"], state["task"] = bar, bar.add_task("replay", total=total)
+        if done % 50 == 0 or done == total:
+            bar.update(state["task"], completed=done)  # type: ignore[union-attr]
+
+    try:
+        result = run_replay(args.files, args.model, args.strategies or DEFAULT_STRATEGIES, args.gap_s,
+                            progress=progress)
+    except TranscriptError as exc:
+        return _fail(str(exc))
+    except KeyError as exc:
+        return _fail(str(exc.args[0]) if exc.args else str(exc))
+    except ValueError as exc:
+        return _fail(str(exc))
+    finally:
+        if state.get("bar") is not None:
+            state["bar"].stop()  # type: ignore[union-attr]
+    console = Console(width=max(Console().width, 120))
+    render_table(result, console)
+    out = Path(args.out)
+    json_path = write_json(result, out / "replay.json")
+    written = [str(json_path)]
+    if not args.no_chart:
+        written.append(str(write_chart(result, out / "replay.png")))
+    console.print(f"wrote {', '.join(written)} ({result.seconds:.1f} s)")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``promptcache`` console script. Returns the exit code (0 ok, 2 bad input)."""
+    args = build_parser().parse_args(argv)
+    if args.command == "replay":
+        return _run_replay(args)
+    return _fail(f"unknown command {args.command!r}")  # pragma: no cover - argparse rejects it first
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,191 @@
+"""What the ResponseCache and the intention cache would have answered on the replayed traffic.
+
+- Response cache: a request is a hit when the key the real ``ResponseCache`` builds for it
+  (``promptcache.response_cache.build_response_cache_key``) was stored by an earlier request less than the cache's
+  TTL ago (default ``DEFAULT_RESPONSE_CACHE_TTL_SECONDS``). The key covers agent id, scope, model, step number,
+  system prompt, messages (content, tool calls, tool results) and tools, so only exact repeats hit.
+- Intention cache: a tool call is answered when an earlier call in the same family (the recorded user, else the
+  conversation) had the same tool name and the same arguments (canonical JSON) and a non-error result — exact
+  matches only, so this is a lower bound of what ``IntentionMemory``'s similarity search would answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+from ..keys import stable_hash
+from .prepare import PreparedConversation, Request
+from .transcript import Conversation, Message
+
+__all__ = ["RepeatCounter", "ResponseCacheStats", "IntentionStats", "response_cache_key", "lc_messages"]
+
+DEFAULT_AGENT_ID = "promptcache-response-cache"
+
+
+def _default_ttl() -> float:
+    try:
+        from promptcache.response_cache import DEFAULT_RESPONSE_CACHE_TTL_SECONDS
+    except ImportError:  # ADAPTER POINT: the response-cache module not installed; DESIGN.md's default
+        return 300.0
+    return float(DEFAULT_RESPONSE_CACHE_TTL_SECONDS)
+
+
+def lc_messages(conv: Conversation) -> list[BaseMessage]:
+    """The conversation's messages as LangChain messages (system first, when present)."""
+    out: list[BaseMessage] = []
+    if conv.system:
+        out.append(SystemMessage("\n".join(b.text for b in conv.system)))
+    for message in conv.messages:
+        out.append(_lc(message))
+    return out
+
+
+def _lc(message: Message) -> BaseMessage:
+    text = "\n".join(b.text for b in message.blocks if b.kind in ("text", "reasoning", "image"))
+    if message.role == "assistant":
+        import orjson
+
+        calls = []
+        for b in message.blocks:
+            if b.kind != "tool_use":
+                continue
+            try:
+                args = orjson.loads(b.text)
+            except orjson.JSONDecodeError:
+                args = {"__raw__": b.text}
+            calls.append({"name": b.name, "args": args if isinstance(args, dict) else {"value": args},
+                          "id": b.id or None, "type": "tool_call"})
+        return AIMessage(content=text, tool_calls=calls)
+    results = [b for b in message.blocks if b.kind == "tool_result"]
+    if message.role == "tool" and results:
+        return ToolMessage(content=results[0].text, tool_call_id=results[0].id or "",
+                           status="error" if results[0].is_error else "success")
+    if results:  # Anthropic: tool results inside a user message
+        return HumanMessage(content=[{"type": "tool_result", "tool_use_id": b.id, "content": b.text}
+                                     for b in results] + ([{"type": "text", "text": text}] if text else []))
+    return HumanMessage(content=text)
+
+
+def _step_number(prompt: list[BaseMessage]) -> int:
+    """AI messages after the last human message (DESIGN.md: each step of a tool loop has its own entry)."""
+    step = 0
+    for message in reversed(prompt):
+        if isinstance(message, HumanMessage):
+            break
+        step += isinstance(message, AIMessage)
+    return step
+
+
+def response_cache_key(prompt: list[BaseMessage], model_id: str, agent_id: str = DEFAULT_AGENT_ID,
+                       scope: str | None = None, tools: list[dict[str, Any]] | None = None) -> str:
+    """The key the real ``ResponseCache`` would build for ``prompt`` sent to ``model_id``.
+
+    Uses ``promptcache.response_cache.build_response_cache_key``; ADAPTER POINT: while that module is not installed,
+    a stand-in hashes the same fields with ``promptcache.keys.stable_hash`` (same repeats, different key text).
+    """
+    step = _step_number(prompt)
+    try:
+        from promptcache.response_cache import ResponseCacheKeyInputs, build_response_cache_key
+    except ImportError:
+        payload = {"agent_id": agent_id, "scope": scope, "model": model_id, "step": step, "tools": tools or [],
+                   "prompt": [{"type": m.type, "content": m.content, "tool_calls": getattr(m, "tool_calls", None),
+                               "tool_call_id": getattr(m, "tool_call_id", None)} for m in prompt]}
+        return f"response:{agent_id}:{stable_hash(payload, 32)}"
+    inputs = ResponseCacheKeyInputs(agent_id=agent_id, scope=scope, model=model_id, prompt=prompt,
+                                    step_number=step, tools=tools or None)
+    return build_response_cache_key(inputs)
+
+
+@dataclass
+class ResponseCacheStats:
+    """``hits``: requests answered by the ResponseCache (key stored < ``ttl_s`` ago); ``repeats``: requests whose
+    key was seen before at any distance; ``hit_requests``: ids ``(conversation id, request number)`` of the hits."""
+
+    requests: int = 0
+    hits: int = 0
+    repeats: int = 0
+    ttl_s: float = 300.0
+    hit_requests: set[tuple[str, int]] = field(default_factory=set)
+
+
+@dataclass
+class IntentionStats:
+    """``tool_calls``: all recorded tool calls; ``answered``: those an intention cache would have answered."""
+
+    tool_calls: int = 0
+    answered: int = 0
+    families: int = 0
+
+
+def _is_error(text: str, flagged: bool) -> bool:
+    return flagged or text.lstrip().lower().startswith("error")
+
+
+class RepeatCounter:
+    """Feeds requests in replay order; counts ResponseCache hits and intention-cache answers.
+
+    Args:
+        model_id: the model the keys are built for.
+        ttl_s: ResponseCache entry lifetime in seconds (default: the ResponseCache default).
+    """
+
+    def __init__(self, model_id: str, ttl_s: float | None = None) -> None:
+        self.model_id = model_id
+        self.response = ResponseCacheStats(ttl_s=_default_ttl() if ttl_s is None else float(ttl_s))
+        self.intention = IntentionStats()
+        self._keys: dict[str, float] = {}
+        self._lc: dict[str, list[BaseMessage]] = {}
+        self._known: set[tuple[str, str, str]] = set()
+        self._families: set[str] = set()
+        self._results: dict[str, dict[str, tuple[str, bool]]] = {}
+
+    def _conversation_messages(self, prepared: PreparedConversation) -> list[BaseMessage]:
+        conv = prepared.conversation
+        cached = self._lc.get(conv.id)
+        if cached is None:
+            cached = self._lc[conv.id] = lc_messages(conv)
+            self._results[conv.id] = {b.id: (b.text, b.is_error) for m in conv.messages for b in m.blocks
+                                      if b.kind == "tool_result" and b.id}
+        return cached
+
+    def feed(self, request: Request) -> bool:
+        """Account one request (in time order). Returns True when the ResponseCache would answer it."""
+        prepared = request.prepared
+        conv = prepared.conversation
+        full = self._conversation_messages(prepared)
+        offset = 1 if conv.system else 0
+        key = response_cache_key(full[: offset + request.cut], self.model_id, tools=conv.tools or None)
+        stats = self.response
+        stats.requests += 1
+        stored = self._keys.get(key)
+        hit = False
+        if stored is not None:
+            stats.repeats += 1
+            if request.time_s - stored < stats.ttl_s:
+                hit = True
+                stats.hits += 1
+                stats.hit_requests.add((conv.id, request.number))
+        if not hit:
+            self._keys[key] = request.time_s  # a miss calls the model and stores the reply
+        self._tool_calls(request)
+        return hit
+
+    def _tool_calls(self, request: Request) -> None:
+        conv = request.prepared.conversation
+        self._families.add(conv.family)
+        results = self._results[conv.id]
+        for block in conv.messages[request.cut].blocks:
+            if block.kind != "tool_use":
+                continue
+            self.intention.tool_calls += 1
+            key = (conv.family, block.name, block.text)
+            if key in self._known:
+                self.intention.answered += 1
+                continue
+            result = results.get(block.id)
+            if result is not None and not _is_error(*result):
+                self._known.add(key)  # the intention cache stores successful results only
+        self.intention.families = len(self._families)

@@ -1,0 +1,109 @@
+"""Rendering a ``ReplayResult``: the terminal table (rich) and the JSON document.
+
+JSON layout (``to_json``): ``{"model", "files", "conversations", "requests", "input_tokens", "output_tokens",
+"gap_s", "cache_rules": {...}, "prices_usd_per_mtok": {...}, "strategies": {name: {"description", "requests",
+"model_calls", "input_tokens", "cache_read_tokens", "cache_write_tokens", "cache_write_1h_tokens", "cost_usd",
+"output_cost_usd", "relative_to_none", "requests_with_cache_read_share", "unavailable"}}, "best_strategy",
+"response_cache": {...}, "intention_cache": {...}, "seconds"}``. Costs are USD; ``cost_usd`` is the input side
+(plain input + cache reads + cache writes), the part placement changes; output cost is listed separately.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+from rich.console import Console
+from rich.table import Table
+
+from .engine import ReplayResult
+
+__all__ = ["render_table", "to_json", "write_json"]
+
+
+def to_json(result: ReplayResult) -> dict[str, Any]:
+    """The result as a JSON-ready dict (see the module docstring)."""
+    rules, price = result.rules, result.price
+    strategies = {}
+    for name, row in result.strategies.items():
+        rel = result.relative(name)
+        strategies[name] = {
+            "description": row.description,
+            "requests": row.requests,
+            "model_calls": row.model_calls,
+            "input_tokens": row.input_tokens,
+            "cache_read_tokens": row.read_tokens,
+            "cache_write_tokens": row.write_tokens,
+            "cache_write_1h_tokens": row.write_1h_tokens,
+            "cost_usd": round(row.cost_usd, 6),
+            "output_cost_usd": round(row.output_cost_usd, 6),
+            "relative_to_none": None if rel is None else round(rel, 6),
+            "requests_with_cache_read_share": round(row.read_share, 6),
+            "unavailable": row.unavailable,
+        }
+    rc, it = result.response_cache, result.intention
+    return {
+        "model": result.model_id,
+        "files": result.files,
+        "conversations": result.conversations,
+        "requests": result.requests,
+        "input_tokens": result.input_tokens,
+        "output_tokens": result.output_tokens,
+        "gap_s": result.gap_s,
+        "cache_rules": {"min_tokens_per_checkpoint": rules.min_tokens, "max_checkpoints": rules.max_points,
+                        "ttls_s": list(rules.ttls_s), "cachable": sorted(rules.cachable),
+                        "lookback_blocks": rules.lookback_blocks},
+        "prices_usd_per_mtok": {"input": price.input, "output": price.output, "cache_write_5m": price.write_5m,
+                                "cache_write_1h": price.write_1h, "cache_read": price.read,
+                                "source": "https://aws.amazon.com/bedrock/pricing/"},
+        "strategies": strategies,
+        "best_strategy": result.best(),
+        "response_cache": {"requests": rc.requests, "hits": rc.hits, "ttl_s": rc.ttl_s,
+                           "exact_repeats_any_distance": rc.repeats},
+        "intention_cache": {"tool_calls": it.tool_calls, "answered": it.answered, "families": it.families},
+        "seconds": round(result.seconds, 3),
+    }
+
+
+def write_json(result: ReplayResult, path: str | Path) -> Path:
+    """Write ``to_json(result)`` to ``path`` (parents created). Returns the path."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(orjson.dumps(to_json(result), option=orjson.OPT_INDENT_2) + b"\n")
+    return target
+
+
+def _tok(n: int) -> str:
+    return f"{n:,}"
+
+
+def render_table(result: ReplayResult, console: Console | None = None) -> Table:
+    """Print the comparison table (and the repeat counts) to ``console`` (stdout by default); returns the table."""
+    console = console or Console(width=max(Console().width, 120))
+    table = Table(title=f"promptcache replay — {result.model_id}: {result.conversations} conversations, "
+                        f"{result.requests:,} requests, {result.input_tokens:,} input tokens")
+    table.add_column("strategy", no_wrap=True)
+    for header in ("input tokens", "cache read", "cache write", "USD (input side)", "vs none", "requests w/ read"):
+        table.add_column(header, justify="right")
+    best = result.best()
+    for name, row in result.strategies.items():
+        if row.unavailable:
+            table.add_row(name, "—", "—", "—", "—", "—", "unavailable")
+            continue
+        rel = result.relative(name)
+        label = f"[bold]{name}[/bold]" if name == best else name
+        table.add_row(label, _tok(row.input_tokens), _tok(row.read_tokens), _tok(row.write_tokens),
+                      f"{row.cost_usd:,.4f}", "—" if rel is None else f"{rel:.1%}", f"{row.read_share:.1%}")
+    console.print(table)
+    rc, it = result.response_cache, result.intention
+    console.print(f"ResponseCache: {rc.hits:,} of {rc.requests:,} requests answered (exact repeat within "
+                  f"{rc.ttl_s:g} s; {rc.repeats:,} repeat at any distance). Intention cache: {it.answered:,} "
+                  f"of {it.tool_calls:,} tool calls answered (same family, tool and arguments).")
+    for name, row in result.strategies.items():
+        if row.unavailable:
+            console.print(f"[yellow]{name}: {row.unavailable}[/yellow]")
+    console.print(f"Output tokens ({result.output_tokens:,}) cost the same under every placement: "
+                  f"${result.strategies['none'].output_cost_usd:,.4f}. Requests {result.gap_s:g} s apart where "
+                  f"no timestamps are recorded.")
+    return table
