@@ -1,9 +1,113 @@
-"""placeholder until the adapter is written"""
+"""``multi-point``: the project's ``MultiPointStrategy`` (``promptcache.cache_points``) driven by the replay.
+
+This is an adapter, not a re-implementation: each request's Converse messages are handed to the real
+``MultiPointStrategy`` as ``{"role", "content"}`` dicts (tool results travel in ``user`` messages, as Converse and
+Roo-Code send them), with the token counts the replay already made (injected ``count_tokens``) and the placements
+it returned for the previous request of the same conversation. Its placements (``type == "system"`` or a message
+index) become checkpoints at the end of the system prompt or of that message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .models import CacheRules
+from .prepare import PreparedConversation, Request
+from .pricing import ModelPrice
+from .simulator import Checkpoint
 from .strategies import Strategy, StrategyUnavailable
+from .tokens import TokenCounter
+
+__all__ = ["MultiPointAdapter"]
 
 
 class MultiPointAdapter(Strategy):
-    name = "multi-point"
+    """Runs ``promptcache.cache_points.MultiPointStrategy`` per request (see the module docstring).
 
-    def __init__(self, *a, **k):
-        raise StrategyUnavailable("not yet")
+    Raises:
+        StrategyUnavailable: ``promptcache.cache_points`` does not provide ``MultiPointStrategy`` yet.
+    """
+
+    name = "multi-point"
+    description = "MultiPointStrategy (Roo-Code's strategy, ported in promptcache.cache_points)"
+
+    def __init__(self, rules: CacheRules, price: ModelPrice | None = None, ttl_s: float = 300.0) -> None:
+        super().__init__(rules, price, ttl_s)
+        try:
+            from promptcache.cache_points import CacheStrategyConfig, MultiPointStrategy, get_model_info
+        except ImportError as exc:
+            raise StrategyUnavailable(
+                f"promptcache.cache_points.MultiPointStrategy is not installed in this build ({exc})") from None
+        self._config_cls, self._strategy_cls = CacheStrategyConfig, MultiPointStrategy
+        self._info = get_model_info(rules.model_id)
+        self._previous: dict[str, Any] = {}
+        self._messages: dict[str, list[dict[str, Any]]] = {}
+        self._tokens: dict[int, int] = {}  # id(message dict) -> tokens
+        self._by_text: dict[str, int] = {}
+        self._counter: TokenCounter | None = None
+
+    def _conversation_messages(self, prepared: PreparedConversation) -> list[dict[str, Any]]:
+        cid = prepared.conversation.id
+        cached = self._messages.get(cid)
+        if cached is None:
+            cached = []
+            blocks = [b for m in prepared.conversation.messages for b in m.blocks]
+            first = prepared.system_end
+            for group, tokens in zip(prepared.groups, prepared.group_tokens):
+                text = "\n".join(_block_text(b) for b in blocks[group.start - first: group.end - first])
+                message = {"role": group.role, "content": text}
+                self._tokens[id(message)] = tokens
+                self._by_text.setdefault(text, tokens)
+                cached.append(message)
+            self._by_text.setdefault(prepared.system_text, prepared.cum[prepared.system_end] - prepared.cum[
+                prepared.tools_end])
+            self._messages[cid] = cached
+        return cached
+
+    def count_tokens(self, message: Any) -> int:
+        """Tokens of a message dict the adapter built (or of any text / ``{"content": ...}``, counted afresh)."""
+        known = self._tokens.get(id(message))
+        if known is not None:
+            return known
+        text = message if isinstance(message, str) else (message or {}).get("content", "")
+        if not isinstance(text, str):
+            text = str(text)
+        if text in self._by_text:
+            return self._by_text[text]
+        if self._counter is None:
+            self._counter = TokenCounter()
+        return self._counter.text(text)
+
+    def place(self, request: Request) -> list[Checkpoint]:
+        prepared = request.prepared
+        cid = prepared.conversation.id
+        messages = list(self._conversation_messages(prepared)[: len(request.groups)])
+        if request.groups[-1].end != prepared.groups[len(request.groups) - 1].end:  # a cut group: count afresh
+            messages[-1] = dict(messages[-1])
+        config = self._config_cls(model_info=self._info, system_prompt=prepared.system_text or None,
+                                  messages=messages, use_prompt_cache=True,
+                                  previous_placements=self._previous.get(cid), count_tokens=self.count_tokens)
+        result = self._strategy_cls(config).determine_optimal_cache_points()
+        placements = list(getattr(result, "placements", None) or [])
+        self._previous[cid] = placements
+        points: dict[int, Checkpoint] = {}
+        for placement in placements:
+            kind = getattr(placement, "type", "message")
+            if kind == "system":
+                boundary, field = prepared.system_end, "system"
+            elif kind == "tools":
+                boundary, field = prepared.tools_end, "tools"
+            else:
+                index = int(placement.index)
+                if not 0 <= index < len(request.groups):
+                    continue  # a stale placement beyond this request: the real client would drop it too
+                boundary, field = request.groups[index].end, "messages"
+            if boundary > 0:
+                points[boundary] = Checkpoint(boundary, self.ttl_s, field)
+        return sorted(points.values(), key=lambda p: p.boundary)[: self.rules.max_points]
+
+
+def _block_text(block: Any) -> str:
+    if block.kind == "tool_use":
+        return f"{block.name}({block.text})"
+    return block.text
