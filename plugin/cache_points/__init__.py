@@ -17,6 +17,12 @@ from promptcache.cache_points.model_info import (
     get_model_info,
     resolve_model_id,
 )
+from promptcache.cache_points.converse import (
+    ConversePlan,
+    count_manual_cache_points,
+    place_cache_points,
+    tool_spec_tokens,
+)
 from promptcache.cache_points.multi_point import REALLOCATION_INCREASE, MultiPointStrategy
 from promptcache.cache_points.strategy import (
     CachePointPlacement,
@@ -36,15 +42,19 @@ __all__ = [
     "REALLOCATION_INCREASE",
     "TTLS",
     "CachePointPlacement",
+    "ConversePlan",
     "CacheResult",
     "CacheStrategy",
     "CacheStrategyConfig",
     "ModelInfo",
     "MultiPointStrategy",
     "cache_point_block",
+    "count_manual_cache_points",
     "count_text_tokens",
     "default_count_tokens",
     "get_model_info",
     "is_cache_point",
+    "place_cache_points",
     "resolve_model_id",
+    "tool_spec_tokens",
 ]
