@@ -14,7 +14,6 @@ import os
 import boto3
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from promptcache.cache_points import get_model_info
 from promptcache.integrations.bedrock import CachePointChatBedrockConverse
 
 # A system prompt and questions long enough to pass the 1,024-token minimum of Claude Sonnet 4.
