@@ -36,6 +36,8 @@ _EXPORTS: dict[str, str] = {
     "ModelInfo": "promptcache.cache_points",
     "CacheResult": "promptcache.cache_points",
     "CachePointPlacement": "promptcache.cache_points",
+    "get_model_info": "promptcache.cache_points",
+    "default_count_tokens": "promptcache.cache_points",
     # typed memory
     "MemoryKind": "promptcache.memory",
     "TypedMemory": "promptcache.memory",

@@ -14,9 +14,8 @@ from promptcache.backends.base import ServerCache, validate_key, validate_ttl, v
 __all__ = ["InMemoryServerCache"]
 
 
-def _expires(_key: str, item: tuple[bytes, float | None], now: float) -> float:
-    ttl_s = item[1]
-    return math.inf if ttl_s is None else now + ttl_s
+def _expires(_key: str, item: tuple[bytes, float], _now: float) -> float:
+    return item[1]  # the absolute monotonic expiry computed by ``set`` (inf: never)
 
 
 class InMemoryServerCache(ServerCache):
@@ -38,7 +37,7 @@ class InMemoryServerCache(ServerCache):
         if max_entries < 1:
             raise ValueError(f"max_entries must be >= 1, got {max_entries!r}")
         self.max_entries = max_entries
-        self._data: TLRUCache[str, tuple[bytes, float | None]] = TLRUCache(
+        self._data: TLRUCache[str, tuple[bytes, float]] = TLRUCache(
             maxsize=max_entries, ttu=_expires, timer=time.monotonic
         )
         self._lock = threading.Lock()
@@ -60,8 +59,9 @@ class InMemoryServerCache(ServerCache):
 
     def set(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
         key, value, ttl_s = validate_key(key), validate_value(value), validate_ttl(ttl_s)
+        expires = math.inf if ttl_s is None else time.monotonic() + ttl_s
         with self._lock:
-            self._data[key] = (value, ttl_s)
+            self._data[key] = (value, expires)
 
     def delete(self, key: str) -> None:
         with self._lock:
@@ -78,10 +78,6 @@ class InMemoryServerCache(ServerCache):
     def ttl(self, key: str) -> float | None:
         with self._lock:
             item = self._data.get(key)
-            if item is None or item[1] is None:
-                return None
-            # TLRUCache keeps the expiry in its internal item list; recompute from the stored ttl is not possible,
-            # so read it from the cache's private link table when available.
-            link = getattr(self._data, "_TLRUCache__items", {}).get(key)
-            expires = getattr(link, "expires", None)
-        return None if expires is None else max(0.0, expires - time.monotonic())
+        if item is None or item[1] == math.inf:
+            return None
+        return max(0.0, item[1] - time.monotonic())

