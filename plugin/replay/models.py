@@ -83,7 +83,8 @@ def _from_model_info(model_id: str) -> CacheRules | None:
     info = get_model_info(model_id)
     ttls = tuple(sorted({_ttl_seconds(t) for t in (getattr(info, "allowed_ttls", None) or ("5m",))}))
     cachable = frozenset(getattr(info, "cachable_fields", None) or ("system", "messages"))
-    family = "nova" if "nova" in base_model_id(model_id) else "claude"
+    provider = getattr(info, "provider", "")
+    family = "nova" if provider == "amazon" or "nova" in base_model_id(model_id) else "claude"
     return CacheRules(model_id, int(info.min_tokens_per_cache_point), int(info.max_cache_points), ttls, cachable,
                       bool(info.supports_prompt_cache), family)
 

@@ -4,7 +4,7 @@ This is an adapter, not a re-implementation: each request's Converse messages ar
 ``MultiPointStrategy`` as ``{"role", "content"}`` dicts (tool results travel in ``user`` messages, as Converse and
 Roo-Code send them), with the token counts the replay already made (injected ``count_tokens``) and the placements
 it returned for the previous request of the same conversation. Its placements (``type == "system"`` or a message
-index) become checkpoints at the end of the system prompt or of that message.
+index) and its ``system_cache_point`` become checkpoints at the end of that message or of the system prompt.
 """
 
 from __future__ import annotations
@@ -91,6 +91,8 @@ class MultiPointAdapter(Strategy):
         placements = list(getattr(result, "placements", None) or [])
         self._previous[cid] = placements
         points: dict[int, Checkpoint] = {}
+        if getattr(result, "system_cache_point", False) and prepared.system_end > prepared.tools_end:
+            points[prepared.system_end] = Checkpoint(prepared.system_end, self.ttl_s, "system")
         for placement in placements:
             kind = getattr(placement, "type", "message")
             if kind == "system":
