@@ -1,0 +1,79 @@
+"""The ``promptcache replay`` command on the shipped sample, and its errors (exit code 2, one line)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from promptcache.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "examples" / "data" / "sample_conversations.json"
+MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"
+ALL = ["none", "last-message", "langchain-aws", "multi-point", "anchored-tail", "anchored-tail+response-cache"]
+
+
+def test_replay_on_the_shipped_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["replay", str(SAMPLE), "--model", MODEL, "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0
+    report = json.loads((tmp_path / "replay.json").read_text())
+    assert list(report["strategies"]) == ALL
+    assert all(row["unavailable"] is None for row in report["strategies"].values())
+    assert (report["conversations"], report["requests"]) == (4, 42)
+    rel = {name: row["relative_to_none"] for name, row in report["strategies"].items()}
+    assert rel["none"] == 1.0
+    assert rel["anchored-tail"] <= rel["langchain-aws"] < rel["last-message"] < 1.0
+    assert rel["anchored-tail+response-cache"] < rel["langchain-aws"]
+    # sample-2 opens with the same first message as sample-1, 90 s later: one ResponseCache hit
+    assert report["response_cache"]["hits"] == 1
+    # 4 repeated lookups by the same customers (get_customer x2, get_order HB-7Q2K9X, get_tracking); the failed
+    # redeem_gift_card is never stored
+    assert report["intention_cache"] == {"tool_calls": 17, "answered": 4, "families": 2}
+    none = report["strategies"]["none"]
+    assert none["input_tokens"] == report["input_tokens"] and none["cache_read_tokens"] == 0
+    assert (tmp_path / "replay.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for name in ALL:
+        assert name in out
+    assert "vs none" in out
+
+
+def test_strategy_selection_always_keeps_the_baseline(tmp_path: Path) -> None:
+    assert main(["replay", str(SAMPLE), "--strategy", "last-message", "--no-chart", "--out", str(tmp_path)]) == 0
+    report = json.loads((tmp_path / "replay.json").read_text())
+    assert list(report["strategies"]) == ["none", "last-message", "anchored-tail+response-cache"]
+    assert not (tmp_path / "replay.png").exists()
+
+
+def test_malformed_file_is_one_line_naming_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('[\n  {"role": "user", "content": "hi"},\n  {"role": "assistant", "content": 42}\n]\n')
+    assert main(["replay", str(bad), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"promptcache: error: {bad}:3: content must be a string or a list of blocks, got 42\n"
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--model", "openai.gpt-5"], "no Bedrock price known for model 'openai.gpt-5'"),
+        (["--strategy", "magic"], "unknown strategy 'magic'"),
+        (["--gap-s", "-1"], "--gap-s must be a finite number of seconds >= 0, got -1.0"),
+    ],
+)
+def test_bad_options_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], needle: str) -> None:
+    assert main(["replay", str(SAMPLE), "--out", str(tmp_path), *args]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1
+
+
+def test_python_dash_m_runs_the_command(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "promptcache", "replay", str(SAMPLE), "--no-chart",
+                           "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / "replay.json").read_text())["requests"] == 42
