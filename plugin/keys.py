@@ -120,29 +120,31 @@ def _content(content: Any, ids: _ToolIds) -> Any:
 def _message(message: Any, ids: _ToolIds) -> dict[str, Any]:
     if isinstance(message, Mapping):  # an OpenAI-style dict message: keep it, minus its id
         return {k: v for k, v in message.items() if k != "id"}
-    out: dict[str, Any] = {"role": getattr(message, "type", type(message).__name__),
-                           "content": _content(getattr(message, "content", None), ids)}
-    name = getattr(message, "name", None)
+    # Pydantic keeps fields in __dict__; reading it avoids pydantic's slow __getattr__ for absent attributes.
+    fields = getattr(message, "__dict__", {})
+    get = fields.get
+    out: dict[str, Any] = {"role": get("type", type(message).__name__), "content": _content(get("content"), ids)}
+    name = get("name")
     if name is not None:
         out["name"] = name
-    tool_calls = getattr(message, "tool_calls", None)
+    tool_calls = get("tool_calls")
     if tool_calls:
         out["tool_calls"] = [{"name": tc.get("name"), "args": tc.get("args"), "id": ids(tc.get("id"))}
                              for tc in tool_calls]
-    invalid = getattr(message, "invalid_tool_calls", None)
+    invalid = get("invalid_tool_calls")
     if invalid:
         out["invalid_tool_calls"] = [{"name": tc.get("name"), "args": tc.get("args"), "id": ids(tc.get("id"))}
                                      for tc in invalid]
-    call_id = getattr(message, "tool_call_id", None)
+    call_id = get("tool_call_id")
     if call_id is not None:
         out["tool_call_id"] = ids(call_id)
-        status = getattr(message, "status", "success")
+        status = get("status", "success")
         if status != "success":
             out["status"] = status
-    role = getattr(message, "role", None)  # ChatMessage
+    role = get("role")  # ChatMessage
     if isinstance(role, str):
         out["chat_role"] = role
-    extra = getattr(message, "additional_kwargs", None)
+    extra = get("additional_kwargs")
     if extra:
         kept = {k: v for k, v in extra.items() if k not in _DUPLICATE_KWARGS}
         if kept:
