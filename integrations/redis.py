@@ -50,6 +50,11 @@ class RedisCache(ServerCache):
         socket_timeout_s: connect and read timeout for clients made from ``url`` (seconds, default 0.25).
         breaker_s: after a failure, calls return a miss at once for this many seconds (default 2.0).
 
+    A client you pass in keeps its own timeouts and retry policy: redis-py's defaults retry a refused connection
+    with backoff, so the first failing call can take seconds before the break opens. Give such clients short
+    ``socket_timeout``/``socket_connect_timeout`` and ``retry=Retry(NoBackoff(), 0)`` (redis-py), or pass ``url``:
+    clients made from it fail in milliseconds.
+
     Raises:
         TypeError: neither ``client`` nor ``url``, or a client of another type.
     """

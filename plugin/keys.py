@@ -4,16 +4,25 @@ Canonical JSON here means: ``orjson`` with sorted keys at every level, non-strin
 replaced by ``{"$bytes": <length>, "sha256": <hex>}`` (an image or document block keys by its content, not by the
 megabytes themselves), pydantic models by their ``model_dump()``, dataclasses/sets/tuples as JSON values.
 The same input always gives the same bytes, across processes and machines.
+
+Prompt canonicalisation (:func:`canonical_messages`, :func:`canonical_tools`) turns LangChain messages and tool
+definitions into the plain values that decide what a provider sees: role, content, name, tool calls and tool
+results. Message ids, ``response_metadata``, ``usage_metadata`` and other run metadata are left out, and tool-call
+ids (random per provider call) are replaced by their order of first appearance in the conversation, so the same
+conversation rebuilt with new ids gives the same key while which result answers which call is kept.
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import orjson
+from cachetools import LRUCache
 
-__all__ = ["canonical_json", "hash_tag", "stable_hash"]
+__all__ = ["canonical_json", "canonical_messages", "canonical_tool", "canonical_tools", "hash_tag", "stable_hash"]
 
 _OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
 
@@ -56,3 +65,140 @@ def hash_tag(value: str) -> str:
     if "{" in text or "}" in text or not text:
         text = stable_hash(text, 16)
     return "{" + text + "}"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# prompts: messages and tools
+# ---------------------------------------------------------------------------------------------------------------
+# Content-block keys holding a tool-call id (Anthropic ``tool_use``/``tool_result``, LangChain v1 ``tool_call``,
+# OpenAI Responses ``function_call``); renamed to the call's ordinal like message-level ids.
+_BLOCK_ID_TYPES = frozenset({"tool_use", "tool_call", "function_call", "server_tool_call", "server_tool_use"})
+_BLOCK_REF_KEYS = ("tool_use_id", "tool_call_id", "call_id")
+# additional_kwargs entries that repeat a message's tool calls (with provider ids): already in ``tool_calls``.
+_DUPLICATE_KWARGS = frozenset({"tool_calls"})
+
+
+class _ToolIds:
+    """Maps provider tool-call ids to their order of first appearance (``"#0"``, ``"#1"``, ...)."""
+
+    __slots__ = ("ids",)
+
+    def __init__(self) -> None:
+        self.ids: dict[Any, str] = {}
+
+    def __call__(self, value: Any) -> Any:
+        if value is None:
+            return None
+        found = self.ids.get(value)
+        if found is None:
+            found = self.ids[value] = f"#{len(self.ids)}"
+        return found
+
+
+def _block(block: Any, ids: _ToolIds) -> Any:
+    if not isinstance(block, Mapping):
+        return block
+    out = dict(block)
+    if out.get("type") in _BLOCK_ID_TYPES and "id" in out:
+        out["id"] = ids(out["id"])
+    elif "id" in out:
+        out.pop("id")  # other content-block ids (v1 text/reasoning/image blocks) are run metadata
+    for ref in _BLOCK_REF_KEYS:
+        if ref in out:
+            out[ref] = ids(out[ref])
+    return out
+
+
+def _content(content: Any, ids: _ToolIds) -> Any:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return [_block(b, ids) for b in content]
+    return content
+
+
+def _message(message: Any, ids: _ToolIds) -> dict[str, Any]:
+    if isinstance(message, Mapping):  # an OpenAI-style dict message: keep it, minus its id
+        return {k: v for k, v in message.items() if k != "id"}
+    # Pydantic keeps fields in __dict__; reading it avoids pydantic's slow __getattr__ for absent attributes.
+    fields = getattr(message, "__dict__", {})
+    get = fields.get
+    out: dict[str, Any] = {"role": get("type", type(message).__name__), "content": _content(get("content"), ids)}
+    name = get("name")
+    if name is not None:
+        out["name"] = name
+    tool_calls = get("tool_calls")
+    if tool_calls:
+        out["tool_calls"] = [{"name": tc.get("name"), "args": tc.get("args"), "id": ids(tc.get("id"))}
+                             for tc in tool_calls]
+    invalid = get("invalid_tool_calls")
+    if invalid:
+        out["invalid_tool_calls"] = [{"name": tc.get("name"), "args": tc.get("args"), "id": ids(tc.get("id"))}
+                                     for tc in invalid]
+    call_id = get("tool_call_id")
+    if call_id is not None:
+        out["tool_call_id"] = ids(call_id)
+        status = get("status", "success")
+        if status != "success":
+            out["status"] = status
+    role = get("role")  # ChatMessage
+    if isinstance(role, str):
+        out["chat_role"] = role
+    extra = get("additional_kwargs")
+    if extra:
+        kept = {k: v for k, v in extra.items() if k not in _DUPLICATE_KWARGS}
+        if kept:
+            out["additional_kwargs"] = kept
+    return out
+
+
+def canonical_messages(messages: Iterable[Any]) -> list[dict[str, Any]]:
+    """The provider-relevant part of ``messages``, as plain JSON-ready dicts, in order.
+
+    Args:
+        messages: LangChain ``BaseMessage`` objects (or OpenAI-style dicts, kept minus their ``id``).
+
+    Returns:
+        One dict per message: ``role`` (the message ``type``), ``content`` (string or blocks), and when present
+        ``name``, ``tool_calls`` (name, args, ordinal id), ``invalid_tool_calls``, ``tool_call_id`` (ordinal),
+        ``status`` (non-success tool results), ``chat_role`` and ``additional_kwargs`` (minus duplicated
+        ``tool_calls``). Message ids, ``response_metadata`` and ``usage_metadata`` are left out; tool-call ids are
+        replaced by ``"#<n>"``, their order of first appearance in ``messages``.
+    """
+    ids = _ToolIds()
+    return [_message(m, ids) for m in messages]
+
+
+_TOOL_MEMO: LRUCache = LRUCache(maxsize=1024)
+_TOOL_MEMO_LOCK = threading.Lock()
+
+
+def canonical_tool(tool: Any) -> Any:
+    """A tool definition as the provider sees it: the OpenAI function schema (name, description, parameters).
+
+    ``BaseTool`` objects, functions and pydantic classes are converted with LangChain's
+    ``convert_to_openai_tool``; the result is remembered per object (tools are long-lived; building a JSON schema
+    from pydantic costs far more than hashing it). Dicts are used as given (they already are a schema). A tool
+    that cannot be converted is described by its ``repr``.
+    """
+    if isinstance(tool, Mapping):
+        return tool
+    key = id(tool)
+    with _TOOL_MEMO_LOCK:
+        hit = _TOOL_MEMO.get(key)
+    if hit is not None and hit[0] is tool:
+        return hit[1]
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    try:
+        schema: Any = convert_to_openai_tool(tool)
+    except Exception:  # noqa: BLE001 - an exotic tool still needs a stable description
+        schema = {"repr": repr(tool)}
+    with _TOOL_MEMO_LOCK:
+        _TOOL_MEMO[key] = (tool, schema)  # the reference keeps ``id(tool)`` from being reused while memoised
+    return schema
+
+
+def canonical_tools(tools: Iterable[Any] | None) -> list[Any]:
+    """:func:`canonical_tool` of each tool, in the given order (order is part of what the provider sees)."""
+    return [canonical_tool(t) for t in tools or ()]

@@ -1,0 +1,199 @@
+"""Response-cache keys: what a key is made of (:class:`ResponseCacheKeyInputs`) and how it is hashed.
+
+Key format (DESIGN.md, "ResponseCache"): ``response:{agent_id}[:{sha256(scope)[:8]}]:{sha256(payload)[:32]}``,
+where ``payload`` is the canonical JSON (:mod:`promptcache.keys`) of every input that changes the reply: agent
+id, step number, scope, model identity and invocation parameters (``BaseChatModel._get_llm_string()``, the string
+LangChain's own ``BaseCache`` keys on), the model settings of the request, the prompt (system message included),
+tool schemas, tool choice and response format. Mastra keys on the prompt and model only; a new tool schema or
+temperature must miss, so ours does not stop there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
+from promptcache.keys import canonical_json, canonical_messages, canonical_tool, canonical_tools
+
+__all__ = [
+    "DEFAULT_AGENT_ID",
+    "KEY_PREFIX",
+    "ResponseCacheKeyInputs",
+    "build_response_cache_key",
+    "custom_key",
+    "describe_response_format",
+    "inputs_from_request",
+    "key_namespace",
+    "model_identity",
+    "step_number",
+]
+
+DEFAULT_AGENT_ID: Final = "promptcache-response-cache"
+"""Default ``agent_id`` (Mastra's is ``'mastra-response-cache'``)."""
+
+KEY_PREFIX: Final = "response"
+"""First segment of every response-cache key."""
+
+_KEY_VERSION: Final = 1  # bump when the payload layout changes, so old entries simply miss
+_MAX_CUSTOM_KEY = 200  # longer custom keys are hashed (characters)
+
+
+@dataclass(frozen=True)
+class ResponseCacheKeyInputs:
+    """Everything a response-cache key is derived from; a ``key`` function receives one.
+
+    Attributes:
+        agent_id: the processor's logical id (key namespace).
+        scope: the resolved scope (tenant) of the call, ``None`` when unscoped.
+        model: ``{"provider": <_llm_type>, "model_id": <model name or None>, "llm_string": <_get_llm_string()>}``.
+        prompt: the messages the model is about to receive, system message first when there is one.
+        step_number: model calls already made in this agent turn (AI messages after the last human message):
+            0 on the first call, 1 after one tool round, ...
+        tools: the tools offered to the model (``BaseTool`` objects or dict schemas).
+        tool_choice: the request's tool choice (``None``, ``"auto"``, ``"any"``, a tool name, ...).
+        response_format: the request's structured-output format (``ToolStrategy``/``ProviderStrategy``/schema).
+        settings: per-request model settings (keyword arguments bound on the model call).
+    """
+
+    agent_id: str
+    scope: str | None
+    model: Mapping[str, Any]
+    prompt: Sequence[BaseMessage]
+    step_number: int
+    tools: Sequence[Any] = ()
+    tool_choice: Any = None
+    response_format: Any = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+
+def key_namespace(agent_id: str, scope: str | None) -> str:
+    """``response:{agent_id}`` plus ``:{sha256(scope)[:8]}`` when scoped (the scope itself never appears)."""
+    if scope is None:
+        return f"{KEY_PREFIX}:{agent_id}"
+    return f"{KEY_PREFIX}:{agent_id}:{hashlib.sha256(scope.encode()).hexdigest()[:8]}"
+
+
+def custom_key(agent_id: str, scope: str | None, value: str) -> str:
+    """A caller-chosen key, still namespaced by agent id and scope: ``{namespace}:key:{value}``.
+
+    Values longer than 200 characters are replaced by their SHA-256 (first 32 hex digits), so Redis keys stay short.
+    Unlike Mastra's, a fixed key never hits across tenants.
+    """
+    if len(value) > _MAX_CUSTOM_KEY:
+        value = "sha256-" + hashlib.sha256(value.encode()).hexdigest()[:32]
+    return f"{key_namespace(agent_id, scope)}:key:{value}"
+
+
+def step_number(messages: Sequence[Any]) -> int:
+    """AI messages after the last human message (all AI messages when there is none)."""
+    count = 0
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            break
+        if isinstance(message, AIMessage):
+            count += 1
+    return count
+
+
+def model_identity(model: Any) -> dict[str, Any]:
+    """``{"provider", "model_id", "llm_string"}`` for a chat model (``RunnableBinding`` kwargs included).
+
+    ``llm_string`` is ``model._get_llm_string()``: for serialisable models LangChain's JSON of the constructor
+    arguments (secrets masked), otherwise ``_identifying_params`` + ``_llm_type``.
+    """
+    bound_kwargs: dict[str, Any] = {}
+    while not hasattr(model, "_get_llm_string") and hasattr(model, "bound"):
+        bound_kwargs = {**getattr(model, "kwargs", {}), **bound_kwargs}
+        model = model.bound
+    try:
+        llm_string = model._get_llm_string()
+    except Exception:  # noqa: BLE001 - an odd model still gets a stable identity
+        llm_string = f"{type(model).__module__}.{type(model).__qualname__}"
+    model_id = None
+    for attr in ("model_name", "model_id", "model"):
+        value = getattr(model, attr, None)
+        if isinstance(value, str):
+            model_id = value
+            break
+    out = {"provider": getattr(model, "_llm_type", type(model).__name__), "model_id": model_id,
+           "llm_string": llm_string}
+    if bound_kwargs:
+        out["bound"] = bound_kwargs
+    return out
+
+
+def describe_response_format(fmt: Any) -> Any:
+    """A stable description of a structured-output format: strategy name + the JSON schemas the provider sees."""
+    if fmt is None:
+        return None
+    specs = getattr(fmt, "schema_specs", None)
+    if specs is None and getattr(fmt, "schema_spec", None) is not None:
+        specs = [fmt.schema_spec]
+    out: dict[str, Any] = {"strategy": type(fmt).__name__}
+    if specs is not None:
+        out["schemas"] = [{"name": s.name, "description": s.description, "schema": s.json_schema,
+                           "strict": getattr(s, "strict", None)} for s in specs]
+        for attr in ("tool_message_content", "strict"):
+            if hasattr(fmt, attr):
+                out[attr] = getattr(fmt, attr)
+        return out
+    schema = getattr(fmt, "schema", fmt)
+    out["schemas"] = [canonical_tool(schema)]
+    return out
+
+
+def _payload(inputs: ResponseCacheKeyInputs) -> dict[str, Any]:
+    return {
+        "v": _KEY_VERSION,
+        "agent_id": inputs.agent_id,
+        "scope": inputs.scope,
+        "step": inputs.step_number,
+        "model": dict(inputs.model),
+        "settings": dict(inputs.settings),
+        "prompt": canonical_messages(inputs.prompt),
+        "tools": canonical_tools(inputs.tools),
+        "tool_choice": inputs.tool_choice,
+        "response_format": describe_response_format(inputs.response_format),
+    }
+
+
+def build_response_cache_key(inputs: ResponseCacheKeyInputs) -> str:
+    """The default, deterministic response-cache key for ``inputs`` (format in the module docstring).
+
+    The same conversation rebuilt with new message ids or run metadata gives the same key; any change to what the
+    provider would receive (a word of the prompt, a tool schema, the temperature, the model) gives another.
+
+    Args:
+        inputs: a :class:`ResponseCacheKeyInputs`; use ``dataclasses.replace(inputs, ...)`` to key on a variant.
+
+    Returns:
+        ``response:{agent_id}[:{scope8}]:{hash32}``.
+
+    Raises:
+        TypeError: ``inputs`` is not a ``ResponseCacheKeyInputs``.
+    """
+    if not isinstance(inputs, ResponseCacheKeyInputs):
+        raise TypeError(f"inputs must be ResponseCacheKeyInputs, got {type(inputs).__name__}: {inputs!r}")
+    digest = hashlib.sha256(canonical_json(_payload(inputs))).hexdigest()[:32]
+    return f"{key_namespace(inputs.agent_id, inputs.scope)}:{digest}"
+
+
+def inputs_from_request(request: Any, agent_id: str, scope: str | None) -> ResponseCacheKeyInputs:
+    """Key inputs for a LangChain ``ModelRequest`` (``create_agent`` or ``with_processors``)."""
+    messages = list(request.messages)
+    prompt = [request.system_message, *messages] if request.system_message is not None else messages
+    return ResponseCacheKeyInputs(
+        agent_id=agent_id,
+        scope=scope,
+        model=model_identity(request.model),
+        prompt=prompt,
+        step_number=step_number(messages),
+        tools=list(request.tools or ()),
+        tool_choice=request.tool_choice,
+        response_format=request.response_format,
+        settings=dict(request.model_settings or {}),
+    )

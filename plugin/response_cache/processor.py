@@ -1,0 +1,262 @@
+"""``ResponseCache``: the processor that replays whole model replies when the resolved prompt repeats."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+from typing import Any, ClassVar, Final
+
+from langchain.agents.middleware import ModelRequest, ModelResponse
+from langchain_core.messages import AIMessage
+
+from promptcache._log import ThrottledWarning, get_logger
+from promptcache.backends.base import ServerCache, validate_ttl
+from promptcache.config import UNSET, validate_scope
+from promptcache.processor import Processor
+from promptcache.response_cache.entry import decode_entry, encode_entry, hit_response, is_storable
+from promptcache.response_cache.keys import (
+    DEFAULT_AGENT_ID,
+    ResponseCacheKeyInputs,
+    build_response_cache_key,
+    custom_key,
+    inputs_from_request,
+)
+
+__all__ = ["DEFAULT_RESPONSE_CACHE_TTL_SECONDS", "RESPONSE_CACHE_CONTEXT_KEY", "ResponseCache"]
+
+DEFAULT_RESPONSE_CACHE_TTL_SECONDS: Final = 300
+"""Default entry lifetime in seconds (5 minutes), as Mastra's ResponseCache (after OpenRouter's reference)."""
+
+RESPONSE_CACHE_CONTEXT_KEY: Final = "promptcache.response_cache"
+"""``configurable`` key under which ``ResponseCache.context()`` / ``apply_context()`` store per-call options."""
+
+_log = get_logger("promptcache.response_cache")
+_STATE = "_promptcache_response_cache"  # attribute on the request copy carrying (key, bust) to the response hook
+
+
+def _check_key(key: Any, what: str) -> None:
+    if isinstance(key, str):
+        if not key:
+            raise ValueError(f"{what} must be a non-empty string or a callable, got ''")
+    elif not callable(key):
+        raise TypeError(f"{what} must be a str or a callable(ResponseCacheKeyInputs), got {type(key).__name__}: "
+                        f"{key!r}")
+
+
+def _check_bust(bust: Any, what: str) -> bool:
+    if not isinstance(bust, bool):
+        raise TypeError(f"{what} must be a bool, got {type(bust).__name__}: {bust!r}")
+    return bust
+
+
+def _run_coroutine(coro: Any) -> Any:
+    """Run a coroutine from sync code (a sync call with an async key function)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # a loop is running in this thread
+        return pool.submit(asyncio.run, coro).result()
+
+
+class ResponseCache(Processor):
+    """Caches whole model replies at the request/response boundary of each model call (Mastra's ResponseCache).
+
+    The request hook builds a key from the resolved prompt (after outer processors), model, settings, tools, tool
+    choice, response format, step number and scope, and answers from the cache on a hit (the model is not called).
+    The response hook stores the complete reply for ``ttl`` seconds. Each step of a tool loop is its own entry.
+
+    Args:
+        cache: the ``ServerCache`` holding entries (``InMemoryServerCache``, ``RedisCache`` or a subclass).
+        ttl: entry lifetime in seconds (number > 0; default 300, ``DEFAULT_RESPONSE_CACHE_TTL_SECONDS``).
+        scope: tenant for every call; ``None`` shares entries across users; omitted: resolved per call
+            (``configurable["user_id"]``, then ``configurable["langgraph_auth_user_id"]``).
+        key: a fixed key (``str``, still namespaced by agent id and scope) or a function, sync or async, of
+            :class:`ResponseCacheKeyInputs` returning the key; a function that raises or returns a non-string
+            falls back to :func:`build_response_cache_key` (logged).
+        bust: skip the read on every call, still write (default False).
+        agent_id: key namespace (default ``"promptcache-response-cache"``).
+
+    Per call (``ResponseCache.context(...)`` / ``apply_context(config, ...)``): ``key``, ``scope``, ``bust``.
+    ``cache``, ``ttl`` and ``agent_id`` belong to the instance.
+
+    Hits carry ``response_metadata["promptcache"] = {"cache": "hit", "key", "age_s", "usage"}`` (``usage``: the
+    original ``usage_metadata``), a fresh message id and zero billed ``usage_metadata``; misses carry
+    ``{"cache": "miss" | "bust", "key"}``. A backend that fails or holds a corrupt entry gives a miss, logged at
+    most once a minute; it never raises into the call.
+
+    Raises:
+        TypeError / ValueError: bad ``cache``, ``ttl``, ``scope``, ``key``, ``bust`` or ``agent_id`` (message names
+            the value), at construction.
+    """
+
+    context_key: ClassVar[str] = RESPONSE_CACHE_CONTEXT_KEY
+    context_options: ClassVar[frozenset[str]] = frozenset({"key", "scope", "bust"})
+
+    def __init__(self, cache: ServerCache, *, ttl: float = DEFAULT_RESPONSE_CACHE_TTL_SECONDS, scope: Any = UNSET,
+                 key: Any = None, bust: bool = False, agent_id: str = DEFAULT_AGENT_ID) -> None:
+        super().__init__()
+        if not isinstance(cache, ServerCache):
+            raise TypeError(f"cache must be a promptcache ServerCache, got {type(cache).__name__}: {cache!r}")
+        if ttl is None:
+            raise TypeError("ttl must be a number of seconds > 0, got None")
+        self.ttl = validate_ttl(ttl, what="ttl")
+        if scope is not UNSET:
+            validate_scope(scope, what="scope")
+        if key is not None:
+            _check_key(key, "key")
+        if not isinstance(agent_id, str) or not agent_id.strip():
+            raise ValueError(f"agent_id must be a non-empty string, got {agent_id!r}")
+        self.cache = cache
+        self._scope = scope
+        self.key = key
+        self.bust = _check_bust(bust, "bust")
+        self.agent_id = agent_id
+        self._warning = ThrottledWarning(_log)
+
+    @property
+    def name(self) -> str:
+        """Middleware name (unique per agent id, so two caches with different ids can share an agent)."""
+        return f"ResponseCache[{self.agent_id}]"
+
+    @classmethod
+    def _check_option_values(cls, opts: dict[str, Any]) -> None:
+        if opts.get("key") is not None:
+            _check_key(opts["key"], "per-call key")
+        if "scope" in opts:
+            validate_scope(opts["scope"], what="per-call scope")
+        if "bust" in opts:
+            _check_bust(opts["bust"], "per-call bust")
+
+    # -- keys ----------------------------------------------------------------------------------------------
+    def _plan(self, request: ModelRequest) -> tuple[Any, ResponseCacheKeyInputs, bool]:
+        options = self.call_options()
+        scope = self.resolve_scope()
+        inputs = inputs_from_request(request, self.agent_id, scope)
+        key = options.get("key") if options.get("key") is not None else self.key
+        bust = options.get("bust", self.bust)
+        return key, inputs, bool(bust)
+
+    def _finish_key(self, chosen: Any, inputs: ResponseCacheKeyInputs, result: Any = None) -> str:
+        if isinstance(chosen, str):
+            return custom_key(inputs.agent_id, inputs.scope, chosen)
+        if chosen is not None:
+            if isinstance(result, str) and result:
+                return custom_key(inputs.agent_id, inputs.scope, result)
+            self._warning.warn("promptcache: ResponseCache key function returned %r; using the default key",
+                               result)
+        return build_response_cache_key(inputs)
+
+    def _key(self, request: ModelRequest) -> tuple[str, bool]:
+        chosen, inputs, bust = self._plan(request)
+        result = None
+        if callable(chosen) and not isinstance(chosen, str):
+            try:
+                result = chosen(inputs)
+                if inspect.isawaitable(result):
+                    result = _run_coroutine(result)
+            except Exception as exc:  # noqa: BLE001 - a broken key function must not break the call
+                self._warning.warn("promptcache: ResponseCache key function failed; using the default key", exc=exc)
+                return build_response_cache_key(inputs), bust
+        return self._finish_key(chosen, inputs, result), bust
+
+    async def _akey(self, request: ModelRequest) -> tuple[str, bool]:
+        chosen, inputs, bust = self._plan(request)
+        result = None
+        if callable(chosen) and not isinstance(chosen, str):
+            try:
+                result = chosen(inputs)
+                if inspect.isawaitable(result):
+                    result = await result
+            except Exception as exc:  # noqa: BLE001
+                self._warning.warn("promptcache: ResponseCache key function failed; using the default key", exc=exc)
+                return build_response_cache_key(inputs), bust
+        return self._finish_key(chosen, inputs, result), bust
+
+    # -- hooks ---------------------------------------------------------------------------------------------
+    def _hit(self, raw: bytes | None, key: str, request: ModelRequest) -> ModelResponse | None:
+        if raw is None:
+            return None
+        try:
+            return hit_response(decode_entry(raw), key, request.response_format)
+        except Exception as exc:  # noqa: BLE001 - corrupt entry: a miss
+            self._warning.warn("promptcache: ResponseCache entry %s unreadable; treating as a miss", key, exc=exc)
+            return None
+
+    @staticmethod
+    def _forward(request: ModelRequest, key: str, bust: bool) -> ModelRequest:
+        sent = request.override()
+        object.__setattr__(sent, _STATE, (key, bust))
+        return sent
+
+    def process_request(self, request: ModelRequest) -> ModelRequest | ModelResponse:
+        """Look the request up; on a hit return the cached reply (short-circuit), else pass a copy on."""
+        key, bust = self._key(request)
+        if not bust:
+            try:
+                raw = self.cache.get(key)
+            except Exception as exc:  # noqa: BLE001 - a backend that raises is a miss
+                self._warning.warn("promptcache: ResponseCache read failed; treating as a miss", exc=exc)
+                raw = None
+            hit = self._hit(raw, key, request)
+            if hit is not None:
+                return hit
+        return self._forward(request, key, bust)
+
+    async def aprocess_request(self, request: ModelRequest) -> ModelRequest | ModelResponse:
+        """Async :meth:`process_request` (uses the backend's ``aget``)."""
+        key, bust = await self._akey(request)
+        if not bust:
+            try:
+                raw = await self.cache.aget(key)
+            except Exception as exc:  # noqa: BLE001
+                self._warning.warn("promptcache: ResponseCache read failed; treating as a miss", exc=exc)
+                raw = None
+            hit = self._hit(raw, key, request)
+            if hit is not None:
+                return hit
+        return self._forward(request, key, bust)
+
+    def _prepare_store(self, request: ModelRequest, response: ModelResponse) -> tuple[str, bool, bytes | None]:
+        state = getattr(request, _STATE, None)
+        key, bust = state if state is not None else self._key(request)
+        if not is_storable(response):
+            return key, bust, None
+        try:
+            return key, bust, encode_entry(response)
+        except Exception as exc:  # noqa: BLE001 - an unserialisable reply is returned, just not stored
+            self._warning.warn("promptcache: ResponseCache could not serialise the reply; not stored", exc=exc)
+            return key, bust, None
+
+    @staticmethod
+    def _mark(response: ModelResponse, key: str, bust: bool) -> ModelResponse:
+        result = list(response.result)
+        for i, message in enumerate(result):
+            if isinstance(message, AIMessage):
+                meta = {**message.response_metadata, "promptcache": {"cache": "bust" if bust else "miss", "key": key}}
+                result[i] = message.model_copy(update={"response_metadata": meta})
+                break
+        return ModelResponse(result=result, structured_response=response.structured_response)
+
+    def process_response(self, request: ModelRequest, response: ModelResponse) -> ModelResponse:
+        """Store a complete reply under the request's key for ``ttl`` seconds; mark it as a miss."""
+        key, bust, value = self._prepare_store(request, response)
+        if value is None:
+            return response
+        try:
+            self.cache.set(key, value, self.ttl)
+        except Exception as exc:  # noqa: BLE001 - a backend that raises: the write is skipped
+            self._warning.warn("promptcache: ResponseCache write failed; reply not cached", exc=exc)
+        return self._mark(response, key, bust)
+
+    async def aprocess_response(self, request: ModelRequest, response: ModelResponse) -> ModelResponse:
+        """Async :meth:`process_response` (uses the backend's ``aset``)."""
+        key, bust, value = self._prepare_store(request, response)
+        if value is None:
+            return response
+        try:
+            await self.cache.aset(key, value, self.ttl)
+        except Exception as exc:  # noqa: BLE001
+            self._warning.warn("promptcache: ResponseCache write failed; reply not cached", exc=exc)
+        return self._mark(response, key, bust)
