@@ -1,8 +1,9 @@
 """What the ResponseCache and the intention cache would have answered on the replayed traffic.
 
 - Response cache: a request is a hit when the key the real ``ResponseCache`` builds for it
-  (``promptcache.response_cache.build_response_cache_key``) was stored by an earlier request less than the cache's
-  TTL ago (default ``DEFAULT_RESPONSE_CACHE_TTL_SECONDS``). The key covers agent id, scope, model, step number,
+  (``promptcache.response_cache.build_response_cache_key``, scoped by the recorded user id as the processor's
+  ``configurable["user_id"]`` fallback would) was stored by an earlier request less than the cache's TTL ago
+  (default ``DEFAULT_RESPONSE_CACHE_TTL_SECONDS``). The key covers agent id, scope, model, step number,
   system prompt, messages (content, tool calls, tool results) and tools, so only exact repeats hit.
 - Intention cache: a tool call is answered when an earlier call in the same family (the recorded user, else the
   conversation) had the same tool name and the same arguments (canonical JSON) and a non-error result — exact
@@ -16,7 +17,6 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from ..keys import stable_hash
 from .prepare import PreparedConversation, Request
 from .transcript import Conversation, Message
 
@@ -26,10 +26,8 @@ DEFAULT_AGENT_ID = "promptcache-response-cache"
 
 
 def _default_ttl() -> float:
-    try:
-        from promptcache.response_cache import DEFAULT_RESPONSE_CACHE_TTL_SECONDS
-    except ImportError:  # ADAPTER POINT: the response-cache module not installed; DESIGN.md's default
-        return 300.0
+    from promptcache.response_cache import DEFAULT_RESPONSE_CACHE_TTL_SECONDS
+
     return float(DEFAULT_RESPONSE_CACHE_TTL_SECONDS)
 
 
@@ -69,33 +67,21 @@ def _lc(message: Message) -> BaseMessage:
     return HumanMessage(content=text)
 
 
-def _step_number(prompt: list[BaseMessage]) -> int:
-    """AI messages after the last human message (DESIGN.md: each step of a tool loop has its own entry)."""
-    step = 0
-    for message in reversed(prompt):
-        if isinstance(message, HumanMessage):
-            break
-        step += isinstance(message, AIMessage)
-    return step
-
-
 def response_cache_key(prompt: list[BaseMessage], model_id: str, agent_id: str = DEFAULT_AGENT_ID,
                        scope: str | None = None, tools: list[dict[str, Any]] | None = None) -> str:
-    """The key the real ``ResponseCache`` would build for ``prompt`` sent to ``model_id``.
+    """The key the real ``ResponseCache`` would build for ``prompt`` sent to ``model_id`` (its default key).
 
-    Uses ``promptcache.response_cache.build_response_cache_key``; ADAPTER POINT: while that module is not installed,
-    a stand-in hashes the same fields with ``promptcache.keys.stable_hash`` (same repeats, different key text).
+    Calls ``promptcache.response_cache.build_response_cache_key`` with the step number the processor computes. The
+    model identity is ``{"provider": "amazon_bedrock_converse", "model_id": model_id, "llm_string": ...}``: a live
+    ``ChatBedrockConverse`` would add its constructor arguments to ``llm_string``, which are the same for every
+    replayed request, so the hits are the same.
     """
-    step = _step_number(prompt)
-    try:
-        from promptcache.response_cache import ResponseCacheKeyInputs, build_response_cache_key
-    except ImportError:
-        payload = {"agent_id": agent_id, "scope": scope, "model": model_id, "step": step, "tools": tools or [],
-                   "prompt": [{"type": m.type, "content": m.content, "tool_calls": getattr(m, "tool_calls", None),
-                               "tool_call_id": getattr(m, "tool_call_id", None)} for m in prompt]}
-        return f"response:{agent_id}:{stable_hash(payload, 32)}"
-    inputs = ResponseCacheKeyInputs(agent_id=agent_id, scope=scope, model=model_id, prompt=prompt,
-                                    step_number=step, tools=tools or None)
+    from promptcache.response_cache import ResponseCacheKeyInputs, build_response_cache_key
+    from promptcache.response_cache.keys import step_number
+
+    model = {"provider": "amazon_bedrock_converse", "model_id": model_id, "llm_string": f"replay:{model_id}"}
+    inputs = ResponseCacheKeyInputs(agent_id=agent_id, scope=scope, model=model, prompt=prompt,
+                                    step_number=step_number(prompt), tools=list(tools or ()))
     return build_response_cache_key(inputs)
 
 
@@ -157,7 +143,8 @@ class RepeatCounter:
         conv = prepared.conversation
         full = self._conversation_messages(prepared)
         offset = 1 if conv.system else 0
-        key = response_cache_key(full[: offset + request.cut], self.model_id, tools=conv.tools or None)
+        scope = conv.family[len("user:"):] if conv.family.startswith("user:") else None  # configurable user_id
+        key = response_cache_key(full[: offset + request.cut], self.model_id, scope=scope, tools=conv.tools or None)
         stats = self.response
         stats.requests += 1
         stored = self._keys.get(key)
