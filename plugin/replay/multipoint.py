@@ -3,7 +3,9 @@
 This is an adapter, not a re-implementation: each request's Converse messages are handed to the real
 ``MultiPointStrategy`` as ``{"role", "content"}`` dicts (tool results travel in ``user`` messages, as Converse and
 Roo-Code send them), with the token counts the replay already made (injected ``count_tokens``) and the placements
-it returned for the previous request of the same conversation. Its placements (``type == "system"`` or a message
+it returned for the previous request of the same conversation. Each message's content is its text as one block,
+plus an empty marker block of the last block's type when that is a tool result, image or reasoning, so the
+strategy's own placement rules (Nova: no point after a tool result) see how the message ends. Its placements (``type == "system"`` or a message
 index) and its ``system_cache_point`` become checkpoints at the end of that message or of the system prompt.
 """
 
@@ -55,7 +57,10 @@ class MultiPointAdapter(Strategy):
             first = prepared.system_end
             for group, tokens in zip(prepared.groups, prepared.group_tokens):
                 text = "\n".join(_block_text(b) for b in blocks[group.start - first: group.end - first])
-                message = {"role": group.role, "content": text}
+                content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+                if group.last_kind in _MARKER_TYPES:  # let its placement rules see what the message ends with
+                    content.append({"type": _MARKER_TYPES[group.last_kind]})
+                message = {"role": group.role, "content": content}
                 self._tokens[id(message)] = tokens
                 self._by_text.setdefault(text, tokens)
                 cached.append(message)
@@ -70,7 +75,9 @@ class MultiPointAdapter(Strategy):
         if known is not None:
             return known
         text = message if isinstance(message, str) else (message or {}).get("content", "")
-        if not isinstance(text, str):
+        if isinstance(text, list):
+            text = "\n".join(str(b.get("text", "")) for b in text if isinstance(b, dict))
+        elif not isinstance(text, str):
             text = str(text)
         if text in self._by_text:
             return self._by_text[text]
@@ -107,6 +114,9 @@ class MultiPointAdapter(Strategy):
             if boundary > 0:
                 points[boundary] = Checkpoint(boundary, self.ttl_s, field)
         return sorted(points.values(), key=lambda p: p.boundary)[: self.rules.max_points]
+
+
+_MARKER_TYPES = {"tool_result": "tool_result", "image": "image", "reasoning": "thinking"}
 
 
 def _block_text(block: Any) -> str:

@@ -36,7 +36,7 @@ from .models import CacheRules
 from .prepare import Request
 from .pricing import ModelPrice
 from .simulator import Checkpoint
-from .strategies import Strategy
+from .strategies import Strategy, last_allowed_boundary, point_allowed_after
 
 __all__ = ["AnchoredTailStrategy"]
 
@@ -124,13 +124,10 @@ class AnchoredTailStrategy(Strategy):
 
     # -- placement -------------------------------------------------------------------------------------------
     def _allowed_after(self, kind: str) -> bool:
-        return self.rules.family != "nova" or kind not in ("tool_result", "image")
+        return point_allowed_after(self.rules, kind)
 
     def _tail_boundary(self, request: Request) -> int:
-        for group in reversed(request.groups):  # Nova: never directly after a toolResult or an image
-            if self._allowed_after(group.last_kind):
-                return group.end
-        return 0
+        return last_allowed_boundary(request, self.rules)  # Nova: never directly after a toolResult or an image
 
     def _anchor_boundary(self, request: Request) -> tuple[int, str]:
         prepared, rules = request.prepared, self.rules

@@ -20,7 +20,7 @@ from .prepare import Request
 from .pricing import ModelPrice
 from .simulator import Checkpoint
 
-__all__ = ["Strategy", "NoCacheStrategy", "LastMessageStrategy", "LangChainAwsStrategy", "STRATEGIES",
+__all__ = ["Strategy", "last_allowed_boundary", "point_allowed_after", "NoCacheStrategy", "LastMessageStrategy", "LangChainAwsStrategy", "STRATEGIES",
            "make_strategy", "StrategyUnavailable"]
 
 
@@ -59,14 +59,34 @@ class NoCacheStrategy(Strategy):
         return []
 
 
+def point_allowed_after(rules: CacheRules, kind: str) -> bool:
+    """Whether a cache point may directly follow a block of ``kind``: never after reasoning; on Nova never after a
+    tool result or an image (each a Bedrock validation error; DESIGN.md "Bedrock cache points")."""
+    if kind == "reasoning":
+        return False
+    return rules.family != "nova" or kind not in ("tool_result", "image")
+
+
+def last_allowed_boundary(request: Request, rules: CacheRules) -> int:
+    """The end of the last message of ``request`` after which a point is allowed (0: none)."""
+    for group in reversed(request.groups):
+        if point_allowed_after(rules, group.last_kind):
+            return group.end
+    return 0
+
+
 class LastMessageStrategy(Strategy):
-    """One point at the end of the last message (langchain-anthropic's prompt-caching middleware)."""
+    """One point at the end of the last message (langchain-anthropic's prompt-caching middleware).
+
+    Where Bedrock forbids a point there (Nova after a tool result), it goes after the last message that allows one.
+    """
 
     name = "last-message"
     description = "one point at the end of the last message"
 
     def place(self, request: Request) -> list[Checkpoint]:
-        return [Checkpoint(request.groups[-1].end, self.ttl_s)]
+        boundary = last_allowed_boundary(request, self.rules)
+        return [Checkpoint(boundary, self.ttl_s)] if boundary else []
 
 
 class LangChainAwsStrategy(Strategy):
@@ -117,19 +137,20 @@ STRATEGIES: dict[str, type[Strategy]] = {
 }
 
 
-def _register_optional() -> None:
+def _register_modules() -> None:
+    """Add the strategies defined in their own modules (imported lazily: they import this one)."""
     from .multipoint import MultiPointAdapter
     from .ours import AnchoredTailStrategy
 
-    STRATEGIES[MultiPointAdapter.name] = MultiPointAdapter
-    STRATEGIES[AnchoredTailStrategy.name] = AnchoredTailStrategy
+    STRATEGIES.setdefault(MultiPointAdapter.name, MultiPointAdapter)
+    STRATEGIES.setdefault(AnchoredTailStrategy.name, AnchoredTailStrategy)
 
 
 def make_strategy(name: str, rules: CacheRules, price: ModelPrice | None = None, ttl_s: float = 300.0) -> Strategy:
-    """A strategy by name (``STRATEGIES`` keys). Raises ``KeyError`` naming the unknown name and the known ones;
+    """A strategy by name (``STRATEGIES`` keys; add a ``Strategy`` subclass there to compare your own). Raises ``KeyError`` naming the unknown name and the known ones;
     ``StrategyUnavailable`` when its implementation is not installed."""
-    if len(STRATEGIES) == 3:
-        _register_optional()
+    if "anchored-tail" not in STRATEGIES:
+        _register_modules()
     try:
         cls = STRATEGIES[name]
     except KeyError:

@@ -1,0 +1,66 @@
+"""Replay benchmark: tau-bench airline (200 conversations, 2,454 requests) through every placement strategy.
+
+Run by hand from the project root (figures go to bench/README.md, section "Replay"):
+
+    python bench/replay_tau_bench.py [--data ../shared/data/tau_bench_gpt-4o-airline.json]
+
+For each model and request spacing it prints the input-side cost of each strategy relative to ``none``, plus a
+*foresight bound*: langchain-aws' placement minus the tail write of each conversation's final request (that write
+is never read). No real strategy can know which request is the last, so the bound is what any placement could
+still gain over langchain-aws on this traffic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from promptcache.replay.engine import run_replay
+from promptcache.replay.prepare import Request
+from promptcache.replay.simulator import Checkpoint
+from promptcache.replay.strategies import STRATEGIES, LangChainAwsStrategy
+
+_NAME = "tau_bench_gpt-4o-airline.json"
+# ../shared/data from the project root (or from any ancestor, for a git worktree checked out deeper)
+DEFAULT_DATA = next((p / "shared" / "data" / _NAME for p in Path(__file__).resolve().parents
+                     if (p / "shared" / "data" / _NAME).exists()), Path("../shared/data") / _NAME)
+
+
+class ForesightBound(LangChainAwsStrategy):
+    """langchain-aws' points, without the tail point on a conversation's final request (uses the future)."""
+
+    name = "foresight-bound"
+    description = "reference only: knows which request is the last"
+
+    def place(self, request: Request) -> list[Checkpoint]:
+        points = super().place(request)
+        if request.is_last:
+            points = [p for p in points if p.boundary != request.groups[-1].end]
+        return points
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", default=str(DEFAULT_DATA))
+    args = parser.parse_args()
+    STRATEGIES[ForesightBound.name] = ForesightBound
+    names = ["none", "last-message", "langchain-aws", "multi-point", "anchored-tail", "foresight-bound"]
+    models = ["anthropic.claude-sonnet-4-20250514-v1:0", "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+              "amazon.nova-pro-v1:0"]
+    print("| model | gap s | " + " | ".join(names) + " | +ResponseCache | RC hits | intention answered | run s |")
+    print("|---" * (len(names) + 6) + "|")
+    for model in models:
+        for gap in (10.0, 120.0, 600.0):
+            started = time.perf_counter()
+            result = run_replay([args.data], model, names, gap_s=gap)
+            elapsed = time.perf_counter() - started
+            rel = [result.relative(n) for n in names]
+            combined = result.relative("anchored-tail+response-cache")
+            cells = " | ".join("n/a" if r is None else f"{r:.4f}" for r in rel)
+            print(f"| {model} | {gap:g} | {cells} | {combined:.4f} | {result.response_cache.hits} | "
+                  f"{result.intention.answered}/{result.intention.tool_calls} | {elapsed:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
