@@ -77,3 +77,12 @@ def test_python_dash_m_runs_the_command(tmp_path: Path) -> None:
                            "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads((tmp_path / "replay.json").read_text())["requests"] == 42
+
+
+def test_run_replay_reports_progress() -> None:
+    from promptcache.replay import run_replay
+
+    seen: list[tuple[int, int]] = []
+    result = run_replay([SAMPLE], MODEL, ["none"], combined=False, progress=lambda done, total: seen.append((done, total)))
+    assert seen[0] == (1, 42) and seen[-1] == (42, 42) and len(seen) == 42
+    assert list(result.strategies) == ["none"]

@@ -154,3 +154,9 @@ def test_multi_point_uses_the_real_strategy() -> None:
     placed = [strategy.place(r) for r in requests(agent_conversation())]
     # system (1,100 tokens) reaches the minimum alone; no user segment after it does (<= 325 tokens)
     assert placed == [[Checkpoint(1, 300.0, "system")]] * 3
+
+
+def test_last_message_on_nova_moves_back_from_a_tool_result() -> None:
+    strategy = make_strategy("last-message", cache_rules(NOVA))
+    second = requests(agent_conversation())[1]  # ends with the tool result (boundary 4); before it, the tool call
+    assert strategy.place(second) == [Checkpoint(3)]

@@ -1,0 +1,70 @@
+"""ResponseCache hits (real key, TTL) and intention-cache answers counted by the replay."""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+from promptcache.replay.prepare import prepare, requests_of, schedule
+from promptcache.replay.repeats import RepeatCounter, lc_messages, response_cache_key
+from promptcache.replay.tokens import TokenCounter
+from promptcache.replay.transcript import Block, Conversation, Message
+from promptcache.response_cache import ResponseCacheKeyInputs, build_response_cache_key
+
+MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"
+
+
+def conv(cid: str, family: str, first: str, lookup: str = '{"id":1}', result: str = "ok") -> Conversation:
+    return Conversation(cid, family, (Block("text", "sys"),), [
+        Message("user", (Block("text", first),)),
+        Message("assistant", (Block("tool_use", lookup, "get", f"{cid}-t"),)),
+        Message("tool", (Block("tool_result", result, id=f"{cid}-t"),)),
+        Message("assistant", (Block("text", "done"),)),
+    ])
+
+
+def feed(convs: list[Conversation], gap_s: float) -> RepeatCounter:
+    counter = TokenCounter()
+    repeats = RepeatCounter(MODEL)
+    for request in schedule([requests_of(prepare(c, counter), counter) for c in convs], gap_s):
+        repeats.feed(request)
+    return repeats
+
+
+def test_key_is_the_real_response_cache_key() -> None:
+    prompt = [SystemMessage("sys"), HumanMessage("hi"), AIMessage("", tool_calls=[
+        {"name": "get", "args": {"id": 1}, "id": "x", "type": "tool_call"}])]
+    expected = build_response_cache_key(ResponseCacheKeyInputs(
+        agent_id="promptcache-response-cache", scope="u1",
+        model={"provider": "amazon_bedrock_converse", "model_id": MODEL, "llm_string": f"replay:{MODEL}"},
+        prompt=prompt, step_number=1))
+    assert response_cache_key(prompt, MODEL, scope="u1") == expected
+    assert expected.startswith("response:promptcache-response-cache:")
+
+
+def test_lc_messages_rebuild_tool_calls_and_results() -> None:
+    msgs = lc_messages(conv("a", "user:u1", "hi"))
+    assert [m.type for m in msgs] == ["system", "human", "ai", "tool", "ai"]
+    assert msgs[2].tool_calls == [{"name": "get", "args": {"id": 1}, "id": "a-t", "type": "tool_call"}]
+    assert msgs[3].tool_call_id == "a-t"
+
+
+def test_exact_repeats_hit_within_the_ttl_only_and_per_user() -> None:
+    # a and b: same user, same messages -> both of b's requests repeat a's (the key ignores tool-call ids, which
+    # differ). c: another user, same text: another scope, no hit.
+    convs = [conv("a", "user:u1", "hi"), conv("b", "user:u1", "hi"), conv("c", "user:u2", "hi")]
+    near = feed(convs, gap_s=10.0)  # b's requests come 20 s after a's
+    assert (near.response.hits, near.response.repeats) == (2, 2)
+    far = feed(convs, gap_s=200.0)  # 400 s later: expired (TTL 300 s), still repeats
+    assert (far.response.hits, far.response.repeats) == (0, 2)
+
+
+def test_intention_answers_same_family_tool_and_arguments_and_never_errors() -> None:
+    convs = [
+        conv("a", "user:u1", "one"),
+        conv("b", "user:u1", "two"),  # same user, same lookup: answered
+        conv("c", "user:u2", "three"),  # other user: not answered
+        conv("d", "user:u2", "four", lookup='{"id":2}', result="Error: not found"),
+        conv("e", "user:u2", "five", lookup='{"id":2}'),  # d's result was an error, never stored
+    ]
+    stats = feed(convs, gap_s=10.0).intention
+    assert (stats.tool_calls, stats.answered, stats.families) == (5, 1, 2)
