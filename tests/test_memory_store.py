@@ -9,7 +9,7 @@ import pytest
 from langgraph.store.memory import InMemoryStore
 
 from promptcache.memory import MemoryKind, TypedMemory, TypedMemoryStore
-from tests.memory_helpers import CountingStore, purge_prefix
+from test_memory_support import CountingStore, purge_prefix
 
 
 @pytest.fixture

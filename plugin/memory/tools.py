@@ -89,4 +89,15 @@ def make_remember_tool(
 
     return StructuredTool.from_function(
         func=remember, coroutine=aremember, name=name, description=_DESCRIPTION, handle_tool_error=True,
+        handle_validation_error=_validation_message,
     )
+
+
+def _validation_message(exc: Exception) -> str:
+    """Tool-argument validation errors go back to the model as text (e.g. an unknown kind), not as exceptions."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        parts = [f"{'.'.join(str(x) for x in e.get('loc', ()))}: {e.get('msg')} (got {e.get('input')!r})"
+                 for e in errors()]
+        return "memory not saved: " + "; ".join(parts)
+    return f"memory not saved: {exc}"
