@@ -5,7 +5,7 @@ Put the node before the model node::
     class State(MessagesState, MemoryState): ...
 
     builder = StateGraph(State)
-    builder.add_node("memory", MemoryNode(TypedMemoryStore(store)))
+    builder.add_node("memory", MemoryNode(TypedMemoryStore.for_store(store)))
     builder.add_node("model", call_model)            # uses state["memory_prompt"] as (part of) the system prompt
     builder.add_edge(START, "memory"); builder.add_edge("memory", "model")
     graph = builder.compile(checkpointer=MemorySaver())
@@ -62,7 +62,7 @@ class MemoryNode(Runnable[dict, dict]):
         scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
     ) -> None:
         if isinstance(memory, BaseStore):
-            memory = TypedMemoryStore(memory)
+            memory = TypedMemoryStore.for_store(memory)
         if memory is not None and not isinstance(memory, TypedMemoryStore):
             raise TypeError(f"memory must be a TypedMemoryStore, a BaseStore or None, got {type(memory).__name__}")
         self.memory = memory
@@ -85,7 +85,7 @@ class MemoryNode(Runnable[dict, dict]):
         store = get_store()
         if store is None:
             raise RuntimeError("MemoryNode(memory=None) needs a graph store: builder.compile(store=...)")
-        return self._make_loader(TypedMemoryStore(store))
+        return self._make_loader(TypedMemoryStore.for_store(store))
 
     def resolve_scope(self, config: RunnableConfig | None = None) -> str | None:
         """The scope of this call, by the shared rule (:func:`promptcache.config.resolve_scope`)."""

@@ -30,6 +30,7 @@ class MemoryAgentState(AgentState):
     """``AgentState`` plus the :class:`~promptcache.memory.policy.MemoryState` keys."""
 
     memory_scope: NotRequired[str]
+    memory_version: NotRequired[str]
     memory_feedback: NotRequired[list[dict[str, Any]]]
     memory_user_facts: NotRequired[list[dict[str, Any]]]
     memory_references: NotRequired[list[dict[str, Any]]]
@@ -87,7 +88,7 @@ class TypedMemoryMiddleware(Processor):
     ) -> None:
         super().__init__()
         if isinstance(memory, BaseStore):
-            memory = TypedMemoryStore(memory)
+            memory = TypedMemoryStore.for_store(memory)
         if memory is not None and not isinstance(memory, TypedMemoryStore):
             raise TypeError(f"memory must be a TypedMemoryStore, a BaseStore or None, got {type(memory).__name__}")
         self._memory = memory
@@ -103,7 +104,7 @@ class TypedMemoryMiddleware(Processor):
         store = getattr(runtime, "store", None)
         if store is None:
             raise RuntimeError("TypedMemoryMiddleware(memory=None) needs an agent store: create_agent(..., store=...)")
-        return MemoryLoader(TypedMemoryStore(store), self._classifier, load_references=self._load_references)
+        return MemoryLoader(TypedMemoryStore.for_store(store), self._classifier, load_references=self._load_references)
 
     def before_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         """Load this turn's memories into the agent state (see the module docstring)."""

@@ -10,7 +10,10 @@ Per turn (one user question), from the seed document ``004_*``:
 
 "Once per thread" works through state: what was loaded is written to the graph/agent state (:class:`MemoryState`
 keys), with the scope it was loaded for; the checkpointer keeps it, so the next turn on the same thread sees it and
-does not read the store again. A new thread (empty state) or a different scope reads again.
+does not read the store again. A new thread (empty state) or a different scope reads again, and so does a turn
+after a feedback / user-fact / reference memory of that scope was written or deleted through the same
+``TypedMemoryStore`` object (its :meth:`~TypedMemoryStore.write_token` changed). Writes made by another process are
+seen from the next thread on.
 
 The rendered block has a fixed section order and, within a section, memories oldest first (ties by id), so the
 same memories always give the same text and the per-thread part (feedback, user facts, references) is a stable
@@ -41,11 +44,14 @@ _STATE_KEY = {
     MemoryKind.PROJECT_STATE: "memory_project_state",
 }
 _HEADINGS = {
-    MemoryKind.FEEDBACK: "Rules from the user's feedback (always follow these):",
+    MemoryKind.FEEDBACK: "Rules (always follow):",
     MemoryKind.USER_FACT: "About the user:",
-    MemoryKind.REFERENCE: "References (pointers to look up when needed, by id):",
-    MemoryKind.PROJECT_STATE: "Current project state (fresh as of this turn):",
+    MemoryKind.REFERENCE: "References:",
+    MemoryKind.PROJECT_STATE: "Current state:",
 }
+POINTER_MAX_CHARS = 200
+"""A reference whose content is longer than this is not a pointer but stored contents: it renders as
+``[memory id] description`` only (fetch it with ``TypedMemoryStore.get``)."""
 
 
 class MemoryState(TypedDict, total=False):
@@ -55,6 +61,8 @@ class MemoryState(TypedDict, total=False):
 
     Keys:
         memory_scope: the scope label the per-thread memories were loaded for.
+        memory_version: :meth:`TypedMemoryStore.write_token` at load time; a write through the same
+            ``TypedMemoryStore`` (e.g. the ``remember`` tool) changes it, so the next turn reloads.
         memory_feedback / memory_user_facts / memory_references: loaded once per thread.
         memory_project_state: loaded every turn (empty for a conceptual question).
         memory_prompt: the rendered memory block (put it in the system prompt).
@@ -62,6 +70,7 @@ class MemoryState(TypedDict, total=False):
     """
 
     memory_scope: str
+    memory_version: str
     memory_feedback: list[dict[str, Any]]
     memory_user_facts: list[dict[str, Any]]
     memory_references: list[dict[str, Any]]
@@ -93,8 +102,10 @@ def latest_question(messages: Sequence[Any]) -> str:
 
 def _line(memory: TypedMemory) -> str:
     if memory.kind is MemoryKind.REFERENCE:
-        desc = memory.metadata.get("description") if memory.metadata else None
-        return f"- [{memory.id}] {desc}: {memory.content}" if desc else f"- [{memory.id}] {memory.content}"
+        desc = (memory.metadata.get("description") if memory.metadata else None) or memory.subject
+        if len(memory.content) > POINTER_MAX_CHARS:
+            return f"- [{memory.id}] {desc or memory.content[:80].rstrip() + '...'}"
+        return f"- {desc}: {memory.content}" if desc else f"- {memory.content}"
     return f"- {memory.content}"
 
 
@@ -102,8 +113,10 @@ def render_memory_block(memories: Mapping[MemoryKind, Sequence[TypedMemory | Map
     """Render loaded memories as one text block: sections in the order feedback, user facts, references, project
     state; memories oldest first within a section (ties by id); empty sections left out; "" when nothing is loaded.
 
-    A reference renders as a pointer: ``- [id] description: target`` (``metadata["description"]`` and the content,
-    which for a reference is the pointer itself).
+    A reference renders as a pointer: ``- description: target`` (``metadata["description"]`` or the subject, and
+    the content, which for a reference is the pointer itself: URL, document id, endpoint). A reference whose content
+    is longer than :data:`POINTER_MAX_CHARS` holds contents rather than a pointer: it renders as
+    ``- [memory id] description`` and its contents stay in the store.
     """
     parts = []
     for kind in (*THREAD_KINDS, MemoryKind.PROJECT_STATE):
@@ -140,12 +153,13 @@ class MemoryLoader:
         self.thread_kinds = THREAD_KINDS if load_references else THREAD_KINDS[:2]
         self.messages_key = messages_key
 
-    def _needs_thread_load(self, state: Mapping[str, Any], label: str) -> bool:
-        return state.get("memory_scope") != label
+    def _needs_thread_load(self, state: Mapping[str, Any], label: str, scope: str | None) -> bool:
+        return (state.get("memory_scope") != label
+                or state.get("memory_version") != self.memory.write_token(scope))
 
-    def _finish(self, state: Mapping[str, Any], label: str, question: str, conceptual: bool,
+    def _finish(self, state: Mapping[str, Any], label: str, version: str, question: str, conceptual: bool,
                 loaded: dict[MemoryKind, list[TypedMemory]]) -> dict[str, Any]:
-        update: dict[str, Any] = {"memory_scope": label}
+        update: dict[str, Any] = {"memory_scope": label, "memory_version": version}
         block: dict[MemoryKind, Sequence[Any]] = {}
         for kind in self.thread_kinds:
             if kind in loaded:
@@ -170,23 +184,25 @@ class MemoryLoader:
         label = scope_label(scope)
         question = latest_question(state.get(self.messages_key) or [])
         loaded: dict[MemoryKind, list[TypedMemory]] = {}
-        if self._needs_thread_load(state, label):
+        version = self.memory.write_token(scope)
+        if self._needs_thread_load(state, label, scope):
             for kind in self.thread_kinds:
                 loaded[kind] = self.memory.list(scope, kind)
         conceptual = bool(self.classifier(question)) if question else False
         if not conceptual:
             loaded[MemoryKind.PROJECT_STATE] = self.memory.list(scope, MemoryKind.PROJECT_STATE)
-        return self._finish(state, label, question, conceptual, loaded)
+        return self._finish(state, label, version, question, conceptual, loaded)
 
     async def aload(self, state: Mapping[str, Any], scope: str | None) -> dict[str, Any]:
         """Async twin of :meth:`load`."""
         label = scope_label(scope)
         question = latest_question(state.get(self.messages_key) or [])
         loaded: dict[MemoryKind, list[TypedMemory]] = {}
-        if self._needs_thread_load(state, label):
+        version = self.memory.write_token(scope)
+        if self._needs_thread_load(state, label, scope):
             for kind in self.thread_kinds:
                 loaded[kind] = await self.memory.alist(scope, kind)
         conceptual = await aclassify(self.classifier, question) if question else False
         if not conceptual:
             loaded[MemoryKind.PROJECT_STATE] = await self.memory.alist(scope, MemoryKind.PROJECT_STATE)
-        return self._finish(state, label, question, conceptual, loaded)
+        return self._finish(state, label, version, question, conceptual, loaded)

@@ -18,7 +18,11 @@ error). A stored value that is not a typed memory is skipped and logged (throttl
 from __future__ import annotations
 
 import re
+import threading
 import time
+import uuid
+import weakref
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -45,6 +49,8 @@ _log = get_logger("promptcache.memory")
 _bad_value = ThrottledWarning(_log)
 _WORD = re.compile(r"\w+", re.UNICODE)
 _PAGE = 100
+_SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_SHARED_LOCK = threading.Lock()
 
 
 def _check_metadata(metadata: Any) -> dict[str, Any]:
@@ -108,6 +114,42 @@ class TypedMemoryStore:
             raise ValueError("project_state_ttl_s must be a number of seconds > 0 (project state must expire)")
         self.project_state_ttl_s = ttl
         self.clock = clock
+        self._instance = uuid.uuid4().hex[:12]
+        self._writes: Counter[str] = Counter()
+        self._writes_lock = threading.Lock()
+
+    @classmethod
+    def for_store(cls, store: BaseStore) -> TypedMemoryStore:
+        """The shared default-configured ``TypedMemoryStore`` of ``store`` (one per store object, kept while the
+        store lives), so the node, the middleware and the ``remember`` tool built on the same ``BaseStore`` share
+        one :meth:`write_token`.
+
+        Raises:
+            TypeError: ``store`` is not a ``BaseStore``.
+        """
+        if not isinstance(store, BaseStore):
+            raise TypeError(f"store must be a langgraph BaseStore, got {type(store).__name__}")
+        with _SHARED_LOCK:
+            shared = _SHARED.get(store)
+            if shared is None:
+                shared = _SHARED[store] = cls(store)
+            return shared
+
+    def write_token(self, scope: str | None) -> str:
+        """A token that changes whenever this object writes or deletes a feedback, user-fact or reference memory of
+        ``scope`` (project state is re-read every turn anyway). It is unique to this object, so a token from
+        another process or object never matches: the load policy then reloads, which is always safe.
+
+        Raises:
+            ValueError / TypeError: a bad scope.
+        """
+        label = build_namespace(self.prefix, scope, MemoryKind.FEEDBACK)[-2]
+        return f"{self._instance}:{self._writes[label]}"
+
+    def _touch(self, ns: tuple[str, ...]) -> None:
+        if ns[-1] != MemoryKind.PROJECT_STATE.value:
+            with self._writes_lock:
+                self._writes[ns[-2]] += 1
 
     # -- pure helpers ----------------------------------------------------------------------------------------------
     def namespace(self, scope: str | None, kind: MemoryKind | str) -> tuple[str, ...]:
@@ -211,6 +253,7 @@ class TypedMemoryStore:
         ns, record = self._build(scope, kind, content, subject, ttl_s, metadata)
         record, stale = self._plan_write(record, self._scan(ns, record.kind))
         self.store.put(ns, record.id, record.to_value(), **self._put_kwargs(record))
+        self._touch(ns)
         for key in stale:
             self.store.delete(ns, key)
         return record
@@ -251,7 +294,9 @@ class TypedMemoryStore:
 
     def delete(self, scope: str | None, kind: MemoryKind | str, memory_id: str) -> None:
         """Delete one memory (no error when it does not exist)."""
-        self.store.delete(self.namespace(scope, kind), str(memory_id))
+        ns = self.namespace(scope, kind)
+        self.store.delete(ns, str(memory_id))
+        self._touch(ns)
 
     def forget_expired(self, scope: str | None, kinds: Iterable[MemoryKind | str] | None = None) -> int:
         """Delete the expired memories of ``scope`` (all kinds by default); returns how many were deleted."""
@@ -262,6 +307,7 @@ class TypedMemoryStore:
                 exp = it.value.get("expires_at") if isinstance(it.value, Mapping) else None
                 if exp is not None and now >= float(exp):
                     self.store.delete(ns, it.key)
+                    self._touch(ns)
                     deleted += 1
         return deleted
 
@@ -288,6 +334,7 @@ class TypedMemoryStore:
         ns, record = self._build(scope, kind, content, subject, ttl_s, metadata)
         record, stale = self._plan_write(record, await self._ascan(ns, record.kind))
         await self.store.aput(ns, record.id, record.to_value(), **self._put_kwargs(record))
+        self._touch(ns)
         for key in stale:
             await self.store.adelete(ns, key)
         return record
@@ -321,7 +368,9 @@ class TypedMemoryStore:
 
     async def adelete(self, scope: str | None, kind: MemoryKind | str, memory_id: str) -> None:
         """Async twin of :meth:`delete`."""
-        await self.store.adelete(self.namespace(scope, kind), str(memory_id))
+        ns = self.namespace(scope, kind)
+        await self.store.adelete(ns, str(memory_id))
+        self._touch(ns)
 
     async def aforget_expired(self, scope: str | None, kinds: Iterable[MemoryKind | str] | None = None) -> int:
         """Async twin of :meth:`forget_expired`."""
@@ -332,6 +381,7 @@ class TypedMemoryStore:
                 exp = it.value.get("expires_at") if isinstance(it.value, Mapping) else None
                 if exp is not None and now >= float(exp):
                     await self.store.adelete(ns, it.key)
+                    self._touch(ns)
                     deleted += 1
         return deleted
 

@@ -53,7 +53,7 @@ def make_remember_tool(
         TypeError: ``memory`` of another type.
     """
     if isinstance(memory, BaseStore):
-        memory = TypedMemoryStore(memory)
+        memory = TypedMemoryStore.for_store(memory)
     if memory is not None and not isinstance(memory, TypedMemoryStore):
         raise TypeError(f"memory must be a TypedMemoryStore, a BaseStore or None, got {type(memory).__name__}")
     fixed = memory
@@ -66,7 +66,7 @@ def make_remember_tool(
             return fixed, user
         from langgraph.config import get_store
 
-        return TypedMemoryStore(get_store()), user
+        return TypedMemoryStore.for_store(get_store()), user
 
     def _reply(record: Any) -> str:
         return f"saved {record.kind.value} memory {record.id}"
