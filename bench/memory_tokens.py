@@ -143,11 +143,13 @@ def run_scenario(classifier_name: str, events: list[dict], user: str) -> dict[st
         out = graph.invoke({"messages": [("user", e["question"])]},
                            {"configurable": {"thread_id": e["session"], "user_id": user}})
         typed_block = out["memory_prompt"]
+        per_turn_part = typed_block[typed_block.index("Current state:"):] if "Current state:" in typed_block else ""
         flat = flat_block(written)
         needs = needed_contents(e, written)
         flat_state = [w["content"] for w in written if w["kind"] == "project_state"]
         rows.append({
-            "question": e["question"], "conceptual": e["conceptual"],
+            "question": e["question"], "conceptual": e["conceptual"], "session": e["session"],
+            "typed_per_turn_part_tokens": tokens(per_turn_part),
             "classified_conceptual": out["memory_turn"]["conceptual"],
             "flat_memory_tokens": tokens(flat), "typed_memory_tokens": tokens(typed_block),
             "flat_prompt_tokens": prompt_tokens(flat, e["question"]),
@@ -158,7 +160,13 @@ def run_scenario(classifier_name: str, events: list[dict], user: str) -> dict[st
             "flat_stale": stale_shown(flat_state, written, e["t_min"]),
             "typed_stale": stale_shown([m["content"] for m in out["memory_project_state"]], written, e["t_min"]),
         })
-    return summarise(rows)
+    result = summarise(rows)
+    result["typed_per_turn_part_tokens_per_turn"] = round(
+        statistics.mean(r["typed_per_turn_part_tokens"] for r in rows), 1)
+    result["per_session_memory_token_reduction_pct"] = {
+        s: summarise([r for r in rows if r["session"] == s])["memory_token_reduction_pct"]
+        for s in dict.fromkeys(r["session"] for r in rows)}
+    return result
 
 
 def summarise(rows: list[dict]) -> dict[str, Any]:
@@ -230,7 +238,9 @@ def run_bfcl(path: Path, search_k: int) -> dict[str, Any]:
             typed = out["memory_prompt"]
             truth = [str(t).lower() for t in answers[q["id"]]]
             in_flat = any(t in flat.lower() for t in truth)
-            base = {"needed": int(in_flat), "flat_hits": int(in_flat),
+            base = {"question": question, "conceptual": False,  # every BFCL question is about the user's data
+                    "classified_conceptual": out["memory_turn"]["conceptual"],
+                    "needed": int(in_flat), "flat_hits": int(in_flat),
                     "flat_memory_tokens": tokens(flat), "flat_prompt_tokens": prompt_tokens(flat, question),
                     "flat_stale": 0, "typed_stale": 0}
             rows.append({**base, "typed_hits": int(in_flat and any(t in typed.lower() for t in truth)),
@@ -243,12 +253,12 @@ def run_bfcl(path: Path, search_k: int) -> dict[str, Any]:
             two = "Memories:\n" + "\n".join(f"- {p}" for p in picked) if picked else ""
             srows.append({**base, "typed_hits": int(in_flat and any(t in two.lower() for t in truth)),
                           "typed_memory_tokens": tokens(two), "typed_prompt_tokens": prompt_tokens(two, question)})
-        per[scenario] = {k: v for k, v in summarise(rows).items() if k != "misses"}
+        per[scenario] = summarise(rows)
         rows_all += rows
         rows_search += srows
     return {"memories_by_kind": dict(kinds), "questions": len(rows_all),
             "answer_in_flat_memory": sum(r["needed"] for r in rows_all),
-            "typed": {k: v for k, v in summarise(rows_all).items() if k != "misses"},
+            "typed": summarise(rows_all),
             f"typed_two_step_top{search_k}": {k: v for k, v in summarise(rows_search).items() if k != "misses"},
             "per_scenario": per}
 

@@ -302,3 +302,28 @@ def test_long_reference_renders_as_an_id_pointer():
     memory = TypedMemoryStore()
     ref = memory.put("u1", "reference", "x" * 300, metadata={"description": "the full spec"})
     assert render_memory_block({MemoryKind.REFERENCE: [ref]}) == f"References:\n- [{ref.id}] the full spec"
+
+
+def test_memory_node_on_postgres_store(postgres_url):
+    """The same per-thread / per-turn policy with a real PostgresStore under the node."""
+    import uuid
+
+    from langgraph.store.postgres import PostgresStore
+    from test_memory_support import purge_prefix
+
+    prefix = ("pctest", uuid.uuid4().hex[:12])
+    with PostgresStore.from_conn_string(postgres_url) as store:
+        store.setup()
+        try:
+            memory = TypedMemoryStore(store, prefix=prefix)
+            _seed(memory)
+            memory.put("u1", "project_state", "Deploy running", ttl_s=0.001)
+            graph = _graph(memory, ScriptedChatModel(replies=["ok"], cycle=True))
+            config = {"configurable": {"thread_id": "t1", "user_id": "u1"}}
+            reads = [graph.invoke({"messages": [("user", q)]}, config)["memory_turn"]["read"] for q, _ in QUESTIONS]
+            assert reads == [["feedback", "user_fact", "reference", "project_state"], [], ["project_state"],
+                             ["project_state"]]
+            state = graph.get_state(config).values
+            assert state["memory_prompt"] == EXPECTED_PROMPT
+        finally:
+            purge_prefix(store, prefix)
