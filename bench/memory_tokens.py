@@ -187,7 +187,8 @@ def summarise(rows: list[dict]) -> dict[str, Any]:
         "flat_recall_pct": round(100 * total("flat_hits") / needed, 1) if needed else 100.0,
         "flat_stale_facts_shown": total("flat_stale"),
         "typed_stale_facts_shown": total("typed_stale"),
-        "classifier_errors": sum(1 for r in rows if "conceptual" in r and r["conceptual"] != r["classified_conceptual"]),
+        "classifier_errors": sum(1 for r in rows
+                                 if "conceptual" in r and r["conceptual"] != r["classified_conceptual"]),
         "misses": [r.get("question") for r in rows if r["typed_hits"] < r["needed"]],
     }
 

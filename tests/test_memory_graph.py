@@ -64,7 +64,7 @@ QUESTIONS = [
 def test_graph_reads_per_thread_and_per_turn():
     raw = CountingStore()
     memory = TypedMemoryStore(raw)
-    ref_id = _seed(memory)
+    _seed(memory)
     raw.ops.clear()
     model = ScriptedChatModel(replies=["ok"], cycle=True)
     graph = _graph(memory, model)
@@ -174,7 +174,7 @@ def _agent(memory, model, **kw):
 def test_create_agent_applies_the_same_policy():
     raw = CountingStore()
     memory = TypedMemoryStore(raw)
-    ref_id = _seed(memory)
+    _seed(memory)
     raw.ops.clear()
     model = ScriptedChatModel(replies=["ok"], cycle=True)
     agent = _agent(memory, model)

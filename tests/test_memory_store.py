@@ -7,9 +7,9 @@ import uuid
 
 import pytest
 from langgraph.store.memory import InMemoryStore
+from test_memory_support import CountingStore, purge_prefix
 
 from promptcache.memory import MemoryKind, TypedMemory, TypedMemoryStore
-from test_memory_support import CountingStore, purge_prefix
 
 
 @pytest.fixture

@@ -45,8 +45,8 @@ _GENERIC_I = re.compile(r"\b(?:how|when|why|where|what)\s+(?:do|can|should|would
                         r"\b(?:tell|show|give|help|teach)\s+me\b", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:my|our|ours|mine|we|we're|we've|we'd|us|i'm|i've|i'd|i'll|me|myself)\b|\bi\b",
                            re.I)
-_DEFINITE_WORK = re.compile(rf"\b(?:the|this|that|these|those|your|today's|tomorrow's)\s+(?:\w+\s+)?(?:{_WORK_NOUNS})\b",
-                            re.I)
+_DEFINITE_WORK = re.compile(
+    rf"\b(?:the|this|that|these|those|your|today's|tomorrow's)\s+(?:\w+\s+)?(?:{_WORK_NOUNS})\b", re.I)
 _NOW_WORDS = re.compile(
     r"\b(?:today|tonight|tomorrow|yesterday|currently|right now|so far|at the moment|as of now|anymore|latest|"
     r"still|yet|this (?:week|morning|afternoon|evening|month|quarter|sprint)|next (?:week|monday|tuesday|"
