@@ -327,3 +327,22 @@ def test_memory_node_on_postgres_store(postgres_url):
             assert state["memory_prompt"] == EXPECTED_PROMPT
         finally:
             purge_prefix(store, prefix)
+
+
+def test_middleware_per_call_scope_and_chat_model_classifier_stays_out_of_the_stream():
+    raw = CountingStore()
+    memory = TypedMemoryStore(raw)
+    _seed(memory, user="u9")
+    classifier_model = ScriptedChatModel(replies=["work"], cycle=True)
+    model = ScriptedChatModel(replies=["answer"], cycle=True)
+    agent = create_agent(model, tools=[], checkpointer=MemorySaver(),
+                         middleware=[TypedMemoryMiddleware(memory, classifier=classifier_model)])
+    config = TypedMemoryMiddleware.context(scope="u9")
+    config["configurable"].update(thread_id="t1", user_id="u1")
+    chunks = [m.content for m, _ in agent.stream({"messages": [("user", "Where is order 42?")]}, config,
+                                                 stream_mode="messages")]
+    assert "work" not in chunks and "answer" in "".join(chunks)
+    assert classifier_model.calls == 1
+    assert "ETA for order 42 is 5 pm" in model.seen[0][0].content  # u9's memories, not u1's
+    with pytest.raises(ValueError, match="unknown per-call option"):
+        TypedMemoryMiddleware.context(user="u9")

@@ -95,6 +95,10 @@ _SYSTEM = (
 )
 
 
+_CONFIG = {"tags": ["nostream", "promptcache:memory-classifier"]}
+"""Tags of the classifier's model call: LangGraph's ``nostream`` keeps its tokens out of ``stream_mode="messages"``."""
+
+
 class ChatModelClassifier:
     """A chat model as a conceptual-question classifier (one short call per question; sync and async).
 
@@ -119,14 +123,14 @@ class ChatModelClassifier:
 
     def __call__(self, question: str) -> bool:
         try:
-            return self._parse(self.model.invoke(self._messages(question)))
+            return self._parse(self.model.invoke(self._messages(question), config=_CONFIG))
         except Exception:  # noqa: BLE001 - a classifier failure must not break the turn
             return self.fallback(question)
 
     async def acall(self, question: str) -> bool:
         """Async twin of ``__call__``."""
         try:
-            return self._parse(await self.model.ainvoke(self._messages(question)))
+            return self._parse(await self.model.ainvoke(self._messages(question), config=_CONFIG))
         except Exception:  # noqa: BLE001
             return self.fallback(question)
 
