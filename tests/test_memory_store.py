@@ -271,3 +271,16 @@ async def test_async_twins_postgres(postgres_url):
             for ns in await store.alist_namespaces(prefix=prefix, limit=1000):
                 for item in await store.asearch(ns, limit=1000, refresh_ttl=False):
                     await store.adelete(item.namespace, item.key)
+
+
+def test_search_uses_the_store_index_when_it_has_one():
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+
+    store = InMemoryStore(index={"dims": 16, "embed": DeterministicFakeEmbedding(size=16), "fields": ["content"]})
+    memory = TypedMemoryStore(store)
+    memory.put("u1", "project_state", "Order 42 ETA 17:00")
+    memory.put("u1", "project_state", "Build is red", ttl_s=0.001)
+    memory.put("u2", "project_state", "Order 42 ETA 17:00 for u2")
+    time.sleep(0.01)
+    found = memory.search("u1", "project_state", "Order 42 ETA 17:00")
+    assert [m.content for m in found] == ["Order 42 ETA 17:00"]  # exact text = identical fake embedding
