@@ -22,20 +22,19 @@ nothing to it, so nothing is counted twice.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable
 from typing import Any, Optional
 
 import orjson
 from langchain_aws import ChatBedrockConverse
-from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.runnables import RunnableConfig
-from langchain_core.runnables.config import ensure_config, set_config_context
-from langchain_core.runnables.utils import coro_with_context
+from langchain_core.runnables.config import ensure_config
 from pydantic import ConfigDict, PrivateAttr, model_validator
 
 from promptcache._log import ThrottledWarning
 from promptcache.backends import InMemoryServerCache, ServerCache
 from promptcache.backends.base import validate_ttl
+from promptcache.config import CurrentConfigMixin
 from promptcache.cache_points import (
     CachePointPlacement,
     ConversePlan,
@@ -110,7 +109,7 @@ def conversation_id(system: list[Any], messages: list[dict[str, Any]], config: R
     return "hash:" + stable_hash({"system": system, "first": messages[:1]}, 32)
 
 
-class CachePointChatBedrockConverse(ChatBedrockConverse):
+class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
     """``ChatBedrockConverse`` that places Bedrock cache points on every request (see the module docstring).
 
     Extra fields:
@@ -180,43 +179,6 @@ class CachePointChatBedrockConverse(ChatBedrockConverse):
         self._last_plan = plan
         logger.debug("cache points for %s: tools=%s system=%s messages=%s", conv, plan.tools_point,
                      plan.system_point, [p.index for p in plan.placements])
-
-    # -- make the call's config current, so thread_id is visible inside _generate/_stream ----------------------
-    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AIMessage:
-        config = ensure_config(config)
-        with set_config_context(config) as ctx:
-            return ctx.run(super().invoke, input, config, **kwargs)
-
-    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AIMessage:
-        config = ensure_config(config)
-        with set_config_context(config) as ctx:
-            return await coro_with_context(super().ainvoke(input, config, **kwargs), ctx)
-
-    def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[AIMessageChunk]:
-        config = ensure_config(config)
-        with set_config_context(config) as ctx:
-            iterator = super().stream(input, config, **kwargs)
-            while True:
-                try:
-                    chunk = ctx.run(next, iterator)
-                except StopIteration:
-                    return
-                yield chunk
-
-    async def astream(self, input: Any, config: RunnableConfig | None = None,
-                      **kwargs: Any) -> AsyncIterator[AIMessageChunk]:
-        config = ensure_config(config)
-        with set_config_context(config) as ctx:
-            iterator = super().astream(input, config, **kwargs)
-            try:
-                while True:
-                    try:
-                        chunk = await coro_with_context(iterator.__anext__(), ctx)
-                    except StopAsyncIteration:
-                        return
-                    yield chunk
-            finally:
-                await iterator.aclose()
 
     @classmethod
     def from_model(cls, model: ChatBedrockConverse, **options: Any) -> CachePointChatBedrockConverse:

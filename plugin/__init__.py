@@ -44,6 +44,10 @@ _EXPORTS: dict[str, str] = {
     "TypedMemoryStore": "promptcache.memory",
     "TypedMemoryMiddleware": "promptcache.memory",
     "make_remember_tool": "promptcache.memory",
+    "MemoryLoader": "promptcache.memory",
+    "is_conceptual_question": "promptcache.memory",
+    "render_memory_block": "promptcache.memory",
+    "DEFAULT_PROJECT_STATE_TTL_S": "promptcache.memory",
     # intention cache
     "IntentionMemory": "promptcache.intention",
     "IntentionMatch": "promptcache.intention",

@@ -18,13 +18,15 @@ The field names of steps 3 and 4 are configurable (``scope_fields``).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any, Final
 
 from langchain_core.runnables import RunnableConfig
-from langchain_core.runnables.config import ensure_config
+from langchain_core.runnables.config import ensure_config, set_config_context
+from langchain_core.runnables.utils import coro_with_context
 
 __all__ = [
+    "CurrentConfigMixin",
     "DEFAULT_SCOPE_FIELDS",
     "UNSET",
     "apply_call_options",
@@ -178,3 +180,48 @@ def resolve_scope(
         if value is not None and value != "":
             return validate_scope(value, what=f"configurable[{field!r}]")
     return None
+
+
+class CurrentConfigMixin:
+    """Mixin for a chat model: make the call's ``RunnableConfig`` current while the call runs.
+
+    LangChain sets the current config (read by ``ensure_config()``) inside graphs and chains, but not when a chat
+    model is called directly (``model.invoke(x, config=...)``). Hooks that read per-call options, the scope or the
+    ``thread_id`` need it either way; this mixin sets it for ``invoke``, ``ainvoke``, ``stream`` and ``astream``
+    (``batch``/``abatch`` go through ``invoke``/``ainvoke``). Put it before the model class in the bases.
+    """
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        config = ensure_config(config)
+        with set_config_context(config) as ctx:
+            return ctx.run(super().invoke, input, config, **kwargs)  # type: ignore[misc]
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        config = ensure_config(config)
+        with set_config_context(config) as ctx:
+            return await coro_with_context(super().ainvoke(input, config, **kwargs), ctx)  # type: ignore[misc]
+
+    def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
+        config = ensure_config(config)
+        with set_config_context(config) as ctx:
+            iterator = super().stream(input, config, **kwargs)  # type: ignore[misc]
+            while True:
+                try:
+                    chunk = ctx.run(next, iterator)
+                except StopIteration:
+                    return
+                yield chunk
+
+    async def astream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Any]:
+        config = ensure_config(config)
+        with set_config_context(config) as ctx:
+            iterator = super().astream(input, config, **kwargs)  # type: ignore[misc]
+            try:
+                while True:
+                    try:
+                        chunk = await coro_with_context(iterator.__anext__(), ctx)
+                    except StopAsyncIteration:
+                        return
+                    yield chunk
+            finally:
+                await iterator.aclose()

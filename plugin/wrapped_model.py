@@ -26,10 +26,9 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Syst
 from langchain_core.messages.utils import message_chunk_to_message
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import RunnableConfig
-from langchain_core.runnables.config import ensure_config, set_config_context
-from langchain_core.runnables.utils import coro_with_context
 from pydantic import ConfigDict
 
+from promptcache.config import CurrentConfigMixin
 from promptcache.processor import Processor, _is_short_circuit, as_model_response
 
 __all__ = ["ProcessedChatModel", "ai_message_to_chunk"]
@@ -56,7 +55,7 @@ def ai_message_to_chunk(message: AIMessage) -> AIMessageChunk:
     )
 
 
-class ProcessedChatModel(BaseChatModel):
+class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
     """A ``BaseChatModel`` running ``processors`` around ``bound`` (see the module docstring)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -223,43 +222,6 @@ class ProcessedChatModel(BaseChatModel):
                 return as_model_response(await proc.awrap_model_call(req, inner))
             handler = step
         return await handler(request)
-
-    # -- make the call's config current for the hooks ------------------------------------------------------
-    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AIMessage:
-        config = ensure_config(config)
-        with set_config_context(config) as ctx:
-            return ctx.run(super().invoke, input, config, **kwargs)
-
-    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AIMessage:
-        config = ensure_config(config)
-        with set_config_context(config) as ctx:
-            return await coro_with_context(super().ainvoke(input, config, **kwargs), ctx)
-
-    def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[AIMessageChunk]:
-        config = ensure_config(config)
-        with set_config_context(config) as ctx:
-            iterator = super().stream(input, config, **kwargs)
-            while True:
-                try:
-                    chunk = ctx.run(next, iterator)
-                except StopIteration:
-                    return
-                yield chunk
-
-    async def astream(self, input: Any, config: RunnableConfig | None = None,
-                      **kwargs: Any) -> AsyncIterator[AIMessageChunk]:
-        config = ensure_config(config)
-        with set_config_context(config) as ctx:
-            iterator = super().astream(input, config, **kwargs)
-            try:
-                while True:
-                    try:
-                        chunk = await coro_with_context(iterator.__anext__(), ctx)
-                    except StopAsyncIteration:
-                        return
-                    yield chunk
-            finally:
-                await iterator.aclose()
 
 
 def _aggregate(chunks: list[AIMessageChunk]) -> AIMessage:

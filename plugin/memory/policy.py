@@ -1,0 +1,208 @@
+"""The load policy of typed memory, shared by ``MemoryNode`` (LangGraph) and ``TypedMemoryMiddleware`` (agents).
+
+Per turn (one user question), from the seed document ``004_*``:
+
+- feedback rules: read once per thread, rendered first in the system-prompt section;
+- user facts: read once per thread;
+- references: read once per thread, rendered as pointers (``[id] description``), never their contents;
+- project state: read fresh every turn (expired entries never appear), and not at all when the latest question is
+  conceptual (the classifier says so).
+
+"Once per thread" works through state: what was loaded is written to the graph/agent state (:class:`MemoryState`
+keys), with the scope it was loaded for; the checkpointer keeps it, so the next turn on the same thread sees it and
+does not read the store again. A new thread (empty state) or a different scope reads again, and so does a turn
+after a feedback / user-fact / reference memory of that scope was written or deleted through the same
+``TypedMemoryStore`` object (its :meth:`~TypedMemoryStore.write_token` changed). Writes made by another process are
+seen from the next thread on.
+
+The rendered block has a fixed section order and, within a section, memories oldest first (ties by id), so the
+same memories always give the same text and the per-thread part (feedback, user facts, references) is a stable
+prefix; the per-turn part (project state) comes last. That keeps downstream prompt caching intact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import BaseMessage, HumanMessage
+from typing_extensions import TypedDict
+
+from promptcache.memory.classifier import ConceptualClassifier, aclassify, make_classifier
+from promptcache.memory.kinds import MemoryKind
+from promptcache.memory.namespaces import scope_label
+from promptcache.memory.records import TypedMemory
+from promptcache.memory.store import TypedMemoryStore
+
+__all__ = ["MemoryLoader", "MemoryState", "latest_question", "render_memory_block"]
+
+THREAD_KINDS: tuple[MemoryKind, ...] = (MemoryKind.FEEDBACK, MemoryKind.USER_FACT, MemoryKind.REFERENCE)
+_STATE_KEY = {
+    MemoryKind.FEEDBACK: "memory_feedback",
+    MemoryKind.USER_FACT: "memory_user_facts",
+    MemoryKind.REFERENCE: "memory_references",
+    MemoryKind.PROJECT_STATE: "memory_project_state",
+}
+_HEADINGS = {
+    MemoryKind.FEEDBACK: "Rules (always follow):",
+    MemoryKind.USER_FACT: "About the user:",
+    MemoryKind.REFERENCE: "References:",
+    MemoryKind.PROJECT_STATE: "Current state:",
+}
+POINTER_MAX_CHARS = 200
+"""A reference whose content is longer than this is not a pointer but stored contents: it renders as
+``[memory id] description`` only (fetch it with ``TypedMemoryStore.get``)."""
+
+
+class MemoryState(TypedDict, total=False):
+    """State keys written by ``MemoryNode`` / ``TypedMemoryMiddleware`` (merge into your graph's state schema).
+
+    Memories are plain dicts (:meth:`TypedMemory.to_dict`) so any checkpointer can serialise them.
+
+    Keys:
+        memory_scope: the scope label the per-thread memories were loaded for.
+        memory_version: :meth:`TypedMemoryStore.write_token` at load time; a write through the same
+            ``TypedMemoryStore`` (e.g. the ``remember`` tool) changes it, so the next turn reloads.
+        memory_feedback / memory_user_facts / memory_references: loaded once per thread.
+        memory_project_state: loaded every turn (empty for a conceptual question).
+        memory_prompt: the rendered memory block (put it in the system prompt).
+        memory_turn: what this turn did: ``{"question", "conceptual", "read": [kinds read from the store]}``.
+    """
+
+    memory_scope: str
+    memory_version: str
+    memory_feedback: list[dict[str, Any]]
+    memory_user_facts: list[dict[str, Any]]
+    memory_references: list[dict[str, Any]]
+    memory_project_state: list[dict[str, Any]]
+    memory_prompt: str
+    memory_turn: dict[str, Any]
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(b if isinstance(b, str) else str(b.get("text", "")) for b in content
+                        if isinstance(b, (str, dict)))
+    return str(content)
+
+
+def latest_question(messages: Sequence[Any]) -> str:
+    """The text of the last human message in ``messages`` (``BaseMessage`` or ``{"role", "content"}`` dicts); ""."""
+    for message in reversed(list(messages or ())):
+        if isinstance(message, HumanMessage):
+            return _text(message.content)
+        if isinstance(message, Mapping) and message.get("role") in {"user", "human"}:
+            return _text(message.get("content", ""))
+        if isinstance(message, BaseMessage) and message.type == "human":
+            return _text(message.content)
+    return ""
+
+
+def _line(memory: TypedMemory) -> str:
+    if memory.kind is MemoryKind.REFERENCE:
+        desc = (memory.metadata.get("description") if memory.metadata else None) or memory.subject
+        if len(memory.content) > POINTER_MAX_CHARS:
+            return f"- [{memory.id}] {desc or memory.content[:80].rstrip() + '...'}"
+        return f"- {desc}: {memory.content}" if desc else f"- {memory.content}"
+    return f"- {memory.content}"
+
+
+def render_memory_block(memories: Mapping[MemoryKind, Sequence[TypedMemory | Mapping[str, Any]]]) -> str:
+    """Render loaded memories as one text block: sections in the order feedback, user facts, references, project
+    state; memories oldest first within a section (ties by id); empty sections left out; "" when nothing is loaded.
+
+    A reference renders as a pointer: ``- description: target`` (``metadata["description"]`` or the subject, and
+    the content, which for a reference is the pointer itself: URL, document id, endpoint). A reference whose content
+    is longer than :data:`POINTER_MAX_CHARS` holds contents rather than a pointer: it renders as
+    ``- [memory id] description`` and its contents stay in the store.
+    """
+    parts = []
+    for kind in (*THREAD_KINDS, MemoryKind.PROJECT_STATE):
+        items = [m if isinstance(m, TypedMemory) else TypedMemory.from_dict(m) for m in memories.get(kind, ())]
+        if not items:
+            continue
+        items.sort(key=lambda m: (m.created_at, m.id))
+        parts.append("\n".join([_HEADINGS[kind], *(_line(m) for m in items)]))
+    return "\n\n".join(parts)
+
+
+class MemoryLoader:
+    """Applies the load policy (module docstring) to a state; used by the node and the middleware.
+
+    Args:
+        memory: the :class:`TypedMemoryStore` to read.
+        classifier: ``Callable[[str], bool]`` (True = conceptual), a chat model, or ``None`` for the default rules.
+        load_references: include references (as pointers); default True.
+        messages_key: the state key holding the conversation (default ``"messages"``).
+    """
+
+    def __init__(
+        self,
+        memory: TypedMemoryStore,
+        classifier: Any = None,
+        *,
+        load_references: bool = True,
+        messages_key: str = "messages",
+    ) -> None:
+        if not isinstance(memory, TypedMemoryStore):
+            raise TypeError(f"memory must be a TypedMemoryStore, got {type(memory).__name__}")
+        self.memory = memory
+        self.classifier: ConceptualClassifier = make_classifier(classifier)
+        self.thread_kinds = THREAD_KINDS if load_references else THREAD_KINDS[:2]
+        self.messages_key = messages_key
+
+    def _needs_thread_load(self, state: Mapping[str, Any], label: str, scope: str | None) -> bool:
+        return (state.get("memory_scope") != label
+                or state.get("memory_version") != self.memory.write_token(scope))
+
+    def _finish(self, state: Mapping[str, Any], label: str, version: str, question: str, conceptual: bool,
+                loaded: dict[MemoryKind, list[TypedMemory]]) -> dict[str, Any]:
+        update: dict[str, Any] = {"memory_scope": label, "memory_version": version}
+        block: dict[MemoryKind, Sequence[Any]] = {}
+        for kind in self.thread_kinds:
+            if kind in loaded:
+                update[_STATE_KEY[kind]] = [m.to_dict() for m in loaded[kind]]
+                block[kind] = loaded[kind]
+            else:
+                block[kind] = list(state.get(_STATE_KEY[kind]) or [])
+        project = loaded.get(MemoryKind.PROJECT_STATE, [])
+        update["memory_project_state"] = [m.to_dict() for m in project]
+        block[MemoryKind.PROJECT_STATE] = project
+        update["memory_prompt"] = render_memory_block(block)
+        update["memory_turn"] = {"question": question, "conceptual": conceptual,
+                                 "read": [k.value for k in loaded]}
+        return update
+
+    def load(self, state: Mapping[str, Any], scope: str | None) -> dict[str, Any]:
+        """Read what this turn needs and return the state update (:class:`MemoryState` keys).
+
+        Raises:
+            ValueError / TypeError: a bad scope (empty, containing ``"."``). Store errors propagate.
+        """
+        label = scope_label(scope)
+        question = latest_question(state.get(self.messages_key) or [])
+        loaded: dict[MemoryKind, list[TypedMemory]] = {}
+        version = self.memory.write_token(scope)
+        if self._needs_thread_load(state, label, scope):
+            for kind in self.thread_kinds:
+                loaded[kind] = self.memory.list(scope, kind)
+        conceptual = bool(self.classifier(question)) if question else False
+        if not conceptual:
+            loaded[MemoryKind.PROJECT_STATE] = self.memory.list(scope, MemoryKind.PROJECT_STATE)
+        return self._finish(state, label, version, question, conceptual, loaded)
+
+    async def aload(self, state: Mapping[str, Any], scope: str | None) -> dict[str, Any]:
+        """Async twin of :meth:`load`."""
+        label = scope_label(scope)
+        question = latest_question(state.get(self.messages_key) or [])
+        loaded: dict[MemoryKind, list[TypedMemory]] = {}
+        version = self.memory.write_token(scope)
+        if self._needs_thread_load(state, label, scope):
+            for kind in self.thread_kinds:
+                loaded[kind] = await self.memory.alist(scope, kind)
+        conceptual = await aclassify(self.classifier, question) if question else False
+        if not conceptual:
+            loaded[MemoryKind.PROJECT_STATE] = await self.memory.alist(scope, MemoryKind.PROJECT_STATE)
+        return self._finish(state, label, version, question, conceptual, loaded)
