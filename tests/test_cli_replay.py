@@ -83,6 +83,7 @@ def test_run_replay_reports_progress() -> None:
     from promptcache.replay import run_replay
 
     seen: list[tuple[int, int]] = []
-    result = run_replay([SAMPLE], MODEL, ["none"], combined=False, progress=lambda done, total: seen.append((done, total)))
+    result = run_replay([SAMPLE], MODEL, ["none"], combined=False,
+                        progress=lambda done, total: seen.append((done, total)))
     assert seen[0] == (1, 42) and seen[-1] == (42, 42) and len(seen) == 42
     assert list(result.strategies) == ["none"]

@@ -23,7 +23,8 @@ def test_openai_chat_messages_with_tool_calls(tmp_path: Path) -> None:
         {"role": "system", "content": "be brief"},
         {"role": "user", "content": "weather in Paris?"},
         {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "weather", "arguments": "{\"city\": \"Paris\"}"}}]},
+            {"id": "call_1", "type": "function",
+             "function": {"name": "weather", "arguments": "{\"city\": \"Paris\"}"}}]},
         {"role": "tool", "tool_call_id": "call_1", "content": "18C"},
         {"role": "assistant", "content": "18C in Paris."},
     ]}
@@ -39,8 +40,9 @@ def test_openai_chat_messages_with_tool_calls(tmp_path: Path) -> None:
 def test_anthropic_messages_with_tool_use_and_tool_result_blocks(tmp_path: Path) -> None:
     doc = {"system": [{"type": "text", "text": "sys"}], "messages": [
         {"role": "user", "content": "find order 12"},
-        {"role": "assistant", "content": [{"type": "text", "text": "looking"},
-                                          {"type": "tool_use", "id": "tu_1", "name": "get_order", "input": {"id": 12}}]},
+        {"role": "assistant", "content": [
+            {"type": "text", "text": "looking"},
+            {"type": "tool_use", "id": "tu_1", "name": "get_order", "input": {"id": 12}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1",
                                       "content": [{"type": "text", "text": "shipped"}], "is_error": False}]},
         {"role": "assistant", "content": [{"type": "text", "text": "It shipped."}]},
@@ -108,7 +110,8 @@ BAD_ROLE = """[
     [
         ("bad_role.json", BAD_ROLE, 4, "unknown message role/type 'robot'"),
         ("syntax.json", '[\n {"role": "user",\n  "content": }\n]', 3, "invalid JSON"),
-        ("block.json", '[\n{"role": "user", "content": "a"},\n{"role": "assistant",\n "content": [{"type": "video"}]}\n]',
+        ("block.json",
+         '[\n{"role": "user", "content": "a"},\n{"role": "assistant",\n "content": [{"type": "video"}]}\n]',
          4, "unsupported content block type 'video'"),
         ("log.jsonl", '{"role": "user", "content": "a"}\n{"role": "user", "content": 5}\n', 2, "content must be"),
         ("nomsgs.json", '[{"id": 1}]', 1, "no message list"),

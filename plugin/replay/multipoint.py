@@ -5,8 +5,9 @@ This is an adapter, not a re-implementation: each request's Converse messages ar
 Roo-Code send them), with the token counts the replay already made (injected ``count_tokens``) and the placements
 it returned for the previous request of the same conversation. Each message's content is its text as one block,
 plus an empty marker block of the last block's type when that is a tool result, image or reasoning, so the
-strategy's own placement rules (Nova: no point after a tool result) see how the message ends. Its placements (``type == "system"`` or a message
-index) and its ``system_cache_point`` become checkpoints at the end of that message or of the system prompt.
+strategy's own placement rules (Nova: no point after a tool result) see how the message ends. Its placements
+(message indices) and its ``system_cache_point`` become checkpoints at the end of that message or of the system
+prompt.
 """
 
 from __future__ import annotations

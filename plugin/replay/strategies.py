@@ -20,7 +20,8 @@ from .prepare import Request
 from .pricing import ModelPrice
 from .simulator import Checkpoint
 
-__all__ = ["Strategy", "last_allowed_boundary", "point_allowed_after", "NoCacheStrategy", "LastMessageStrategy", "LangChainAwsStrategy", "STRATEGIES",
+__all__ = ["Strategy", "last_allowed_boundary", "point_allowed_after", "NoCacheStrategy", "LastMessageStrategy",
+           "LangChainAwsStrategy", "STRATEGIES",
            "make_strategy", "StrategyUnavailable"]
 
 
@@ -147,8 +148,12 @@ def _register_modules() -> None:
 
 
 def make_strategy(name: str, rules: CacheRules, price: ModelPrice | None = None, ttl_s: float = 300.0) -> Strategy:
-    """A strategy by name (``STRATEGIES`` keys; add a ``Strategy`` subclass there to compare your own). Raises ``KeyError`` naming the unknown name and the known ones;
-    ``StrategyUnavailable`` when its implementation is not installed."""
+    """A strategy by name (``STRATEGIES`` keys; add a ``Strategy`` subclass there to compare your own).
+
+    Raises:
+        KeyError: unknown name (the message lists the known ones).
+        StrategyUnavailable: its implementation is not installed.
+    """
     if "anchored-tail" not in STRATEGIES:
         _register_modules()
     try:
