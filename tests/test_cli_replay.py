@@ -45,7 +45,7 @@ def test_replay_on_the_shipped_sample(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_strategy_selection_always_keeps_the_baseline(tmp_path: Path) -> None:
     assert main(["replay", str(SAMPLE), "--strategy", "last-message", "--no-chart", "--out", str(tmp_path)]) == 0
     report = json.loads((tmp_path / "replay.json").read_text())
-    assert list(report["strategies"]) == ["none", "last-message", "anchored-tail+response-cache"]
+    assert list(report["strategies"]) == ["none", "last-message"]
     assert not (tmp_path / "replay.png").exists()
 
 

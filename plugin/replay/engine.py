@@ -93,7 +93,8 @@ def run_replay(paths: Sequence[str | Path], model_id: str, strategies: Iterable[
         model_id: a Bedrock model id (regional prefixes and ARNs resolve); sets cache rules and prices.
         strategies: names from ``promptcache.replay.strategies.STRATEGIES``; ``none`` is always added (the baseline).
         gap_s: seconds between requests without recorded timestamps (>= 0).
-        combined: also bill ``anchored-tail`` behind the ResponseCache (row ``COMBINED``).
+        combined: also bill ``anchored-tail`` behind the ResponseCache (row ``COMBINED``) when ``anchored-tail`` is
+            among ``strategies``.
         progress: called as ``progress(done, total)`` after each request.
 
     Raises:
@@ -121,6 +122,7 @@ def run_replay(paths: Sequence[str | Path], model_id: str, strategies: Iterable[
             continue
         totals[name] = StrategyTotals(name, strategy.description)
         runners[name] = (strategy, PromptCacheSimulator(rules, price))
+    combined = combined and "anchored-tail" in runners
     if combined:
         totals[COMBINED] = StrategyTotals(COMBINED, "anchored-tail, with the ResponseCache answering exact repeats")
         combined_runner = (make_strategy("anchored-tail", rules, price), PromptCacheSimulator(rules, price))
