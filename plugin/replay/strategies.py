@@ -91,7 +91,7 @@ class LastMessageStrategy(Strategy):
 
 
 class LangChainAwsStrategy(Strategy):
-    """What ``ChatBedrockConverse._apply_cache_points`` (langchain-aws 1.x) does with ``cache_control``.
+    """What ``ChatBedrockConverse._apply_cache_points`` (langchain-aws 1.9.1) does with ``cache_control``.
 
     Read from the installed source (``langchain_aws/chat_models/bedrock_converse.py``): with a budget of
     ``4 - (cachePoint blocks already in the request)`` it appends a ``{"cachePoint": {"type": "default"}}`` block,
