@@ -7,7 +7,7 @@ Layout, per user (DESIGN.md, "Intention cache"); every key of a user carries the
   pruned (``ZREMRANGEBYSCORE``) on every read; the set itself expires with its last memory.
 - ``{prefix}intent:{user}:mem:{id}`` — the memory record (JSON), with its own TTL.
 - ``{prefix}intent:{user}:res:{sha256}`` — the result, stored once per content hash (``SET NX``), its expiry
-  pushed out (``PEXPIREAT GT``, Redis >= 7.0) to the latest memory that refers to it.
+  pushed out (``PEXPIRE GT``, Redis >= 7.0) to the latest memory that refers to it.
 
 A read is two round trips whatever the number of memories: one pipeline (prune + ``ZRANGEBYSCORE``) and one
 ``MGET`` of the live records; the chosen result is one ``GET`` more. Failures raise
@@ -124,16 +124,17 @@ class RedisIntentionBackend(IntentionBackend):
 
     # -- writes ------------------------------------------------------------------------------------------------
     def _put_commands(self, pipe: Any, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
+        # Key TTLs are relative (PX / PEXPIRE), so Redis's clock decides when keys vanish; index scores use the
+        # caller's clock (``now``), which decides what a read returns.
         ttl_ms = max(1, math.ceil((record.expires_at - now) * 1000))
-        exp_ms = int(record.expires_at * 1000)
         idx, rkey = self.index_key(user), self.result_key(user, record.result_hash)
         pipe.set(rkey, result, nx=True, px=ttl_ms)
-        pipe.pexpireat(rkey, exp_ms, gt=True)
+        pipe.pexpire(rkey, ttl_ms, gt=True)
         pipe.set(self.memory_key(user, record.id), record.dumps(), px=ttl_ms)
         pipe.zremrangebyscore(idx, "-inf", now)
         pipe.zadd(idx, {record.id: record.expires_at})
-        pipe.pexpireat(idx, exp_ms, nx=True)
-        pipe.pexpireat(idx, exp_ms, gt=True)
+        pipe.pexpire(idx, ttl_ms, nx=True)
+        pipe.pexpire(idx, ttl_ms, gt=True)
         pipe.zcard(idx)
 
     def _overflow(self, user: str, count: int) -> int:
