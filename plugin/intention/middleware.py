@@ -135,6 +135,10 @@ class IntentionCache(Processor):
         kept = {k: v for k, v in args.items() if k not in self.volatile_args}
         return user, intention, name, kept, result.content
 
+    def _store_sync(self, plan: tuple[str, str, str, Any, Any]) -> None:
+        user, intention, tool, args, value = plan
+        self.memory.store(user, intention, value, tool=tool, args=args)
+
     def _skip(self, exc: Exception) -> None:
         self._warning.warn("promptcache: IntentionCache could not store a tool result", exc=exc)
 
@@ -144,7 +148,7 @@ class IntentionCache(Processor):
         plan = self._plan(request, result)
         if plan is not None:
             try:
-                self.memory.store(*plan)
+                self._store_sync(plan)
             except (TypeError, ValueError) as exc:  # e.g. a result that is not JSON
                 self._skip(exc)
         return result
@@ -155,7 +159,8 @@ class IntentionCache(Processor):
         plan = self._plan(request, result)
         if plan is not None:
             try:
-                await self.memory.astore(*plan)
+                u, i, t, a, v = plan
+                await self.memory.astore(u, i, v, tool=t, args=a)
             except (TypeError, ValueError) as exc:
                 self._skip(exc)
         return result
