@@ -9,8 +9,11 @@ Layout, per user (DESIGN.md, "Intention cache"); every key of a user carries the
 - ``{prefix}intent:{user}:res:{sha256}`` — the result, stored once per content hash (``SET NX``), its expiry
   pushed out (``PEXPIRE GT``, Redis >= 7.0) to the latest memory that refers to it.
 
-A read is two round trips whatever the number of memories: one pipeline (prune + ``ZRANGEBYSCORE``) and one
-``MGET`` of the live records; the chosen result is one ``GET`` more. Failures raise
+A read is one pipeline (prune + ``ZRANGEBYSCORE ... WITHSCORES``) and, for the records this process has not seen
+yet, one ``MGET``, whatever the number of memories; the chosen result is one ``GET`` more. Parsed records are kept
+in a bounded local cache keyed by (user, id, expiry score): a memory replaced elsewhere gets a new expiry, so a
+stale copy is never used. Install ``hiredis`` (a dependency of promptcache) so redis-py parses the 1,000-element
+replies in C. Failures raise
 :class:`~promptcache.intention.backends.IntentionBackendError` after the first one opens a short circuit break
 (``breaker_s``), so a dead Redis does not add a timeout to every call.
 """
@@ -25,6 +28,7 @@ from typing import Any
 
 import redis
 import redis.asyncio as aioredis
+from cachetools import LRUCache
 
 from promptcache.intention.backends import (
     DEFAULT_MAX_MEMORIES_PER_USER,
@@ -52,6 +56,7 @@ class RedisIntentionBackend(IntentionBackend):
             (default 1000).
         socket_timeout_s: connect/read timeout of clients made from ``url`` (seconds, default 0.25).
         breaker_s: after a failure, calls fail at once for this many seconds (default 2.0).
+        record_cache_users: users whose parsed records are kept in this process (default 1,000; 0: no cache).
 
     Raises:
         TypeError: no client and no url, or ``prefix`` not a string.
@@ -68,6 +73,7 @@ class RedisIntentionBackend(IntentionBackend):
         max_memories_per_user: int = DEFAULT_MAX_MEMORIES_PER_USER,
         socket_timeout_s: float = 0.25,
         breaker_s: float = 2.0,
+        record_cache_users: int = 1000,
     ) -> None:
         if not isinstance(prefix, str):
             raise TypeError(f"prefix must be a str, got {prefix!r}")
@@ -90,6 +96,10 @@ class RedisIntentionBackend(IntentionBackend):
         self.breaker_s = float(breaker_s)
         self._open_until = 0.0
         self._lock = threading.Lock()
+        # user -> {member id (bytes): (score as Redis sends it (bytes), parsed record)}
+        self._cache: LRUCache[str, dict[bytes, tuple[bytes, MemoryRecord]]] | None = (
+            LRUCache(maxsize=record_cache_users) if record_cache_users > 0 else None
+        )
 
     # -- keys ------------------------------------------------------------------------------------------------
     def _base(self, user: str) -> str:
@@ -167,32 +177,76 @@ class RedisIntentionBackend(IntentionBackend):
             raise self._fail("store", exc) from exc
 
     # -- reads -------------------------------------------------------------------------------------------------
-    def _parse(self, user: str, ids: list[Any], raw: list[Any]) -> tuple[list[MemoryRecord], list[str]]:
-        records, gone = [], []
-        for mid, data in zip(ids, raw):
+    def _split(self, user: str, flat: list[Any]) -> tuple[list[MemoryRecord], list[tuple[bytes, Any]]]:
+        """From the index reply (RESP2: ``[id, score, ...]``; RESP3: ``[[id, score], ...]``): records known to the
+        local cache, and the (id, score) pairs to fetch."""
+        with self._lock:
+            cached = self._cache.get(user) if self._cache is not None else None
+        known: list[MemoryRecord] = []
+        missing: list[tuple[bytes, bytes]] = []
+        get = cached.get if cached is not None else {}.get
+        pairs = flat if isinstance(flat[0], (list, tuple)) else zip(flat[0::2], flat[1::2])
+        for mid, score in pairs:
+            hit = get(mid)
+            if hit is not None and hit[0] == score:
+                known.append(hit[1])
+            else:
+                missing.append((mid, score))
+        return known, missing
+
+    def _merge(
+        self, user: str, known: list[MemoryRecord], missing: list[tuple[bytes, Any]], raw: list[Any]
+    ) -> tuple[list[MemoryRecord], list[bytes]]:
+        fetched: list[tuple[bytes, Any, MemoryRecord]] = []
+        gone: list[bytes] = []
+        for (mid, score), data in zip(missing, raw):
             if data is None:
-                gone.append(_s(mid))
+                gone.append(mid)
                 continue
             try:
-                records.append(MemoryRecord.loads(data))
+                fetched.append((mid, score, MemoryRecord.loads(data)))
             except ValueError:
-                gone.append(_s(mid))  # corrupt entry: drop it from the index, it is a miss
-        return records, gone
+                gone.append(mid)  # corrupt entry: dropped from the index; it is a miss
+        if self._cache is not None and (fetched or gone):
+            with self._lock:
+                cached = self._cache.get(user)
+                if cached is None or len(cached) > 2 * self.max_memories_per_user:
+                    # new user, or too many ids that left the index: start from the live records only
+                    cached = self._cache[user] = {m: (s_, r) for m, s_, r in self._live(known, cached)}
+                for mid in gone:
+                    cached.pop(mid, None)
+                for mid, score, record in fetched:
+                    cached[mid] = (score, record)
+        return known + [r for _, _, r in fetched], gone
+
+    @staticmethod
+    def _live(known: list[MemoryRecord], cached: dict[bytes, tuple[Any, MemoryRecord]] | None) -> list[Any]:
+        if not cached:
+            return []
+        keep = {id(r) for r in known}
+        return [(m, s_, r) for m, (s_, r) in cached.items() if id(r) in keep]
+
+    def _read_pipe(self, pipe: Any, user: str, now: float) -> None:
+        idx = self.index_key(user)
+        pipe.zremrangebyscore(idx, "-inf", now)
+        # Raw command: the reply as the server sends it (no per-pair conversion in Python).
+        pipe.execute_command("ZRANGEBYSCORE", idx, f"({now!r}", "+inf", "WITHSCORES")
 
     def records(self, user: str, now: float) -> list[MemoryRecord]:
         self._check()
-        idx = self.index_key(user)
         try:
             client = self._sync()
             pipe = client.pipeline(transaction=False)
-            pipe.zremrangebyscore(idx, "-inf", now)
-            pipe.zrangebyscore(idx, f"({now!r}", "+inf")
-            ids = pipe.execute()[1]
-            if not ids:
+            self._read_pipe(pipe, user, now)
+            flat = pipe.execute()[1]
+            if not flat:
                 return []
-            records, gone = self._parse(user, ids, client.mget([self.memory_key(user, _s(m)) for m in ids]))
+            known, missing = self._split(user, flat)
+            base = self._base(user) + "mem:"
+            raw = client.mget([base + m.decode() for m, _ in missing]) if missing else []
+            records, gone = self._merge(user, known, missing, raw)
             if gone:
-                client.zrem(idx, *gone)
+                client.zrem(self.index_key(user), *gone)
             return records
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
@@ -201,19 +255,19 @@ class RedisIntentionBackend(IntentionBackend):
         if self.async_client is None:
             return await super().arecords(user, now)
         self._check()
-        idx = self.index_key(user)
         try:
             client = self.async_client
             pipe = client.pipeline(transaction=False)
-            pipe.zremrangebyscore(idx, "-inf", now)
-            pipe.zrangebyscore(idx, f"({now!r}", "+inf")
-            ids = (await pipe.execute())[1]
-            if not ids:
+            self._read_pipe(pipe, user, now)
+            flat = (await pipe.execute())[1]
+            if not flat:
                 return []
-            raw = await client.mget([self.memory_key(user, _s(m)) for m in ids])
-            records, gone = self._parse(user, ids, raw)
+            known, missing = self._split(user, flat)
+            base = self._base(user) + "mem:"
+            raw = await client.mget([base + m.decode() for m, _ in missing]) if missing else []
+            records, gone = self._merge(user, known, missing, raw)
             if gone:
-                await client.zrem(idx, *gone)
+                await client.zrem(self.index_key(user), *gone)
             return records
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc

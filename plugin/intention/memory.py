@@ -15,13 +15,15 @@ Lookup order (DESIGN.md, "Intention cache"; seed ``000_*``):
 from __future__ import annotations
 
 import math
+import threading
 import time
 from functools import lru_cache
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
+from cachetools import LRUCache
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import validate_ttl
@@ -42,6 +44,7 @@ __all__ = [
     "DEFAULT_INTENTION_TTL_SECONDS",
     "IntentionMatch",
     "IntentionMemory",
+    "pick_similar",
 ]
 
 DEFAULT_INTENTION_TTL_SECONDS = 3600.0
@@ -52,6 +55,7 @@ DEFAULT_INTENTION_MARGIN = 0.05
 """Default lead the best match needs over any candidate with another result (same measurement)."""
 
 _log = get_logger("promptcache.intention")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -148,6 +152,8 @@ class IntentionMemory:
         self.margin = _check_unit(margin, "margin")
         self.clock = clock
         self._warning = ThrottledWarning(_log)
+        self._lock = threading.Lock()
+        self._prepared: LRUCache[tuple[str, ...], Any] = LRUCache(maxsize=64)
 
     # -- store -----------------------------------------------------------------------------------------------
     def _prepare(self, user_id: Any, intention: Any, result: Any, tool: Any, args: Any) -> tuple[str, MemoryRecord,
@@ -302,6 +308,17 @@ class IntentionMemory:
             return {}
         return {r.id: f for r, f in zip(missing, self.similarity.encode([r.intention for r in missing]))}
 
+    def _prepared_for(self, records: list[MemoryRecord]) -> Any:
+        # Lexical features depend only on the normalised intention, which the id covers: ids are a sound key.
+        key = tuple(r.id for r in records)
+        with self._lock:
+            hit = self._prepared.get(key)
+        if hit is None:
+            hit = self.similarity.prepare([r.intention for r in records])
+            with self._lock:
+                self._prepared[key] = hit
+        return hit
+
     @staticmethod
     def _pick_exact(records: list[MemoryRecord], normalized: str) -> tuple[MemoryRecord, float, str] | None:
         same = [r for r in records if r.normalized == normalized]
@@ -312,30 +329,23 @@ class IntentionMemory:
     def _pick_similar(
         self, records: list[MemoryRecord], intention: str, query: Any, stale: dict[str, Any]
     ) -> tuple[MemoryRecord, float, str] | None:
-        if query is None:  # lexical: features come from the texts
-            scores = self.similarity.scores(intention, [r.intention for r in records])
+        # Only candidates within ``margin`` of the threshold can be the match or make it ambiguous.
+        floor = self.threshold - self.margin
+        if query is None:  # lexical: features come from the texts; the prepared form is cached per user
+            prepared = self._prepared_for(records)
+            near = [(s, records[i]) for i, s in self.similarity.above(intention, prepared, floor)]
         else:
-            scores = self.similarity.scores(query, [stale.get(r.id, r.features) for r in records])
-        ranked = sorted(zip(scores, records), key=lambda sr: (-sr[0], -sr[1].created_at))
+            feats = [stale.get(r.id, r.features) for r in records]
+            near = [(s, r) for s, r in zip(self.similarity.scores(query, feats), records) if s >= floor]
+        ranked = sorted(near, key=lambda sr: (-sr[0], -sr[1].created_at))
         q_anchors, q_tokens = _anchor_info(intention)
-        best: tuple[float, MemoryRecord] | None = None
-        for score, record in ranked:
-            if best is None and score < self.threshold:
-                return None
-            if not anchors_agree(q_anchors, q_tokens, *_anchor_info(record.intention)):
-                continue
-            if best is None:
-                best = (score, record)
-                continue
-            if record.result_hash != best[1].result_hash:
-                if best[0] - score < self.margin:
-                    return None  # ambiguous: another result is nearly as close
-                break
-            if best[0] - score >= self.margin:
-                break
-        if best is None:
-            return None
-        return best[1], best[0], "similar"
+        picked = pick_similar(
+            [(score, record.result_hash, record) for score, record in ranked],
+            self.threshold,
+            self.margin,
+            lambda record: anchors_agree(q_anchors, q_tokens, *_anchor_info(record.intention)),
+        )
+        return None if picked is None else (picked[1], picked[0], "similar")
 
     @staticmethod
     def _match(record: MemoryRecord, score: float, kind: str, raw: bytes | None, now: float) -> IntentionMatch | None:
@@ -366,6 +376,36 @@ def _with_features(record: MemoryRecord, features: Any) -> MemoryRecord:
     from dataclasses import replace
 
     return replace(record, features=features)
+
+
+def pick_similar(
+    ranked: Iterable[tuple[float, str, T]], threshold: float, margin: float, agrees: Callable[[T], bool]
+) -> tuple[float, T] | None:
+    """The similar-match rule, shared by :class:`IntentionMemory` and the benchmark.
+
+    Args:
+        ranked: ``(score, result_key, item)`` sorted by score, highest first (scores in ``[0, 1]``).
+        threshold: the best agreeing item needs at least this score.
+        margin: and must lead the best agreeing item with another ``result_key`` by at least this much
+            (an item with another result that is nearly as close makes the match ambiguous: a miss).
+        agrees: whether an item's numbers and entities agree with the query's.
+
+    Returns:
+        ``(score, item)`` of the match, or ``None``.
+    """
+    best: tuple[float, str, T] | None = None
+    for score, key, item in ranked:
+        if best is None and score < threshold:
+            return None
+        if best is not None and best[0] - score >= margin:
+            break  # nothing below can be ambiguous any more
+        if not agrees(item):
+            continue
+        if best is None:
+            best = (score, key, item)
+        elif key != best[1]:
+            return None  # ambiguous: another result is nearly as close
+    return None if best is None else (best[0], best[2])
 
 
 @lru_cache(maxsize=65536)

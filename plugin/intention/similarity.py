@@ -19,6 +19,11 @@ from typing import Any
 
 from promptcache.intention.normalize import tokens
 
+try:  # optional: vectorised scoring of many candidates (a dependency of matplotlib, so normally present)
+    import numpy as _np
+except ImportError:  # pragma: no cover - exercised only without numpy
+    _np = None
+
 __all__ = ["EmbeddingsSimilarity", "LexicalSimilarity", "Similarity", "as_similarity"]
 
 
@@ -48,6 +53,18 @@ class Similarity(ABC):
     async def aencode(self, texts: Sequence[str]) -> list[Any]:
         """Async :meth:`encode` (default: the sync one)."""
         return self.encode(texts)
+
+    def prepare(self, candidates: Sequence[Any]) -> Any:
+        """An opaque, reusable form of ``candidates`` for :meth:`above` (default: the list itself).
+
+        ``candidates`` are what :meth:`scores` takes. A memory prepares a user's candidates once and reuses the
+        result until the user's memories change.
+        """
+        return list(candidates)
+
+    def above(self, query: Any, prepared: Any, floor: float) -> list[tuple[int, float]]:
+        """``(index, score)`` of the prepared candidates scoring at least ``floor`` (any order)."""
+        return [(i, s) for i, s in enumerate(self.scores(query, prepared)) if s >= floor]
 
     async def aencode_query(self, text: str) -> Any:
         """Async :meth:`encode_query` (default: the sync one)."""
@@ -109,8 +126,45 @@ class LexicalSimilarity(Similarity):
             out.append(shared / math.sqrt(lq * len(c)) if shared else 0.0)
         return out
 
+    def prepare(self, candidates: Sequence[Any]) -> Any:
+        """Candidates (intention texts) as a sparse feature matrix (NumPy when installed, else feature sets)."""
+        feats = [c if isinstance(c, frozenset) else self.features(c) for c in candidates]
+        if _np is None or not feats:
+            return feats
+        vocab: dict[str, int] = {}
+        indices: list[int] = []
+        starts: list[int] = []
+        for f in feats:
+            starts.append(len(indices))
+            indices.extend(vocab.setdefault(x, len(vocab)) for x in f)
+        return _Matrix(vocab, _np.asarray(indices, dtype=_np.int32), _np.asarray(starts, dtype=_np.int64),
+                       _np.sqrt(_np.asarray([len(f) for f in feats], dtype=_np.float64)))
+
+    def above(self, query: Any, prepared: Any, floor: float) -> list[tuple[int, float]]:
+        if not isinstance(prepared, _Matrix):
+            return super().above(query, prepared, floor)
+        q = query if isinstance(query, frozenset) else self.features(query)
+        ids = [prepared.vocab[x] for x in q if x in prepared.vocab]
+        if not ids:
+            return [(i, 0.0) for i in range(len(prepared.starts))] if floor <= 0 else []
+        mask = _np.zeros(len(prepared.vocab), dtype=_np.int32)
+        mask[ids] = 1
+        shared = _np.add.reduceat(mask[prepared.indices], prepared.starts)
+        scores = shared / (prepared.norms * math.sqrt(len(q)))
+        picked = _np.nonzero(scores >= floor)[0]
+        return [(int(i), float(scores[i])) for i in picked]
+
     def __repr__(self) -> str:
         return f"LexicalSimilarity(ngram={self.ngram})"
+
+
+class _Matrix:
+    """Prepared lexical candidates: CSR-style feature ids, row starts and the square roots of row sizes."""
+
+    __slots__ = ("indices", "norms", "starts", "vocab")
+
+    def __init__(self, vocab: dict[str, int], indices: Any, starts: Any, norms: Any) -> None:
+        self.vocab, self.indices, self.starts, self.norms = vocab, indices, starts, norms
 
 
 def _pack(vector: Sequence[float]) -> str:
