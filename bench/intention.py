@@ -78,17 +78,14 @@ def rank_all(similarity: Similarity, stored: Sequence[tuple[str, str]], queries:
     for text, label in stored:
         exact[normalize_intention(text)] = label  # the most recent stored one wins, as in IntentionMemory
     texts = [t for t, _ in stored]
-    if isinstance(similarity, LexicalSimilarity):
-        prepared = similarity.prepare(texts)
+    lexical = isinstance(similarity, LexicalSimilarity)
+    prepared = similarity.prepare(texts if lexical else similarity.encode(texts))
 
-        def score_all(q: str) -> list[float]:
-            scores = [0.0] * len(texts)
-            for i, s in similarity.above(q, prepared, 1e-9):
-                scores[i] = s
-            return scores
-    else:
-        cand: Any = similarity.encode(texts)
-        score_all: Callable[[str], list[float]] = lambda q: similarity.scores(similarity.encode_query(q), cand)
+    def score_all(q: str) -> list[float]:
+        scores = [0.0] * len(texts)
+        for i, s in similarity.above(q if lexical else similarity.encode_query(q), prepared, 1e-9):
+            scores[i] = s
+        return scores
     out = []
     t0 = time.perf_counter()
     for i, (q, _) in enumerate(queries):
@@ -108,9 +105,9 @@ def decide(query: str, ranked: Ranked, threshold: float, margin: float) -> str |
     if threshold >= 1.0:
         return None
     qa, qt = _anchor_info(query)
-    picked = pick_similar(((s, label, text) for s, label, text in ranked.top), threshold, margin,
-                          lambda item: anchors_agree(qa, qt, *_anchor_info(item[2])))
-    return None if picked is None else picked[1][1]
+    picked = pick_similar(((s, label, (label, text)) for s, label, text in ranked.top), threshold, margin,
+                          lambda item: anchors_agree(qa, qt, *_anchor_info(item[1])))
+    return None if picked is None else picked[1][0]
 
 
 def curve(queries: Sequence[tuple[str, str]], ranked: list[Ranked]) -> dict[tuple[float, float], tuple[float, float]]:
@@ -235,6 +232,23 @@ def latency(args) -> dict:
         backend.close()
 
 
+class MemoEmbeddings:
+    """Remembers vectors by text, so the scenarios and the end-to-end check embed each text once."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.memo = inner, {}
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        todo = sorted({t for t in texts if t not in self.memo})
+        for i in range(0, len(todo), 256):
+            self.memo.update(zip(todo[i : i + 256], self.inner.embed_documents(todo[i : i + 256])))
+            print(f"  embedded {min(i + 256, len(todo))}/{len(todo)}", file=sys.stderr)
+        return [self.memo[t] for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+
 def make_similarity(name: str) -> Similarity:
     if name == "lexical":
         return LexicalSimilarity()
@@ -244,7 +258,7 @@ def make_similarity(name: str) -> Similarity:
 
         from promptcache.intention import EmbeddingsSimilarity
 
-        return EmbeddingsSimilarity(MiniLMEmbeddings(), name="all-MiniLM-L6-v2")
+        return EmbeddingsSimilarity(MemoEmbeddings(MiniLMEmbeddings()), name="all-MiniLM-L6-v2")
     raise SystemExit(f"unknown similarity {name!r}")
 
 

@@ -228,8 +228,33 @@ class EmbeddingsSimilarity(Similarity):
         q = _unpack(query)
         return [_cosine01(q, _unpack(c)) for c in candidates]
 
+    def prepare(self, candidates: Sequence[Any]) -> Any:
+        """Stored vectors as one unit-row matrix (NumPy when installed, else the list)."""
+        if _np is None or not candidates:
+            return list(candidates)
+        matrix = _np.asarray([_unpack(c) for c in candidates], dtype=_np.float32)
+        norms = _np.linalg.norm(matrix, axis=1, keepdims=True)
+        return _Vectors(matrix / _np.where(norms == 0, 1.0, norms))
+
+    def above(self, query: Any, prepared: Any, floor: float) -> list[tuple[int, float]]:
+        if not isinstance(prepared, _Vectors):
+            return super().above(query, prepared, floor)
+        q = _np.asarray(_unpack(query), dtype=_np.float32)
+        norm = float(_np.linalg.norm(q))
+        if not norm:
+            return []
+        scores = _np.clip(prepared.matrix @ (q / norm), 0.0, 1.0)
+        return [(int(i), float(scores[i])) for i in _np.nonzero(scores >= floor)[0]]
+
     def __repr__(self) -> str:
         return f"EmbeddingsSimilarity({self.name!r})"
+
+
+class _Vectors:
+    __slots__ = ("matrix",)
+
+    def __init__(self, matrix: Any) -> None:
+        self.matrix = matrix
 
 
 def as_similarity(value: Any) -> Similarity:
