@@ -79,7 +79,7 @@ class MiniLMEmbeddings(Embeddings):
         for i in range(6):
             p = f"encoder.layer.{i}."
 
-            def lin(v: np.ndarray, name: str) -> np.ndarray:
+            def lin(v: np.ndarray, name: str, p: str = p) -> np.ndarray:
                 return v @ w[p + name + ".weight"].T + w[p + name + ".bias"]
 
             q = lin(x, "attention.self.query").reshape(n, t, h, d).transpose(0, 2, 1, 3)

@@ -29,7 +29,6 @@ from typing import Any
 import redis
 import redis.asyncio as aioredis
 from cachetools import LRUCache
-
 from promptcache.intention.backends import (
     DEFAULT_MAX_MEMORIES_PER_USER,
     IntentionBackend,

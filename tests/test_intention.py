@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from promptcache.intention import (
     InMemoryIntentionBackend,
     IntentionMatch,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 import redis
-
 from promptcache.integrations.redis_intention import RedisIntentionBackend
 from promptcache.intention import IntentionMemory
 

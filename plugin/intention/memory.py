@@ -17,14 +17,12 @@ from __future__ import annotations
 import math
 import threading
 import time
-from functools import lru_cache
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 from cachetools import LRUCache
-
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import validate_ttl
 from promptcache.config import validate_scope
@@ -34,7 +32,8 @@ from promptcache.intention.backends import (
     IntentionBackendError,
     MemoryRecord,
 )
-from promptcache.intention.normalize import Anchors, anchors, anchors_agree, normalize_intention, tokens
+from promptcache.intention.matching import anchor_info, pick_similar
+from promptcache.intention.normalize import anchors_agree, normalize_intention
 from promptcache.intention.similarity import Similarity, as_similarity
 from promptcache.keys import stable_hash
 
@@ -44,7 +43,6 @@ __all__ = [
     "DEFAULT_INTENTION_TTL_SECONDS",
     "IntentionMatch",
     "IntentionMemory",
-    "pick_similar",
 ]
 
 DEFAULT_INTENTION_TTL_SECONDS = 3600.0
@@ -59,7 +57,6 @@ DEFAULT_INTENTION_MARGIN = 0.15
 no threshold below 0.9 reaches precision 0.97)."""
 
 _log = get_logger("promptcache.intention")
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -296,7 +293,7 @@ class IntentionMemory:
     def _failed(self, exc: Exception, fail_open: bool) -> None:
         self._warning.warn("promptcache: intention memory lookup failed; treating as a miss", exc=exc)
         if fail_open:
-            return None
+            return
         if isinstance(exc, IntentionBackendError):
             raise exc
         raise IntentionBackendError(f"intention memory lookup failed: {type(exc).__name__}: {exc}") from exc
@@ -344,12 +341,12 @@ class IntentionMemory:
             hits = self.similarity.above(query, prepared, floor)
         near = [(score, records[i]) for i, score in hits]
         ranked = sorted(near, key=lambda sr: (-sr[0], -sr[1].created_at))
-        q_anchors, q_tokens = _anchor_info(intention)
+        q_anchors, q_tokens = anchor_info(intention)
         picked = pick_similar(
             [(score, record.result_hash, record) for score, record in ranked],
             self.threshold,
             self.margin,
-            lambda record: anchors_agree(q_anchors, q_tokens, *_anchor_info(record.intention)),
+            lambda record: anchors_agree(q_anchors, q_tokens, *anchor_info(record.intention)),
         )
         return None if picked is None else (picked[1], picked[0], "similar")
 
@@ -384,36 +381,3 @@ def _with_features(record: MemoryRecord, features: Any) -> MemoryRecord:
     return replace(record, features=features)
 
 
-def pick_similar(
-    ranked: Iterable[tuple[float, str, T]], threshold: float, margin: float, agrees: Callable[[T], bool]
-) -> tuple[float, T] | None:
-    """The similar-match rule, shared by :class:`IntentionMemory` and the benchmark.
-
-    Args:
-        ranked: ``(score, result_key, item)`` sorted by score, highest first (scores in ``[0, 1]``).
-        threshold: the best agreeing item needs at least this score.
-        margin: and must lead the best agreeing item with another ``result_key`` by at least this much
-            (an item with another result that is nearly as close makes the match ambiguous: a miss).
-        agrees: whether an item's numbers and entities agree with the query's.
-
-    Returns:
-        ``(score, item)`` of the match, or ``None``.
-    """
-    best: tuple[float, str, T] | None = None
-    for score, key, item in ranked:
-        if best is None and score < threshold:
-            return None
-        if best is not None and best[0] - score >= margin:
-            break  # nothing below can be ambiguous any more
-        if not agrees(item):
-            continue
-        if best is None:
-            best = (score, key, item)
-        elif key != best[1]:
-            return None  # ambiguous: another result is nearly as close
-    return None if best is None else (best[0], best[2])
-
-
-@lru_cache(maxsize=65536)
-def _anchor_info(text: str) -> tuple[Anchors, frozenset[str]]:
-    return anchors(text), frozenset(tokens(text))

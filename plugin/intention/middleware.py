@@ -17,7 +17,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from langchain_core.messages import HumanMessage, ToolMessage
-
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
 from promptcache.intention.memory import IntentionMemory

@@ -29,8 +29,7 @@ _SENTENCE_END_RE = re.compile(r"[.!?:;\n]\s*$")
 NUMBER_WORDS: dict[str, str] = {
     w: str(i)
     for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-        "seventeen eighteen nineteen twenty".split()
+        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"]
     )
 }
 # Capitalised words that are not names wherever they stand (the pronoun "I" and its contractions).
@@ -115,11 +114,7 @@ def anchors(text: str) -> Anchors:
             continue
         has_digit = any(c.isdigit() for c in tok)
         letters = [c for c in tok if c.isalpha()]
-        if has_digit and letters:
-            entities.add(folded)
-        elif len(letters) >= 2 and all(c.isupper() for c in letters):
-            entities.add(folded)
-        elif tok[0].isupper() and not _starts_sentence(text, match.start()):
+        if has_digit and letters or len(letters) >= 2 and all(c.isupper() for c in letters) or tok[0].isupper() and not _starts_sentence(text, match.start()):
             entities.add(folded)
     return Anchors(frozenset(numbers), frozenset(entities))
 
