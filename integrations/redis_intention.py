@@ -9,10 +9,12 @@ Layout, per user (DESIGN.md, "Intention cache"); every key of a user carries the
 - ``{prefix}intent:{user}:res:{sha256}`` — the result, stored once per content hash (``SET NX``), its expiry
   pushed out (``PEXPIRE GT``, Redis >= 7.0) to the latest memory that refers to it.
 
-A read is one pipeline (prune + ``ZRANGEBYSCORE ... WITHSCORES``) and, for the records this process has not seen
-yet, one ``MGET``, whatever the number of memories; the chosen result is one ``GET`` more. Parsed records are kept
-in a bounded local cache keyed by (user, id, expiry score): a memory replaced elsewhere gets a new expiry, so a
-stale copy is never used. Install ``hiredis`` (a dependency of promptcache) so redis-py parses the 1,000-element
+- ``{prefix}intent:{user}:ver`` — a counter bumped by every store, eviction and repair of the index.
+
+A read starts with one pipeline (prune + ``GET ver``). When the version is the one this process last read, the
+records it parsed then are reused (expired ones filtered out by their expiry): no other round trip. Otherwise one
+``ZRANGEBYSCORE ... WITHSCORES`` and one ``MGET`` of the records not already parsed (a replaced memory has a new
+score, so a stale copy is never used), whatever the number of memories. The chosen result is one ``GET`` more. Install ``hiredis`` (a dependency of promptcache) so redis-py parses the 1,000-element
 replies in C. Failures raise
 :class:`~promptcache.intention.backends.IntentionBackendError` after the first one opens a short circuit break
 (``breaker_s``), so a dead Redis does not add a timeout to every call.
@@ -95,8 +97,7 @@ class RedisIntentionBackend(IntentionBackend):
         self.breaker_s = float(breaker_s)
         self._open_until = 0.0
         self._lock = threading.Lock()
-        # user -> {member id (bytes): (score as Redis sends it (bytes), parsed record)}
-        self._cache: LRUCache[str, dict[bytes, tuple[bytes, MemoryRecord]]] | None = (
+        self._cache: LRUCache[str, _UserCache] | None = (
             LRUCache(maxsize=record_cache_users) if record_cache_users > 0 else None
         )
 
@@ -111,6 +112,10 @@ class RedisIntentionBackend(IntentionBackend):
     def memory_key(self, user: str, memory_id: str) -> str:
         """The key of one memory record."""
         return f"{self._base(user)}mem:{memory_id}"
+
+    def version_key(self, user: str) -> str:
+        """A counter bumped on every change of the user's index other than expiry (store, eviction, repair)."""
+        return self._base(user) + "ver"
 
     def result_key(self, user: str, result_hash: str) -> str:
         """The key of a stored result (by content hash)."""
@@ -144,6 +149,10 @@ class RedisIntentionBackend(IntentionBackend):
         pipe.zadd(idx, {record.id: record.expires_at})
         pipe.pexpire(idx, ttl_ms, nx=True)
         pipe.pexpire(idx, ttl_ms, gt=True)
+        ver = self.version_key(user)
+        pipe.incr(ver)
+        pipe.pexpire(ver, ttl_ms, nx=True)
+        pipe.pexpire(ver, ttl_ms, gt=True)
         pipe.zcard(idx)
 
     def _overflow(self, user: str, count: int) -> int:
@@ -157,7 +166,10 @@ class RedisIntentionBackend(IntentionBackend):
             extra = self._overflow(user, pipe.execute()[-1])
             if extra:
                 victims = [m for m, _ in self._sync().zpopmin(self.index_key(user), extra)]
-                self._sync().delete(*[self.memory_key(user, _s(m)) for m in victims])
+                pipe = self._sync().pipeline(transaction=False)
+                pipe.delete(*[self.memory_key(user, _s(m)) for m in victims])
+                pipe.incr(self.version_key(user))
+                pipe.execute()
         except _ERRORS as exc:
             raise self._fail("store", exc) from exc
 
@@ -171,81 +183,100 @@ class RedisIntentionBackend(IntentionBackend):
             extra = self._overflow(user, (await pipe.execute())[-1])
             if extra:
                 victims = [m for m, _ in await self.async_client.zpopmin(self.index_key(user), extra)]
-                await self.async_client.delete(*[self.memory_key(user, _s(m)) for m in victims])
+                pipe = self.async_client.pipeline(transaction=False)
+                pipe.delete(*[self.memory_key(user, _s(m)) for m in victims])
+                pipe.incr(self.version_key(user))
+                await pipe.execute()
         except _ERRORS as exc:
             raise self._fail("store", exc) from exc
 
     # -- reads -------------------------------------------------------------------------------------------------
-    def _split(self, user: str, flat: list[Any]) -> tuple[list[MemoryRecord], list[tuple[bytes, Any]]]:
-        """From the index reply (RESP2: ``[id, score, ...]``; RESP3: ``[[id, score], ...]``): records known to the
-        local cache, and the (id, score) pairs to fetch."""
+    def _cached(self, user: str) -> _UserCache | None:
+        if self._cache is None:
+            return None
         with self._lock:
-            cached = self._cache.get(user) if self._cache is not None else None
-        known: list[MemoryRecord] = []
-        missing: list[tuple[bytes, bytes]] = []
-        get = cached.get if cached is not None else {}.get
-        pairs = flat if isinstance(flat[0], (list, tuple)) else zip(flat[0::2], flat[1::2])
+            return self._cache.get(user)
+
+    def _reuse(self, user: str, version: Any, now: float) -> list[MemoryRecord] | None:
+        """The cached records when the user's version has not moved (expired ones filtered out), else None."""
+        entry = self._cached(user)
+        if entry is None or version is None or entry.version != version:
+            return None
+        return [r for r in entry.records if r.expires_at > now]
+
+    def _split(self, user: str, reply: list[Any]) -> tuple[list[tuple[bytes, Any, MemoryRecord | None]], list[int]]:
+        """The index reply (RESP2: ``[id, score, ...]``; RESP3: ``[[id, score], ...]``) as (id, score, cached record
+        or None) rows, and the positions of the rows to fetch."""
+        entry = self._cached(user)
+        get = entry.by_id.get if entry is not None else {}.get
+        pairs = reply if isinstance(reply[0], (list, tuple)) else zip(reply[0::2], reply[1::2])
+        rows: list[tuple[bytes, Any, MemoryRecord | None]] = []
+        missing: list[int] = []
         for mid, score in pairs:
             hit = get(mid)
             if hit is not None and hit[0] == score:
-                known.append(hit[1])
+                rows.append((mid, score, hit[1]))
             else:
-                missing.append((mid, score))
-        return known, missing
+                missing.append(len(rows))
+                rows.append((mid, score, None))
+        return rows, missing
 
     def _merge(
-        self, user: str, known: list[MemoryRecord], missing: list[tuple[bytes, Any]], raw: list[Any]
+        self, user: str, version: Any, rows: list[tuple[bytes, Any, MemoryRecord | None]], missing: list[int],
+        raw: list[Any],
     ) -> tuple[list[MemoryRecord], list[bytes]]:
-        fetched: list[tuple[bytes, Any, MemoryRecord]] = []
         gone: list[bytes] = []
-        for (mid, score), data in zip(missing, raw):
-            if data is None:
+        for pos, data in zip(missing, raw):
+            mid, score, _ = rows[pos]
+            record = None
+            if data is not None:
+                try:
+                    record = MemoryRecord.loads(data)
+                except ValueError:
+                    record = None  # corrupt entry: dropped from the index; it is a miss
+            if record is None:
                 gone.append(mid)
-                continue
-            try:
-                fetched.append((mid, score, MemoryRecord.loads(data)))
-            except ValueError:
-                gone.append(mid)  # corrupt entry: dropped from the index; it is a miss
-        if self._cache is not None and (fetched or gone):
+            rows[pos] = (mid, score, record)
+        live = [(m, s_, r) for m, s_, r in rows if r is not None]
+        if self._cache is not None:
+            entry = _UserCache(None if gone else version, [r for _, _, r in live], {m: (s_, r) for m, s_, r in live})
             with self._lock:
-                cached = self._cache.get(user)
-                if cached is None or len(cached) > 2 * self.max_memories_per_user:
-                    # new user, or too many ids that left the index: start from the live records only
-                    cached = self._cache[user] = {m: (s_, r) for m, s_, r in self._live(known, cached)}
-                for mid in gone:
-                    cached.pop(mid, None)
-                for mid, score, record in fetched:
-                    cached[mid] = (score, record)
-        return known + [r for _, _, r in fetched], gone
+                self._cache[user] = entry
+        return [r for _, _, r in live], gone
 
-    @staticmethod
-    def _live(known: list[MemoryRecord], cached: dict[bytes, tuple[Any, MemoryRecord]] | None) -> list[Any]:
-        if not cached:
-            return []
-        keep = {id(r) for r in known}
-        return [(m, s_, r) for m, (s_, r) in cached.items() if id(r) in keep]
+    def _head(self, pipe: Any, user: str, now: float) -> None:
+        pipe.zremrangebyscore(self.index_key(user), "-inf", now)
+        pipe.get(self.version_key(user))
 
-    def _read_pipe(self, pipe: Any, user: str, now: float) -> None:
-        idx = self.index_key(user)
-        pipe.zremrangebyscore(idx, "-inf", now)
+    def _range_args(self, user: str, now: float) -> tuple[Any, ...]:
         # Raw command: the reply as the server sends it (no per-pair conversion in Python).
-        pipe.execute_command("ZRANGEBYSCORE", idx, f"({now!r}", "+inf", "WITHSCORES")
+        return ("ZRANGEBYSCORE", self.index_key(user), f"({now!r}", "+inf", "WITHSCORES")
+
+    def _drop(self, pipe: Any, user: str, gone: list[bytes]) -> None:
+        pipe.zrem(self.index_key(user), *gone)
+        pipe.incr(self.version_key(user))
 
     def records(self, user: str, now: float) -> list[MemoryRecord]:
         self._check()
         try:
             client = self._sync()
             pipe = client.pipeline(transaction=False)
-            self._read_pipe(pipe, user, now)
-            flat = pipe.execute()[1]
-            if not flat:
+            self._head(pipe, user, now)
+            version = pipe.execute()[1]
+            reused = self._reuse(user, version, now)
+            if reused is not None:
+                return reused
+            reply = client.execute_command(*self._range_args(user, now))
+            if not reply:
                 return []
-            known, missing = self._split(user, flat)
+            rows, missing = self._split(user, reply)
             base = self._base(user) + "mem:"
-            raw = client.mget([base + m.decode() for m, _ in missing]) if missing else []
-            records, gone = self._merge(user, known, missing, raw)
+            raw = client.mget([base + rows[i][0].decode() for i in missing]) if missing else []
+            records, gone = self._merge(user, version, rows, missing, raw)
             if gone:
-                client.zrem(self.index_key(user), *gone)
+                pipe = client.pipeline(transaction=False)
+                self._drop(pipe, user, gone)
+                pipe.execute()
             return records
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
@@ -257,16 +288,22 @@ class RedisIntentionBackend(IntentionBackend):
         try:
             client = self.async_client
             pipe = client.pipeline(transaction=False)
-            self._read_pipe(pipe, user, now)
-            flat = (await pipe.execute())[1]
-            if not flat:
+            self._head(pipe, user, now)
+            version = (await pipe.execute())[1]
+            reused = self._reuse(user, version, now)
+            if reused is not None:
+                return reused
+            reply = await client.execute_command(*self._range_args(user, now))
+            if not reply:
                 return []
-            known, missing = self._split(user, flat)
+            rows, missing = self._split(user, reply)
             base = self._base(user) + "mem:"
-            raw = await client.mget([base + m.decode() for m, _ in missing]) if missing else []
-            records, gone = self._merge(user, known, missing, raw)
+            raw = await client.mget([base + rows[i][0].decode() for i in missing]) if missing else []
+            records, gone = self._merge(user, version, rows, missing, raw)
             if gone:
-                await client.zrem(self.index_key(user), *gone)
+                pipe = client.pipeline(transaction=False)
+                self._drop(pipe, user, gone)
+                await pipe.execute()
             return records
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
@@ -288,12 +325,18 @@ class RedisIntentionBackend(IntentionBackend):
             raise self._fail("read", exc) from exc
 
     # -- forget ------------------------------------------------------------------------------------------------
+    def _forget_local(self, user: str) -> None:
+        if self._cache is not None:
+            with self._lock:
+                self._cache.pop(user, None)
+
     def _pattern(self, user: str) -> str:
         from promptcache.integrations.redis import glob_escape
 
         return glob_escape(self._base(user)) + "*"
 
     def forget(self, user: str) -> int:
+        self._forget_local(user)
         try:
             client = self._sync()
             count = client.zcard(self.index_key(user))
@@ -307,6 +350,7 @@ class RedisIntentionBackend(IntentionBackend):
     async def aforget(self, user: str) -> int:
         if self.async_client is None:
             return await super().aforget(user)
+        self._forget_local(user)
         try:
             client = self.async_client
             count = await client.zcard(self.index_key(user))
@@ -326,6 +370,16 @@ class RedisIntentionBackend(IntentionBackend):
         """Close the async client's connections."""
         if self.async_client is not None:
             await self.async_client.aclose()
+
+
+class _UserCache:
+    """What this process knows of one user's memories: the index version it read them at, the live records, and
+    each record by id with the index score it had (a replaced memory has a new score)."""
+
+    __slots__ = ("by_id", "records", "version")
+
+    def __init__(self, version: Any, records: list[MemoryRecord], by_id: dict[bytes, tuple[Any, MemoryRecord]]):
+        self.version, self.records, self.by_id = version, records, by_id
 
 
 def _s(value: Any) -> str:

@@ -44,7 +44,9 @@ def test_layout_one_hash_tag_per_user_and_ttls(redis_url, redis_prefix, redis_cl
     keys = sorted(k.decode() for k in redis_client.scan_iter(match=redis_prefix + "*"))
     match = memory.retrieve("user-42", "How many open tickets do I have?")
     base = f"{redis_prefix}intent:{{user-42}}:"
-    assert keys == sorted([base + "idx", base + "mem:" + match.memory_id, base + "res:" + match.result_hash])
+    assert keys == sorted(
+        [base + "idx", base + "mem:" + match.memory_id, base + "res:" + match.result_hash, base + "ver"]
+    )
     for key in keys:
         assert 119_000 < redis_client.pttl(key) <= 120_000
     assert redis_client.type(base + "idx") == b"zset"
@@ -60,10 +62,15 @@ def test_lookup_over_1000_memories_is_a_fixed_number_of_round_trips(counting):
     cold = IntentionMemory(fresh, ttl_s=600)
     CountingRedis.round_trips = 0
     assert cold.retrieve("u1", "show the status of order number 417").result == {"order": 417}
-    assert CountingRedis.round_trips == 3  # pipeline (prune + index), one MGET of 1000 records, GET of the result
+    # pipeline (prune + version), the index, one MGET of the 1000 records, GET of the result
+    assert CountingRedis.round_trips == 4
     CountingRedis.round_trips = 0
     assert cold.retrieve("u1", "show me the status of order number 418").result == {"order": 418}
-    assert CountingRedis.round_trips == 2  # records known locally: pipeline + GET
+    assert CountingRedis.round_trips == 2  # version unchanged: records reused; pipeline + GET of the result
+    memory.store("u1", "show the status of order number 1000", {"order": 1000})
+    CountingRedis.round_trips = 0
+    assert cold.retrieve("u1", "show the status of order number 1000").result == {"order": 1000}
+    assert CountingRedis.round_trips == 4  # version moved: index re-read, MGET of the one new record
     CountingRedis.round_trips = 0
     assert cold.retrieve("u1", "status of the shipment for customer 12345") is None
     assert CountingRedis.round_trips == 1
