@@ -35,7 +35,7 @@ def main(use_redis: bool = False) -> None:
         from promptcache.integrations.redis_intention import RedisIntentionBackend
 
         backend = RedisIntentionBackend(url=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
-                                        prefix="promptcache-example:")
+                                        prefix=os.environ.get("PROMPTCACHE_PREFIX", "promptcache-example:"))
     memory = IntentionMemory(backend, ttl_s=600)
     model = ScriptedChatModel(
         replies=[

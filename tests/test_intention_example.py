@@ -25,6 +25,7 @@ def test_example_runs_offline(redis, request, capsys, monkeypatch):
     argv = [str(EXAMPLE)]
     if redis:
         request.getfixturevalue("redis_url")
+        monkeypatch.setenv("PROMPTCACHE_PREFIX", request.getfixturevalue("redis_prefix"))
         argv.append("--redis")
     monkeypatch.setattr(sys, "argv", argv)
     runpy.run_path(str(EXAMPLE), run_name="__main__")  # in-process: the same code path, no interpreter start-up
