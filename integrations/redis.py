@@ -21,7 +21,7 @@ import redis.asyncio as aioredis
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import ServerCache, validate_key, validate_ttl, validate_value
 
-__all__ = ["DEFAULT_REDIS_URL", "RedisCache", "glob_escape"]
+__all__ = ["DEFAULT_REDIS_URL", "RedisCache", "RedisIntentionBackend", "glob_escape"]
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 _log = get_logger("promptcache.integrations.redis")
@@ -214,3 +214,12 @@ class RedisCache(ServerCache):
         """Close the async client's connections."""
         if self.async_client is not None:
             await self.async_client.aclose()
+
+
+def __getattr__(name: str) -> Any:
+    # The Redis intention backend lives in its own module; re-exported here (DESIGN.md: integrations/redis.py).
+    if name == "RedisIntentionBackend":
+        from promptcache.integrations.redis_intention import RedisIntentionBackend
+
+        return RedisIntentionBackend
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -53,6 +53,12 @@ _EXPORTS: dict[str, str] = {
     "IntentionMatch": "promptcache.intention",
     "IntentionCache": "promptcache.intention",
     "make_retrieve_memory_tool": "promptcache.intention",
+    "IntentionBackend": "promptcache.intention",
+    "InMemoryIntentionBackend": "promptcache.intention",
+    "LexicalSimilarity": "promptcache.intention",
+    "EmbeddingsSimilarity": "promptcache.intention",
+    "DEFAULT_INTENTION_TTL_SECONDS": "promptcache.intention",
+    "DEFAULT_INTENTION_THRESHOLD": "promptcache.intention",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

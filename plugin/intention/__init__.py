@@ -1,1 +1,63 @@
-"""placeholder"""
+"""Intention cache: tool results stored per user under the user's intention, and the ``retrieve_memory`` tool.
+
+- :class:`IntentionMemory` — ``store(user_id, intention, result, tool=None, args=None)`` /
+  ``retrieve(user_id, intention) -> IntentionMatch | None`` (+ async); exact, then similar matching.
+- :func:`make_retrieve_memory_tool` — the agent's ``retrieve_memory(intention)`` tool (user id from the config).
+- :class:`IntentionCache` — a processor for ``create_agent`` that stores tool results as they come back.
+- Backends: :class:`InMemoryIntentionBackend` (default) and, on Redis,
+  ``promptcache.integrations.redis_intention.RedisIntentionBackend``.
+"""
+
+from promptcache.intention.backends import (
+    DEFAULT_MAX_MEMORIES_PER_USER,
+    InMemoryIntentionBackend,
+    IntentionBackend,
+    IntentionBackendError,
+    MemoryRecord,
+)
+from promptcache.intention.memory import (
+    DEFAULT_INTENTION_MARGIN,
+    DEFAULT_INTENTION_THRESHOLD,
+    DEFAULT_INTENTION_TTL_SECONDS,
+    IntentionMatch,
+    IntentionMemory,
+)
+from promptcache.intention.middleware import DEFAULT_SIDE_EFFECT_PREFIXES, DEFAULT_VOLATILE_ARGS, IntentionCache
+from promptcache.intention.normalize import anchors, anchors_agree, normalize_intention
+from promptcache.intention.similarity import EmbeddingsSimilarity, LexicalSimilarity, Similarity
+from promptcache.intention.tool import (
+    MEMORY_ERROR,
+    MEMORY_NOT_FOUND,
+    RETRIEVE_MEMORY_DESCRIPTION,
+    RETRIEVE_MEMORY_TOOL_NAME,
+    format_match,
+    make_retrieve_memory_tool,
+)
+
+__all__ = [
+    "DEFAULT_INTENTION_MARGIN",
+    "DEFAULT_INTENTION_THRESHOLD",
+    "DEFAULT_INTENTION_TTL_SECONDS",
+    "DEFAULT_MAX_MEMORIES_PER_USER",
+    "DEFAULT_SIDE_EFFECT_PREFIXES",
+    "DEFAULT_VOLATILE_ARGS",
+    "MEMORY_ERROR",
+    "MEMORY_NOT_FOUND",
+    "RETRIEVE_MEMORY_DESCRIPTION",
+    "RETRIEVE_MEMORY_TOOL_NAME",
+    "EmbeddingsSimilarity",
+    "InMemoryIntentionBackend",
+    "IntentionBackend",
+    "IntentionBackendError",
+    "IntentionCache",
+    "IntentionMatch",
+    "IntentionMemory",
+    "LexicalSimilarity",
+    "MemoryRecord",
+    "Similarity",
+    "anchors",
+    "anchors_agree",
+    "format_match",
+    "make_retrieve_memory_tool",
+    "normalize_intention",
+]

@@ -1,0 +1,386 @@
+"""``RedisIntentionBackend``: intention memories on Redis (redis-py, sync and ``redis.asyncio``).
+
+Layout, per user (DESIGN.md, "Intention cache"); every key of a user carries the same hash tag
+(:func:`promptcache.keys.hash_tag` of the user id), so a user's pipelines and ``MGET`` stay in one Cluster slot:
+
+- ``{prefix}intent:{user}:idx`` — sorted set of memory ids, scored by expiry (epoch seconds). Expired ids are
+  pruned (``ZREMRANGEBYSCORE``) on every read; the set itself expires with its last memory.
+- ``{prefix}intent:{user}:mem:{id}`` — the memory record (JSON), with its own TTL.
+- ``{prefix}intent:{user}:res:{sha256}`` — the result, stored once per content hash (``SET NX``), its expiry
+  pushed out (``PEXPIRE GT``, Redis >= 7.0) to the latest memory that refers to it.
+
+- ``{prefix}intent:{user}:ver`` — a counter bumped by every store, eviction and repair of the index.
+
+A read starts with one pipeline (prune + ``GET ver``). When the version is the one this process last read, the
+records it parsed then are reused (expired ones filtered out by their expiry): no other round trip. Otherwise one
+``ZRANGEBYSCORE ... WITHSCORES`` and one ``MGET`` of the records not already parsed (a replaced memory has a new
+score, so a stale copy is never used), whatever the number of memories. The chosen result is one ``GET`` more. Install ``hiredis`` (a dependency of promptcache) so redis-py parses the 1,000-element
+replies in C. Failures raise
+:class:`~promptcache.intention.backends.IntentionBackendError` after the first one opens a short circuit break
+(``breaker_s``), so a dead Redis does not add a timeout to every call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+import time
+from typing import Any
+
+import redis
+import redis.asyncio as aioredis
+from cachetools import LRUCache
+from promptcache.intention.backends import (
+    DEFAULT_MAX_MEMORIES_PER_USER,
+    IntentionBackend,
+    IntentionBackendError,
+    MemoryRecord,
+)
+from promptcache.keys import hash_tag
+
+__all__ = ["RedisIntentionBackend"]
+
+_ERRORS = (redis.RedisError, OSError, asyncio.TimeoutError)
+
+
+class RedisIntentionBackend(IntentionBackend):
+    """Intention memories on Redis (see the module docstring for the key layout).
+
+    Args:
+        client: a ``redis.Redis`` or ``redis.cluster.RedisCluster`` (sync) or a ``redis.asyncio.Redis`` client.
+        url: instead of ``client``, a Redis URL; a sync and an async client are made with ``socket_timeout_s``.
+        async_client: an async client to use with ``client`` (otherwise async calls run the sync client in a
+            thread).
+        prefix: prepended to every key (default ``"promptcache:"``).
+        max_memories_per_user: bound per user; beyond it, the memories closest to expiry are dropped
+            (default 1000).
+        socket_timeout_s: connect/read timeout of clients made from ``url`` (seconds, default 0.25).
+        breaker_s: after a failure, calls fail at once for this many seconds (default 2.0).
+        record_cache_users: users whose parsed records are kept in this process (default 1,000; 0: no cache).
+
+    Raises:
+        TypeError: no client and no url, or ``prefix`` not a string.
+        ValueError: ``max_memories_per_user`` not an int >= 1.
+    """
+
+    def __init__(
+        self,
+        client: Any = None,
+        *,
+        url: str | None = None,
+        async_client: Any = None,
+        prefix: str = "promptcache:",
+        max_memories_per_user: int = DEFAULT_MAX_MEMORIES_PER_USER,
+        socket_timeout_s: float = 0.25,
+        breaker_s: float = 2.0,
+        record_cache_users: int = 1000,
+    ) -> None:
+        if not isinstance(prefix, str):
+            raise TypeError(f"prefix must be a str, got {prefix!r}")
+        if client is None and url is None and async_client is None:
+            raise TypeError("RedisIntentionBackend needs a client or a url")
+        if isinstance(max_memories_per_user, bool) or not isinstance(max_memories_per_user, int) or (
+            max_memories_per_user < 1
+        ):
+            raise ValueError(f"max_memories_per_user must be an int >= 1, got {max_memories_per_user!r}")
+        if url is not None:
+            opts = {"socket_timeout": socket_timeout_s, "socket_connect_timeout": socket_timeout_s}
+            client = redis.Redis.from_url(url, **opts)
+            async_client = aioredis.Redis.from_url(url, **opts)
+        if isinstance(client, aioredis.Redis):
+            client, async_client = None, client
+        self.client = client
+        self.async_client = async_client
+        self.prefix = prefix
+        self.max_memories_per_user = max_memories_per_user
+        self.breaker_s = float(breaker_s)
+        self._open_until = 0.0
+        self._lock = threading.Lock()
+        self._cache: LRUCache[str, _UserCache] | None = (
+            LRUCache(maxsize=record_cache_users) if record_cache_users > 0 else None
+        )
+
+    # -- keys ------------------------------------------------------------------------------------------------
+    def _base(self, user: str) -> str:
+        return f"{self.prefix}intent:{hash_tag(user)}:"
+
+    def index_key(self, user: str) -> str:
+        """The user's sorted set of memory ids (scored by expiry, epoch seconds)."""
+        return self._base(user) + "idx"
+
+    def memory_key(self, user: str, memory_id: str) -> str:
+        """The key of one memory record."""
+        return f"{self._base(user)}mem:{memory_id}"
+
+    def version_key(self, user: str) -> str:
+        """A counter bumped on every change of the user's index other than expiry (store, eviction, repair)."""
+        return self._base(user) + "ver"
+
+    def result_key(self, user: str, result_hash: str) -> str:
+        """The key of a stored result (by content hash)."""
+        return f"{self._base(user)}res:{result_hash}"
+
+    # -- failure handling --------------------------------------------------------------------------------------
+    def _check(self) -> None:
+        if time.monotonic() < self._open_until:
+            raise IntentionBackendError("Redis unavailable (circuit open after a recent failure)")
+
+    def _fail(self, op: str, exc: BaseException) -> IntentionBackendError:
+        with self._lock:
+            self._open_until = time.monotonic() + self.breaker_s
+        return IntentionBackendError(f"Redis {op} failed: {type(exc).__name__}: {exc}")
+
+    def _sync(self) -> Any:
+        if self.client is None:
+            raise IntentionBackendError("this RedisIntentionBackend has only an async client; use the a* methods")
+        return self.client
+
+    # -- writes ------------------------------------------------------------------------------------------------
+    def _put_commands(self, pipe: Any, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
+        # Key TTLs are relative (PX / PEXPIRE), so Redis's clock decides when keys vanish; index scores use the
+        # caller's clock (``now``), which decides what a read returns.
+        ttl_ms = max(1, math.ceil((record.expires_at - now) * 1000))
+        idx, rkey = self.index_key(user), self.result_key(user, record.result_hash)
+        pipe.set(rkey, result, nx=True, px=ttl_ms)
+        pipe.pexpire(rkey, ttl_ms, gt=True)
+        pipe.set(self.memory_key(user, record.id), record.dumps(), px=ttl_ms)
+        pipe.zremrangebyscore(idx, "-inf", now)
+        pipe.zadd(idx, {record.id: record.expires_at})
+        pipe.pexpire(idx, ttl_ms, nx=True)
+        pipe.pexpire(idx, ttl_ms, gt=True)
+        ver = self.version_key(user)
+        pipe.incr(ver)
+        pipe.pexpire(ver, ttl_ms, nx=True)
+        pipe.pexpire(ver, ttl_ms, gt=True)
+        pipe.zcard(idx)
+
+    def _overflow(self, user: str, count: int) -> int:
+        return count - self.max_memories_per_user if count > self.max_memories_per_user else 0
+
+    def put(self, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
+        self._check()
+        try:
+            pipe = self._sync().pipeline(transaction=False)
+            self._put_commands(pipe, user, record, result, now)
+            extra = self._overflow(user, pipe.execute()[-1])
+            if extra:
+                victims = [m for m, _ in self._sync().zpopmin(self.index_key(user), extra)]
+                pipe = self._sync().pipeline(transaction=False)
+                pipe.delete(*[self.memory_key(user, _s(m)) for m in victims])
+                pipe.incr(self.version_key(user))
+                pipe.execute()
+        except _ERRORS as exc:
+            raise self._fail("store", exc) from exc
+
+    async def aput(self, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
+        if self.async_client is None:
+            return await super().aput(user, record, result, now)
+        self._check()
+        try:
+            pipe = self.async_client.pipeline(transaction=False)
+            self._put_commands(pipe, user, record, result, now)
+            extra = self._overflow(user, (await pipe.execute())[-1])
+            if extra:
+                victims = [m for m, _ in await self.async_client.zpopmin(self.index_key(user), extra)]
+                pipe = self.async_client.pipeline(transaction=False)
+                pipe.delete(*[self.memory_key(user, _s(m)) for m in victims])
+                pipe.incr(self.version_key(user))
+                await pipe.execute()
+        except _ERRORS as exc:
+            raise self._fail("store", exc) from exc
+
+    # -- reads -------------------------------------------------------------------------------------------------
+    def _cached(self, user: str) -> _UserCache | None:
+        if self._cache is None:
+            return None
+        with self._lock:
+            return self._cache.get(user)
+
+    def _reuse(self, user: str, version: Any, now: float) -> list[MemoryRecord] | None:
+        """The cached records when the user's version has not moved (expired ones filtered out), else None."""
+        entry = self._cached(user)
+        if entry is None or version is None or entry.version != version:
+            return None
+        return [r for r in entry.records if r.expires_at > now]
+
+    def _split(self, user: str, reply: list[Any]) -> tuple[list[tuple[bytes, Any, MemoryRecord | None]], list[int]]:
+        """The index reply (RESP2: ``[id, score, ...]``; RESP3: ``[[id, score], ...]``) as (id, score, cached record
+        or None) rows, and the positions of the rows to fetch."""
+        entry = self._cached(user)
+        get = entry.by_id.get if entry is not None else {}.get
+        pairs = reply if isinstance(reply[0], (list, tuple)) else zip(reply[0::2], reply[1::2])
+        rows: list[tuple[bytes, Any, MemoryRecord | None]] = []
+        missing: list[int] = []
+        for mid, score in pairs:
+            hit = get(mid)
+            if hit is not None and hit[0] == score:
+                rows.append((mid, score, hit[1]))
+            else:
+                missing.append(len(rows))
+                rows.append((mid, score, None))
+        return rows, missing
+
+    def _merge(
+        self, user: str, version: Any, rows: list[tuple[bytes, Any, MemoryRecord | None]], missing: list[int],
+        raw: list[Any],
+    ) -> tuple[list[MemoryRecord], list[bytes]]:
+        gone: list[bytes] = []
+        for pos, data in zip(missing, raw):
+            mid, score, _ = rows[pos]
+            record = None
+            if data is not None:
+                try:
+                    record = MemoryRecord.loads(data)
+                except ValueError:
+                    record = None  # corrupt entry: dropped from the index; it is a miss
+            if record is None:
+                gone.append(mid)
+            rows[pos] = (mid, score, record)
+        live = [(m, s_, r) for m, s_, r in rows if r is not None]
+        if self._cache is not None:
+            entry = _UserCache(None if gone else version, [r for _, _, r in live], {m: (s_, r) for m, s_, r in live})
+            with self._lock:
+                self._cache[user] = entry
+        return [r for _, _, r in live], gone
+
+    def _head(self, pipe: Any, user: str, now: float) -> None:
+        pipe.zremrangebyscore(self.index_key(user), "-inf", now)
+        pipe.get(self.version_key(user))
+
+    def _range_args(self, user: str, now: float) -> tuple[Any, ...]:
+        # Raw command: the reply as the server sends it (no per-pair conversion in Python).
+        return ("ZRANGEBYSCORE", self.index_key(user), f"({now!r}", "+inf", "WITHSCORES")
+
+    def _drop(self, pipe: Any, user: str, gone: list[bytes]) -> None:
+        pipe.zrem(self.index_key(user), *gone)
+        pipe.incr(self.version_key(user))
+
+    def records(self, user: str, now: float) -> list[MemoryRecord]:
+        self._check()
+        try:
+            client = self._sync()
+            pipe = client.pipeline(transaction=False)
+            self._head(pipe, user, now)
+            version = pipe.execute()[1]
+            reused = self._reuse(user, version, now)
+            if reused is not None:
+                return reused
+            reply = client.execute_command(*self._range_args(user, now))
+            if not reply:
+                return []
+            rows, missing = self._split(user, reply)
+            base = self._base(user) + "mem:"
+            raw = client.mget([base + rows[i][0].decode() for i in missing]) if missing else []
+            records, gone = self._merge(user, version, rows, missing, raw)
+            if gone:
+                pipe = client.pipeline(transaction=False)
+                self._drop(pipe, user, gone)
+                pipe.execute()
+            return records
+        except _ERRORS as exc:
+            raise self._fail("read", exc) from exc
+
+    async def arecords(self, user: str, now: float) -> list[MemoryRecord]:
+        if self.async_client is None:
+            return await super().arecords(user, now)
+        self._check()
+        try:
+            client = self.async_client
+            pipe = client.pipeline(transaction=False)
+            self._head(pipe, user, now)
+            version = (await pipe.execute())[1]
+            reused = self._reuse(user, version, now)
+            if reused is not None:
+                return reused
+            reply = await client.execute_command(*self._range_args(user, now))
+            if not reply:
+                return []
+            rows, missing = self._split(user, reply)
+            base = self._base(user) + "mem:"
+            raw = await client.mget([base + rows[i][0].decode() for i in missing]) if missing else []
+            records, gone = self._merge(user, version, rows, missing, raw)
+            if gone:
+                pipe = client.pipeline(transaction=False)
+                self._drop(pipe, user, gone)
+                await pipe.execute()
+            return records
+        except _ERRORS as exc:
+            raise self._fail("read", exc) from exc
+
+    def result(self, user: str, result_hash: str) -> bytes | None:
+        self._check()
+        try:
+            return self._sync().get(self.result_key(user, result_hash))
+        except _ERRORS as exc:
+            raise self._fail("read", exc) from exc
+
+    async def aresult(self, user: str, result_hash: str) -> bytes | None:
+        if self.async_client is None:
+            return await super().aresult(user, result_hash)
+        self._check()
+        try:
+            return await self.async_client.get(self.result_key(user, result_hash))
+        except _ERRORS as exc:
+            raise self._fail("read", exc) from exc
+
+    # -- forget ------------------------------------------------------------------------------------------------
+    def _forget_local(self, user: str) -> None:
+        if self._cache is not None:
+            with self._lock:
+                self._cache.pop(user, None)
+
+    def _pattern(self, user: str) -> str:
+        from promptcache.integrations.redis import glob_escape
+
+        return glob_escape(self._base(user)) + "*"
+
+    def forget(self, user: str) -> int:
+        self._forget_local(user)
+        try:
+            client = self._sync()
+            count = client.zcard(self.index_key(user))
+            keys = list(client.scan_iter(match=self._pattern(user), count=500))
+            for i in range(0, len(keys), 500):
+                client.unlink(*keys[i : i + 500])
+            return int(count)
+        except _ERRORS as exc:
+            raise self._fail("forget", exc) from exc
+
+    async def aforget(self, user: str) -> int:
+        if self.async_client is None:
+            return await super().aforget(user)
+        self._forget_local(user)
+        try:
+            client = self.async_client
+            count = await client.zcard(self.index_key(user))
+            keys = [k async for k in client.scan_iter(match=self._pattern(user), count=500)]
+            for i in range(0, len(keys), 500):
+                await client.unlink(*keys[i : i + 500])
+            return int(count)
+        except _ERRORS as exc:
+            raise self._fail("forget", exc) from exc
+
+    def close(self) -> None:
+        """Close the sync client's connections."""
+        if self.client is not None:
+            self.client.close()
+
+    async def aclose(self) -> None:
+        """Close the async client's connections."""
+        if self.async_client is not None:
+            await self.async_client.aclose()
+
+
+class _UserCache:
+    """What this process knows of one user's memories: the index version it read them at, the live records, and
+    each record by id with the index score it had (a replaced memory has a new score)."""
+
+    __slots__ = ("by_id", "records", "version")
+
+    def __init__(self, version: Any, records: list[MemoryRecord], by_id: dict[bytes, tuple[Any, MemoryRecord]]):
+        self.version, self.records, self.by_id = version, records, by_id
+
+
+def _s(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)

@@ -1,0 +1,205 @@
+"""Where intention memories live: the record format, the backend contract, and the in-memory default.
+
+Per user, a backend keeps an index of memory ids with their expiry, one record per memory (intention, tool, args,
+hash of the result, features for the similarity) and the results themselves, stored once per content hash. Expired
+memories are pruned from the index whenever the user's memories are read. The Redis backend is
+``promptcache.integrations.redis_intention.RedisIntentionBackend``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import orjson
+
+__all__ = [
+    "DEFAULT_MAX_MEMORIES_PER_USER",
+    "InMemoryIntentionBackend",
+    "IntentionBackend",
+    "IntentionBackendError",
+    "MemoryRecord",
+]
+
+DEFAULT_MAX_MEMORIES_PER_USER = 1000
+"""Memories kept per user before the ones closest to expiry are dropped (the issue's sizing: 1,000 per user)."""
+
+
+class IntentionBackendError(RuntimeError):
+    """The backend could not be reached or returned something unreadable (wraps the cause)."""
+
+
+@dataclass(frozen=True)
+class MemoryRecord:
+    """One stored memory (without its result, which is stored once per content hash).
+
+    Attributes:
+        id: stable id of (normalised intention, tool, args): storing the same triple again replaces it.
+        intention: the intention as given; ``normalized``: its exact-match form.
+        tool / args: the tool call that produced the result (``None`` when not given).
+        result_hash: SHA-256 (hex) of the serialised result; the key of the stored result.
+        created_at / expires_at: epoch seconds.
+        similarity: name of the :class:`~promptcache.intention.similarity.Similarity` that made ``features``.
+        features: the stored features (``None`` for the lexical default, which works from ``intention``).
+    """
+
+    id: str
+    intention: str
+    normalized: str
+    tool: str | None
+    args: Any
+    result_hash: str
+    created_at: float
+    expires_at: float
+    similarity: str
+    features: Any = None
+
+    def dumps(self) -> bytes:
+        """The record as JSON bytes."""
+        return orjson.dumps(asdict(self))
+
+    @classmethod
+    def loads(cls, data: bytes | str) -> MemoryRecord:
+        """Parse :meth:`dumps` output.
+
+        Raises:
+            ValueError: not a record (corrupt or foreign data).
+        """
+        try:
+            return cls(**orjson.loads(data))
+        except (orjson.JSONDecodeError, TypeError) as exc:
+            raise ValueError(f"not an intention memory record: {exc}") from exc
+
+
+class IntentionBackend(ABC):
+    """Storage contract of :class:`~promptcache.intention.IntentionMemory` (sync + async).
+
+    Times are epoch seconds passed in by the caller (``now``), so one clock decides expiry. Failures raise
+    :class:`IntentionBackendError`; the caller decides what a failure means (a miss, a skipped write).
+    """
+
+    @abstractmethod
+    def put(self, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
+        """Store ``record`` (replacing one with the same id) and ``result`` under ``record.result_hash``.
+
+        The result is written once per hash; its expiry is extended to the latest memory that refers to it.
+        """
+
+    @abstractmethod
+    def records(self, user: str, now: float) -> list[MemoryRecord]:
+        """The user's live memories (expired ones pruned from the index first), in one round trip for the records."""
+
+    @abstractmethod
+    def result(self, user: str, result_hash: str) -> bytes | None:
+        """The stored result for ``result_hash`` (``None`` when it expired)."""
+
+    @abstractmethod
+    def forget(self, user: str) -> int:
+        """Remove every memory and result of ``user``; returns how many memories were removed."""
+
+    async def aput(self, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
+        """Async :meth:`put` (default: the sync one in a thread)."""
+        await asyncio.to_thread(self.put, user, record, result, now)
+
+    async def arecords(self, user: str, now: float) -> list[MemoryRecord]:
+        """Async :meth:`records`."""
+        return await asyncio.to_thread(self.records, user, now)
+
+    async def aresult(self, user: str, result_hash: str) -> bytes | None:
+        """Async :meth:`result`."""
+        return await asyncio.to_thread(self.result, user, result_hash)
+
+    async def aforget(self, user: str) -> int:
+        """Async :meth:`forget`."""
+        return await asyncio.to_thread(self.forget, user)
+
+
+class _UserData:
+    __slots__ = ("records", "results")
+
+    def __init__(self) -> None:
+        self.records: dict[str, MemoryRecord] = {}
+        self.results: dict[str, tuple[bytes, float]] = {}
+
+
+class InMemoryIntentionBackend(IntentionBackend):
+    """The process-local default: a dict per user, thread-safe, at most ``max_memories_per_user`` each.
+
+    When a user is over the bound, the memories closest to expiry are dropped first.
+
+    Args:
+        max_memories_per_user: an ``int`` >= 1 (default :data:`DEFAULT_MAX_MEMORIES_PER_USER`).
+
+    Raises:
+        ValueError: ``max_memories_per_user`` not an int >= 1.
+    """
+
+    def __init__(self, max_memories_per_user: int = DEFAULT_MAX_MEMORIES_PER_USER) -> None:
+        if isinstance(max_memories_per_user, bool) or not isinstance(max_memories_per_user, int) or (
+            max_memories_per_user < 1
+        ):
+            raise ValueError(f"max_memories_per_user must be an int >= 1, got {max_memories_per_user!r}")
+        self.max_memories_per_user = max_memories_per_user
+        self._users: dict[str, _UserData] = {}
+        self._lock = threading.Lock()
+
+    def _prune(self, data: _UserData, now: float) -> None:
+        for mid in [m for m, r in data.records.items() if r.expires_at <= now]:
+            del data.records[mid]
+        for h in [h for h, (_, exp) in data.results.items() if exp <= now]:
+            del data.results[h]
+
+    def put(self, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
+        with self._lock:
+            data = self._users.setdefault(user, _UserData())
+            self._prune(data, now)
+            data.records[record.id] = record
+            old = data.results.get(record.result_hash)
+            expires = max(record.expires_at, old[1]) if old else record.expires_at
+            data.results[record.result_hash] = (old[0] if old else bytes(result), expires)
+            while len(data.records) > self.max_memories_per_user:
+                victim = min(data.records.values(), key=lambda r: (r.expires_at, r.created_at))
+                del data.records[victim.id]
+
+    def records(self, user: str, now: float) -> list[MemoryRecord]:
+        with self._lock:
+            data = self._users.get(user)
+            if data is None:
+                return []
+            self._prune(data, now)
+            if not data.records:
+                del self._users[user]
+                return []
+            return list(data.records.values())
+
+    def result(self, user: str, result_hash: str) -> bytes | None:
+        with self._lock:
+            data = self._users.get(user)
+            item = data.results.get(result_hash) if data else None
+            return item[0] if item else None
+
+    def forget(self, user: str) -> int:
+        with self._lock:
+            data = self._users.pop(user, None)
+            return len(data.records) if data else 0
+
+    def index_size(self, user: str) -> int:
+        """How many memory ids the user's index holds (expired ones included until the next read)."""
+        with self._lock:
+            data = self._users.get(user)
+            return len(data.records) if data else 0
+
+    async def aput(self, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
+        self.put(user, record, result, now)
+
+    async def arecords(self, user: str, now: float) -> list[MemoryRecord]:
+        return self.records(user, now)
+
+    async def aresult(self, user: str, result_hash: str) -> bytes | None:
+        return self.result(user, result_hash)
+
+    async def aforget(self, user: str) -> int:
+        return self.forget(user)

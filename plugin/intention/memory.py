@@ -1,0 +1,383 @@
+"""``IntentionMemory``: tool results stored per user under the user's intention, found again by intention.
+
+Lookup order (DESIGN.md, "Intention cache"; seed ``000_*``):
+
+1. **exact**: an earlier memory of the same user whose normalised intention equals the query's
+   (:func:`~promptcache.intention.normalize.normalize_intention`); the most recent one wins.
+2. **similar**: otherwise the user's most similar earlier intention, if its similarity is at least ``threshold``,
+   its numbers and named entities agree with the query's (:func:`~promptcache.intention.normalize.anchors_agree`),
+   and it beats every candidate with a *different* result by at least ``margin`` (an ambiguous match is a miss:
+   a wrong tool result is worse than none).
+
+``threshold=1.0`` means exact matches only.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from cachetools import LRUCache
+from promptcache._log import ThrottledWarning, get_logger
+from promptcache.backends.base import validate_ttl
+from promptcache.config import validate_scope
+from promptcache.intention.backends import (
+    InMemoryIntentionBackend,
+    IntentionBackend,
+    IntentionBackendError,
+    MemoryRecord,
+)
+from promptcache.intention.matching import anchor_info, pick_similar
+from promptcache.intention.normalize import anchors_agree, normalize_intention
+from promptcache.intention.similarity import Similarity, as_similarity
+from promptcache.keys import stable_hash
+
+__all__ = [
+    "DEFAULT_INTENTION_MARGIN",
+    "DEFAULT_INTENTION_THRESHOLD",
+    "DEFAULT_INTENTION_TTL_SECONDS",
+    "IntentionMatch",
+    "IntentionMemory",
+]
+
+DEFAULT_INTENTION_TTL_SECONDS = 3600.0
+"""How long a tool result is kept (seconds). Tool results go stale; one hour is a conservative default."""
+DEFAULT_INTENTION_THRESHOLD = 0.7
+"""Default minimum similarity of a similar match (lexical scale). Chosen on Banking77 (train stored, test looked up;
+bench/intention.py, figures in bench/README.md): with :data:`DEFAULT_INTENTION_MARGIN` it gives precision 0.982 at a
+hit rate of 0.429. Lower thresholds gain little hit rate there (0.5: 0.980 / 0.498) and are riskier for users with
+few memories, where the margin rule has no competitor to act on."""
+DEFAULT_INTENTION_MARGIN = 0.15
+"""Default lead the best match needs over any candidate with a different result (same measurement: without a margin
+no threshold below 0.9 reaches precision 0.97)."""
+
+_log = get_logger("promptcache.intention")
+
+
+@dataclass(frozen=True)
+class IntentionMatch:
+    """A memory found for an intention.
+
+    Attributes:
+        kind: ``"exact"`` (same normalised intention) or ``"similar"``.
+        intention: the stored intention that matched (as it was stored).
+        similarity: closeness in ``[0, 1]``, higher is closer (``1.0`` for an exact match); the scale of the
+            memory's :class:`~promptcache.intention.similarity.Similarity`.
+        tool / args: the tool call that produced the result (``None`` when not recorded).
+        age_s: seconds since the memory was stored.
+        result: the stored result (the JSON value that was stored: ``str``, ``dict``, ``list``, ...).
+        memory_id: the memory's id; ``result_hash``: SHA-256 of its serialised result.
+    """
+
+    kind: str
+    intention: str
+    similarity: float
+    tool: str | None
+    args: Any
+    age_s: float
+    result: Any
+    memory_id: str
+    result_hash: str
+
+    def result_text(self) -> str:
+        """The result as text: a string as is, anything else as JSON."""
+        if isinstance(self.result, str):
+            return self.result
+        return orjson.dumps(self.result).decode()
+
+
+def _check_unit(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or not 0 <= value <= 1:
+        raise ValueError(f"{what} must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
+def _user(user_id: Any) -> str:
+    user = validate_scope(user_id, what="user_id")
+    if user is None:
+        raise ValueError("user_id must be a non-empty string, got None")
+    return user
+
+
+def _serialise(value: Any, what: str) -> bytes:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError as exc:
+        raise TypeError(f"{what} must be JSON-serialisable (str, number, bool, None, list, dict): {exc}") from exc
+
+
+class IntentionMemory:
+    """Tool results per user, keyed by intention, with expiry (sync and async).
+
+    Args:
+        backend: an :class:`~promptcache.intention.backends.IntentionBackend` (default: a new
+            ``InMemoryIntentionBackend``; Redis: ``promptcache.integrations.redis_intention.RedisIntentionBackend``).
+        ttl_s: seconds a memory lives (default :data:`DEFAULT_INTENTION_TTL_SECONDS`), a finite number > 0.
+        similarity: ``None`` (the model-free :class:`~promptcache.intention.similarity.LexicalSimilarity`), a
+            :class:`~promptcache.intention.similarity.Similarity`, or any LangChain ``Embeddings``.
+        threshold: minimum similarity of a similar match, in ``[0, 1]`` (``1.0``: exact only). Default
+            :data:`DEFAULT_INTENTION_THRESHOLD` (tuned for the lexical default; tune it for an embedding model).
+        margin: lead over the best candidate with a different result, in ``[0, 1]`` (default
+            :data:`DEFAULT_INTENTION_MARGIN`).
+        clock: returns epoch seconds (default ``time.time``; injectable for tests).
+
+    Raises:
+        TypeError / ValueError: a bad argument, named in the message.
+    """
+
+    def __init__(
+        self,
+        backend: IntentionBackend | None = None,
+        *,
+        ttl_s: float = DEFAULT_INTENTION_TTL_SECONDS,
+        similarity: Any = None,
+        threshold: float = DEFAULT_INTENTION_THRESHOLD,
+        margin: float = DEFAULT_INTENTION_MARGIN,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        if backend is None:
+            backend = InMemoryIntentionBackend()
+        if not isinstance(backend, IntentionBackend):
+            raise TypeError(f"backend must be an IntentionBackend, got {type(backend).__name__}")
+        if ttl_s is None:
+            raise ValueError("ttl_s must be a finite number of seconds > 0, got None (memories must expire)")
+        self.backend = backend
+        self.ttl_s = validate_ttl(ttl_s)
+        self.similarity: Similarity = as_similarity(similarity)
+        self.threshold = _check_unit(threshold, "threshold")
+        self.margin = _check_unit(margin, "margin")
+        self.clock = clock
+        self._warning = ThrottledWarning(_log)
+        self._lock = threading.Lock()
+        self._prepared: LRUCache[tuple[str, ...], Any] = LRUCache(maxsize=64)
+
+    # -- store -----------------------------------------------------------------------------------------------
+    def _prepare(self, user_id: Any, intention: Any, result: Any, tool: Any, args: Any) -> tuple[str, MemoryRecord,
+                                                                                                  bytes]:
+        user = _user(user_id)
+        normalized = normalize_intention(intention)
+        if tool is not None and (not isinstance(tool, str) or not tool):
+            raise TypeError(f"tool must be a non-empty str or None, got {tool!r}")
+        data = _serialise(result, "result")
+        _serialise(args, "args")
+        now = self.clock()
+        record = MemoryRecord(
+            id=stable_hash([normalized, tool, args], 32),
+            intention=intention,
+            normalized=normalized,
+            tool=tool,
+            args=args,
+            result_hash=stable_hash(data),
+            created_at=now,
+            expires_at=now + self.ttl_s,
+            similarity=self.similarity.name,
+        )
+        return user, record, data
+
+    def store(self, user_id: str, intention: str, result: Any, tool: str | None = None, args: Any = None) -> bool:
+        """Remember ``result`` (a JSON value) for ``user_id`` under ``intention``.
+
+        The same (intention, tool, args) stored again replaces the earlier memory; an identical result is stored
+        once, under its content hash.
+
+        Returns:
+            True when written, False when the backend failed (logged at most once a minute).
+
+        Raises:
+            TypeError / ValueError: empty intention or user id, a result or args that are not JSON-serialisable,
+                a bad tool name; checked before anything is written.
+        """
+        user, record, data = self._prepare(user_id, intention, result, tool, args)
+        try:
+            features = self.similarity.encode([intention])[0]
+            self.backend.put(user, _with_features(record, features), data, record.created_at)
+        except Exception as exc:  # noqa: BLE001 - a failing store never breaks the caller
+            self._warning.warn("promptcache: intention memory store failed; not stored", exc=exc)
+            return False
+        return True
+
+    async def astore(
+        self, user_id: str, intention: str, result: Any, tool: str | None = None, args: Any = None
+    ) -> bool:
+        """Async :meth:`store`."""
+        user, record, data = self._prepare(user_id, intention, result, tool, args)
+        try:
+            features = (await self.similarity.aencode([intention]))[0]
+            await self.backend.aput(user, _with_features(record, features), data, record.created_at)
+        except Exception as exc:  # noqa: BLE001
+            self._warning.warn("promptcache: intention memory store failed; not stored", exc=exc)
+            return False
+        return True
+
+    # -- retrieve --------------------------------------------------------------------------------------------
+    def _needs_query_features(self) -> bool:
+        return self.threshold < 1.0
+
+    def retrieve(self, user_id: str, intention: str, *, fail_open: bool = True) -> IntentionMatch | None:
+        """The memory of ``user_id`` that answers ``intention``, or ``None`` (see the module docstring).
+
+        Args:
+            fail_open: when True (default) a backend failure is a miss (logged); when False it raises
+                :class:`~promptcache.intention.backends.IntentionBackendError`.
+
+        Raises:
+            TypeError / ValueError: empty intention or user id.
+        """
+        user = _user(user_id)
+        normalized = normalize_intention(intention)
+        try:
+            now = self.clock()
+            records = self.backend.records(user, now)
+            if not records:
+                return None
+            picked = self._pick_exact(records, normalized)
+            if picked is None and self._needs_query_features():
+                query = None
+                if self._uses_features():
+                    query = self.similarity.encode_query(intention)
+                picked = self._pick_similar(records, intention, query, self._stale_features(records))
+            if picked is None:
+                return None
+            record, score, kind = picked
+            raw = self.backend.result(user, record.result_hash)
+        except Exception as exc:  # noqa: BLE001
+            return self._failed(exc, fail_open)
+        return self._match(record, score, kind, raw, now)
+
+    async def aretrieve(self, user_id: str, intention: str, *, fail_open: bool = True) -> IntentionMatch | None:
+        """Async :meth:`retrieve`."""
+        user = _user(user_id)
+        normalized = normalize_intention(intention)
+        try:
+            now = self.clock()
+            records = await self.backend.arecords(user, now)
+            if not records:
+                return None
+            picked = self._pick_exact(records, normalized)
+            if picked is None and self._needs_query_features():
+                query = None
+                stale: dict[str, Any] = {}
+                if self._uses_features():
+                    query = await self.similarity.aencode_query(intention)
+                    missing = [r for r in records if r.similarity != self.similarity.name]
+                    if missing:
+                        feats = await self.similarity.aencode([r.intention for r in missing])
+                        stale = {r.id: f for r, f in zip(missing, feats)}
+                picked = self._pick_similar(records, intention, query, stale)
+            if picked is None:
+                return None
+            record, score, kind = picked
+            raw = await self.backend.aresult(user, record.result_hash)
+        except Exception as exc:  # noqa: BLE001
+            return self._failed(exc, fail_open)
+        return self._match(record, score, kind, raw, now)
+
+    def forget(self, user_id: str) -> int:
+        """Remove every memory of ``user_id``; returns how many were removed.
+
+        Raises:
+            IntentionBackendError: the backend failed (a deliberate delete must not fail silently).
+        """
+        return self.backend.forget(_user(user_id))
+
+    async def aforget(self, user_id: str) -> int:
+        """Async :meth:`forget`."""
+        return await self.backend.aforget(_user(user_id))
+
+    # -- matching ----------------------------------------------------------------------------------------------
+    def _failed(self, exc: Exception, fail_open: bool) -> None:
+        self._warning.warn("promptcache: intention memory lookup failed; treating as a miss", exc=exc)
+        if fail_open:
+            return
+        if isinstance(exc, IntentionBackendError):
+            raise exc
+        raise IntentionBackendError(f"intention memory lookup failed: {type(exc).__name__}: {exc}") from exc
+
+    def _uses_features(self) -> bool:
+        return self.similarity.stored_features
+
+    def _stale_features(self, records: list[MemoryRecord]) -> dict[str, Any]:
+        if not self._uses_features():
+            return {}
+        missing = [r for r in records if r.similarity != self.similarity.name]
+        if not missing:
+            return {}
+        return {r.id: f for r, f in zip(missing, self.similarity.encode([r.intention for r in missing]))}
+
+    def _prepared_for(self, records: list[MemoryRecord], candidates: Callable[[], list[Any]]) -> Any:
+        # The user's candidates in the similarity's prepared form, reused until the memories change (a replaced
+        # memory keeps its id but gets a new creation time).
+        key = tuple((r.id, r.created_at) for r in records)
+        with self._lock:
+            hit = self._prepared.get(key)
+        if hit is None:
+            hit = self.similarity.prepare(candidates())
+            with self._lock:
+                self._prepared[key] = hit
+        return hit
+
+    @staticmethod
+    def _pick_exact(records: list[MemoryRecord], normalized: str) -> tuple[MemoryRecord, float, str] | None:
+        same = [r for r in records if r.normalized == normalized]
+        if not same:
+            return None
+        return max(same, key=lambda r: r.created_at), 1.0, "exact"
+
+    def _pick_similar(
+        self, records: list[MemoryRecord], intention: str, query: Any, stale: dict[str, Any]
+    ) -> tuple[MemoryRecord, float, str] | None:
+        # Only candidates within ``margin`` of the threshold can be the match or make it ambiguous.
+        floor = self.threshold - self.margin
+        if query is None:  # lexical: features come from the texts
+            prepared = self._prepared_for(records, lambda: [r.intention for r in records])
+            hits = self.similarity.above(intention, prepared, floor)
+        else:
+            prepared = self._prepared_for(records, lambda: [stale.get(r.id, r.features) for r in records])
+            hits = self.similarity.above(query, prepared, floor)
+        near = [(score, records[i]) for i, score in hits]
+        ranked = sorted(near, key=lambda sr: (-sr[0], -sr[1].created_at))
+        q_anchors, q_tokens = anchor_info(intention)
+        picked = pick_similar(
+            [(score, record.result_hash, record) for score, record in ranked],
+            self.threshold,
+            self.margin,
+            lambda record: anchors_agree(q_anchors, q_tokens, *anchor_info(record.intention)),
+        )
+        return None if picked is None else (picked[1], picked[0], "similar")
+
+    @staticmethod
+    def _match(record: MemoryRecord, score: float, kind: str, raw: bytes | None, now: float) -> IntentionMatch | None:
+        if raw is None:
+            return None
+        return IntentionMatch(
+            kind=kind,
+            intention=record.intention,
+            similarity=round(float(score), 6),
+            tool=record.tool,
+            args=record.args,
+            age_s=max(0.0, now - record.created_at),
+            result=orjson.loads(raw),
+            memory_id=record.id,
+            result_hash=record.result_hash,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"IntentionMemory(backend={type(self.backend).__name__}, ttl_s={self.ttl_s}, "
+            f"similarity={self.similarity!r}, threshold={self.threshold}, margin={self.margin})"
+        )
+
+
+def _with_features(record: MemoryRecord, features: Any) -> MemoryRecord:
+    if features is None:
+        return record
+    from dataclasses import replace
+
+    return replace(record, features=features)
+
+
