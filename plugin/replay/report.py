@@ -110,9 +110,10 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     console.print(f"Intention cache (IntentionMemory in memory, threshold {it.threshold:g}, margin {it.margin:g}, "
                   f"TTL {it.ttl_s:g} s): of {it.tool_calls:,} tool calls, {it.exact:,} answered exactly and "
                   f"{it.similar:,} by similarity; wrong answers (stored tool/arguments differ from the call "
-                  f"made): {it.wrong:,} ({it.wrong_exact:,} exact, {it.wrong_similar:,} similar). "
-                  f"{it.same_call_repeats:,} calls repeat an earlier call of the same user (same tool and "
-                  f"arguments).")
+                  f"made): {it.wrong:,} ({it.wrong_exact:,} exact, {it.wrong_similar:,} similar), so {it.right:,} "
+                  f"right. "
+                  f"{it.same_call_repeats:,} calls repeat an earlier successful call of the same user (same tool "
+                  f"and arguments, at any distance).")
     for name, row in result.strategies.items():
         if row.unavailable:
             console.print(f"[yellow]{name}: {row.unavailable}[/yellow]")
