@@ -28,7 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     replay = sub.add_parser("replay", help="what would the plugins save on recorded conversations?",
                             description="Replay recorded agent conversations (OpenAI, Anthropic or LangChain "
-                                        "messages; JSON or JSONL) through a Bedrock prompt-cache simulator.")
+                                        "messages; JSON or JSONL) offline through a Bedrock prompt-cache "
+                                        "simulator, and count what the ResponseCache and the intention cache "
+                                        "(IntentionMemory) would have answered. Prints a table; writes "
+                                        "DIR/replay.json and DIR/replay.png.")
     replay.add_argument("files", nargs="+", metavar="FILE", help="transcript files (.json / .jsonl)")
     replay.add_argument("--model", default=DEFAULT_MODEL, help=f"Bedrock model id (default {DEFAULT_MODEL})")
     replay.add_argument("--strategy", action="extend", nargs="+", metavar="NAME", dest="strategies",

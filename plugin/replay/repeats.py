@@ -16,8 +16,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from .prepare import PreparedConversation, Request
 from .intentions import IntentionReplay, IntentionStats
+from .prepare import PreparedConversation, Request
 from .transcript import Conversation, Message
 
 __all__ = ["RepeatCounter", "ResponseCacheStats", "IntentionStats", "response_cache_key", "lc_messages"]

@@ -5,8 +5,9 @@ JSON layout (``to_json``): ``{"model", "files", "conversations", "requests", "in
 "model_calls", "input_tokens", "cache_read_tokens", "cache_write_tokens", "cache_write_1h_tokens", "cost_usd",
 "output_cost_usd", "relative_to_none", "requests_with_cache_read_share", "unavailable"}}, "best_strategy",
 "response_cache": {...}, "intention_cache": {"tool_calls", "answered_exact", "answered_similar", "wrong_answers",
-...}, "seconds"}`` (intention figures: ``promptcache.replay.intentions.IntentionStats``). Costs are USD; ``cost_usd`` is the input side
-(plain input + cache reads + cache writes), the part placement changes; output cost is listed separately.
+...}, "seconds"}`` (intention figures: ``promptcache.replay.intentions.IntentionStats``). Costs are USD;
+``cost_usd`` is the input side (plain input + cache reads + cache writes), the part placement changes; output cost
+is listed separately.
 """
 
 from __future__ import annotations
