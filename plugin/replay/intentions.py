@@ -142,8 +142,9 @@ class IntentionReplay:
     """Feeds the tool calls of replayed requests, in time order, through ``IntentionMemory`` and ``IntentionCache``.
 
     Args:
-        memory: the memory to use (default: a new in-memory ``IntentionMemory`` with the library defaults). Its
-            clock is replaced by the replay clock.
+        memory: the memory to use (default: a new in-memory ``IntentionMemory`` with the library defaults). It is
+            dedicated to the replay: its ``clock`` becomes the replay clock and its ``store`` is wrapped to count
+            the writes.
         cache: the processor that stores results (default: ``IntentionCache(memory)`` with its default deny list);
             when given, its ``memory`` is used.
     """
