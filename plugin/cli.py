@@ -4,7 +4,7 @@
 recorded agent conversations through the prompt-cache simulator and prints what each cache-point strategy, the
 ResponseCache and the intention cache would have saved; it writes ``replay.json`` and ``replay.png`` to ``DIR``.
 Needs no services and no AWS account. Exit codes: 0 success, 2 bad input (one line on stderr naming the file and
-line, or the bad option value).
+line, or the bad option value, or an ``--out`` that cannot be written).
 """
 
 from __future__ import annotations
@@ -28,7 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     replay = sub.add_parser("replay", help="what would the plugins save on recorded conversations?",
                             description="Replay recorded agent conversations (OpenAI, Anthropic or LangChain "
-                                        "messages; JSON or JSONL) through a Bedrock prompt-cache simulator.")
+                                        "messages; JSON or JSONL) offline through a Bedrock prompt-cache "
+                                        "simulator, and count what the ResponseCache and the intention cache "
+                                        "(IntentionMemory) would have answered. Prints a table; writes "
+                                        "DIR/replay.json and DIR/replay.png.")
     replay.add_argument("files", nargs="+", metavar="FILE", help="transcript files (.json / .jsonl)")
     replay.add_argument("--model", default=DEFAULT_MODEL, help=f"Bedrock model id (default {DEFAULT_MODEL})")
     replay.add_argument("--strategy", action="extend", nargs="+", metavar="NAME", dest="strategies",
@@ -58,6 +61,10 @@ def _run_replay(args: argparse.Namespace) -> int:
 
     if not (args.gap_s >= 0 and args.gap_s != float("inf")):
         return _fail(f"--gap-s must be a finite number of seconds >= 0, got {args.gap_s!r}")
+    out = Path(args.out)
+    blocker = next((p for p in (out, *out.parents) if p.exists()), None)  # checked before the run, not after
+    if blocker is not None and not blocker.is_dir():
+        return _fail(f"--out must be a directory, but {str(blocker)!r} is a file")
     state: dict[str, object] = {}
 
     def progress(done: int, total: int) -> None:
@@ -86,11 +93,12 @@ def _run_replay(args: argparse.Namespace) -> int:
             state["bar"].stop()  # type: ignore[union-attr]
     console = Console(width=max(Console().width, 120))
     render_table(result, console)
-    out = Path(args.out)
-    json_path = write_json(result, out / "replay.json")
-    written = [str(json_path)]
-    if not args.no_chart:
-        written.append(str(write_chart(result, out / "replay.png")))
+    try:
+        written = [str(write_json(result, out / "replay.json"))]
+        if not args.no_chart:
+            written.append(str(write_chart(result, out / "replay.png")))
+    except OSError as exc:
+        return _fail(f"cannot write to --out {str(out)!r}: {exc.strerror or exc}")
     console.print(f"wrote {', '.join(written)} ({result.seconds:.1f} s)")
     return 0
 

@@ -31,15 +31,24 @@ def test_replay_on_the_shipped_sample(tmp_path: Path, capsys: pytest.CaptureFixt
     assert rel["anchored-tail+response-cache"] < rel["langchain-aws"]
     # sample-2 opens with the same first message as sample-1, 90 s later: one ResponseCache hit
     assert report["response_cache"]["hits"] == 1
-    # 4 repeated lookups by the same customers (get_customer x2, get_order HB-7Q2K9X, get_tracking); the failed
-    # redeem_gift_card is never stored
-    assert report["intention_cache"] == {"tool_calls": 17, "answered": 4, "families": 2}
+    # IntentionMemory, calls filed under the latest human message: 5 exact answers, 4 of them wrong (a second call
+    # for the same message gets the first call's result: sample-2 get_order, sample-3 get_order and get_tracking;
+    # sample-4's "yes" finds sample-3's "yes" -> join_loyalty, not redeem_gift_card); the right one is sample-2's
+    # "yes" -> change_order_address. 4 calls repeat an earlier call (get_customer x2, get_order HB-7Q2K9X,
+    # get_tracking); 16 of 17 results stored (the failed redeem_gift_card is not).
+    intention = report["intention_cache"]
+    assert {k: v for k, v in intention.items() if k != "memory"} == {
+        "tool_calls": 17, "looked_up": 17, "answered": 5, "answered_exact": 5, "answered_similar": 0,
+        "wrong_answers": 4, "wrong_exact": 4, "wrong_similar": 0, "right_answers": 1, "stored": 16,
+        "same_call_repeats": 4, "users": 2}
+    assert intention["memory"]["threshold"] == 0.7 and intention["memory"]["ttl_s"] == 3600.0
     none = report["strategies"]["none"]
     assert none["input_tokens"] == report["input_tokens"] and none["cache_read_tokens"] == 0
     assert (tmp_path / "replay.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     for name in ALL:
         assert name in out
     assert "vs none" in out
+    assert "of 17 tool calls, 5 answered exactly and 0 by similarity; wrong answers" in " ".join(out.split())
 
 
 def test_strategy_selection_always_keeps_the_baseline(tmp_path: Path) -> None:
@@ -61,7 +70,7 @@ def test_malformed_file_is_one_line_naming_file_and_line(tmp_path: Path, capsys:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["--model", "openai.gpt-5"], "no Bedrock price known for model 'openai.gpt-5'"),
+        (["--model", "openai.gpt-5"], "no Bedrock price known for model 'openai.gpt-5'; known: amazon.nova"),
         (["--strategy", "magic"], "unknown strategy 'magic'"),
         (["--gap-s", "-1"], "--gap-s must be a finite number of seconds >= 0, got -1.0"),
     ],
@@ -87,3 +96,39 @@ def test_run_replay_reports_progress() -> None:
                         progress=lambda done, total: seen.append((done, total)))
     assert seen[0] == (1, 42) and seen[-1] == (42, 42) and len(seen) == 42
     assert list(result.strategies) == ["none"]
+
+
+def _fails(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    return captured.err
+
+
+def test_first_user_mistakes_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = ["--out", str(tmp_path / "out")]
+    assert _fails(capsys, ["replay", str(tmp_path / "nope.json"), *out]) == (
+        f"promptcache: error: {tmp_path / 'nope.json'}: no such file\n")
+    assert "is a directory; give the transcript files in it" in _fails(capsys, ["replay", str(tmp_path), *out])
+    (tmp_path / "empty.json").write_text("")
+    assert _fails(capsys, ["replay", str(tmp_path / "empty.json"), *out]).endswith(
+        "empty.json:1: empty file: no conversations\n")
+    (tmp_path / "notes.txt").write_text("just some notes")
+    assert "notes.txt:1: not a JSON or JSONL transcript" in _fails(capsys, ["replay", str(tmp_path / "notes.txt"),
+                                                                            *out])
+    (tmp_path / "one.json").write_text('[{"role": "user", "content": "hi"}]')
+    assert "nothing to replay in" in _fails(capsys, ["replay", str(tmp_path / "one.json"), *out])
+    assert not (tmp_path / "out").exists()
+
+
+def test_unknown_strategy_is_reported_before_reading(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the file does not exist: the strategy error comes first, without reading anything
+    err = _fails(capsys, ["replay", str(tmp_path / "nope.json"), "--strategy", "bogus"])
+    assert err.startswith("promptcache: error: unknown strategy 'bogus'; known: none, last-message")
+
+
+def test_out_must_be_a_writable_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "file").write_text("x")
+    for target in ("file", "file/sub"):
+        err = _fails(capsys, ["replay", str(SAMPLE), "--out", str(tmp_path / target)])
+        assert err == f"promptcache: error: --out must be a directory, but {str(tmp_path / 'file')!r} is a file\n"

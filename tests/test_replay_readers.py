@@ -128,6 +128,20 @@ def test_malformed_input_names_file_and_line(tmp_path: Path, name: str, text: st
     assert str(err) == f"{path}:{line}: {err.reason}" and "\n" not in str(err)
 
 
-def test_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(TranscriptError, match=r"nope\.json:0: cannot read file"):
+def test_missing_file_and_directory_name_the_path_without_a_line(tmp_path: Path) -> None:
+    with pytest.raises(TranscriptError) as info:
         read_file(tmp_path / "nope.json")
+    assert str(info.value) == f"{tmp_path / 'nope.json'}: no such file"
+    with pytest.raises(TranscriptError) as info:
+        read_file(tmp_path)
+    assert str(info.value) == f"{tmp_path}: is a directory; give the transcript files in it (e.g. {tmp_path}/*.json)"
+
+
+@pytest.mark.parametrize("name", ["notes.txt", "data.csv", "log.jsonl"])
+def test_a_file_that_is_not_json_at_all(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    path.write_text("a,b\n1,2\n")
+    with pytest.raises(TranscriptError) as info:
+        read_file(path)
+    assert str(info.value) == (f"{path}:1: not a JSON or JSONL transcript (invalid JSON: unexpected character, "
+                               "expected a JSON value)")

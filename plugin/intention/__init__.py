@@ -22,7 +22,12 @@ from promptcache.intention.memory import (
     IntentionMatch,
     IntentionMemory,
 )
-from promptcache.intention.middleware import DEFAULT_SIDE_EFFECT_PREFIXES, DEFAULT_VOLATILE_ARGS, IntentionCache
+from promptcache.intention.middleware import (
+    DEFAULT_SIDE_EFFECT_PREFIXES,
+    DEFAULT_VOLATILE_ARGS,
+    IntentionCache,
+    current_intention,
+)
 from promptcache.intention.normalize import anchors, anchors_agree, normalize_intention
 from promptcache.intention.similarity import EmbeddingsSimilarity, LexicalSimilarity, Similarity
 from promptcache.intention.tool import (
@@ -57,6 +62,7 @@ __all__ = [
     "Similarity",
     "anchors",
     "anchors_agree",
+    "current_intention",
     "format_match",
     "make_retrieve_memory_tool",
     "normalize_intention",

@@ -13,7 +13,7 @@ left out of the stored arguments, so they do not split one intention's result in
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import HumanMessage, ToolMessage
@@ -23,7 +23,7 @@ from promptcache.intention.memory import IntentionMemory
 from promptcache.intention.tool import RETRIEVE_MEMORY_TOOL_NAME
 from promptcache.processor import Processor
 
-__all__ = ["DEFAULT_SIDE_EFFECT_PREFIXES", "DEFAULT_VOLATILE_ARGS", "IntentionCache"]
+__all__ = ["DEFAULT_SIDE_EFFECT_PREFIXES", "DEFAULT_VOLATILE_ARGS", "IntentionCache", "current_intention"]
 
 DEFAULT_SIDE_EFFECT_PREFIXES: tuple[str, ...] = ("send_", "delete_", "create_", "update_", "write_")
 """Tool-name prefixes treated as side-effecting (never stored), from the issue's default deny list."""
@@ -46,6 +46,29 @@ def _message_text(message: Any) -> str:
         elif isinstance(block, Mapping) and block.get("type") == "text":
             parts.append(str(block.get("text", "")))
     return " ".join(p for p in parts if p)
+
+
+def current_intention(args: Mapping[str, Any] | None, messages: Sequence[Any],
+                      intention_arg: str = "intention") -> str | None:
+    """The intention :class:`IntentionCache` files a tool call under (also used by ``promptcache replay``).
+
+    Args:
+        args: the tool call's arguments (``tool_call["args"]``).
+        messages: the agent state's messages up to the call (LangChain messages, oldest first).
+        intention_arg: the argument that carries the intention when a tool has one.
+
+    Returns:
+        ``args[intention_arg]`` when it is a non-blank string, else the text of the latest ``HumanMessage`` (its
+        string content, or its text blocks joined by spaces); ``None`` when that is blank or there is none.
+    """
+    intention = (args or {}).get(intention_arg)
+    if not isinstance(intention, str) or not intention.strip():
+        intention = ""
+        for message in reversed(messages):
+            if isinstance(message, HumanMessage):
+                intention = _message_text(message)
+                break
+    return intention if intention.strip() else None
 
 
 def _messages(state: Any) -> list[Any]:
@@ -122,14 +145,8 @@ class IntentionCache(Processor):
             self._warning.warn("promptcache: IntentionCache saw a tool call without a user id; not stored")
             return None
         args = dict(call.get("args") or {})
-        intention = args.get(self.intention_arg)
-        if not isinstance(intention, str) or not intention.strip():
-            intention = ""
-            for message in reversed(_messages(request.state)):
-                if isinstance(message, HumanMessage):
-                    intention = _message_text(message)
-                    break
-        if not intention.strip():
+        intention = current_intention(args, _messages(request.state), self.intention_arg)
+        if intention is None:
             return None
         kept = {k: v for k, v in args.items() if k not in self.volatile_args}
         return user, intention, name, kept, result.content

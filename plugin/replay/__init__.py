@@ -4,7 +4,8 @@
 - ``prepare``: conversations -> requests (flat blocks, cumulative tokens and prefix hashes, counted once).
 - ``simulator``: ``PromptCacheSimulator`` — Bedrock's prompt-cache rules, per-model prices (``pricing``, ``models``).
 - ``strategies`` / ``ours`` / ``multipoint``: placements compared side by side.
-- ``repeats``: ResponseCache hits (the real key) and intention-cache answers.
+- ``repeats``: ResponseCache hits (the real key); ``intentions``: the real ``IntentionMemory`` / ``IntentionCache``
+  replayed call by call (answers, wrong answers).
 - ``engine.run_replay`` -> ``ReplayResult``; ``report`` (rich table, JSON) and ``chart`` (PNG) render it.
 """
 

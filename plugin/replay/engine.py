@@ -17,7 +17,7 @@ from .pricing import ModelPrice, price_for
 from .readers import read_conversations
 from .repeats import IntentionStats, RepeatCounter, ResponseCacheStats
 from .simulator import PromptCacheSimulator
-from .strategies import StrategyUnavailable, make_strategy
+from .strategies import StrategyUnavailable, check_strategy_names, make_strategy
 from .tokens import TokenCounter
 
 __all__ = ["DEFAULT_STRATEGIES", "COMBINED", "ReplayResult", "StrategyTotals", "run_replay"]
@@ -98,20 +98,25 @@ def run_replay(paths: Sequence[str | Path], model_id: str, strategies: Iterable[
         progress: called as ``progress(done, total)`` after each request.
 
     Raises:
-        TranscriptError: unreadable or malformed input. KeyError: unknown model (no price) or strategy name.
-        ValueError: bad ``gap_s``.
+        TranscriptError: unreadable or malformed input. KeyError: unknown model (no price) or strategy name
+        (both checked before any file is read). ValueError: bad ``gap_s``, or no request in the files.
     """
     started = time.perf_counter()
     price = price_for(model_id)
     rules = cache_rules(model_id)
+    names = list(dict.fromkeys(["none", *strategies]))
+    check_strategy_names(names)  # before the (possibly long) reading
     conversations = read_conversations(paths)
     counter = TokenCounter()
     counter.prime(b.text for c in conversations for m in c.messages for b in m.blocks)
     counter.prime(b.text for c in conversations for b in c.system)
     prepared = [prepare(c, counter) for c in conversations]
     requests = schedule([requests_of(p, counter) for p in prepared], gap_s)
+    if not requests:
+        raise ValueError(f"nothing to replay in {', '.join(str(p) for p in paths)}: {len(conversations)} "
+                         "conversation(s) but no request (a request is an assistant reply that follows at least one "
+                         "message)")
 
-    names = list(dict.fromkeys(["none", *strategies]))
     runners = {}
     totals: dict[str, StrategyTotals] = {}
     for name in names:

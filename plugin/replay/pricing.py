@@ -103,5 +103,6 @@ def price_for(model_id: str) -> ModelPrice:
     try:
         return KNOWN_PRICES[base]
     except KeyError:
-        raise KeyError(f"no Bedrock price known for model {model_id!r} (read as {base!r}); known: "
+        read_as = f" (read as {base!r})" if base != model_id else ""
+        raise KeyError(f"no Bedrock price known for model {model_id!r}{read_as}; known: "
                        + ", ".join(sorted(KNOWN_PRICES))) from None

@@ -49,8 +49,13 @@ def read_conversations(paths: Iterable[str | Path]) -> list[Conversation]:
 def read_file(path: str | Path) -> list[Conversation]:
     """The conversations in one file (see the module docstring). Raises ``TranscriptError``."""
     name = str(path)
+    if Path(path).is_dir():
+        raise TranscriptError(name, 0, "is a directory; give the transcript files in it "
+                                       f"(e.g. {name.rstrip('/')}/*.json)")
     try:
         data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise TranscriptError(name, 0, "no such file") from None
     except OSError as exc:
         raise TranscriptError(name, 0, f"cannot read file: {exc.strerror or exc}") from None
     if not data.strip():
@@ -60,8 +65,11 @@ def read_file(path: str | Path) -> list[Conversation]:
         try:
             doc = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
-            if suffix == ".json" or b"\n" not in data.strip():
+            if suffix == ".json":
                 raise TranscriptError(name, exc.lineno, f"invalid JSON: {exc.msg}") from None
+            if b"\n" not in data.strip():
+                raise TranscriptError(name, exc.lineno, f"not a JSON or JSONL transcript (invalid JSON: {exc.msg})"
+                                      ) from None
         else:
             return _read_json_document(name, data, doc)
     return _read_jsonl(name, data)
@@ -160,6 +168,9 @@ def _read_jsonl(name: str, data: bytes) -> list[Conversation]:
         try:
             rec = orjson.loads(raw_line)
         except orjson.JSONDecodeError as exc:
+            if not order:  # the first record already fails: probably not a transcript at all
+                raise TranscriptError(name, lineno, f"not a JSON or JSONL transcript (invalid JSON: {exc.msg})"
+                                      ) from None
             raise TranscriptError(name, lineno, f"invalid JSON on this line: {exc.msg}") from None
         try:
             if isinstance(rec, dict) and rec.get("type") in _SKIPPED_EVENT_TYPES and "message" not in rec:

@@ -5,9 +5,8 @@
   ``configurable["user_id"]`` fallback would) was stored by an earlier request less than the cache's TTL ago
   (default ``DEFAULT_RESPONSE_CACHE_TTL_SECONDS``). The key covers agent id, scope, model, step number,
   system prompt, messages (content, tool calls, tool results) and tools, so only exact repeats hit.
-- Intention cache: a tool call is answered when an earlier call in the same family (the recorded user, else the
-  conversation) had the same tool name and the same arguments (canonical JSON) and a non-error result — exact
-  matches only, so this is a lower bound of what ``IntentionMemory``'s similarity search would answer.
+- Intention cache: the real ``IntentionMemory`` and ``IntentionCache`` replayed call by call
+  (``promptcache.replay.intentions``).
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from .intentions import IntentionReplay, IntentionStats
 from .prepare import PreparedConversation, Request
 from .transcript import Conversation, Message
 
@@ -97,21 +97,8 @@ class ResponseCacheStats:
     hit_requests: set[tuple[str, int]] = field(default_factory=set)
 
 
-@dataclass
-class IntentionStats:
-    """``tool_calls``: all recorded tool calls; ``answered``: those an intention cache would have answered."""
-
-    tool_calls: int = 0
-    answered: int = 0
-    families: int = 0
-
-
-def _is_error(text: str, flagged: bool) -> bool:
-    return flagged or text.lstrip().lower().startswith("error")
-
-
 class RepeatCounter:
-    """Feeds requests in replay order; counts ResponseCache hits and intention-cache answers.
+    """Feeds requests in replay order; counts ResponseCache hits and intention-cache answers (``intention``).
 
     Args:
         model_id: the model the keys are built for.
@@ -121,20 +108,16 @@ class RepeatCounter:
     def __init__(self, model_id: str, ttl_s: float | None = None) -> None:
         self.model_id = model_id
         self.response = ResponseCacheStats(ttl_s=_default_ttl() if ttl_s is None else float(ttl_s))
-        self.intention = IntentionStats()
+        self._intentions = IntentionReplay()
+        self.intention: IntentionStats = self._intentions.stats
         self._keys: dict[str, float] = {}
         self._lc: dict[str, list[BaseMessage]] = {}
-        self._known: set[tuple[str, str, str]] = set()
-        self._families: set[str] = set()
-        self._results: dict[str, dict[str, tuple[str, bool]]] = {}
 
     def _conversation_messages(self, prepared: PreparedConversation) -> list[BaseMessage]:
         conv = prepared.conversation
         cached = self._lc.get(conv.id)
         if cached is None:
             cached = self._lc[conv.id] = lc_messages(conv)
-            self._results[conv.id] = {b.id: (b.text, b.is_error) for m in conv.messages for b in m.blocks
-                                      if b.kind == "tool_result" and b.id}
         return cached
 
     def feed(self, request: Request) -> bool:
@@ -157,22 +140,5 @@ class RepeatCounter:
                 stats.hit_requests.add((conv.id, request.number))
         if not hit:
             self._keys[key] = request.time_s  # a miss calls the model and stores the reply
-        self._tool_calls(request)
+        self._intentions.feed(request)
         return hit
-
-    def _tool_calls(self, request: Request) -> None:
-        conv = request.prepared.conversation
-        self._families.add(conv.family)
-        results = self._results[conv.id]
-        for block in conv.messages[request.cut].blocks:
-            if block.kind != "tool_use":
-                continue
-            self.intention.tool_calls += 1
-            key = (conv.family, block.name, block.text)
-            if key in self._known:
-                self.intention.answered += 1
-                continue
-            result = results.get(block.id)
-            if result is not None and not _is_error(*result):
-                self._known.add(key)  # the intention cache stores successful results only
-        self.intention.families = len(self._families)

@@ -4,8 +4,10 @@ JSON layout (``to_json``): ``{"model", "files", "conversations", "requests", "in
 "gap_s", "cache_rules": {...}, "prices_usd_per_mtok": {...}, "strategies": {name: {"description", "requests",
 "model_calls", "input_tokens", "cache_read_tokens", "cache_write_tokens", "cache_write_1h_tokens", "cost_usd",
 "output_cost_usd", "relative_to_none", "requests_with_cache_read_share", "unavailable"}}, "best_strategy",
-"response_cache": {...}, "intention_cache": {...}, "seconds"}``. Costs are USD; ``cost_usd`` is the input side
-(plain input + cache reads + cache writes), the part placement changes; output cost is listed separately.
+"response_cache": {...}, "intention_cache": {"tool_calls", "answered_exact", "answered_similar", "wrong_answers",
+...}, "seconds"}`` (intention figures: ``promptcache.replay.intentions.IntentionStats``). Costs are USD;
+``cost_usd`` is the input side (plain input + cache reads + cache writes), the part placement changes; output cost
+is listed separately.
 """
 
 from __future__ import annotations
@@ -61,7 +63,14 @@ def to_json(result: ReplayResult) -> dict[str, Any]:
         "best_strategy": result.best(),
         "response_cache": {"requests": rc.requests, "hits": rc.hits, "ttl_s": rc.ttl_s,
                            "exact_repeats_any_distance": rc.repeats},
-        "intention_cache": {"tool_calls": it.tool_calls, "answered": it.answered, "families": it.families},
+        "intention_cache": {"tool_calls": it.tool_calls, "looked_up": it.looked_up, "answered": it.answered,
+                            "answered_exact": it.exact, "answered_similar": it.similar,
+                            "wrong_answers": it.wrong, "wrong_exact": it.wrong_exact,
+                            "wrong_similar": it.wrong_similar, "right_answers": it.right, "stored": it.stored,
+                            "same_call_repeats": it.same_call_repeats, "users": it.users,
+                            "memory": {"class": "IntentionMemory", "backend": "InMemoryIntentionBackend",
+                                       "similarity": it.similarity, "threshold": it.threshold,
+                                       "margin": it.margin, "ttl_s": it.ttl_s}},
         "seconds": round(result.seconds, 3),
     }
 
@@ -98,8 +107,14 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     console.print(table)
     rc, it = result.response_cache, result.intention
     console.print(f"ResponseCache: {rc.hits:,} of {rc.requests:,} requests answered (exact repeat within "
-                  f"{rc.ttl_s:g} s; {rc.repeats:,} repeat at any distance). Intention cache: {it.answered:,} "
-                  f"of {it.tool_calls:,} tool calls answered (same family, tool and arguments).")
+                  f"{rc.ttl_s:g} s; {rc.repeats:,} repeat at any distance).")
+    console.print(f"Intention cache (IntentionMemory in memory, threshold {it.threshold:g}, margin {it.margin:g}, "
+                  f"TTL {it.ttl_s:g} s): of {it.tool_calls:,} tool calls, {it.exact:,} answered exactly and "
+                  f"{it.similar:,} by similarity; wrong answers (stored tool/arguments differ from the call "
+                  f"made): {it.wrong:,} ({it.wrong_exact:,} exact, {it.wrong_similar:,} similar), so {it.right:,} "
+                  f"right. "
+                  f"{it.same_call_repeats:,} calls repeat an earlier successful call of the same user (same tool "
+                  f"and arguments, at any distance).")
     for name, row in result.strategies.items():
         if row.unavailable:
             console.print(f"[yellow]{name}: {row.unavailable}[/yellow]")

@@ -15,6 +15,8 @@ future of a conversation.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from .models import CacheRules
 from .prepare import Request
 from .pricing import ModelPrice
@@ -22,7 +24,7 @@ from .simulator import Checkpoint
 
 __all__ = ["Strategy", "last_allowed_boundary", "point_allowed_after", "NoCacheStrategy", "LastMessageStrategy",
            "LangChainAwsStrategy", "STRATEGIES",
-           "make_strategy", "StrategyUnavailable"]
+           "check_strategy_names", "make_strategy", "StrategyUnavailable"]
 
 
 class StrategyUnavailable(RuntimeError):
@@ -145,6 +147,19 @@ def _register_modules() -> None:
 
     STRATEGIES.setdefault(MultiPointAdapter.name, MultiPointAdapter)
     STRATEGIES.setdefault(AnchoredTailStrategy.name, AnchoredTailStrategy)
+
+
+def check_strategy_names(names: Iterable[str]) -> None:
+    """Check that every name is in ``STRATEGIES`` (after loading ours).
+
+    Raises:
+        KeyError: the first unknown name (the message lists the known ones).
+    """
+    if "anchored-tail" not in STRATEGIES:
+        _register_modules()
+    for name in names:
+        if name not in STRATEGIES:
+            raise KeyError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}")
 
 
 def make_strategy(name: str, rules: CacheRules, price: ModelPrice | None = None, ttl_s: float = 300.0) -> Strategy:

@@ -19,7 +19,8 @@ ROLES = frozenset({"system", "user", "assistant", "tool"})
 
 
 class TranscriptError(ValueError):
-    """A recorded conversation that cannot be read. ``str()`` is one line: ``FILE:LINE: what is wrong``.
+    """A recorded conversation that cannot be read. ``str()`` is one line: ``FILE:LINE: what is wrong`` (``FILE: what
+    is wrong`` when the problem is the file itself: missing, a directory, unreadable).
 
     Attributes:
         path: the file (as given on the command line).
@@ -29,7 +30,8 @@ class TranscriptError(ValueError):
 
     def __init__(self, path: str, line: int, reason: str) -> None:
         self.path, self.line, self.reason = str(path), int(line), " ".join(str(reason).split())
-        super().__init__(f"{self.path}:{self.line}: {self.reason}")
+        where = f"{self.path}:{self.line}" if self.line > 0 else self.path  # line 0: about the file as a whole
+        super().__init__(f"{where}: {self.reason}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,235 @@
+"""What the intention cache would have answered on the replayed traffic, measured with the real library.
+
+Every recorded tool call is replayed in time order through a real :class:`~promptcache.intention.IntentionMemory`
+(in-memory backend, its default similarity, threshold and margin; its clock is the replay clock, so memories expire
+after ``ttl_s`` seconds of replayed time) and a real :class:`~promptcache.intention.IntentionCache`:
+
+1. **Look up.** The call's intention is what ``IntentionCache`` would file it under
+   (:func:`~promptcache.intention.current_intention`: the call's ``intention`` argument, else the latest human
+   message of the conversation so far). ``IntentionMemory.retrieve(user, intention)`` gives an exact match, a
+   similar match or nothing. A match whose stored tool and arguments differ from the call the agent actually made
+   is a **wrong answer** (the agent would have been handed another call's result).
+2. **Store.** The recorded result goes through ``IntentionCache.wrap_tool_call`` as a ``ToolMessage``, so it is
+   stored exactly when the processor would store it: not for errors, not for side-effecting tools (the default
+   deny list ``send_ delete_ create_ update_ write_``), volatile arguments left out. A recorded result without an
+   error flag whose text starts with "error" counts as an error (``status="error"``), which is what a LangChain
+   ``ToolNode`` reports for a tool that raised; OpenAI transcripts do not record the flag.
+
+The user is the conversation's family (the recorded user id, else the task / conversation id), passed as
+``configurable["user_id"]``. Calls of one assistant message are all looked up before any of them is stored (the
+model chose them together). Anthropic tool results (``tool_result`` blocks in a user message) become
+``ToolMessage`` objects, as they are in a LangChain agent's state, so they never count as the human's message.
+
+Also counted, for comparison: ``same_call_repeats``, tool calls whose tool and arguments (canonical JSON, volatile
+arguments left out) an earlier non-error call of the same user to a storable tool already had, i.e. what a cache keyed
+by the call itself could answer at best (the previous version of this report counted only that).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import orjson
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+from promptcache.intention import IntentionCache, IntentionMemory, current_intention
+from promptcache.keys import canonical_json
+
+from .prepare import Request
+from .transcript import Block, Conversation, Message
+
+__all__ = ["IntentionReplay", "IntentionStats", "agent_messages", "is_error_result"]
+
+
+@dataclass
+class IntentionStats:
+    """Intention-cache figures of a replay (counts of tool calls).
+
+    Attributes:
+        tool_calls: all recorded tool calls.
+        looked_up: calls with an intention to look up (a blank one cannot be looked up or stored).
+        exact / similar: calls the memory answered with an exact / a similar match (right or wrong).
+        wrong_exact / wrong_similar: of those, answers whose stored tool or arguments differ from the actual call.
+        stored: results the ``IntentionCache`` stored.
+        same_call_repeats: calls repeating an earlier non-error call of the same user to a storable tool (same tool,
+            same arguments); see the module docstring.
+        users: distinct users (families).
+        ttl_s / threshold / margin / similarity: the ``IntentionMemory`` settings used.
+    """
+
+    tool_calls: int = 0
+    looked_up: int = 0
+    exact: int = 0
+    similar: int = 0
+    wrong_exact: int = 0
+    wrong_similar: int = 0
+    stored: int = 0
+    same_call_repeats: int = 0
+    users: int = 0
+    ttl_s: float = 0.0
+    threshold: float = 0.0
+    margin: float = 0.0
+    similarity: str = ""
+
+    @property
+    def answered(self) -> int:
+        """Calls the memory answered (exact + similar, right or wrong)."""
+        return self.exact + self.similar
+
+    @property
+    def wrong(self) -> int:
+        """Answers whose stored tool/arguments differ from the actual call."""
+        return self.wrong_exact + self.wrong_similar
+
+    @property
+    def right(self) -> int:
+        """Answers with the same tool and arguments as the actual call."""
+        return self.answered - self.wrong
+
+    @property
+    def families(self) -> int:
+        """Alias of ``users`` (the name of earlier versions)."""
+        return self.users
+
+
+def is_error_result(block: Block) -> bool:
+    """Whether a recorded ``tool_result`` block is an error: flagged, or its text starts with "error"."""
+    return block.is_error or block.text.lstrip().lower().startswith("error")
+
+
+def _text(message: Message) -> str:
+    return "\n".join(b.text for b in message.blocks if b.kind in ("text", "reasoning", "image"))
+
+
+def _args(block: Block) -> dict[str, Any]:
+    try:
+        args = orjson.loads(block.text) if block.text else {}
+    except orjson.JSONDecodeError:
+        return {"__raw__": block.text}
+    return args if isinstance(args, dict) else {"value": args}
+
+
+def agent_messages(conv: Conversation) -> tuple[list[BaseMessage], list[int]]:
+    """The conversation as a LangChain agent's state would hold it, and where each source message ends.
+
+    Returns:
+        ``(messages, ends)``: ``messages[:ends[j]]`` is the state after source message ``j``. Tool results are
+        ``ToolMessage`` objects (one per result; an Anthropic user message holding results and text becomes the
+        results followed by a ``HumanMessage`` of the text).
+    """
+    out: list[BaseMessage] = [SystemMessage("\n".join(b.text for b in conv.system))] if conv.system else []
+    ends: list[int] = []
+    for message in conv.messages:
+        text = _text(message)
+        if message.role == "assistant":
+            calls = [{"name": b.name, "args": _args(b), "id": b.id or None, "type": "tool_call"}
+                     for b in message.blocks if b.kind == "tool_use"]
+            out.append(AIMessage(content=text, tool_calls=calls))
+        else:
+            results = [b for b in message.blocks if b.kind == "tool_result"]
+            for b in results:
+                out.append(ToolMessage(content=b.text, tool_call_id=b.id or "", name=b.name or None,
+                                       status="error" if is_error_result(b) else "success"))
+            if text or not results:
+                out.append(HumanMessage(content=text))
+        ends.append(len(out))
+    return out, ends
+
+
+class IntentionReplay:
+    """Feeds the tool calls of replayed requests, in time order, through ``IntentionMemory`` and ``IntentionCache``.
+
+    Args:
+        memory: the memory to use (default: a new in-memory ``IntentionMemory`` with the library defaults). It is
+            dedicated to the replay: its ``clock`` becomes the replay clock and its ``store`` is wrapped to count
+            the writes.
+        cache: the processor that stores results (default: ``IntentionCache(memory)`` with its default deny list);
+            when given, its ``memory`` is used.
+    """
+
+    def __init__(self, memory: IntentionMemory | None = None, cache: IntentionCache | None = None) -> None:
+        self._now = 0.0
+        if cache is not None:
+            memory = cache.memory
+        self.memory = memory if memory is not None else IntentionMemory()
+        self.memory.clock = lambda: self._now
+        self.cache = cache if cache is not None else IntentionCache(self.memory)
+        store = self.memory.store
+
+        def counted_store(*args: Any, **kwargs: Any) -> bool:  # count what the processor really writes
+            written = store(*args, **kwargs)
+            self.stats.stored += bool(written)
+            return written
+
+        self.memory.store = counted_store  # type: ignore[method-assign]
+        self.stats = IntentionStats(ttl_s=self.memory.ttl_s, threshold=self.memory.threshold,
+                                    margin=self.memory.margin, similarity=self.memory.similarity.name)
+        self._state: dict[str, tuple[list[BaseMessage], list[int], dict[str, Block]]] = {}
+        self._users: set[str] = set()
+        self._seen_calls: set[tuple[str, str, bytes]] = set()
+
+    def _conversation(self, conv: Conversation) -> tuple[list[BaseMessage], list[int], dict[str, Block]]:
+        state = self._state.get(conv.id)
+        if state is None:
+            messages, ends = agent_messages(conv)
+            results = {b.id: b for m in conv.messages for b in m.blocks if b.kind == "tool_result" and b.id}
+            state = self._state[conv.id] = (messages, ends, results)
+        return state
+
+    def feed(self, request: Request) -> None:
+        """Replay the tool calls of ``request``'s recorded reply at ``request.time_s`` (seconds, replay clock)."""
+        conv = request.prepared.conversation
+        calls = conv.messages[request.cut].tool_calls()
+        if not calls:
+            return
+        self._now = request.time_s
+        messages, ends, results = self._conversation(conv)
+        user = conv.family
+        self._users.add(user)
+        self.stats.users = len(self._users)
+        history = messages[: ends[request.cut]]  # the state when the tools run: up to the reply with the calls
+        for block in calls:
+            self._look_up(user, block, history)
+        config = {"configurable": {"user_id": user}}
+        for block in calls:
+            self._store(user, block, results.get(block.id), history, config)
+
+    def _kept(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in args.items() if k not in self.cache.volatile_args}
+
+    def _look_up(self, user: str, block: Block, history: list[BaseMessage]) -> None:
+        stats = self.stats
+        stats.tool_calls += 1
+        args = _args(block)
+        if (user, block.name, canonical_json(self._kept(args))) in self._seen_calls:
+            stats.same_call_repeats += 1
+        intention = current_intention(args, history, self.cache.intention_arg)
+        if intention is None:
+            return
+        stats.looked_up += 1
+        match = self.memory.retrieve(user, intention)
+        if match is None:
+            return
+        wrong = match.tool != block.name or canonical_json(match.args) != canonical_json(self._kept(args))
+        if match.kind == "exact":
+            stats.exact += 1
+            stats.wrong_exact += wrong
+        else:
+            stats.similar += 1
+            stats.wrong_similar += wrong
+
+    def _store(self, user: str, block: Block, result: Block | None, history: list[BaseMessage],
+               config: dict[str, Any]) -> None:
+        if result is None:  # the recording ends before the tool answered
+            return
+        error = is_error_result(result)
+        message = ToolMessage(content=result.text, tool_call_id=block.id or "", name=block.name,
+                              status="error" if error else "success")
+        call = {"name": block.name, "args": _args(block), "id": block.id or None, "type": "tool_call"}
+        request = SimpleNamespace(tool_call=call, tool=None, state={"messages": history},
+                                  runtime=SimpleNamespace(config=config))
+        self.cache.wrap_tool_call(request, lambda _request: message)
+        if not error and self.cache.should_store(block.name):
+            self._seen_calls.add((user, block.name, canonical_json(self._kept(call["args"]))))
