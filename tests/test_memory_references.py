@@ -159,9 +159,30 @@ def test_agent_sees_the_pointer_and_fetches_the_contents():
     model = ScriptedChatModel(replies=[
         AIMessage("", tool_calls=[{"name": "read_reference", "args": {"ref_id": "548f13"}, "id": "c1"}]),
         "It is at the wiki."])
-    agent = create_agent(model, tools=[make_reference_tool(memory)], checkpointer=MemorySaver(),
-                         middleware=[TypedMemoryMiddleware(memory)])
+    middleware = TypedMemoryMiddleware(memory)  # registers read_reference itself
+    assert [t.name for t in middleware.tools] == ["read_reference"]
+    agent = create_agent(model, tools=[], checkpointer=MemorySaver(), middleware=[middleware])
     out = agent.invoke({"messages": [("user", "Where is the payments runbook?")]},
                        {"configurable": {"thread_id": "t1", "user_id": "u1"}})
     assert model.seen[0][0].content == "References (fetch by id):\n[548f13] payments runbook"
     assert out["messages"][2].type == "tool" and out["messages"][2].content == f"payments runbook: {URL}"
+
+
+def test_middleware_tool_switches_and_the_per_call_scope():
+    memory = TypedMemoryStore()
+    assert TypedMemoryMiddleware(memory, reference_tool=False).tools == []
+    assert TypedMemoryMiddleware(memory, load_references=False).tools == []
+    memory.put("u9", "reference", URL, metadata={"description": "payments runbook"})
+    tool = TypedMemoryMiddleware(memory).tools[0]
+    config = TypedMemoryMiddleware.context(scope="u9")  # the app's per-call scope wins over user_id, as for loads
+    config["configurable"]["user_id"] = "u1"
+    assert tool.invoke({"ref_id": "548f13"}, config) == f"payments runbook: {URL}"
+    assert tool.invoke({"ref_id": "548f13"}, {"configurable": {"user_id": "u1"}}).startswith("no reference")
+
+
+def test_explicit_none_scope_reads_and_writes_the_unscoped_memories():
+    memory = TypedMemoryStore()
+    make_remember_tool(memory, scope=None).invoke({"kind": "reference", "content": URL})
+    assert [m.id for m in memory.list(None, "reference")] == [URL_ID]
+    assert make_reference_tool(memory, scope=None).invoke({"ref_id": "548f13"}) == URL
+    assert make_reference_tool(memory).invoke({"ref_id": "548f13"}).startswith("no user in the call's config")

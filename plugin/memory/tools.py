@@ -1,9 +1,9 @@
 """The agent-facing tools: ``remember`` saves typed memories for the current user; ``read_reference`` fetches the
 contents of a reference the memory block shows only as a pointer (``[short id] description``).
 
-For both, the user comes from the call's config (the shared scope rule: ``configurable["user_id"]``, then
-``configurable["langgraph_auth_user_id"]``, or a fixed scope given to the factory) -- never from the model's
-arguments, so a prompt-injected "remember this for user 7" cannot write into (or read from) someone else's memory.
+For both, the user comes from the call's config (the shared scope rule: the per-call memory ``scope`` option, then
+a fixed scope given to the factory, then ``configurable["user_id"]``, then ``configurable["langgraph_auth_user_id"]``)
+-- never from the model's arguments, so a prompt-injected "remember this for user 7" cannot write into (or read from) someone else's memory.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool, ToolException
 from langgraph.store.base import BaseStore
 
-from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
+from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, read_call_options, resolve_scope
 from promptcache.memory.kinds import MemoryKind
+from promptcache.memory.namespaces import MEMORY_CONTEXT_KEY
 from promptcache.memory.references import find_reference, short_reference_id
 from promptcache.memory.store import TypedMemoryStore
 
@@ -45,7 +46,8 @@ def make_remember_tool(
     Args:
         memory: where to write: a :class:`TypedMemoryStore`, a ``BaseStore`` (wrapped), or ``None`` for the
             graph's store at run time (``langgraph.config.get_store()``).
-        scope: a fixed scope (default: resolved from the call's config with the shared rule).
+        scope: a fixed scope, ``None`` for unscoped memories (default: resolved from the call's config with the
+            shared rule).
         scope_fields: ``configurable`` fields tried for the scope.
         name: the tool name.
 
@@ -86,8 +88,11 @@ def make_remember_tool(
 
 
 def _target_resolver(memory: Any, scope: Any, scope_fields: tuple[str, ...],
-                     failure: str) -> Callable[[RunnableConfig], tuple[TypedMemoryStore, str]]:
-    """Check ``memory`` now; return ``config -> (store, user)`` (the user by the shared scope rule).
+                     failure: str) -> Callable[[RunnableConfig], tuple[TypedMemoryStore, str | None]]:
+    """Check ``memory`` now; return ``config -> (store, user)``. The user: the per-call
+    ``configurable["promptcache.memory"]["scope"]`` (as for the node and the middleware), then ``scope``, then the
+    ``scope_fields`` of ``configurable`` (the shared rule, :func:`promptcache.config.resolve_scope`). An explicit
+    ``None`` scope (per call or fixed) means the unscoped memories; no scope at all is a tool error.
 
     Raises:
         TypeError: ``memory`` is not a ``TypedMemoryStore``, a ``BaseStore`` or ``None``.
@@ -98,9 +103,10 @@ def _target_resolver(memory: Any, scope: Any, scope_fields: tuple[str, ...],
         raise TypeError(f"memory must be a TypedMemoryStore, a BaseStore or None, got {type(memory).__name__}")
     fixed = memory
 
-    def target(config: RunnableConfig) -> tuple[TypedMemoryStore, str]:
-        user = resolve_scope(None, scope, config, scope_fields)
-        if user is None:
+    def target(config: RunnableConfig) -> tuple[TypedMemoryStore, str | None]:
+        options = read_call_options(MEMORY_CONTEXT_KEY, config)
+        user = resolve_scope(options, scope, config, scope_fields)
+        if user is None and "scope" not in options and scope is UNSET:  # an explicit None = unscoped memories
             raise ToolException(f"no user in the call's config (configurable['user_id']); {failure}")
         if fixed is not None:
             return fixed, user
@@ -135,7 +141,8 @@ def make_reference_tool(
     Args:
         memory: where to read: a :class:`TypedMemoryStore`, a ``BaseStore`` (wrapped), or ``None`` for the graph's
             store at run time (``langgraph.config.get_store()``).
-        scope: a fixed scope (default: resolved from the call's config with the shared rule).
+        scope: a fixed scope, ``None`` for unscoped memories (default: resolved from the call's config with the
+            shared rule).
         scope_fields: ``configurable`` fields tried for the scope.
         name: the tool name.
 
