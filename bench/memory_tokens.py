@@ -11,6 +11,11 @@ asked in a fresh thread.
 
 Flat baseline = the beginner's approach of the seed document: every memory ever written, appended to one list and
 sent every turn (no dedupe, no replacement, no expiry). Tokens: tiktoken ``cl100k_base`` (offline copy).
+
+Recall: a needed fact, rule or project-state memory counts as loaded when its text is in the typed block
+(whitespace-normalised); a needed reference counts when its pointer (``[short id]``) is in the block, since the
+model can fetch the contents with ``read_reference``. ``flat_compact_*`` (not the baseline) is the flat list in the
+typed block's compact format, to separate formatting from policy.
 """
 
 from __future__ import annotations

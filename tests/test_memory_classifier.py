@@ -66,6 +66,8 @@ def test_default_accuracy_is_the_reported_figure():
         ("How many sprint stories are done?", ["work_state"]),
         ("What is a pending transaction?", []),
         ("Explain why builds get blocked by flaky tests.", []),
+        ("What does it mean when a PR is merged?", []),
+        ("Why are orders failing?", ["work_state"]),
         ("Where do I find the on-call runbook?", ["definite_work_object"]),
         ("Which dashboard shows the shipping-API latency?", ["definite_work_object"]),
     ],

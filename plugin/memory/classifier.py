@@ -12,7 +12,8 @@ tokens. So the default leans to "not conceptual" whenever it sees any sign of th
 - a definite or possessive reference to a work object: "the/this/that/your/which <order|ticket|build|sprint|
   runbook|dashboard|...>" (one modifier word may sit between, e.g. "the on-call runbook");
 - a work object together with a word for its state ("How many sprint stories are done?", "... still pending",
-  "... blocked"), unless the question is definitional ("What is a pending transaction?", "Explain ...");
+  "... blocked"), unless the question is definitional or generic ("What is a pending transaction?", "Explain ...",
+  "Why do builds fail when ...", "How does ...");
 - time words that point at now: today, tomorrow, yesterday, tonight, currently, right now, so far, still, yet,
   latest, this week/morning/...;
 - status phrasing: "status of", "progress on", "any update", "how is ... going", "ETA" used bare;
@@ -58,8 +59,8 @@ _WORK_STATE = re.compile(
     r"\b(?:done|left|remaining|pending|open|closed|finished|blocked|blocking|failing|failed|overdue|outstanding|"
     r"waiting|stuck|merged|shipped|resolved|fixed|assigned|scheduled|confirmed|approved|delayed|due)\b", re.I)
 _DEFINITIONAL = re.compile(
-    r"^\s*(?:what\s+(?:is|are|does|do)\s+(?:an?\s+)?|what's\s+an?\s+|define|explain|describe|why\s+(?:do|does|are|is)\s+"
-    r"|how\s+(?:do|does|are|is)\s+)", re.I)
+    r"^\s*(?:what\s+(?:is|are)\s+an?\s|what's\s+an?\s|what\s+(?:is|are)\s+the\s+(?:difference|purpose|meaning|point|"
+    r"role)\b|what\s+does\b.*\bmean\b|define\b|explain\b|describe\b|why\s+(?:do|does)\s|how\s+(?:do|does)\s)", re.I)
 _NOW_WORDS = re.compile(
     r"\b(?:today|tonight|tomorrow|yesterday|currently|right now|so far|at the moment|as of now|anymore|latest|"
     r"still|yet|this (?:week|morning|afternoon|evening|month|quarter|sprint)|next (?:week|monday|tuesday|"

@@ -18,7 +18,8 @@ seen from the next thread on.
 
 The rendered block (:mod:`promptcache.memory.render`) has a fixed section order and, within a section, memories
 oldest first (ties by id), so the same memories always give the same text and the per-thread part (feedback, user
-facts, references) is a stable prefix; the per-turn part (project state) comes last. That keeps downstream prompt caching intact.
+facts, references) is a stable prefix; the per-turn part (project state) comes last. That keeps downstream prompt
+caching intact.
 """
 
 from __future__ import annotations

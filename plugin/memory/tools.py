@@ -3,7 +3,8 @@ contents of a reference the memory block shows only as a pointer (``[short id] d
 
 For both, the user comes from the call's config (the shared scope rule: the per-call memory ``scope`` option, then
 a fixed scope given to the factory, then ``configurable["user_id"]``, then ``configurable["langgraph_auth_user_id"]``)
--- never from the model's arguments, so a prompt-injected "remember this for user 7" cannot write into (or read from) someone else's memory.
+-- never from the model's arguments, so a prompt-injected "remember this for user 7" cannot write into (or read
+from) someone else's memory.
 """
 
 from __future__ import annotations
