@@ -11,6 +11,11 @@ asked in a fresh thread.
 
 Flat baseline = the beginner's approach of the seed document: every memory ever written, appended to one list and
 sent every turn (no dedupe, no replacement, no expiry). Tokens: tiktoken ``cl100k_base`` (offline copy).
+
+Recall: a needed fact, rule or project-state memory counts as loaded when its text is in the typed block
+(whitespace-normalised); a needed reference counts when its pointer (``[short id]``) is in the block, since the
+model can fetch the contents with ``read_reference``. ``flat_compact_*`` (not the baseline) is the flat list in the
+typed block's compact format, to separate formatting from policy.
 """
 
 from __future__ import annotations
@@ -88,6 +93,12 @@ def flat_block(written: list[dict]) -> str:
     return "Memories:\n" + "\n".join(flat_line(e) for e in written) if written else ""
 
 
+def compact_flat_block(written: list[dict]) -> str:
+    """Not the baseline: the flat list in the typed block's compact format (no bullets, whitespace collapsed), to
+    show how much of the reduction is formatting rather than the typed policy."""
+    return "Memories:\n" + "\n".join(one_line(flat_line(e)[2:]) for e in written) if written else ""
+
+
 def prompt_tokens(block: str, question: str) -> int:
     return tokens(SYSTEM + ("\n\n" + block if block else "")) + tokens(question)
 
@@ -102,17 +113,45 @@ def live_state(written: list[dict], now_min: float) -> dict[str, str]:
     return {s: e["content"] for s, e in latest.items() if e["t_min"] + e.get("ttl_min", 60) > now_min}
 
 
-def needed_contents(ask: dict, written: list[dict]) -> list[str]:
+def one_line(text: str) -> str:
+    """Whitespace runs -> one space (the typed block renders each memory on one line, whitespace collapsed)."""
+    return " ".join(text.split())
+
+
+_POINTER_ID = re.compile(r"^\[([0-9a-f]+)\] ", re.M)
+
+
+def needed_found(ask: dict, written: list[dict], ids: dict[str, str], block: str) -> tuple[int, int]:
+    """(needed, found in ``block``) for one question. A needed user fact, rule or project-state fact counts when its
+    text is in the block (whitespace-normalised); a needed reference counts when its pointer (``[short id]`` of the
+    stored memory) is in the block -- the model can fetch the contents with ``read_reference``."""
     live = live_state(written, ask["t_min"])
-    by_label = {e["label"]: e["content"] for e in written}
-    out = []
+    by_label = {e["label"]: e for e in written}
+    flat_block_text = one_line(block)
+    pointers = set(_POINTER_ID.findall(block))
+    needed = found = 0
     for need in ask["needs"]:
         if need.startswith("state:"):
-            if need[6:] in live:
-                out.append(live[need[6:]])
+            if need[6:] not in live:
+                continue  # the state it asks about has expired: nothing fresh is needed
+            needed += 1
+            found += one_line(live[need[6:]]) in flat_block_text
+        elif by_label[need]["kind"] == "reference":
+            needed += 1
+            hash_part = ids[need].split("-", 1)[1]
+            found += any(len(p) >= 6 and hash_part.startswith(p) for p in pointers)
         else:
-            out.append(by_label[need])
-    return out
+            needed += 1
+            found += one_line(by_label[need]["content"]) in flat_block_text
+    return needed, found
+
+
+def needed_contents(ask: dict, written: list[dict]) -> list[str]:
+    """The texts a question needs, as they appear in the flat list (the flat list shows references' contents)."""
+    live = live_state(written, ask["t_min"])
+    by_label = {e["label"]: e["content"] for e in written}
+    return [live[n[6:]] for n in ask["needs"] if n.startswith("state:") and n[6:] in live] + [
+        by_label[n] for n in ask["needs"] if not n.startswith("state:")]
 
 
 def stale_shown(shown_state: list[str], written: list[dict], now_min: float) -> int:
@@ -131,14 +170,16 @@ def run_scenario(classifier_name: str, events: list[dict], user: str) -> dict[st
     }
     graph = build_graph(memory, classifiers[classifier_name])
     written: list[dict] = []
+    ids: dict[str, str] = {}  # label -> stored memory id
     rows = []
     for e in events:
         clock.now = T0 + e["t_min"] * 60
         if e["type"] == "remember":
             written.append(e)
-            memory.put(user, e["kind"], e["content"], subject=e.get("subject"),
-                       ttl_s=e["ttl_min"] * 60 if e.get("ttl_min") else None,
-                       metadata={"description": e["description"]} if e.get("description") else None)
+            ids[e["label"]] = memory.put(
+                user, e["kind"], e["content"], subject=e.get("subject"),
+                ttl_s=e["ttl_min"] * 60 if e.get("ttl_min") else None,
+                metadata={"description": e["description"]} if e.get("description") else None).id
             continue
         out = graph.invoke({"messages": [("user", e["question"])]},
                            {"configurable": {"thread_id": e["session"], "user_id": user}})
@@ -146,6 +187,8 @@ def run_scenario(classifier_name: str, events: list[dict], user: str) -> dict[st
         per_turn_part = typed_block[typed_block.index("Current state:"):] if "Current state:" in typed_block else ""
         flat = flat_block(written)
         needs = needed_contents(e, written)
+        needed, typed_hits = needed_found(e, written, ids, typed_block)
+        assert needed == len(needs)
         flat_state = [w["content"] for w in written if w["kind"] == "project_state"]
         rows.append({
             "question": e["question"], "conceptual": e["conceptual"], "session": e["session"],
@@ -154,8 +197,9 @@ def run_scenario(classifier_name: str, events: list[dict], user: str) -> dict[st
             "flat_memory_tokens": tokens(flat), "typed_memory_tokens": tokens(typed_block),
             "flat_prompt_tokens": prompt_tokens(flat, e["question"]),
             "typed_prompt_tokens": prompt_tokens(typed_block, e["question"]),
-            "needed": len(needs),
-            "typed_hits": sum(1 for n in needs if n in typed_block),
+            "flat_compact_memory_tokens": tokens(compact_flat_block(written)),
+            "needed": needed,
+            "typed_hits": typed_hits,
             "flat_hits": sum(1 for n in needs if n in flat),
             "flat_stale": stale_shown(flat_state, written, e["t_min"]),
             "typed_stale": stale_shown([m["content"] for m in out["memory_project_state"]], written, e["t_min"]),
@@ -163,6 +207,10 @@ def run_scenario(classifier_name: str, events: list[dict], user: str) -> dict[st
     result = summarise(rows)
     result["typed_per_turn_part_tokens_per_turn"] = round(
         statistics.mean(r["typed_per_turn_part_tokens"] for r in rows), 1)
+    result["flat_compact_memory_tokens_per_turn"] = round(
+        statistics.mean(r["flat_compact_memory_tokens"] for r in rows), 1)
+    result["reduction_vs_compact_flat_pct"] = round(
+        100 * (1 - sum(r["typed_memory_tokens"] for r in rows) / sum(r["flat_compact_memory_tokens"] for r in rows)), 1)
     result["per_session_memory_token_reduction_pct"] = {
         s: summarise([r for r in rows if r["session"] == s])["memory_token_reduction_pct"]
         for s in dict.fromkeys(r["session"] for r in rows)}
@@ -244,7 +292,8 @@ def run_bfcl(path: Path, search_k: int) -> dict[str, Any]:
                     "needed": int(in_flat), "flat_hits": int(in_flat),
                     "flat_memory_tokens": tokens(flat), "flat_prompt_tokens": prompt_tokens(flat, question),
                     "flat_stale": 0, "typed_stale": 0}
-            rows.append({**base, "typed_hits": int(in_flat and any(t in typed.lower() for t in truth)),
+            typed_text = one_line(typed).lower()
+            rows.append({**base, "typed_hits": int(in_flat and any(one_line(t) in typed_text for t in truth)),
                          "typed_memory_tokens": tokens(typed), "typed_prompt_tokens": prompt_tokens(typed, question)})
             # two-step retrieval: filter by kind, then the kind's best `search_k` matches for the question
             picked = []

@@ -4,10 +4,13 @@ Run:  python examples/typed_memory_graph.py
 
 A user's memories of the four kinds are written to an InMemoryStore; a graph with MemoryNode before the model node
 and a MemorySaver checkpointer answers four questions on one thread, then one on a new thread. Each turn prints
-which kinds were read from the store and the memory block the model received.
+which kinds were read from the store and the memory block the model received. References appear only as pointers
+(``[id] description``); the last step fetches one with the ``read_reference`` tool, as an agent would.
 """
 
 from __future__ import annotations
+
+import re
 
 from langchain_core.messages import SystemMessage
 from langgraph.checkpoint.memory import MemorySaver
@@ -15,7 +18,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.store.memory import InMemoryStore
 
 from promptcache.integrations.langgraph import MemoryNode, MemoryState
-from promptcache.memory import TypedMemoryStore
+from promptcache.memory import TypedMemoryStore, make_reference_tool
 from promptcache.testing import ScriptedChatModel
 
 
@@ -65,6 +68,10 @@ def main() -> None:
         print(f"  conceptual: {turn['conceptual']}; read from the store: {read}")
         print("  memory block:\n    " + out["memory_prompt"].replace("\n", "\n    "))
         print()
+    # the pointer in the block is enough to fetch the contents (the user id comes from the config, not the model)
+    ref_id = re.search(r"^\[(\w+)\] on-call runbook$", out["memory_prompt"], re.M).group(1)
+    contents = make_reference_tool(memory).invoke({"ref_id": ref_id}, {"configurable": {"user_id": user}})
+    print(f"read_reference({ref_id!r}) -> {contents}")
 
 
 if __name__ == "__main__":

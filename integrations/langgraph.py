@@ -40,7 +40,8 @@ class MemoryNode(Runnable[dict, dict]):
             default rules of :func:`promptcache.memory.is_conceptual_question`).
         scope: fixed scope; default: the shared rule -- per-call ``configurable["promptcache.memory"]["scope"]``,
             then ``configurable["user_id"]``, then ``configurable["langgraph_auth_user_id"]``. ``None``: unscoped.
-        load_references: load references as pointers (default True).
+        load_references: load references as pointers, ``[short id] description`` (default True); give the model
+            :func:`promptcache.memory.make_reference_tool` so it can fetch what a pointer points to.
         messages_key: the state key of the conversation (default ``"messages"``).
         scope_fields: the ``configurable`` fields tried for the scope.
 

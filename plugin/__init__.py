@@ -44,6 +44,7 @@ _EXPORTS: dict[str, str] = {
     "TypedMemoryStore": "promptcache.memory",
     "TypedMemoryMiddleware": "promptcache.memory",
     "make_remember_tool": "promptcache.memory",
+    "make_reference_tool": "promptcache.memory",
     "MemoryLoader": "promptcache.memory",
     "is_conceptual_question": "promptcache.memory",
     "render_memory_block": "promptcache.memory",

@@ -7,10 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from promptcache.memory.records import memory_key
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_example_runs_and_prints_loads_per_turn():
+    short_id = memory_key("https://wiki.example.com/shipping/runbook", None)[2:8]
     done = subprocess.run([sys.executable, str(ROOT / "examples" / "typed_memory_graph.py")], capture_output=True,
                           text=True, timeout=120, check=True)
     lines = [line for line in done.stdout.splitlines() if "read from the store" in line]
@@ -23,6 +26,10 @@ def test_example_runs_and_prints_loads_per_turn():
     assert "ETA for order 42 is 15:00." not in done.stdout  # replaced by the newer fact with the same subject
     assert done.stdout.count("ETA for order 42 moved to 17:00 (customs).") == 3
     assert "Deploy v3.2" not in done.stdout  # expired project state
+    # the runbook is shown as a pointer only, and fetched with read_reference
+    assert done.stdout.count("https://wiki.example.com/shipping/runbook") == 1
+    assert done.stdout.strip().splitlines()[-1] == (
+        f"read_reference('{short_id}') -> on-call runbook: https://wiki.example.com/shipping/runbook")
 
 
 def test_bench_scenario_meets_the_issue_minimums():

@@ -16,8 +16,9 @@ from promptcache.memory.middleware import MEMORY_CONTEXT_KEY, MemoryAgentState, 
 from promptcache.memory.namespaces import DEFAULT_PREFIX, UNSCOPED_LABEL, build_namespace
 from promptcache.memory.policy import MemoryLoader, MemoryState, latest_question, render_memory_block
 from promptcache.memory.records import TypedMemory, normalise_text
+from promptcache.memory.references import find_reference, short_reference_id
 from promptcache.memory.store import TypedMemoryStore
-from promptcache.memory.tools import make_remember_tool
+from promptcache.memory.tools import make_reference_tool, make_remember_tool
 
 __all__ = [
     "DEFAULT_PREFIX",
@@ -34,12 +35,15 @@ __all__ = [
     "TypedMemoryMiddleware",
     "TypedMemoryStore",
     "build_namespace",
+    "find_reference",
     "is_conceptual_question",
     "latest_question",
     "make_classifier",
+    "make_reference_tool",
     "make_remember_tool",
     "normalise_text",
     "parse_kind",
     "render_memory_block",
+    "short_reference_id",
     "work_signals",
 ]

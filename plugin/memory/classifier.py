@@ -9,7 +9,11 @@ tokens. So the default leans to "not conceptual" whenever it sees any sign of th
 
 - first person outside a generic how-to: "my", "our", "we", "us", "mine", "I" (but not "how do I", "should I",
   "can I", "what if I", "tell/show/give/help/teach me");
-- a definite or possessive reference to a work object: "the/this/that/your <order|ticket|build|sprint|...>";
+- a definite or possessive reference to a work object: "the/this/that/your/which <order|ticket|build|sprint|
+  runbook|dashboard|...>" (one modifier word may sit between, e.g. "the on-call runbook");
+- a work object together with a word for its state ("How many sprint stories are done?", "... still pending",
+  "... blocked"), unless the question is definitional or generic ("What is a pending transaction?", "Explain ...",
+  "Why do builds fail when ...", "How does ...");
 - time words that point at now: today, tomorrow, yesterday, tonight, currently, right now, so far, still, yet,
   latest, this week/morning/...;
 - status phrasing: "status of", "progress on", "any update", "how is ... going", "ETA" used bare;
@@ -38,7 +42,9 @@ _WORK_NOUNS = (
     r"shipment|delivery|package|parcel|invoice|payment|refund|booking|reservation|flight|meeting|deadline|eta|"
     r"task|tasks|project|report|draft|proposal|budget|test suite|tests|pipeline|server|cluster|incident|outage|"
     r"backlog|milestone|roadmap|demo|review|appointment|prescription|claim|case|account|subscription|contract|"
-    r"quote|estimate|job|run|experiment|model training|training run|dataset|bug|issue|feature|ticket queue|rollout"
+    r"quote|estimate|job|run|experiment|model training|training run|dataset|bug|issue|feature|ticket queue|rollout|"
+    r"story|stories|epic|runbook|playbook|dashboard|board|wiki|channel|repo|repository|spec|doc|docs|document|"
+    r"status page"
 )
 _GENERIC_I = re.compile(r"\b(?:how|when|why|where|what)\s+(?:do|can|should|would|could|might)\s+i\b|"
                         r"\b(?:should|can|could|would|may|might)\s+i\b|\bwhat if i\b|\bif i\b|"
@@ -46,7 +52,15 @@ _GENERIC_I = re.compile(r"\b(?:how|when|why|where|what)\s+(?:do|can|should|would
 _FIRST_PERSON = re.compile(r"\b(?:my|our|ours|mine|we|we're|we've|we'd|us|i'm|i've|i'd|i'll|me|myself)\b|\bi\b",
                            re.I)
 _DEFINITE_WORK = re.compile(
-    rf"\b(?:the|this|that|these|those|your|today's|tomorrow's)\s+(?:\w+\s+)?(?:{_WORK_NOUNS})\b", re.I)
+    rf"\b(?:the|this|that|these|those|your|which|today's|tomorrow's)\s+(?:[\w-]+\s+)?(?:{_WORK_NOUNS})(?:s|es)?\b",
+    re.I)
+_ANY_WORK = re.compile(rf"\b(?:{_WORK_NOUNS})(?:s|es)?\b", re.I)
+_WORK_STATE = re.compile(
+    r"\b(?:done|left|remaining|pending|open|closed|finished|blocked|blocking|failing|failed|overdue|outstanding|"
+    r"waiting|stuck|merged|shipped|resolved|fixed|assigned|scheduled|confirmed|approved|delayed|due)\b", re.I)
+_DEFINITIONAL = re.compile(
+    r"^\s*(?:what\s+(?:is|are)\s+an?\s|what's\s+an?\s|what\s+(?:is|are)\s+the\s+(?:difference|purpose|meaning|point|"
+    r"role)\b|what\s+does\b.*\bmean\b|define\b|explain\b|describe\b|why\s+(?:do|does)\s|how\s+(?:do|does)\s)", re.I)
 _NOW_WORDS = re.compile(
     r"\b(?:today|tonight|tomorrow|yesterday|currently|right now|so far|at the moment|as of now|anymore|latest|"
     r"still|yet|this (?:week|morning|afternoon|evening|month|quarter|sprint)|next (?:week|monday|tuesday|"
@@ -66,6 +80,8 @@ def work_signals(question: str) -> list[str]:
         found.append("first_person")
     if _DEFINITE_WORK.search(text):
         found.append("definite_work_object")
+    if _ANY_WORK.search(text) and _WORK_STATE.search(text) and not _DEFINITIONAL.search(text):
+        found.append("work_state")
     if _NOW_WORDS.search(text):
         found.append("time_now")
     status = _STATUS.search(text)

@@ -16,14 +16,14 @@ from langgraph.store.base import BaseStore
 from typing_extensions import NotRequired
 
 from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET
+from promptcache.memory.namespaces import MEMORY_CONTEXT_KEY
 from promptcache.memory.policy import MemoryLoader
 from promptcache.memory.store import TypedMemoryStore
+from promptcache.memory.tools import make_reference_tool
 from promptcache.processor import Processor
 
 __all__ = ["MEMORY_CONTEXT_KEY", "MemoryAgentState", "TypedMemoryMiddleware", "with_memory_prompt"]
 
-MEMORY_CONTEXT_KEY = "promptcache.memory"
-"""``configurable`` key of the per-call options of :class:`TypedMemoryMiddleware` (``scope``)."""
 
 
 class MemoryAgentState(AgentState):
@@ -66,6 +66,9 @@ class TypedMemoryMiddleware(Processor):
         scope: fixed scope; default: the shared rule (per-call ``scope`` via :meth:`context`, then
             ``configurable["user_id"]``, then ``configurable["langgraph_auth_user_id"]``). ``None``: unscoped.
         load_references: render references as pointers (default True).
+        reference_tool: with ``load_references``, also give the agent the ``read_reference`` tool
+            (:func:`~promptcache.memory.make_reference_tool`, same store and scope rule) so it can fetch what a
+            pointer points to (default True; pass False when you add your own).
         scope_fields: the ``configurable`` fields tried for the scope.
 
     Raises:
@@ -84,6 +87,7 @@ class TypedMemoryMiddleware(Processor):
         classifier: Any = None,
         scope: Any = UNSET,
         load_references: bool = True,
+        reference_tool: bool = True,
         scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
     ) -> None:
         super().__init__()
@@ -97,6 +101,8 @@ class TypedMemoryMiddleware(Processor):
         self._scope = scope
         self.scope_fields = tuple(scope_fields)
         self._loader = None if memory is None else MemoryLoader(memory, classifier, load_references=load_references)
+        self.tools = ([make_reference_tool(memory, scope=scope, scope_fields=self.scope_fields)]
+                      if load_references and reference_tool else [])
 
     def _loader_for(self, runtime: Any) -> MemoryLoader:
         if self._loader is not None:

@@ -14,8 +14,12 @@ from typing import Any, Final
 from promptcache.config import validate_scope
 from promptcache.memory.kinds import MemoryKind, parse_kind
 
-__all__ = ["DEFAULT_PREFIX", "NAMESPACE_SEPARATOR", "UNSCOPED_LABEL", "build_namespace", "validate_prefix",
-           "scope_label"]
+__all__ = ["DEFAULT_PREFIX", "MEMORY_CONTEXT_KEY", "NAMESPACE_SEPARATOR", "UNSCOPED_LABEL", "build_namespace",
+           "validate_prefix", "scope_label"]
+
+MEMORY_CONTEXT_KEY: Final[str] = "promptcache.memory"
+"""``configurable`` key of typed memory's per-call options (``scope``), read by ``TypedMemoryMiddleware``,
+``MemoryNode`` and the memory tools alike, so all of them act for the same user."""
 
 NAMESPACE_SEPARATOR: Final[str] = "."
 """The character LangGraph forbids inside namespace labels."""

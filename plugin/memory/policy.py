@@ -4,7 +4,8 @@ Per turn (one user question), from the seed document ``004_*``:
 
 - feedback rules: read once per thread, rendered first in the system-prompt section;
 - user facts: read once per thread;
-- references: read once per thread, rendered as pointers (``[id] description``), never their contents;
+- references: read once per thread, rendered as pointers (``[short id] description``), never their contents (the
+  agent fetches them with the ``read_reference`` tool);
 - project state: read fresh every turn (expired entries never appear), and not at all when the latest question is
   conceptual (the classifier says so).
 
@@ -15,9 +16,10 @@ after a feedback / user-fact / reference memory of that scope was written or del
 ``TypedMemoryStore`` object (its :meth:`~TypedMemoryStore.write_token` changed). Writes made by another process are
 seen from the next thread on.
 
-The rendered block has a fixed section order and, within a section, memories oldest first (ties by id), so the
-same memories always give the same text and the per-thread part (feedback, user facts, references) is a stable
-prefix; the per-turn part (project state) comes last. That keeps downstream prompt caching intact.
+The rendered block (:mod:`promptcache.memory.render`) has a fixed section order and, within a section, memories
+oldest first (ties by id), so the same memories always give the same text and the per-thread part (feedback, user
+facts, references) is a stable prefix; the per-turn part (project state) comes last. That keeps downstream prompt
+caching intact.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from promptcache.memory.classifier import ConceptualClassifier, aclassify, make_
 from promptcache.memory.kinds import MemoryKind
 from promptcache.memory.namespaces import scope_label
 from promptcache.memory.records import TypedMemory
+from promptcache.memory.render import render_memory_block
 from promptcache.memory.store import TypedMemoryStore
 
 __all__ = ["MemoryLoader", "MemoryState", "latest_question", "render_memory_block"]
@@ -43,15 +46,6 @@ _STATE_KEY = {
     MemoryKind.REFERENCE: "memory_references",
     MemoryKind.PROJECT_STATE: "memory_project_state",
 }
-_HEADINGS = {
-    MemoryKind.FEEDBACK: "Rules (always follow):",
-    MemoryKind.USER_FACT: "About the user:",
-    MemoryKind.REFERENCE: "References:",
-    MemoryKind.PROJECT_STATE: "Current state:",
-}
-POINTER_MAX_CHARS = 200
-"""A reference whose content is longer than this is not a pointer but stored contents: it renders as
-``[memory id] description`` only (fetch it with ``TypedMemoryStore.get``)."""
 
 
 class MemoryState(TypedDict, total=False):
@@ -98,34 +92,6 @@ def latest_question(messages: Sequence[Any]) -> str:
         if isinstance(message, BaseMessage) and message.type == "human":
             return _text(message.content)
     return ""
-
-
-def _line(memory: TypedMemory) -> str:
-    if memory.kind is MemoryKind.REFERENCE:
-        desc = (memory.metadata.get("description") if memory.metadata else None) or memory.subject
-        if len(memory.content) > POINTER_MAX_CHARS:
-            return f"- [{memory.id}] {desc or memory.content[:80].rstrip() + '...'}"
-        return f"- {desc}: {memory.content}" if desc else f"- {memory.content}"
-    return f"- {memory.content}"
-
-
-def render_memory_block(memories: Mapping[MemoryKind, Sequence[TypedMemory | Mapping[str, Any]]]) -> str:
-    """Render loaded memories as one text block: sections in the order feedback, user facts, references, project
-    state; memories oldest first within a section (ties by id); empty sections left out; "" when nothing is loaded.
-
-    A reference renders as a pointer: ``- description: target`` (``metadata["description"]`` or the subject, and
-    the content, which for a reference is the pointer itself: URL, document id, endpoint). A reference whose content
-    is longer than :data:`POINTER_MAX_CHARS` holds contents rather than a pointer: it renders as
-    ``- [memory id] description`` and its contents stay in the store.
-    """
-    parts = []
-    for kind in (*THREAD_KINDS, MemoryKind.PROJECT_STATE):
-        items = [m if isinstance(m, TypedMemory) else TypedMemory.from_dict(m) for m in memories.get(kind, ())]
-        if not items:
-            continue
-        items.sort(key=lambda m: (m.created_at, m.id))
-        parts.append("\n".join([_HEADINGS[kind], *(_line(m) for m in items)]))
-    return "\n\n".join(parts)
 
 
 class MemoryLoader:

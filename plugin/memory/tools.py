@@ -1,22 +1,28 @@
-"""The agent-facing write path: a ``remember`` tool that saves typed memories for the current user.
+"""The agent-facing tools: ``remember`` saves typed memories for the current user; ``read_reference`` fetches the
+contents of a reference the memory block shows only as a pointer (``[short id] description``).
 
-The user comes from the call's config (the shared scope rule: ``configurable["user_id"]``, then
-``configurable["langgraph_auth_user_id"]``, or a fixed scope given to the factory) -- never from the model's
-arguments, so a prompt-injected "remember this for user 7" cannot write into someone else's memory.
+For both, the user comes from the call's config (the shared scope rule: the per-call memory ``scope`` option, then
+a fixed scope given to the factory, then ``configurable["user_id"]``, then ``configurable["langgraph_auth_user_id"]``)
+-- never from the model's arguments, so a prompt-injected "remember this for user 7" cannot write into (or read
+from) someone else's memory.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool, ToolException
 from langgraph.store.base import BaseStore
 
-from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
+from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, read_call_options, resolve_scope
+from promptcache.memory.kinds import MemoryKind
+from promptcache.memory.namespaces import MEMORY_CONTEXT_KEY
+from promptcache.memory.references import find_reference, short_reference_id
 from promptcache.memory.store import TypedMemoryStore
 
-__all__ = ["make_remember_tool"]
+__all__ = ["make_reference_tool", "make_remember_tool"]
 
 _DESCRIPTION = (
     "Save a memory about the current user for later turns and sessions. kind: 'user_fact' (stable facts about the "
@@ -41,7 +47,8 @@ def make_remember_tool(
     Args:
         memory: where to write: a :class:`TypedMemoryStore`, a ``BaseStore`` (wrapped), or ``None`` for the
             graph's store at run time (``langgraph.config.get_store()``).
-        scope: a fixed scope (default: resolved from the call's config with the shared rule).
+        scope: a fixed scope, ``None`` for unscoped memories (default: resolved from the call's config with the
+            shared rule).
         scope_fields: ``configurable`` fields tried for the scope.
         name: the tool name.
 
@@ -52,23 +59,11 @@ def make_remember_tool(
     Raises:
         TypeError: ``memory`` of another type.
     """
-    if isinstance(memory, BaseStore):
-        memory = TypedMemoryStore.for_store(memory)
-    if memory is not None and not isinstance(memory, TypedMemoryStore):
-        raise TypeError(f"memory must be a TypedMemoryStore, a BaseStore or None, got {type(memory).__name__}")
-    fixed = memory
-
-    def _target(config: RunnableConfig) -> tuple[TypedMemoryStore, str]:
-        user = resolve_scope(None, scope, config, scope_fields)
-        if user is None:
-            raise ToolException("no user in the call's config (configurable['user_id']); memory not saved")
-        if fixed is not None:
-            return fixed, user
-        from langgraph.config import get_store
-
-        return TypedMemoryStore.for_store(get_store()), user
+    _target = _target_resolver(memory, scope, scope_fields, "memory not saved")
 
     def _reply(record: Any) -> str:
+        if record.kind is MemoryKind.REFERENCE:
+            return f"saved reference memory {record.id} (read it back with id {short_reference_id(record)})"
         return f"saved {record.kind.value} memory {record.id}"
 
     def remember(kind: Kind, content: str, config: RunnableConfig, subject: str | None = None,
@@ -90,6 +85,95 @@ def make_remember_tool(
     return StructuredTool.from_function(
         func=remember, coroutine=aremember, name=name, description=_DESCRIPTION, handle_tool_error=True,
         handle_validation_error=_validation_message,
+    )
+
+
+def _target_resolver(memory: Any, scope: Any, scope_fields: tuple[str, ...],
+                     failure: str) -> Callable[[RunnableConfig], tuple[TypedMemoryStore, str | None]]:
+    """Check ``memory`` now; return ``config -> (store, user)``. The user: the per-call
+    ``configurable["promptcache.memory"]["scope"]`` (as for the node and the middleware), then ``scope``, then the
+    ``scope_fields`` of ``configurable`` (the shared rule, :func:`promptcache.config.resolve_scope`). An explicit
+    ``None`` scope (per call or fixed) means the unscoped memories; no scope at all is a tool error.
+
+    Raises:
+        TypeError: ``memory`` is not a ``TypedMemoryStore``, a ``BaseStore`` or ``None``.
+    """
+    if isinstance(memory, BaseStore):
+        memory = TypedMemoryStore.for_store(memory)
+    if memory is not None and not isinstance(memory, TypedMemoryStore):
+        raise TypeError(f"memory must be a TypedMemoryStore, a BaseStore or None, got {type(memory).__name__}")
+    fixed = memory
+
+    def target(config: RunnableConfig) -> tuple[TypedMemoryStore, str | None]:
+        options = read_call_options(MEMORY_CONTEXT_KEY, config)
+        user = resolve_scope(options, scope, config, scope_fields)
+        if user is None and "scope" not in options and scope is UNSET:  # an explicit None = unscoped memories
+            raise ToolException(f"no user in the call's config (configurable['user_id']); {failure}")
+        if fixed is not None:
+            return fixed, user
+        from langgraph.config import get_store
+
+        return TypedMemoryStore.for_store(get_store()), user
+
+    return target
+
+
+_READ_DESCRIPTION = (
+    "Fetch the contents of one of the user's saved references (a URL, document id, endpoint or note). The memory "
+    "block lists references as '[id] description'; pass that id (e.g. '3fa9e1'). Use it when you need the "
+    "reference itself, not just to know that it exists."
+)
+
+
+def make_reference_tool(
+    memory: TypedMemoryStore | BaseStore | None = None,
+    *,
+    scope: Any = UNSET,
+    scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
+    name: str = "read_reference",
+) -> StructuredTool:
+    """Build the ``read_reference(ref_id)`` tool (sync and async): the contents of the current user's reference.
+
+    ``ref_id`` is the short id shown in the memory block (``[3fa9e1] description``), the full memory id, or the
+    reference's subject (:func:`promptcache.memory.references.find_reference`). The reply is
+    ``"<description>: <contents>"`` (just the contents when the reference has no description). Only live references
+    of the user resolved from the config are searched (one ``list`` of that user's references per call).
+
+    Args:
+        memory: where to read: a :class:`TypedMemoryStore`, a ``BaseStore`` (wrapped), or ``None`` for the graph's
+            store at run time (``langgraph.config.get_store()``).
+        scope: a fixed scope, ``None`` for unscoped memories (default: resolved from the call's config with the
+            shared rule).
+        scope_fields: ``configurable`` fields tried for the scope.
+        name: the tool name.
+
+    Returns:
+        A ``StructuredTool``. An unknown id or a call without a user in the config comes back to the model as a tool
+        error message (``handle_tool_error``); store errors propagate.
+
+    Raises:
+        TypeError: ``memory`` of another type.
+    """
+    target = _target_resolver(memory, scope, scope_fields, "cannot read references")
+
+    def _answer(references: list[Any], ref_id: str) -> str:
+        found = find_reference(references, ref_id)
+        if found is None:
+            raise ToolException(f"no reference {ref_id!r} for this user; use an id from the References section")
+        desc = found.metadata.get("description") if found.metadata else None
+        return f"{desc}: {found.content}" if desc else found.content
+
+    def read_reference(ref_id: str, config: RunnableConfig) -> str:
+        store, user = target(config)
+        return _answer(store.list(user, MemoryKind.REFERENCE), ref_id)
+
+    async def aread_reference(ref_id: str, config: RunnableConfig) -> str:
+        store, user = target(config)
+        return _answer(await store.alist(user, MemoryKind.REFERENCE), ref_id)
+
+    return StructuredTool.from_function(
+        func=read_reference, coroutine=aread_reference, name=name, description=_READ_DESCRIPTION,
+        handle_tool_error=True,
     )
 
 
