@@ -490,3 +490,416 @@ def test_response_cache_emoji_and_huge_prompt():
     assert wrapped.invoke("🙂" * 100_000).content == "ok"
     assert wrapped.invoke("🙂" * 100_000).response_metadata["promptcache"]["cache"] == "hit"
     assert model.calls == 1
+
+
+# =================================================================================================================
+# Bedrock cache points: get_model_info, MultiPointStrategy / CacheStrategyConfig, CachePointChatBedrockConverse,
+# BedrockCachePoints
+# =================================================================================================================
+CLAUDE = "us.anthropic.claude-sonnet-4-20250514-v1:0"
+CLAUDE_BASE = "anthropic.claude-sonnet-4-20250514-v1:0"
+
+
+@pytest.mark.parametrize("model_id, exc", [(None, TypeError), (5, TypeError), ("", ValueError), ("   ", ValueError)])
+def test_get_model_info_rejects_bad_ids(model_id, exc):
+    from promptcache.cache_points import get_model_info
+
+    with pytest.raises(exc, match="model_id"):
+        get_model_info(model_id)
+
+
+@pytest.mark.parametrize("overrides, exc, named", [
+    (dict(min_tokens_per_cache_point=-1), ValueError, "-1"), (dict(min_tokens_per_cache_point=True), TypeError, "True"),
+    (dict(min_tokens_per_cache_point=NAN), TypeError, "nan"), (dict(max_cache_points=1.5), TypeError, "1.5"),
+    (dict(bogus=1), TypeError, "bogus"), (dict(cachable_fields=("system", "images")), ValueError, "images"),
+    (dict(allowed_ttls=("2h",)), ValueError, "2h"),
+])
+def test_get_model_info_rejects_bad_overrides(overrides, exc, named):
+    from promptcache.cache_points import get_model_info
+
+    with pytest.raises(exc, match=named):
+        get_model_info(CLAUDE, **overrides)
+
+
+def test_get_model_info_resolves_odd_but_valid_ids():
+    from promptcache.cache_points import get_model_info
+
+    assert get_model_info(CLAUDE + "\n").model_id == CLAUDE_BASE
+    assert get_model_info("arn:aws:bedrock:us-east-1:123:inference-profile/" + CLAUDE).model_id == CLAUDE_BASE
+    unknown = get_model_info("🙂-model")
+    assert (unknown.supports_prompt_cache, unknown.max_cache_points) == (False, 0)
+
+
+@pytest.mark.xfail(strict=True, reason="ModelInfo accepts supports_prompt_cache='no' (a truthy string), so a model the "
+                                       "user meant to disable still gets cache points")
+def test_model_info_rejects_non_bool_supports_prompt_cache():
+    from promptcache.cache_points import get_model_info
+
+    with pytest.raises(TypeError, match="no"):
+        get_model_info(CLAUDE, supports_prompt_cache="no")
+
+
+def _strategy(**overrides):
+    from promptcache.cache_points import CacheStrategyConfig, MultiPointStrategy, get_model_info
+
+    config = dict(model_info=get_model_info(CLAUDE, min_tokens_per_cache_point=2), system_prompt="sys",
+                  messages=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"},
+                            {"role": "user", "content": "q"}], count_tokens=lambda m: 5)
+    config.update(overrides)
+    return MultiPointStrategy(CacheStrategyConfig(**config)).determine_optimal_cache_points()
+
+
+@pytest.mark.parametrize("overrides, exc, named", [
+    (dict(messages=None), TypeError, "NoneType"), (dict(messages={"role": "user"}), TypeError, "dict"),
+    (dict(messages=[None]), TypeError, r"messages\[0\]"), (dict(messages=[{"role": "system", "content": "x"}]),
+                                                           ValueError, "system"),
+    (dict(messages=[{"content": "x"}]), ValueError, "None"), (dict(system_prompt=42), TypeError, "42"),
+    (dict(count_tokens=5), TypeError, "5"), (dict(count_tokens=lambda m: NAN), ValueError, "nan"),
+    (dict(count_tokens=lambda m: True), ValueError, "True"), (dict(count_tokens=lambda m: 3.5), ValueError, "3.5"),
+    (dict(max_points=-1), ValueError, "-1"), (dict(max_points=True), ValueError, "True"),
+    (dict(ttl=5), ValueError, "5"), (dict(ttl="1h"), ValueError, "1h"), (dict(ttl=""), ValueError, "''"),
+    (dict(previous_placements=[{"index": -1}]), ValueError, "-1"),
+    (dict(previous_placements=[{"index": "0"}]), ValueError, "'0'"),
+    (dict(previous_placements=[None]), TypeError, "None"), (dict(model_info={}), TypeError, "dict"),
+])
+def test_cache_strategy_config_rejects_bad_input(overrides, exc, named):
+    with pytest.raises(exc, match=named):
+        _strategy(**overrides)
+
+
+@pytest.mark.parametrize("previous", [[{"index": 10**9}], [{"index": 1}], [{"index": 0, "fingerprint": 42}],
+                                      [{"index": 2, "type": "system"}], [{"index": i} for i in range(50)]],
+                         ids=["out-of-range", "assistant-message", "wrong-fingerprint", "system-type", "fifty"])
+def test_strategy_survives_stale_or_absurd_previous_placements(previous):
+    result = _strategy(previous_placements=previous)
+    assert result.points_used <= 4
+    assert all(result.messages[p.index]["role"] == "user" for p in result.placements)
+
+
+def test_strategy_counts_huge_emoji_content_with_the_default_counter():
+    result = _strategy(messages=[{"role": "user", "content": "🙂" * 50_000}], count_tokens=None)
+    assert [p.index for p in result.placements] == [0] and result.message_tokens[0] > 50_000
+
+
+@pytest.mark.xfail(strict=True, reason="a message whose content is an int raises a bare \"'int' object is not "
+                                       "iterable\" from the token counter, naming neither the message nor the value")
+def test_strategy_names_a_message_with_non_text_content():
+    with pytest.raises((TypeError, ValueError), match=r"messages\[0\]"):
+        _strategy(messages=[{"role": "user", "content": 42}], count_tokens=None)
+
+
+@pytest.mark.xfail(strict=True, reason="a message with content None is accepted silently (counted as 0 tokens) "
+                                       "instead of being rejected with the message's position")
+def test_strategy_rejects_a_message_without_content():
+    with pytest.raises((TypeError, ValueError), match=r"messages\[0\]"):
+        _strategy(messages=[{"role": "user", "content": None}], count_tokens=None)
+
+
+def _bedrock_model(**kwargs):
+    import boto3
+    from botocore.stub import Stubber
+
+    from promptcache.cache_points import get_model_info
+    from promptcache.integrations.bedrock import CachePointChatBedrockConverse
+
+    client = boto3.client("bedrock-runtime", region_name="us-east-1", aws_access_key_id="x",
+                          aws_secret_access_key="x")
+    model = CachePointChatBedrockConverse(model=CLAUDE, client=client, region_name="us-east-1",
+                                          cache_model_info=get_model_info(CLAUDE, min_tokens_per_cache_point=2),
+                                          token_counter=lambda m: 5, **kwargs)
+    return model, Stubber(client)
+
+
+_BEDROCK_MESSAGES = [SystemMessage("sys"), HumanMessage("a"), AIMessage("b"), HumanMessage("c")]
+
+
+def _bedrock_call(model, stub, config=None):
+    stub.add_response("converse", {"output": {"message": {"role": "assistant", "content": [{"text": "ok"}]}},
+                                   "stopReason": "end_turn", "metrics": {"latencyMs": 1},
+                                   "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}})
+    with stub:
+        reply = model.invoke(_BEDROCK_MESSAGES, config=config)
+    return reply.content, [p.index for p in model.last_plan.placements]
+
+
+@pytest.mark.parametrize("garbage", [b"\xff", b"null", b"{}", b'[{"index": 99}]', b'[{"index": 1}]',
+                                     b'[{"index": true}]', b'[{"index": 0, "fingerprint": 7}]', b"[1, 2]"])
+def test_bedrock_corrupt_placement_entry_in_redis_is_ignored(garbage, redis_cache, redis_client, redis_prefix):
+    from promptcache.integrations.bedrock import PlacementStore
+
+    model, stub = _bedrock_model(placement_store=redis_cache)
+    redis_client.set(redis_prefix + PlacementStore.key("thread:t1", CLAUDE_BASE), garbage)
+    assert _bedrock_call(model, stub, {"configurable": {"thread_id": "t1"}}) == ("ok", [2])
+
+
+@pytest.mark.parametrize("store", ["dead-redis", "raising"])
+def test_bedrock_failing_placement_store_never_breaks_the_call(store):
+    from promptcache.integrations.redis import RedisCache
+
+    backend = RedisCache(url=DEAD_REDIS) if store == "dead-redis" else RaisingCache()
+    model, stub = _bedrock_model(placement_store=backend)
+    assert _bedrock_call(model, stub, {"configurable": {"thread_id": "t"}}) == ("ok", [2])
+
+
+@pytest.mark.parametrize("thread_id", ["a:b", "{x}", "*", "a\nb", "", 0, {"x": 1}, "🙂" * 1000])
+def test_bedrock_odd_thread_ids_work(thread_id):
+    model, stub = _bedrock_model()
+    assert _bedrock_call(model, stub, {"configurable": {"thread_id": thread_id}}) == ("ok", [2])
+
+
+@pytest.mark.parametrize("kwargs, named", [(dict(cache_ttl="2h"), "2h"), (dict(cache_ttl="1h"), "1h"),
+                                           (dict(placement_ttl_s=NAN), "nan"), (dict(placement_ttl_s=0), "0"),
+                                           (dict(placement_store="redis://x"), "str"),
+                                           (dict(cache_points="maybe"), "maybe")])
+def test_cache_point_model_rejects_bad_options(kwargs, named):
+    with pytest.raises((TypeError, ValueError), match=named):
+        _bedrock_model(**kwargs)
+
+
+@pytest.mark.xfail(strict=True, reason="BedrockCachePoints(cache_ttl='2h') is accepted (no model allows '2h'); the "
+                                       "ValueError comes only inside the first agent call")
+def test_bedrock_cache_points_processor_rejects_impossible_ttl_at_construction():
+    from promptcache.integrations.bedrock import BedrockCachePoints
+
+    with pytest.raises(ValueError, match="2h"):
+        BedrockCachePoints(cache_ttl="2h")
+
+
+@pytest.mark.xfail(strict=True, reason="BedrockCachePoints(cache_model_info=5) raises AttributeError ('int' object has "
+                                       "no attribute 'check_ttl') instead of a TypeError naming the argument")
+def test_bedrock_cache_points_processor_rejects_non_model_info():
+    from promptcache.integrations.bedrock import BedrockCachePoints
+
+    with pytest.raises(TypeError, match="cache_model_info"):
+        BedrockCachePoints(cache_model_info=5)
+
+
+# =================================================================================================================
+# Typed memory: TypedMemoryStore, MemoryNode, TypedMemoryMiddleware, make_remember_tool
+# =================================================================================================================
+@pytest.fixture
+def pg_store(postgres_url):
+    from langgraph.store.postgres import PostgresStore
+
+    with PostgresStore.from_conn_string(postgres_url) as store:
+        store.setup()
+        yield store
+
+
+@pytest.fixture
+def pg_memory(pg_store):
+    from promptcache.memory import TypedMemoryStore
+
+    prefix = ("pchard", uuid.uuid4().hex[:12])
+    yield TypedMemoryStore(pg_store, prefix=prefix)
+    for ns in pg_store.list_namespaces(prefix=prefix, limit=1000):
+        for item in pg_store.search(ns, limit=1000, refresh_ttl=False):
+            pg_store.delete(item.namespace, item.key)
+
+
+@pytest.mark.parametrize("args, kwargs, exc, named", [
+    (("", "feedback", "r"), {}, ValueError, "''"), (("a.b", "feedback", "r"), {}, ValueError, "a.b"),
+    (("_unscoped", "feedback", "r"), {}, ValueError, "_unscoped"), ((True, "feedback", "r"), {}, TypeError, "True"),
+    (("u", "", "r"), {}, ValueError, "''"), (("u", None, "r"), {}, ValueError, "None"),
+    (("u", "facts", "r"), {}, ValueError, "facts"), (("u", "feedback", ""), {}, ValueError, "''"),
+    (("u", "feedback", None), {}, TypeError, "None"), (("u", "feedback", 5), {}, TypeError, "5"),
+    (("u", "project_state", "x"), dict(ttl_s=0), ValueError, "0"),
+    (("u", "project_state", "x"), dict(ttl_s=NAN), ValueError, "nan"),
+    (("u", "project_state", "x"), dict(ttl_s=INF), ValueError, "inf"),
+    (("u", "project_state", "x"), dict(ttl_s=True), TypeError, "True"),
+    (("u", "project_state", "x"), dict(ttl_s="10"), TypeError, "10"),
+    (("u", "reference", "x"), dict(metadata={"a": 2**70}), TypeError, "64-bit"),
+    (("u", "reference", "x"), dict(metadata={1: "a"}), TypeError, "key"),
+    (("u", "reference", "x"), dict(metadata={"a": b"x"}), TypeError, "bytes"),
+    (("u", "reference", "x"), dict(metadata="str"), TypeError, "str"),
+    (("u", "project_state", "x"), dict(subject=" "), ValueError, "' '"),
+])
+def test_memory_put_rejects_bad_input_before_writing(args, kwargs, exc, named):
+    from promptcache.memory import TypedMemoryStore
+
+    store = InMemoryStore()
+    with pytest.raises(exc, match=named):
+        TypedMemoryStore(store).put(*args, **kwargs)
+    assert store.list_namespaces() == []
+
+
+@pytest.mark.parametrize("kwargs, exc", [(dict(prefix="abc"), TypeError), (dict(prefix=("a.b",)), ValueError),
+                                         (dict(prefix=("langgraph",)), ValueError),
+                                         (dict(project_state_ttl_s=None), ValueError),
+                                         (dict(project_state_ttl_s=0), ValueError), (dict(store=5), TypeError)])
+def test_memory_store_constructor_rejects_bad_values(kwargs, exc):
+    from promptcache.memory import TypedMemoryStore
+
+    with pytest.raises(exc):
+        TypedMemoryStore(**({"store": InMemoryStore()} | kwargs))
+
+
+@pytest.mark.parametrize("limit", [0, -1, 1.5, None])
+def test_memory_search_rejects_bad_limits(limit):
+    from promptcache.memory import TypedMemoryStore
+
+    with pytest.raises(ValueError, match="limit"):
+        TypedMemoryStore().search("u", "user_fact", "x", limit=limit)
+
+
+@pytest.mark.xfail(strict=True, reason="search(query=5) raises 'normalize() argument 2 must be str, not int', which "
+                                       "names neither the query argument nor its value")
+def test_memory_search_names_a_non_string_query():
+    from promptcache.memory import TypedMemoryStore
+
+    with pytest.raises(TypeError, match="query"):
+        TypedMemoryStore().search("u", "user_fact", 5)
+
+
+def test_memory_scopes_with_separators_and_sql_wildcards_stay_apart_on_postgres(pg_memory):
+    scopes = ["a%", "a_c", "abc", "a:b", "{x}", "*", "a\nb", "🙂", "x" * 2000]
+    for scope in scopes:
+        pg_memory.put(scope, "feedback", f"rule of {scope}")
+    assert [[m.content for m in pg_memory.list(s, "feedback")] for s in scopes] == [[f"rule of {s}"] for s in scopes]
+    assert pg_memory.search("a%", "feedback", "rule abc") == pg_memory.list("a%", "feedback")
+
+
+@pytest.mark.xfail(strict=True, reason="content with a NUL character passes validation and PostgreSQL rejects the write "
+                                       "(psycopg UntranslatableCharacter) instead of a ValueError naming content")
+def test_memory_nul_in_content_is_a_clear_error_on_postgres(pg_memory):
+    with pytest.raises(ValueError, match="content"):
+        pg_memory.put("u", "user_fact", "a\x00b")
+
+
+@pytest.mark.xfail(strict=True, reason="ttl_s=1e12 (finite, > 0) passes validation and PostgresStore fails with "
+                                       "NumericValueOutOfRange instead of a ValueError naming ttl_s")
+def test_memory_huge_ttl_is_a_clear_error_on_postgres(pg_memory):
+    with pytest.raises(ValueError, match="ttl_s"):
+        pg_memory.put("u", "project_state", "eta tomorrow", ttl_s=1e12)
+    assert pg_memory.list("u", "project_state") == []
+
+
+@pytest.mark.xfail(strict=True, reason="metadata {'a': nan} passes the JSON check (orjson writes NaN as null) but "
+                                       "PostgreSQL rejects the NaN token: a DataError instead of a TypeError")
+def test_memory_nan_metadata_is_rejected_before_writing(pg_memory):
+    with pytest.raises((TypeError, ValueError), match="metadata"):
+        pg_memory.put("u", "reference", "https://example.com", metadata={"a": NAN})
+
+
+def _memory_with_corrupt_project_state(expires_at):
+    from promptcache.memory import TypedMemoryStore
+
+    store = InMemoryStore()
+    memory = TypedMemoryStore(store)
+    memory.put("u", "project_state", "real state", ttl_s=60)
+    store.put(memory.namespace("u", "project_state"), "bad",
+              {"kind": "project_state", "content": "corrupt", "expires_at": expires_at})
+    return memory
+
+
+def test_memory_list_skips_a_corrupt_value():
+    memory = _memory_with_corrupt_project_state("garbage")
+    assert [m.content for m in memory.list("u", "project_state")] == ["real state"]
+
+
+@pytest.mark.xfail(strict=True, reason="forget_expired() calls float() on a stored expires_at and crashes with "
+                                       "ValueError on a corrupt value that list() skips")
+def test_memory_forget_expired_skips_a_corrupt_value():
+    memory = _memory_with_corrupt_project_state("garbage")
+    assert memory.forget_expired("u") == 0
+    assert [m.content for m in memory.list("u", "project_state")] == ["real state"]
+
+
+@pytest.mark.xfail(strict=True, reason="a stored project state with expires_at 'nan' is parsed as NaN and never "
+                                       "expires (now >= nan is False): a stale fact shown forever")
+def test_memory_nan_expiry_is_treated_as_corrupt():
+    memory = _memory_with_corrupt_project_state("nan")
+    assert [m.content for m in memory.list("u", "project_state")] == ["real state"]
+
+
+@pytest.mark.parametrize("args, config, answer", [
+    ({"kind": "bogus", "content": "x"}, {"configurable": {"user_id": "u"}}, "memory not saved: kind"),
+    ({"kind": "feedback", "content": ""}, {"configurable": {"user_id": "u"}}, "memory not saved: memory content"),
+    ({"kind": "feedback", "content": "x", "ttl_s": "nan"}, {"configurable": {"user_id": "u"}},
+     "memory not saved: ttl_s"),
+    ({"kind": "feedback", "content": "x"}, {"configurable": {"user_id": "a.b@example.com"}},
+     "memory not saved: scope 'a.b@example.com'"),
+    ({"kind": "feedback", "content": "x"}, {}, "no user in the call's config"),
+    ({"kind": "feedback"}, {"configurable": {"user_id": "u"}}, "memory not saved: content"),
+])
+def test_remember_tool_returns_bad_model_input_as_text_and_writes_nothing(args, config, answer):
+    from promptcache.memory import TypedMemoryStore, make_remember_tool
+
+    store = InMemoryStore()
+    assert make_remember_tool(TypedMemoryStore(store)).invoke(args, config=config).startswith(answer)
+    assert store.list_namespaces() == []
+
+
+def test_remember_tool_ignores_a_user_id_from_the_model():
+    from promptcache.memory import TypedMemoryStore, make_remember_tool
+
+    memory = TypedMemoryStore()
+    make_remember_tool(memory).invoke({"kind": "feedback", "content": "x", "user_id": "victim"},
+                                      config={"configurable": {"user_id": "u"}})
+    assert (len(memory.list("u", "feedback")), memory.list("victim", "feedback")) == (1, [])
+
+
+def test_memory_node_names_an_email_user_id_before_reading():
+    from promptcache.integrations.langgraph import MemoryNode
+
+    with pytest.raises(ValueError, match="a.b@example.com"):
+        MemoryNode(InMemoryStore()).invoke({"messages": [HumanMessage("hi")]},
+                                           {"configurable": {"user_id": "a.b@example.com"}})
+
+
+def test_memory_node_chat_model_classifier_failure_falls_back_to_rules():
+    from promptcache.integrations.langgraph import MemoryNode
+
+    node = MemoryNode(InMemoryStore(), classifier=ScriptedChatModel(error=RuntimeError("classifier down")))
+    turn = node.invoke({"messages": [HumanMessage("What is a cache point?")]},
+                       {"configurable": {"user_id": "u"}})["memory_turn"]
+    assert turn["conceptual"] is True
+
+
+@pytest.mark.xfail(strict=True, reason="a callable classifier that raises breaks the whole turn, while a chat-model "
+                                       "classifier that fails falls back to the default rules")
+def test_memory_node_callable_classifier_failure_falls_back_to_rules():
+    from promptcache.integrations.langgraph import MemoryNode
+
+    def classifier(question):
+        raise RuntimeError("classifier down")
+
+    turn = MemoryNode(InMemoryStore(), classifier=classifier).invoke(
+        {"messages": [HumanMessage("What is a cache point?")]}, {"configurable": {"user_id": "u"}})["memory_turn"]
+    assert turn["conceptual"] is True
+
+
+@pytest.mark.xfail(strict=True, reason="a corrupt memory dict in the checkpointed state (e.g. from an older version) "
+                                       "raises KeyError('kind') on every turn of the thread instead of reloading")
+def test_memory_node_survives_a_corrupt_memory_in_state():
+    from promptcache.integrations.langgraph import MemoryNode
+    from promptcache.memory import TypedMemoryStore
+
+    memory = TypedMemoryStore()
+    memory.put("u", "feedback", "Be brief.")
+    state = {"messages": [HumanMessage("hi")], "memory_scope": "u", "memory_version": memory.write_token("u"),
+             "memory_feedback": [{"bad": 1}]}
+    update = MemoryNode(memory).invoke(state, {"configurable": {"user_id": "u"}})
+    assert "Be brief." in update["memory_prompt"]
+
+
+@pytest.mark.xfail(strict=True, reason="MemoryNode(scope='') and TypedMemoryMiddleware(scope='') are accepted; the "
+                                       "ValueError comes at the first turn (ResponseCache rejects it at construction)")
+@pytest.mark.parametrize("cls", ["MemoryNode", "TypedMemoryMiddleware"])
+def test_memory_processors_reject_empty_scope_at_construction(cls):
+    from promptcache.integrations.langgraph import MemoryNode
+    from promptcache.memory import TypedMemoryMiddleware
+
+    with pytest.raises(ValueError, match="''"):
+        {"MemoryNode": MemoryNode, "TypedMemoryMiddleware": TypedMemoryMiddleware}[cls](InMemoryStore(), scope="")
+
+
+@pytest.mark.parametrize("kwargs, named", [(dict(classifier=5), "5"), (dict(memory=5), "memory .* got int")])
+def test_memory_processors_reject_bad_arguments(kwargs, named):
+    from promptcache.integrations.langgraph import MemoryNode
+    from promptcache.memory import TypedMemoryMiddleware
+
+    memory = kwargs.pop("memory", InMemoryStore())
+    for cls in (MemoryNode, TypedMemoryMiddleware):
+        with pytest.raises(TypeError, match=named):
+            cls(memory, **kwargs)
