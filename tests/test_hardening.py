@@ -1151,7 +1151,7 @@ def transcript(tmp_path):
 
 
 @pytest.mark.parametrize("content, message", [
-    (None, "cannot read file"), (b"", "empty file"), (b"\xff\xfe\x00garbage", "invalid JSON"),
+    (None, "no such file"), (b"", "empty file"), (b"\xff\xfe\x00garbage", "invalid JSON"),
     (b"null", "expected conversations"), (b'[{"messages":[{"role":"user","content":NaN}]}]', "invalid JSON"),
     (b"[" * 5000 + b"]" * 5000, "invalid JSON"),
 ], ids=["missing", "empty", "binary", "null", "nan-literal", "deep"])
@@ -1174,9 +1174,6 @@ def test_cli_bad_options_are_one_line_exit_2(option, named, transcript, tmp_path
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="--out naming an existing file (or an unwritable place) ends in a Python "
-                                       "traceback (FileExistsError / FileNotFoundError), exit 1, after the whole "
-                                       "replay ran; should be one 'promptcache: error:' line and exit 2")
 def test_cli_out_pointing_at_a_file_is_one_line_exit_2(transcript, tmp_path, capsys):
     target = tmp_path / "afile"
     target.write_text("not a directory")
