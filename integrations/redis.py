@@ -2,7 +2,8 @@
 
 Fail-open by design: any Redis error (server down, timeout, refused connection) turns a read into a miss and a
 write into a no-op, logs one warning a minute, and opens a short circuit break (``breaker_s``) during which calls
-return at once instead of waiting for another timeout. ``redis.cluster.RedisCluster`` clients work too; keys that
+return at once instead of waiting for another timeout. An error the server itself answers with (``WRONGTYPE`` for a
+key of another type, say) is a miss for that call only: the server is up, so no break. ``redis.cluster.RedisCluster`` clients work too; keys that
 are read together carry the same hash tag (``{...}``) so multi-key commands stay within one slot.
 """
 
@@ -31,6 +32,15 @@ _ERRORS = (redis.RedisError, OSError, asyncio.TimeoutError)
 def glob_escape(text: str) -> str:
     """Escape Redis glob specials (``* ? [ ] \\``) so ``text`` matches itself in ``SCAN MATCH``."""
     return "".join("\\" + ch if ch in "*?[]\\" else ch for ch in text)
+
+
+def _seconds(value: Any, what: str, *, allow_zero: bool) -> float:
+    """A finite, non-negative number of seconds (> 0 unless ``allow_zero``); raises naming ``what`` and the value."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{what} must be a number of seconds, got {type(value).__name__}: {value!r}")
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(f"{what} must be a finite number of seconds {'>=' if allow_zero else '>'} 0, got {value!r}")
+    return float(value)
 
 
 def _ms(ttl_s: float) -> int:
@@ -71,6 +81,10 @@ class RedisCache(ServerCache):
     ) -> None:
         if not isinstance(prefix, str):
             raise TypeError(f"prefix must be a str, got {prefix!r}")
+        if url is not None and not isinstance(url, str):
+            raise TypeError(f"url must be a str such as 'redis://127.0.0.1:6379/0', got {type(url).__name__}: {url!r}")
+        socket_timeout_s = _seconds(socket_timeout_s, "socket_timeout_s", allow_zero=False)
+        breaker_s = _seconds(breaker_s, "breaker_s", allow_zero=True)
         if client is None and url is None and async_client is None:
             raise TypeError("RedisCache needs a client or a url")
         if url is not None:
@@ -100,6 +114,10 @@ class RedisCache(ServerCache):
             self._open_until = time.monotonic() + self.breaker_s
         self._warning.warn("promptcache: Redis %s failed; treating as a miss for %.1fs", op, self.breaker_s, exc=exc)
 
+    def _key_error(self, op: str, exc: BaseException) -> None:
+        self.failures += 1
+        self._warning.warn("promptcache: Redis %s refused by the server; treating it as a miss", op, exc=exc)
+
     def _sync(self) -> Any:
         if self.client is None:
             raise RuntimeError("this RedisCache has only an async client; use the a* methods")
@@ -110,6 +128,9 @@ class RedisCache(ServerCache):
             return default
         try:
             return fn(self._sync())
+        except redis.ResponseError as exc:  # the server answered: a per-key error (e.g. WRONGTYPE), not an outage
+            self._key_error(op, exc)
+            return default
         except _ERRORS as exc:
             self._failed(op, exc)
             return default
@@ -121,6 +142,9 @@ class RedisCache(ServerCache):
             return await asyncio.to_thread(self._run, op, fn, default)
         try:
             return await fn(self.async_client)
+        except redis.ResponseError as exc:
+            self._key_error(op, exc)
+            return default
         except _ERRORS as exc:
             self._failed(op, exc)
             return default

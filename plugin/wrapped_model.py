@@ -68,6 +68,8 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
         """Validate and wrap; see :func:`promptcache.processor.with_processors`."""
         if not isinstance(model, BaseChatModel):
             raise TypeError(f"model must be a BaseChatModel, got {type(model).__name__}: {model!r}")
+        if isinstance(processors, (str, bytes)) or not hasattr(processors, "__iter__"):
+            raise TypeError(f"processors must be a list of Processor/AgentMiddleware, got {processors!r}")
         processors = list(processors)
         for p in processors:
             if not isinstance(p, AgentMiddleware):

@@ -131,8 +131,6 @@ def test_memory_cache_8_threads_x_200_ops_stay_consistent():
     assert len(cache) <= 50
 
 
-@pytest.mark.xfail(strict=True, reason="InMemoryServerCache.get(123) silently returns None while RedisCache.get(123) "
-                                       "raises TypeError: key validation differs between backends")
 def test_memory_cache_get_rejects_non_string_key_like_redis():
     with pytest.raises(TypeError, match="123"):
         InMemoryServerCache().get(123)
@@ -185,9 +183,6 @@ def test_redis_cache_unicode_newline_and_long_keys_round_trip(redis_cache):
     assert redis_cache.get_many(keys) == [b"0", b"1", b"2"]
 
 
-@pytest.mark.xfail(strict=True, reason="RedisCache.set(ttl_s=1e17) passes validate_ttl (finite, > 0) but Redis rejects "
-                                       "the PX value: the write is silently dropped and the circuit breaker opens, so "
-                                       "the next, valid write is lost too; should be a ValueError naming ttl_s")
 def test_redis_cache_rejects_a_ttl_redis_cannot_store_and_keeps_working(redis_cache):
     with pytest.raises(ValueError, match=r"1e\+17"):
         redis_cache.set("huge", b"x", 1e17)
@@ -195,8 +190,6 @@ def test_redis_cache_rejects_a_ttl_redis_cannot_store_and_keeps_working(redis_ca
     assert redis_cache.get("next") == b"y"
 
 
-@pytest.mark.xfail(strict=True, reason="a key of the wrong Redis type (WRONGTYPE, a per-key error) is treated as a "
-                                       "dead server: the circuit breaker opens and every other key misses for 2 s")
 def test_redis_cache_wrongtype_key_is_a_miss_for_that_key_only(redis_cache, redis_client, redis_prefix):
     redis_cache.set("healthy", b"ok", 30)
     redis_client.rpush(redis_prefix + "listkey", "x")  # garbage of another type under the plugin's prefix
@@ -204,8 +197,6 @@ def test_redis_cache_wrongtype_key_is_a_miss_for_that_key_only(redis_cache, redi
     assert redis_cache.get("healthy") == b"ok"
 
 
-@pytest.mark.xfail(strict=True, reason="RedisCache(socket_timeout_s='abc') is accepted; the first get() then raises "
-                                       "TypeError inside the user's call instead of at construction")
 def test_redis_cache_rejects_bad_socket_timeout_at_construction(redis_url):
     from promptcache.integrations.redis import RedisCache
 
@@ -213,8 +204,6 @@ def test_redis_cache_rejects_bad_socket_timeout_at_construction(redis_url):
         RedisCache(url=redis_url, socket_timeout_s="abc")
 
 
-@pytest.mark.xfail(strict=True, reason="RedisCache(breaker_s=nan) is accepted; after one failure the breaker never "
-                                       "closes (monotonic() >= nan is False) and the cache is dead for good")
 def test_redis_cache_rejects_nan_breaker(redis_url):
     from promptcache.integrations.redis import RedisCache
 
@@ -222,8 +211,6 @@ def test_redis_cache_rejects_nan_breaker(redis_url):
         RedisCache(url=redis_url, breaker_s=NAN)
 
 
-@pytest.mark.xfail(strict=True, reason="RedisCache(url=123) raises AttributeError ('int' object has no attribute "
-                                       "'startswith') instead of a TypeError naming url")
 def test_redis_cache_rejects_non_string_url():
     from promptcache.integrations.redis import RedisCache
 
@@ -283,8 +270,6 @@ def test_with_processors_rejects_non_models_and_non_processors():
         with_processors(ScriptedChatModel(replies=["x"]), [object()])
 
 
-@pytest.mark.xfail(strict=True, reason="with_processors(model, None) raises a bare \"'NoneType' object is not "
-                                       "iterable\" that does not name the processors argument")
 def test_with_processors_names_a_missing_processor_list():
     with pytest.raises(TypeError, match="processors"):
         with_processors(ScriptedChatModel(replies=["x"]), None)
@@ -1017,8 +1002,6 @@ def test_intention_one_users_wrongtype_key_does_not_blind_other_users(intention_
     assert intention_redis.retrieve("dave", "weather in Lima").result == {"t": 2}
 
 
-@pytest.mark.xfail(strict=True, reason="IntentionMemory(ttl_s=1e300) is accepted; on Redis every store then fails "
-                                       "(PX out of range), returns False and opens the breaker")
 def test_intention_huge_ttl_is_rejected_or_works_on_redis(redis_url, redis_prefix):
     from promptcache import IntentionMemory
     from promptcache.integrations.redis_intention import RedisIntentionBackend

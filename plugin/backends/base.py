@@ -7,15 +7,21 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
-__all__ = ["ServerCache", "validate_key", "validate_ttl", "validate_value"]
+__all__ = ["MAX_TTL_S", "ServerCache", "validate_key", "validate_ttl", "validate_value"]
+
+MAX_TTL_S = 10 * 365 * 24 * 3600.0
+"""Longest TTL accepted: 10 years in seconds. Longer values are almost always a unit mistake, and Redis rejects
+``PX`` values past 2**63 ms (its ``SET`` reply "invalid expire time"), so they fail here, loudly, instead."""
 
 
 def validate_ttl(ttl_s: object, *, what: str = "ttl_s") -> float | None:
-    """Check a TTL in seconds: ``None`` (no expiry) or a finite number > 0. Returns it as a float.
+    """Check a TTL in seconds: ``None`` (no expiry) or a finite number > 0, at most :data:`MAX_TTL_S`.
+
+    Returns it as a float.
 
     Raises:
         TypeError: not a number (``bool`` counts as not a number); the message names the value.
-        ValueError: zero, negative, NaN or infinite; the message names the value.
+        ValueError: zero, negative, NaN, infinite or above ``MAX_TTL_S``; the message names the value.
     """
     if ttl_s is None:
         return None
@@ -24,6 +30,8 @@ def validate_ttl(ttl_s: object, *, what: str = "ttl_s") -> float | None:
     value = float(ttl_s)
     if math.isnan(value) or math.isinf(value) or value <= 0:
         raise ValueError(f"{what} must be a finite number of seconds > 0 (or None for no expiry), got {ttl_s!r}")
+    if value > MAX_TTL_S:
+        raise ValueError(f"{what} must be at most {MAX_TTL_S:.0f} seconds (10 years), got {ttl_s!r}")
     return value
 
 

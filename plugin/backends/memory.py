@@ -61,11 +61,16 @@ class InMemoryServerCache(ServerCache):
         return item[0]
 
     def get(self, key: str) -> bytes | None:
+        if type(key) is not str:
+            validate_key(key)
         now = _monotonic()
         with self._lock:
             return self._get(key, now)
 
     def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
+        for k in keys:
+            if type(k) is not str:
+                validate_key(k)
         now = _monotonic()
         with self._lock:
             return [self._get(k, now) for k in keys]
