@@ -165,12 +165,13 @@ def test_budget_with_manual_points_priority_tail_bridge_anchor():
     assert points(own) == (True, [0, 1, 2], 4)
 
 
-def test_anchor_and_tail_need_the_whole_prefix_to_reach_the_minimum():
+def test_anchor_needs_the_whole_prefix_to_reach_the_minimum():
     short_system = "s s s s s"  # 5 tokens alone
     spec = {"toolSpec": {"name": "f", "description": " ".join(["w"] * 40), "inputSchema": {"json": {}}}}
     messages = [user(3)]
-    # Without tools: neither the 5-token system nor the 8-token prefix up to the only message reaches 20.
-    assert plan(CLAUDE, messages, system=short_system) == AnchoredTailPlan(False, None, None, None, ())
+    # Without tools the 5-token system gets no anchor; the tail is placed anyway (it caches nothing yet, costs no
+    # slot that could cache: every other point would close a shorter prefix).
+    assert plan(CLAUDE, messages, system=short_system) == AnchoredTailPlan(False, 0, None, None, ())
     # The tool specs in front count (prefix_tokens): the system point now closes a prefix over the minimum.
     converse = place_cache_points(CLAUDE, [{"text": short_system}], messages, [spec], count_tokens=count,
                                   strategy=AnchoredTailStrategy)

@@ -12,8 +12,9 @@ Claude), write only what is new (1.25x), and write nothing that no later request
 2. **tail** -- a point at the end of the request, so the next request reads all of it. Where Bedrock forbids a
    point there (Nova after a ``toolResult`` or an image; any model after a reasoning block), the tail moves back to
    the last message end that allows one -- an assistant message too (after a ``toolUse`` on Nova): unlike the seed's
-   multi-point rule, points are not limited to user messages. Not placed while the prefix up to it is under the
-   minimum.
+   multi-point rule, points are not limited to user messages. Placed even while the prefix up to it is under the
+   minimum: Bedrock accepts such a point and caches nothing, and every other point would sit on a shorter prefix,
+   so it takes no slot that could cache (the replay places it the same way).
 3. **bridge** -- a point at the previous request's tail when the new tail lies more than :data:`LOOKBACK_BLOCKS`
    content blocks after it (many parallel tool calls): Bedrock looks for a cached prefix only ~20 blocks back from
    each point, so without it the previous write would not be found.
@@ -57,7 +58,7 @@ class AnchoredTailPlan:
 
     Attributes:
         system_point: the anchor follows the system prompt.
-        tail: the tail's message, or ``None`` (no message allows a point, or the prefix is under the minimum).
+        tail: the tail's message, or ``None`` (no message allows a point).
         previous_tail: the previous request's tail found in this history (rebased by fingerprint), or ``None``.
         bridge: ``previous_tail`` when it needs its own point (more than the lookback before ``tail``), else ``None``.
         spares: extra points just before the tail, newest first.
@@ -117,8 +118,6 @@ class AnchoredTailStrategy(CacheStrategy):
         tail = None
         if "messages" in info.cachable_fields:
             tail = next((i for i in range(len(config.messages) - 1, -1, -1) if self.point_allowed_after(i)), None)
-            if tail is not None and base + self._prefix[tail + 1] < minimum:
-                tail = None
         if tail is None or left == 0:
             return AnchoredTailPlan(system_point=want_anchor and left > 0)
         left -= self._slot_cost(tail)
@@ -133,8 +132,6 @@ class AnchoredTailStrategy(CacheStrategy):
         if previous != tail:
             floor = -1 if previous is None else previous
             for index in range(tail - 1, floor, -1):
-                if base + self._prefix[index + 1] < minimum:
-                    break
                 if self.point_allowed_after(index) and left >= self._slot_cost(index):
                     spares.append(index)
                     left -= self._slot_cost(index)
