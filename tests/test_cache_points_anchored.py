@@ -201,3 +201,60 @@ def test_bad_prefix_tokens_and_strategy_rejected():
         CacheStrategyConfig(CLAUDE, None, [user(3)], prefix_tokens=-1)
     with pytest.raises(TypeError, match="strategy must be a CacheStrategy subclass, got 'anchored-tail'"):
         place_cache_points(CLAUDE, [], [user(3)], strategy="anchored-tail")
+
+
+@pytest.mark.parametrize("model_id", ["anthropic.claude-sonnet-4-20250514-v1:0", "amazon.nova-pro-v1:0"])
+def test_replay_and_wrapper_place_the_same_boundaries(model_id):
+    """The replay's ``anchored-tail`` and the wrapper's placement, on the same agent conversation (a tool loop with
+    12 parallel calls, past the lookback): the same points, request by request."""
+    from promptcache.replay.models import cache_rules
+    from promptcache.replay.ours import AnchoredTailStrategy as ReplayAnchoredTail
+    from promptcache.replay.prepare import prepare, requests_of, schedule
+    from promptcache.replay.pricing import price_for
+    from promptcache.replay.tokens import TokenCounter
+    from promptcache.replay.transcript import Block, Conversation, Message
+
+    system = " alpha" * 1100
+    calls = [Block("tool_use", f'{{"q":{i}}}', "lookup", f"t{i}") for i in range(12)]
+    conv = Conversation("c", "c", (Block("text", system),), [
+        Message("user", (Block("text", " alpha" * 40),)),
+        Message("assistant", (calls[0],)),
+        Message("tool", (Block("tool_result", " alpha" * 200, id="t0"),)),
+        Message("assistant", (Block("text", " alpha" * 30),)),
+        Message("user", (Block("text", " alpha" * 40),)),
+        Message("assistant", tuple(calls)),
+        *[Message("tool", (Block("tool_result", " ok", id=f"t{i}"),)) for i in range(12)],
+        Message("assistant", (Block("text", " done"),)),
+    ])
+    counter = TokenCounter()
+    requests = schedule([requests_of(prepare(conv, counter), counter)], 10.0)
+    replay = ReplayAnchoredTail(cache_rules(model_id), price_for(model_id))
+
+    def converse(message):
+        block = message.blocks[0]
+        if block.kind == "tool_use":
+            return [{"toolUse": {"toolUseId": b.id, "name": b.name, "input": {}}} for b in message.blocks]
+        if block.kind == "tool_result":
+            return [{"toolResult": {"toolUseId": block.id, "content": [{"text": block.text}]}}]
+        return [{"text": block.text}]
+
+    info, previous, seen = get_model_info(model_id), None, []
+    for request in requests:
+        messages = []
+        for message in conv.messages[: request.cut]:
+            role = "assistant" if message.role == "assistant" else "user"
+            if messages and messages[-1]["role"] == role:
+                messages[-1]["content"] += converse(message)
+            else:
+                messages.append({"role": role, "content": converse(message)})
+        plan = place_cache_points(info, [{"text": system}], messages, previous_placements=previous,
+                                  strategy=AnchoredTailStrategy)
+        previous = plan.placements
+        wrapper = ([request.prepared.system_end] if plan.system_point else []) + \
+            [request.groups[p.index].end for p in plan.placements]
+        assert [p.boundary for p in replay.place(request)] == wrapper
+        seen.append(wrapper)
+    # Block boundaries (system = 1 block). Claude: the last tail (30, after the 12 results) is 24 blocks past the
+    # previous one (6), so 6 stays as a bridge, 18 is the spare. Nova: tails move back after the toolUse (3, 18).
+    assert seen == ({"anthropic.claude-sonnet-4-20250514-v1:0": [[1, 2], [1, 3, 4], [1, 5, 6], [1, 6, 18, 30]],
+                     "amazon.nova-pro-v1:0": [[1, 2], [1, 3], [1, 5, 6], [1, 18]]}[model_id])
