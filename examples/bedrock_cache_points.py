@@ -2,7 +2,8 @@
 
 Offline by default: a real boto3 ``bedrock-runtime`` client with botocore's Stubber (no AWS keys, no network),
 answering with made-up usage figures. With AWS credentials and ``PROMPTCACHE_BEDROCK_MODEL`` set (e.g.
-``us.anthropic.claude-sonnet-4-20250514-v1:0``) it talks to real Bedrock instead.
+``us.anthropic.claude-sonnet-4-20250514-v1:0``) it talks to real Bedrock instead. The placement strategy is the
+default ``anchored-tail``; set ``PROMPTCACHE_CACHE_STRATEGY=multi-point`` to see the seed's strategy instead.
 
     python examples/bedrock_cache_points.py
 """
@@ -54,10 +55,13 @@ def main() -> None:
     live = bool(live_model) and boto3.Session().get_credentials() is not None
     model_id = live_model if live else "us.anthropic.claude-sonnet-4-20250514-v1:0"
     client = boto3.client("bedrock-runtime") if live else _offline_client(model_id)
-    model = CachePointChatBedrockConverse(model=model_id, client=client, region_name=client.meta.region_name)
+    strategy = os.environ.get("PROMPTCACHE_CACHE_STRATEGY", "anchored-tail")
+    model = CachePointChatBedrockConverse(model=model_id, client=client, region_name=client.meta.region_name,
+                                          strategy=strategy)
     info = model.cache_model
     print(f"{'live Bedrock' if live else 'offline (Stubber)'}: {model_id} -> {info.model_id}, "
-          f"min {info.min_tokens_per_cache_point} tokens/point, max {info.max_cache_points} points")
+          f"min {info.min_tokens_per_cache_point} tokens/point, max {info.max_cache_points} points, "
+          f"strategy {strategy}")
     print(f"{'turn':>4}  {'system':>6}  {'message points (index:tokens)':<34} {'cache read':>10} {'cache write':>11}")
     config = {"configurable": {"thread_id": "example-thread"}}
     history = [SystemMessage(SYSTEM)]

@@ -1,5 +1,8 @@
 """CachePointChatBedrockConverse / BedrockCachePoints on a real boto3 bedrock-runtime client with botocore's Stubber.
 
+These tests pin the multi-point layouts (``strategy="multi-point"``); the default anchored-tail strategy has its own
+Stubber tests in ``test_bedrock_anchored.py``.
+
 The Stubber validates every request against the Converse API model and ``expected_params`` asserts the exact
 request, so each test pins where every ``cachePoint`` block goes. Token counts are injected (one token per word) so
 the placements are exact; the model's minimum is lowered to 20 tokens with ``get_model_info(..., overrides)``.
@@ -127,7 +130,8 @@ CLAUDE_TURNS = [
 def claude_model(client, **kw):
     info = get_model_info(CLAUDE, min_tokens_per_cache_point=20)
     return CachePointChatBedrockConverse(model=CLAUDE, client=client, region_name="us-east-1",
-                                         cache_model_info=info, token_counter=count_words, **kw)
+                                         cache_model_info=info, token_counter=count_words,
+                                         strategy="multi-point", **kw)
 
 
 def _call(model, method, messages, config):
@@ -211,7 +215,7 @@ def test_nova_five_turns_with_tools_and_tool_result():
     client, stub = client_and_stub()
     info = get_model_info(NOVA, min_tokens_per_cache_point=20)
     model = CachePointChatBedrockConverse(model=NOVA, client=client, region_name="us-east-1", cache_model_info=info,
-                                          token_counter=count_words).bind_tools([get_weather])
+                                          token_counter=count_words, strategy="multi-point").bind_tools([get_weather])
     config = {"configurable": {"thread_id": "nova-1"}}
     system = [{"text": SYSTEM}, CP]
     u0, a3, u4, a5, u6, a7, u8 = (words("u0", 30), words("a3", 10), words("u4", 15), words("a5", 10),
@@ -253,7 +257,7 @@ def test_claude_tools_point_tool_result_and_reasoning_turn():
     client, stub = client_and_stub()
     info = get_model_info(CLAUDE, min_tokens_per_cache_point=20)
     model = CachePointChatBedrockConverse(model=CLAUDE, client=client, region_name="us-east-1", cache_model_info=info,
-                                          token_counter=count_words).bind_tools([get_weather])
+                                          token_counter=count_words, strategy="multi-point").bind_tools([get_weather])
     config = {"configurable": {"thread_id": "claude-tools"}}
     reasoning = {"reasoningContent": {"reasoningText": {"text": words("think", 8), "signature": "sig"}}}
     u0, a3, u4 = words("u0", 30), words("a3", 10), words("u4", 50)
@@ -318,7 +322,8 @@ def test_ttl_one_hour_only_where_allowed():
     sonnet45 = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
     info = get_model_info(sonnet45, min_tokens_per_cache_point=20)
     model = CachePointChatBedrockConverse(model=sonnet45, client=client, region_name="us-east-1",
-                                          cache_model_info=info, token_counter=count_words, cache_ttl="1h")
+                                          cache_model_info=info, token_counter=count_words, cache_ttl="1h",
+                                          strategy="multi-point")
     hour = {"cachePoint": {"type": "default", "ttl": "1h"}}
     u0 = words("u0", 30)
     stub.add_response("converse", converse_response("x"), request(
@@ -336,7 +341,7 @@ def test_create_agent_state_holds_no_cache_points():
     client, stub = client_and_stub()
     base = ChatBedrockConverse(model=CLAUDE, client=client, region_name="us-east-1")
     processor = BedrockCachePoints(cache_model_info=get_model_info(CLAUDE, min_tokens_per_cache_point=20),
-                                   token_counter=count_words)
+                                   token_counter=count_words, strategy="multi-point")
     saver = InMemorySaver()
     agent = create_agent(base, tools=[], system_prompt=SYSTEM, middleware=[processor], checkpointer=saver)
     config = {"configurable": {"thread_id": "agent-1"}}

@@ -1,6 +1,7 @@
 """Bedrock cache points: placement strategies (pure, no I/O), the ``ModelInfo`` table, and token counting.
 
-- :class:`MultiPointStrategy` implements the seed (Roo-Code's multi-point strategy) with extra guards;
+- :class:`AnchoredTailStrategy` (anchor + moving tail + bridge; the wrappers' default, cheapest in the replay) and
+  :class:`MultiPointStrategy`, which implements the seed (Roo-Code's multi-point strategy) with extra guards;
   :class:`CacheStrategyConfig` is its input, :class:`CacheResult` / :class:`CachePointPlacement` its output.
 - :func:`get_model_info` resolves Bedrock model ids, cross-region profiles and ARNs to a :class:`ModelInfo`.
 - :func:`default_count_tokens` counts a message's tokens (tiktoken ``cl100k_base``, offline).
@@ -23,6 +24,7 @@ from promptcache.cache_points.converse import (
     place_cache_points,
     tool_spec_tokens,
 )
+from promptcache.cache_points.anchored_tail import LOOKBACK_BLOCKS, AnchoredTailPlan, AnchoredTailStrategy
 from promptcache.cache_points.multi_point import REALLOCATION_INCREASE, MultiPointStrategy
 from promptcache.cache_points.strategy import (
     CachePointPlacement,
@@ -38,9 +40,12 @@ __all__ = [
     "BEDROCK_MAX_CACHE_POINTS",
     "CACHABLE_FIELDS",
     "IMAGE_TOKEN_ESTIMATE",
+    "LOOKBACK_BLOCKS",
     "MODEL_INFO",
     "REALLOCATION_INCREASE",
     "TTLS",
+    "AnchoredTailPlan",
+    "AnchoredTailStrategy",
     "CachePointPlacement",
     "ConversePlan",
     "CacheResult",

@@ -24,11 +24,12 @@ from promptcache.cache_points.model_info import BEDROCK_MAX_CACHE_POINTS, TTLS, 
 from promptcache.cache_points.multi_point import MultiPointStrategy
 from promptcache.cache_points.strategy import (
     CachePointPlacement,
+    CacheStrategy,
     CacheStrategyConfig,
     cache_point_block,
     is_cache_point,
 )
-from promptcache.cache_points.tokens import count_text_tokens
+from promptcache.cache_points.tokens import count_text_tokens, default_count_tokens
 
 __all__ = ["ConversePlan", "count_manual_cache_points", "place_cache_points", "tool_spec_tokens"]
 
@@ -86,6 +87,7 @@ def place_cache_points(
     ttl: str | None = None,
     count_tokens: Callable[[Any], int] | None = None,
     cache_tools: bool = True,
+    strategy: type[CacheStrategy] = MultiPointStrategy,
 ) -> ConversePlan:
     """Add cache points to a Converse request (see the module docstring for the rules).
 
@@ -95,12 +97,17 @@ def place_cache_points(
         previous_placements: this conversation's stored placements (see ``MultiPointStrategy``).
         ttl: ``None``/``"5m"`` or ``"1h"``. count_tokens: per-message counter (default tiktoken, offline).
         cache_tools: ``False`` never adds a tools point.
+        strategy: the :class:`CacheStrategy` subclass placing system + message points (``MultiPointStrategy`` by
+            default here; the wrappers default to ``AnchoredTailStrategy``). Its ``tools_point_wanted`` decides the
+            tools point; the tool specs' tokens (plus a system prompt that holds a manual point) reach it as
+            ``prefix_tokens``.
 
     Returns:
         A :class:`ConversePlan`; the inputs are not modified.
 
     Raises:
         ValueError: ``ttl`` not allowed for the model; a malformed message (from ``CacheStrategyConfig``).
+        TypeError: ``strategy`` is not a ``CacheStrategy`` subclass.
     """
     model_info.check_ttl(ttl)
     manual = count_manual_cache_points(system, messages, tools)
@@ -109,19 +116,25 @@ def place_cache_points(
     if not model_info.supports_prompt_cache or budget <= 0 or not messages:
         return ConversePlan(list(system), [dict(m) for m in messages], new_tools, manual_points=manual)
 
+    if not (isinstance(strategy, type) and issubclass(strategy, CacheStrategy)):
+        raise TypeError(f"strategy must be a CacheStrategy subclass, got {strategy!r}")
     tools_point = False
-    if (cache_tools and new_tools and budget > 0 and "tools" in model_info.cachable_fields and not model_info.is_nova
-            and not any(map(is_cache_point, new_tools))
-            and tool_spec_tokens(new_tools) >= model_info.min_tokens_per_cache_point):
+    tool_tokens = tool_spec_tokens(new_tools) if new_tools else 0
+    system_has_manual = any(map(is_cache_point, system))
+    if (cache_tools and new_tools and not any(map(is_cache_point, new_tools))
+            and strategy.tools_point_wanted(model_info, tool_tokens, bool(system), budget)):
         new_tools.append(cache_point_block(ttl))
         tools_point = True
         budget -= 1
 
-    system_has_manual = any(map(is_cache_point, system))
+    prefix_tokens = tool_tokens
+    if system_has_manual:
+        counter = count_tokens or default_count_tokens
+        prefix_tokens += counter({"role": "system", "content": [b for b in system if not is_cache_point(b)]})
     config = CacheStrategyConfig(model_info, None if system_has_manual else (list(system) or None), list(messages),
                                  previous_placements=previous_placements, count_tokens=count_tokens,
-                                 max_points=budget, ttl=ttl)
-    result = MultiPointStrategy(config).determine_optimal_cache_points()
+                                 max_points=budget, ttl=ttl, prefix_tokens=prefix_tokens)
+    result = strategy(config).determine_optimal_cache_points()
     new_system = list(system) if system_has_manual else result.system
     plan = ConversePlan(new_system, result.messages, new_tools, result.placements, result.system_cache_point,
                         tools_point, manual)

@@ -237,5 +237,7 @@ def get_model_info(model_id: str, **overrides: Any) -> ModelInfo:
             _warned.add(base)
         if first:
             logger.warning("promptcache: model %r is not in the Bedrock prompt-caching table; using a conservative "
-                           "default (%s). Pass model_info=... to set its limits.", model_id, info.source)
+                           "default (%s). Pass cache_model_info=get_model_info(%r, min_tokens_per_cache_point=..., "
+                           "max_cache_points=...) to CachePointChatBedrockConverse / BedrockCachePoints to set its "
+                           "limits.", model_id, info.source, model_id)
     return info.with_overrides(**overrides) if overrides else info

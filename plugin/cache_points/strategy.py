@@ -135,6 +135,10 @@ class CacheStrategyConfig:
         max_points: points this strategy may use for system + messages; default ``model_info.max_cache_points``
             capped at Bedrock's 4. Callers that already spent slots (tools, manual points) pass what is left.
         ttl: ``None``/``"5m"`` or ``"1h"`` for the points placed; checked against ``model_info.allowed_ttls``.
+        prefix_tokens: tokens the cache prefix holds before ``system_prompt`` (the tool specs, or a system prompt
+            that already carries the caller's own point and is therefore passed as ``None``). Bedrock's minimum
+            applies to the whole prefix up to a point; ``MultiPointStrategy`` ignores it (the seed counts the system
+            prompt alone), ``AnchoredTailStrategy`` adds it.
 
     Raises:
         TypeError / ValueError: a bad model info, message (role, shape), placement, budget or TTL; the message
@@ -149,6 +153,7 @@ class CacheStrategyConfig:
     count_tokens: Callable[[Any], int] | None = None
     max_points: int | None = None
     ttl: str | None = None
+    prefix_tokens: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.model_info, ModelInfo):
@@ -168,6 +173,8 @@ class CacheStrategyConfig:
         if self.max_points is not None and (isinstance(self.max_points, bool) or not isinstance(self.max_points, int)
                                             or self.max_points < 0):
             raise ValueError(f"max_points must be an int >= 0, got {self.max_points!r}")
+        if isinstance(self.prefix_tokens, bool) or not isinstance(self.prefix_tokens, int) or self.prefix_tokens < 0:
+            raise ValueError(f"prefix_tokens must be an int >= 0, got {self.prefix_tokens!r}")
         self.model_info.check_ttl(self.ttl)
 
 
@@ -187,6 +194,15 @@ class CacheStrategy(ABC):
         self.system_token_count = self._calculate_system_tokens()
         self.message_tokens = [self._checked(self._count(m), f"messages[{i}]") for i, m in enumerate(config.messages)]
         self._prefix = [0, *itertools.accumulate(self.message_tokens)]
+
+    @classmethod
+    def tools_point_wanted(cls, model_info: ModelInfo, tool_tokens: int, has_system_prompt: bool,
+                           budget: int) -> bool:
+        """Whether :func:`promptcache.cache_points.place_cache_points` puts a point after the tool specs (before the
+        strategy runs; it takes one of ``budget`` slots). Default (the multi-point rule): tools are a cachable field
+        (never on Nova) and the specs alone reach the minimum."""
+        return (budget > 0 and "tools" in model_info.cachable_fields and not model_info.is_nova
+                and tool_tokens >= model_info.min_tokens_per_cache_point)
 
     @abstractmethod
     def determine_optimal_cache_points(self) -> CacheResult:
@@ -225,12 +241,15 @@ class CacheStrategy(ABC):
 
     # -- placement rules -----------------------------------------------------------------------------------
     def is_placement_target(self, index: int) -> bool:
-        """Whether a point may follow message ``index``: a user message whose content is not empty and does not
-        end in a reasoning block (nor, on Nova, in a tool result or an image)."""
-        message = self.config.messages[index]
-        if message.get("role") != "user":
-            return False
-        content = message.get("content")
+        """Whether a point may follow message ``index``: a user message (the seed's rule) that
+        :meth:`point_allowed_after` accepts."""
+        return self.config.messages[index].get("role") == "user" and self.point_allowed_after(index)
+
+    def point_allowed_after(self, index: int) -> bool:
+        """Whether Bedrock accepts a point after message ``index`` (any role): its content is not empty (a point is
+        never a message's first block) and does not end in a reasoning block (nor, on Nova, in a tool result or an
+        image) -- each a Bedrock ``ValidationException`` (DESIGN.md "Bedrock cache points")."""
+        content = self.config.messages[index].get("content")
         if isinstance(content, str):
             return bool(content)
         if not isinstance(content, Sequence):

@@ -25,6 +25,12 @@ costs 0.25x more than plain input). The points that achieve it:
 TTLs stay non-increasing along the prompt (the anchor takes at least the tail's TTL). Nova: no tool points, and no
 point directly after a ``toolResult`` or an image (the tail moves back to the last message end where one is
 allowed).
+
+Rules 1-3 are not re-implemented here: each request's Converse messages go to the real
+``promptcache.cache_points.AnchoredTailStrategy`` (what ``CachePointChatBedrockConverse`` places by default), as
+``{"role", "content"}`` dicts with one placeholder block per content block (the lookback counts blocks) ending in a
+block of the message's last kind (its placement rules see how the message ends), token counts injected. This
+module adds rule 4 on top: when it decides not to write, only the anchor and the previous tail (read-only) remain.
 """
 
 from __future__ import annotations
@@ -32,11 +38,16 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict
 
+from typing import Any
+
+from promptcache.cache_points import AnchoredTailPlan, CachePointPlacement, CacheStrategyConfig, get_model_info
+from promptcache.cache_points import AnchoredTailStrategy as _Placement
+
 from .models import CacheRules
-from .prepare import Request
+from .prepare import Group, Request
 from .pricing import ModelPrice
 from .simulator import Checkpoint
-from .strategies import Strategy, last_allowed_boundary, point_allowed_after
+from .strategies import Strategy
 
 __all__ = ["AnchoredTailStrategy"]
 
@@ -73,7 +84,14 @@ class AnchoredTailStrategy(Strategy):
     def __init__(self, rules: CacheRules, price: ModelPrice | None = None, ttl_s: float = 300.0) -> None:
         super().__init__(rules, price, ttl_s)
         self._horizon = max(rules.ttls_s)  # how long an outcome stays open
-        self._prev_tail: dict[str, int] = {}  # conversation id -> boundary of its last written tail
+        self._prev_tail: dict[str, tuple[int, int]] = {}  # conversation id -> (message, boundary) of its last tail
+        self._info = get_model_info(rules.model_id).with_overrides(
+            min_tokens_per_cache_point=rules.min_tokens, max_cache_points=rules.max_points,
+            cachable_fields=tuple(sorted(rules.cachable)), supports_prompt_cache=rules.supports_cache,
+            provider="amazon" if rules.family == "nova" else "anthropic")
+        self._messages: dict[str, list[dict[str, Any]]] = {}
+        self._tokens: dict[int, int] = {}  # id(message dict) -> tokens
+        self._system_tokens = 0
         self._pending: dict[object, tuple[float, object]] = {}  # key -> (time of write, stats key)
         self._deadlines: list[tuple[float, int, object]] = []
         self._seq = 0
@@ -122,36 +140,61 @@ class AnchoredTailStrategy(Strategy):
             return ("empty", "")
         return (last.kind, last.name if last.kind == "tool_result" else "")
 
-    # -- placement -------------------------------------------------------------------------------------------
-    def _allowed_after(self, kind: str) -> bool:
-        return point_allowed_after(self.rules, kind)
+    # -- placement (rules 1-3: promptcache.cache_points.AnchoredTailStrategy) --------------------------------------
+    def _message(self, group: Group, tokens: int) -> dict[str, Any]:
+        last = _LAST_BLOCK.get(group.last_kind, _TEXT)
+        message = {"role": group.role, "content": [_TEXT] * (group.end - group.start - 1) + [last]}
+        self._tokens[id(message)] = tokens
+        return message
 
-    def _tail_boundary(self, request: Request) -> int:
-        return last_allowed_boundary(request, self.rules)  # Nova: never directly after a toolResult or an image
+    def _count(self, message: Any) -> int:
+        if message.get("role") == "system":
+            return self._system_tokens
+        return self._tokens[id(message)]
 
-    def _anchor_boundary(self, request: Request) -> tuple[int, str]:
+    def _plan(self, request: Request) -> tuple[AnchoredTailPlan, bool]:
+        """The placement for ``request`` and whether the anchor goes on the tools (no system prompt)."""
         prepared, rules = request.prepared, self.rules
-        end, field = (prepared.system_end, "system") if "system" in rules.cachable else (0, "")
-        if end == prepared.tools_end:  # no system prompt: the tools alone, where allowed
-            end, field = (prepared.tools_end, "tools") if "tools" in rules.cachable else (0, "")
-        if not end or prepared.cum[end] < rules.min_tokens:
-            return 0, ""
-        return end, field
+        cid = prepared.conversation.id
+        messages = self._messages.get(cid)
+        if messages is None:
+            messages = self._messages[cid] = [self._message(g, t) for g, t in
+                                              zip(prepared.groups, prepared.group_tokens)]
+        messages = messages[: len(request.groups)]
+        last = request.groups[-1]
+        if last.end != prepared.groups[len(request.groups) - 1].end:  # a group this request cuts
+            messages[-1] = self._message(last, prepared.cum[last.end] - prepared.cum[last.start])
+        has_system = prepared.system_end > prepared.tools_end
+        tool_tokens = prepared.cum[prepared.tools_end]
+        tools_anchor = (not has_system and prepared.tools_end > 0
+                        and _Placement.tools_point_wanted(self._info, tool_tokens, False, rules.max_points))
+        self._system_tokens = prepared.cum[prepared.system_end] - tool_tokens
+        prev = self._prev_tail.get(cid)
+        previous = ([CachePointPlacement(prev[0])] if prev is not None and prev[0] < len(request.groups)
+                    and request.groups[prev[0]].end == prev[1] else None)
+        config = CacheStrategyConfig(self._info, (prepared.system_text or "system") if has_system else None,
+                                     messages, previous_placements=previous, count_tokens=self._count,
+                                     max_points=rules.max_points - int(tools_anchor), prefix_tokens=tool_tokens)
+        try:
+            return _Placement(config).plan(), tools_anchor
+        finally:
+            if messages[-1] is not self._messages[cid][len(messages) - 1]:
+                del self._tokens[id(messages[-1])]  # a one-off message: its id may be reused once it is freed
 
     def place(self, request: Request) -> list[Checkpoint]:
-        prepared = request.prepared
+        prepared, groups = request.prepared, request.groups
         conv_id = prepared.conversation.id
         now = request.time_s
-        anchor_b, anchor_field = self._anchor_boundary(request)
+        plan, tools_anchor = self._plan(request)
+        anchor_b, anchor_field = ((prepared.system_end, "system") if plan.system_point
+                                  else (prepared.tools_end, "tools") if tools_anchor else (0, ""))
         anchor_key = ("anchor", prepared.hashes[anchor_b]) if anchor_b else None
         if anchor_key is not None:
             self._observe(now, anchor_key)
         self._observe(now, ("tail", conv_id))
 
-        tail = self._tail_boundary(request)
-        if tail <= anchor_b:
-            tail = 0
-        prev = self._prev_tail.get(conv_id, 0)
+        tail = groups[plan.tail].end if plan.tail is not None else 0
+        prev = groups[plan.previous_tail].end if plan.previous_tail is not None else 0
         signature = self._signature(request)
         tail_ttl = self.choose_ttl(signature) if tail and tail != prev else None
         anchor_ttl = self.choose_ttl(anchor_key) if anchor_key is not None else None
@@ -164,19 +207,19 @@ class AnchoredTailStrategy(Strategy):
         msg_ttl = tail_ttl if tail_ttl is not None else min(self.rules.ttls_s)
         if anchor_ttl is not None:
             msg_ttl = min(msg_ttl, anchor_ttl)
-        if prev > anchor_b and prev <= tail and (tail_ttl is None or tail - prev > self.rules.lookback_blocks):
-            points.append(Checkpoint(prev, msg_ttl))  # bridge / read-only point
-        if tail_ttl is not None:
-            points.append(Checkpoint(tail, msg_ttl))
-            self._prev_tail[conv_id] = tail
-            floor = max(prev, anchor_b)
-            taken = {p.boundary for p in points}
-            for group in reversed(request.groups[:-1]):  # spare slots (rule 3)
-                if len(points) >= self.rules.max_points or group.end <= floor:
-                    break
-                if group.end not in taken and self._allowed_after(group.last_kind):
-                    points.append(Checkpoint(group.end, msg_ttl))
+        if tail_ttl is None:
+            if prev:
+                points.append(Checkpoint(prev, msg_ttl))  # no write (rule 4) or nothing new: read-only point
+        else:
+            points.extend(Checkpoint(groups[i].end, msg_ttl) for i in plan.indices)  # bridge, spares, tail
+            self._prev_tail[conv_id] = (plan.tail, tail)
         if anchor_key is not None:
             self._expect_use(now, anchor_key, anchor_key)
         self._expect_use(now, ("tail", conv_id), signature)
         return sorted(points[: self.rules.max_points], key=lambda p: p.boundary)
+
+
+_TEXT: dict[str, Any] = {"text": ""}
+# The last block of a placeholder message, by the replay's block kind: what the placement rules look at.
+_LAST_BLOCK: dict[str, dict[str, Any]] = {"tool_result": {"toolResult": {}}, "image": {"image": {}},
+                                          "reasoning": {"reasoningContent": {}}, "tool_use": {"toolUse": {}}}
