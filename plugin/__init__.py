@@ -32,6 +32,7 @@ _EXPORTS: dict[str, str] = {
     # cache points
     "CacheStrategy": "promptcache.cache_points",
     "MultiPointStrategy": "promptcache.cache_points",
+    "AnchoredTailStrategy": "promptcache.cache_points",
     "CacheStrategyConfig": "promptcache.cache_points",
     "ModelInfo": "promptcache.cache_points",
     "CacheResult": "promptcache.cache_points",

@@ -587,7 +587,7 @@ def _bedrock_model(**kwargs):
                           aws_secret_access_key="x")
     model = CachePointChatBedrockConverse(model=CLAUDE, client=client, region_name="us-east-1",
                                           cache_model_info=get_model_info(CLAUDE, min_tokens_per_cache_point=2),
-                                          token_counter=lambda m: 5, **kwargs)
+                                          token_counter=lambda m: 5, **{"strategy": "multi-point", **kwargs})
     return model, Stubber(client)
 
 
