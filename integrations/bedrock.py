@@ -38,12 +38,9 @@ import orjson
 from langchain_aws import ChatBedrockConverse
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
-from pydantic import ConfigDict, PrivateAttr, model_validator
-
 from promptcache._log import ThrottledWarning
 from promptcache.backends import InMemoryServerCache, ServerCache
 from promptcache.backends.base import validate_ttl
-from promptcache.config import CurrentConfigMixin
 from promptcache.cache_points import (
     AnchoredTailStrategy,
     CachePointPlacement,
@@ -54,8 +51,11 @@ from promptcache.cache_points import (
     get_model_info,
     place_cache_points,
 )
+from promptcache.cache_points.model_info import TTLS
+from promptcache.config import CurrentConfigMixin
 from promptcache.keys import hash_tag, stable_hash
 from promptcache.processor import ModelRequest, Processor
+from pydantic import ConfigDict, PrivateAttr, model_validator
 
 __all__ = ["DEFAULT_PLACEMENT_TTL_SECONDS", "STRATEGIES", "BedrockCachePoints", "CachePointChatBedrockConverse",
            "PlacementStore", "resolve_strategy"]
@@ -261,6 +261,10 @@ class BedrockCachePoints(Processor):
                  placement_ttl_s: float | None = DEFAULT_PLACEMENT_TTL_SECONDS,
                  token_counter: Callable[[Any], int] | None = None) -> None:
         super().__init__()
+        if cache_model_info is not None and not isinstance(cache_model_info, ModelInfo):
+            raise TypeError(f"cache_model_info must be a ModelInfo (get_model_info(...)), got {cache_model_info!r}")
+        if cache_ttl is not None and cache_ttl not in TTLS:
+            raise ValueError(f"cache_ttl must be one of {list(TTLS)} or None, got {cache_ttl!r}")
         if cache_model_info is not None:
             cache_model_info.check_ttl(cache_ttl)
         resolve_strategy(strategy)

@@ -165,6 +165,9 @@ class CacheStrategyConfig:
                 raise TypeError(f"messages[{i}] must be a dict with 'role' and 'content', got {message!r}")
             if message.get("role") not in _ROLES:
                 raise ValueError(f"messages[{i}]['role'] must be 'user' or 'assistant', got {message.get('role')!r}")
+            content = message.get("content")
+            if isinstance(content, (bytes, Mapping)) or not isinstance(content, (str, Sequence)):
+                raise TypeError(f"messages[{i}]['content'] must be a str or a list of content blocks, got {content!r}")
         if self.system_prompt is not None and not isinstance(self.system_prompt, (str, Sequence)):
             raise TypeError(f"system_prompt must be a str, a list of blocks or None, got {self.system_prompt!r}")
         self.previous_placements = [CachePointPlacement.from_value(p) for p in (self.previous_placements or [])]
