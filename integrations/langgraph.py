@@ -24,6 +24,7 @@ from langgraph.store.base import BaseStore
 
 from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, read_call_options, resolve_scope
 from promptcache.memory.middleware import MEMORY_CONTEXT_KEY, with_memory_prompt
+from promptcache.memory.namespaces import check_fixed_scope
 from promptcache.memory.policy import MemoryLoader, MemoryState
 from promptcache.memory.store import TypedMemoryStore
 
@@ -47,7 +48,8 @@ class MemoryNode(Runnable[dict, dict]):
 
     Raises:
         TypeError: ``memory`` of another type.
-        ValueError (at run time): a bad scope (empty, or containing ``"."``), before anything is read.
+        TypeError / ValueError: a bad fixed ``scope`` (empty, or containing ``"."``), at construction.
+        ValueError (at run time): a bad resolved scope (e.g. an e-mail ``user_id``), before anything is read.
     """
 
     name = "memory"
@@ -62,6 +64,7 @@ class MemoryNode(Runnable[dict, dict]):
         messages_key: str = "messages",
         scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
     ) -> None:
+        check_fixed_scope(scope)
         if isinstance(memory, BaseStore):
             memory = TypedMemoryStore.for_store(memory)
         if memory is not None and not isinstance(memory, TypedMemoryStore):

@@ -715,8 +715,6 @@ def test_memory_search_rejects_bad_limits(limit):
         TypedMemoryStore().search("u", "user_fact", "x", limit=limit)
 
 
-@pytest.mark.xfail(strict=True, reason="search(query=5) raises 'normalize() argument 2 must be str, not int', which "
-                                       "names neither the query argument nor its value")
 def test_memory_search_names_a_non_string_query():
     from promptcache.memory import TypedMemoryStore
 
@@ -732,23 +730,17 @@ def test_memory_scopes_with_separators_and_sql_wildcards_stay_apart_on_postgres(
     assert pg_memory.search("a%", "feedback", "rule abc") == pg_memory.list("a%", "feedback")
 
 
-@pytest.mark.xfail(strict=True, reason="content with a NUL character passes validation and PostgreSQL rejects the "
-                                       "write (psycopg UntranslatableCharacter) instead of a ValueError naming content")
 def test_memory_nul_in_content_is_a_clear_error_on_postgres(pg_memory):
     with pytest.raises(ValueError, match="content"):
         pg_memory.put("u", "user_fact", "a\x00b")
 
 
-@pytest.mark.xfail(strict=True, reason="ttl_s=1e12 (finite, > 0) passes validation and PostgresStore fails with "
-                                       "NumericValueOutOfRange instead of a ValueError naming ttl_s")
 def test_memory_huge_ttl_is_a_clear_error_on_postgres(pg_memory):
     with pytest.raises(ValueError, match="ttl_s"):
         pg_memory.put("u", "project_state", "eta tomorrow", ttl_s=1e12)
     assert pg_memory.list("u", "project_state") == []
 
 
-@pytest.mark.xfail(strict=True, reason="metadata {'a': nan} passes the JSON check (orjson writes NaN as null) but "
-                                       "PostgreSQL rejects the NaN token: a DataError instead of a TypeError")
 def test_memory_nan_metadata_is_rejected_before_writing(pg_memory):
     with pytest.raises((TypeError, ValueError), match="metadata"):
         pg_memory.put("u", "reference", "https://example.com", metadata={"a": NAN})
@@ -770,16 +762,12 @@ def test_memory_list_skips_a_corrupt_value():
     assert [m.content for m in memory.list("u", "project_state")] == ["real state"]
 
 
-@pytest.mark.xfail(strict=True, reason="forget_expired() calls float() on a stored expires_at and crashes with "
-                                       "ValueError on a corrupt value that list() skips")
 def test_memory_forget_expired_skips_a_corrupt_value():
     memory = _memory_with_corrupt_project_state("garbage")
     assert memory.forget_expired("u") == 0
     assert [m.content for m in memory.list("u", "project_state")] == ["real state"]
 
 
-@pytest.mark.xfail(strict=True, reason="a stored project state with expires_at 'nan' is parsed as NaN and never "
-                                       "expires (now >= nan is False): a stale fact shown forever")
 def test_memory_nan_expiry_is_treated_as_corrupt():
     memory = _memory_with_corrupt_project_state("nan")
     assert [m.content for m in memory.list("u", "project_state")] == ["real state"]
@@ -829,8 +817,6 @@ def test_memory_node_chat_model_classifier_failure_falls_back_to_rules():
     assert turn["conceptual"] is True
 
 
-@pytest.mark.xfail(strict=True, reason="a callable classifier that raises breaks the whole turn, while a chat-model "
-                                       "classifier that fails falls back to the default rules")
 def test_memory_node_callable_classifier_failure_falls_back_to_rules():
     from promptcache.integrations.langgraph import MemoryNode
 
@@ -842,8 +828,6 @@ def test_memory_node_callable_classifier_failure_falls_back_to_rules():
     assert turn["conceptual"] is True
 
 
-@pytest.mark.xfail(strict=True, reason="a corrupt memory dict in the checkpointed state (e.g. from an older version) "
-                                       "raises KeyError('kind') on every turn of the thread instead of reloading")
 def test_memory_node_survives_a_corrupt_memory_in_state():
     from promptcache.integrations.langgraph import MemoryNode
     from promptcache.memory import TypedMemoryStore
@@ -856,8 +840,6 @@ def test_memory_node_survives_a_corrupt_memory_in_state():
     assert "Be brief." in update["memory_prompt"]
 
 
-@pytest.mark.xfail(strict=True, reason="MemoryNode(scope='') and TypedMemoryMiddleware(scope='') are accepted; the "
-                                       "ValueError comes at the first turn (ResponseCache rejects it at construction)")
 @pytest.mark.parametrize("cls", ["MemoryNode", "TypedMemoryMiddleware"])
 def test_memory_processors_reject_empty_scope_at_construction(cls):
     from promptcache.integrations.langgraph import MemoryNode

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from langchain.agents import create_agent
-from langchain_core.messages import AIMessage, SystemMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.checkpoint.memory import MemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from test_memory_support import CountingStore
@@ -337,3 +337,57 @@ def test_middleware_per_call_scope_and_chat_model_classifier_stays_out_of_the_st
     assert "ETA for order 42 is 5 pm" in model.seen[0][0].content  # u9's memories, not u1's
     with pytest.raises(ValueError, match="unknown per-call option"):
         TypedMemoryMiddleware.context(user="u9")
+
+
+async def test_a_raising_classifier_falls_back_to_the_rules_and_is_logged_once(monkeypatch, caplog):
+    from promptcache.memory import policy
+    from promptcache._log import ThrottledWarning
+
+    monkeypatch.setattr(policy, "_classifier_failed", ThrottledWarning(policy._log))
+    calls = []
+
+    def classifier(question):
+        calls.append(question)
+        raise RuntimeError("classifier down")
+
+    node, config = MemoryNode(TypedMemoryStore(), classifier=classifier), {"configurable": {"user_id": "u"}}
+    turns = [node.invoke({"messages": [HumanMessage("What is a cache point?")]}, config)["memory_turn"],
+             (await node.ainvoke({"messages": [HumanMessage("Any update on my order?")]}, config))["memory_turn"]]
+    assert [(t["conceptual"], t["read"][-1]) for t in turns] == [(True, "reference"), (False, "project_state")]
+    assert len(calls) == 2
+    lines = [r.getMessage() for r in caplog.records if r.name == "promptcache.memory"]
+    assert lines == [("the conceptual-question classifier failed; using the default rules: "
+                      "RuntimeError: classifier down")]
+
+
+@pytest.mark.parametrize("corrupt", [[{"bad": 1}], "not a list", [{"kind": "feedback", "content": "x",
+                                                                   "expires_at": "nan"}]])
+async def test_a_corrupt_memory_in_state_reloads_from_the_store(corrupt):
+    raw = CountingStore()
+    memory = TypedMemoryStore(raw)
+    memory.put("u", "feedback", "Be brief.")
+    state = {"messages": [HumanMessage("hi")], "memory_scope": "u", "memory_version": memory.write_token("u"),
+             "memory_feedback": corrupt}
+    raw.ops.clear()
+    for update in (MemoryNode(memory).invoke(state, {"configurable": {"user_id": "u"}}),
+                   await MemoryNode(memory).ainvoke(state, {"configurable": {"user_id": "u"}})):
+        assert update["memory_prompt"] == "Rules:\nBe brief."
+        assert [m["content"] for m in update["memory_feedback"]] == ["Be brief."]
+    assert raw.reads("feedback") == 2
+    # a valid state is still used as is: no read of the per-thread kinds
+    raw.ops.clear()
+    state["memory_feedback"] = update["memory_feedback"]
+    MemoryNode(memory).invoke(state, {"configurable": {"user_id": "u"}})
+    assert raw.reads("feedback") == 0
+
+
+@pytest.mark.parametrize("scope, error", [("", ValueError), ("a.b", ValueError), ("_unscoped", ValueError),
+                                          (1.5, TypeError)])
+def test_every_memory_processor_and_tool_checks_a_fixed_scope_at_construction(scope, error):
+    from promptcache.memory import make_reference_tool
+
+    for factory in (MemoryNode, TypedMemoryMiddleware, make_remember_tool, make_reference_tool):
+        with pytest.raises(error, match="scope"):
+            factory(TypedMemoryStore(), scope=scope)
+    for ok in (None, "u1", 7):
+        assert MemoryNode(TypedMemoryStore(), scope=ok).scope == ok

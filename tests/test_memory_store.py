@@ -144,6 +144,14 @@ def test_delete(memory):
         ({"scope": "_unscoped"}, ValueError, "reserved"),
         ({"subject": " "}, ValueError, "subject must be None or a non-empty string"),
         ({"metadata": {"x": object()}}, TypeError, "JSON-serialisable"),
+        ({"ttl_s": 3_155_760_001}, ValueError, "ttl_s must be at most 3155760000 seconds"),
+        ({"content": "a\x00b"}, ValueError, "memory content must not contain a NUL"),
+        ({"subject": "s\x00"}, ValueError, "memory subject must not contain a NUL"),
+        ({"scope": "u\x00"}, ValueError, r"scope 'u\\x00' contains a NUL"),
+        ({"metadata": {"a": [1, {"b": float("inf")}]}}, ValueError, r"metadata\['a'\]\[1\]\['b'\] is inf"),
+        ({"metadata": {"a": float("nan")}}, ValueError, r"metadata\['a'\] is nan"),
+        ({"metadata": {"d": "x\x00"}}, ValueError, r"metadata\['d'\] must not contain a NUL"),
+        ({"metadata": {"k\x00": 1}}, ValueError, "a key of metadata must not contain a NUL"),
     ],
 )
 def test_bad_input_raises_and_writes_nothing(kwargs, error, match):
@@ -171,6 +179,45 @@ def test_corrupt_value_is_skipped(memory):
     memory.put("u1", "user_fact", "Good one")
     memory.store.put(memory.namespace("u1", "user_fact"), "junk", {"not": "a memory"})
     assert [m.content for m in memory.list("u1", "user_fact")] == ["Good one"]
+
+
+def test_longest_ttl_is_accepted_by_every_store(memory):
+    from promptcache.memory.records import MAX_TTL_S
+
+    m = memory.put("u1", "project_state", "Archived for a century", ttl_s=MAX_TTL_S)
+    assert (m.expires_at, MAX_TTL_S) == (m.created_at + MAX_TTL_S, 3_155_760_000.0)
+    assert [x.content for x in memory.list("u1", "project_state")] == ["Archived for a century"]
+    with pytest.raises(ValueError, match="project_state_ttl_s must be at most"):
+        TypedMemoryStore(project_state_ttl_s=MAX_TTL_S * 2)
+
+
+@pytest.mark.parametrize("bad", [{"expires_at": "garbage"}, {"expires_at": "nan"}, {"expires_at": float("inf")},
+                                 {"expires_at": True}, {"created_at": "nan"}, {"created_at": [1]}])
+async def test_corrupt_times_are_skipped_by_every_read_and_by_forget_expired(bad, caplog):
+    store = InMemoryStore()
+    memory = TypedMemoryStore(store)
+    memory.put("u", "project_state", "real state")
+    ns = memory.namespace("u", "project_state")
+    store.put(ns, "bad", {"kind": "project_state", "content": "corrupt", "expires_at": 1.0, **bad})
+    assert [m.content for m in memory.list("u", "project_state")] == ["real state"]
+    assert [m.content for m in await memory.alist("u", "project_state")] == ["real state"]
+    assert memory.get("u", "project_state", "bad") is None
+    assert [m.content for m in memory.search("u", "project_state", "state")] == ["real state"]
+    assert (memory.forget_expired("u"), await memory.aforget_expired("u")) == (0, 0)
+    assert store.get(ns, "bad") is not None  # skipped, not deleted
+
+
+async def test_search_names_a_non_string_query_and_a_bool_limit():
+    memory = TypedMemoryStore()
+    for call in (memory.search, memory.asearch):
+        with pytest.raises(TypeError, match="query must be a string or None, got int: 5"):
+            result = call("u", "user_fact", 5)
+            if hasattr(result, "__await__"):
+                await result
+        with pytest.raises(ValueError, match="limit must be an int >= 1, got True"):
+            result = call("u", "user_fact", "x", limit=True)
+            if hasattr(result, "__await__"):
+                await result
 
 
 def test_record_round_trip():

@@ -32,6 +32,8 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from promptcache._log import ThrottledWarning, get_logger
+
 __all__ = ["ChatModelClassifier", "ConceptualClassifier", "is_conceptual_question", "make_classifier"]
 
 ConceptualClassifier = Callable[[str], bool]
@@ -111,6 +113,8 @@ _SYSTEM = (
 )
 
 
+_model_failed = ThrottledWarning(get_logger("promptcache.memory"))
+
 _CONFIG = {"tags": ["nostream", "promptcache:memory-classifier"]}
 """Tags of the classifier's model call: LangGraph's ``nostream`` keeps its tokens out of ``stream_mode="messages"``."""
 
@@ -120,7 +124,8 @@ class ChatModelClassifier:
 
     Args:
         model: a LangChain ``BaseChatModel``. Its answer counts as conceptual when it starts with "conceptual".
-        fallback: used when the model call fails (default :func:`is_conceptual_question`).
+        fallback: used when the model call fails (default :func:`is_conceptual_question`); the failure is logged
+            (throttled: one line a minute).
     """
 
     def __init__(self, model: BaseChatModel, fallback: ConceptualClassifier = is_conceptual_question) -> None:
@@ -140,14 +145,16 @@ class ChatModelClassifier:
     def __call__(self, question: str) -> bool:
         try:
             return self._parse(self.model.invoke(self._messages(question), config=_CONFIG))
-        except Exception:  # noqa: BLE001 - a classifier failure must not break the turn
+        except Exception as exc:  # noqa: BLE001 - a classifier failure must not break the turn
+            _model_failed.warn("the classifier model failed; using the fallback rules", exc=exc)
             return self.fallback(question)
 
     async def acall(self, question: str) -> bool:
         """Async twin of ``__call__``."""
         try:
             return self._parse(await self.model.ainvoke(self._messages(question), config=_CONFIG))
-        except Exception:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001
+            _model_failed.warn("the classifier model failed; using the fallback rules", exc=exc)
             return self.fallback(question)
 
 

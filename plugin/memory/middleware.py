@@ -16,14 +16,13 @@ from langgraph.store.base import BaseStore
 from typing_extensions import NotRequired
 
 from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET
-from promptcache.memory.namespaces import MEMORY_CONTEXT_KEY
+from promptcache.memory.namespaces import MEMORY_CONTEXT_KEY, check_fixed_scope
 from promptcache.memory.policy import MemoryLoader
 from promptcache.memory.store import TypedMemoryStore
 from promptcache.memory.tools import make_reference_tool
 from promptcache.processor import Processor
 
 __all__ = ["MEMORY_CONTEXT_KEY", "MemoryAgentState", "TypedMemoryMiddleware", "with_memory_prompt"]
-
 
 
 class MemoryAgentState(AgentState):
@@ -73,6 +72,7 @@ class TypedMemoryMiddleware(Processor):
 
     Raises:
         TypeError: ``memory`` of another type.
+        TypeError / ValueError: a bad fixed ``scope`` (empty, containing ``"."``), at construction.
         RuntimeError (at run time): ``memory=None`` and the agent has no store.
     """
 
@@ -91,6 +91,7 @@ class TypedMemoryMiddleware(Processor):
         scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
     ) -> None:
         super().__init__()
+        check_fixed_scope(scope)
         if isinstance(memory, BaseStore):
             memory = TypedMemoryStore.for_store(memory)
         if memory is not None and not isinstance(memory, TypedMemoryStore):

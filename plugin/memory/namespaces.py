@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from promptcache.config import validate_scope
+from promptcache.config import UNSET, validate_scope
 from promptcache.memory.kinds import MemoryKind, parse_kind
 
 __all__ = ["DEFAULT_PREFIX", "MEMORY_CONTEXT_KEY", "NAMESPACE_SEPARATOR", "UNSCOPED_LABEL", "build_namespace",
-           "validate_prefix", "scope_label"]
+           "check_fixed_scope", "validate_prefix", "scope_label"]
 
 MEMORY_CONTEXT_KEY: Final[str] = "promptcache.memory"
 """``configurable`` key of typed memory's per-call options (``scope``), read by ``TypedMemoryMiddleware``,
@@ -33,7 +33,8 @@ def validate_prefix(prefix: Any) -> tuple[str, ...]:
     """Check a namespace prefix: a tuple/list of non-empty strings without ``"."``, not starting with "langgraph".
 
     Raises:
-        TypeError: not a sequence of strings.  ValueError: an empty label, a label with ``"."``, or "langgraph" first.
+        TypeError: not a sequence of strings.  ValueError: an empty label, a label with ``"."`` or NUL, or
+        "langgraph" first.
     """
     if isinstance(prefix, str) or not isinstance(prefix, Sequence):
         raise TypeError(f"prefix must be a tuple of strings, got {prefix!r}")
@@ -41,8 +42,8 @@ def validate_prefix(prefix: Any) -> tuple[str, ...]:
     for label in labels:
         if not isinstance(label, str):
             raise TypeError(f"prefix labels must be strings, got {label!r} in {prefix!r}")
-        if not label.strip() or NAMESPACE_SEPARATOR in label:
-            raise ValueError(f"prefix label {label!r} must be non-empty and contain no {NAMESPACE_SEPARATOR!r}")
+        if not label.strip() or NAMESPACE_SEPARATOR in label or "\x00" in label:
+            raise ValueError(f"prefix label {label!r} must be non-empty and contain no {NAMESPACE_SEPARATOR!r} or NUL")
     if labels and labels[0] == "langgraph":
         raise ValueError(f"prefix {prefix!r} may not start with 'langgraph' (reserved by LangGraph)")
     return labels
@@ -53,11 +54,13 @@ def scope_label(scope: Any) -> str:
 
     Raises:
         TypeError: not a string, int or None.
-        ValueError: empty/all-whitespace, contains ``"."``, or equals the reserved :data:`UNSCOPED_LABEL`.
+        ValueError: empty/all-whitespace, contains ``"."`` or NUL, or equals the reserved :data:`UNSCOPED_LABEL`.
     """
     value = validate_scope(scope)
     if value is None:
         return UNSCOPED_LABEL
+    if "\x00" in value:
+        raise ValueError(f"scope {value!r} contains a NUL character (PostgreSQL cannot store it)")
     if NAMESPACE_SEPARATOR in value:
         raise ValueError(
             f"scope {value!r} contains the namespace separator {NAMESPACE_SEPARATOR!r}; LangGraph store namespace "
@@ -66,6 +69,18 @@ def scope_label(scope: Any) -> str:
     if value == UNSCOPED_LABEL:
         raise ValueError(f"scope {value!r} is reserved for unscoped memories; pass scope=None instead")
     return value
+
+
+def check_fixed_scope(scope: Any) -> Any:
+    """Check a constructor ``scope`` at construction time: ``UNSET`` (resolve per call) and ``None`` (unscoped)
+    pass; anything else must be a valid scope label (:func:`scope_label`). Returns ``scope`` unchanged.
+
+    Raises:
+        TypeError / ValueError: from :func:`scope_label` (e.g. ``scope=""``), before anything is read or written.
+    """
+    if scope is not UNSET:
+        scope_label(scope)
+    return scope
 
 
 def build_namespace(prefix: Sequence[str], scope: Any, kind: MemoryKind | str) -> tuple[str, ...]:

@@ -30,7 +30,8 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage
 from typing_extensions import TypedDict
 
-from promptcache.memory.classifier import ConceptualClassifier, aclassify, make_classifier
+from promptcache._log import ThrottledWarning, get_logger
+from promptcache.memory.classifier import ConceptualClassifier, aclassify, is_conceptual_question, make_classifier
 from promptcache.memory.kinds import MemoryKind
 from promptcache.memory.namespaces import scope_label
 from promptcache.memory.records import TypedMemory
@@ -38,6 +39,10 @@ from promptcache.memory.render import render_memory_block
 from promptcache.memory.store import TypedMemoryStore
 
 __all__ = ["MemoryLoader", "MemoryState", "latest_question", "render_memory_block"]
+
+_log = get_logger("promptcache.memory")
+_classifier_failed = ThrottledWarning(_log)
+_corrupt_state = ThrottledWarning(_log)
 
 THREAD_KINDS: tuple[MemoryKind, ...] = (MemoryKind.FEEDBACK, MemoryKind.USER_FACT, MemoryKind.REFERENCE)
 _STATE_KEY = {
@@ -100,6 +105,7 @@ class MemoryLoader:
     Args:
         memory: the :class:`TypedMemoryStore` to read.
         classifier: ``Callable[[str], bool]`` (True = conceptual), a chat model, or ``None`` for the default rules.
+            When it raises, the turn uses the default rules (:func:`is_conceptual_question`) and logs it (throttled).
         load_references: include references (as pointers); default True.
         messages_key: the state key holding the conversation (default ``"messages"``).
     """
@@ -119,20 +125,51 @@ class MemoryLoader:
         self.thread_kinds = THREAD_KINDS if load_references else THREAD_KINDS[:2]
         self.messages_key = messages_key
 
-    def _needs_thread_load(self, state: Mapping[str, Any], label: str, scope: str | None) -> bool:
-        return (state.get("memory_scope") != label
-                or state.get("memory_version") != self.memory.write_token(scope))
+    def _from_state(self, state: Mapping[str, Any], label: str, scope: str | None
+                    ) -> dict[MemoryKind, list[TypedMemory]] | None:
+        """The per-thread memories kept in ``state``, or ``None`` when they must be read from the store: a new
+        thread, another scope, a write since (:meth:`TypedMemoryStore.write_token`), or a kept memory that is not
+        a valid record (e.g. state checkpointed by an older version) -- logged (throttled), then reloaded."""
+        if state.get("memory_scope") != label or state.get("memory_version") != self.memory.write_token(scope):
+            return None
+        kept: dict[MemoryKind, list[TypedMemory]] = {}
+        for kind in self.thread_kinds:
+            entries = state.get(_STATE_KEY[kind]) or []
+            try:
+                if not isinstance(entries, list):
+                    raise TypeError(f"expected a list, got {type(entries).__name__}")
+                kept[kind] = [m if isinstance(m, TypedMemory) else TypedMemory.from_dict(m) for m in entries]
+            except (KeyError, TypeError, ValueError) as exc:
+                _corrupt_state.warn("state key %s holds a memory that is not a typed memory; reloading from the "
+                                    "store", _STATE_KEY[kind], exc=exc)
+                return None
+        return kept
 
-    def _finish(self, state: Mapping[str, Any], label: str, version: str, question: str, conceptual: bool,
+    def _classify(self, question: str) -> bool:
+        try:
+            return bool(self.classifier(question))
+        except Exception as exc:  # noqa: BLE001 - a classifier failure must not break the turn
+            _classifier_failed.warn("the conceptual-question classifier failed; using the default rules", exc=exc)
+            return is_conceptual_question(question)
+
+    async def _aclassify(self, question: str) -> bool:
+        try:
+            return await aclassify(self.classifier, question)
+        except Exception as exc:  # noqa: BLE001
+            _classifier_failed.warn("the conceptual-question classifier failed; using the default rules", exc=exc)
+            return is_conceptual_question(question)
+
+    def _finish(self, label: str, version: str, question: str, conceptual: bool,
+                kept: dict[MemoryKind, list[TypedMemory]] | None,
                 loaded: dict[MemoryKind, list[TypedMemory]]) -> dict[str, Any]:
         update: dict[str, Any] = {"memory_scope": label, "memory_version": version}
-        block: dict[MemoryKind, Sequence[Any]] = {}
+        block: dict[MemoryKind, Sequence[TypedMemory]] = {}
         for kind in self.thread_kinds:
             if kind in loaded:
                 update[_STATE_KEY[kind]] = [m.to_dict() for m in loaded[kind]]
                 block[kind] = loaded[kind]
             else:
-                block[kind] = list(state.get(_STATE_KEY[kind]) or [])
+                block[kind] = (kept or {}).get(kind, [])
         project = loaded.get(MemoryKind.PROJECT_STATE, [])
         update["memory_project_state"] = [m.to_dict() for m in project]
         block[MemoryKind.PROJECT_STATE] = project
@@ -144,6 +181,9 @@ class MemoryLoader:
     def load(self, state: Mapping[str, Any], scope: str | None) -> dict[str, Any]:
         """Read what this turn needs and return the state update (:class:`MemoryState` keys).
 
+        A classifier that raises is replaced by the default rules for the turn (logged, throttled); per-thread
+        memories in ``state`` that are not valid records are reloaded from the store (logged, throttled).
+
         Raises:
             ValueError / TypeError: a bad scope (empty, containing ``"."``). Store errors propagate.
         """
@@ -151,13 +191,14 @@ class MemoryLoader:
         question = latest_question(state.get(self.messages_key) or [])
         loaded: dict[MemoryKind, list[TypedMemory]] = {}
         version = self.memory.write_token(scope)
-        if self._needs_thread_load(state, label, scope):
+        kept = self._from_state(state, label, scope)
+        if kept is None:
             for kind in self.thread_kinds:
                 loaded[kind] = self.memory.list(scope, kind)
-        conceptual = bool(self.classifier(question)) if question else False
+        conceptual = self._classify(question) if question else False
         if not conceptual:
             loaded[MemoryKind.PROJECT_STATE] = self.memory.list(scope, MemoryKind.PROJECT_STATE)
-        return self._finish(state, label, version, question, conceptual, loaded)
+        return self._finish(label, version, question, conceptual, kept, loaded)
 
     async def aload(self, state: Mapping[str, Any], scope: str | None) -> dict[str, Any]:
         """Async twin of :meth:`load`."""
@@ -165,10 +206,11 @@ class MemoryLoader:
         question = latest_question(state.get(self.messages_key) or [])
         loaded: dict[MemoryKind, list[TypedMemory]] = {}
         version = self.memory.write_token(scope)
-        if self._needs_thread_load(state, label, scope):
+        kept = self._from_state(state, label, scope)
+        if kept is None:
             for kind in self.thread_kinds:
                 loaded[kind] = await self.memory.alist(scope, kind)
-        conceptual = await aclassify(self.classifier, question) if question else False
+        conceptual = await self._aclassify(question) if question else False
         if not conceptual:
             loaded[MemoryKind.PROJECT_STATE] = await self.memory.alist(scope, MemoryKind.PROJECT_STATE)
-        return self._finish(state, label, version, question, conceptual, loaded)
+        return self._finish(label, version, question, conceptual, kept, loaded)

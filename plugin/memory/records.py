@@ -17,14 +17,24 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
+
+import orjson
 
 from promptcache.memory.kinds import MemoryKind, parse_kind
 
-__all__ = ["TypedMemory", "content_hash", "memory_key", "normalise_text", "validate_ttl_s"]
+__all__ = ["MAX_TTL_S", "TypedMemory", "check_metadata", "content_hash", "memory_key", "normalise_text",
+           "validate_ttl_s"]
 
 _WS = re.compile(r"\s+")
 VALUE_VERSION = 1
+
+MAX_TTL_S: Final[float] = 100 * 365.25 * 86400.0
+"""The longest memory lifetime accepted, in seconds: 100 years (3,155,760,000 s). ``PostgresStore`` keeps a TTL in
+an ``INT`` column of minutes (``ttl_minutes``, at most 2**31 - 1 minutes, about 4,083 years) and adds it to
+``NOW()`` as a timestamp (PostgreSQL's upper limit: year 294276), so a far larger ``ttl_s`` fails *inside* the
+store after validation; 100 years is a round bound well inside both. A memory meant to outlive it has no expiry:
+pass ``ttl_s=None``."""
 
 
 def normalise_text(text: str) -> str:
@@ -45,11 +55,11 @@ def memory_key(content: str, subject: str | None) -> str:
 
 
 def validate_ttl_s(ttl_s: Any, *, what: str = "ttl_s") -> float | None:
-    """Check a time-to-live in seconds: ``None`` (no expiry) or a finite number > 0.
+    """Check a time-to-live in seconds: ``None`` (no expiry) or a finite number > 0 and <= :data:`MAX_TTL_S`.
 
     Raises:
         TypeError: not a number (``bool`` is refused too).
-        ValueError: zero, negative, NaN or infinite.
+        ValueError: zero, negative, NaN, infinite, or over :data:`MAX_TTL_S` (100 years).
     """
     if ttl_s is None:
         return None
@@ -58,27 +68,32 @@ def validate_ttl_s(ttl_s: Any, *, what: str = "ttl_s") -> float | None:
     value = float(ttl_s)
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"{what} must be a finite number of seconds > 0, got {ttl_s!r}")
+    if value > MAX_TTL_S:
+        raise ValueError(f"{what} must be at most {MAX_TTL_S:.0f} seconds (100 years; use None for no expiry), "
+                         f"got {ttl_s!r}")
     return value
 
 
 def validate_content(content: Any) -> str:
-    """Check memory content: a string with at least one non-space character.
+    """Check memory content: a string with at least one non-space character and no NUL.
 
     Raises:
-        TypeError: not a string.  ValueError: empty or all whitespace.
+        TypeError: not a string.  ValueError: empty, all whitespace, or containing NUL (``"\\x00"``: PostgreSQL
+        text and jsonb cannot hold it).
     """
     if not isinstance(content, str):
         raise TypeError(f"memory content must be a string, got {type(content).__name__}: {content!r}")
     if not content.strip():
         raise ValueError(f"memory content must not be empty, got {content!r}")
+    _no_nul(content, "memory content")
     return content.strip()
 
 
 def validate_subject(subject: Any) -> str | None:
-    """Check a subject: ``None`` or a non-empty string.
+    """Check a subject: ``None`` or a non-empty string without NUL.
 
     Raises:
-        TypeError: not a string.  ValueError: empty or all whitespace.
+        TypeError: not a string.  ValueError: empty, all whitespace, or containing NUL.
     """
     if subject is None:
         return None
@@ -86,7 +101,58 @@ def validate_subject(subject: Any) -> str | None:
         raise TypeError(f"memory subject must be a string or None, got {type(subject).__name__}: {subject!r}")
     if not subject.strip():
         raise ValueError(f"memory subject must be None or a non-empty string, got {subject!r}")
+    _no_nul(subject, "memory subject")
     return subject.strip()
+
+
+def _no_nul(text: str, what: str) -> None:
+    if "\x00" in text:
+        raise ValueError(f"{what} must not contain a NUL character (PostgreSQL cannot store it), got {text!r}")
+
+
+def _check_json(value: Any, path: str) -> None:
+    """Refuse what orjson would write but a JSON store rejects or changes: NaN/inf (written as null), NUL."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"metadata must be JSON: {path} is {value!r} (NaN and infinity are not JSON numbers)")
+    if isinstance(value, str):
+        _no_nul(value, path)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, str):
+                _no_nul(key, f"a key of {path}")
+            _check_json(item, f"{path}[{key!r}]")
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _check_json(item, f"{path}[{i}]")
+
+
+def check_metadata(metadata: Any) -> dict[str, Any]:
+    """Check memory metadata: ``None`` (-> ``{}``) or a mapping that is strict JSON (string keys, no bytes, ints
+    within 64 bits, no NaN/infinity, no NUL in strings) -- checked before anything is written.
+
+    Raises:
+        TypeError: not a mapping, or not JSON-serialisable (orjson's reason).  ValueError: NaN/inf or NUL.
+    """
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise TypeError(f"metadata must be a mapping, got {type(metadata).__name__}: {metadata!r}")
+    try:
+        orjson.dumps(dict(metadata))
+    except TypeError as exc:
+        raise TypeError(f"metadata must be JSON-serialisable: {exc}") from None
+    _check_json(metadata, "metadata")
+    return dict(metadata)
+
+
+def _stored_time(value: Any, what: str) -> float:
+    """A stored epoch time; a non-number or NaN/inf makes the record corrupt (ValueError/TypeError)."""
+    if isinstance(value, bool):
+        raise TypeError(f"stored {what} is not a number: {value!r}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"stored {what} is not a finite number: {value!r}")
+    return number
 
 
 @dataclass(frozen=True)
@@ -152,16 +218,19 @@ class TypedMemory:
         """Rebuild a memory from a stored value (or :meth:`to_dict`).
 
         Raises:
-            ValueError / KeyError / TypeError: the value is not a typed-memory record.
+            ValueError / KeyError / TypeError: the value is not a typed-memory record (a missing kind or content,
+            an unknown kind, a ``created_at``/``expires_at`` that is not a finite number).
         """
+        if not isinstance(value, Mapping):
+            raise TypeError(f"a stored memory must be a mapping, got {type(value).__name__}")
         expires = value.get("expires_at")
         return cls(
             id=str(value.get("id") or key),
             kind=parse_kind(value["kind"]),
             content=str(value["content"]),
             subject=value.get("subject"),
-            created_at=float(value.get("created_at") or 0.0),
-            expires_at=None if expires is None else float(expires),
+            created_at=_stored_time(value.get("created_at") or 0.0, "created_at"),
+            expires_at=None if expires is None else _stored_time(expires, "expires_at"),
             metadata=dict(value.get("metadata") or {}),
         )
 

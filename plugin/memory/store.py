@@ -26,7 +26,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-import orjson
 from langgraph.store.base import BaseStore, Item
 from langgraph.store.memory import InMemoryStore
 
@@ -35,6 +34,7 @@ from promptcache.memory.kinds import DEFAULT_PROJECT_STATE_TTL_S, MemoryKind, pa
 from promptcache.memory.namespaces import DEFAULT_PREFIX, build_namespace, validate_prefix
 from promptcache.memory.records import (
     TypedMemory,
+    check_metadata,
     content_hash,
     memory_key,
     normalise_text,
@@ -51,18 +51,6 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _PAGE = 100
 _SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _SHARED_LOCK = threading.Lock()
-
-
-def _check_metadata(metadata: Any) -> dict[str, Any]:
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, Mapping):
-        raise TypeError(f"metadata must be a mapping, got {type(metadata).__name__}: {metadata!r}")
-    try:
-        orjson.dumps(dict(metadata))
-    except TypeError as exc:
-        raise TypeError(f"metadata must be JSON-serialisable: {exc}") from None
-    return dict(metadata)
 
 
 def _words(text: str) -> set[str]:
@@ -169,7 +157,7 @@ class TypedMemoryStore:
         content = validate_content(content)
         subject = validate_subject(subject)
         ttl = validate_ttl_s(ttl_s)
-        meta = _check_metadata(metadata)
+        meta = check_metadata(metadata)
         if ttl is None and kind is MemoryKind.PROJECT_STATE:
             ttl = self.project_state_ttl_s
         now = float(self.clock())
@@ -202,20 +190,30 @@ class TypedMemoryStore:
             return {"ttl": max(record.expires_at - record.created_at, 0.001) / 60.0}  # LangGraph TTL is minutes
         return {}
 
-    def _parse(self, items: Iterable[Item | None], now: float) -> list[TypedMemory]:
+    @staticmethod
+    def _records(items: Iterable[Item | None]) -> list[tuple[Item, TypedMemory]]:
+        """``(item, memory)`` for every item holding a typed memory; the others are skipped and logged (throttled)."""
         out = []
         for it in items:
             if it is None:
                 continue
             try:
-                memory = TypedMemory.from_value(it.value, it.key)
+                out.append((it, TypedMemory.from_value(it.value, it.key)))
             except (KeyError, TypeError, ValueError) as exc:
                 _bad_value.warn("skipping a stored value that is not a typed memory at %s/%s", it.namespace, it.key,
                                 exc=exc)
-                continue
-            if not memory.is_expired(now):
-                out.append(memory)
         return out
+
+    def _parse(self, items: Iterable[Item | None], now: float) -> list[TypedMemory]:
+        return [memory for _, memory in self._records(items) if not memory.is_expired(now)]
+
+    def _search_args(self, scope: Any, kind: Any, query: Any, limit: Any) -> tuple[MemoryKind, tuple[str, ...]]:
+        kind = parse_kind(kind)
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ValueError(f"limit must be an int >= 1, got {limit!r}")
+        if query is not None and not isinstance(query, str):
+            raise TypeError(f"query must be a string or None, got {type(query).__name__}: {query!r}")
+        return kind, self.namespace(scope, kind)
 
     # -- sync ------------------------------------------------------------------------------------------------------
     def _scan(self, ns: tuple[str, ...], kind: MemoryKind) -> list[Item]:
@@ -247,7 +245,9 @@ class TypedMemoryStore:
             metadata: JSON-serialisable extras (``description`` is a reference's pointer text).
 
         Raises:
-            ValueError: unknown kind, empty content/subject, ``ttl_s <= 0``, empty scope or one containing ``"."``.
+            ValueError: unknown kind, empty content/subject, ``ttl_s <= 0`` or over ``MAX_TTL_S`` (100 years), a
+                NUL character in content/subject/scope/metadata, NaN/inf in metadata, empty scope or one containing
+                ``"."``.
             TypeError: wrong argument types. Nothing is written when an argument is bad.
         """
         ns, record = self._build(scope, kind, content, subject, ttl_s, metadata)
@@ -279,12 +279,9 @@ class TypedMemoryStore:
         has an embedding index (``index_config``), else memories sharing words with the query, best first.
 
         Raises:
-            ValueError: ``limit < 1``, or a bad kind/scope.
+            ValueError: ``limit < 1``, or a bad kind/scope.  TypeError: ``query`` is neither a string nor None.
         """
-        kind = parse_kind(kind)
-        if not isinstance(limit, int) or limit < 1:
-            raise ValueError(f"limit must be an int >= 1, got {limit!r}")
-        ns = self.namespace(scope, kind)
+        kind, ns = self._search_args(scope, kind, query, limit)
         if query is None:
             return self.list(scope, kind)[:limit]
         if getattr(self.store, "index_config", None):
@@ -299,13 +296,15 @@ class TypedMemoryStore:
         self._touch(ns)
 
     def forget_expired(self, scope: str | None, kinds: Iterable[MemoryKind | str] | None = None) -> int:
-        """Delete the expired memories of ``scope`` (all kinds by default); returns how many were deleted."""
+        """Delete the expired memories of ``scope`` (all kinds by default); returns how many were deleted.
+
+        A stored value that is not a typed memory (see :meth:`list`) is skipped and logged, not deleted.
+        """
         now, deleted = self.clock(), 0
         for kind in [parse_kind(k) for k in (kinds if kinds is not None else MemoryKind)]:
             ns = self.namespace(scope, kind)
-            for it in self._scan(ns, kind):
-                exp = it.value.get("expires_at") if isinstance(it.value, Mapping) else None
-                if exp is not None and now >= float(exp):
+            for it, memory in self._records(self._scan(ns, kind)):
+                if memory.is_expired(now):
                     self.store.delete(ns, it.key)
                     self._touch(ns)
                     deleted += 1
@@ -355,10 +354,7 @@ class TypedMemoryStore:
         self, scope: str | None, kind: MemoryKind | str, query: str | None = None, *, limit: int = 10
     ) -> list[TypedMemory]:
         """Async twin of :meth:`search`."""
-        kind = parse_kind(kind)
-        if not isinstance(limit, int) or limit < 1:
-            raise ValueError(f"limit must be an int >= 1, got {limit!r}")
-        ns = self.namespace(scope, kind)
+        kind, ns = self._search_args(scope, kind, query, limit)
         if query is None:
             return (await self.alist(scope, kind))[:limit]
         if getattr(self.store, "index_config", None):
@@ -377,9 +373,8 @@ class TypedMemoryStore:
         now, deleted = self.clock(), 0
         for kind in [parse_kind(k) for k in (kinds if kinds is not None else MemoryKind)]:
             ns = self.namespace(scope, kind)
-            for it in await self._ascan(ns, kind):
-                exp = it.value.get("expires_at") if isinstance(it.value, Mapping) else None
-                if exp is not None and now >= float(exp):
+            for it, memory in self._records(await self._ascan(ns, kind)):
+                if memory.is_expired(now):
                     await self.store.adelete(ns, it.key)
                     self._touch(ns)
                     deleted += 1

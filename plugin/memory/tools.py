@@ -18,7 +18,7 @@ from langgraph.store.base import BaseStore
 
 from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, read_call_options, resolve_scope
 from promptcache.memory.kinds import MemoryKind
-from promptcache.memory.namespaces import MEMORY_CONTEXT_KEY
+from promptcache.memory.namespaces import MEMORY_CONTEXT_KEY, check_fixed_scope
 from promptcache.memory.references import find_reference, short_reference_id
 from promptcache.memory.store import TypedMemoryStore
 
@@ -58,6 +58,7 @@ def make_remember_tool(
 
     Raises:
         TypeError: ``memory`` of another type.
+        TypeError / ValueError: a bad fixed ``scope`` (empty, containing ``"."``).
     """
     _target = _target_resolver(memory, scope, scope_fields, "memory not saved")
 
@@ -97,7 +98,9 @@ def _target_resolver(memory: Any, scope: Any, scope_fields: tuple[str, ...],
 
     Raises:
         TypeError: ``memory`` is not a ``TypedMemoryStore``, a ``BaseStore`` or ``None``.
+        TypeError / ValueError: a bad fixed ``scope`` (e.g. ``""``).
     """
+    check_fixed_scope(scope)
     if isinstance(memory, BaseStore):
         memory = TypedMemoryStore.for_store(memory)
     if memory is not None and not isinstance(memory, TypedMemoryStore):
@@ -153,6 +156,7 @@ def make_reference_tool(
 
     Raises:
         TypeError: ``memory`` of another type.
+        TypeError / ValueError: a bad fixed ``scope`` (empty, containing ``"."``).
     """
     target = _target_resolver(memory, scope, scope_fields, "cannot read references")
 
