@@ -137,14 +137,14 @@ def test_delete(memory):
         ({"kind": "opinion"}, ValueError, "unknown memory kind 'opinion'"),
         ({"content": "   "}, ValueError, "content must not be empty"),
         ({"content": 5}, TypeError, "content must be a string"),
-        ({"ttl_s": -1}, ValueError, "ttl_s must be a finite number of seconds > 0, got -1"),
+        ({"ttl_s": -1}, ValueError, "ttl_s must be a finite number of seconds > 0 .*got -1"),
         ({"ttl_s": 0}, ValueError, "ttl_s must be"),
         ({"scope": "a.b"}, ValueError, "scope 'a.b' contains the namespace separator"),
         ({"scope": ""}, ValueError, "scope must be a non-empty string"),
         ({"scope": "_unscoped"}, ValueError, "reserved"),
         ({"subject": " "}, ValueError, "subject must be None or a non-empty string"),
         ({"metadata": {"x": object()}}, TypeError, "JSON-serialisable"),
-        ({"ttl_s": 3_155_760_001}, ValueError, "ttl_s must be at most 3155760000 seconds"),
+        ({"ttl_s": 315_360_001}, ValueError, "ttl_s must be at most 315360000 seconds"),
         ({"content": "a\x00b"}, ValueError, "memory content must not contain a NUL"),
         ({"subject": "s\x00"}, ValueError, "memory subject must not contain a NUL"),
         ({"scope": "u\x00"}, ValueError, r"scope 'u\\x00' contains a NUL"),
@@ -185,7 +185,7 @@ def test_longest_ttl_is_accepted_by_every_store(memory):
     from promptcache.memory.records import MAX_TTL_S
 
     m = memory.put("u1", "project_state", "Archived for a century", ttl_s=MAX_TTL_S)
-    assert (m.expires_at, MAX_TTL_S) == (m.created_at + MAX_TTL_S, 3_155_760_000.0)
+    assert (m.expires_at, MAX_TTL_S) == (m.created_at + MAX_TTL_S, 315_360_000.0)  # 10 years
     assert [x.content for x in memory.list("u1", "project_state")] == ["Archived for a century"]
     with pytest.raises(ValueError, match="project_state_ttl_s must be at most"):
         TypedMemoryStore(project_state_ttl_s=MAX_TTL_S * 2)

@@ -17,10 +17,11 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 import orjson
 
+from promptcache.backends.base import MAX_TTL_S, validate_ttl
 from promptcache.memory.kinds import MemoryKind, parse_kind
 
 __all__ = ["MAX_TTL_S", "TypedMemory", "check_metadata", "content_hash", "memory_key", "normalise_text",
@@ -29,12 +30,9 @@ __all__ = ["MAX_TTL_S", "TypedMemory", "check_metadata", "content_hash", "memory
 _WS = re.compile(r"\s+")
 VALUE_VERSION = 1
 
-MAX_TTL_S: Final[float] = 100 * 365.25 * 86400.0
-"""The longest memory lifetime accepted, in seconds: 100 years (3,155,760,000 s). ``PostgresStore`` keeps a TTL in
-an ``INT`` column of minutes (``ttl_minutes``, at most 2**31 - 1 minutes, about 4,083 years) and adds it to
-``NOW()`` as a timestamp (PostgreSQL's upper limit: year 294276), so a far larger ``ttl_s`` fails *inside* the
-store after validation; 100 years is a round bound well inside both. A memory meant to outlive it has no expiry:
-pass ``ttl_s=None``."""
+# The TTL rule is the one every promptcache cache uses (at most MAX_TTL_S = 10 years; PostgresStore keeps a TTL as
+# whole minutes in an INT column and adds it to NOW(), so far larger values would fail inside the store).
+validate_ttl_s = validate_ttl
 
 
 def normalise_text(text: str) -> str:
@@ -52,26 +50,6 @@ def memory_key(content: str, subject: str | None) -> str:
     if subject is not None:
         return "s-" + hashlib.sha256(normalise_text(subject).encode("utf-8")).hexdigest()[:24]
     return "c-" + content_hash(content)
-
-
-def validate_ttl_s(ttl_s: Any, *, what: str = "ttl_s") -> float | None:
-    """Check a time-to-live in seconds: ``None`` (no expiry) or a finite number > 0 and <= :data:`MAX_TTL_S`.
-
-    Raises:
-        TypeError: not a number (``bool`` is refused too).
-        ValueError: zero, negative, NaN, infinite, or over :data:`MAX_TTL_S` (100 years).
-    """
-    if ttl_s is None:
-        return None
-    if isinstance(ttl_s, bool) or not isinstance(ttl_s, (int, float)):
-        raise TypeError(f"{what} must be a number of seconds or None, got {type(ttl_s).__name__}: {ttl_s!r}")
-    value = float(ttl_s)
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{what} must be a finite number of seconds > 0, got {ttl_s!r}")
-    if value > MAX_TTL_S:
-        raise ValueError(f"{what} must be at most {MAX_TTL_S:.0f} seconds (100 years; use None for no expiry), "
-                         f"got {ttl_s!r}")
-    return value
 
 
 def validate_content(content: Any) -> str:
