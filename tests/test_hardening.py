@@ -512,8 +512,6 @@ def test_get_model_info_resolves_odd_but_valid_ids():
     assert (unknown.supports_prompt_cache, unknown.max_cache_points) == (False, 0)
 
 
-@pytest.mark.xfail(strict=True, reason="ModelInfo accepts supports_prompt_cache='no' (a truthy string), so a model the "
-                                       "user meant to disable still gets cache points")
 def test_model_info_rejects_non_bool_supports_prompt_cache():
     from promptcache.cache_points import get_model_info
 

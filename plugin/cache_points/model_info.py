@@ -86,6 +86,9 @@ class ModelInfo:
                 raise TypeError(f"ModelInfo.{name} must be an int, got {type(value).__name__}: {value!r}")
             if value < 0:
                 raise ValueError(f"ModelInfo.{name} must be >= 0, got {value!r}")
+        if not isinstance(self.supports_prompt_cache, bool):
+            raise TypeError(f"ModelInfo.supports_prompt_cache must be a bool, got "
+                            f"{type(self.supports_prompt_cache).__name__}: {self.supports_prompt_cache!r}")
         fields = tuple(self.cachable_fields) if not isinstance(self.cachable_fields, str) else (self.cachable_fields,)
         unknown = [f for f in fields if f not in CACHABLE_FIELDS]
         if unknown:
