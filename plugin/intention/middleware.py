@@ -46,7 +46,7 @@ DEFAULT_SIDE_EFFECT_PREFIXES: tuple[str, ...] = (
     "add_", "remove_", "insert_", "upsert_", "save_", "upload_", "submit_", "publish_", "deploy_", "execute_",
     "post_", "put_", "patch_",
     "pay_", "refund_", "charge_", "purchase_", "redeem_", "reserve_", "schedule_", "register_", "subscribe_",
-    "unsubscribe_",
+    "unsubscribe_", "enroll_", "join_", "leave_", "start_", "stop_",
     "approve_", "reject_", "assign_", "grant_", "revoke_", "notify_", "email_",
 )
 """Tool-name prefixes treated as side-effecting: their results are never stored, so never handed back from memory.
@@ -58,8 +58,9 @@ write_``), the state-changing verbs of the recorded tau-bench airline traffic (`
 ``transfer_``; ``update_reservation_*`` and ``send_certificate`` are already covered; see bench/README.md
 "Replay"), their synonyms (``change_ modify_ edit_ set_ reset_``), and the usual write verbs of CRUD/REST APIs
 (``add_ remove_ insert_ upsert_ save_ upload_ submit_ publish_ deploy_ execute_``; HTTP ``post_ put_ patch_``),
-payments and bookings (``pay_ refund_ charge_ purchase_ redeem_ reserve_ schedule_ register_ subscribe_
-unsubscribe_``) and workflows/messaging (``approve_ reject_ assign_ grant_ revoke_ notify_ email_``). Read
+payments, bookings and memberships (``pay_ refund_ charge_ purchase_ redeem_ reserve_ schedule_ register_
+subscribe_ unsubscribe_ enroll_ join_ leave_``), processes (``start_ stop_``, e.g. ``start_return``) and
+workflows/messaging (``approve_ reject_ assign_ grant_ revoke_ notify_ email_``). Read
 verbs (``get_ list_ search_ find_ lookup_ fetch_ read_ check_ calculate``) are not on it. Matching is by prefix
 of the lower-cased name; a false positive only costs a cache miss, a false negative can replay an action, so the
 list errs on the side of denying. Pass ``deny_prefixes=`` to replace it, ``deny_tools=``/``allow_tools=`` to adjust single tools."""

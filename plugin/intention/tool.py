@@ -79,33 +79,33 @@ def format_match(match: IntentionMatch) -> str:
 
 
 def format_matches(matches: Sequence[IntentionMatch], max_results: int = DEFAULT_MAX_RESULTS) -> str:
-    """The tool's text for all memories of the matched intention (as :meth:`IntentionMemory.retrieve_all` gives
-    them, most recent first).
+    """The tool's text for the memories of the matched intention (as :meth:`IntentionMemory.retrieve_all` gives
+    them, most recent first), so the model can pick the tool call it needs, or see that it is not there.
 
-    One memory: :func:`format_match` (for an exact match, the stored result as is: the seed's contract). Several:
-    a header line (how many; for a similar match the matched intention and its similarity), then per memory a line
-    ``[i] tool({"arg":...}), Ns old:`` and its result, so the model picks the call it needs. At most
-    ``max_results`` (the most recent ones), listed in a stable order: by tool name, then canonical arguments.
-
-    Returns:
-        The text; ``"Memory not found"`` for no matches.
+    - no memory: ``"Memory not found"``;
+    - one memory without a recorded tool, or one similar memory: :func:`format_match` (an exact one is the stored
+      result as is, the seed's contract);
+    - otherwise a header line (how many results; for a similar match the matched intention and its similarity),
+      then per memory a line ``[i] tool({"arg":...}):`` and its result. At most ``max_results`` (the most recent
+      ones) are listed, in a stable order: by tool name, then canonical arguments.
     """
     if not matches:
         return MEMORY_NOT_FOUND
-    if len(matches) == 1:
-        return format_match(matches[0])
-    shown = sorted(matches[:max_results], key=_order_key)
     first = matches[0]
+    if len(matches) == 1 and (first.kind != "exact" or not first.tool):
+        return format_match(first)
+    shown = sorted(matches[:max_results], key=_order_key)
+    count = "1 result" if len(matches) == 1 else f"{len(matches)} results"
     if first.kind == "exact":
-        head = f"{len(matches)} results stored for this intention, one per tool call"
+        head = f"{count} stored for this intention" + ("" if len(matches) == 1 else ", one per tool call")
     else:
         head = (f"No exact memory. Similar earlier intention: {first.intention!r} (similarity "
-                f"{first.similarity:.2f}); its {len(matches)} results, one per tool call")
+                f"{first.similarity:.2f}); its {count}, one per tool call")
     left = len(matches) - len(shown)
     head += f" ({left} older left out):" if left else ":"
     lines = [head]
     for i, match in enumerate(shown, 1):
-        lines.append(f"[{i}] {_call_label(match)}, {match.age_s:.0f}s old:")
+        lines.append(f"[{i}] {_call_label(match)}:")
         lines.append(match.result_text())
     return "\n".join(lines)
 
@@ -132,7 +132,7 @@ def make_retrieve_memory_tool(
     Returns:
         A ``StructuredTool`` (sync and async) whose schema has the single string parameter ``intention``. It returns
         every memory of the matched intention (:meth:`IntentionMemory.retrieve_all`, formatted by
-        :func:`format_matches`: one memory is its result as is, several are each labelled with their tool call),
+        :func:`format_matches`: each result labelled with its tool call; a bare result as is),
         ``"Memory not found"`` on a miss or when the call carries no user id, ``"Error retrieving memory"`` when
         the backend fails (logged at most once a minute).
 
