@@ -49,7 +49,7 @@ def test_replay_on_the_shipped_sample(tmp_path: Path, capsys: pytest.CaptureFixt
     for name in ALL:
         assert name in out
     assert "vs none" in out
-    assert "of 17 tool calls, 5 answered exactly and 0 by similarity; wrong answers" in " ".join(out.split())
+    assert "of 17 tool calls: retrieve_memory answered 3 (3 exact, 0 similar), 0 listing" in " ".join(out.split())
 
 
 def test_strategy_selection_always_keeps_the_baseline(tmp_path: Path) -> None:
