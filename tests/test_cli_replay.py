@@ -41,7 +41,7 @@ def test_replay_on_the_shipped_sample(tmp_path: Path, capsys: pytest.CaptureFixt
         "tool_calls": 17, "looked_up": 17, "answered": 3, "answered_exact": 3, "answered_similar": 0,
         "wrong_answers": 3, "wrong_exact": 3, "wrong_similar": 0, "right_answers": 0, "right_answers_stale": 0,
         "listed_results": 4, "served_repeats": 0, "served_repeats_stale": 0, "stored": 12, "same_call_repeats": 3,
-        "users": 2}
+        "same_call_repeats_changed": 1, "users": 2}  # get_tracking: "out for delivery", then "delivered"
     assert intention["memory"]["threshold"] == 0.7 and intention["memory"]["ttl_s"] == 3600.0
     none = report["strategies"]["none"]
     assert none["input_tokens"] == report["input_tokens"] and none["cache_read_tokens"] == 0

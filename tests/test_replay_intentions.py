@@ -88,7 +88,7 @@ def test_an_intention_holds_every_call_a_repeat_finds_its_own_among_them() -> No
 
     stats = replay([ask("a", "shipped"), ask("b", "delivered")])
     assert counts(stats) == (4, 3, 0, 1, 0, 2)  # a: 1 wrong (above); b: 2 right, both calls served, not re-stored
-    assert (stats.right, stats.listed_results, stats.same_call_repeats) == (2, 5, 2)
+    assert (stats.right, stats.listed_results, stats.same_call_repeats, stats.same_call_repeats_changed) == (2, 5, 2, 1)
     assert served(stats) == (2, 1, 1)  # get_order's stored "shipped" differs from the recorded "delivered"
 
 

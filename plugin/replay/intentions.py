@@ -73,6 +73,8 @@ class IntentionStats:
         stored: results the ``IntentionCache`` stored.
         same_call_repeats: calls repeating an earlier non-error call of the same user to a storable tool (same tool,
             same arguments); see the module docstring.
+        same_call_repeats_changed: of those, calls whose result differs from the previous result of that call (a
+            cache keyed by the call alone would have served a stale result).
         users: distinct users (families).
         ttl_s / threshold / margin / similarity: the ``IntentionMemory`` settings used.
     """
@@ -89,6 +91,7 @@ class IntentionStats:
     served_stale: int = 0
     stored: int = 0
     same_call_repeats: int = 0
+    same_call_repeats_changed: int = 0
     users: int = 0
     ttl_s: float = 0.0
     threshold: float = 0.0
@@ -193,7 +196,7 @@ class IntentionReplay:
                                     margin=self.memory.margin, similarity=self.memory.similarity.name)
         self._state: dict[str, tuple[list[BaseMessage], list[int], dict[str, Block]]] = {}
         self._users: set[str] = set()
-        self._seen_calls: set[tuple[str, str, bytes]] = set()
+        self._seen_calls: dict[tuple[str, str, bytes], str] = {}  # -> the call's latest result text
 
     def _conversation(self, conv: Conversation) -> tuple[list[BaseMessage], list[int], dict[str, Block]]:
         state = self._state.get(conv.id)
@@ -226,8 +229,10 @@ class IntentionReplay:
         stats.tool_calls += 1
         args = self.cache.kept_args(_args(block))
         key = canonical_json(args)
-        if (user, block.name, key) in self._seen_calls:
+        previous = self._seen_calls.get((user, block.name, key))
+        if previous is not None:
             stats.same_call_repeats += 1
+            stats.same_call_repeats_changed += result is not None and result.text != previous
         intention = current_intention(_args(block), history, self.cache.intention_arg)
         if intention is None:
             return
@@ -268,7 +273,7 @@ class IntentionReplay:
             self.stats.served += 1
             self.stats.served_stale += answer.content != result.text
         if not error and self.cache.should_store(block.name):
-            self._seen_calls.add((user, block.name, canonical_json(self.cache.kept_args(call["args"]))))
+            self._seen_calls[(user, block.name, canonical_json(self.cache.kept_args(call["args"])))] = result.text
 
 
 def _content(match: IntentionMatch) -> str:

@@ -69,7 +69,8 @@ def to_json(result: ReplayResult) -> dict[str, Any]:
                             "wrong_similar": it.wrong_similar, "right_answers": it.right,
                             "right_answers_stale": it.right_stale, "listed_results": it.listed_results,
                             "served_repeats": it.served, "served_repeats_stale": it.served_stale,
-                            "stored": it.stored, "same_call_repeats": it.same_call_repeats, "users": it.users,
+                            "stored": it.stored, "same_call_repeats": it.same_call_repeats,
+                            "same_call_repeats_changed": it.same_call_repeats_changed, "users": it.users,
                             "memory": {"class": "IntentionMemory", "backend": "InMemoryIntentionBackend",
                                        "similarity": it.similarity, "threshold": it.threshold,
                                        "margin": it.margin, "ttl_s": it.ttl_s, "serve_repeats": True}},
@@ -116,7 +117,8 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
                   f"({it.right_stale:,} of them changed since) and {it.wrong:,} only other calls'; "
                   f"serve_repeats answered {it.served:,} without running the tool ({it.served_stale:,} with a result "
                   f"that changed since). {it.same_call_repeats:,} calls repeat an earlier successful call of the "
-                  f"same user (same tool and arguments, any intention, at any distance).")
+                  f"same user (same tool and arguments, any intention, at any distance; "
+                  f"{it.same_call_repeats_changed:,} of them with a changed result).")
     for name, row in result.strategies.items():
         if row.unavailable:
             console.print(f"[yellow]{name}: {row.unavailable}[/yellow]")
