@@ -50,7 +50,8 @@ class RetrieveMemoryInput(BaseModel):
 
 DEFAULT_MAX_RESULTS = 10
 """Results ``retrieve_memory`` shows for one intention (the most recent ones), so a busy intention cannot flood the
-context; an agent's tool calls for one user message are usually fewer (tau-bench airline: at most 9)."""
+context. On the tau-bench airline replay (bench/README.md "Replay"), 526 of 549 answers held at most 10 results;
+the largest intention held 21."""
 
 
 def _call_label(match: IntentionMatch) -> str:
