@@ -14,8 +14,9 @@ Layout, per user (DESIGN.md, "Intention cache"); every key of a user carries the
 A read starts with one pipeline (prune + ``GET ver``). When the version is the one this process last read, the
 records it parsed then are reused (expired ones filtered out by their expiry): no other round trip. Otherwise one
 ``ZRANGEBYSCORE ... WITHSCORES`` and one ``MGET`` of the records not already parsed (a replaced memory has a new
-score, so a stale copy is never used), whatever the number of memories. The chosen result is one ``GET`` more. Install ``hiredis`` (a dependency of promptcache) so redis-py parses the 1,000-element
-replies in C. Failures raise
+score, so a stale copy is never used), whatever the number of memories. The chosen result is one ``GET`` more (all
+results of an intention: one ``MGET``). Install ``hiredis`` (a dependency of promptcache) so redis-py parses the
+1,000-element replies in C. Failures raise
 :class:`~promptcache.intention.backends.IntentionBackendError` after the first one opens a short circuit break
 (``breaker_s``), so a dead Redis does not add a timeout to every call.
 """
@@ -321,6 +322,23 @@ class RedisIntentionBackend(IntentionBackend):
         self._check()
         try:
             return await self.async_client.get(self.result_key(user, result_hash))
+        except _ERRORS as exc:
+            raise self._fail("read", exc) from exc
+
+    def results(self, user: str, result_hashes: list[str]) -> list[bytes | None]:
+        """The results for ``result_hashes`` in one ``MGET``."""
+        self._check()
+        try:
+            return list(self._sync().mget([self.result_key(user, h) for h in result_hashes]))
+        except _ERRORS as exc:
+            raise self._fail("read", exc) from exc
+
+    async def aresults(self, user: str, result_hashes: list[str]) -> list[bytes | None]:
+        if self.async_client is None:
+            return await super().aresults(user, result_hashes)
+        self._check()
+        try:
+            return list(await self.async_client.mget([self.result_key(user, h) for h in result_hashes]))
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
 

@@ -19,6 +19,7 @@ from promptcache.intention import (
 from promptcache.testing import ScriptedChatModel
 
 BALANCE = "What is my account balance?"
+BALANCE_LISTED = '1 result stored for this intention:\n[1] lookup_balance({"account":"main"}):\nBalance of main: 1000 EUR'
 
 
 def user(uid: str) -> dict:
@@ -44,7 +45,8 @@ def test_tool_schema_is_the_seeds(memory):
 def test_tool_exact_similar_miss_and_no_user(memory):
     memory.store("u1", "What is the weather in Paris today?", "21 C", tool="get_weather", args={"city": "Paris"})
     t = make_retrieve_memory_tool(memory)
-    assert t.invoke({"intention": "what is the weather in paris today"}, config=user("u1")) == "21 C"
+    listed = '1 result stored for this intention:\n[1] get_weather({"city":"Paris"}):\n21 C'
+    assert t.invoke({"intention": "what is the weather in paris today"}, config=user("u1")) == listed
     similar = t.invoke({"intention": "What's the weather like in Paris today?"}, config=user("u1"))
     assert similar == (
         "No exact memory. Similar earlier intention: 'What is the weather in Paris today?' (similarity 0.81); "
@@ -55,7 +57,9 @@ def test_tool_exact_similar_miss_and_no_user(memory):
     assert t.invoke({"intention": "What is the weather in Paris today?"}) == MEMORY_NOT_FOUND  # no user id
     assert t.invoke({"intention": "?!"}, config=user("u1")) == MEMORY_NOT_FOUND
     fixed = make_retrieve_memory_tool(memory, scope="u1")
-    assert fixed.invoke({"intention": "What is the weather in Paris today?"}) == "21 C"
+    assert fixed.invoke({"intention": "What is the weather in Paris today?"}) == listed
+    memory.store("u1", "What is my name?", "Ana")  # no tool recorded: the result as is (the seed's contract)
+    assert t.invoke({"intention": "what is my name"}, config=user("u1")) == "Ana"
 
 
 def test_tool_user_id_from_config_never_from_model_arguments(memory):
@@ -198,7 +202,7 @@ def test_agent_second_turn_uses_retrieve_memory_not_the_tool(backend, request):
     assert calls == ["main"]
     second = agent.invoke({"messages": [HumanMessage("what is my account balance")]}, config=user("u1"))
     tool_msgs = [m for m in second["messages"] if isinstance(m, ToolMessage)]
-    assert [(m.name, m.content) for m in tool_msgs] == [("retrieve_memory", "Balance of main: 1000 EUR")]
+    assert [(m.name, m.content) for m in tool_msgs] == [("retrieve_memory", BALANCE_LISTED)]
     assert calls == ["main"]  # lookup_balance was not called again
     assert model.calls == 4
 
@@ -208,7 +212,7 @@ async def test_agent_async(memory):
     agent = make_agent(memory, scripted(), calls)
     await agent.ainvoke({"messages": [HumanMessage(BALANCE)]}, config=user("u1"))
     second = await agent.ainvoke({"messages": [HumanMessage(BALANCE)]}, config=user("u1"))
-    assert second["messages"][-2].content == "Balance of main: 1000 EUR"
+    assert second["messages"][-2].content == BALANCE_LISTED
     assert calls == ["main"]
     # another user does not see it
     other = await make_retrieve_memory_tool(memory).ainvoke({"intention": BALANCE}, config=user("u2"))

@@ -48,12 +48,18 @@ def counts(stats: IntentionStats) -> tuple[int, ...]:
     return (stats.tool_calls, stats.exact, stats.similar, stats.wrong_exact, stats.wrong_similar, stats.stored)
 
 
+def served(stats: IntentionStats) -> tuple[int, int, int]:
+    return stats.served, stats.served_stale, stats.right_stale
+
+
 def test_same_question_same_call_is_a_right_exact_answer_for_the_same_user_only() -> None:
     stats = replay([lookup("a", "user:u1", "Where is order A1?"),
                     lookup("b", "user:u1", "where is order A1"),  # normalises to the same intention
                     lookup("c", "user:u2", "Where is order A1?")])  # another user: own memories
-    assert counts(stats) == (3, 1, 0, 0, 0, 3)
+    # b repeats a's call under the same (normalised) intention: serve_repeats answers it, so it is not stored again
+    assert counts(stats) == (3, 1, 0, 0, 0, 2)
     assert (stats.answered, stats.wrong, stats.right, stats.users, stats.same_call_repeats) == (1, 0, 1, 2, 1)
+    assert (served(stats), stats.listed_results) == ((1, 0, 0), 1)
 
 
 def test_a_similar_question_is_a_similar_answer() -> None:
@@ -62,8 +68,8 @@ def test_a_similar_question_is_a_similar_answer() -> None:
     assert counts(stats) == (2, 0, 1, 0, 0, 2)
 
 
-def test_two_calls_for_one_human_message_collide_the_second_is_a_wrong_exact_answer() -> None:
-    # Both calls are filed under the same human message: the second lookup finds the first call's result.
+def test_two_calls_for_one_human_message_the_second_finds_only_the_first_calls_result() -> None:
+    # Both calls are filed under the same human message: the second lookup lists only the first call's result.
     c = conv("a", "user:u1", user("I am cust_1, where is order A1?"),
              call("get_customer", '{"customer_id":"cust_1"}', "t1"), result('{"name":"Ana"}', "t1"),
              call("get_order", '{"order_id":"A1"}', "t2"), result('{"status":"shipped"}', "t2"), reply())
@@ -72,7 +78,21 @@ def test_two_calls_for_one_human_message_collide_the_second_is_a_wrong_exact_ans
     assert (stats.right, stats.same_call_repeats) == (0, 0)
 
 
-def test_errors_and_side_effecting_tools_are_not_stored_and_answering_them_is_wrong() -> None:
+def test_an_intention_holds_every_call_a_repeat_finds_its_own_among_them() -> None:
+    # The same question again (same user, later): the answer lists both calls; each call's own result is there.
+    # The repeated calls are served from memory; the order changed in between, so that one is stale.
+    def ask(cid: str, status: str) -> Conversation:
+        return conv(cid, "user:u1", user("I am cust_1, where is order A1?"),
+                    call("get_customer", '{"customer_id":"cust_1"}', f"{cid}1"), result('{"name":"Ana"}', f"{cid}1"),
+                    call("get_order", '{"order_id":"A1"}', f"{cid}2"), result(status, f"{cid}2"), reply())
+
+    stats = replay([ask("a", "shipped"), ask("b", "delivered")])
+    assert counts(stats) == (4, 3, 0, 1, 0, 2)  # a: 1 wrong (above); b: 2 right, both calls served, not re-stored
+    assert (stats.right, stats.listed_results, stats.same_call_repeats, stats.same_call_repeats_changed) == (2, 5, 2, 1)
+    assert served(stats) == (2, 1, 1)  # get_order's stored "shipped" differs from the recorded "delivered"
+
+
+def test_errors_and_side_effecting_tools_are_not_stored_nor_served_and_answering_them_is_wrong() -> None:
     convs = [
         lookup("a", "user:u1", "Where is order A1?", text="Error: order service down"),  # not stored (error text)
         lookup("b", "user:u1", "Where is order A1?"),  # so this one is not answered
@@ -83,6 +103,10 @@ def test_errors_and_side_effecting_tools_are_not_stored_and_answering_them_is_wr
     stats = replay(convs)
     assert counts(stats) == (5, 1, 0, 1, 0, 1)  # only b stored; update_/delete_ are on the deny list
     assert stats.same_call_repeats == 0  # a failed, d repeats c but update_ calls are never answerable
+    assert served(stats) == (0, 0, 0)
+    booked = replay([lookup("a", "user:u1", "Book it", name="book_reservation", args='{"f":"HAT1"}', text="ok"),
+                     lookup("b", "user:u1", "Book it", name="book_reservation", args='{"f":"HAT1"}', text="ok")])
+    assert (counts(booked), served(booked)) == ((2, 0, 0, 0, 0, 0), (0, 0, 0))  # book_ is on the deny list
     flagged = replay([conv("a", "user:u1", user("Where is A1?"), call("get_order", "{}", "t"),
                            result("not found", "t", error=True), reply()),
                       conv("b", "user:u1", user("Where is A1?"), call("get_order", "{}", "t"), result("ok", "t"),
@@ -99,7 +123,9 @@ def test_memories_expire_on_the_replay_clock() -> None:
 def test_the_intention_argument_wins_over_the_human_message() -> None:
     convs = [lookup("a", "user:u1", "hello", args='{"intention":"order A1 status","order_id":"A1"}'),
              lookup("b", "user:u1", "something else", args='{"intention":"order A1 status","order_id":"A1"}')]
-    assert counts(replay(convs)) == (2, 1, 0, 0, 0, 2)
+    stats = replay(convs)
+    assert counts(stats) == (2, 1, 0, 0, 0, 1)  # b is served from memory (same intention, tool and arguments)
+    assert served(stats) == (1, 0, 0)
 
 
 def test_calls_of_one_message_are_looked_up_before_any_is_stored() -> None:

@@ -96,6 +96,11 @@ class IntentionBackend(ABC):
     def result(self, user: str, result_hash: str) -> bytes | None:
         """The stored result for ``result_hash`` (``None`` when it expired)."""
 
+    def results(self, user: str, result_hashes: list[str]) -> list[bytes | None]:
+        """The stored results for ``result_hashes``, in order (``None`` where one expired); one round trip on a
+        remote backend (default: :meth:`result` for each)."""
+        return [self.result(user, h) for h in result_hashes]
+
     @abstractmethod
     def forget(self, user: str) -> int:
         """Remove every memory and result of ``user``; returns how many memories were removed."""
@@ -111,6 +116,10 @@ class IntentionBackend(ABC):
     async def aresult(self, user: str, result_hash: str) -> bytes | None:
         """Async :meth:`result`."""
         return await asyncio.to_thread(self.result, user, result_hash)
+
+    async def aresults(self, user: str, result_hashes: list[str]) -> list[bytes | None]:
+        """Async :meth:`results`."""
+        return await asyncio.to_thread(self.results, user, result_hashes)
 
     async def aforget(self, user: str) -> int:
         """Async :meth:`forget`."""
@@ -200,6 +209,9 @@ class InMemoryIntentionBackend(IntentionBackend):
 
     async def aresult(self, user: str, result_hash: str) -> bytes | None:
         return self.result(user, result_hash)
+
+    async def aresults(self, user: str, result_hashes: list[str]) -> list[bytes | None]:
+        return self.results(user, result_hashes)
 
     async def aforget(self, user: str) -> int:
         return self.forget(user)

@@ -1,15 +1,19 @@
 """``IntentionMemory``: tool results stored per user under the user's intention, found again by intention.
 
-Lookup order (DESIGN.md, "Intention cache"; seed ``000_*``):
+An intention can hold several memories, one per tool call (``(tool, args)``): an agent often makes several calls for
+one user message. A lookup first picks the stored intention that answers the query (DESIGN.md, "Intention cache";
+seed ``000_*``):
 
-1. **exact**: an earlier memory of the same user whose normalised intention equals the query's
-   (:func:`~promptcache.intention.normalize.normalize_intention`); the most recent one wins.
+1. **exact**: an earlier intention of the same user whose normalised form equals the query's
+   (:func:`~promptcache.intention.normalize.normalize_intention`).
 2. **similar**: otherwise the user's most similar earlier intention, if its similarity is at least ``threshold``,
    its numbers and named entities agree with the query's (:func:`~promptcache.intention.normalize.anchors_agree`),
-   and it beats every candidate with a *different* result by at least ``margin`` (an ambiguous match is a miss:
-   a wrong tool result is worse than none).
+   and it beats every intention holding a *different set of results* by at least ``margin`` (an ambiguous match
+   is a miss: a wrong tool result is worse than none).
 
-``threshold=1.0`` means exact matches only.
+:meth:`IntentionMemory.retrieve_all` returns every memory of that intention (most recent first);
+:meth:`IntentionMemory.retrieve` the most recent one. Both can be narrowed to one ``tool`` and/or ``args`` first
+(then only memories of that call are candidates). ``threshold=1.0`` or ``exact_only=True`` means exact matches only.
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -34,6 +37,8 @@ from promptcache.intention.backends import (
 )
 from promptcache.intention.matching import anchor_info, pick_similar
 from promptcache.intention.normalize import anchors_agree, normalize_intention
+from promptcache.intention.results import IntentionMatch, to_match, to_matches
+from promptcache.intention.select import exact_group, filter_records, group_of, intention_candidates
 from promptcache.intention.similarity import Similarity, as_similarity
 from promptcache.keys import stable_hash
 
@@ -58,37 +63,8 @@ no threshold below 0.9 reaches precision 0.97)."""
 
 _log = get_logger("promptcache.intention")
 
-
-@dataclass(frozen=True)
-class IntentionMatch:
-    """A memory found for an intention.
-
-    Attributes:
-        kind: ``"exact"`` (same normalised intention) or ``"similar"``.
-        intention: the stored intention that matched (as it was stored).
-        similarity: closeness in ``[0, 1]``, higher is closer (``1.0`` for an exact match); the scale of the
-            memory's :class:`~promptcache.intention.similarity.Similarity`.
-        tool / args: the tool call that produced the result (``None`` when not recorded).
-        age_s: seconds since the memory was stored.
-        result: the stored result (the JSON value that was stored: ``str``, ``dict``, ``list``, ...).
-        memory_id: the memory's id; ``result_hash``: SHA-256 of its serialised result.
-    """
-
-    kind: str
-    intention: str
-    similarity: float
-    tool: str | None
-    args: Any
-    age_s: float
-    result: Any
-    memory_id: str
-    result_hash: str
-
-    def result_text(self) -> str:
-        """The result as text: a string as is, anything else as JSON."""
-        if isinstance(self.result, str):
-            return self.result
-        return orjson.dumps(self.result).decode()
+_Picked = tuple[list[MemoryRecord], float, str]
+"""A lookup's choice: the chosen intention's memories (most recent first), the similarity, ``"exact"``/``"similar"``."""
 
 
 def _check_unit(value: Any, what: str) -> float:
@@ -218,10 +194,53 @@ class IntentionMemory:
     def _needs_query_features(self) -> bool:
         return self.threshold < 1.0
 
-    def retrieve(self, user_id: str, intention: str, *, fail_open: bool = True) -> IntentionMatch | None:
-        """The memory of ``user_id`` that answers ``intention``, or ``None`` (see the module docstring).
+    def _exact(self, records: list[MemoryRecord], normalized: str, exact_only: bool) -> _Picked | None | bool:
+        """The exact group, ``None`` (no match possible) or ``True`` (a similar match must be tried)."""
+        if not records:
+            return None
+        group = exact_group(records, normalized)
+        if group:
+            return group, 1.0, "exact"
+        return None if exact_only or not self._needs_query_features() else True
+
+    def _find(self, user: str, intention: str, tool: Any, args: Any, exact_only: bool) -> tuple[_Picked | None,
+                                                                                                  float]:
+        now = self.clock()
+        records = filter_records(self.backend.records(user, now), tool, args)
+        picked = self._exact(records, normalize_intention(intention), exact_only)
+        if picked is True:
+            query = self.similarity.encode_query(intention) if self._uses_features() else None
+            picked = self._pick_similar(records, intention, query, self._stale_features(records))
+        return picked, now
+
+    async def _afind(self, user: str, intention: str, tool: Any, args: Any, exact_only: bool) -> tuple[
+            _Picked | None, float]:
+        now = self.clock()
+        records = filter_records(await self.backend.arecords(user, now), tool, args)
+        picked = self._exact(records, normalize_intention(intention), exact_only)
+        if picked is True:
+            query = None
+            stale: dict[str, Any] = {}
+            if self._uses_features():
+                query = await self.similarity.aencode_query(intention)
+                missing = [r for r in records if r.similarity != self.similarity.name]
+                if missing:
+                    feats = await self.similarity.aencode([r.intention for r in missing])
+                    stale = {r.id: f for r, f in zip(missing, feats)}
+            picked = self._pick_similar(records, intention, query, stale)
+        return picked, now
+
+    def retrieve(self, user_id: str, intention: str, *, tool: str | None = None, args: Any = None,
+                 exact_only: bool = False, fail_open: bool = True) -> IntentionMatch | None:
+        """The most recent memory of ``user_id`` under the intention that answers ``intention``, or ``None``.
+
+        Which stored intention answers is decided as the module docstring says; an intention can hold several
+        memories (one per tool call), and this returns the most recent of them (see :meth:`retrieve_all` for all).
 
         Args:
+            tool: only memories of this tool (``None``: any).
+            args: only memories with these arguments (a JSON value compared as canonical JSON; ``None``: any).
+            exact_only: only an exact match (no similar match, whatever the threshold).
             fail_open: when True (default) a backend failure is a miss (logged); when False it raises
                 :class:`~promptcache.intention.backends.IntentionBackendError`.
 
@@ -229,53 +248,66 @@ class IntentionMemory:
             TypeError / ValueError: empty intention or user id.
         """
         user = _user(user_id)
-        normalized = normalize_intention(intention)
+        normalize_intention(intention)
         try:
-            now = self.clock()
-            records = self.backend.records(user, now)
-            if not records:
-                return None
-            picked = self._pick_exact(records, normalized)
-            if picked is None and self._needs_query_features():
-                query = None
-                if self._uses_features():
-                    query = self.similarity.encode_query(intention)
-                picked = self._pick_similar(records, intention, query, self._stale_features(records))
+            picked, now = self._find(user, intention, tool, args, exact_only)
             if picked is None:
                 return None
-            record, score, kind = picked
-            raw = self.backend.result(user, record.result_hash)
+            group, score, kind = picked
+            raw = self.backend.result(user, group[0].result_hash)
         except Exception as exc:  # noqa: BLE001
             return self._failed(exc, fail_open)
-        return self._match(record, score, kind, raw, now)
+        return to_match(group[0], score, kind, raw, now)
 
-    async def aretrieve(self, user_id: str, intention: str, *, fail_open: bool = True) -> IntentionMatch | None:
+    async def aretrieve(self, user_id: str, intention: str, *, tool: str | None = None, args: Any = None,
+                        exact_only: bool = False, fail_open: bool = True) -> IntentionMatch | None:
         """Async :meth:`retrieve`."""
         user = _user(user_id)
-        normalized = normalize_intention(intention)
+        normalize_intention(intention)
         try:
-            now = self.clock()
-            records = await self.backend.arecords(user, now)
-            if not records:
-                return None
-            picked = self._pick_exact(records, normalized)
-            if picked is None and self._needs_query_features():
-                query = None
-                stale: dict[str, Any] = {}
-                if self._uses_features():
-                    query = await self.similarity.aencode_query(intention)
-                    missing = [r for r in records if r.similarity != self.similarity.name]
-                    if missing:
-                        feats = await self.similarity.aencode([r.intention for r in missing])
-                        stale = {r.id: f for r, f in zip(missing, feats)}
-                picked = self._pick_similar(records, intention, query, stale)
+            picked, now = await self._afind(user, intention, tool, args, exact_only)
             if picked is None:
                 return None
-            record, score, kind = picked
-            raw = await self.backend.aresult(user, record.result_hash)
+            group, score, kind = picked
+            raw = await self.backend.aresult(user, group[0].result_hash)
         except Exception as exc:  # noqa: BLE001
             return self._failed(exc, fail_open)
-        return self._match(record, score, kind, raw, now)
+        return to_match(group[0], score, kind, raw, now)
+
+    def retrieve_all(self, user_id: str, intention: str, *, tool: str | None = None, args: Any = None,
+                     exact_only: bool = False, fail_open: bool = True) -> list[IntentionMatch]:
+        """Every memory stored under the intention that answers ``intention``, most recent first (``[]``: none).
+
+        The same stored intention :meth:`retrieve` picks, with all its memories (one per tool call), their results
+        fetched in one backend call. All matches share ``kind`` and ``similarity``. Arguments and errors as
+        :meth:`retrieve` (a backend failure is ``[]`` when ``fail_open``).
+        """
+        user = _user(user_id)
+        normalize_intention(intention)
+        try:
+            picked, now = self._find(user, intention, tool, args, exact_only)
+            if picked is None:
+                return []
+            group, score, kind = picked
+            raws = self.backend.results(user, [r.result_hash for r in group])
+        except Exception as exc:  # noqa: BLE001
+            return self._failed(exc, fail_open) or []
+        return to_matches(group, score, kind, raws, now)
+
+    async def aretrieve_all(self, user_id: str, intention: str, *, tool: str | None = None, args: Any = None,
+                            exact_only: bool = False, fail_open: bool = True) -> list[IntentionMatch]:
+        """Async :meth:`retrieve_all`."""
+        user = _user(user_id)
+        normalize_intention(intention)
+        try:
+            picked, now = await self._afind(user, intention, tool, args, exact_only)
+            if picked is None:
+                return []
+            group, score, kind = picked
+            raws = await self.backend.aresults(user, [r.result_hash for r in group])
+        except Exception as exc:  # noqa: BLE001
+            return self._failed(exc, fail_open) or []
+        return to_matches(group, score, kind, raws, now)
 
     def forget(self, user_id: str) -> int:
         """Remove every memory of ``user_id``; returns how many were removed.
@@ -321,16 +353,9 @@ class IntentionMemory:
                 self._prepared[key] = hit
         return hit
 
-    @staticmethod
-    def _pick_exact(records: list[MemoryRecord], normalized: str) -> tuple[MemoryRecord, float, str] | None:
-        same = [r for r in records if r.normalized == normalized]
-        if not same:
-            return None
-        return max(same, key=lambda r: r.created_at), 1.0, "exact"
-
     def _pick_similar(
         self, records: list[MemoryRecord], intention: str, query: Any, stale: dict[str, Any]
-    ) -> tuple[MemoryRecord, float, str] | None:
+    ) -> _Picked | None:
         # Only candidates within ``margin`` of the threshold can be the match or make it ambiguous.
         floor = self.threshold - self.margin
         if query is None:  # lexical: features come from the texts
@@ -339,32 +364,15 @@ class IntentionMemory:
         else:
             prepared = self._prepared_for(records, lambda: [stale.get(r.id, r.features) for r in records])
             hits = self.similarity.above(query, prepared, floor)
-        near = [(score, records[i]) for i, score in hits]
-        ranked = sorted(near, key=lambda sr: (-sr[0], -sr[1].created_at))
+        ranked = intention_candidates([(score, records[i]) for i, score in hits], records)
         q_anchors, q_tokens = anchor_info(intention)
         picked = pick_similar(
-            [(score, record.result_hash, record) for score, record in ranked],
+            ranked,
             self.threshold,
             self.margin,
             lambda record: anchors_agree(q_anchors, q_tokens, *anchor_info(record.intention)),
         )
-        return None if picked is None else (picked[1], picked[0], "similar")
-
-    @staticmethod
-    def _match(record: MemoryRecord, score: float, kind: str, raw: bytes | None, now: float) -> IntentionMatch | None:
-        if raw is None:
-            return None
-        return IntentionMatch(
-            kind=kind,
-            intention=record.intention,
-            similarity=round(float(score), 6),
-            tool=record.tool,
-            args=record.args,
-            age_s=max(0.0, now - record.created_at),
-            result=orjson.loads(raw),
-            memory_id=record.id,
-            result_hash=record.result_hash,
-        )
+        return None if picked is None else (group_of(records, picked[1]), picked[0], "similar")
 
     def __repr__(self) -> str:
         return (

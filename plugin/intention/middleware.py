@@ -2,13 +2,19 @@
 
 It wraps every tool call (``wrap_tool_call`` / ``awrap_tool_call``, LangChain's ``AgentMiddleware`` API), lets the
 tool run, and stores a successful result in an :class:`~promptcache.intention.memory.IntentionMemory` under the
-current intention: the tool call's ``intention`` argument when it has one, else the latest human message. Later, the
-agent's ``retrieve_memory`` tool (:func:`~promptcache.intention.tool.make_retrieve_memory_tool`) finds it.
+current intention: the tool call's ``intention`` argument when it has one, else the latest human message. One
+intention holds one memory per tool call (tool + arguments). Later, the agent's ``retrieve_memory`` tool
+(:func:`~promptcache.intention.tool.make_retrieve_memory_tool`) finds them.
 
-Not stored: tool errors (``ToolMessage.status == "error"`` or an exception), ``Command`` results, the
-``retrieve_memory`` tool itself, and side-effecting tools (a deny list: by default names starting with ``send_``,
-``delete_``, ``create_``, ``update_``, ``write_``). Volatile arguments (by default time stamps and request ids) are
-left out of the stored arguments, so they do not split one intention's result into many memories.
+With ``serve_repeats=True`` it also answers a *repeated* tool call from memory, without running the tool: the same
+user, the same current intention (exact match only), the same tool and arguments (volatile ones left out), stored
+and not expired. The answer is a ``ToolMessage`` with the call's ``tool_call_id``, the stored content, and
+``response_metadata["promptcache"]`` marking it as a hit (``{"intention_cache": "hit", ...}``).
+
+Not stored (and never served): tool errors (``ToolMessage.status == "error"`` or an exception), ``Command``
+results, the ``retrieve_memory`` tool itself, and side-effecting tools (a deny list of name prefixes,
+:data:`DEFAULT_SIDE_EFFECT_PREFIXES`). Volatile arguments (by default time stamps and request ids) are left out of
+the stored arguments, so they do not split one call's result into many memories.
 """
 
 from __future__ import annotations
@@ -19,14 +25,45 @@ from typing import Any
 from langchain_core.messages import HumanMessage, ToolMessage
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
-from promptcache.intention.memory import IntentionMemory
+from promptcache.intention.memory import IntentionMatch, IntentionMemory
 from promptcache.intention.tool import RETRIEVE_MEMORY_TOOL_NAME
 from promptcache.processor import Processor
 
-__all__ = ["DEFAULT_SIDE_EFFECT_PREFIXES", "DEFAULT_VOLATILE_ARGS", "IntentionCache", "current_intention"]
+__all__ = [
+    "DEFAULT_SIDE_EFFECT_PREFIXES",
+    "DEFAULT_VOLATILE_ARGS",
+    "IntentionCache",
+    "current_intention",
+    "served_message",
+]
 
-DEFAULT_SIDE_EFFECT_PREFIXES: tuple[str, ...] = ("send_", "delete_", "create_", "update_", "write_")
-"""Tool-name prefixes treated as side-effecting (never stored), from the issue's default deny list."""
+DEFAULT_SIDE_EFFECT_PREFIXES: tuple[str, ...] = (
+    # the issue's default deny list
+    "send_", "delete_", "create_", "update_", "write_",
+    # state-changing verbs seen in recorded agent traffic (tau-bench airline: book_reservation, cancel_reservation,
+    # transfer_to_human_agents; update_reservation_* is covered above) and their common synonyms
+    "book_", "cancel_", "change_", "modify_", "transfer_", "edit_", "set_", "reset_",
+    "add_", "remove_", "insert_", "upsert_", "save_", "upload_", "submit_", "publish_", "deploy_", "execute_",
+    "post_", "put_", "patch_",
+    "pay_", "refund_", "charge_", "purchase_", "redeem_", "reserve_", "schedule_", "register_", "subscribe_",
+    "unsubscribe_", "enroll_", "join_", "leave_", "start_", "stop_",
+    "approve_", "reject_", "assign_", "grant_", "revoke_", "notify_", "email_",
+)
+"""Tool-name prefixes treated as side-effecting: their results are never stored, so never handed back from memory.
+
+A tool whose name starts with a state-changing verb acts on the world (a booking, a payment, a message): replaying
+its earlier result would skip the action while telling the model it happened, and its result describes a one-off
+event rather than a fact to look up again. The list holds the issue's five (``send_ delete_ create_ update_
+write_``), the state-changing verbs of the recorded tau-bench airline traffic (``book_``, ``cancel_``,
+``transfer_``; ``update_reservation_*`` and ``send_certificate`` are already covered; see bench/README.md
+"Replay"), their synonyms (``change_ modify_ edit_ set_ reset_``), and the usual write verbs of CRUD/REST APIs
+(``add_ remove_ insert_ upsert_ save_ upload_ submit_ publish_ deploy_ execute_``; HTTP ``post_ put_ patch_``),
+payments, bookings and memberships (``pay_ refund_ charge_ purchase_ redeem_ reserve_ schedule_ register_
+subscribe_ unsubscribe_ enroll_ join_ leave_``), processes (``start_ stop_``, e.g. ``start_return``) and
+workflows/messaging (``approve_ reject_ assign_ grant_ revoke_ notify_ email_``). Read
+verbs (``get_ list_ search_ find_ lookup_ fetch_ read_ check_ calculate``) are not on it. Matching is by prefix
+of the lower-cased name; a false positive only costs a cache miss, a false negative can replay an action, so the
+list errs on the side of denying. Pass ``deny_prefixes=`` to replace it, ``deny_tools=``/``allow_tools=`` to adjust single tools."""
 DEFAULT_VOLATILE_ARGS: frozenset[str] = frozenset(
     {"timestamp", "ts", "time", "now", "current_time", "datetime", "request_id", "trace_id", "nonce"}
 )
@@ -78,19 +115,27 @@ def _messages(state: Any) -> list[Any]:
 
 
 class IntentionCache(Processor):
-    """Stores tool results as they come back, under the current user's intention.
+    """Stores tool results as they come back, under the current user's intention; optionally serves repeats.
 
     Args:
-        memory: the :class:`~promptcache.intention.memory.IntentionMemory` to write.
+        memory: the :class:`~promptcache.intention.memory.IntentionMemory` to write (and read, with
+            ``serve_repeats``).
         scope: a fixed user id; default: from the call's config (the shared scope rule).
         scope_fields: ``configurable`` fields tried for the user id.
-        deny_prefixes: tool-name prefixes never stored (default :data:`DEFAULT_SIDE_EFFECT_PREFIXES`).
-        deny_tools: tool names never stored (in addition to the prefixes).
-        allow_tools: when given, only these tools are stored.
+        deny_prefixes: tool-name prefixes never stored nor served (default :data:`DEFAULT_SIDE_EFFECT_PREFIXES`;
+            compared with the lower-cased tool name).
+        deny_tools: tool names never stored nor served (in addition to the prefixes).
+        allow_tools: when given, only these tools are stored and served.
         volatile_args: argument names left out of the stored arguments (default :data:`DEFAULT_VOLATILE_ARGS`).
         intention_arg: the tool argument that carries the intention, when a tool has one (default
             ``"intention"``).
         retrieve_tool_name: the ``retrieve_memory`` tool's name (its results are never stored again).
+        serve_repeats: when True, a call whose (user, current intention, tool, arguments without the volatile ones)
+            is stored and not expired is answered from memory without running the tool (see the module
+            docstring). Default False: every tool runs.
+        serve_similar: with ``serve_repeats``, also serve when the current intention only *resembles* the stored
+            one (the memory's similar match). Default False: only an exact intention match short-circuits a tool,
+            since a similar intention can mean another request.
 
     Raises:
         TypeError: ``memory`` is not an ``IntentionMemory``, or a name list holds a non-string.
@@ -108,6 +153,8 @@ class IntentionCache(Processor):
         volatile_args: Iterable[str] = DEFAULT_VOLATILE_ARGS,
         intention_arg: str = "intention",
         retrieve_tool_name: str = RETRIEVE_MEMORY_TOOL_NAME,
+        serve_repeats: bool = False,
+        serve_similar: bool = False,
     ) -> None:
         super().__init__()
         if not isinstance(memory, IntentionMemory):
@@ -115,26 +162,32 @@ class IntentionCache(Processor):
         self.memory = memory
         self._scope = scope
         self.scope_fields = tuple(scope_fields)
-        self.deny_prefixes = _names(deny_prefixes, "deny_prefixes")
+        self.deny_prefixes = tuple(p.lower() for p in _names(deny_prefixes, "deny_prefixes"))
         self.deny_tools = frozenset(_names(deny_tools, "deny_tools"))
         self.allow_tools = None if allow_tools is None else frozenset(_names(allow_tools, "allow_tools"))
         self.volatile_args = frozenset(_names(volatile_args, "volatile_args"))
         self.intention_arg = intention_arg
         self.retrieve_tool_name = retrieve_tool_name
+        self.serve_repeats = bool(serve_repeats)
+        self.serve_similar = bool(serve_similar)
         self._warning = ThrottledWarning(_log)
 
     def should_store(self, tool_name: str) -> bool:
-        """Whether results of ``tool_name`` may be stored (not denied, allowed, not ``retrieve_memory``)."""
+        """Whether results of ``tool_name`` may be stored and served (not denied, allowed, not
+        ``retrieve_memory``)."""
         if tool_name == self.retrieve_tool_name or tool_name in self.deny_tools:
             return False
-        if any(tool_name.startswith(p) for p in self.deny_prefixes):
+        lowered = tool_name.lower()
+        if any(lowered.startswith(p) for p in self.deny_prefixes):
             return False
         return self.allow_tools is None or tool_name in self.allow_tools
 
-    def _plan(self, request: Any, result: Any) -> tuple[str, str, str, Any, Any] | None:
-        """(user, intention, tool, args, value) to store, or None when this result is not stored."""
-        if not isinstance(result, ToolMessage) or result.status == "error":
-            return None
+    def kept_args(self, args: Mapping[str, Any] | None) -> dict[str, Any]:
+        """``args`` without the volatile arguments: what a memory's ``args`` hold."""
+        return {k: v for k, v in (args or {}).items() if k not in self.volatile_args}
+
+    def _key(self, request: Any, warn: bool) -> tuple[str, str, str, dict[str, Any]] | None:
+        """(user, intention, tool, kept args) of a storable call, or None."""
         call = request.tool_call
         name = call.get("name") or ""
         if not self.should_store(name):
@@ -142,35 +195,63 @@ class IntentionCache(Processor):
         config = getattr(getattr(request, "runtime", None), "config", None)
         user = resolve_scope(None, self._scope, config, self.scope_fields)
         if user is None:
-            self._warning.warn("promptcache: IntentionCache saw a tool call without a user id; not stored")
+            if warn:
+                self._warning.warn("promptcache: IntentionCache saw a tool call without a user id; not stored")
             return None
         args = dict(call.get("args") or {})
         intention = current_intention(args, _messages(request.state), self.intention_arg)
         if intention is None:
             return None
-        kept = {k: v for k, v in args.items() if k not in self.volatile_args}
-        return user, intention, name, kept, result.content
+        return user, intention, name, self.kept_args(args)
 
-    def _store_sync(self, plan: tuple[str, str, str, Any, Any]) -> None:
-        user, intention, tool, args, value = plan
-        self.memory.store(user, intention, value, tool=tool, args=args)
+    def _plan(self, request: Any, result: Any) -> tuple[str, str, str, Any, Any] | None:
+        """(user, intention, tool, args, value) to store, or None when this result is not stored."""
+        if not isinstance(result, ToolMessage) or result.status == "error":
+            return None
+        key = self._key(request, warn=True)
+        return None if key is None else (*key, result.content)
+
+    def _lookup_kwargs(self, key: tuple[str, str, str, dict[str, Any]]) -> dict[str, Any]:
+        user, intention, tool, args = key
+        return {"user_id": user, "intention": intention, "tool": tool, "args": args,
+                "exact_only": not self.serve_similar}
 
     def _skip(self, exc: Exception) -> None:
         self._warning.warn("promptcache: IntentionCache could not store a tool result", exc=exc)
 
     def wrap_tool_call(self, request: Any, handler: Any) -> Any:
-        """Run the tool, then store its result (see the module docstring). Never changes the result."""
+        """Serve a stored repeat (``serve_repeats``), else run the tool and store its result (see the module
+        docstring). Never changes a result the tool returned."""
+        key = self._key(request, warn=False) if self.serve_repeats else None
+        if key is not None:
+            try:
+                match = self.memory.retrieve(**self._lookup_kwargs(key))
+            except (TypeError, ValueError) as exc:  # e.g. an intention that normalises to nothing
+                match = None
+                self._skip(exc)
+            if match is not None:
+                return served_message(request.tool_call, match)
         result = handler(request)
         plan = self._plan(request, result)
         if plan is not None:
             try:
-                self._store_sync(plan)
+                u, i, t, a, v = plan
+                self.memory.store(u, i, v, tool=t, args=a)
             except (TypeError, ValueError) as exc:  # e.g. a result that is not JSON
                 self._skip(exc)
         return result
 
     async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
         """Async :meth:`wrap_tool_call`."""
+        key = self._key(request, warn=False) if self.serve_repeats else None
+        if key is not None:
+            try:
+                match = await self.memory.aretrieve(**self._lookup_kwargs(key))
+            except (TypeError, ValueError) as exc:
+                match = None
+                self._skip(exc)
+            if match is not None:
+                return served_message(request.tool_call, match)
         result = await handler(request)
         plan = self._plan(request, result)
         if plan is not None:
@@ -180,6 +261,22 @@ class IntentionCache(Processor):
             except (TypeError, ValueError) as exc:
                 self._skip(exc)
         return result
+
+
+def served_message(tool_call: Mapping[str, Any], match: IntentionMatch) -> ToolMessage:
+    """The ``ToolMessage`` that answers ``tool_call`` from memory.
+
+    Its content is the stored content (a string or a list of content blocks as the tool returned it; any other JSON
+    value as JSON text), ``tool_call_id``/``name`` those of the call, and ``response_metadata["promptcache"]``
+    ``{"intention_cache": "hit", "kind", "intention", "memory_id", "age_s"}`` (age in seconds) marks the hit.
+    """
+    result = match.result
+    ok_list = isinstance(result, list) and all(isinstance(b, (str, dict)) for b in result)
+    content = result if isinstance(result, str) or ok_list else match.result_text()
+    meta = {"intention_cache": "hit", "kind": match.kind, "intention": match.intention,
+            "memory_id": match.memory_id, "age_s": round(match.age_s, 3)}
+    return ToolMessage(content=content, tool_call_id=tool_call.get("id") or "", name=tool_call.get("name"),
+                       status="success", response_metadata={"promptcache": meta})
 
 
 def _names(values: Iterable[str], what: str) -> tuple[str, ...]:

@@ -7,7 +7,7 @@ scope rule, :func:`promptcache.config.resolve_scope`: ``configurable["user_id"]`
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import orjson
@@ -16,6 +16,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
 from promptcache.intention.memory import IntentionMatch, IntentionMemory
+from promptcache.keys import canonical_json
 from pydantic import BaseModel, Field
 
 __all__ = [
@@ -23,8 +24,10 @@ __all__ = [
     "MEMORY_NOT_FOUND",
     "RETRIEVE_MEMORY_DESCRIPTION",
     "RETRIEVE_MEMORY_TOOL_NAME",
+    "DEFAULT_MAX_RESULTS",
     "RetrieveMemoryInput",
     "format_match",
+    "format_matches",
     "make_retrieve_memory_tool",
 ]
 
@@ -45,21 +48,67 @@ class RetrieveMemoryInput(BaseModel):
     intention: str = Field(description="The intention of the user.")
 
 
+DEFAULT_MAX_RESULTS = 10
+"""Results ``retrieve_memory`` shows for one intention (the most recent ones), so a busy intention cannot flood the
+context. On the tau-bench airline replay (bench/README.md "Replay"), 526 of 549 answers held at most 10 results;
+the largest intention held 21."""
+
+
+def _call_label(match: IntentionMatch) -> str:
+    if not match.tool:
+        return "(no tool recorded)"
+    args = "" if match.args is None else orjson.dumps(match.args, option=orjson.OPT_SORT_KEYS).decode()
+    return f"{match.tool}({args})"
+
+
+def _order_key(match: IntentionMatch) -> tuple[str, bytes]:
+    return match.tool or "", canonical_json(match.args)
+
+
 def format_match(match: IntentionMatch) -> str:
-    """The tool's text for a match: the result as is for an exact match; for a similar one, a line naming the
+    """The tool's text for one match: the result as is for an exact match; for a similar one, a line naming the
     matched intention, its similarity (0..1, higher is closer) and the tool call, then the result, so the model can
     judge whether it answers the question."""
     text = match.result_text()
     if match.kind == "exact":
         return text
-    call = ""
-    if match.tool:
-        args = "" if match.args is None else orjson.dumps(match.args, option=orjson.OPT_SORT_KEYS).decode()
-        call = f" from {match.tool}({args})"
+    call = f" from {_call_label(match)}" if match.tool else ""
     return (
         f"No exact memory. Similar earlier intention: {match.intention!r} (similarity {match.similarity:.2f}); "
         f"its result{call}, {match.age_s:.0f}s old:\n{text}"
     )
+
+
+def format_matches(matches: Sequence[IntentionMatch], max_results: int = DEFAULT_MAX_RESULTS) -> str:
+    """The tool's text for the memories of the matched intention (as :meth:`IntentionMemory.retrieve_all` gives
+    them, most recent first), so the model can pick the tool call it needs, or see that it is not there.
+
+    - no memory: ``"Memory not found"``;
+    - one memory without a recorded tool, or one similar memory: :func:`format_match` (an exact one is the stored
+      result as is, the seed's contract);
+    - otherwise a header line (how many results; for a similar match the matched intention and its similarity),
+      then per memory a line ``[i] tool({"arg":...}):`` and its result. At most ``max_results`` (the most recent
+      ones) are listed, in a stable order: by tool name, then canonical arguments.
+    """
+    if not matches:
+        return MEMORY_NOT_FOUND
+    first = matches[0]
+    if len(matches) == 1 and (first.kind != "exact" or not first.tool):
+        return format_match(first)
+    shown = sorted(matches[:max_results], key=_order_key)
+    count = "1 result" if len(matches) == 1 else f"{len(matches)} results"
+    if first.kind == "exact":
+        head = f"{count} stored for this intention" + ("" if len(matches) == 1 else ", one per tool call")
+    else:
+        head = (f"No exact memory. Similar earlier intention: {first.intention!r} (similarity "
+                f"{first.similarity:.2f}); its {count}, one per tool call")
+    left = len(matches) - len(shown)
+    head += f" ({left} older left out):" if left else ":"
+    lines = [head]
+    for i, match in enumerate(shown, 1):
+        lines.append(f"[{i}] {_call_label(match)}:")
+        lines.append(match.result_text())
+    return "\n".join(lines)
 
 
 def make_retrieve_memory_tool(
@@ -69,6 +118,7 @@ def make_retrieve_memory_tool(
     scope_fields: Iterable[str] = DEFAULT_SCOPE_FIELDS,
     name: str = RETRIEVE_MEMORY_TOOL_NAME,
     description: str = RETRIEVE_MEMORY_DESCRIPTION,
+    max_results: int = DEFAULT_MAX_RESULTS,
 ) -> BaseTool:
     """A LangChain tool ``retrieve_memory(intention: str) -> str`` over ``memory``.
 
@@ -78,17 +128,23 @@ def make_retrieve_memory_tool(
         scope_fields: ``configurable`` fields tried for the user id (default ``("user_id",
             "langgraph_auth_user_id")``).
         name / description: the tool's name and description (defaults: the seed's).
+        max_results: most memories of one intention shown (an int >= 1, default :data:`DEFAULT_MAX_RESULTS`).
 
     Returns:
         A ``StructuredTool`` (sync and async) whose schema has the single string parameter ``intention``. It returns
-        the result text (see :func:`format_match`), ``"Memory not found"`` on a miss or when the call carries no
-        user id, ``"Error retrieving memory"`` when the backend fails (logged at most once a minute).
+        every memory of the matched intention (:meth:`IntentionMemory.retrieve_all`, formatted by
+        :func:`format_matches`: each result labelled with its tool call; a bare result as is),
+        ``"Memory not found"`` on a miss or when the call carries no user id, ``"Error retrieving memory"`` when
+        the backend fails (logged at most once a minute).
 
     Raises:
         TypeError: ``memory`` is not an ``IntentionMemory``.
+        ValueError: ``max_results`` is not an int >= 1.
     """
     if not isinstance(memory, IntentionMemory):
         raise TypeError(f"memory must be an IntentionMemory, got {type(memory).__name__}")
+    if isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1:
+        raise ValueError(f"max_results must be an int >= 1, got {max_results!r}")
     fields = tuple(scope_fields)
     warning = ThrottledWarning(_log)
 
@@ -98,15 +154,15 @@ def make_retrieve_memory_tool(
             warning.warn("promptcache: retrieve_memory called without a user id in the config (%s)", fields)
         return user
 
-    def _answer(match: IntentionMatch | None) -> str:
-        return MEMORY_NOT_FOUND if match is None else format_match(match)
+    def _answer(matches: list[IntentionMatch]) -> str:
+        return format_matches(matches, max_results)
 
     def retrieve_memory(intention: str, config: RunnableConfig) -> str:
         user = _user(config)
         if user is None or not intention or not intention.strip():
             return MEMORY_NOT_FOUND
         try:
-            return _answer(memory.retrieve(user, intention, fail_open=False))
+            return _answer(memory.retrieve_all(user, intention, fail_open=False))
         except ValueError:
             return MEMORY_NOT_FOUND  # nothing usable in the intention (only punctuation)
         except Exception:  # noqa: BLE001 - logged by the memory; the model gets the seed's error string
@@ -117,7 +173,7 @@ def make_retrieve_memory_tool(
         if user is None or not intention or not intention.strip():
             return MEMORY_NOT_FOUND
         try:
-            return _answer(await memory.aretrieve(user, intention, fail_open=False))
+            return _answer(await memory.aretrieve_all(user, intention, fail_open=False))
         except ValueError:
             return MEMORY_NOT_FOUND
         except Exception:  # noqa: BLE001

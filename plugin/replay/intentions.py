@@ -2,27 +2,33 @@
 
 Every recorded tool call is replayed in time order through a real :class:`~promptcache.intention.IntentionMemory`
 (in-memory backend, its default similarity, threshold and margin; its clock is the replay clock, so memories expire
-after ``ttl_s`` seconds of replayed time) and a real :class:`~promptcache.intention.IntentionCache`:
+after ``ttl_s`` seconds of replayed time) and a real :class:`~promptcache.intention.IntentionCache` with
+``serve_repeats=True``:
 
-1. **Look up.** The call's intention is what ``IntentionCache`` would file it under
-   (:func:`~promptcache.intention.current_intention`: the call's ``intention`` argument, else the latest human
-   message of the conversation so far). ``IntentionMemory.retrieve(user, intention)`` gives an exact match, a
-   similar match or nothing. A match whose stored tool and arguments differ from the call the agent actually made
-   is a **wrong answer** (the agent would have been handed another call's result).
-2. **Store.** The recorded result goes through ``IntentionCache.wrap_tool_call`` as a ``ToolMessage``, so it is
-   stored exactly when the processor would store it: not for errors, not for side-effecting tools (the default
-   deny list ``send_ delete_ create_ update_ write_``), volatile arguments left out. A recorded result without an
-   error flag whose text starts with "error" counts as an error (``status="error"``), which is what a LangChain
+1. **retrieve_memory.** Before the call, the memory is asked what the ``retrieve_memory`` tool would answer for the
+   call's intention (what ``IntentionCache`` files it under, :func:`~promptcache.intention.current_intention`: the
+   call's ``intention`` argument, else the latest human message so far): ``IntentionMemory.retrieve_all(user,
+   intention)``, of which the tool lists the :data:`~promptcache.intention.DEFAULT_MAX_RESULTS` most recent. An
+   answer is **right** when it lists a result of the call the agent actually made (same tool and arguments,
+   volatile ones left out), **wrong** when it lists only other calls' results. A right answer is also **stale**
+   when that listed result differs from what the tool returned this time (the world changed in between).
+2. **serve_repeats.** The recorded result then goes through ``IntentionCache.wrap_tool_call`` as a ``ToolMessage``.
+   When the processor answers from memory (same user, exact intention, same tool and arguments, not expired) the
+   recorded tool is not "run" and nothing is stored: a **served repeat** (always the same call; stale when the
+   served content differs from the recorded result). Otherwise the result is stored exactly when the processor
+   would store it: not for errors, not for side-effecting tools (``DEFAULT_SIDE_EFFECT_PREFIXES``: ``send_``,
+   ``update_``, ``book_``, ``cancel_``, ``transfer_``, ...), volatile arguments left out. A recorded result without
+   an error flag whose text starts with "error" counts as an error (``status="error"``), which is what a LangChain
    ``ToolNode`` reports for a tool that raised; OpenAI transcripts do not record the flag.
 
 The user is the conversation's family (the recorded user id, else the task / conversation id), passed as
-``configurable["user_id"]``. Calls of one assistant message are all looked up before any of them is stored (the
-model chose them together). Anthropic tool results (``tool_result`` blocks in a user message) become
-``ToolMessage`` objects, as they are in a LangChain agent's state, so they never count as the human's message.
+``configurable["user_id"]``. Calls of one assistant message are all looked up before any of them runs (the model
+chose them together). Anthropic tool results (``tool_result`` blocks in a user message) become ``ToolMessage``
+objects, as they are in a LangChain agent's state, so they never count as the human's message.
 
 Also counted, for comparison: ``same_call_repeats``, tool calls whose tool and arguments (canonical JSON, volatile
-arguments left out) an earlier non-error call of the same user to a storable tool already had, i.e. what a cache keyed
-by the call itself could answer at best (the previous version of this report counted only that).
+arguments left out) an earlier non-error call of the same user to a storable tool already had, at any distance and
+under any intention, i.e. what a cache keyed by the call alone could answer at best.
 """
 
 from __future__ import annotations
@@ -34,7 +40,13 @@ from typing import Any
 import orjson
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from promptcache.intention import IntentionCache, IntentionMemory, current_intention
+from promptcache.intention import (
+    DEFAULT_MAX_RESULTS,
+    IntentionCache,
+    IntentionMatch,
+    IntentionMemory,
+    current_intention,
+)
 from promptcache.keys import canonical_json
 
 from .prepare import Request
@@ -50,11 +62,19 @@ class IntentionStats:
     Attributes:
         tool_calls: all recorded tool calls.
         looked_up: calls with an intention to look up (a blank one cannot be looked up or stored).
-        exact / similar: calls the memory answered with an exact / a similar match (right or wrong).
-        wrong_exact / wrong_similar: of those, answers whose stored tool or arguments differ from the actual call.
+        exact / similar: calls ``retrieve_memory`` answered through an exact / a similar intention match.
+        wrong_exact / wrong_similar: of those, answers that do not list the actual call's result (only other
+            calls'); the rest are right.
+        right_stale: right answers whose listed result for the call differs from what the tool returned.
+        listed_results: results listed over all answers (a ``retrieve_memory`` answer lists every result of the
+            matched intention, up to ``DEFAULT_MAX_RESULTS``).
+        served: calls ``IntentionCache(serve_repeats=True)`` answered from memory without running the tool.
+        served_stale: of those, answers whose content differs from what the tool returned.
         stored: results the ``IntentionCache`` stored.
         same_call_repeats: calls repeating an earlier non-error call of the same user to a storable tool (same tool,
             same arguments); see the module docstring.
+        same_call_repeats_changed: of those, calls whose result differs from the previous result of that call (a
+            cache keyed by the call alone would have served a stale result).
         users: distinct users (families).
         ttl_s / threshold / margin / similarity: the ``IntentionMemory`` settings used.
     """
@@ -65,8 +85,13 @@ class IntentionStats:
     similar: int = 0
     wrong_exact: int = 0
     wrong_similar: int = 0
+    right_stale: int = 0
+    listed_results: int = 0
+    served: int = 0
+    served_stale: int = 0
     stored: int = 0
     same_call_repeats: int = 0
+    same_call_repeats_changed: int = 0
     users: int = 0
     ttl_s: float = 0.0
     threshold: float = 0.0
@@ -75,17 +100,17 @@ class IntentionStats:
 
     @property
     def answered(self) -> int:
-        """Calls the memory answered (exact + similar, right or wrong)."""
+        """Calls ``retrieve_memory`` answered (exact + similar, right or wrong)."""
         return self.exact + self.similar
 
     @property
     def wrong(self) -> int:
-        """Answers whose stored tool/arguments differ from the actual call."""
+        """Answers that do not list the actual call's result."""
         return self.wrong_exact + self.wrong_similar
 
     @property
     def right(self) -> int:
-        """Answers with the same tool and arguments as the actual call."""
+        """Answers that list the actual call's result (same tool and arguments)."""
         return self.answered - self.wrong
 
     @property
@@ -145,17 +170,20 @@ class IntentionReplay:
         memory: the memory to use (default: a new in-memory ``IntentionMemory`` with the library defaults). It is
             dedicated to the replay: its ``clock`` becomes the replay clock and its ``store`` is wrapped to count
             the writes.
-        cache: the processor that stores results (default: ``IntentionCache(memory)`` with its default deny list);
-            when given, its ``memory`` is used.
+        cache: the processor that stores (and serves) results (default: ``IntentionCache(memory,
+            serve_repeats=True)`` with its default deny list); when given, its ``memory`` is used.
+        max_results: results a ``retrieve_memory`` answer lists (default: the tool's, ``DEFAULT_MAX_RESULTS``).
     """
 
-    def __init__(self, memory: IntentionMemory | None = None, cache: IntentionCache | None = None) -> None:
+    def __init__(self, memory: IntentionMemory | None = None, cache: IntentionCache | None = None,
+                 max_results: int = DEFAULT_MAX_RESULTS) -> None:
         self._now = 0.0
         if cache is not None:
             memory = cache.memory
         self.memory = memory if memory is not None else IntentionMemory()
         self.memory.clock = lambda: self._now
-        self.cache = cache if cache is not None else IntentionCache(self.memory)
+        self.cache = cache if cache is not None else IntentionCache(self.memory, serve_repeats=True)
+        self.max_results = max_results
         store = self.memory.store
 
         def counted_store(*args: Any, **kwargs: Any) -> bool:  # count what the processor really writes
@@ -168,7 +196,7 @@ class IntentionReplay:
                                     margin=self.memory.margin, similarity=self.memory.similarity.name)
         self._state: dict[str, tuple[list[BaseMessage], list[int], dict[str, Block]]] = {}
         self._users: set[str] = set()
-        self._seen_calls: set[tuple[str, str, bytes]] = set()
+        self._seen_calls: dict[tuple[str, str, bytes], str] = {}  # -> the call's latest result text
 
     def _conversation(self, conv: Conversation) -> tuple[list[BaseMessage], list[int], dict[str, Block]]:
         state = self._state.get(conv.id)
@@ -191,37 +219,41 @@ class IntentionReplay:
         self.stats.users = len(self._users)
         history = messages[: ends[request.cut]]  # the state when the tools run: up to the reply with the calls
         for block in calls:
-            self._look_up(user, block, history)
+            self._look_up(user, block, history, results.get(block.id))
         config = {"configurable": {"user_id": user}}
         for block in calls:
-            self._store(user, block, results.get(block.id), history, config)
+            self._run(user, block, results.get(block.id), history, config)
 
-    def _kept(self, args: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in args.items() if k not in self.cache.volatile_args}
-
-    def _look_up(self, user: str, block: Block, history: list[BaseMessage]) -> None:
+    def _look_up(self, user: str, block: Block, history: list[BaseMessage], result: Block | None) -> None:
         stats = self.stats
         stats.tool_calls += 1
-        args = _args(block)
-        if (user, block.name, canonical_json(self._kept(args))) in self._seen_calls:
+        args = self.cache.kept_args(_args(block))
+        key = canonical_json(args)
+        previous = self._seen_calls.get((user, block.name, key))
+        if previous is not None:
             stats.same_call_repeats += 1
-        intention = current_intention(args, history, self.cache.intention_arg)
+            stats.same_call_repeats_changed += result is not None and result.text != previous
+        intention = current_intention(_args(block), history, self.cache.intention_arg)
         if intention is None:
             return
         stats.looked_up += 1
-        match = self.memory.retrieve(user, intention)
-        if match is None:
+        listed = self.memory.retrieve_all(user, intention)[: self.max_results]
+        if not listed:
             return
-        wrong = match.tool != block.name or canonical_json(match.args) != canonical_json(self._kept(args))
-        if match.kind == "exact":
+        stats.listed_results += len(listed)
+        own = next((m for m in listed if m.tool == block.name and canonical_json(m.args) == key), None)
+        wrong = own is None
+        if listed[0].kind == "exact":
             stats.exact += 1
             stats.wrong_exact += wrong
         else:
             stats.similar += 1
             stats.wrong_similar += wrong
+        if own is not None and result is not None and _content(own) != result.text:
+            stats.right_stale += 1
 
-    def _store(self, user: str, block: Block, result: Block | None, history: list[BaseMessage],
-               config: dict[str, Any]) -> None:
+    def _run(self, user: str, block: Block, result: Block | None, history: list[BaseMessage],
+             config: dict[str, Any]) -> None:
         if result is None:  # the recording ends before the tool answered
             return
         error = is_error_result(result)
@@ -230,6 +262,20 @@ class IntentionReplay:
         call = {"name": block.name, "args": _args(block), "id": block.id or None, "type": "tool_call"}
         request = SimpleNamespace(tool_call=call, tool=None, state={"messages": history},
                                   runtime=SimpleNamespace(config=config))
-        self.cache.wrap_tool_call(request, lambda _request: message)
+        ran: list[bool] = []
+
+        def tool(_request: Any) -> ToolMessage:
+            ran.append(True)
+            return message
+
+        answer = self.cache.wrap_tool_call(request, tool)
+        if not ran:
+            self.stats.served += 1
+            self.stats.served_stale += answer.content != result.text
         if not error and self.cache.should_store(block.name):
-            self._seen_calls.add((user, block.name, canonical_json(self._kept(call["args"]))))
+            self._seen_calls[(user, block.name, canonical_json(self.cache.kept_args(call["args"])))] = result.text
+
+
+def _content(match: IntentionMatch) -> str:
+    """A stored ``ToolMessage`` content as the text the tool returned (a string as is, else JSON)."""
+    return match.result if isinstance(match.result, str) else match.result_text()

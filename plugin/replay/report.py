@@ -5,7 +5,7 @@ JSON layout (``to_json``): ``{"model", "files", "conversations", "requests", "in
 "model_calls", "input_tokens", "cache_read_tokens", "cache_write_tokens", "cache_write_1h_tokens", "cost_usd",
 "output_cost_usd", "relative_to_none", "requests_with_cache_read_share", "unavailable"}}, "best_strategy",
 "response_cache": {...}, "intention_cache": {"tool_calls", "answered_exact", "answered_similar", "wrong_answers",
-...}, "seconds"}`` (intention figures: ``promptcache.replay.intentions.IntentionStats``). Costs are USD;
+"right_answers", "served_repeats", ...}, "seconds"}`` (intention figures: ``promptcache.replay.intentions.IntentionStats``). Costs are USD;
 ``cost_usd`` is the input side (plain input + cache reads + cache writes), the part placement changes; output cost
 is listed separately.
 """
@@ -66,11 +66,14 @@ def to_json(result: ReplayResult) -> dict[str, Any]:
         "intention_cache": {"tool_calls": it.tool_calls, "looked_up": it.looked_up, "answered": it.answered,
                             "answered_exact": it.exact, "answered_similar": it.similar,
                             "wrong_answers": it.wrong, "wrong_exact": it.wrong_exact,
-                            "wrong_similar": it.wrong_similar, "right_answers": it.right, "stored": it.stored,
-                            "same_call_repeats": it.same_call_repeats, "users": it.users,
+                            "wrong_similar": it.wrong_similar, "right_answers": it.right,
+                            "right_answers_stale": it.right_stale, "listed_results": it.listed_results,
+                            "served_repeats": it.served, "served_repeats_stale": it.served_stale,
+                            "stored": it.stored, "same_call_repeats": it.same_call_repeats,
+                            "same_call_repeats_changed": it.same_call_repeats_changed, "users": it.users,
                             "memory": {"class": "IntentionMemory", "backend": "InMemoryIntentionBackend",
                                        "similarity": it.similarity, "threshold": it.threshold,
-                                       "margin": it.margin, "ttl_s": it.ttl_s}},
+                                       "margin": it.margin, "ttl_s": it.ttl_s, "serve_repeats": True}},
         "seconds": round(result.seconds, 3),
     }
 
@@ -109,12 +112,13 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     console.print(f"ResponseCache: {rc.hits:,} of {rc.requests:,} requests answered (exact repeat within "
                   f"{rc.ttl_s:g} s; {rc.repeats:,} repeat at any distance).")
     console.print(f"Intention cache (IntentionMemory in memory, threshold {it.threshold:g}, margin {it.margin:g}, "
-                  f"TTL {it.ttl_s:g} s): of {it.tool_calls:,} tool calls, {it.exact:,} answered exactly and "
-                  f"{it.similar:,} by similarity; wrong answers (stored tool/arguments differ from the call "
-                  f"made): {it.wrong:,} ({it.wrong_exact:,} exact, {it.wrong_similar:,} similar), so {it.right:,} "
-                  f"right. "
-                  f"{it.same_call_repeats:,} calls repeat an earlier successful call of the same user (same tool "
-                  f"and arguments, at any distance).")
+                  f"TTL {it.ttl_s:g} s), of {it.tool_calls:,} tool calls: retrieve_memory answered {it.answered:,} "
+                  f"({it.exact:,} exact, {it.similar:,} similar), {it.right:,} listing the call's own result "
+                  f"({it.right_stale:,} of them changed since) and {it.wrong:,} only other calls'; "
+                  f"serve_repeats answered {it.served:,} without running the tool ({it.served_stale:,} with a result "
+                  f"that changed since). {it.same_call_repeats:,} calls repeat an earlier successful call of the "
+                  f"same user (same tool and arguments, any intention, at any distance; "
+                  f"{it.same_call_repeats_changed:,} of them with a changed result).")
     for name, row in result.strategies.items():
         if row.unavailable:
             console.print(f"[yellow]{name}: {row.unavailable}[/yellow]")
