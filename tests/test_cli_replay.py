@@ -50,6 +50,9 @@ def test_replay_on_the_shipped_sample(tmp_path: Path, capsys: pytest.CaptureFixt
         assert name in out
     assert "vs none" in out
     assert "of 17 tool calls: retrieve_memory answered 3 (3 exact, 0 similar), 0 listing" in " ".join(out.split())
+    assert "uncached input" in out
+    assert ("Cheapest placement here: anchored-tail = langchain-aws (same cost). anchored-tail: what "
+            "promptcache.integrations.bedrock.CachePointChatBedrockConverse") in " ".join(out.split())
 
 
 def test_strategy_selection_always_keeps_the_baseline(tmp_path: Path) -> None:

@@ -86,6 +86,17 @@ def write_json(result: ReplayResult, path: str | Path) -> Path:
     return target
 
 
+_HOW_TO = {
+    "anchored-tail": "what promptcache.integrations.bedrock.CachePointChatBedrockConverse and BedrockCachePoints place "
+                     "by default (strategy=\"anchored-tail\").",
+    "anchored-tail+response-cache": "CachePointChatBedrockConverse / BedrockCachePoints (default strategy) with "
+                                    "ResponseCache in the agent's middleware.",
+    "multi-point": "CachePointChatBedrockConverse(strategy=\"multi-point\") or BedrockCachePoints(strategy=\"multi-point\").",
+    "langchain-aws": "langchain-aws's ChatBedrockConverse with cache points on (its own placement).",
+    "last-message": "one cache point at the end of the request (e.g. langchain-anthropic's prompt-caching middleware).",
+}
+
+
 def _tok(n: int) -> str:
     return f"{n:,}"
 
@@ -96,7 +107,7 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     table = Table(title=f"promptcache replay — {result.model_id}: {result.conversations} conversations, "
                         f"{result.requests:,} requests, {result.input_tokens:,} input tokens")
     table.add_column("strategy", no_wrap=True)
-    for header in ("input tokens", "cache read", "cache write", "USD (input side)", "vs none", "requests w/ read"):
+    for header in ("uncached input", "cache read", "cache write", "USD (input side)", "vs none", "requests w/ read"):
         table.add_column(header, justify="right")
     best = result.best()
     for name, row in result.strategies.items():
@@ -108,6 +119,17 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         table.add_row(label, _tok(row.input_tokens), _tok(row.read_tokens), _tok(row.write_tokens),
                       f"{row.cost_usd:,.4f}", "—" if rel is None else f"{rel:.1%}", f"{row.read_share:.1%}")
     console.print(table)
+    console.print("Tokens: uncached input is billed at the input price, cache reads and writes at the model's cache "
+                  "prices; USD is the input side only; 'vs none' is the cost relative to no caching.")
+    if best is not None:
+        best_cost = result.strategies[best].cost_usd
+        tied = [n for n, r in result.strategies.items()
+                if not r.unavailable and n in _HOW_TO and n != "anchored-tail+response-cache"
+                and abs(r.cost_usd - best_cost) <= 1e-9 * max(1.0, best_cost)]
+        tied.sort(key=lambda n: n != "anchored-tail")  # ours first when costs tie: it is what the wrapper does
+        if tied:
+            names = " = ".join(f"[bold]{n}[/bold]" for n in tied) + (" (same cost)" if len(tied) > 1 else "")
+            console.print(f"Cheapest placement here: {names}. {tied[0]}: {_HOW_TO[tied[0]]}")
     rc, it = result.response_cache, result.intention
     console.print(f"ResponseCache: {rc.hits:,} of {rc.requests:,} requests answered (exact repeat within "
                   f"{rc.ttl_s:g} s; {rc.repeats:,} repeat at any distance).")
