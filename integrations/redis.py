@@ -22,7 +22,7 @@ import redis.asyncio as aioredis
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import ServerCache, validate_key, validate_ttl, validate_value
 
-__all__ = ["DEFAULT_REDIS_URL", "RedisCache", "RedisIntentionBackend", "glob_escape"]
+__all__ = ["DEFAULT_REDIS_URL", "RedisCache", "RedisIntentionBackend", "glob_escape"]  # noqa: F822 (lazy, below)
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 _log = get_logger("promptcache.integrations.redis")
