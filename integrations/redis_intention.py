@@ -17,8 +17,10 @@ records it parsed then are reused (expired ones filtered out by their expiry): n
 score, so a stale copy is never used), whatever the number of memories. The chosen result is one ``GET`` more (all
 results of an intention: one ``MGET``). Install ``hiredis`` (a dependency of promptcache) so redis-py parses the
 1,000-element replies in C. Failures raise
-:class:`~promptcache.intention.backends.IntentionBackendError` after the first one opens a short circuit break
-(``breaker_s``), so a dead Redis does not add a timeout to every call.
+:class:`~promptcache.intention.backends.IntentionBackendError`; a connection failure or timeout also opens a short
+circuit break (``breaker_s``), so a dead Redis does not add a timeout to every call. An error the server answered
+with (``redis.ResponseError``, e.g. ``WRONGTYPE`` on one user's key) fails that call only: no circuit break, so one
+user's damaged key does not blind the others.
 """
 
 from __future__ import annotations
@@ -128,6 +130,10 @@ class RedisIntentionBackend(IntentionBackend):
             raise IntentionBackendError("Redis unavailable (circuit open after a recent failure)")
 
     def _fail(self, op: str, exc: BaseException) -> IntentionBackendError:
+        if isinstance(exc, redis.ResponseError):
+            # The server answered: a per-key error (e.g. WRONGTYPE on one user's key), not an outage. This call
+            # fails (a miss for the caller); other users' calls go on, so no circuit break.
+            return IntentionBackendError(f"Redis {op} refused by the server: {type(exc).__name__}: {exc}")
         with self._lock:
             self._open_until = time.monotonic() + self.breaker_s
         return IntentionBackendError(f"Redis {op} failed: {type(exc).__name__}: {exc}")
@@ -341,6 +347,23 @@ class RedisIntentionBackend(IntentionBackend):
             return list(await self.async_client.mget([self.result_key(user, h) for h in result_hashes]))
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
+
+    def discard_results(self, user: str, result_hashes: list[str]) -> None:
+        """Delete the (corrupt) results for ``result_hashes``, so the next store writes them again (``SET NX``)."""
+        self._check()
+        try:
+            self._sync().delete(*[self.result_key(user, h) for h in result_hashes])
+        except _ERRORS as exc:
+            raise self._fail("delete", exc) from exc
+
+    async def adiscard_results(self, user: str, result_hashes: list[str]) -> None:
+        if self.async_client is None:
+            return await super().adiscard_results(user, result_hashes)
+        self._check()
+        try:
+            await self.async_client.delete(*[self.result_key(user, h) for h in result_hashes])
+        except _ERRORS as exc:
+            raise self._fail("delete", exc) from exc
 
     # -- forget ------------------------------------------------------------------------------------------------
     def _forget_local(self, user: str) -> None:

@@ -59,11 +59,23 @@ def stable_hash(value: Any, length: int = 64) -> str:
     return hashlib.sha256(data).hexdigest()[:length]
 
 
+_HASHED_TAG_MARK = "#"
+"""First character of a hashed hash tag. A plain value starting with it is hashed too, so a hashed tag can never
+equal the tag of a value kept as is (see :func:`hash_tag`)."""
+
+
 def hash_tag(value: str) -> str:
-    """A Redis Cluster hash tag for ``value``: ``{...}`` around a value free of braces (hashed when it has any)."""
+    """A Redis Cluster hash tag for ``value``: ``{...}`` around ``str(value)``, injective over strings.
+
+    A value is kept as is when it is non-empty, holds no brace (Redis takes the tag to the first ``}``) and does
+    not start with ``#``; any other value becomes ``#`` + the first 32 hex digits (128 bits) of its SHA-256. Kept
+    values never start with ``#``, so two different strings never share a tag: ``"{alice}"`` gets
+    ``{#<hash>}``, never the tag of a user whose id is that hash. Rule source: Redis Cluster specification, "Hash
+    tags" (only the part between the first ``{`` and the next ``}`` is hashed to pick the slot).
+    """
     text = str(value)
-    if "{" in text or "}" in text or not text:
-        text = stable_hash(text, 16)
+    if not text or "{" in text or "}" in text or text.startswith(_HASHED_TAG_MARK):
+        text = _HASHED_TAG_MARK + stable_hash(text, 32)
     return "{" + text + "}"
 
 

@@ -196,6 +196,8 @@ async def test_async_twins(memory, backend, clock):
         ({"user_id": ""}, ValueError, "user_id"),
         ({"user_id": None}, ValueError, "user_id"),
         ({"tool": ""}, TypeError, "tool"),
+        ({"result": {"a": None, "b": (1, -math.inf)}}, ValueError, "result must hold finite numbers .* got -inf"),
+        ({"args": {"lat": math.nan}}, ValueError, "args must hold finite numbers .* got nan"),
     ],
 )
 def test_bad_store_input_raises_and_writes_nothing(memory, backend, kwargs, error, text):

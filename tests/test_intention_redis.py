@@ -131,3 +131,28 @@ def test_constructor_errors():
         RedisIntentionBackend()
     with pytest.raises(ValueError, match="max_memories_per_user must be an int >= 1, got 0"):
         RedisIntentionBackend(url="redis://127.0.0.1:6379/0", max_memories_per_user=0)
+
+
+def test_hash_tag_is_injective_and_keeps_plain_ids_readable():
+    from promptcache.keys import hash_tag, stable_hash
+
+    assert hash_tag("user-42") == "{user-42}"
+    assert hash_tag(42) == "{42}"
+    hashed = {v: hash_tag(v) for v in ("{alice}", "", "a}b", "#x")}
+    assert hashed == {v: "{#" + stable_hash(v, 32) + "}" for v in hashed}
+    # a plain id equal to a hashed tag's inside (with or without the mark) is hashed or kept, never equal
+    for value, tag in hashed.items():
+        inner = tag[1:-1]
+        assert hash_tag(inner) != tag and hash_tag(inner[1:]) != tag
+        assert hash_tag(stable_hash(value, 16)) == "{" + stable_hash(value, 16) + "}" != tag
+
+
+def test_wrongtype_key_fails_that_call_without_a_circuit_break(redis_url, redis_prefix, redis_client):
+    backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix)
+    memory = IntentionMemory(backend)
+    redis_client.set(backend.index_key("carol"), "oops")
+    assert memory.store("carol", "weather in Oslo", {"t": 1}) is False
+    assert memory.store("dave", "weather in Lima", {"t": 2}) is True
+    assert memory.retrieve("dave", "weather in Lima").result == {"t": 2}
+    assert backend._open_until == 0.0
+    backend.close()

@@ -101,6 +101,10 @@ class IntentionBackend(ABC):
         remote backend (default: :meth:`result` for each)."""
         return [self.result(user, h) for h in result_hashes]
 
+    def discard_results(self, user: str, result_hashes: list[str]) -> None:
+        """Drop stored results that could not be read (corrupt), so storing them again writes them afresh
+        (default: nothing; a backend whose results cannot be corrupted needs nothing)."""
+
     @abstractmethod
     def forget(self, user: str) -> int:
         """Remove every memory and result of ``user``; returns how many memories were removed."""
@@ -120,6 +124,10 @@ class IntentionBackend(ABC):
     async def aresults(self, user: str, result_hashes: list[str]) -> list[bytes | None]:
         """Async :meth:`results`."""
         return await asyncio.to_thread(self.results, user, result_hashes)
+
+    async def adiscard_results(self, user: str, result_hashes: list[str]) -> None:
+        """Async :meth:`discard_results`."""
+        await asyncio.to_thread(self.discard_results, user, result_hashes)
 
     async def aforget(self, user: str) -> int:
         """Async :meth:`forget`."""

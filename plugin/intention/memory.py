@@ -24,7 +24,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import orjson
 from cachetools import LRUCache
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import validate_ttl
@@ -37,7 +36,7 @@ from promptcache.intention.backends import (
 )
 from promptcache.intention.matching import anchor_info, pick_similar
 from promptcache.intention.normalize import anchors_agree, normalize_intention
-from promptcache.intention.results import IntentionMatch, to_match, to_matches
+from promptcache.intention.results import IntentionMatch, serialise_json, to_match, to_matches
 from promptcache.intention.select import exact_group, filter_records, group_of, intention_candidates
 from promptcache.intention.similarity import Similarity, as_similarity
 from promptcache.keys import stable_hash
@@ -78,13 +77,6 @@ def _user(user_id: Any) -> str:
     if user is None:
         raise ValueError("user_id must be a non-empty string, got None")
     return user
-
-
-def _serialise(value: Any, what: str) -> bytes:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError as exc:
-        raise TypeError(f"{what} must be JSON-serialisable (str, number, bool, None, list, dict): {exc}") from exc
 
 
 class IntentionMemory:
@@ -139,8 +131,8 @@ class IntentionMemory:
         normalized = normalize_intention(intention)
         if tool is not None and (not isinstance(tool, str) or not tool):
             raise TypeError(f"tool must be a non-empty str or None, got {tool!r}")
-        data = _serialise(result, "result")
-        _serialise(args, "args")
+        data = serialise_json(result, "result")
+        serialise_json(args, "args")
         now = self.clock()
         record = MemoryRecord(
             id=stable_hash([normalized, tool, args], 32),
@@ -165,8 +157,8 @@ class IntentionMemory:
             True when written, False when the backend failed (logged at most once a minute).
 
         Raises:
-            TypeError / ValueError: empty intention or user id, a result or args that are not JSON-serialisable,
-                a bad tool name; checked before anything is written.
+            TypeError / ValueError: empty intention or user id, a result or args that are not JSON-serialisable
+                or hold NaN/infinity (JSON has neither), a bad tool name; checked before anything is written.
         """
         user, record, data = self._prepare(user_id, intention, result, tool, args)
         try:
@@ -257,7 +249,10 @@ class IntentionMemory:
             raw = self.backend.result(user, group[0].result_hash)
         except Exception as exc:  # noqa: BLE001
             return self._failed(exc, fail_open)
-        return to_match(group[0], score, kind, raw, now)
+        corrupt: list[str] = []
+        match = to_match(group[0], score, kind, raw, now, corrupt)
+        self._corrupt(user, corrupt)
+        return match
 
     async def aretrieve(self, user_id: str, intention: str, *, tool: str | None = None, args: Any = None,
                         exact_only: bool = False, fail_open: bool = True) -> IntentionMatch | None:
@@ -272,7 +267,10 @@ class IntentionMemory:
             raw = await self.backend.aresult(user, group[0].result_hash)
         except Exception as exc:  # noqa: BLE001
             return self._failed(exc, fail_open)
-        return to_match(group[0], score, kind, raw, now)
+        corrupt: list[str] = []
+        match = to_match(group[0], score, kind, raw, now, corrupt)
+        await self._acorrupt(user, corrupt)
+        return match
 
     def retrieve_all(self, user_id: str, intention: str, *, tool: str | None = None, args: Any = None,
                      exact_only: bool = False, fail_open: bool = True) -> list[IntentionMatch]:
@@ -292,7 +290,10 @@ class IntentionMemory:
             raws = self.backend.results(user, [r.result_hash for r in group])
         except Exception as exc:  # noqa: BLE001
             return self._failed(exc, fail_open) or []
-        return to_matches(group, score, kind, raws, now)
+        corrupt: list[str] = []
+        matches = to_matches(group, score, kind, raws, now, corrupt)
+        self._corrupt(user, corrupt)
+        return matches
 
     async def aretrieve_all(self, user_id: str, intention: str, *, tool: str | None = None, args: Any = None,
                             exact_only: bool = False, fail_open: bool = True) -> list[IntentionMatch]:
@@ -307,7 +308,10 @@ class IntentionMemory:
             raws = await self.backend.aresults(user, [r.result_hash for r in group])
         except Exception as exc:  # noqa: BLE001
             return self._failed(exc, fail_open) or []
-        return to_matches(group, score, kind, raws, now)
+        corrupt: list[str] = []
+        matches = to_matches(group, score, kind, raws, now, corrupt)
+        await self._acorrupt(user, corrupt)
+        return matches
 
     def forget(self, user_id: str) -> int:
         """Remove every memory of ``user_id``; returns how many were removed.
@@ -329,6 +333,27 @@ class IntentionMemory:
         if isinstance(exc, IntentionBackendError):
             raise exc
         raise IntentionBackendError(f"intention memory lookup failed: {type(exc).__name__}: {exc}") from exc
+
+    def _corrupt(self, user: str, result_hashes: list[str]) -> None:
+        # An unreadable stored result is a miss (logged); it is dropped so the next store of it writes it again.
+        if not result_hashes:
+            return
+        self._warning.warn("promptcache: ignoring %d corrupt intention result(s); treating as a miss",
+                           len(result_hashes))
+        try:
+            self.backend.discard_results(user, result_hashes)
+        except Exception:  # noqa: BLE001 - best effort: the entry stays a miss until it expires
+            pass
+
+    async def _acorrupt(self, user: str, result_hashes: list[str]) -> None:
+        if not result_hashes:
+            return
+        self._warning.warn("promptcache: ignoring %d corrupt intention result(s); treating as a miss",
+                           len(result_hashes))
+        try:
+            await self.backend.adiscard_results(user, result_hashes)
+        except Exception:  # noqa: BLE001
+            pass
 
     def _uses_features(self) -> bool:
         return self.similarity.stored_features

@@ -24,7 +24,7 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage, ToolMessage
 from promptcache._log import ThrottledWarning, get_logger
-from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
+from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope, validate_scope
 from promptcache.intention.memory import IntentionMatch, IntentionMemory
 from promptcache.intention.tool import RETRIEVE_MEMORY_TOOL_NAME
 from promptcache.processor import Processor
@@ -138,7 +138,13 @@ class IntentionCache(Processor):
             since a similar intention can mean another request.
 
     Raises:
-        TypeError: ``memory`` is not an ``IntentionMemory``, or a name list holds a non-string.
+        TypeError: ``memory`` is not an ``IntentionMemory``, a name list holds a non-string, or ``scope`` is neither
+            a string, an int nor ``None``.
+        ValueError: ``scope`` is an empty or blank string.
+
+    A call's user id that is not a usable string (``configurable["user_id"]`` a dict, a bool, blank) raises
+    ``TypeError``/``ValueError`` naming it *before* the tool runs (for tools whose results are stored), never
+    after the tool's side effects happened.
     """
 
     def __init__(
@@ -160,7 +166,7 @@ class IntentionCache(Processor):
         if not isinstance(memory, IntentionMemory):
             raise TypeError(f"memory must be an IntentionMemory, got {type(memory).__name__}")
         self.memory = memory
-        self._scope = scope
+        self._scope = scope if scope is UNSET else validate_scope(scope)
         self.scope_fields = tuple(scope_fields)
         self.deny_prefixes = tuple(p.lower() for p in _names(deny_prefixes, "deny_prefixes"))
         self.deny_tools = frozenset(_names(deny_tools, "deny_tools"))
@@ -204,12 +210,9 @@ class IntentionCache(Processor):
             return None
         return user, intention, name, self.kept_args(args)
 
-    def _plan(self, request: Any, result: Any) -> tuple[str, str, str, Any, Any] | None:
-        """(user, intention, tool, args, value) to store, or None when this result is not stored."""
-        if not isinstance(result, ToolMessage) or result.status == "error":
-            return None
-        key = self._key(request, warn=True)
-        return None if key is None else (*key, result.content)
+    @staticmethod
+    def _storable(result: Any) -> bool:
+        return isinstance(result, ToolMessage) and result.status != "error"
 
     def _lookup_kwargs(self, key: tuple[str, str, str, dict[str, Any]]) -> dict[str, Any]:
         user, intention, tool, args = key
@@ -222,8 +225,8 @@ class IntentionCache(Processor):
     def wrap_tool_call(self, request: Any, handler: Any) -> Any:
         """Serve a stored repeat (``serve_repeats``), else run the tool and store its result (see the module
         docstring). Never changes a result the tool returned."""
-        key = self._key(request, warn=False) if self.serve_repeats else None
-        if key is not None:
+        key = self._key(request, warn=True)  # before the tool runs: a bad user id raises here
+        if key is not None and self.serve_repeats:
             try:
                 match = self.memory.retrieve(**self._lookup_kwargs(key))
             except (TypeError, ValueError) as exc:  # e.g. an intention that normalises to nothing
@@ -232,19 +235,18 @@ class IntentionCache(Processor):
             if match is not None:
                 return served_message(request.tool_call, match)
         result = handler(request)
-        plan = self._plan(request, result)
-        if plan is not None:
+        if key is not None and self._storable(result):
             try:
-                u, i, t, a, v = plan
-                self.memory.store(u, i, v, tool=t, args=a)
+                u, i, t, a = key
+                self.memory.store(u, i, result.content, tool=t, args=a)
             except (TypeError, ValueError) as exc:  # e.g. a result that is not JSON
                 self._skip(exc)
         return result
 
     async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
         """Async :meth:`wrap_tool_call`."""
-        key = self._key(request, warn=False) if self.serve_repeats else None
-        if key is not None:
+        key = self._key(request, warn=True)
+        if key is not None and self.serve_repeats:
             try:
                 match = await self.memory.aretrieve(**self._lookup_kwargs(key))
             except (TypeError, ValueError) as exc:
@@ -253,11 +255,10 @@ class IntentionCache(Processor):
             if match is not None:
                 return served_message(request.tool_call, match)
         result = await handler(request)
-        plan = self._plan(request, result)
-        if plan is not None:
+        if key is not None and self._storable(result):
             try:
-                u, i, t, a, v = plan
-                await self.memory.astore(u, i, v, tool=t, args=a)
+                u, i, t, a = key
+                await self.memory.astore(u, i, result.content, tool=t, args=a)
             except (TypeError, ValueError) as exc:
                 self._skip(exc)
         return result

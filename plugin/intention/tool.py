@@ -14,7 +14,7 @@ import orjson
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool
 from promptcache._log import ThrottledWarning, get_logger
-from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
+from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope, validate_scope
 from promptcache.intention.memory import IntentionMatch, IntentionMemory
 from promptcache.keys import canonical_json
 from pydantic import BaseModel, Field
@@ -138,13 +138,15 @@ def make_retrieve_memory_tool(
         the backend fails (logged at most once a minute).
 
     Raises:
-        TypeError: ``memory`` is not an ``IntentionMemory``.
-        ValueError: ``max_results`` is not an int >= 1.
+        TypeError: ``memory`` is not an ``IntentionMemory``, or ``scope`` is neither a string, an int nor ``None``.
+        ValueError: ``max_results`` is not an int >= 1, or ``scope`` is an empty or blank string.
     """
     if not isinstance(memory, IntentionMemory):
         raise TypeError(f"memory must be an IntentionMemory, got {type(memory).__name__}")
     if isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1:
         raise ValueError(f"max_results must be an int >= 1, got {max_results!r}")
+    if scope is not UNSET:
+        scope = validate_scope(scope)
     fields = tuple(scope_fields)
     warning = ThrottledWarning(_log)
 
