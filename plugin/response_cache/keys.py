@@ -11,13 +11,16 @@ temperature must miss, so ours does not stop there.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from cachetools import LRUCache
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from promptcache.keys import canonical_json, canonical_messages, canonical_tool, canonical_tools
+from promptcache.response_cache.model_identity import model_identity
 
 __all__ = [
     "DEFAULT_AGENT_ID",
@@ -99,33 +102,6 @@ def step_number(messages: Sequence[Any]) -> int:
     return count
 
 
-def model_identity(model: Any) -> dict[str, Any]:
-    """``{"provider", "model_id", "llm_string"}`` for a chat model (``RunnableBinding`` kwargs included).
-
-    ``llm_string`` is ``model._get_llm_string()``: for serialisable models LangChain's JSON of the constructor
-    arguments (secrets masked), otherwise ``_identifying_params`` + ``_llm_type``.
-    """
-    bound_kwargs: dict[str, Any] = {}
-    while not hasattr(model, "_get_llm_string") and hasattr(model, "bound"):
-        bound_kwargs = {**getattr(model, "kwargs", {}), **bound_kwargs}
-        model = model.bound
-    try:
-        llm_string = model._get_llm_string()
-    except Exception:  # noqa: BLE001 - an odd model still gets a stable identity
-        llm_string = f"{type(model).__module__}.{type(model).__qualname__}"
-    model_id = None
-    for attr in ("model_name", "model_id", "model"):
-        value = getattr(model, attr, None)
-        if isinstance(value, str):
-            model_id = value
-            break
-    out = {"provider": getattr(model, "_llm_type", type(model).__name__), "model_id": model_id,
-           "llm_string": llm_string}
-    if bound_kwargs:
-        out["bound"] = bound_kwargs
-    return out
-
-
 def describe_response_format(fmt: Any) -> Any:
     """A stable description of a structured-output format: strategy name + the JSON schemas the provider sees."""
     if fmt is None:
@@ -147,6 +123,7 @@ def describe_response_format(fmt: Any) -> Any:
 
 
 def _payload(inputs: ResponseCacheKeyInputs) -> dict[str, Any]:
+    """The value whose canonical JSON is hashed (:func:`_digest` hashes the same bytes without building it)."""
     return {
         "v": _KEY_VERSION,
         "agent_id": inputs.agent_id,
@@ -159,6 +136,51 @@ def _payload(inputs: ResponseCacheKeyInputs) -> dict[str, Any]:
         "tool_choice": inputs.tool_choice,
         "response_format": describe_response_format(inputs.response_format),
     }
+
+
+_TOOLS_MEMO: LRUCache = LRUCache(maxsize=256)  # tuple of id(tool) -> (tools, canonical JSON bytes)
+_TOOLS_MEMO_LOCK = threading.Lock()
+
+
+def _tools_json(tools: Sequence[Any]) -> bytes:
+    """``canonical_json(canonical_tools(tools))``, remembered per list of tool objects.
+
+    ``canonical_tool`` already reads each tool object's schema once; an agent offers the same tool objects on every
+    call, so their JSON is remembered too (keyed by the objects themselves, held while memoised). Dict schemas are
+    mutable values, not long-lived objects: a list holding one is serialised every time.
+    """
+    tools = tuple(tools or ())
+    if not tools:
+        return b"[]"
+    if any(isinstance(t, Mapping) for t in tools):
+        return canonical_json(canonical_tools(tools))
+    key = tuple(map(id, tools))
+    with _TOOLS_MEMO_LOCK:
+        hit = _TOOLS_MEMO.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], tools)):
+        return hit[1]
+    data = canonical_json(canonical_tools(tools))
+    with _TOOLS_MEMO_LOCK:
+        _TOOLS_MEMO[key] = (tools, data)
+    return data
+
+
+def _digest(inputs: ResponseCacheKeyInputs) -> str:
+    """``sha256(canonical_json(_payload(inputs)))`` fed piece by piece (no payload dict, no joined copy).
+
+    Canonical JSON of a dict is ``{"key":value,...}`` with sorted keys and no whitespace, so the fragments below,
+    in sorted key order, are the same bytes (pinned by tests/test_response_cache_keys.py).
+    """
+    cj = canonical_json
+    h = hashlib.sha256(b'{"agent_id":' + cj(inputs.agent_id) + b',"model":' + cj(dict(inputs.model))
+                       + b',"prompt":')
+    h.update(cj(canonical_messages(inputs.prompt)))
+    h.update(b',"response_format":' + cj(describe_response_format(inputs.response_format))
+             + b',"scope":' + cj(inputs.scope) + b',"settings":' + cj(dict(inputs.settings))
+             + b',"step":' + cj(inputs.step_number) + b',"tool_choice":' + cj(inputs.tool_choice) + b',"tools":')
+    h.update(_tools_json(inputs.tools))
+    h.update(b',"v":' + cj(_KEY_VERSION) + b"}")
+    return h.hexdigest()[:32]
 
 
 def build_response_cache_key(inputs: ResponseCacheKeyInputs) -> str:
@@ -178,8 +200,7 @@ def build_response_cache_key(inputs: ResponseCacheKeyInputs) -> str:
     """
     if not isinstance(inputs, ResponseCacheKeyInputs):
         raise TypeError(f"inputs must be ResponseCacheKeyInputs, got {type(inputs).__name__}: {inputs!r}")
-    digest = hashlib.sha256(canonical_json(_payload(inputs))).hexdigest()[:32]
-    return f"{key_namespace(inputs.agent_id, inputs.scope)}:{digest}"
+    return f"{key_namespace(inputs.agent_id, inputs.scope)}:{_digest(inputs)}"
 
 
 def inputs_from_request(request: Any, agent_id: str, scope: str | None) -> ResponseCacheKeyInputs:

@@ -5,16 +5,19 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import inspect
+from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
 from langchain.agents.middleware import ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import var_child_runnable_config
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import ServerCache, validate_ttl
-from promptcache.config import UNSET, validate_scope
+from promptcache.config import UNSET, resolve_scope, validate_scope
 from promptcache.processor import Processor
-from promptcache.response_cache.entry import decode_entry, encode_entry, hit_response, is_storable
+from promptcache.response_cache.entry import decode_hit, encode_entry, is_storable
 from promptcache.response_cache.keys import (
     DEFAULT_AGENT_ID,
     ResponseCacheKeyInputs,
@@ -130,9 +133,28 @@ class ResponseCache(Processor):
             _check_bust(opts["bust"], "per-call bust")
 
     # -- keys ----------------------------------------------------------------------------------------------
+    def _call_options_and_scope(self) -> tuple[dict[str, Any], str | None]:
+        """Per-call options and scope of the running call, reading its config once.
+
+        ``call_options()`` + ``resolve_scope()`` would run ``ensure_config()`` three times (~7 us each inside an
+        agent: it copies the callback manager); only ``configurable`` matters here, read straight from the
+        context variable LangChain keeps the running config in. The scope rule stays the shared one
+        (:func:`promptcache.config.resolve_scope`), applied to that ``configurable``.
+        """
+        config = var_child_runnable_config.get()
+        configurable = (config.get("configurable") if config else None) or {}
+        raw = configurable.get(self.context_key)
+        options = dict(raw) if isinstance(raw, Mapping) else {}
+        if "scope" in options or self._scope is not UNSET:
+            return options, resolve_scope(options, self._scope, None, self.scope_fields)  # config not read
+        token = var_child_runnable_config.set(RunnableConfig(configurable=configurable))  # ensure_config() is cheap
+        try:
+            return options, resolve_scope(options, self._scope, None, self.scope_fields)
+        finally:
+            var_child_runnable_config.reset(token)
+
     def _plan(self, request: ModelRequest) -> tuple[Any, ResponseCacheKeyInputs, bool]:
-        options = self.call_options()
-        scope = self.resolve_scope()
+        options, scope = self._call_options_and_scope()
         inputs = inputs_from_request(request, self.agent_id, scope)
         key = options.get("key") if options.get("key") is not None else self.key
         bust = options.get("bust", self.bust)
@@ -179,7 +201,7 @@ class ResponseCache(Processor):
         if raw is None:
             return None
         try:
-            return hit_response(decode_entry(raw), key, request.response_format)
+            return decode_hit(raw, key, request.response_format)
         except Exception as exc:  # noqa: BLE001 - corrupt entry: a miss
             self._warning.warn("promptcache: ResponseCache entry %s unreadable; treating as a miss", key, exc=exc)
             return None
