@@ -76,6 +76,7 @@ _BLOCK_ID_TYPES = frozenset({"tool_use", "tool_call", "function_call", "server_t
 _BLOCK_REF_KEYS = ("tool_use_id", "tool_call_id", "call_id")
 # additional_kwargs entries that repeat a message's tool calls (with provider ids): already in ``tool_calls``.
 _DUPLICATE_KWARGS = frozenset({"tool_calls"})
+_NO_FIELDS: dict[str, Any] = {}
 
 
 class _ToolIds:
@@ -117,13 +118,26 @@ def _content(content: Any, ids: _ToolIds) -> Any:
     return content
 
 
+_MAPPING_TYPES: dict[type, bool] = {}  # type -> is it a Mapping (an ABC isinstance check per message is slow)
+
+
+def _is_mapping(cls: type) -> bool:
+    found = _MAPPING_TYPES.get(cls)
+    if found is None:
+        found = _MAPPING_TYPES[cls] = issubclass(cls, Mapping)
+    return found
+
+
 def _message(message: Any, ids: _ToolIds) -> dict[str, Any]:
-    if isinstance(message, Mapping):  # an OpenAI-style dict message: keep it, minus its id
+    cls = type(message)
+    if _is_mapping(cls):  # an OpenAI-style dict message: keep it, minus its id
         return {k: v for k, v in message.items() if k != "id"}
     # Pydantic keeps fields in __dict__; reading it avoids pydantic's slow __getattr__ for absent attributes.
-    fields = getattr(message, "__dict__", {})
+    fields = getattr(message, "__dict__", _NO_FIELDS)
     get = fields.get
-    out: dict[str, Any] = {"role": get("type", type(message).__name__), "content": _content(get("content"), ids)}
+    content = get("content")
+    out: dict[str, Any] = {"role": get("type", cls.__name__),
+                           "content": content if type(content) is str else _content(content, ids)}
     name = get("name")
     if name is not None:
         out["name"] = name

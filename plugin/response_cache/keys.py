@@ -11,6 +11,7 @@ temperature must miss, so ours does not stop there.
 from __future__ import annotations
 
 import hashlib
+import operator
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -152,16 +153,15 @@ def _tools_json(tools: Sequence[Any]) -> bytes:
     tools = tuple(tools or ())
     if not tools:
         return b"[]"
-    if any(isinstance(t, Mapping) for t in tools):
-        return canonical_json(canonical_tools(tools))
     key = tuple(map(id, tools))
     with _TOOLS_MEMO_LOCK:
         hit = _TOOLS_MEMO.get(key)
-    if hit is not None and all(a is b for a, b in zip(hit[0], tools)):
+    if hit is not None and all(map(operator.is_, hit[0], tools)):
         return hit[1]
     data = canonical_json(canonical_tools(tools))
-    with _TOOLS_MEMO_LOCK:
-        _TOOLS_MEMO[key] = (tools, data)
+    if not any(isinstance(t, Mapping) for t in tools):
+        with _TOOLS_MEMO_LOCK:
+            _TOOLS_MEMO[key] = (tools, data)
     return data
 
 
