@@ -17,10 +17,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import orjson
 from cachetools import LRUCache
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from promptcache.keys import canonical_json, canonical_messages, canonical_tool, canonical_tools
+from promptcache.keys import (
+    canonical_json,
+    canonical_messages,
+    canonical_messages_json,
+    canonical_tool,
+    canonical_tools,
+)
 from promptcache.response_cache.model_identity import model_identity
 
 __all__ = [
@@ -166,21 +173,24 @@ def _tools_json(tools: Sequence[Any]) -> bytes:
 
 
 def _digest(inputs: ResponseCacheKeyInputs) -> str:
-    """``sha256(canonical_json(_payload(inputs)))`` fed piece by piece (no payload dict, no joined copy).
+    """``sha256(canonical_json(_payload(inputs)))[:32]``, with the prompt and the tools put in as ready JSON.
 
-    Canonical JSON of a dict is ``{"key":value,...}`` with sorted keys and no whitespace, so the fragments below,
-    in sorted key order, are the same bytes (pinned by tests/test_response_cache_keys.py).
+    ``orjson.Fragment`` values are copied verbatim into the output, so the bytes hashed are exactly those of
+    :func:`_payload` (pinned by tests/test_response_cache_keys.py); only their making is faster.
     """
-    cj = canonical_json
-    h = hashlib.sha256(b'{"agent_id":' + cj(inputs.agent_id) + b',"model":' + cj(dict(inputs.model))
-                       + b',"prompt":')
-    h.update(cj(canonical_messages(inputs.prompt)))
-    h.update(b',"response_format":' + cj(describe_response_format(inputs.response_format))
-             + b',"scope":' + cj(inputs.scope) + b',"settings":' + cj(dict(inputs.settings))
-             + b',"step":' + cj(inputs.step_number) + b',"tool_choice":' + cj(inputs.tool_choice) + b',"tools":')
-    h.update(_tools_json(inputs.tools))
-    h.update(b',"v":' + cj(_KEY_VERSION) + b"}")
-    return h.hexdigest()[:32]
+    payload = {
+        "v": _KEY_VERSION,
+        "agent_id": inputs.agent_id,
+        "scope": inputs.scope,
+        "step": inputs.step_number,
+        "model": dict(inputs.model),
+        "settings": dict(inputs.settings),
+        "prompt": orjson.Fragment(canonical_messages_json(inputs.prompt)),
+        "tools": orjson.Fragment(_tools_json(inputs.tools)),
+        "tool_choice": inputs.tool_choice,
+        "response_format": describe_response_format(inputs.response_format),
+    }
+    return hashlib.sha256(canonical_json(payload)).hexdigest()[:32]
 
 
 def build_response_cache_key(inputs: ResponseCacheKeyInputs) -> str:
