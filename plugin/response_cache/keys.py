@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import operator
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-import orjson
-from cachetools import LRUCache
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from promptcache.keys import (
@@ -146,8 +143,8 @@ def _payload(inputs: ResponseCacheKeyInputs) -> dict[str, Any]:
     }
 
 
-_TOOLS_MEMO: LRUCache = LRUCache(maxsize=256)  # tuple of id(tool) -> (tools, canonical JSON bytes)
-_TOOLS_MEMO_LOCK = threading.Lock()
+_TOOLS_MEMO: dict[tuple[int, ...], tuple[tuple[Any, ...], bytes]] = {}  # ids of the tools -> (tools, JSON)
+_TOOLS_MEMO_MAX = 256  # tool lists; the memo is emptied when full (agents reuse a handful)
 
 
 def _tools_json(tools: Sequence[Any]) -> bytes:
@@ -155,42 +152,41 @@ def _tools_json(tools: Sequence[Any]) -> bytes:
 
     ``canonical_tool`` already reads each tool object's schema once; an agent offers the same tool objects on every
     call, so their JSON is remembered too (keyed by the objects themselves, held while memoised). Dict schemas are
-    mutable values, not long-lived objects: a list holding one is serialised every time.
+    mutable values, not long-lived objects: a list holding one is serialised every time. A plain dict (atomic
+    ``get``/set under the GIL) rather than an LRU: this runs on every model call.
     """
     tools = tuple(tools or ())
     if not tools:
         return b"[]"
     key = tuple(map(id, tools))
-    with _TOOLS_MEMO_LOCK:
-        hit = _TOOLS_MEMO.get(key)
+    hit = _TOOLS_MEMO.get(key)
     if hit is not None and all(map(operator.is_, hit[0], tools)):
         return hit[1]
     data = canonical_json(canonical_tools(tools))
     if not any(isinstance(t, Mapping) for t in tools):
-        with _TOOLS_MEMO_LOCK:
-            _TOOLS_MEMO[key] = (tools, data)
+        if len(_TOOLS_MEMO) >= _TOOLS_MEMO_MAX:
+            _TOOLS_MEMO.clear()
+        _TOOLS_MEMO[key] = (tools, data)
     return data
 
 
 def _digest(inputs: ResponseCacheKeyInputs) -> str:
-    """``sha256(canonical_json(_payload(inputs)))[:32]``, with the prompt and the tools put in as ready JSON.
+    """``sha256(canonical_json(_payload(inputs))).hexdigest()[:32]``, fed to SHA-256 piece by piece.
 
-    ``orjson.Fragment`` values are copied verbatim into the output, so the bytes hashed are exactly those of
-    :func:`_payload` (pinned by tests/test_response_cache_keys.py); only their making is faster.
+    Canonical JSON of a dict is ``{"key":value,...}`` with sorted keys and no whitespace, so the pieces below, in
+    sorted key order, are the same bytes (pinned by tests/test_response_cache_fastpath.py); the prompt and tool
+    JSON (the bulk) are hashed where they were written, never copied into one payload.
     """
-    payload = {
-        "v": _KEY_VERSION,
-        "agent_id": inputs.agent_id,
-        "scope": inputs.scope,
-        "step": inputs.step_number,
-        "model": dict(inputs.model),
-        "settings": dict(inputs.settings),
-        "prompt": orjson.Fragment(canonical_messages_json(inputs.prompt)),
-        "tools": orjson.Fragment(_tools_json(inputs.tools)),
-        "tool_choice": inputs.tool_choice,
-        "response_format": describe_response_format(inputs.response_format),
-    }
-    return hashlib.sha256(canonical_json(payload)).hexdigest()[:32]
+    cj = canonical_json
+    h = hashlib.sha256(b'{"agent_id":' + cj(inputs.agent_id) + b',"model":' + cj(dict(inputs.model))
+                       + b',"prompt":')
+    h.update(canonical_messages_json(inputs.prompt))
+    h.update(b',"response_format":' + cj(describe_response_format(inputs.response_format))
+             + b',"scope":' + cj(inputs.scope) + b',"settings":' + cj(dict(inputs.settings))
+             + b',"step":' + cj(inputs.step_number) + b',"tool_choice":' + cj(inputs.tool_choice) + b',"tools":')
+    h.update(_tools_json(inputs.tools))
+    h.update(b',"v":' + cj(_KEY_VERSION) + b"}")
+    return h.hexdigest()[:32]
 
 
 def build_response_cache_key(inputs: ResponseCacheKeyInputs) -> str:

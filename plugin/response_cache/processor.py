@@ -16,7 +16,7 @@ from langchain_core.runnables.config import var_child_runnable_config
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import ServerCache, validate_ttl
 from promptcache.config import UNSET, resolve_scope, validate_scope
-from promptcache.processor import Processor
+from promptcache.processor import Processor, as_model_response
 from promptcache.response_cache.entry import decode_hit, encode_entry, is_storable
 from promptcache.response_cache.keys import (
     DEFAULT_AGENT_ID,
@@ -196,7 +196,7 @@ class ResponseCache(Processor):
                 return build_response_cache_key(inputs), bust
         return self._finish_key(chosen, inputs, result), bust
 
-    # -- hooks ---------------------------------------------------------------------------------------------
+    # -- reading and writing entries -----------------------------------------------------------------------
     def _hit(self, raw: bytes | None, key: str, request: ModelRequest) -> ModelResponse | None:
         if raw is None:
             return None
@@ -206,50 +206,34 @@ class ResponseCache(Processor):
             self._warning.warn("promptcache: ResponseCache entry %s unreadable; treating as a miss", key, exc=exc)
             return None
 
-    @staticmethod
-    def _forward(request: ModelRequest, key: str, bust: bool) -> ModelRequest:
-        sent = request.override()
-        object.__setattr__(sent, _STATE, (key, bust))
-        return sent
-
-    def process_request(self, request: ModelRequest) -> ModelRequest | ModelResponse:
-        """Look the request up; on a hit return the cached reply (short-circuit), else pass a copy on."""
-        key, bust = self._key(request)
-        if not bust:
-            try:
-                raw = self.cache.get(key)
-            except Exception as exc:  # noqa: BLE001 - a backend that raises is a miss
-                self._warning.warn("promptcache: ResponseCache read failed; treating as a miss", exc=exc)
-                raw = None
-            hit = self._hit(raw, key, request)
-            if hit is not None:
-                return hit
-        return self._forward(request, key, bust)
-
-    async def aprocess_request(self, request: ModelRequest) -> ModelRequest | ModelResponse:
-        """Async :meth:`process_request` (uses the backend's ``aget``)."""
-        key, bust = await self._akey(request)
-        if not bust:
-            try:
-                raw = await self.cache.aget(key)
-            except Exception as exc:  # noqa: BLE001
-                self._warning.warn("promptcache: ResponseCache read failed; treating as a miss", exc=exc)
-                raw = None
-            hit = self._hit(raw, key, request)
-            if hit is not None:
-                return hit
-        return self._forward(request, key, bust)
-
-    def _prepare_store(self, request: ModelRequest, response: ModelResponse) -> tuple[str, bool, bytes | None]:
-        state = getattr(request, _STATE, None)
-        key, bust = state if state is not None else self._key(request)
-        if not is_storable(response):
-            return key, bust, None
+    def _read(self, key: str, bust: bool, request: ModelRequest) -> ModelResponse | None:
+        if bust:
+            return None
         try:
-            return key, bust, encode_entry(response)
+            raw = self.cache.get(key)
+        except Exception as exc:  # noqa: BLE001 - a backend that raises is a miss
+            self._warning.warn("promptcache: ResponseCache read failed; treating as a miss", exc=exc)
+            raw = None
+        return self._hit(raw, key, request)
+
+    async def _aread(self, key: str, bust: bool, request: ModelRequest) -> ModelResponse | None:
+        if bust:
+            return None
+        try:
+            raw = await self.cache.aget(key)
+        except Exception as exc:  # noqa: BLE001
+            self._warning.warn("promptcache: ResponseCache read failed; treating as a miss", exc=exc)
+            raw = None
+        return self._hit(raw, key, request)
+
+    def _encode(self, response: ModelResponse) -> bytes | None:
+        if not is_storable(response):
+            return None
+        try:
+            return encode_entry(response)
         except Exception as exc:  # noqa: BLE001 - an unserialisable reply is returned, just not stored
             self._warning.warn("promptcache: ResponseCache could not serialise the reply; not stored", exc=exc)
-            return key, bust, None
+            return None
 
     @staticmethod
     def _mark(response: ModelResponse, key: str, bust: bool) -> ModelResponse:
@@ -261,9 +245,8 @@ class ResponseCache(Processor):
                 break
         return ModelResponse(result=result, structured_response=response.structured_response)
 
-    def process_response(self, request: ModelRequest, response: ModelResponse) -> ModelResponse:
-        """Store a complete reply under the request's key for ``ttl`` seconds; mark it as a miss."""
-        key, bust, value = self._prepare_store(request, response)
+    def _write(self, key: str, bust: bool, response: ModelResponse) -> ModelResponse:
+        value = self._encode(response)
         if value is None:
             return response
         try:
@@ -272,9 +255,8 @@ class ResponseCache(Processor):
             self._warning.warn("promptcache: ResponseCache write failed; reply not cached", exc=exc)
         return self._mark(response, key, bust)
 
-    async def aprocess_response(self, request: ModelRequest, response: ModelResponse) -> ModelResponse:
-        """Async :meth:`process_response` (uses the backend's ``aset``)."""
-        key, bust, value = self._prepare_store(request, response)
+    async def _awrite(self, key: str, bust: bool, response: ModelResponse) -> ModelResponse:
+        value = self._encode(response)
         if value is None:
             return response
         try:
@@ -282,3 +264,67 @@ class ResponseCache(Processor):
         except Exception as exc:  # noqa: BLE001
             self._warning.warn("promptcache: ResponseCache write failed; reply not cached", exc=exc)
         return self._mark(response, key, bust)
+
+    @staticmethod
+    def _forward(request: ModelRequest, key: str, bust: bool) -> ModelRequest:
+        sent = request.override()
+        object.__setattr__(sent, _STATE, (key, bust))
+        return sent
+
+    def _state(self, request: ModelRequest) -> tuple[str, bool]:
+        state = getattr(request, _STATE, None)
+        return state if state is not None else self._key(request)
+
+    # -- hooks (the Processor contract; used by with_processors) -------------------------------------------
+    def process_request(self, request: ModelRequest) -> ModelRequest | ModelResponse:
+        """Look the request up; on a hit return the cached reply (short-circuit), else pass a copy on."""
+        key, bust = self._key(request)
+        hit = self._read(key, bust, request)
+        return hit if hit is not None else self._forward(request, key, bust)
+
+    async def aprocess_request(self, request: ModelRequest) -> ModelRequest | ModelResponse:
+        """Async :meth:`process_request` (uses the backend's ``aget``)."""
+        key, bust = await self._akey(request)
+        hit = await self._aread(key, bust, request)
+        return hit if hit is not None else self._forward(request, key, bust)
+
+    def process_response(self, request: ModelRequest, response: ModelResponse) -> ModelResponse:
+        """Store a complete reply under the request's key for ``ttl`` seconds; mark it as a miss."""
+        key, bust = self._state(request)
+        return self._write(key, bust, response)
+
+    async def aprocess_response(self, request: ModelRequest, response: ModelResponse) -> ModelResponse:
+        """Async :meth:`process_response` (uses the backend's ``aset``)."""
+        key, bust = self._state(request)
+        return await self._awrite(key, bust, response)
+
+    # -- AgentMiddleware (create_agent) --------------------------------------------------------------------
+    def _own_hooks(self) -> bool:
+        cls = type(self)
+        return (cls.process_request is ResponseCache.process_request
+                and cls.process_response is ResponseCache.process_response
+                and cls.aprocess_request is ResponseCache.aprocess_request
+                and cls.aprocess_response is ResponseCache.aprocess_response)
+
+    def wrap_model_call(self, request: ModelRequest, handler: Any) -> ModelResponse:
+        """The hooks' steps around ``handler``, with the key kept in a local: no request copy to carry it.
+
+        A subclass that overrides a hook gets the plain :class:`Processor` behaviour (its hooks are called).
+        """
+        if not self._own_hooks():
+            return super().wrap_model_call(request, handler)
+        key, bust = self._key(request)
+        hit = self._read(key, bust, request)
+        if hit is not None:
+            return hit
+        return self._write(key, bust, as_model_response(handler(request)))
+
+    async def awrap_model_call(self, request: ModelRequest, handler: Any) -> ModelResponse:
+        """Async twin of :meth:`wrap_model_call`."""
+        if not self._own_hooks():
+            return await super().awrap_model_call(request, handler)
+        key, bust = await self._akey(request)
+        hit = await self._aread(key, bust, request)
+        if hit is not None:
+            return hit
+        return await self._awrite(key, bust, as_model_response(await handler(request)))
