@@ -262,3 +262,32 @@ def test_corrupt_usage_is_a_corrupt_entry() -> None:
     entry["messages"][0]["data"]["usage_metadata"] = "lots"
     with pytest.raises(CorruptEntry, match="bad messages"):
         decode_hit(orjson.dumps(entry), "k")
+
+
+# create_agent path ---------------------------------------------------------------------------------------------
+def test_a_subclass_overriding_a_hook_still_has_it_called() -> None:
+    seen: list[str] = []
+
+    class Logged(ResponseCache):
+        def process_request(self, request: Any) -> Any:
+            out = super().process_request(request)
+            seen.append(type(out).__name__)
+            return out
+
+    model = ScriptedChatModel(replies=["Paris."])
+    agent = create_agent(model, middleware=[Logged(InMemoryServerCache())])
+    replies = [agent.invoke({"messages": [HumanMessage("Capital of France?")]})["messages"][-1] for _ in range(2)]
+    assert seen == ["ModelRequest", "ModelResponse"]
+    assert [r.response_metadata["promptcache"]["cache"] for r in replies] == ["miss", "hit"] and model.calls == 1
+
+
+async def test_async_agent_misses_then_hits_without_a_request_copy() -> None:
+    model = ScriptedChatModel(replies=["Paris."])
+    cache = InMemoryServerCache()
+    agent = create_agent(model, middleware=[ResponseCache(cache)])
+    first = (await agent.ainvoke({"messages": [HumanMessage("Capital of France?")]}))["messages"][-1]
+    second = (await agent.ainvoke({"messages": [HumanMessage("Capital of France?")]}))["messages"][-1]
+    assert (first.response_metadata["promptcache"]["cache"], second.response_metadata["promptcache"]["cache"]) == (
+        "miss", "hit")
+    assert second.response_metadata["promptcache"]["key"] == first.response_metadata["promptcache"]["key"]
+    assert (second.content, model.calls, len(cache)) == ("Paris.", 1, 1)
