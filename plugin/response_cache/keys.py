@@ -170,22 +170,29 @@ def _tools_json(tools: Sequence[Any]) -> bytes:
     return data
 
 
+_VERSION_TAIL: Final = b',"v":' + canonical_json(_KEY_VERSION) + b"}"
+
+
 def _digest(inputs: ResponseCacheKeyInputs) -> str:
     """``sha256(canonical_json(_payload(inputs))).hexdigest()[:32]``, fed to SHA-256 piece by piece.
 
-    Canonical JSON of a dict is ``{"key":value,...}`` with sorted keys and no whitespace, so the pieces below, in
-    sorted key order, are the same bytes (pinned by tests/test_response_cache_fastpath.py); the prompt and tool
-    JSON (the bulk) are hashed where they were written, never copied into one payload.
+    Canonical JSON of a dict is ``{"key":value,...}`` with sorted keys and no whitespace, so the pieces below (two
+    small dicts whose keys sort around ``prompt`` and ``tools``, stripped of their braces) are the same bytes in
+    the same order (pinned by tests/test_response_cache_fastpath.py); the prompt and tool JSON (the bulk) are
+    hashed where they were written, never copied into one payload.
     """
-    cj = canonical_json
-    h = hashlib.sha256(b'{"agent_id":' + cj(inputs.agent_id) + b',"model":' + cj(dict(inputs.model))
-                       + b',"prompt":')
+    head = canonical_json({"agent_id": inputs.agent_id, "model": dict(inputs.model)})
+    middle = canonical_json({"response_format": describe_response_format(inputs.response_format),
+                             "scope": inputs.scope, "settings": dict(inputs.settings), "step": inputs.step_number,
+                             "tool_choice": inputs.tool_choice})
+    h = hashlib.sha256(memoryview(head)[:-1])
+    h.update(b',"prompt":')
     h.update(canonical_messages_json(inputs.prompt))
-    h.update(b',"response_format":' + cj(describe_response_format(inputs.response_format))
-             + b',"scope":' + cj(inputs.scope) + b',"settings":' + cj(dict(inputs.settings))
-             + b',"step":' + cj(inputs.step_number) + b',"tool_choice":' + cj(inputs.tool_choice) + b',"tools":')
+    h.update(b",")
+    h.update(memoryview(middle)[1:-1])
+    h.update(b',"tools":')
     h.update(_tools_json(inputs.tools))
-    h.update(b',"v":' + cj(_KEY_VERSION) + b"}")
+    h.update(_VERSION_TAIL)
     return h.hexdigest()[:32]
 
 

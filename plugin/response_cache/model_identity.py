@@ -144,7 +144,13 @@ def model_identity(model: Any) -> dict[str, Any]:
         bound_kwargs = {**getattr(model, "kwargs", {}), **bound_kwargs}
         model = model.bound
     try:
-        identity = llm_string(model)
+        if _path(type(model)) == _FAST:  # llm_string's first case, inline: this runs on every model call
+            params = dict(model._identifying_params)
+            params["_type"] = model._llm_type
+            params["stop"] = None
+            identity = str(sorted(params.items()))
+        else:
+            identity = llm_string(model)
     except Exception:  # noqa: BLE001 - an odd model still gets a stable identity
         identity = f"{type(model).__module__}.{type(model).__qualname__}"
     fields = getattr(model, "__dict__", {})

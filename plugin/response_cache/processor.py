@@ -35,6 +35,8 @@ RESPONSE_CACHE_CONTEXT_KEY: Final = "promptcache.response_cache"
 """``configurable`` key under which ``ResponseCache.context()`` / ``apply_context()`` store per-call options."""
 
 _log = get_logger("promptcache.response_cache")
+_HOOKS = ("process_request", "process_response", "aprocess_request", "aprocess_response")
+_OWN_HOOKS: dict[type, bool] = {}  # class -> does it keep ResponseCache's own hooks (then the fast path applies)
 _STATE = "_promptcache_response_cache"  # attribute on the request copy carrying (key, bust) to the response hook
 
 
@@ -144,9 +146,11 @@ class ResponseCache(Processor):
         config = var_child_runnable_config.get()
         configurable = (config.get("configurable") if config else None) or {}
         raw = configurable.get(self.context_key)
-        options = dict(raw) if isinstance(raw, Mapping) else {}
+        options = {} if raw is None else dict(raw) if isinstance(raw, Mapping) else {}
         if "scope" in options or self._scope is not UNSET:
             return options, resolve_scope(options, self._scope, None, self.scope_fields)  # config not read
+        if not any((value := configurable.get(name)) is not None and value != "" for name in self.scope_fields):
+            return options, None  # what resolve_scope gives when no scope field holds a value
         token = var_child_runnable_config.set(RunnableConfig(configurable=configurable))  # ensure_config() is cheap
         try:
             return options, resolve_scope(options, self._scope, None, self.scope_fields)
@@ -301,10 +305,10 @@ class ResponseCache(Processor):
     # -- AgentMiddleware (create_agent) --------------------------------------------------------------------
     def _own_hooks(self) -> bool:
         cls = type(self)
-        return (cls.process_request is ResponseCache.process_request
-                and cls.process_response is ResponseCache.process_response
-                and cls.aprocess_request is ResponseCache.aprocess_request
-                and cls.aprocess_response is ResponseCache.aprocess_response)
+        own = _OWN_HOOKS.get(cls)
+        if own is None:
+            own = _OWN_HOOKS[cls] = all(getattr(cls, name) is getattr(ResponseCache, name) for name in _HOOKS)
+        return own
 
     def wrap_model_call(self, request: ModelRequest, handler: Any) -> ModelResponse:
         """The hooks' steps around ``handler``, with the key kept in a local: no request copy to carry it.
