@@ -9,8 +9,9 @@ the same conversation to ~8,000 tokens (tiktoken cl100k_base, offline copy), and
 2. The model identity string: ours vs LangChain's ``_get_llm_string()`` (the same string).
 3. A ``create_agent`` turn with an instant fake model: no cache, miss and hit (in-memory), miss and hit (Redis),
    a raw redis-py GET of the same entry timed alone (back-to-back), and the same GET made inside a turn (a
-   no-cache turn with a middleware making it, minus one with the middleware doing nothing); ratios within each run, ``--runs`` runs, medians over runs, the load
-   average before and after, and CPU-time p50s (``time.thread_time``) next to the wall-clock ones.
+   no-cache turn with a middleware making it, minus one with the middleware doing nothing); ratios within each
+   run, ``--runs`` runs, medians over runs, the load average before and after, and CPU-time p50s
+   (``time.thread_time``) next to the wall-clock ones.
 """
 
 from __future__ import annotations
@@ -145,7 +146,8 @@ def bench_model_identity(n: int) -> None:
     for label, model in (("ScriptedChatModel (not serialisable)", ScriptedChatModel()),
                          ("ChatBedrockConverse (serialisable, memo)", bedrock)):
         assert llm_string(model) == model._get_llm_string()
-        both = interleaved({"theirs": lambda i: model._get_llm_string(), "ours": lambda i: llm_string(model)}, n)
+        both = interleaved({"theirs": lambda i, m=model: m._get_llm_string(), "ours": lambda i, m=model: llm_string(m)},
+                           n)
         print(f"| {label} | {both['theirs'] * 1e6:.1f} | {both['ours'] * 1e6:.1f} | "
               f"{both['ours'] / both['theirs']:.2f}x |")
     print()

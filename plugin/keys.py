@@ -22,7 +22,15 @@ from typing import Any
 import orjson
 from cachetools import LRUCache
 
-__all__ = ["canonical_json", "canonical_messages", "canonical_messages_json", "canonical_tool", "canonical_tools", "hash_tag", "stable_hash"]
+__all__ = [
+    "canonical_json",
+    "canonical_messages",
+    "canonical_messages_json",
+    "canonical_tool",
+    "canonical_tools",
+    "hash_tag",
+    "stable_hash",
+]
 
 _OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
 
@@ -213,9 +221,10 @@ def canonical_messages_json(messages: Iterable[Any]) -> bytes:
     """``canonical_json(canonical_messages(messages))``, the same bytes, built faster.
 
     Plain text messages of 256+ characters (canonical form ``{"role", "content"}`` with string values: no name,
-    tool calls, tool-call id, chat role or additional kwargs) are put in as their already-serialised JSON (an ``orjson.Fragment`` from a memo keyed by ``(role, content)``); the
-    others are the dicts :func:`canonical_messages` makes (tool-call ids numbered across the whole list). One
-    ``orjson`` call writes the list; a fragment is copied verbatim, so the bytes are the same.
+    tool calls, tool-call id, chat role or additional kwargs) are put in as their already-serialised JSON (an
+    ``orjson.Fragment`` from a memo keyed by ``(role, content)``); the others are the dicts
+    :func:`canonical_messages` makes (tool-call ids numbered across the whole list). One ``orjson`` call writes
+    the list; a fragment is copied verbatim, so the bytes are the same.
     """
     ids = _ToolIds()
     items: list[Any] = []

@@ -54,8 +54,8 @@ def prompt() -> list[Any]:
 
 
 def cases() -> dict[str, ResponseCacheKeyInputs]:
-    base: dict[str, Any] = dict(agent_id="bot", scope=None, model=model_identity(ScriptedChatModel(temperature=0.2)),
-                                prompt=prompt(), step_number=1)
+    base: dict[str, Any] = {"agent_id": "bot", "scope": None, "step_number": 1, "prompt": prompt(),
+                            "model": model_identity(ScriptedChatModel(temperature=0.2))}
     return {
         "plain": ResponseCacheKeyInputs(**base),
         "scoped_tools": ResponseCacheKeyInputs(**{**base, "scope": "user-7"}, tools=[LOOKUP], tool_choice="any",
@@ -231,8 +231,8 @@ def response() -> ModelResponse:
                    usage_metadata={"input_tokens": 10, "output_tokens": 3, "total_tokens": 13,
                                    "input_token_details": {"cache_read": 4}},
                    tool_calls=[{"name": "Weather", "args": {"city": "Oslo"}, "id": "c1"}], additional_kwargs={"x": 1})
-    return ModelResponse(result=[ai, ToolMessage("Returning structured response", tool_call_id="c1", artifact={"a": 1})],
-                         structured_response=Weather(city="Oslo"))
+    tool_msg = ToolMessage("Returning structured response", tool_call_id="c1", artifact={"a": 1})
+    return ModelResponse(result=[ai, tool_msg], structured_response=Weather(city="Oslo"))
 
 
 def test_entry_is_messages_to_dict_without_our_marker() -> None:
@@ -249,9 +249,9 @@ def test_hit_is_built_from_the_entry() -> None:
     assert ai.content == [{"type": "text", "text": "Sunny."}]
     assert ai.tool_calls == [{"name": "Weather", "args": {"city": "Oslo"}, "id": "c1", "type": "tool_call"}]
     assert ai.usage_metadata == {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
-    assert ai.response_metadata == {"finish_reason": "stop", "promptcache": {
-        "cache": "hit", "key": "k1", "age_s": 2.5, "usage": {"input_tokens": 10, "output_tokens": 3,
-                                                            "total_tokens": 13, "input_token_details": {"cache_read": 4}}}}
+    usage = {"input_tokens": 10, "output_tokens": 3, "total_tokens": 13, "input_token_details": {"cache_read": 4}}
+    assert ai.response_metadata == {"finish_reason": "stop",
+                                    "promptcache": {"cache": "hit", "key": "k1", "age_s": 2.5, "usage": usage}}
     assert ai.id.startswith("lc_run--") and tool_msg.id.startswith("lc_run--") and ai.id != tool_msg.id
     assert (tool_msg.tool_call_id, tool_msg.artifact) == ("c1", {"a": 1})
     assert hit.structured_response == Weather(city="Oslo")

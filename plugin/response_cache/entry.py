@@ -17,9 +17,9 @@ from typing import Any, Final
 
 import orjson
 from langchain.agents.middleware import ModelResponse
-from langchain_core.messages import AIMessage, BaseMessage, messages_from_dict, messages_to_dict
+from langchain_core.messages import AIMessage, BaseMessage, messages_from_dict
 
-__all__ = ["CorruptEntry", "ZERO_USAGE", "decode_entry", "decode_hit", "encode_entry", "is_storable"]
+__all__ = ["ZERO_USAGE", "CorruptEntry", "decode_entry", "decode_hit", "encode_entry", "is_storable"]
 
 _VERSION: Final = 1
 ZERO_USAGE: Final = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
@@ -101,7 +101,7 @@ def _parse(raw: bytes) -> dict[str, Any]:
 def _build(dicts: list[Any]) -> list[BaseMessage]:
     try:
         messages = messages_from_dict(dicts)
-    except Exception as exc:  # noqa: BLE001 - any malformed message dict
+    except Exception as exc:  # any malformed message dict
         raise CorruptEntry(f"bad messages: {type(exc).__name__}: {exc}") from exc
     if not any(isinstance(m, AIMessage) for m in messages):
         raise CorruptEntry("entry holds no AIMessage")
