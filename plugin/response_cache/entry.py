@@ -55,7 +55,7 @@ def _message_dict(message: BaseMessage) -> dict[str, Any]:
     result reads back with ``messages_from_dict``. Our own ``promptcache`` marker is never stored.
     """
     data = dict(message.__dict__)
-    extra = message.__pydantic_extra__
+    extra = getattr(message, "__pydantic_extra__", None)
     if extra:
         data.update(extra)
     meta = data.get("response_metadata")
