@@ -1,13 +1,17 @@
 """ResponseCache speed: key building vs LangChain's own cache key, and per-turn overhead in create_agent.
 
-    python bench/response_cache.py [--n 300] [--redis redis://127.0.0.1:6379/0]
+    python bench/response_cache.py [--n 300] [--runs 5] [--redis redis://127.0.0.1:6379/0]
 
 Data: the first ~20 messages of a real tau-bench airline conversation (../shared/data, MIT), grown with more of
 the same conversation to ~8,000 tokens (tiktoken cl100k_base, offline copy), and 10 tools.
 1. Key building, p50 and MB/s of canonical JSON: ``build_response_cache_key(inputs_from_request(...))`` vs
    LangChain's key for the same prompt (``dumps(messages)`` + ``model._get_llm_string(**bound_kwargs)``).
-2. A ``create_agent`` turn with an instant fake model: no cache, miss and hit (in-memory), miss and hit (Redis),
-   and a raw redis-py GET of the same entry; ratios in one run.
+2. The model identity string: ours vs LangChain's ``_get_llm_string()`` (the same string).
+3. A ``create_agent`` turn with an instant fake model: no cache, miss and hit (in-memory), miss and hit (Redis),
+   a raw redis-py GET of the same entry timed alone (back-to-back), and the same GET made inside a turn (a
+   no-cache turn with a middleware making it, minus one with the middleware doing nothing); ratios within each
+   run, ``--runs`` runs, medians over runs, the load average before and after, and CPU-time p50s
+   (``time.thread_time``) next to the wall-clock ones.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import time
 import uuid
 from pathlib import Path
@@ -22,7 +27,7 @@ from typing import Any
 
 import redis
 from langchain.agents import create_agent
-from langchain.agents.middleware import ModelRequest
+from langchain.agents.middleware import AgentMiddleware, ModelRequest
 from langchain_core.load import dumps
 from langchain_core.messages import HumanMessage, SystemMessage, convert_to_messages
 from langchain_core.tools import StructuredTool
@@ -33,6 +38,7 @@ from promptcache import InMemoryServerCache, ResponseCache
 from promptcache.integrations.redis import RedisCache
 from promptcache.keys import canonical_json
 from promptcache.response_cache.keys import _payload, build_response_cache_key, inputs_from_request
+from promptcache.response_cache.model_identity import llm_string
 from promptcache.testing import ScriptedChatModel
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tau_bench_gpt-4o-airline.json"
@@ -86,15 +92,24 @@ def timed(fn: Any, n: int) -> float:
     return samples[len(samples) // 2]
 
 
-def interleaved(variants: dict[str, Any], n: int) -> dict[str, float]:
-    """p50 seconds of each variant, run in rounds (one call of each per round) so machine drift hits all alike."""
+def interleaved(variants: dict[str, Any], n: int, cpu: dict[str, float] | None = None) -> dict[str, float]:
+    """p50 seconds of each variant, run in rounds (one call of each per round) so machine drift hits all alike.
+
+    With ``cpu``, also fills it with the p50 CPU seconds of this thread per call (``time.thread_time``): time spent
+    waiting for the CPU while other processes run is left out, network waits too.
+    """
     samples: dict[str, list[float]] = {name: [] for name in variants}
+    cpu_samples: dict[str, list[float]] = {name: [] for name in variants}
     for i in range(-10, n):
         for name, fn in variants.items():
+            c0 = time.thread_time()
             t0 = time.perf_counter()
             fn(i)
             if i >= 0:
                 samples[name].append(time.perf_counter() - t0)
+                cpu_samples[name].append(time.thread_time() - c0)
+    if cpu is not None:
+        cpu.update({name: statistics.median(v) for name, v in cpu_samples.items()})
     return {name: sorted(v)[len(v) // 2] for name, v in samples.items()}
 
 
@@ -119,7 +134,26 @@ def bench_keys(msgs: list[Any], tls: list[Any], n: int) -> None:
     print(f"ratio ours/LangChain: {ours / theirs:.2f}x (target <= 1.00x)\n")
 
 
-def bench_turns(msgs: list[Any], tls: list[Any], n: int, redis_url: str) -> None:
+def bench_model_identity(n: int) -> None:
+    """The model part of the key: ours (``llm_string``) vs LangChain's ``_get_llm_string()``, same string."""
+    from langchain_aws import ChatBedrockConverse
+
+    bedrock = ChatBedrockConverse(model="anthropic.claude-3-haiku-20240307-v1:0", region_name="us-east-1",
+                                  aws_access_key_id="AKIAEXAMPLE", aws_secret_access_key="example", temperature=0.1)
+    print("## model identity string (per call)")
+    print("| model | LangChain `_get_llm_string()` us | promptcache `llm_string()` us | ratio |")
+    print("|---|---:|---:|---:|")
+    for label, model in (("ScriptedChatModel (not serialisable)", ScriptedChatModel()),
+                         ("ChatBedrockConverse (serialisable, memo)", bedrock)):
+        assert llm_string(model) == model._get_llm_string()
+        both = interleaved({"theirs": lambda i, m=model: m._get_llm_string(), "ours": lambda i, m=model: llm_string(m)},
+                           n)
+        print(f"| {label} | {both['theirs'] * 1e6:.1f} | {both['ours'] * 1e6:.1f} | "
+              f"{both['ours'] / both['theirs']:.2f}x |")
+    print()
+
+
+def bench_turns(msgs: list[Any], tls: list[Any], n: int, redis_url: str, runs: int) -> None:
     def agent(cache: Any) -> Any:
         model = ScriptedChatModel(replies=["The flight is confirmed."], cycle=True, usage=False)
         middleware = [ResponseCache(cache)] if cache is not None else []
@@ -133,44 +167,106 @@ def bench_turns(msgs: list[Any], tls: list[Any], n: int, redis_url: str) -> None
     prefix = f"pcbench:{uuid.uuid4().hex[:8]}:"
     rcache = RedisCache(url=redis_url, prefix=prefix, socket_timeout_s=1.0)
     raw = redis.Redis.from_url(redis_url)
-    mem, plain, amem, ared = InMemoryServerCache(), agent(None), None, None
+    mem, plain = InMemoryServerCache(), agent(None)
     amem, ared = agent(mem), agent(rcache)
-    tag = uuid.uuid4().hex[:6]
     key = turn(ared, "same question")["messages"][-1].response_metadata["promptcache"]["key"]
     turn(amem, "same question")
-    variants = {
-        "no cache": lambda i: turn(plain, f"q{tag}-{i}"),
-        "miss, in-memory": lambda i: turn(amem, f"miss{tag}-{i}"),
-        "hit, in-memory": lambda i: turn(amem, "same question"),
-        "miss, Redis": lambda i: turn(ared, f"miss{tag}-{i}"),
-        "hit, Redis": lambda i: turn(ared, "same question"),
-        "raw redis-py GET of the entry": lambda i: raw.get(prefix + key),
-    }
-    results = interleaved(variants, n)
-    base = results["no cache"]
-    print("## create_agent turn, instant fake model (20-message history, 10 tools)")
-    print("| turn | p50 ms | vs no cache |")
-    print("|---|---:|---:|")
-    for name, value in results.items():
-        print(f"| {name} | {value * 1e3:.3f} | {value / base:.2f}x |")
-    extra = results["hit, Redis"] - results["hit, in-memory"]
-    print(f"miss overhead (in-memory): {results['miss, in-memory'] / base - 1:+.1%} (target <= +15%)")
-    print(f"hit vs no cache (in-memory): {results['hit, in-memory'] / base:.2f}x (target <= 1.00x)")
-    print(f"Redis hit - in-memory hit = {extra * 1e3:.3f} ms = {extra / results['raw redis-py GET of the entry']:.2f}"
-          f" raw GETs (target <= 1.50)")
+
+    class RawGet(AgentMiddleware):
+        """No cache: one raw redis-py GET of the entry where a hit makes its GET (or nothing, with ``get=False``)."""
+
+        def __init__(self, get: bool) -> None:
+            super().__init__()
+            self.get = get
+
+        def wrap_model_call(self, request: ModelRequest, handler: Any) -> Any:
+            if self.get:
+                raw.get(prefix + key)
+            return handler(request)
+
+    with_get = create_agent(ScriptedChatModel(replies=["The flight is confirmed."], cycle=True, usage=False),
+                            tools=tls, middleware=[RawGet(True)])
+    without_get = create_agent(ScriptedChatModel(replies=["The flight is confirmed."], cycle=True, usage=False),
+                               tools=tls, middleware=[RawGet(False)])
+
+    def variants(tag: str) -> dict[str, Any]:
+        """The variants; ``tag`` makes every miss of a run a new prompt."""
+        return {
+            "no cache": lambda i: turn(plain, f"q{tag}-{i}"),
+            "miss, in-memory": lambda i: turn(amem, f"miss{tag}-{i}"),
+            "hit, in-memory": lambda i: turn(amem, "same question"),
+            "miss, Redis": lambda i: turn(ared, f"miss{tag}-{i}"),
+            "hit, Redis": lambda i: turn(ared, "same question"),
+            "raw redis-py GET of the entry": lambda i: raw.get(prefix + key),
+            "no cache, pass-through middleware": lambda i: turn(without_get, f"p{tag}-{i}"),
+            "no cache, middleware making one raw GET": lambda i: turn(with_get, f"g{tag}-{i}"),
+        }
+
+    per_run: list[dict[str, float]] = []
+    cpu_runs: list[dict[str, float]] = []
+    print(f"## create_agent turn, instant fake model (20-message history, 10 tools); {runs} run(s) of {n} rounds")
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("| run | miss overhead, in-memory | hit / no cache, in-memory | Redis hit - in-memory hit, in raw GETs"
+          " (back-to-back) | same, in raw GETs made inside a turn | miss overhead, CPU time |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for run in range(runs):
+        cpu: dict[str, float] = {}
+        results = interleaved(variants(uuid.uuid4().hex[:6]), n, cpu)
+        per_run.append(results)
+        cpu_runs.append(cpu)
+        print(f"| {run + 1} | {miss_overhead(results):+.1%} | {hit_ratio(results):.2f}x | {redis_gets(results):.2f} |"
+              f" {redis_gets_in_turn(results):.2f} | {miss_overhead(cpu):+.1%} |")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
+    median = {name: statistics.median(r[name] for r in per_run) for name in per_run[0]}
+    median_cpu = {name: statistics.median(r[name] for r in cpu_runs) for name in per_run[0]}
+    base = median["no cache"]
+    print("| turn (median over runs of the p50) | p50 ms | vs no cache | CPU p50 ms |")
+    print("|---|---:|---:|---:|")
+    for name, value in median.items():
+        print(f"| {name} | {value * 1e3:.3f} | {value / base:.2f}x | {median_cpu[name] * 1e3:.3f} |")
+    print(f"miss overhead (in-memory), median of runs: {statistics.median(miss_overhead(r) for r in per_run):+.1%}"
+          f" (target <= +15%); CPU time: {statistics.median(miss_overhead(r) for r in cpu_runs):+.1%}")
+    print(f"hit vs no cache (in-memory), median of runs: {statistics.median(hit_ratio(r) for r in per_run):.2f}x"
+          " (target <= 1.00x)")
+    print(f"Redis hit - in-memory hit, median of runs: {statistics.median(redis_gets(r) for r in per_run):.2f}"
+          " back-to-back raw GETs, "
+          f"{statistics.median(redis_gets_in_turn(r) for r in per_run):.2f} raw GETs made inside a turn"
+          " (target <= 1.50)")
     rcache.clear()
     rcache.close()
     raw.close()
 
 
+def miss_overhead(r: dict[str, float]) -> float:
+    return r["miss, in-memory"] / r["no cache"] - 1
+
+
+def hit_ratio(r: dict[str, float]) -> float:
+    return r["hit, in-memory"] / r["no cache"]
+
+
+def redis_gets(r: dict[str, float]) -> float:
+    """Redis hit - in-memory hit, in raw GETs timed back-to-back (the GET alone, between turns)."""
+    return (r["hit, Redis"] - r["hit, in-memory"]) / r["raw redis-py GET of the entry"]
+
+
+def redis_gets_in_turn(r: dict[str, float]) -> float:
+    """Redis hit - in-memory hit, in raw GETs made where a hit makes its GET (inside a turn, after LangGraph's
+    work): the turn with a middleware making one raw GET minus the turn with the same middleware doing nothing."""
+    in_turn = r["no cache, middleware making one raw GET"] - r["no cache, pass-through middleware"]
+    return (r["hit, Redis"] - r["hit, in-memory"]) / in_turn
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=300)
+    parser.add_argument("--runs", type=int, default=5, help="repeat the turn comparison; medians are reported")
     parser.add_argument("--redis", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     args = parser.parse_args()
     msgs, tls = conversation(), tools()
     bench_keys(msgs, tls, args.n * 3)
-    bench_turns(msgs, tls, args.n, args.redis)
+    bench_model_identity(args.n * 3)
+    bench_turns(msgs, tls, args.n, args.redis, args.runs)
 
 
 if __name__ == "__main__":

@@ -159,8 +159,16 @@ class RedisCache(ServerCache):
 
     # -- sync ------------------------------------------------------------------------------------------------
     def get(self, key: str) -> bytes | None:
+        # The hot path of every cache hit: one GET, no closure, no extra calls (same behaviour as ``_run``).
         k = self.full_key(key)
-        return self._run("GET", lambda c: c.get(k), None)
+        if time.monotonic() < self._open_until:
+            return None
+        client = self._sync()
+        try:
+            return client.get(k)
+        except _ERRORS as exc:
+            self._failed("GET", exc)
+            return None
 
     def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
         ks = [self.full_key(k) for k in keys]
@@ -201,7 +209,14 @@ class RedisCache(ServerCache):
     # -- async -----------------------------------------------------------------------------------------------
     async def aget(self, key: str) -> bytes | None:
         k = self.full_key(key)
-        return await self._arun("GET", lambda c: c.get(k), None)
+        client = self.async_client
+        if client is None or time.monotonic() < self._open_until:
+            return await self._arun("GET", lambda c: c.get(k), None)
+        try:
+            return await client.get(k)
+        except _ERRORS as exc:
+            self._failed("GET", exc)
+            return None
 
     async def aget_many(self, keys: Sequence[str]) -> list[bytes | None]:
         ks = [self.full_key(k) for k in keys]

@@ -22,7 +22,15 @@ from typing import Any
 import orjson
 from cachetools import LRUCache
 
-__all__ = ["canonical_json", "canonical_messages", "canonical_tool", "canonical_tools", "hash_tag", "stable_hash"]
+__all__ = [
+    "canonical_json",
+    "canonical_messages",
+    "canonical_messages_json",
+    "canonical_tool",
+    "canonical_tools",
+    "hash_tag",
+    "stable_hash",
+]
 
 _OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
 
@@ -88,6 +96,7 @@ _BLOCK_ID_TYPES = frozenset({"tool_use", "tool_call", "function_call", "server_t
 _BLOCK_REF_KEYS = ("tool_use_id", "tool_call_id", "call_id")
 # additional_kwargs entries that repeat a message's tool calls (with provider ids): already in ``tool_calls``.
 _DUPLICATE_KWARGS = frozenset({"tool_calls"})
+_NO_FIELDS: dict[str, Any] = {}
 
 
 class _ToolIds:
@@ -129,13 +138,26 @@ def _content(content: Any, ids: _ToolIds) -> Any:
     return content
 
 
+_MAPPING_TYPES: dict[type, bool] = {}  # type -> is it a Mapping (an ABC isinstance check per message is slow)
+
+
+def _is_mapping(cls: type) -> bool:
+    found = _MAPPING_TYPES.get(cls)
+    if found is None:
+        found = _MAPPING_TYPES[cls] = issubclass(cls, Mapping)
+    return found
+
+
 def _message(message: Any, ids: _ToolIds) -> dict[str, Any]:
-    if isinstance(message, Mapping):  # an OpenAI-style dict message: keep it, minus its id
+    cls = type(message)
+    if _is_mapping(cls):  # an OpenAI-style dict message: keep it, minus its id
         return {k: v for k, v in message.items() if k != "id"}
     # Pydantic keeps fields in __dict__; reading it avoids pydantic's slow __getattr__ for absent attributes.
-    fields = getattr(message, "__dict__", {})
+    fields = getattr(message, "__dict__", _NO_FIELDS)
     get = fields.get
-    out: dict[str, Any] = {"role": get("type", type(message).__name__), "content": _content(get("content"), ids)}
+    content = get("content")
+    out: dict[str, Any] = {"role": get("type", cls.__name__),
+                           "content": content if type(content) is str else _content(content, ids)}
     name = get("name")
     if name is not None:
         out["name"] = name
@@ -179,6 +201,54 @@ def canonical_messages(messages: Iterable[Any]) -> list[dict[str, Any]]:
     """
     ids = _ToolIds()
     return [_message(m, ids) for m in messages]
+
+
+# Canonical JSON of plain text messages (string content and nothing else), keyed by (role, content) itself: a
+# value-keyed memo cannot go stale. A conversation resends the same long turns on every call, and escaping them
+# (JSON inside a user turn is full of quotes) is the bulk of a key's serialisation. Bounded by size: cleared whole
+# when it passes the limit.
+_TEXT_MEMO: dict[tuple[str, str], orjson.Fragment] = {}
+_TEXT_MEMO_LIMIT = 32 * 1024 * 1024  # characters of content + bytes of JSON held
+_TEXT_MEMO_MIN = 256  # characters; shorter texts are serialised faster than they are looked up
+_text_memo_size = 0
+
+
+def _text_message_json(role: str, content: str) -> orjson.Fragment:
+    global _text_memo_size
+    key = (role, content)
+    found = _TEXT_MEMO.get(key)
+    if found is None:
+        data = canonical_json({"role": role, "content": content})
+        found = orjson.Fragment(data)
+        size = len(data) + len(content)
+        if _text_memo_size + size > _TEXT_MEMO_LIMIT:
+            _TEXT_MEMO.clear()
+            _text_memo_size = 0
+        _TEXT_MEMO[key] = found
+        _text_memo_size += size
+    return found
+
+
+def canonical_messages_json(messages: Iterable[Any]) -> bytes:
+    """``canonical_json(canonical_messages(messages))``, the same bytes, built faster.
+
+    Plain text messages of 256+ characters (canonical form ``{"role", "content"}`` with string values: no name,
+    tool calls, tool-call id, chat role or additional kwargs) are put in as their already-serialised JSON (an
+    ``orjson.Fragment`` from a memo keyed by ``(role, content)``); the others are the dicts
+    :func:`canonical_messages` makes (tool-call ids numbered across the whole list). One ``orjson`` call writes
+    the list; a fragment is copied verbatim, so the bytes are the same.
+    """
+    ids = _ToolIds()
+    items: list[Any] = []
+    for message in messages:
+        out = _message(message, ids)
+        if len(out) == 2:  # {"role", "content"} only: a plain text message when both are strings
+            role, content = out.get("role"), out.get("content")
+            if type(content) is str and type(role) is str and len(content) >= _TEXT_MEMO_MIN:
+                items.append(_text_message_json(role, content))
+                continue
+        items.append(out)
+    return canonical_json(items)
 
 
 _TOOL_MEMO: LRUCache = LRUCache(maxsize=1024)

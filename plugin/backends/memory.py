@@ -76,7 +76,10 @@ class InMemoryServerCache(ServerCache):
             return [self._get(k, now) for k in keys]
 
     def set(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
-        key, value, ttl_s = validate_key(key), validate_value(value), validate_ttl(ttl_s)
+        # The usual call (a non-empty str, bytes, a finite float > 0) skips the three validator calls; anything
+        # else goes through them, with their errors and conversions.
+        if not (type(key) is str and key and type(value) is bytes and type(ttl_s) is float and 0 < ttl_s < math.inf):
+            key, value, ttl_s = validate_key(key), validate_value(value), validate_ttl(ttl_s)
         expires = math.inf if ttl_s is None else _monotonic() + ttl_s
         with self._lock:
             self._data[key] = (value, expires)

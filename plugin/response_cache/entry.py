@@ -3,7 +3,8 @@
 An entry is orjson bytes of ``{"v": 1, "created_at": <unix seconds>, "messages": [...], "structured": ...}``
 where ``messages`` is ``langchain_core.messages.messages_to_dict`` of the response's messages (the ``AIMessage``
 with its content blocks, tool calls, ``usage_metadata`` and ``response_metadata``, plus the ``ToolMessage`` a
-structured-output tool adds). Never a pickled live object: an entry written by one process (or version) can be
+structured-output tool adds), written by orjson straight from the message fields (the same JSON, without
+pydantic's ``model_dump``). Never a pickled live object: an entry written by one process (or version) can be
 read, or rejected as corrupt, by another.
 """
 
@@ -16,9 +17,9 @@ from typing import Any, Final
 
 import orjson
 from langchain.agents.middleware import ModelResponse
-from langchain_core.messages import AIMessage, BaseMessage, messages_from_dict, messages_to_dict
+from langchain_core.messages import AIMessage, BaseMessage, messages_from_dict
 
-__all__ = ["CorruptEntry", "ZERO_USAGE", "decode_entry", "encode_entry", "hit_response", "is_storable"]
+__all__ = ["ZERO_USAGE", "CorruptEntry", "decode_entry", "decode_hit", "encode_entry", "is_storable"]
 
 _VERSION: Final = 1
 ZERO_USAGE: Final = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
@@ -47,33 +48,45 @@ def is_storable(response: ModelResponse) -> bool:
     return not (isinstance(marker, dict) and marker.get("cache") == "hit")
 
 
+def _message_dict(message: BaseMessage) -> dict[str, Any]:
+    """``message_to_dict(message)`` without pydantic's ``model_dump``: the fields as stored (plus extras).
+
+    Message fields are plain JSON values (str, lists, dicts, numbers), so orjson writes them as they are; the
+    result reads back with ``messages_from_dict``. Our own ``promptcache`` marker is never stored.
+    """
+    data = dict(message.__dict__)
+    extra = getattr(message, "__pydantic_extra__", None)
+    if extra:
+        data.update(extra)
+    meta = data.get("response_metadata")
+    if isinstance(meta, dict) and "promptcache" in meta:
+        data["response_metadata"] = {k: v for k, v in meta.items() if k != "promptcache"}
+    return {"type": message.type, "data": data}
+
+
+def _encode_default(value: Any) -> Any:
+    dump = getattr(value, "model_dump", None)  # a pydantic value in a free-form field (e.g. ToolMessage.artifact)
+    if callable(dump) and not isinstance(value, type):
+        return dump()
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
 def encode_entry(response: ModelResponse, now: float | None = None) -> bytes:
-    """Serialise ``response`` (see the module docstring).
+    """Serialise ``response`` (see the module docstring) with orjson, straight from the message fields.
 
     Raises:
         TypeError: a value orjson cannot encode (e.g. a live object in ``additional_kwargs``).
     """
-    messages = []
-    for m in messages_to_dict(response.result):
-        meta = m["data"].get("response_metadata")
-        if isinstance(meta, dict) and "promptcache" in meta:  # never store our own miss/bust marker
-            m["data"]["response_metadata"] = {k: v for k, v in meta.items() if k != "promptcache"}
-        messages.append(m)
     structured = None
     if response.structured_response is not None:
         value = response.structured_response
         structured = {"type": type(value).__qualname__, "data": _jsonable(value)}
-    entry = {"v": _VERSION, "created_at": time.time() if now is None else now, "messages": messages,
-             "structured": structured}
-    return orjson.dumps(entry)
+    entry = {"v": _VERSION, "created_at": time.time() if now is None else now,
+             "messages": [_message_dict(m) for m in response.result], "structured": structured}
+    return orjson.dumps(entry, default=_encode_default)
 
 
-def decode_entry(raw: bytes) -> dict[str, Any]:
-    """Parse and check an entry.
-
-    Raises:
-        CorruptEntry: not JSON, wrong version, or missing fields (the message says which).
-    """
+def _parse(raw: bytes) -> dict[str, Any]:
     try:
         entry = orjson.loads(raw)
     except (orjson.JSONDecodeError, TypeError) as exc:
@@ -82,12 +95,27 @@ def decode_entry(raw: bytes) -> dict[str, Any]:
         raise CorruptEntry(f"unknown entry layout (v={entry.get('v') if isinstance(entry, dict) else None!r})")
     if not isinstance(entry.get("messages"), list) or not isinstance(entry.get("created_at"), (int, float)):
         raise CorruptEntry("entry lacks messages/created_at")
+    return entry
+
+
+def _build(dicts: list[Any]) -> list[BaseMessage]:
     try:
-        entry["messages"] = messages_from_dict(entry["messages"])
-    except Exception as exc:  # noqa: BLE001 - any malformed message dict
+        messages = messages_from_dict(dicts)
+    except Exception as exc:  # any malformed message dict
         raise CorruptEntry(f"bad messages: {type(exc).__name__}: {exc}") from exc
-    if not any(isinstance(m, AIMessage) for m in entry["messages"]):
+    if not any(isinstance(m, AIMessage) for m in messages):
         raise CorruptEntry("entry holds no AIMessage")
+    return messages
+
+
+def decode_entry(raw: bytes) -> dict[str, Any]:
+    """Parse and check an entry: the stored dict with ``messages`` rebuilt as LangChain messages.
+
+    Raises:
+        CorruptEntry: not JSON, wrong version, or missing fields (the message says which).
+    """
+    entry = _parse(raw)
+    entry["messages"] = _build(entry["messages"])
     return entry
 
 
@@ -108,24 +136,28 @@ def _restore_structured(stored: Any, response_format: Any) -> Any:
     return data
 
 
-def hit_response(entry: dict[str, Any], key: str, response_format: Any = None,
-                 now: float | None = None) -> ModelResponse:
-    """The ``ModelResponse`` of a hit: fresh message ids, zero billed usage, a ``promptcache`` marker.
+def decode_hit(raw: bytes, key: str, response_format: Any = None, now: float | None = None) -> ModelResponse:
+    """The ``ModelResponse`` of a hit, read from a stored entry: fresh message ids, zero billed usage, a marker.
 
     ``response_metadata["promptcache"] = {"cache": "hit", "key": key, "age_s": <seconds since stored>,
-    "usage": <the original usage_metadata>}`` on the ``AIMessage``.
+    "usage": <the original usage_metadata>}`` on the first ``AIMessage``; its ``usage_metadata`` is
+    ``ZERO_USAGE``. Each message is built once, from its stored dict with the new id already in place.
+
+    Raises:
+        CorruptEntry: as :func:`decode_entry`.
     """
+    entry = _parse(raw)
+    for stored in entry["messages"]:
+        data = stored.get("data") if isinstance(stored, dict) else None
+        if isinstance(data, dict):
+            data["id"] = f"lc_run--{uuid.uuid4()}"
+    messages = _build(entry["messages"])
     age = max(0.0, (time.time() if now is None else now) - float(entry["created_at"]))
-    out: list[BaseMessage] = []
-    marked = False
-    for message in entry["messages"]:
-        update: dict[str, Any] = {"id": f"lc_run--{uuid.uuid4()}"}
-        if isinstance(message, AIMessage) and not marked:
-            marked = True
-            meta = dict(message.response_metadata)
-            meta["promptcache"] = {"cache": "hit", "key": key, "age_s": round(age, 3),
-                                   "usage": message.usage_metadata}
-            update.update(response_metadata=meta, usage_metadata=dict(ZERO_USAGE))
-        out.append(message.model_copy(update=update))
-    structured = _restore_structured(entry.get("structured"), response_format)
-    return ModelResponse(result=out, structured_response=structured)
+    ai = next(m for m in messages if isinstance(m, AIMessage))
+    # ``ai`` was just built from the entry and belongs to this hit alone: mark it in place (no second copy).
+    meta = dict(ai.response_metadata)
+    meta["promptcache"] = {"cache": "hit", "key": key, "age_s": round(age, 3), "usage": ai.usage_metadata}
+    ai.response_metadata = meta
+    ai.usage_metadata = dict(ZERO_USAGE)
+    return ModelResponse(result=messages, structured_response=_restore_structured(entry.get("structured"),
+                                                                                 response_format))

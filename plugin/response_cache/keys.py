@@ -11,13 +11,21 @@ temperature must miss, so ours does not stop there.
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from promptcache.keys import canonical_json, canonical_messages, canonical_tool, canonical_tools
+from promptcache.keys import (
+    canonical_json,
+    canonical_messages,
+    canonical_messages_json,
+    canonical_tool,
+    canonical_tools,
+)
+from promptcache.response_cache.model_identity import model_identity
 
 __all__ = [
     "DEFAULT_AGENT_ID",
@@ -99,33 +107,6 @@ def step_number(messages: Sequence[Any]) -> int:
     return count
 
 
-def model_identity(model: Any) -> dict[str, Any]:
-    """``{"provider", "model_id", "llm_string"}`` for a chat model (``RunnableBinding`` kwargs included).
-
-    ``llm_string`` is ``model._get_llm_string()``: for serialisable models LangChain's JSON of the constructor
-    arguments (secrets masked), otherwise ``_identifying_params`` + ``_llm_type``.
-    """
-    bound_kwargs: dict[str, Any] = {}
-    while not hasattr(model, "_get_llm_string") and hasattr(model, "bound"):
-        bound_kwargs = {**getattr(model, "kwargs", {}), **bound_kwargs}
-        model = model.bound
-    try:
-        llm_string = model._get_llm_string()
-    except Exception:  # noqa: BLE001 - an odd model still gets a stable identity
-        llm_string = f"{type(model).__module__}.{type(model).__qualname__}"
-    model_id = None
-    for attr in ("model_name", "model_id", "model"):
-        value = getattr(model, attr, None)
-        if isinstance(value, str):
-            model_id = value
-            break
-    out = {"provider": getattr(model, "_llm_type", type(model).__name__), "model_id": model_id,
-           "llm_string": llm_string}
-    if bound_kwargs:
-        out["bound"] = bound_kwargs
-    return out
-
-
 def describe_response_format(fmt: Any) -> Any:
     """A stable description of a structured-output format: strategy name + the JSON schemas the provider sees."""
     if fmt is None:
@@ -147,6 +128,7 @@ def describe_response_format(fmt: Any) -> Any:
 
 
 def _payload(inputs: ResponseCacheKeyInputs) -> dict[str, Any]:
+    """The value whose canonical JSON is hashed (:func:`_digest` hashes the same bytes without building it)."""
     return {
         "v": _KEY_VERSION,
         "agent_id": inputs.agent_id,
@@ -159,6 +141,59 @@ def _payload(inputs: ResponseCacheKeyInputs) -> dict[str, Any]:
         "tool_choice": inputs.tool_choice,
         "response_format": describe_response_format(inputs.response_format),
     }
+
+
+_TOOLS_MEMO: dict[tuple[int, ...], tuple[tuple[Any, ...], bytes]] = {}  # ids of the tools -> (tools, JSON)
+_TOOLS_MEMO_MAX = 256  # tool lists; the memo is emptied when full (agents reuse a handful)
+
+
+def _tools_json(tools: Sequence[Any]) -> bytes:
+    """``canonical_json(canonical_tools(tools))``, remembered per list of tool objects.
+
+    ``canonical_tool`` already reads each tool object's schema once; an agent offers the same tool objects on every
+    call, so their JSON is remembered too (keyed by the objects themselves, held while memoised). Dict schemas are
+    mutable values, not long-lived objects: a list holding one is serialised every time. A plain dict (atomic
+    ``get``/set under the GIL) rather than an LRU: this runs on every model call.
+    """
+    tools = tuple(tools or ())
+    if not tools:
+        return b"[]"
+    key = tuple(map(id, tools))
+    hit = _TOOLS_MEMO.get(key)
+    if hit is not None and all(map(operator.is_, hit[0], tools)):
+        return hit[1]
+    data = canonical_json(canonical_tools(tools))
+    if not any(isinstance(t, Mapping) for t in tools):
+        if len(_TOOLS_MEMO) >= _TOOLS_MEMO_MAX:
+            _TOOLS_MEMO.clear()
+        _TOOLS_MEMO[key] = (tools, data)
+    return data
+
+
+_VERSION_TAIL: Final = b',"v":' + canonical_json(_KEY_VERSION) + b"}"
+
+
+def _digest(inputs: ResponseCacheKeyInputs) -> str:
+    """``sha256(canonical_json(_payload(inputs))).hexdigest()[:32]``, fed to SHA-256 piece by piece.
+
+    Canonical JSON of a dict is ``{"key":value,...}`` with sorted keys and no whitespace, so the pieces below (two
+    small dicts whose keys sort around ``prompt`` and ``tools``, stripped of their braces) are the same bytes in
+    the same order (pinned by tests/test_response_cache_fastpath.py); the prompt and tool JSON (the bulk) are
+    hashed where they were written, never copied into one payload.
+    """
+    head = canonical_json({"agent_id": inputs.agent_id, "model": dict(inputs.model)})
+    middle = canonical_json({"response_format": describe_response_format(inputs.response_format),
+                             "scope": inputs.scope, "settings": dict(inputs.settings), "step": inputs.step_number,
+                             "tool_choice": inputs.tool_choice})
+    h = hashlib.sha256(memoryview(head)[:-1])
+    h.update(b',"prompt":')
+    h.update(canonical_messages_json(inputs.prompt))
+    h.update(b",")
+    h.update(memoryview(middle)[1:-1])
+    h.update(b',"tools":')
+    h.update(_tools_json(inputs.tools))
+    h.update(_VERSION_TAIL)
+    return h.hexdigest()[:32]
 
 
 def build_response_cache_key(inputs: ResponseCacheKeyInputs) -> str:
@@ -178,8 +213,7 @@ def build_response_cache_key(inputs: ResponseCacheKeyInputs) -> str:
     """
     if not isinstance(inputs, ResponseCacheKeyInputs):
         raise TypeError(f"inputs must be ResponseCacheKeyInputs, got {type(inputs).__name__}: {inputs!r}")
-    digest = hashlib.sha256(canonical_json(_payload(inputs))).hexdigest()[:32]
-    return f"{key_namespace(inputs.agent_id, inputs.scope)}:{digest}"
+    return f"{key_namespace(inputs.agent_id, inputs.scope)}:{_digest(inputs)}"
 
 
 def inputs_from_request(request: Any, agent_id: str, scope: str | None) -> ResponseCacheKeyInputs:

@@ -5,16 +5,19 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import inspect
+from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
 from langchain.agents.middleware import ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import var_child_runnable_config
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import ServerCache, validate_ttl
-from promptcache.config import UNSET, validate_scope
-from promptcache.processor import Processor
-from promptcache.response_cache.entry import decode_entry, encode_entry, hit_response, is_storable
+from promptcache.config import UNSET, resolve_scope, validate_scope
+from promptcache.processor import Processor, as_model_response
+from promptcache.response_cache.entry import decode_hit, encode_entry, is_storable
 from promptcache.response_cache.keys import (
     DEFAULT_AGENT_ID,
     ResponseCacheKeyInputs,
@@ -32,6 +35,8 @@ RESPONSE_CACHE_CONTEXT_KEY: Final = "promptcache.response_cache"
 """``configurable`` key under which ``ResponseCache.context()`` / ``apply_context()`` store per-call options."""
 
 _log = get_logger("promptcache.response_cache")
+_HOOKS = ("process_request", "process_response", "aprocess_request", "aprocess_response")
+_OWN_HOOKS: dict[type, bool] = {}  # class -> does it keep ResponseCache's own hooks (then the fast path applies)
 _STATE = "_promptcache_response_cache"  # attribute on the request copy carrying (key, bust) to the response hook
 
 
@@ -130,9 +135,30 @@ class ResponseCache(Processor):
             _check_bust(opts["bust"], "per-call bust")
 
     # -- keys ----------------------------------------------------------------------------------------------
+    def _call_options_and_scope(self) -> tuple[dict[str, Any], str | None]:
+        """Per-call options and scope of the running call, reading its config once.
+
+        ``call_options()`` + ``resolve_scope()`` would run ``ensure_config()`` three times (~7 us each inside an
+        agent: it copies the callback manager); only ``configurable`` matters here, read straight from the
+        context variable LangChain keeps the running config in. The scope rule stays the shared one
+        (:func:`promptcache.config.resolve_scope`), applied to that ``configurable``.
+        """
+        config = var_child_runnable_config.get()
+        configurable = (config.get("configurable") if config else None) or {}
+        raw = configurable.get(self.context_key)
+        options = {} if raw is None else dict(raw) if isinstance(raw, Mapping) else {}
+        if "scope" in options or self._scope is not UNSET:
+            return options, resolve_scope(options, self._scope, None, self.scope_fields)  # config not read
+        if not any((value := configurable.get(name)) is not None and value != "" for name in self.scope_fields):
+            return options, None  # what resolve_scope gives when no scope field holds a value
+        token = var_child_runnable_config.set(RunnableConfig(configurable=configurable))  # ensure_config() is cheap
+        try:
+            return options, resolve_scope(options, self._scope, None, self.scope_fields)
+        finally:
+            var_child_runnable_config.reset(token)
+
     def _plan(self, request: ModelRequest) -> tuple[Any, ResponseCacheKeyInputs, bool]:
-        options = self.call_options()
-        scope = self.resolve_scope()
+        options, scope = self._call_options_and_scope()
         inputs = inputs_from_request(request, self.agent_id, scope)
         key = options.get("key") if options.get("key") is not None else self.key
         bust = options.get("bust", self.bust)
@@ -174,60 +200,44 @@ class ResponseCache(Processor):
                 return build_response_cache_key(inputs), bust
         return self._finish_key(chosen, inputs, result), bust
 
-    # -- hooks ---------------------------------------------------------------------------------------------
+    # -- reading and writing entries -----------------------------------------------------------------------
     def _hit(self, raw: bytes | None, key: str, request: ModelRequest) -> ModelResponse | None:
         if raw is None:
             return None
         try:
-            return hit_response(decode_entry(raw), key, request.response_format)
+            return decode_hit(raw, key, request.response_format)
         except Exception as exc:  # noqa: BLE001 - corrupt entry: a miss
             self._warning.warn("promptcache: ResponseCache entry %s unreadable; treating as a miss", key, exc=exc)
             return None
 
-    @staticmethod
-    def _forward(request: ModelRequest, key: str, bust: bool) -> ModelRequest:
-        sent = request.override()
-        object.__setattr__(sent, _STATE, (key, bust))
-        return sent
-
-    def process_request(self, request: ModelRequest) -> ModelRequest | ModelResponse:
-        """Look the request up; on a hit return the cached reply (short-circuit), else pass a copy on."""
-        key, bust = self._key(request)
-        if not bust:
-            try:
-                raw = self.cache.get(key)
-            except Exception as exc:  # noqa: BLE001 - a backend that raises is a miss
-                self._warning.warn("promptcache: ResponseCache read failed; treating as a miss", exc=exc)
-                raw = None
-            hit = self._hit(raw, key, request)
-            if hit is not None:
-                return hit
-        return self._forward(request, key, bust)
-
-    async def aprocess_request(self, request: ModelRequest) -> ModelRequest | ModelResponse:
-        """Async :meth:`process_request` (uses the backend's ``aget``)."""
-        key, bust = await self._akey(request)
-        if not bust:
-            try:
-                raw = await self.cache.aget(key)
-            except Exception as exc:  # noqa: BLE001
-                self._warning.warn("promptcache: ResponseCache read failed; treating as a miss", exc=exc)
-                raw = None
-            hit = self._hit(raw, key, request)
-            if hit is not None:
-                return hit
-        return self._forward(request, key, bust)
-
-    def _prepare_store(self, request: ModelRequest, response: ModelResponse) -> tuple[str, bool, bytes | None]:
-        state = getattr(request, _STATE, None)
-        key, bust = state if state is not None else self._key(request)
-        if not is_storable(response):
-            return key, bust, None
+    def _read(self, key: str, bust: bool, request: ModelRequest) -> ModelResponse | None:
+        if bust:
+            return None
         try:
-            return key, bust, encode_entry(response)
+            raw = self.cache.get(key)
+        except Exception as exc:  # noqa: BLE001 - a backend that raises is a miss
+            self._warning.warn("promptcache: ResponseCache read failed; treating as a miss", exc=exc)
+            raw = None
+        return self._hit(raw, key, request)
+
+    async def _aread(self, key: str, bust: bool, request: ModelRequest) -> ModelResponse | None:
+        if bust:
+            return None
+        try:
+            raw = await self.cache.aget(key)
+        except Exception as exc:  # noqa: BLE001
+            self._warning.warn("promptcache: ResponseCache read failed; treating as a miss", exc=exc)
+            raw = None
+        return self._hit(raw, key, request)
+
+    def _encode(self, response: ModelResponse) -> bytes | None:
+        if not is_storable(response):
+            return None
+        try:
+            return encode_entry(response)
         except Exception as exc:  # noqa: BLE001 - an unserialisable reply is returned, just not stored
             self._warning.warn("promptcache: ResponseCache could not serialise the reply; not stored", exc=exc)
-            return key, bust, None
+            return None
 
     @staticmethod
     def _mark(response: ModelResponse, key: str, bust: bool) -> ModelResponse:
@@ -239,9 +249,8 @@ class ResponseCache(Processor):
                 break
         return ModelResponse(result=result, structured_response=response.structured_response)
 
-    def process_response(self, request: ModelRequest, response: ModelResponse) -> ModelResponse:
-        """Store a complete reply under the request's key for ``ttl`` seconds; mark it as a miss."""
-        key, bust, value = self._prepare_store(request, response)
+    def _write(self, key: str, bust: bool, response: ModelResponse) -> ModelResponse:
+        value = self._encode(response)
         if value is None:
             return response
         try:
@@ -250,9 +259,8 @@ class ResponseCache(Processor):
             self._warning.warn("promptcache: ResponseCache write failed; reply not cached", exc=exc)
         return self._mark(response, key, bust)
 
-    async def aprocess_response(self, request: ModelRequest, response: ModelResponse) -> ModelResponse:
-        """Async :meth:`process_response` (uses the backend's ``aset``)."""
-        key, bust, value = self._prepare_store(request, response)
+    async def _awrite(self, key: str, bust: bool, response: ModelResponse) -> ModelResponse:
+        value = self._encode(response)
         if value is None:
             return response
         try:
@@ -260,3 +268,67 @@ class ResponseCache(Processor):
         except Exception as exc:  # noqa: BLE001
             self._warning.warn("promptcache: ResponseCache write failed; reply not cached", exc=exc)
         return self._mark(response, key, bust)
+
+    @staticmethod
+    def _forward(request: ModelRequest, key: str, bust: bool) -> ModelRequest:
+        sent = request.override()
+        object.__setattr__(sent, _STATE, (key, bust))
+        return sent
+
+    def _state(self, request: ModelRequest) -> tuple[str, bool]:
+        state = getattr(request, _STATE, None)
+        return state if state is not None else self._key(request)
+
+    # -- hooks (the Processor contract; used by with_processors) -------------------------------------------
+    def process_request(self, request: ModelRequest) -> ModelRequest | ModelResponse:
+        """Look the request up; on a hit return the cached reply (short-circuit), else pass a copy on."""
+        key, bust = self._key(request)
+        hit = self._read(key, bust, request)
+        return hit if hit is not None else self._forward(request, key, bust)
+
+    async def aprocess_request(self, request: ModelRequest) -> ModelRequest | ModelResponse:
+        """Async :meth:`process_request` (uses the backend's ``aget``)."""
+        key, bust = await self._akey(request)
+        hit = await self._aread(key, bust, request)
+        return hit if hit is not None else self._forward(request, key, bust)
+
+    def process_response(self, request: ModelRequest, response: ModelResponse) -> ModelResponse:
+        """Store a complete reply under the request's key for ``ttl`` seconds; mark it as a miss."""
+        key, bust = self._state(request)
+        return self._write(key, bust, response)
+
+    async def aprocess_response(self, request: ModelRequest, response: ModelResponse) -> ModelResponse:
+        """Async :meth:`process_response` (uses the backend's ``aset``)."""
+        key, bust = self._state(request)
+        return await self._awrite(key, bust, response)
+
+    # -- AgentMiddleware (create_agent) --------------------------------------------------------------------
+    def _own_hooks(self) -> bool:
+        cls = type(self)
+        own = _OWN_HOOKS.get(cls)
+        if own is None:
+            own = _OWN_HOOKS[cls] = all(getattr(cls, name) is getattr(ResponseCache, name) for name in _HOOKS)
+        return own
+
+    def wrap_model_call(self, request: ModelRequest, handler: Any) -> ModelResponse:
+        """The hooks' steps around ``handler``, with the key kept in a local: no request copy to carry it.
+
+        A subclass that overrides a hook gets the plain :class:`Processor` behaviour (its hooks are called).
+        """
+        if not self._own_hooks():
+            return super().wrap_model_call(request, handler)
+        key, bust = self._key(request)
+        hit = self._read(key, bust, request)
+        if hit is not None:
+            return hit
+        return self._write(key, bust, as_model_response(handler(request)))
+
+    async def awrap_model_call(self, request: ModelRequest, handler: Any) -> ModelResponse:
+        """Async twin of :meth:`wrap_model_call`."""
+        if not self._own_hooks():
+            return await super().awrap_model_call(request, handler)
+        key, bust = await self._akey(request)
+        hit = await self._aread(key, bust, request)
+        if hit is not None:
+            return hit
+        return await self._awrite(key, bust, as_model_response(await handler(request)))

@@ -1,0 +1,293 @@
+"""ResponseCache fast paths: same keys and entries as the plain implementation, and memos that never go stale."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import orjson
+import pytest
+from langchain.agents import create_agent
+from langchain.agents.middleware import ModelResponse
+from langchain.agents.structured_output import ToolStrategy
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage, messages_to_dict
+from langchain_core.runnables.config import var_child_runnable_config
+from langchain_core.tools import StructuredTool
+from pydantic import BaseModel, Field
+
+import promptcache.keys as pk
+from promptcache import InMemoryServerCache, ResponseCache, ResponseCacheKeyInputs, build_response_cache_key
+from promptcache.response_cache import model_identity as mi
+from promptcache.response_cache.entry import CorruptEntry, decode_hit, encode_entry
+from promptcache.response_cache.keys import _digest, _payload, _tools_json, model_identity
+from promptcache.testing import ScriptedChatModel
+
+
+class Weather(BaseModel):
+    """Weather report."""
+
+    city: str = Field(description="City name.")
+
+
+class LookupArgs(BaseModel):
+    order_id: str = Field(description="The order id, such as '8JX2WO'.")
+
+
+def _lookup(order_id: str) -> str:
+    return "ok"
+
+
+LOOKUP = StructuredTool.from_function(_lookup, name="lookup", description="Look an order up.",
+                                      args_schema=LookupArgs)
+
+
+def prompt() -> list[Any]:
+    """Long plain turns (the memoised path), tool calls and results, blocks with bytes, a dict message."""
+    return [SystemMessage("You are a helpful agent. " * 30),
+            HumanMessage('I need help with {"order": "8JX2WO", "items": ["a", "b"]}\n' * 20, id="h1"),
+            AIMessage("", tool_calls=[{"name": "lookup", "args": {"order_id": "8JX2WO"}, "id": "call_1"}]),
+            ToolMessage('{"status": "shipped"}' * 20, tool_call_id="call_1", name="lookup"),
+            AIMessage("It shipped. " * 30), HumanMessage("Thanks! And the other one?"),
+            HumanMessage([{"type": "text", "text": "see"},
+                          {"type": "image", "base64": b"\x89PNG", "mime_type": "image/png"}]),
+            {"role": "user", "content": "a dict message " * 30, "id": "d1"}]
+
+
+def cases() -> dict[str, ResponseCacheKeyInputs]:
+    base: dict[str, Any] = {"agent_id": "bot", "scope": None, "step_number": 1, "prompt": prompt(),
+                            "model": model_identity(ScriptedChatModel(temperature=0.2))}
+    return {
+        "plain": ResponseCacheKeyInputs(**base),
+        "scoped_tools": ResponseCacheKeyInputs(**{**base, "scope": "user-7"}, tools=[LOOKUP], tool_choice="any",
+                                               settings={"temperature": 0.5}),
+        "dict_tool_format": ResponseCacheKeyInputs(
+            **base, tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}],
+            response_format=ToolStrategy(Weather)),
+        "bound_model": ResponseCacheKeyInputs(
+            **{**base, "model": model_identity(ScriptedChatModel().bind(temperature=0.9, stop=["x"]))}),
+    }
+
+
+# keys ------------------------------------------------------------------------------------------------------------
+def test_keys_equal_those_of_the_first_implementation() -> None:
+    """Computed by the implementation before the fast paths (commit 7d2bfbf): stored entries stay valid."""
+    assert {name: build_response_cache_key(inputs) for name, inputs in cases().items()} == {
+        "plain": "response:bot:93bc238f4aafb06fc3b9f95ea1b115c2",
+        "scoped_tools": "response:bot:09208114:bdbe0bad8b92bb7144ada59890e4e0e0",
+        "dict_tool_format": "response:bot:db263d37ada0de362886eef32bafd8b4",
+        "bound_model": "response:bot:0c71ee8b58285e9df2d0f418bfb8707e",
+    }
+
+
+def test_digest_hashes_the_reference_payload_bytes() -> None:
+    for inputs in cases().values():
+        reference = hashlib.sha256(pk.canonical_json(_payload(inputs))).hexdigest()[:32]
+        assert _digest(inputs) == reference
+        assert _digest(inputs) == reference  # second time: from the memos
+
+
+def test_canonical_messages_json_is_canonical_json_of_canonical_messages(monkeypatch: pytest.MonkeyPatch) -> None:
+    messages = prompt()
+    expected = pk.canonical_json(pk.canonical_messages(messages))
+    assert pk.canonical_messages_json(messages) == expected
+    assert pk.canonical_messages_json(messages) == expected  # memo hits
+    assert ("human", messages[1].content) in pk._TEXT_MEMO
+    assert ("human", "Thanks! And the other one?") not in pk._TEXT_MEMO  # short: not worth a memo entry
+    monkeypatch.setattr(pk, "_TEXT_MEMO_LIMIT", 1000)  # every new entry now clears the memo first
+    assert pk.canonical_messages_json(prompt()[:1] + [HumanMessage("x" * 900)] + messages) == pk.canonical_json(
+        pk.canonical_messages(prompt()[:1] + [HumanMessage("x" * 900)] + messages))
+    assert len(pk._TEXT_MEMO) == 1
+
+
+def test_text_memo_is_keyed_by_value_not_object() -> None:
+    message = HumanMessage("first version of a long turn " * 20)
+    before = pk.canonical_messages_json([message])
+    message.content = "second version of a long turn " * 20  # same object, new text
+    assert pk.canonical_messages_json([message]) == pk.canonical_json(pk.canonical_messages([message])) != before
+
+
+def test_tool_list_json_is_remembered_for_tool_objects_only() -> None:
+    tools = [LOOKUP]
+    first = _tools_json(tools)
+    assert first == pk.canonical_json(pk.canonical_tools(tools))
+    assert _tools_json(list(tools)) is first  # same tool objects, new list: the memo
+    schema = {"type": "function", "function": {"name": "f", "parameters": {}}}
+    before = _tools_json([schema])
+    schema["function"]["name"] = "g"  # a dict schema edited in place: read again
+    assert _tools_json([schema]) != before
+    assert b'"name":"g"' in _tools_json([schema])
+
+
+# model identity --------------------------------------------------------------------------------------------------
+class SerializableScripted(ScriptedChatModel):
+    """The scripted model, serialisable: LangChain's llm string is then its cached ``dumpd``.
+
+    Its call records are left out of ``dumpd`` (``exclude=True``), as a provider model's client is: they are not
+    constructor arguments, and a serialised form that changed on every call would never hit.
+    """
+
+    calls: int = Field(default=0, exclude=True)
+    seen: list[Any] = Field(default_factory=list, exclude=True)
+    bound_tools: list[Any] = Field(default_factory=list, exclude=True)
+
+    @classmethod
+    def is_lc_serializable(cls) -> bool:
+        return True
+
+
+class CustomParams(ScriptedChatModel):
+    def _get_invocation_params(self, stop: Any = None, **kwargs: Any) -> dict[str, Any]:
+        return {**super()._get_invocation_params(stop=stop, **kwargs), "region": "eu-west-1"}
+
+
+def test_fast_path_gives_langchains_string() -> None:
+    for model in (ScriptedChatModel(), ScriptedChatModel(model_name="m2", temperature=0.7)):
+        assert mi._path(type(model)) == "fast"
+        assert mi.llm_string(model) == model._get_llm_string()
+    custom = CustomParams()
+    assert mi._path(CustomParams) == "call"
+    assert mi.llm_string(custom) == custom._get_llm_string()
+    assert "eu-west-1" in mi.llm_string(custom)
+
+
+def test_fast_path_sees_a_changed_field_at_once() -> None:
+    model = ScriptedChatModel(temperature=0.1)
+    first = model_identity(model)
+    model.temperature = 0.9
+    assert model_identity(model)["llm_string"] == model._get_llm_string() != first["llm_string"]
+    model.model_name = "other"
+    assert model_identity(model)["model_id"] == "other"
+
+
+def test_serializable_memo_is_used_and_follows_changes() -> None:
+    model = SerializableScripted(temperature=0.1, replies=["a"])
+    assert mi._path(SerializableScripted) == "serializable"
+    first = mi.llm_string(model)
+    assert first == model._get_llm_string() and '"temperature": 0.1' in first
+    assert mi.llm_string(model) is first  # unchanged model: the remembered string
+    model.temperature = 0.9
+    changed = mi.llm_string(model)
+    assert '"temperature": 0.9' in changed and changed == model._get_llm_string()
+    model.replies.append("b")  # in place: the fingerprint sees it too
+    assert '"b"' in mi.llm_string(model)
+
+
+def test_langchains_own_string_is_stale_and_ours_is_not() -> None:
+    """Why the memo checks a fingerprint: LangChain caches ``dumpd(model)`` once per object."""
+    model = SerializableScripted(temperature=0.1)
+    first = model._get_llm_string()
+    model.temperature = 0.9
+    assert model._get_llm_string() == first  # LangChain: stale
+    assert '"temperature": 0.9' in mi.llm_string(model)
+
+
+def test_bedrock_model_identity_follows_temperature() -> None:
+    from langchain_aws import ChatBedrockConverse
+
+    model = ChatBedrockConverse(model="anthropic.claude-3-haiku-20240307-v1:0", region_name="us-east-1",
+                                aws_access_key_id="AKIAEXAMPLE", aws_secret_access_key="example", temperature=0.1)
+    first = mi.llm_string(model)
+    assert first == model._get_llm_string() and '"temperature": 0.1' in first
+    assert mi.llm_string(model) is first
+    model.temperature = 0.9
+    assert '"temperature": 0.9' in mi.llm_string(model)
+
+
+@pytest.mark.parametrize("model_cls", [ScriptedChatModel, SerializableScripted])
+def test_changing_temperature_on_the_same_model_after_a_call_misses(model_cls: type) -> None:
+    model = model_cls(replies=["cold", "warm"], temperature=0.0)
+    agent = create_agent(model, middleware=[ResponseCache(InMemoryServerCache())])
+
+    def ask() -> AIMessage:
+        return agent.invoke({"messages": [HumanMessage("Describe the weather.")]})["messages"][-1]
+
+    assert (ask().content, model.calls) == ("cold", 1)
+    assert ask().response_metadata["promptcache"]["cache"] == "hit" and model.calls == 1
+    model.temperature = 0.8
+    reply = ask()
+    assert (reply.content, model.calls, reply.response_metadata["promptcache"]["cache"]) == ("warm", 2, "miss")
+    assert ask().response_metadata["promptcache"]["cache"] == "hit" and model.calls == 2
+
+
+# config ----------------------------------------------------------------------------------------------------------
+def test_call_options_and_scope_read_once_and_restore_the_config() -> None:
+    cache = ResponseCache(InMemoryServerCache())
+    config = {"configurable": {"user_id": "u-1", "promptcache.response_cache": {"bust": True}}}
+    token = var_child_runnable_config.set(config)
+    try:
+        assert cache._call_options_and_scope() == ({"bust": True}, "u-1")
+        assert var_child_runnable_config.get() is config
+        config["configurable"]["promptcache.response_cache"] = {"scope": "team-a"}
+        assert cache._call_options_and_scope() == ({"scope": "team-a"}, "team-a")
+    finally:
+        var_child_runnable_config.reset(token)
+    assert cache._call_options_and_scope() == ({}, None)
+
+
+# entries ---------------------------------------------------------------------------------------------------------
+def response() -> ModelResponse:
+    ai = AIMessage([{"type": "text", "text": "Sunny."}], id="run-1",
+                   response_metadata={"finish_reason": "stop", "promptcache": {"cache": "miss", "key": "k0"}},
+                   usage_metadata={"input_tokens": 10, "output_tokens": 3, "total_tokens": 13,
+                                   "input_token_details": {"cache_read": 4}},
+                   tool_calls=[{"name": "Weather", "args": {"city": "Oslo"}, "id": "c1"}], additional_kwargs={"x": 1})
+    tool_msg = ToolMessage("Returning structured response", tool_call_id="c1", artifact={"a": 1})
+    return ModelResponse(result=[ai, tool_msg], structured_response=Weather(city="Oslo"))
+
+
+def test_entry_is_messages_to_dict_without_our_marker() -> None:
+    stored = orjson.loads(encode_entry(response(), now=100.0))
+    expected = messages_to_dict(response().result)
+    del expected[0]["data"]["response_metadata"]["promptcache"]
+    assert stored == {"v": 1, "created_at": 100.0, "messages": expected,
+                      "structured": {"type": "Weather", "data": {"city": "Oslo"}}}
+
+
+def test_hit_is_built_from_the_entry() -> None:
+    hit = decode_hit(encode_entry(response(), now=100.0), "k1", ToolStrategy(Weather), now=102.5)
+    ai, tool_msg = hit.result
+    assert ai.content == [{"type": "text", "text": "Sunny."}]
+    assert ai.tool_calls == [{"name": "Weather", "args": {"city": "Oslo"}, "id": "c1", "type": "tool_call"}]
+    assert ai.usage_metadata == {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+    usage = {"input_tokens": 10, "output_tokens": 3, "total_tokens": 13, "input_token_details": {"cache_read": 4}}
+    assert ai.response_metadata == {"finish_reason": "stop",
+                                    "promptcache": {"cache": "hit", "key": "k1", "age_s": 2.5, "usage": usage}}
+    assert ai.id.startswith("lc_run--") and tool_msg.id.startswith("lc_run--") and ai.id != tool_msg.id
+    assert (tool_msg.tool_call_id, tool_msg.artifact) == ("c1", {"a": 1})
+    assert hit.structured_response == Weather(city="Oslo")
+
+
+def test_corrupt_usage_is_a_corrupt_entry() -> None:
+    entry = orjson.loads(encode_entry(response()))
+    entry["messages"][0]["data"]["usage_metadata"] = "lots"
+    with pytest.raises(CorruptEntry, match="bad messages"):
+        decode_hit(orjson.dumps(entry), "k")
+
+
+# create_agent path ---------------------------------------------------------------------------------------------
+def test_a_subclass_overriding_a_hook_still_has_it_called() -> None:
+    seen: list[str] = []
+
+    class Logged(ResponseCache):
+        def process_request(self, request: Any) -> Any:
+            out = super().process_request(request)
+            seen.append(type(out).__name__)
+            return out
+
+    model = ScriptedChatModel(replies=["Paris."])
+    agent = create_agent(model, middleware=[Logged(InMemoryServerCache())])
+    replies = [agent.invoke({"messages": [HumanMessage("Capital of France?")]})["messages"][-1] for _ in range(2)]
+    assert seen == ["ModelRequest", "ModelResponse"]
+    assert [r.response_metadata["promptcache"]["cache"] for r in replies] == ["miss", "hit"] and model.calls == 1
+
+
+async def test_async_agent_misses_then_hits_without_a_request_copy() -> None:
+    model = ScriptedChatModel(replies=["Paris."])
+    cache = InMemoryServerCache()
+    agent = create_agent(model, middleware=[ResponseCache(cache)])
+    first = (await agent.ainvoke({"messages": [HumanMessage("Capital of France?")]}))["messages"][-1]
+    second = (await agent.ainvoke({"messages": [HumanMessage("Capital of France?")]}))["messages"][-1]
+    assert (first.response_metadata["promptcache"]["cache"], second.response_metadata["promptcache"]["cache"]) == (
+        "miss", "hit")
+    assert second.response_metadata["promptcache"]["key"] == first.response_metadata["promptcache"]["key"]
+    assert (second.content, model.calls, len(cache)) == ("Paris.", 1, 1)
