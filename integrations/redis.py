@@ -166,6 +166,9 @@ class RedisCache(ServerCache):
         client = self._sync()
         try:
             return client.get(k)
+        except redis.ResponseError as exc:
+            self._key_error("GET", exc)
+            return None
         except _ERRORS as exc:
             self._failed("GET", exc)
             return None
@@ -214,6 +217,9 @@ class RedisCache(ServerCache):
             return await self._arun("GET", lambda c: c.get(k), None)
         try:
             return await client.get(k)
+        except redis.ResponseError as exc:
+            self._key_error("GET", exc)
+            return None
         except _ERRORS as exc:
             self._failed("GET", exc)
             return None
