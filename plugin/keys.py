@@ -15,6 +15,7 @@ conversation rebuilt with new ids gives the same key while which result answers 
 from __future__ import annotations
 
 import hashlib
+import math
 import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -51,9 +52,52 @@ def _default(value: Any) -> Any:
     return repr(value)
 
 
+_MAX_DEPTH = 200  # orjson stops at 254 levels; deeper values are replaced by a hash of their repr
+
+
+def _portable(value: Any, depth: int = 0) -> Any:
+    """``value`` with what orjson cannot write faithfully made explicit (the slow path of :func:`canonical_json`).
+
+    Integers beyond 64 bits become ``{"$int": "<decimal>"}``, NaN and infinities ``{"$float": "nan" | "inf" |
+    "-inf"}`` (orjson would write ``null``, the same as ``None``), non-string dict keys their canonical JSON text,
+    and nesting past 200 levels ``{"$deep": <sha256 of repr>}``. Everything else is left as it is.
+    """
+    if depth > _MAX_DEPTH:
+        return {"$deep": hashlib.sha256(repr(value).encode()).hexdigest()}
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return value if -(2**63) <= value < 2**64 else {"$int": str(value)}
+    if isinstance(value, float):
+        return value if math.isfinite(value) else {"$float": repr(value)}
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else canonical_json(k).decode(): _portable(v, depth + 1)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_portable(v, depth + 1) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return [_portable(v, depth + 1) for v in sorted(value, key=repr)]
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, type):
+        return _portable(dump(mode="json"), depth + 1)
+    return value
+
+
 def canonical_json(value: Any) -> bytes:
-    """``value`` as canonical JSON bytes (see the module docstring). Never raises for odd types: they use ``repr``."""
-    return orjson.dumps(value, default=_default, option=_OPTS)
+    """``value`` as canonical JSON bytes (see the module docstring). Never raises for odd types: they use ``repr``.
+
+    Fast path: one ``orjson.dumps``. When orjson refuses the value (an int beyond 64 bits, a tuple as a dict key,
+    nesting past its limit) or its output holds ``null`` (which could be a NaN it wrote as ``null``), the value is
+    rewritten by :func:`_portable` first, so ``None`` and NaN, ``2**70`` and an error, never share a key. Values
+    without those cases give the same bytes either way.
+    """
+    try:
+        data = orjson.dumps(value, default=_default, option=_OPTS)
+    except (TypeError, orjson.JSONEncodeError):
+        return orjson.dumps(_portable(value), default=_default, option=_OPTS)
+    if b"null" in data:
+        return orjson.dumps(_portable(value), default=_default, option=_OPTS)
+    return data
 
 
 def stable_hash(value: Any, length: int = 64) -> str:

@@ -286,9 +286,6 @@ for _ in range(300):
     _deep = [_deep]
 
 
-@pytest.mark.xfail(strict=True, reason="HIGH: the key builder's canonical_json raises (orjson 'Integer exceeds 64-bit "
-                                       "range', 'Dict key must ...', 'Recursion limit reached') and ResponseCache "
-                                       "lets it escape: the user's model call fails instead of being a logged miss")
 @pytest.mark.parametrize("messages", [
     _history_with_big_int(),
     [HumanMessage("x", additional_kwargs={"meta": {(1, 2): 3}})],
@@ -301,16 +298,12 @@ def test_response_cache_odd_prompt_content_never_breaks_the_call(messages):
     assert model.calls == 1
 
 
-@pytest.mark.xfail(strict=True, reason="HIGH: a model setting that is an int over 64 bits (e.g. seed=2**70) makes the "
-                                       "ResponseCache key builder raise TypeError inside the user's call")
 def test_response_cache_big_int_setting_never_breaks_the_call():
     model = ScriptedChatModel(replies=["ok"])
     wrapped = with_processors(model, [ResponseCache(InMemoryServerCache())])
     assert wrapped.bind(seed=2**70).invoke("hi").content == "ok"
 
 
-@pytest.mark.xfail(strict=True, reason="canonical JSON writes NaN as null, so a call with setting foo=NaN and one with "
-                                       "foo=None share a key: the second is answered from the first's entry")
 def test_response_cache_nan_and_none_settings_are_different_keys():
     model = ScriptedChatModel(replies=["first", "second"])
     wrapped = with_processors(model, [ResponseCache(InMemoryServerCache())])
@@ -319,9 +312,6 @@ def test_response_cache_nan_and_none_settings_are_different_keys():
     assert model.calls == 2
 
 
-@pytest.mark.xfail(strict=True, reason="a custom (per-call or constructor) key is namespaced only by sha256(scope)[:8] "
-                                       "(32 bits): tenants 'tenant-39588' and 'tenant-67738' collide and one gets the "
-                                       "other's cached reply (found by brute force in 0.5 s)")
 def test_response_cache_custom_key_never_hits_across_tenants():
     assert hashlib.sha256(b"tenant-39588").hexdigest()[:8] == hashlib.sha256(b"tenant-67738").hexdigest()[:8]
     model = ScriptedChatModel(replies=["secret of 39588", "answer for 67738"])
@@ -331,8 +321,6 @@ def test_response_cache_custom_key_never_hits_across_tenants():
     assert reply.content == "answer for 67738"
 
 
-@pytest.mark.xfail(strict=True, reason="per-call options written into the config by hand (not via context()) are not "
-                                       "validated: bust='no' is truthy and busts the cache")
 def test_response_cache_hand_written_per_call_bust_is_validated():
     wrapped = with_processors(ScriptedChatModel(replies=["a", "b"]), [ResponseCache(InMemoryServerCache())])
     with pytest.raises(TypeError, match="no"):

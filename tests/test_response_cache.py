@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import asyncio
 import logging
 import time
@@ -301,7 +303,8 @@ def test_per_call_key_shares_within_scope_only(server_cache: Any) -> None:
     assert ask(agent, "how do I reset?", cfg("u2")).content == "u2 answer"
     assert model.calls == 2
     assert marker(shared)["key"].startswith("response:promptcache-response-cache:")
-    assert marker(shared)["key"].endswith(":key:faq")
+    u1 = hashlib.sha256(b"u1").hexdigest()
+    assert marker(shared)["key"] == f"response:promptcache-response-cache:{u1[:8]}:key:faq@{u1[8:40]}"
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])

@@ -92,6 +92,7 @@ def test_step_number() -> None:
 
 def test_custom_key_namespacing() -> None:
     assert custom_key("bot", None, "faq") == "response:bot:key:faq"
-    assert custom_key("bot", "u1", "faq") == f"response:bot:{hashlib.sha256(b'u1').hexdigest()[:8]}:key:faq"
+    digest = hashlib.sha256(b"u1").hexdigest()
+    assert custom_key("bot", "u1", "faq") == f"response:bot:{digest[:8]}:key:faq@{digest[8:40]}"
     long = custom_key("bot", None, "x" * 500)
     assert long == "response:bot:key:sha256-" + hashlib.sha256(b"x" * 500).hexdigest()[:32]

@@ -86,14 +86,19 @@ def key_namespace(agent_id: str, scope: str | None) -> str:
 
 
 def custom_key(agent_id: str, scope: str | None, value: str) -> str:
-    """A caller-chosen key, still namespaced by agent id and scope: ``{namespace}:key:{value}``.
+    """A caller-chosen key, still namespaced by agent id and scope: ``{namespace}:key:{value}[@{scope hash}]``.
 
     Values longer than 200 characters are replaced by their SHA-256 (first 32 hex digits), so Redis keys stay short.
-    Unlike Mastra's, a fixed key never hits across tenants.
+    Unlike Mastra's, a fixed key never hits across tenants: a scoped key carries 160 bits of the scope's SHA-256
+    (the namespace's 32 bits alone collide after ~65,000 tenants; the default key hashes the scope with the prompt,
+    so it needs no more).
     """
     if len(value) > _MAX_CUSTOM_KEY:
         value = "sha256-" + hashlib.sha256(value.encode()).hexdigest()[:32]
-    return f"{key_namespace(agent_id, scope)}:key:{value}"
+    if scope is None:
+        return f"{key_namespace(agent_id, scope)}:key:{value}"
+    # the namespace holds digits 0-7 of the scope's SHA-256; digits 8-39 follow the value (160 bits in all)
+    return f"{key_namespace(agent_id, scope)}:key:{value}@{hashlib.sha256(scope.encode()).hexdigest()[8:40]}"
 
 
 def step_number(messages: Sequence[Any]) -> int:

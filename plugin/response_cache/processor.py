@@ -160,9 +160,11 @@ class ResponseCache(Processor):
     def _plan(self, request: ModelRequest) -> tuple[Any, ResponseCacheKeyInputs, bool]:
         options, scope = self._call_options_and_scope()
         inputs = inputs_from_request(request, self.agent_id, scope)
+        if options:  # written by hand into the config (context()/apply_context() already checked theirs)
+            self._check_option_values(options)
         key = options.get("key") if options.get("key") is not None else self.key
         bust = options.get("bust", self.bust)
-        return key, inputs, bool(bust)
+        return key, inputs, bust
 
     def _finish_key(self, chosen: Any, inputs: ResponseCacheKeyInputs, result: Any = None) -> str:
         if isinstance(chosen, str):
