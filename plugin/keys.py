@@ -95,9 +95,25 @@ def canonical_json(value: Any) -> bytes:
         data = orjson.dumps(value, default=_default, option=_OPTS)
     except (TypeError, orjson.JSONEncodeError):
         return orjson.dumps(_portable(value), default=_default, option=_OPTS)
-    if b"null" in data:
+    if b"null" in data and _has_non_finite(value):
         return orjson.dumps(_portable(value), default=_default, option=_OPTS)
     return data
+
+
+def _has_non_finite(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` holds a NaN or an infinity (which orjson writes as ``null``); checked only on ``null``."""
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if depth > _MAX_DEPTH:
+        return False
+    if isinstance(value, dict):
+        return any(_has_non_finite(v, depth + 1) for v in value.values())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(_has_non_finite(v, depth + 1) for v in value)
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, type):
+        return _has_non_finite(dump(mode="json"), depth + 1)
+    return False
 
 
 def stable_hash(value: Any, length: int = 64) -> str:
