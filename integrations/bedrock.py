@@ -38,6 +38,8 @@ import orjson
 from langchain_aws import ChatBedrockConverse
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
+from pydantic import ConfigDict, PrivateAttr, model_validator
+
 from promptcache._log import ThrottledWarning
 from promptcache.backends import InMemoryServerCache, ServerCache
 from promptcache.backends.base import validate_ttl
@@ -55,7 +57,6 @@ from promptcache.cache_points.model_info import TTLS
 from promptcache.config import CurrentConfigMixin
 from promptcache.keys import hash_tag, stable_hash
 from promptcache.processor import ModelRequest, Processor
-from pydantic import ConfigDict, PrivateAttr, model_validator
 
 __all__ = ["DEFAULT_PLACEMENT_TTL_SECONDS", "STRATEGIES", "BedrockCachePoints", "CachePointChatBedrockConverse",
            "PlacementStore", "resolve_strategy"]

@@ -20,9 +20,14 @@ import redis
 import redis.asyncio as aioredis
 
 from promptcache._log import ThrottledWarning, get_logger
-from promptcache.backends.base import ServerCache, validate_key, validate_ttl, validate_value
+from promptcache.backends.base import (
+    ServerCache,
+    validate_key,
+    validate_ttl,
+    validate_value,
+)
 
-__all__ = ["DEFAULT_REDIS_URL", "RedisCache", "RedisIntentionBackend", "glob_escape"]  # noqa: F822 (lazy, below)
+__all__ = ["DEFAULT_REDIS_URL", "RedisCache", "RedisConnection", "RedisIntentionBackend", "glob_escape"]  # noqa: F822 (lazy, below)
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 _log = get_logger("promptcache.integrations.redis")
@@ -47,7 +52,77 @@ def _ms(ttl_s: float) -> int:
     return max(1, math.ceil(ttl_s * 1000))
 
 
-class RedisCache(ServerCache):
+class RedisConnection:
+    """The sync + ``redis.asyncio`` client pair and the circuit break shared by promptcache's Redis adapters.
+
+    Subclasses call :meth:`_connect` from ``__init__``; it sets ``client``, ``async_client``, ``prefix``,
+    ``breaker_s`` and the break state. Clients made from a URL get ``socket_timeout_s`` as their connect and read
+    timeouts, so a dead server fails in milliseconds.
+    """
+
+    client: Any
+    async_client: Any
+    prefix: str
+    breaker_s: float
+    _open_until: float
+
+    def _connect(self, client: Any, *, url: str | None, async_client: Any, prefix: str, socket_timeout_s: float,
+                 breaker_s: float) -> None:
+        """Validate the arguments (named in errors, before any connection is made) and set up the clients.
+
+        Raises:
+            TypeError: no client and no url; ``url``/``prefix`` not strings; a client that is not redis-py's;
+                timeouts that are not numbers. ValueError: negative, zero (timeout) or non-finite seconds.
+        """
+        owner = type(self).__name__
+        if not isinstance(prefix, str):
+            raise TypeError(f"prefix must be a str, got {prefix!r}")
+        if url is not None and not isinstance(url, str):
+            raise TypeError(f"url must be a str such as 'redis://127.0.0.1:6379/0', got {type(url).__name__}: {url!r}")
+        socket_timeout_s = _seconds(socket_timeout_s, "socket_timeout_s", allow_zero=False)
+        breaker_s = _seconds(breaker_s, "breaker_s", allow_zero=True)
+        if client is None and url is None and async_client is None:
+            raise TypeError(f"{owner} needs a client or a url")
+        if url is not None:
+            opts = {"socket_timeout": socket_timeout_s, "socket_connect_timeout": socket_timeout_s}
+            client = redis.Redis.from_url(url, **opts)
+            async_client = aioredis.Redis.from_url(url, **opts)
+        if isinstance(client, aioredis.Redis):
+            client, async_client = None, client
+        if client is not None and not hasattr(client, "execute_command"):
+            raise TypeError(f"client must be a redis-py client, got {type(client).__name__}")
+        self.client = client
+        self.async_client = async_client
+        self.prefix = prefix
+        self.breaker_s = breaker_s
+        self._open_until = 0.0
+        self._lock = threading.Lock()
+
+    def _available(self) -> bool:
+        """False while the circuit break after a failure lasts."""
+        return time.monotonic() >= self._open_until
+
+    def _open_break(self) -> None:
+        with self._lock:
+            self._open_until = time.monotonic() + self.breaker_s
+
+    def _sync(self) -> Any:
+        if self.client is None:
+            raise RuntimeError(f"this {type(self).__name__} has only an async client; use the a* methods")
+        return self.client
+
+    def close(self) -> None:
+        """Close the sync client's connections (the async client: ``await obj.aclose()``)."""
+        if self.client is not None:
+            self.client.close()
+
+    async def aclose(self) -> None:
+        """Close the async client's connections."""
+        if self.async_client is not None:
+            await self.async_client.aclose()
+
+
+class RedisCache(RedisConnection, ServerCache):
     """A ``ServerCache`` on Redis.
 
     Args:
@@ -79,49 +154,20 @@ class RedisCache(ServerCache):
         socket_timeout_s: float = 0.25,
         breaker_s: float = 2.0,
     ) -> None:
-        if not isinstance(prefix, str):
-            raise TypeError(f"prefix must be a str, got {prefix!r}")
-        if url is not None and not isinstance(url, str):
-            raise TypeError(f"url must be a str such as 'redis://127.0.0.1:6379/0', got {type(url).__name__}: {url!r}")
-        socket_timeout_s = _seconds(socket_timeout_s, "socket_timeout_s", allow_zero=False)
-        breaker_s = _seconds(breaker_s, "breaker_s", allow_zero=True)
-        if client is None and url is None and async_client is None:
-            raise TypeError("RedisCache needs a client or a url")
-        if url is not None:
-            opts = {"socket_timeout": socket_timeout_s, "socket_connect_timeout": socket_timeout_s}
-            client = redis.Redis.from_url(url, **opts)
-            async_client = aioredis.Redis.from_url(url, **opts)
-        if isinstance(client, aioredis.Redis):
-            client, async_client = None, client
-        if client is not None and not hasattr(client, "execute_command"):
-            raise TypeError(f"client must be a redis-py client, got {type(client).__name__}")
-        self.client = client
-        self.async_client = async_client
-        self.prefix = prefix
-        self.breaker_s = float(breaker_s)
-        self._open_until = 0.0
-        self._lock = threading.Lock()
+        self._connect(client, url=url, async_client=async_client, prefix=prefix, socket_timeout_s=socket_timeout_s,
+                      breaker_s=breaker_s)
         self._warning = ThrottledWarning(_log)
         self.failures = 0
 
     # -- circuit breaker -----------------------------------------------------------------------------------
-    def _available(self) -> bool:
-        return time.monotonic() >= self._open_until
-
     def _failed(self, op: str, exc: BaseException) -> None:
-        with self._lock:
-            self.failures += 1
-            self._open_until = time.monotonic() + self.breaker_s
+        self.failures += 1
+        self._open_break()
         self._warning.warn("promptcache: Redis %s failed; treating as a miss for %.1fs", op, self.breaker_s, exc=exc)
 
     def _key_error(self, op: str, exc: BaseException) -> None:
         self.failures += 1
         self._warning.warn("promptcache: Redis %s refused by the server; treating it as a miss", op, exc=exc)
-
-    def _sync(self) -> Any:
-        if self.client is None:
-            raise RuntimeError("this RedisCache has only an async client; use the a* methods")
-        return self.client
 
     def _run(self, op: str, fn: Any, default: Any) -> Any:
         if not self._available():
@@ -250,15 +296,6 @@ class RedisCache(ServerCache):
 
         return await self._arun("SCAN/UNLINK", clear, 0)
 
-    def close(self) -> None:
-        """Close the sync client's connections (the async client: ``await cache.aclose()``)."""
-        if self.client is not None:
-            self.client.close()
-
-    async def aclose(self) -> None:
-        """Close the async client's connections."""
-        if self.async_client is not None:
-            await self.async_client.aclose()
 
 
 def __getattr__(name: str) -> Any:

@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import asyncio
 import math
-import threading
 import time
 from typing import Any
 
 import redis
-import redis.asyncio as aioredis
 from cachetools import LRUCache
+
+from promptcache.integrations.redis import RedisConnection
 from promptcache.intention.backends import (
     DEFAULT_MAX_MEMORIES_PER_USER,
     IntentionBackend,
@@ -47,7 +47,7 @@ __all__ = ["RedisIntentionBackend"]
 _ERRORS = (redis.RedisError, OSError, asyncio.TimeoutError)
 
 
-class RedisIntentionBackend(IntentionBackend):
+class RedisIntentionBackend(RedisConnection, IntentionBackend):
     """Intention memories on Redis (see the module docstring for the key layout).
 
     Args:
@@ -63,8 +63,8 @@ class RedisIntentionBackend(IntentionBackend):
         record_cache_users: users whose parsed records are kept in this process (default 1,000; 0: no cache).
 
     Raises:
-        TypeError: no client and no url, or ``prefix`` not a string.
-        ValueError: ``max_memories_per_user`` not an int >= 1.
+        TypeError: no client and no url, or ``url``/``prefix`` not strings, or a client that is not redis-py's.
+        ValueError: ``max_memories_per_user`` not an int >= 1; bad ``socket_timeout_s``/``breaker_s``.
     """
 
     def __init__(
@@ -79,27 +79,13 @@ class RedisIntentionBackend(IntentionBackend):
         breaker_s: float = 2.0,
         record_cache_users: int = 1000,
     ) -> None:
-        if not isinstance(prefix, str):
-            raise TypeError(f"prefix must be a str, got {prefix!r}")
-        if client is None and url is None and async_client is None:
-            raise TypeError("RedisIntentionBackend needs a client or a url")
         if isinstance(max_memories_per_user, bool) or not isinstance(max_memories_per_user, int) or (
             max_memories_per_user < 1
         ):
             raise ValueError(f"max_memories_per_user must be an int >= 1, got {max_memories_per_user!r}")
-        if url is not None:
-            opts = {"socket_timeout": socket_timeout_s, "socket_connect_timeout": socket_timeout_s}
-            client = redis.Redis.from_url(url, **opts)
-            async_client = aioredis.Redis.from_url(url, **opts)
-        if isinstance(client, aioredis.Redis):
-            client, async_client = None, client
-        self.client = client
-        self.async_client = async_client
-        self.prefix = prefix
+        self._connect(client, url=url, async_client=async_client, prefix=prefix, socket_timeout_s=socket_timeout_s,
+                      breaker_s=breaker_s)
         self.max_memories_per_user = max_memories_per_user
-        self.breaker_s = float(breaker_s)
-        self._open_until = 0.0
-        self._lock = threading.Lock()
         self._cache: LRUCache[str, _UserCache] | None = (
             LRUCache(maxsize=record_cache_users) if record_cache_users > 0 else None
         )
@@ -134,8 +120,7 @@ class RedisIntentionBackend(IntentionBackend):
             # The server answered: a per-key error (e.g. WRONGTYPE on one user's key), not an outage. This call
             # fails (a miss for the caller); other users' calls go on, so no circuit break.
             return IntentionBackendError(f"Redis {op} refused by the server: {type(exc).__name__}: {exc}")
-        with self._lock:
-            self._open_until = time.monotonic() + self.breaker_s
+        self._open_break()
         return IntentionBackendError(f"Redis {op} failed: {type(exc).__name__}: {exc}")
 
     def _sync(self) -> Any:
@@ -402,15 +387,6 @@ class RedisIntentionBackend(IntentionBackend):
         except _ERRORS as exc:
             raise self._fail("forget", exc) from exc
 
-    def close(self) -> None:
-        """Close the sync client's connections."""
-        if self.client is not None:
-            self.client.close()
-
-    async def aclose(self) -> None:
-        """Close the async client's connections."""
-        if self.async_client is not None:
-            await self.async_client.aclose()
 
 
 class _UserCache:

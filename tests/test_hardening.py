@@ -21,6 +21,7 @@ from types import SimpleNamespace
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.store.memory import InMemoryStore
+
 from promptcache import ResponseCache, with_processors
 from promptcache.backends import InMemoryServerCache, ServerCache
 from promptcache.testing import ScriptedChatModel
@@ -562,6 +563,7 @@ def test_strategy_rejects_a_message_without_content():
 def _bedrock_model(**kwargs):
     import boto3
     from botocore.stub import Stubber
+
     from promptcache.cache_points import get_model_info
     from promptcache.integrations.bedrock import CachePointChatBedrockConverse
 

@@ -8,6 +8,7 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
+
 from promptcache.intention import (
     MEMORY_ERROR,
     MEMORY_NOT_FOUND,

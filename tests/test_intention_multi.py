@@ -4,6 +4,7 @@ retrieve_memory text that lists them, on both backends (in-memory and real Redis
 from __future__ import annotations
 
 import pytest
+
 from promptcache.intention import (
     MEMORY_NOT_FOUND,
     InMemoryIntentionBackend,

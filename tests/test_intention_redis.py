@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import redis
+
 from promptcache.integrations.redis_intention import RedisIntentionBackend
 from promptcache.intention import IntentionMemory
 

@@ -7,6 +7,7 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
+
 from promptcache.intention import DEFAULT_SIDE_EFFECT_PREFIXES, IntentionCache, IntentionMemory
 from promptcache.testing import ScriptedChatModel
 

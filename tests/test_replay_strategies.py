@@ -146,7 +146,6 @@ def test_unknown_strategy_names_the_known_ones() -> None:
 
 def test_multi_point_uses_the_real_strategy() -> None:
     from promptcache.cache_points import MultiPointStrategy
-
     from promptcache.replay.multipoint import MultiPointAdapter
 
     strategy = make_strategy("multi-point", cache_rules(SONNET4))

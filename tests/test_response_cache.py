@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
-
 import asyncio
+import hashlib
 import logging
 import time
 from typing import Any

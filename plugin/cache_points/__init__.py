@@ -9,6 +9,13 @@
 The request-time wrapper lives in :mod:`promptcache.integrations.bedrock`.
 """
 
+from promptcache.cache_points.anchored_tail import LOOKBACK_BLOCKS, AnchoredTailPlan, AnchoredTailStrategy
+from promptcache.cache_points.converse import (
+    ConversePlan,
+    count_manual_cache_points,
+    place_cache_points,
+    tool_spec_tokens,
+)
 from promptcache.cache_points.model_info import (
     BEDROCK_MAX_CACHE_POINTS,
     CACHABLE_FIELDS,
@@ -18,13 +25,6 @@ from promptcache.cache_points.model_info import (
     get_model_info,
     resolve_model_id,
 )
-from promptcache.cache_points.converse import (
-    ConversePlan,
-    count_manual_cache_points,
-    place_cache_points,
-    tool_spec_tokens,
-)
-from promptcache.cache_points.anchored_tail import LOOKBACK_BLOCKS, AnchoredTailPlan, AnchoredTailStrategy
 from promptcache.cache_points.multi_point import REALLOCATION_INCREASE, MultiPointStrategy
 from promptcache.cache_points.strategy import (
     CachePointPlacement,

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cachetools import LRUCache
+
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import validate_ttl
 from promptcache.config import validate_scope

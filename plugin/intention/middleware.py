@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import HumanMessage, ToolMessage
+
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope, validate_scope
 from promptcache.intention.memory import IntentionMatch, IntentionMemory

@@ -13,11 +13,12 @@ from typing import Any
 import orjson
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool
+from pydantic import BaseModel, Field
+
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope, validate_scope
 from promptcache.intention.memory import IntentionMatch, IntentionMemory
 from promptcache.keys import canonical_json
-from pydantic import BaseModel, Field
 
 __all__ = [
     "MEMORY_ERROR",

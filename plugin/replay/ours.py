@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-
 from typing import Any
 
 from promptcache.cache_points import AnchoredTailPlan, CachePointPlacement, CacheStrategyConfig, get_model_info
