@@ -10,6 +10,7 @@ import time
 import pytest
 
 from promptcache.backends import InMemoryServerCache, ServerCache
+from promptcache.backends.base import MAX_TTL_S
 from promptcache.integrations.redis import RedisCache
 
 
@@ -177,3 +178,11 @@ def test_circuit_break_returns_within_5ms() -> None:
     elapsed = time.perf_counter() - start
     assert cache.failures == 1  # the calls during the break never reached the network
     assert elapsed < 0.005
+
+
+@pytest.mark.parametrize("ttl", [1e17, MAX_TTL_S * 1.5])
+def test_ttl_past_the_cap_is_refused_by_every_backend(server_cache: ServerCache, ttl: float) -> None:
+    with pytest.raises(ValueError, match="at most 315360000 seconds"):
+        server_cache.set("k", b"v", ttl_s=ttl)
+    server_cache.set("k", b"v", ttl_s=MAX_TTL_S)  # the cap itself is accepted
+    assert server_cache.get("k") == b"v"

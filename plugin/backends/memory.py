@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from cachetools import LRUCache
 
-from promptcache.backends.base import ServerCache, validate_key, validate_ttl, validate_value
+from promptcache.backends.base import MAX_TTL_S, ServerCache, validate_key, validate_ttl, validate_value
 
 __all__ = ["InMemoryServerCache"]
 
@@ -78,7 +78,7 @@ class InMemoryServerCache(ServerCache):
     def set(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
         # The usual call (a non-empty str, bytes, a finite float > 0) skips the three validator calls; anything
         # else goes through them, with their errors and conversions.
-        if not (type(key) is str and key and type(value) is bytes and type(ttl_s) is float and 0 < ttl_s < math.inf):
+        if not (type(key) is str and key and type(value) is bytes and type(ttl_s) is float and 0 < ttl_s <= MAX_TTL_S):
             key, value, ttl_s = validate_key(key), validate_value(value), validate_ttl(ttl_s)
         expires = math.inf if ttl_s is None else _monotonic() + ttl_s
         with self._lock:
