@@ -65,10 +65,7 @@ class MemoryNode(Runnable[dict, dict]):
         scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
     ) -> None:
         check_fixed_scope(scope)
-        if isinstance(memory, BaseStore):
-            memory = TypedMemoryStore.for_store(memory)
-        if memory is not None and not isinstance(memory, TypedMemoryStore):
-            raise TypeError(f"memory must be a TypedMemoryStore, a BaseStore or None, got {type(memory).__name__}")
+        memory = TypedMemoryStore.coerce(memory)
         self.memory = memory
         self.classifier = classifier
         self.scope = scope

@@ -92,10 +92,7 @@ class TypedMemoryMiddleware(Processor):
     ) -> None:
         super().__init__()
         check_fixed_scope(scope)
-        if isinstance(memory, BaseStore):
-            memory = TypedMemoryStore.for_store(memory)
-        if memory is not None and not isinstance(memory, TypedMemoryStore):
-            raise TypeError(f"memory must be a TypedMemoryStore, a BaseStore or None, got {type(memory).__name__}")
+        memory = TypedMemoryStore.coerce(memory)
         self._memory = memory
         self._classifier = classifier
         self._load_references = load_references

@@ -123,6 +123,20 @@ class TypedMemoryStore:
                 shared = _SHARED[store] = cls(store)
             return shared
 
+    @classmethod
+    def coerce(cls, memory: Any) -> TypedMemoryStore | None:
+        """``memory`` as a ``TypedMemoryStore``: one is kept, a ``BaseStore`` gets its shared one
+        (:meth:`for_store`), ``None`` stays ``None`` (the graph's own store is used per call).
+
+        Raises:
+            TypeError: anything else (the message names the type).
+        """
+        if isinstance(memory, BaseStore):
+            return cls.for_store(memory)
+        if memory is not None and not isinstance(memory, TypedMemoryStore):
+            raise TypeError(f"memory must be a TypedMemoryStore, a BaseStore or None, got {type(memory).__name__}")
+        return memory
+
     def write_token(self, scope: str | None) -> str:
         """A token that changes whenever this object writes or deletes a feedback, user-fact or reference memory of
         ``scope`` (project state is re-read every turn anyway). It is unique to this object, so a token from

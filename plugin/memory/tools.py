@@ -101,11 +101,7 @@ def _target_resolver(memory: Any, scope: Any, scope_fields: tuple[str, ...],
         TypeError / ValueError: a bad fixed ``scope`` (e.g. ``""``).
     """
     check_fixed_scope(scope)
-    if isinstance(memory, BaseStore):
-        memory = TypedMemoryStore.for_store(memory)
-    if memory is not None and not isinstance(memory, TypedMemoryStore):
-        raise TypeError(f"memory must be a TypedMemoryStore, a BaseStore or None, got {type(memory).__name__}")
-    fixed = memory
+    fixed = TypedMemoryStore.coerce(memory)
 
     def target(config: RunnableConfig) -> tuple[TypedMemoryStore, str | None]:
         options = read_call_options(MEMORY_CONTEXT_KEY, config)
