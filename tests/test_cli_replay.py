@@ -51,8 +51,20 @@ def test_replay_on_the_shipped_sample(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "vs none" in out
     assert "of 17 tool calls: retrieve_memory answered 3 (3 exact, 0 similar), 0 listing" in " ".join(out.split())
     assert "uncached input" in out
-    assert ("Cheapest placement here: anchored-tail = langchain-aws (same cost). anchored-tail: what "
+    assert ("Cheapest placement here: anchored-tail = langchain-aws (same cost). It is what "
             "promptcache.integrations.bedrock.CachePointChatBedrockConverse") in " ".join(out.split())
+
+
+def test_replay_says_when_no_placement_pays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # 600 s between requests: every 5-minute write expires unread, so every placement costs more than none
+    assert main(["replay", str(SAMPLE), "--model", MODEL, "--gap-s", "600", "--out", str(tmp_path), "--no-chart"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    report = json.loads((tmp_path / "replay.json").read_text())
+    cheapest = min((row["relative_to_none"], name) for name, row in report["strategies"].items()
+                   if name not in {"none", "anchored-tail+response-cache"})
+    assert cheapest[0] > 1.0
+    assert f"No placement beats no caching here (cheapest: {cheapest[1]}, {cheapest[0]:.1%} of none)" in out
+    assert "Cheapest placement here" not in out
 
 
 def test_strategy_selection_always_keeps_the_baseline(tmp_path: Path) -> None:

@@ -87,14 +87,34 @@ def write_json(result: ReplayResult, path: str | Path) -> Path:
 
 
 _HOW_TO = {
-    "anchored-tail": "what promptcache.integrations.bedrock.CachePointChatBedrockConverse and BedrockCachePoints place "
-                     "by default (strategy=\"anchored-tail\").",
-    "anchored-tail+response-cache": "CachePointChatBedrockConverse / BedrockCachePoints (default strategy) with "
-                                    "ResponseCache in the agent's middleware.",
-    "multi-point": "CachePointChatBedrockConverse(strategy=\"multi-point\") or BedrockCachePoints(strategy=\"multi-point\").",
-    "langchain-aws": "langchain-aws's ChatBedrockConverse with cache points on (its own placement).",
-    "last-message": "one cache point at the end of the request (e.g. langchain-anthropic's prompt-caching middleware).",
+    "anchored-tail": "It is what promptcache.integrations.bedrock.CachePointChatBedrockConverse and "
+                     "BedrockCachePoints place by default (strategy=\"anchored-tail\").",
+    "multi-point": "Get it with CachePointChatBedrockConverse(strategy=\"multi-point\") or "
+                   "BedrockCachePoints(strategy=\"multi-point\").",
+    "langchain-aws": "It is langchain-aws's own ChatBedrockConverse placement for cache_control.",
+    "last-message": "It is one cache point at the end of each request (as langchain-anthropic's caching middleware).",
 }
+
+
+def _print_advice(result: ReplayResult, best: str | None, console: Console) -> None:
+    """One line: the cheapest placement and how to get it in an agent, or that caching does not pay here."""
+    none = result.strategies.get("none")
+    placements = {n: r for n, r in result.strategies.items()
+                  if n in _HOW_TO and n != "anchored-tail+response-cache" and not r.unavailable}
+    if best is None or none is None or not placements:
+        return
+    cheapest = min(r.cost_usd for r in placements.values())
+    if cheapest >= none.cost_usd * (1 - 1e-9):
+        name = min(placements, key=lambda n: (placements[n].cost_usd, n != "anchored-tail"))
+        rel = result.relative(name)
+        console.print(f"No placement beats no caching here (cheapest: {name}, {rel:.1%} of none): writes expire "
+                      "before they are read at this spacing. Leave caching off for such traffic, or use a model "
+                      "with the 1-hour TTL.")
+        return
+    tied = [n for n, r in placements.items() if abs(r.cost_usd - cheapest) <= 1e-9 * max(1.0, cheapest)]
+    tied.sort(key=lambda n: n != "anchored-tail")  # ours first when costs tie: it is what the wrapper does
+    names = " = ".join(f"[bold]{n}[/bold]" for n in tied) + (" (same cost)" if len(tied) > 1 else "")
+    console.print(f"Cheapest placement here: {names}. {_HOW_TO[tied[0]]}")
 
 
 def _tok(n: int) -> str:
@@ -121,15 +141,7 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     console.print(table)
     console.print("Tokens: uncached input is billed at the input price, cache reads and writes at the model's cache "
                   "prices; USD is the input side only; 'vs none' is the cost relative to no caching.")
-    if best is not None:
-        best_cost = result.strategies[best].cost_usd
-        tied = [n for n, r in result.strategies.items()
-                if not r.unavailable and n in _HOW_TO and n != "anchored-tail+response-cache"
-                and abs(r.cost_usd - best_cost) <= 1e-9 * max(1.0, best_cost)]
-        tied.sort(key=lambda n: n != "anchored-tail")  # ours first when costs tie: it is what the wrapper does
-        if tied:
-            names = " = ".join(f"[bold]{n}[/bold]" for n in tied) + (" (same cost)" if len(tied) > 1 else "")
-            console.print(f"Cheapest placement here: {names}. {tied[0]}: {_HOW_TO[tied[0]]}")
+    _print_advice(result, best, console)
     rc, it = result.response_cache, result.intention
     console.print(f"ResponseCache: {rc.hits:,} of {rc.requests:,} requests answered (exact repeat within "
                   f"{rc.ttl_s:g} s; {rc.repeats:,} repeat at any distance).")
