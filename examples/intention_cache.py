@@ -11,7 +11,6 @@ tool is not called again. The chat model is scripted (``ScriptedChatModel``), so
 from __future__ import annotations
 
 import os
-import sys
 
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
@@ -72,4 +71,8 @@ def main(use_redis: bool = False) -> None:
 
 
 if __name__ == "__main__":
-    main(use_redis="--redis" in sys.argv[1:])
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--redis", action="store_true", help="use Redis at $REDIS_URL (default 127.0.0.1:6379/0)")
+    main(use_redis=parser.parse_args().redis)
