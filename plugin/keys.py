@@ -83,19 +83,21 @@ def _portable(value: Any, depth: int = 0) -> Any:
     return value
 
 
-def canonical_json(value: Any) -> bytes:
+def canonical_json(value: Any, *, exact_floats: bool = True) -> bytes:
     """``value`` as canonical JSON bytes (see the module docstring). Never raises for odd types: they use ``repr``.
 
     Fast path: one ``orjson.dumps``. When orjson refuses the value (an int beyond 64 bits, a tuple as a dict key,
     nesting past its limit) or its output holds ``null`` (which could be a NaN it wrote as ``null``), the value is
     rewritten by :func:`_portable` first, so ``None`` and NaN, ``2**70`` and an error, never share a key. Values
-    without those cases give the same bytes either way.
+    without those cases give the same bytes either way. ``exact_floats=False`` skips the NaN re-walk (used for
+    message lists: JSON has no NaN, so a provider receives one as ``null`` too, and the walk would cost more than
+    the serialisation on every prompt holding a ``null``).
     """
     try:
         data = orjson.dumps(value, default=_default, option=_OPTS)
     except (TypeError, orjson.JSONEncodeError):
         return orjson.dumps(_portable(value), default=_default, option=_OPTS)
-    if b"null" in data and _has_non_finite(value):
+    if exact_floats and b"null" in data and _has_non_finite(value):
         return orjson.dumps(_portable(value), default=_default, option=_OPTS)
     return data
 
@@ -308,7 +310,7 @@ def canonical_messages_json(messages: Iterable[Any]) -> bytes:
                 items.append(_text_message_json(role, content))
                 continue
         items.append(out)
-    return canonical_json(items)
+    return canonical_json(items, exact_floats=False)
 
 
 _TOOL_MEMO: LRUCache = LRUCache(maxsize=1024)
