@@ -265,24 +265,26 @@ def canonical_messages(messages: Iterable[Any]) -> list[dict[str, Any]]:
     return [_message(m, ids) for m in messages]
 
 
-# Canonical JSON of plain text messages (string content and nothing else), keyed by (role, content) itself: a
-# value-keyed memo cannot go stale. A conversation resends the same long turns on every call, and escaping them
-# (JSON inside a user turn is full of quotes) is the bulk of a key's serialisation. Bounded by size: cleared whole
-# when it passes the limit.
-_TEXT_MEMO: dict[tuple[str, str], orjson.Fragment] = {}
+
+# Canonical JSON of messages whose canonical form holds only strings (text turns, tool results), keyed by those
+# items themselves: a value-keyed memo cannot go stale. A conversation resends the same long turns on every call,
+# and escaping them (JSON inside a tool result is full of quotes) is the bulk of a key's serialisation. Bounded by
+# size: cleared whole when it passes the limit.
+_TEXT_MEMO: dict[tuple[tuple[str, str], ...], orjson.Fragment] = {}
 _TEXT_MEMO_LIMIT = 32 * 1024 * 1024  # characters of content + bytes of JSON held
 _TEXT_MEMO_MIN = 256  # characters; shorter texts are serialised faster than they are looked up
 _text_memo_size = 0
 
 
-def _text_message_json(role: str, content: str) -> orjson.Fragment:
+def _flat_message_json(out: dict[str, Any]) -> orjson.Fragment:
+    """The canonical JSON of a message dict whose values are all strings, from the memo (keyed by its items)."""
     global _text_memo_size
-    key = (role, content)
+    key = tuple(out.items())  # str hashes are cached on the str objects, which a conversation resends as they are
     found = _TEXT_MEMO.get(key)
     if found is None:
-        data = canonical_json({"role": role, "content": content})
+        data = canonical_json(out)
         found = orjson.Fragment(data)
-        size = len(data) + len(content)
+        size = len(data) * 2
         if _text_memo_size + size > _TEXT_MEMO_LIMIT:
             _TEXT_MEMO.clear()
             _text_memo_size = 0
@@ -294,9 +296,9 @@ def _text_message_json(role: str, content: str) -> orjson.Fragment:
 def canonical_messages_json(messages: Iterable[Any]) -> bytes:
     """``canonical_json(canonical_messages(messages))``, the same bytes, built faster.
 
-    Plain text messages of 256+ characters (canonical form ``{"role", "content"}`` with string values: no name,
-    tool calls, tool-call id, chat role or additional kwargs) are put in as their already-serialised JSON (an
-    ``orjson.Fragment`` from a memo keyed by ``(role, content)``); the others are the dicts
+    Messages of 256+ characters whose canonical form holds only strings (text turns; tool results with their
+    ordinal tool-call id, name and status) are put in as their already-serialised JSON (an ``orjson.Fragment``
+    from a memo keyed by the canonical items themselves, so it cannot go stale); the others are the dicts
     :func:`canonical_messages` makes (tool-call ids numbered across the whole list). One ``orjson`` call writes
     the list; a fragment is copied verbatim, so the bytes are the same.
     """
@@ -304,11 +306,10 @@ def canonical_messages_json(messages: Iterable[Any]) -> bytes:
     items: list[Any] = []
     for message in messages:
         out = _message(message, ids)
-        if len(out) == 2:  # {"role", "content"} only: a plain text message when both are strings
-            role, content = out.get("role"), out.get("content")
-            if type(content) is str and type(role) is str and len(content) >= _TEXT_MEMO_MIN:
-                items.append(_text_message_json(role, content))
-                continue
+        content = out.get("content")
+        if type(content) is str and len(content) >= _TEXT_MEMO_MIN and all(type(v) is str for v in out.values()):
+            items.append(_flat_message_json(out))  # text turns and tool results: role, content, ordinal id, ...
+            continue
         items.append(out)
     return canonical_json(items, exact_floats=False)
 

@@ -91,12 +91,26 @@ def test_canonical_messages_json_is_canonical_json_of_canonical_messages(monkeyp
     expected = pk.canonical_json(pk.canonical_messages(messages))
     assert pk.canonical_messages_json(messages) == expected
     assert pk.canonical_messages_json(messages) == expected  # memo hits
-    assert ("human", messages[1].content) in pk._TEXT_MEMO
-    assert ("human", "Thanks! And the other one?") not in pk._TEXT_MEMO  # short: not worth a memo entry
+    assert (("role", "human"), ("content", messages[1].content)) in pk._TEXT_MEMO
+    assert (("role", "human"), ("content", "Thanks! And the other one?")) not in pk._TEXT_MEMO  # short: no entry
     monkeypatch.setattr(pk, "_TEXT_MEMO_LIMIT", 1000)  # every new entry now clears the memo first
     assert pk.canonical_messages_json(prompt()[:1] + [HumanMessage("x" * 900)] + messages) == pk.canonical_json(
         pk.canonical_messages(prompt()[:1] + [HumanMessage("x" * 900)] + messages))
     assert len(pk._TEXT_MEMO) == 1
+
+
+def test_tool_results_are_memoised_with_their_ordinal_call_id() -> None:
+    result = '{"reservation_id": "JG7", "flights": ["HAT136", "HAT039"], "status": "confirmed"} ' * 4
+    call = AIMessage(content="", tool_calls=[{"name": "get", "args": {"id": "JG7"}, "id": "call_abc"}])
+    first = [HumanMessage("hi"), call, ToolMessage(result, tool_call_id="call_abc")]
+    assert pk.canonical_messages_json(first) == pk.canonical_json(pk.canonical_messages(first))
+    assert (("role", "tool"), ("content", result), ("tool_call_id", "#0")) in pk._TEXT_MEMO
+    # the same result answering the second call of another prompt: its own ordinal id, its own entry
+    second = [HumanMessage("hi"), call, ToolMessage("x", tool_call_id="call_abc"),
+              AIMessage(content="", tool_calls=[{"name": "get", "args": {"id": "JG7"}, "id": "call_def"}]),
+              ToolMessage(result, tool_call_id="call_def", status="error")]
+    assert pk.canonical_messages_json(second) == pk.canonical_json(pk.canonical_messages(second))
+    assert b'"status":"error","tool_call_id":"#1"' in pk.canonical_messages_json(second)
 
 
 def test_text_memo_is_keyed_by_value_not_object() -> None:
