@@ -165,6 +165,14 @@ class RedisCache(RedisConnection, ServerCache):
         self._open_break()
         self._warning.warn("promptcache: Redis %s failed; treating as a miss for %.1fs", op, self.breaker_s, exc=exc)
 
+    def _error(self, op: str, exc: BaseException) -> None:
+        """A failed call: a reply the server gave (``ResponseError``, e.g. WRONGTYPE on one key) is a miss for this
+        call only; anything else (refused, timed out) opens the circuit break."""
+        if isinstance(exc, redis.ResponseError):
+            self._key_error(op, exc)
+        else:
+            self._failed(op, exc)
+
     def _key_error(self, op: str, exc: BaseException) -> None:
         self.failures += 1
         self._warning.warn("promptcache: Redis %s refused by the server; treating it as a miss", op, exc=exc)
@@ -174,11 +182,8 @@ class RedisCache(RedisConnection, ServerCache):
             return default
         try:
             return fn(self._sync())
-        except redis.ResponseError as exc:  # the server answered: a per-key error (e.g. WRONGTYPE), not an outage
-            self._key_error(op, exc)
-            return default
         except _ERRORS as exc:
-            self._failed(op, exc)
+            self._error(op, exc)
             return default
 
     async def _arun(self, op: str, fn: Any, default: Any) -> Any:
@@ -188,11 +193,8 @@ class RedisCache(RedisConnection, ServerCache):
             return await asyncio.to_thread(self._run, op, fn, default)
         try:
             return await fn(self.async_client)
-        except redis.ResponseError as exc:
-            self._key_error(op, exc)
-            return default
         except _ERRORS as exc:
-            self._failed(op, exc)
+            self._error(op, exc)
             return default
 
     def full_key(self, key: str) -> str:
@@ -212,11 +214,8 @@ class RedisCache(RedisConnection, ServerCache):
         client = self._sync()
         try:
             return client.get(k)
-        except redis.ResponseError as exc:
-            self._key_error("GET", exc)
-            return None
         except _ERRORS as exc:
-            self._failed("GET", exc)
+            self._error("GET", exc)
             return None
 
     def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
@@ -263,11 +262,8 @@ class RedisCache(RedisConnection, ServerCache):
             return await self._arun("GET", lambda c: c.get(k), None)
         try:
             return await client.get(k)
-        except redis.ResponseError as exc:
-            self._key_error("GET", exc)
-            return None
         except _ERRORS as exc:
-            self._failed("GET", exc)
+            self._error("GET", exc)
             return None
 
     async def aget_many(self, keys: Sequence[str]) -> list[bytes | None]:

@@ -186,3 +186,12 @@ def test_ttl_past_the_cap_is_refused_by_every_backend(server_cache: ServerCache,
         server_cache.set("k", b"v", ttl_s=ttl)
     server_cache.set("k", b"v", ttl_s=MAX_TTL_S)  # the cap itself is accepted
     assert server_cache.get("k") == b"v"
+
+
+async def test_redis_wrongtype_key_is_a_miss_without_a_break_async(redis_cache: RedisCache, redis_client,
+                                                                    redis_prefix: str) -> None:
+    await redis_cache.aset("healthy", b"ok", 30)
+    redis_client.rpush(redis_prefix + "listkey", "x")  # a key of another type under the cache's prefix
+    assert await redis_cache.aget("listkey") is None
+    assert await redis_cache.aget("healthy") == b"ok"  # the break did not open
+    assert redis_cache.failures == 1
