@@ -26,7 +26,6 @@ from cachetools import LRUCache
 __all__ = [
     "canonical_json",
     "canonical_messages",
-    "canonical_messages_json",
     "canonical_tool",
     "canonical_tools",
     "hash_tag",
@@ -264,54 +263,6 @@ def canonical_messages(messages: Iterable[Any]) -> list[dict[str, Any]]:
     ids = _ToolIds()
     return [_message(m, ids) for m in messages]
 
-
-
-# Canonical JSON of messages whose canonical form holds only strings (text turns, tool results), keyed by those
-# items themselves: a value-keyed memo cannot go stale. A conversation resends the same long turns on every call,
-# and escaping them (JSON inside a tool result is full of quotes) is the bulk of a key's serialisation. Bounded by
-# size: cleared whole when it passes the limit.
-_TEXT_MEMO: dict[tuple[tuple[str, str], ...], orjson.Fragment] = {}
-_TEXT_MEMO_LIMIT = 32 * 1024 * 1024  # characters of content + bytes of JSON held
-_TEXT_MEMO_MIN = 256  # characters; shorter texts are serialised faster than they are looked up
-_text_memo_size = 0
-
-
-def _flat_message_json(out: dict[str, Any]) -> orjson.Fragment:
-    """The canonical JSON of a message dict whose values are all strings, from the memo (keyed by its items)."""
-    global _text_memo_size
-    key = tuple(out.items())  # str hashes are cached on the str objects, which a conversation resends as they are
-    found = _TEXT_MEMO.get(key)
-    if found is None:
-        data = canonical_json(out)
-        found = orjson.Fragment(data)
-        size = len(data) * 2
-        if _text_memo_size + size > _TEXT_MEMO_LIMIT:
-            _TEXT_MEMO.clear()
-            _text_memo_size = 0
-        _TEXT_MEMO[key] = found
-        _text_memo_size += size
-    return found
-
-
-def canonical_messages_json(messages: Iterable[Any]) -> bytes:
-    """``canonical_json(canonical_messages(messages))``, the same bytes, built faster.
-
-    Messages of 256+ characters whose canonical form holds only strings (text turns; tool results with their
-    ordinal tool-call id, name and status) are put in as their already-serialised JSON (an ``orjson.Fragment``
-    from a memo keyed by the canonical items themselves, so it cannot go stale); the others are the dicts
-    :func:`canonical_messages` makes (tool-call ids numbered across the whole list). One ``orjson`` call writes
-    the list; a fragment is copied verbatim, so the bytes are the same.
-    """
-    ids = _ToolIds()
-    items: list[Any] = []
-    for message in messages:
-        out = _message(message, ids)
-        content = out.get("content")
-        if type(content) is str and len(content) >= _TEXT_MEMO_MIN and all(type(v) is str for v in out.values()):
-            items.append(_flat_message_json(out))  # text turns and tool results: role, content, ordinal id, ...
-            continue
-        items.append(out)
-    return canonical_json(items, exact_floats=False)
 
 
 _TOOL_MEMO: LRUCache = LRUCache(maxsize=1024)

@@ -6,25 +6,27 @@ id, step number, scope, model identity and invocation parameters (``BaseChatMode
 LangChain's own ``BaseCache`` keys on), the model settings of the request, the prompt (system message included),
 tool schemas, tool choice and response format. Mastra keys on the prompt and model only; a new tool schema or
 temperature must miss, so ours does not stop there.
+
+The prompt enters the payload as the list of its messages' SHA-256 digests (each over the message's canonical
+JSON, :mod:`promptcache.message_digests`), not as the messages themselves: the same bytes decide the key, but a
+message is serialised and hashed once, not on every call that resends it (key version 2; version 1 hashed the
+prompt's JSON whole, so its entries simply miss).
 """
 
 from __future__ import annotations
 
 import hashlib
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, Final
 
+import orjson
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from promptcache.keys import (
-    canonical_json,
-    canonical_messages,
-    canonical_messages_json,
-    canonical_tool,
-    canonical_tools,
-)
+from promptcache.keys import canonical_json, canonical_tool, canonical_tools
+from promptcache.message_digests import message_digests, prompt_digest_json
 from promptcache.response_cache.model_identity import model_identity
 
 __all__ = [
@@ -37,6 +39,7 @@ __all__ = [
     "inputs_from_request",
     "key_namespace",
     "model_identity",
+    "request_key",
     "step_number",
 ]
 
@@ -46,7 +49,7 @@ DEFAULT_AGENT_ID: Final = "promptcache-response-cache"
 KEY_PREFIX: Final = "response"
 """First segment of every response-cache key."""
 
-_KEY_VERSION: Final = 1  # bump when the payload layout changes, so old entries simply miss
+_KEY_VERSION: Final = 2  # bump when the payload layout changes, so old entries simply miss
 _MAX_CUSTOM_KEY = 200  # longer custom keys are hashed (characters)
 
 
@@ -141,7 +144,7 @@ def _payload(inputs: ResponseCacheKeyInputs) -> dict[str, Any]:
         "step": inputs.step_number,
         "model": dict(inputs.model),
         "settings": dict(inputs.settings),
-        "prompt": canonical_messages(inputs.prompt),
+        "prompt": [digest.decode() for digest in message_digests(inputs.prompt)],
         "tools": canonical_tools(inputs.tools),
         "tool_choice": inputs.tool_choice,
         "response_format": describe_response_format(inputs.response_format),
@@ -176,29 +179,61 @@ def _tools_json(tools: Sequence[Any]) -> bytes:
 
 
 _VERSION_TAIL: Final = b',"v":' + canonical_json(_KEY_VERSION) + b"}"
+_HEAD_MEMO: dict[tuple[Any, ...], bytes] = {}  # (agent id, provider, model id, llm string) -> head JSON
+_HEAD_MEMO_MAX = 1024
 
 
-def _digest(inputs: ResponseCacheKeyInputs) -> str:
+def _head(agent_id: str, model: Mapping[str, Any]) -> bytes:
+    """``canonical_json({"agent_id": ..., "model": ...})``; remembered by value when the model part is all strings."""
+    if len(model) == 3:
+        memo_key = (agent_id, model.get("provider"), model.get("model_id"), model.get("llm_string"))
+        if all(v is None or type(v) is str for v in memo_key):
+            found = _HEAD_MEMO.get(memo_key)
+            if found is None:
+                if len(_HEAD_MEMO) >= _HEAD_MEMO_MAX:
+                    _HEAD_MEMO.clear()
+                found = _HEAD_MEMO[memo_key] = canonical_json({"agent_id": agent_id, "model": dict(model)})
+            return found
+    return canonical_json({"agent_id": agent_id, "model": dict(model)})
+
+
+def _middle(response_format: Any, scope: str | None, settings: Mapping[str, Any], step: int,
+            tool_choice: Any) -> bytes:
+    """``canonical_json`` of the five middle fields; written directly in the usual case (no format, no
+    settings, a string or no tool choice), where the general path would walk the value looking for NaN."""
+    if response_format is None and not settings and type(step) is int and (tool_choice is None or
+                                                                         type(tool_choice) is str):
+        return b"".join((b'{"response_format":null,"scope":', orjson.dumps(scope), b',"settings":{},"step":',
+                         str(step).encode(), b',"tool_choice":', orjson.dumps(tool_choice), b"}"))
+    return canonical_json({"response_format": describe_response_format(response_format), "scope": scope,
+                           "settings": dict(settings), "step": step, "tool_choice": tool_choice})
+
+
+def _digest_of(agent_id: str, scope: str | None, model: Mapping[str, Any], prompt: Iterable[Any], step: int,
+               tools: Sequence[Any], tool_choice: Any, response_format: Any, settings: Mapping[str, Any]) -> str:
     """``sha256(canonical_json(_payload(inputs))).hexdigest()[:32]``, fed to SHA-256 piece by piece.
 
     Canonical JSON of a dict is ``{"key":value,...}`` with sorted keys and no whitespace, so the pieces below (two
     small dicts whose keys sort around ``prompt`` and ``tools``, stripped of their braces) are the same bytes in
-    the same order (pinned by tests/test_response_cache_fastpath.py); the prompt and tool JSON (the bulk) are
-    hashed where they were written, never copied into one payload.
+    the same order (pinned by tests/test_response_cache_fastpath.py); the prompt's digest list and the tool JSON
+    are hashed where they were written, never copied into one payload.
     """
-    head = canonical_json({"agent_id": inputs.agent_id, "model": dict(inputs.model)})
-    middle = canonical_json({"response_format": describe_response_format(inputs.response_format),
-                             "scope": inputs.scope, "settings": dict(inputs.settings), "step": inputs.step_number,
-                             "tool_choice": inputs.tool_choice})
+    head = _head(agent_id, model)
+    middle = _middle(response_format, scope, settings, step, tool_choice)
     h = hashlib.sha256(memoryview(head)[:-1])
     h.update(b',"prompt":')
-    h.update(canonical_messages_json(inputs.prompt))
+    h.update(prompt_digest_json(prompt))
     h.update(b",")
     h.update(memoryview(middle)[1:-1])
     h.update(b',"tools":')
-    h.update(_tools_json(inputs.tools))
+    h.update(_tools_json(tools))
     h.update(_VERSION_TAIL)
     return h.hexdigest()[:32]
+
+
+def _digest(inputs: ResponseCacheKeyInputs) -> str:
+    return _digest_of(inputs.agent_id, inputs.scope, inputs.model, inputs.prompt, inputs.step_number, inputs.tools,
+                      inputs.tool_choice, inputs.response_format, inputs.settings)
 
 
 def build_response_cache_key(inputs: ResponseCacheKeyInputs) -> str:
@@ -219,6 +254,23 @@ def build_response_cache_key(inputs: ResponseCacheKeyInputs) -> str:
     if not isinstance(inputs, ResponseCacheKeyInputs):
         raise TypeError(f"inputs must be ResponseCacheKeyInputs, got {type(inputs).__name__}: {inputs!r}")
     return f"{key_namespace(inputs.agent_id, inputs.scope)}:{_digest(inputs)}"
+
+
+def request_key(request: Any, agent_id: str, scope: str | None) -> str:
+    """``build_response_cache_key(inputs_from_request(request, agent_id, scope))``, without building the inputs.
+
+    The processor's default key on every model call: the same string, minus the dataclass and list copies.
+    """
+    messages = request.messages
+    system = request.system_message
+    prompt = messages if system is None else chain((system,), messages)
+    digest = _digest_of(agent_id, scope, model_identity(request.model), prompt, step_number(messages),
+                        request.tools or (), request.tool_choice, request.response_format,
+                        request.model_settings or _NO_SETTINGS)
+    return f"{key_namespace(agent_id, scope)}:{digest}"
+
+
+_NO_SETTINGS: Final[Mapping[str, Any]] = {}
 
 
 def inputs_from_request(request: Any, agent_id: str, scope: str | None) -> ResponseCacheKeyInputs:

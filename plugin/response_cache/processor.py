@@ -24,6 +24,7 @@ from promptcache.response_cache.keys import (
     build_response_cache_key,
     custom_key,
     inputs_from_request,
+    request_key,
 )
 
 __all__ = ["DEFAULT_RESPONSE_CACHE_TTL_SECONDS", "RESPONSE_CACHE_CONTEXT_KEY", "ResponseCache"]
@@ -157,49 +158,50 @@ class ResponseCache(Processor):
         finally:
             var_child_runnable_config.reset(token)
 
-    def _plan(self, request: ModelRequest) -> tuple[Any, ResponseCacheKeyInputs, bool]:
+    def _plan(self) -> tuple[Any, str | None, bool]:
+        """The running call's key choice (per-call ``key``, else the constructor's), scope and ``bust``."""
         options, scope = self._call_options_and_scope()
-        inputs = inputs_from_request(request, self.agent_id, scope)
         if options:  # written by hand into the config (context()/apply_context() already checked theirs)
             self._check_option_values(options)
-        key = options.get("key") if options.get("key") is not None else self.key
-        bust = options.get("bust", self.bust)
-        return key, inputs, bust
+        chosen = options.get("key") if options.get("key") is not None else self.key
+        return chosen, scope, options.get("bust", self.bust)
 
-    def _finish_key(self, chosen: Any, inputs: ResponseCacheKeyInputs, result: Any = None) -> str:
-        if isinstance(chosen, str):
-            return custom_key(inputs.agent_id, inputs.scope, chosen)
-        if chosen is not None:
-            if isinstance(result, str) and result:
-                return custom_key(inputs.agent_id, inputs.scope, result)
-            self._warning.warn("promptcache: ResponseCache key function returned %r; using the default key",
-                               result)
+    def _finish_key(self, chosen: Any, inputs: ResponseCacheKeyInputs, result: Any) -> str:
+        if isinstance(result, str) and result:
+            return custom_key(inputs.agent_id, inputs.scope, result)
+        self._warning.warn("promptcache: ResponseCache key function returned %r; using the default key", result)
         return build_response_cache_key(inputs)
 
     def _key(self, request: ModelRequest) -> tuple[str, bool]:
-        chosen, inputs, bust = self._plan(request)
-        result = None
-        if callable(chosen) and not isinstance(chosen, str):
-            try:
-                result = chosen(inputs)
-                if inspect.isawaitable(result):
-                    result = _run_coroutine(result)
-            except Exception as exc:  # noqa: BLE001 - a broken key function must not break the call
-                self._warning.warn("promptcache: ResponseCache key function failed; using the default key", exc=exc)
-                return build_response_cache_key(inputs), bust
+        chosen, scope, bust = self._plan()
+        if chosen is None:  # the default key, built straight from the request
+            return request_key(request, self.agent_id, scope), bust
+        if isinstance(chosen, str):
+            return custom_key(self.agent_id, scope, chosen), bust
+        inputs = inputs_from_request(request, self.agent_id, scope)
+        try:
+            result = chosen(inputs)
+            if inspect.isawaitable(result):
+                result = _run_coroutine(result)
+        except Exception as exc:  # noqa: BLE001 - a broken key function must not break the call
+            self._warning.warn("promptcache: ResponseCache key function failed; using the default key", exc=exc)
+            return build_response_cache_key(inputs), bust
         return self._finish_key(chosen, inputs, result), bust
 
     async def _akey(self, request: ModelRequest) -> tuple[str, bool]:
-        chosen, inputs, bust = self._plan(request)
-        result = None
-        if callable(chosen) and not isinstance(chosen, str):
-            try:
-                result = chosen(inputs)
-                if inspect.isawaitable(result):
-                    result = await result
-            except Exception as exc:  # noqa: BLE001
-                self._warning.warn("promptcache: ResponseCache key function failed; using the default key", exc=exc)
-                return build_response_cache_key(inputs), bust
+        chosen, scope, bust = self._plan()
+        if chosen is None:
+            return request_key(request, self.agent_id, scope), bust
+        if isinstance(chosen, str):
+            return custom_key(self.agent_id, scope, chosen), bust
+        inputs = inputs_from_request(request, self.agent_id, scope)
+        try:
+            result = chosen(inputs)
+            if inspect.isawaitable(result):
+                result = await result
+        except Exception as exc:  # noqa: BLE001
+            self._warning.warn("promptcache: ResponseCache key function failed; using the default key", exc=exc)
+            return build_response_cache_key(inputs), bust
         return self._finish_key(chosen, inputs, result), bust
 
     # -- reading and writing entries -----------------------------------------------------------------------

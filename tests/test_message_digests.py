@@ -1,0 +1,153 @@
+"""Per-message digests: equal to hashing each canonical message, and memos (by value, by object) that never go stale."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import types
+from typing import Any
+
+import numpy as np
+import pytest
+from langchain.agents.middleware import ModelRequest
+from langchain.agents.structured_output import ToolStrategy
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from pydantic import BaseModel
+
+import promptcache.message_digests as md
+from promptcache import InMemoryServerCache, ResponseCache, build_response_cache_key
+from promptcache.keys import canonical_json, canonical_messages
+from promptcache.response_cache.keys import inputs_from_request, request_key
+from promptcache.testing import ScriptedChatModel
+
+
+def reference(messages: list[Any]) -> list[bytes]:
+    """The definition: SHA-256 of each canonical message's JSON, tool-call ids numbered across the list."""
+    return [hashlib.sha256(canonical_json(m, exact_floats=False)).hexdigest().encode()
+            for m in canonical_messages(messages)]
+
+
+def conversation() -> list[Any]:
+    return [SystemMessage("You are a helpful agent. " * 30),
+            HumanMessage('I need help with {"order": "8JX2WO"}\n' * 20, id="h1"),
+            AIMessage("", tool_calls=[{"name": "lookup", "args": {"order_id": "8JX2WO", "n": 1}, "id": "call_1"}]),
+            ToolMessage('{"status": "shipped"}' * 20, tool_call_id="call_1", name="lookup"),
+            AIMessage([{"type": "text", "text": "Checking", "id": "b1"},
+                       {"type": "tool_use", "id": "toolu_2", "name": "lookup", "input": {"order_id": "X"}}],
+                      tool_calls=[{"name": "lookup", "args": {"order_id": "X"}, "id": "toolu_2"}]),
+            ToolMessage([{"type": "text", "text": "gone"}], tool_call_id="toolu_2", status="error"),
+            HumanMessage([{"type": "text", "text": "see"},
+                          {"type": "image", "base64": b"\x89PNG", "mime_type": "image/png"}]),
+            {"role": "user", "content": "a dict message", "id": "d1"},
+            AIMessage("It shipped.", additional_kwargs={"refusal": None})]
+
+
+@pytest.fixture(autouse=True)
+def empty_memos() -> None:
+    md._MEMO.clear()
+    md._SEEN.clear()
+    md._memo_size = 0
+
+
+def test_digests_equal_the_definition_cold_and_from_both_memos() -> None:
+    messages = conversation()
+    expected = reference(messages)
+    assert md.message_digests(messages) == expected  # cold
+    assert len(md._MEMO) == 8 and len(md._SEEN) == 8  # every message but the dict one
+    assert md.message_digests(messages) == expected  # object memo
+    rebuilt = conversation()  # new objects, same values (a checkpoint read back): the value memo
+    assert md.message_digests(rebuilt) == expected
+    assert len(md._MEMO) == 8 and len(md._SEEN) == 16
+    assert md.prompt_digest_json(messages) == canonical_json([d.decode() for d in expected])
+    assert md.prompt_digest_json([]) == b"[]" == canonical_json([])
+
+
+def test_in_place_edits_are_seen() -> None:
+    messages = conversation()
+    md.message_digests(messages)
+    messages[1].content = "a new question"  # field reassigned
+    messages[2].tool_calls[0]["args"]["n"] = True  # 1 -> True in place: equal in Python, not in JSON
+    messages[4].content[0]["text"] = "Checked"  # a content block edited in place
+    messages[8].additional_kwargs["refusal"] = "no"  # a container edited in place
+    messages[0].tool_calls = []  # an attribute pydantic never validates on assignment
+    assert md.message_digests(messages) == reference(messages)
+    assert b'"n":true' in canonical_json(canonical_messages(messages)[2])
+
+
+def test_an_empty_container_filled_in_place_is_seen() -> None:
+    message = AIMessage("Let me look.")
+    before = md.message_digests([message])
+    message.tool_calls.append({"name": "lookup", "args": {}, "id": "call_9", "type": "tool_call"})
+    after = md.message_digests([message])
+    assert after == reference([message]) != before
+
+
+def test_same_message_at_another_position_gets_its_own_ordinal() -> None:
+    call = AIMessage("", tool_calls=[{"name": "get", "args": {"id": "JG7"}, "id": "call_abc"}])
+    result = ToolMessage("found JG7 " * 40, tool_call_id="call_abc")
+    first = [HumanMessage("hi"), call, result]
+    second = [HumanMessage("hi"), AIMessage("", tool_calls=[{"name": "get", "args": {}, "id": "call_0"}]),
+              ToolMessage("x", tool_call_id="call_0"), call, result]
+    assert md.message_digests(first) == reference(first)
+    assert md.message_digests(second) == reference(second)  # call and result now hold ordinal #1, not #0
+    assert md.message_digests(first)[1] != md.message_digests(second)[3]
+    assert md.message_digests(first) == reference(first)  # both positions remembered
+    entry = md._SEEN[id(result)][4]
+    assert entry[0] == ("call_abc",) and set(entry[1]) == {("#0",), ("#1",)}
+
+
+def test_fields_that_cannot_be_memoised_are_digested_directly() -> None:
+    odd = HumanMessage("q")
+    odd.name = ["not", "hashable"]  # no validation on assignment
+    big = AIMessage("", tool_calls=[{"name": "f", "args": {"n": 2**70}, "id": "c"}])  # orjson refuses 2**70
+    array = AIMessage("a", additional_kwargs={"v": np.arange(3)})
+    messages = [odd, big, array]
+    assert md.message_digests(messages) == reference(messages)
+    assert id(odd) not in md._SEEN and id(big) not in md._SEEN
+    array.additional_kwargs = {"v": np.arange(3) + 1}  # comparing the snapshot raises; the value decides
+    assert md.message_digests(messages) == reference(messages)
+
+
+def test_memos_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(md, "_MEMO_LIMIT", 1000)
+    first = [HumanMessage("x" * 600)]
+    md.message_digests(first)
+    assert len(md._MEMO) == 1 and len(md._SEEN) == 1 and md._memo_size == 600
+    second = [HumanMessage("y" * 600)]
+    assert md.message_digests(second) == reference(second)
+    assert len(md._MEMO) == 1 and len(md._SEEN) == 1 and md._memo_size == 600  # cleared before the new entry
+    assert id(second[0]) in md._SEEN
+    monkeypatch.setattr(md, "_MEMO_MAX_ENTRIES", 2)
+    md.message_digests([HumanMessage("a"), HumanMessage("b"), HumanMessage("c")])
+    assert len(md._MEMO) <= 2 and len(md._SEEN) <= 2
+
+
+class Weather(BaseModel):
+    city: str
+
+
+@pytest.mark.parametrize("variant", ["plain", "system", "settings", "format", "tool_choice", "no_tools"])
+def test_request_key_equals_the_key_of_the_inputs(variant: str) -> None:
+    model = ScriptedChatModel(temperature=0.3)
+    messages = conversation()[1:]
+    request = ModelRequest(model=model, messages=messages,
+                           system_message=SystemMessage("Be brief.") if variant == "system" else None,
+                           tools=[] if variant == "no_tools" else [{"type": "function", "function": {"name": "f"}}],
+                           tool_choice={"type": "function", "function": {"name": "f"}} if variant == "tool_choice"
+                           else None,
+                           response_format=ToolStrategy(Weather) if variant == "format" else None,
+                           model_settings={"temperature": float("nan")} if variant == "settings" else {})
+    for scope in (None, "user-7"):
+        assert request_key(request, "bot", scope) == build_response_cache_key(
+            inputs_from_request(request, "bot", scope))
+
+
+def test_hook_signatures_are_pinned_to_the_computed_ones() -> None:
+    for cls in (ResponseCache,):
+        for name in ("wrap_model_call", "awrap_model_call"):
+            func = cls.__dict__[name]
+            fresh = types.FunctionType(func.__code__, func.__globals__, name, func.__defaults__, func.__closure__)
+            fresh.__annotations__ = func.__annotations__
+            assert func.__dict__["__signature__"] == inspect.signature(fresh)
+    bound = ResponseCache(InMemoryServerCache()).wrap_model_call
+    assert list(inspect.signature(bound).parameters) == ["request", "handler"]
