@@ -1,30 +1,33 @@
-"""Per-message digests of a prompt, remembered by value: what a response-cache key hashes instead of the prompt.
+"""Per-message digests of a prompt, remembered by value and by conversation prefix: what a response-cache key hashes.
 
 A conversation resends the same messages on every model call, each call one or two messages longer. Hashing the
 whole prompt's canonical JSON every time costs time in proportion to the conversation (escaping a long tool
 result, then SHA-256 over tens of kilobytes); here each message is canonicalised and hashed once, and a prompt is
-the list of its messages' digests (32 bytes each), so a call costs a lookup per message plus the work for what is
-new.
+the list of its messages' digests (128 bits each), so a call costs a check of what was seen plus the work for what
+is new. Two memos, neither of which can serve a digest for a value it was not computed from:
 
-The memo is keyed by the message's value, never by the object: the string fields ``_message`` reads (type,
-content, name, tool-call id, status, role) as they are, and the mutable ones (block content, tool calls,
-additional kwargs) as their JSON bytes. An edited message (even in place, even ``1`` -> ``True`` in a tool
-argument) has another key, so an entry can never be served for a value it was not computed from. Tool-call ids
-are numbered by order of first appearance across the prompt (:func:`promptcache.keys.canonical_messages`), so the
-same message can canonicalise differently at another position; an entry records the raw ids the message holds,
-and its digests are kept per tuple of ordinals those ids get.
-
-In front of it sits a memo per message object (LangGraph hands the same objects to every call of a thread): it
-keeps a snapshot of the object's fields, and serves the object's value entry only while every field is still the
-very value seen (one tuple comparison in C; the strings the key holds compared by value, the containers checked
-for in-place edits: empty ones must still be empty, others must still give the same JSON bytes). Any difference
-goes back to the value memo, so it cannot go stale either; it only skips building and hashing the value key.
+- **By value** (:data:`_MEMO`): keyed by what ``_message`` reads of a message: its string fields (type, content,
+  name, tool-call id, status, role) as they are, its containers (block content, tool calls, additional kwargs) as
+  JSON bytes written with the canonical form's conversions (so ``1``, ``1.0`` and ``True`` differ). Tool-call ids
+  are numbered by order of first appearance across the prompt (:func:`promptcache.keys.canonical_messages`), so an
+  entry records the raw ids the message holds and keeps a digest per tuple of ordinals those ids get. This memo
+  serves messages rebuilt as new objects (a checkpoint read back) and costs a key per message.
+- **By prefix** (:data:`_PREFIXES`): LangGraph hands the same message objects to every call of a thread, the
+  previous call's list being a prefix of this one (or sharing its start, for a fork or a retry). The last prompt
+  seen per conversation (keyed by the identity of its first two messages) keeps the message objects, a snapshot
+  of each one's fields, its containers and their JSON bytes, the digests and the tool-id numbering. The leading
+  messages of a call that are those very objects, whose fields still equal the snapshot (strings by value,
+  everything else by identity or equality) and whose containers still give the same JSON bytes (edits made in
+  place) take their digests as they are: a few C-level passes over the list instead of Python work per message.
+  The rest go through the value memo. Only messages whose key fields are all strings join a prefix.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from itertools import islice
+from operator import is_
 from typing import Any, Final
 
 import orjson
@@ -35,10 +38,15 @@ __all__ = ["message_digests", "prompt_digest_json"]
 
 _Entry = tuple[tuple[Any, ...], dict[tuple[Any, ...], bytes]]  # (raw tool-call ids, {ordinals: hex digest})
 _MEMO: dict[tuple[Any, ...], _Entry] = {}  # value key -> entry
-_SEEN: dict[int, tuple[Any, ...]] = {}  # id(message) -> (message, field snapshot, containers, their JSON, entry)
-_MEMO_LIMIT: Final = 32 * 1024 * 1024  # characters of content (+ JSON bytes) in value keys; both memos clear past it
-_MEMO_MAX_ENTRIES: Final = 200_000  # messages (each memo); cleared past it too
+_MEMO_LIMIT: Final = 32 * 1024 * 1024  # characters of content + JSON bytes held by value keys; cleared past it
+_MEMO_MAX_ENTRIES: Final = 200_000  # messages; cleared past it too
 _memo_size = 0
+
+# (id of message 0, id of message 1) -> the last prompt seen that starts with them
+_PREFIXES: dict[tuple[int, ...], _Prefix] = {}
+_PREFIXES_MAX: Final = 4096  # conversations; cleared past it
+_STRING_FIELDS: Final = ("type", "name", "tool_call_id", "status", "role")
+_DIGEST_HEX: Final = 32  # hex digits of SHA-256 per message (128 bits)
 
 
 class _RecordingIds:
@@ -59,19 +67,14 @@ class _RecordingIds:
 
 
 def _hex_digest(out: dict[str, Any]) -> bytes:
-    """Hex SHA-256 (ASCII bytes) of one canonical message's JSON (``exact_floats=False``, as for message lists)."""
-    return hashlib.sha256(canonical_json(out, exact_floats=False)).hexdigest().encode()
+    """First 32 hex digits (ASCII bytes) of SHA-256 over one canonical message's JSON (``exact_floats=False``)."""
+    return hashlib.sha256(canonical_json(out, exact_floats=False)).hexdigest()[:_DIGEST_HEX].encode()
 
 
-_PLAIN: dict[type, bool] = {}  # message class -> digested through the memo (not a Mapping)
-
-
-def _mutable_json(content: Any, containers: tuple[Any, ...]) -> bytes | None:
-    """Block content and the containers ``_message`` reads (tool calls, invalid tool calls, additional kwargs) as
-    JSON bytes, with the canonical form's conversions (so ``1``, ``1.0`` and ``True`` differ); ``None`` when orjson
-    cannot write them exactly (the message is then digested without the memo)."""
+def _containers_json(containers: Any) -> bytes | None:
+    """Containers as JSON bytes with the canonical form's conversions; ``None`` when orjson cannot write them."""
     try:
-        return orjson.dumps((content, containers), default=_default, option=_OPTS)
+        return orjson.dumps(containers, default=_default, option=_OPTS)
     except (TypeError, orjson.JSONEncodeError):
         return None
 
@@ -80,106 +83,12 @@ def _remember(key: tuple[Any, ...], seen: list[Any], ordinals: tuple[Any, ...], 
     global _memo_size
     size = len(key[1]) if type(key[1]) is str else 0
     size += len(key[7]) if key[7] is not None else 0
-    _make_room(size)
+    if _memo_size + size > _MEMO_LIMIT or len(_MEMO) >= _MEMO_MAX_ENTRIES:
+        _MEMO.clear()
+        _memo_size = 0
     entry = _MEMO[key] = (tuple(seen), {ordinals: digest})
     _memo_size += size
     return entry
-
-
-def _make_room(size: int) -> None:
-    global _memo_size
-    if _memo_size + size > _MEMO_LIMIT or len(_MEMO) >= _MEMO_MAX_ENTRIES or len(_SEEN) >= _MEMO_MAX_ENTRIES:
-        _MEMO.clear()
-        _SEEN.clear()
-        _memo_size = 0
-
-
-def _see(message: Any, fields: dict[str, Any], containers: tuple[Any, Any], mutable: bytes | None,
-         entry: _Entry) -> None:
-    """Put ``message`` in the object memo (only when every string field the key holds is a ``str`` or ``None``).
-
-    Its strings are the value memo's own objects, already counted there; this memo is bounded by its entries.
-    """
-    get = fields.get
-    for name in ("type", "name", "tool_call_id", "status"):
-        value = get(name)
-        if value is not None and type(value) is not str:
-            return
-    _make_room(0)
-    _SEEN[id(message)] = (message, tuple(fields.values()), containers, mutable, entry)
-
-
-def _unchanged(seen: tuple[Any, ...], fields: dict[str, Any]) -> bool:
-    """Whether an object-memo snapshot still describes the message (see the module docstring)."""
-    try:
-        if tuple(fields.values()) != seen[1]:
-            return False
-        containers = seen[2]
-        if seen[3] is None:
-            return not any(containers[1])
-        return _mutable_json(*containers) == seen[3]
-    except Exception:  # noqa: BLE001 - a field whose == raises (e.g. an array): not the same, go by value
-        return False
-
-
-def message_digests(messages: Iterable[Any]) -> list[bytes]:
-    """Hex SHA-256 (ASCII bytes) of each message's canonical JSON, in order.
-
-    The canonical form is :func:`promptcache.keys.canonical_messages` of the whole list (tool-call ids numbered
-    across it), each message then written with :func:`promptcache.keys.canonical_json` (``exact_floats=False``):
-    ``message_digests(m)[i] == sha256(canonical_json(canonical_messages(m)[i])).hexdigest().encode()``.
-
-    Args:
-        messages: LangChain ``BaseMessage`` objects (or OpenAI-style dicts, digested without the memo).
-
-    Returns:
-        One 64-character hex digest (``bytes``) per message.
-    """
-    ids = _ToolIds()
-    out: list[bytes] = []
-    append, memo_get, seen_get, plain = out.append, _MEMO.get, _SEEN.get, _PLAIN.get
-    for message in messages:
-        seen = seen_get(id(message))
-        if seen is not None and seen[0] is message and _unchanged(seen, message.__dict__):
-            append(_entry_digest(seen[4], message, ids))
-            continue
-        # the value key (what _message reads), inline: this loop runs over every message of every model call
-        cls = type(message)
-        fields = getattr(message, "__dict__", None)
-        is_plain = plain(cls)
-        if is_plain is None:
-            is_plain = _PLAIN[cls] = not _is_mapping(cls)
-        if fields is None or not is_plain:  # dict messages (and objects without fields): no memo
-            append(_hex_digest(_message(message, ids)))
-            continue
-        get = fields.get
-        content = get("content")
-        tool_calls, invalid, extra = get("tool_calls"), get("invalid_tool_calls"), get("additional_kwargs")
-        text = type(content) is str
-        containers = (None if text else content, (tool_calls, invalid, extra))
-        mutable = None
-        if tool_calls or invalid or extra or not text:
-            mutable = _mutable_json(*containers)
-            if mutable is None:
-                append(_hex_digest(_message(message, ids)))
-                continue
-        role = get("role")
-        key = (cls, content if text else type(content), get("type"), get("name"), get("tool_call_id"),
-               get("status"), role if type(role) is str else None, mutable)
-        try:
-            entry = memo_get(key)
-        except TypeError:  # a field assigned an unhashable value (no validation on assignment): no memo
-            append(_hex_digest(_message(message, ids)))
-            continue
-        if entry is not None:
-            append(_entry_digest(entry, message, ids))
-        else:
-            recorder = _RecordingIds(ids)
-            digest = _hex_digest(_message(message, recorder))
-            entry = _remember(key, recorder.seen, tuple(recorder.ordinals), digest)
-            append(digest)
-        _see(message, fields, containers, mutable, entry)
-    return out
 
 
 def _entry_digest(entry: _Entry, message: Any, ids: _ToolIds) -> bytes:
@@ -194,6 +103,120 @@ def _entry_digest(entry: _Entry, message: Any, ids: _ToolIds) -> bytes:
     if digest is None:  # the same message at another position: the ids above already numbered its ids
         digest = by_ordinals[ordinals] = _hex_digest(_message(message, ids))
     return digest
+
+
+def _digest_by_value(message: Any, ids: _ToolIds) -> tuple[bytes, Any]:
+    """One message's digest through the value memo, and its containers (``None``: it cannot join a prefix)."""
+    fields = getattr(message, "__dict__", None)
+    if fields is None or _is_mapping(type(message)):  # dict messages (and objects without fields): no memo
+        return _hex_digest(_message(message, ids)), None
+    get = fields.get
+    content = get("content")
+    text = type(content) is str
+    containers = (None if text else content, get("tool_calls"), get("invalid_tool_calls"), get("additional_kwargs"))
+    mutable = None
+    if not text or containers[1] or containers[2] or containers[3]:
+        mutable = _containers_json(containers)
+        if mutable is None:
+            return _hex_digest(_message(message, ids)), None
+    for name in _STRING_FIELDS:  # keys compare by ==, exact only for strings (1 == True == 1.0 as keys)
+        value = get(name)
+        if value is not None and type(value) is not str:
+            return _hex_digest(_message(message, ids)), None
+    key = (type(message), content if text else type(content), get("type"), get("name"), get("tool_call_id"),
+           get("status"), get("role"), mutable)
+    entry = _MEMO.get(key)
+    if entry is not None:
+        digest = _entry_digest(entry, message, ids)
+    else:
+        recorder = _RecordingIds(ids)
+        digest = _hex_digest(_message(message, recorder))
+        _remember(key, recorder.seen, tuple(recorder.ordinals), digest)
+    return digest, containers
+
+
+class _Prefix:
+    """The last prompt seen for a conversation: its message objects and, per message, what the check compares."""
+
+    __slots__ = ("messages", "snapshots", "containers", "pieces", "digests", "counts", "numbering")
+
+    def __init__(self, messages: tuple[Any, ...], snapshots: list[tuple[Any, ...]], containers: list[Any],
+                 pieces: list[bytes], digests: list[bytes], counts: list[int], numbering: dict[Any, str]) -> None:
+        self.messages = messages  # the objects (held, so their ids stay theirs)
+        self.snapshots = snapshots  # tuple(message.__dict__.values()) when digested
+        self.containers = containers  # (block content or None, tool calls, invalid tool calls, additional kwargs)
+        self.pieces = pieces  # the JSON bytes of each message's containers
+        self.digests = digests
+        self.counts = counts  # tool ids numbered after each message
+        self.numbering = numbering  # raw tool-call id -> ordinal, after the last message
+
+    def holds(self, messages: list[Any]) -> int:
+        """How many leading messages are this prefix's very objects, unchanged since (module docstring); 0: none."""
+        refs = self.messages
+        same = list(map(is_, refs, messages))
+        try:
+            count = same.index(False)
+        except ValueError:
+            count = len(same)
+        if not count:
+            return 0
+        try:
+            if list(map(tuple, map(dict.values, map(vars, refs[:count])))) != self.snapshots[:count]:
+                return 0
+        except Exception:  # noqa: BLE001 - a field whose == raises (e.g. an array reassigned): go by value
+            return 0
+        if _containers_json(self.containers[:count]) != b"[" + b",".join(self.pieces[:count]) + b"]":
+            return 0  # a container edited in place
+        return count
+
+
+def message_digests(messages: Iterable[Any]) -> list[bytes]:
+    """The first 32 hex digits (ASCII bytes) of SHA-256 over each message's canonical JSON, in order.
+
+    The canonical form is :func:`promptcache.keys.canonical_messages` of the whole list (tool-call ids numbered
+    across it), each message then written with :func:`promptcache.keys.canonical_json` (``exact_floats=False``):
+    ``message_digests(m)[i] == sha256(canonical_json(canonical_messages(m)[i])).hexdigest()[:32].encode()``.
+
+    Args:
+        messages: LangChain ``BaseMessage`` objects (or OpenAI-style dicts, digested without the memos).
+
+    Returns:
+        One 32-character hex digest (``bytes``) per message.
+    """
+    messages = messages if type(messages) is list else list(messages)
+    ids = _ToolIds()
+    prefix_key = tuple(map(id, messages[:2]))
+    prefix = _PREFIXES.get(prefix_key)
+    start = prefix.holds(messages) if prefix is not None else 0
+    if start:
+        if start == len(messages) == len(prefix.messages):  # the same prompt again (a retry, another processor)
+            return list(prefix.digests)
+        digests, snapshots = prefix.digests[:start], prefix.snapshots[:start]
+        containers, pieces, counts = prefix.containers[:start], prefix.pieces[:start], prefix.counts[:start]
+        numbered = counts[-1]
+        ids.ids.update(prefix.numbering if numbered == len(prefix.numbering)
+                       else islice(prefix.numbering.items(), numbered))
+    else:
+        digests, snapshots, containers, pieces, counts = [], [], [], [], []
+    keep = True  # every message can join a prefix
+    for message in messages[start:] if start else messages:
+        digest, held = _digest_by_value(message, ids)
+        digests.append(digest)
+        if keep:
+            piece = None if held is None else _containers_json(held)
+            if piece is None:
+                keep = False
+            else:
+                snapshots.append(tuple(message.__dict__.values()))
+                containers.append(held)
+                pieces.append(piece)
+                counts.append(len(ids.ids))
+    if keep and messages:
+        if len(_PREFIXES) >= _PREFIXES_MAX and prefix_key not in _PREFIXES:
+            _PREFIXES.clear()
+        _PREFIXES[prefix_key] = _Prefix(tuple(messages), snapshots, containers, pieces, list(digests), counts,
+                                        dict(ids.ids))
+    return digests
 
 
 def prompt_digest_json(messages: Iterable[Any]) -> bytes:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from langchain.agents.middleware import ModelRequest
 from langchain.agents.structured_output import ToolStrategy
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
 from pydantic import BaseModel
 
 import promptcache.message_digests as md
@@ -22,8 +22,8 @@ from promptcache.testing import ScriptedChatModel
 
 
 def reference(messages: list[Any]) -> list[bytes]:
-    """The definition: SHA-256 of each canonical message's JSON, tool-call ids numbered across the list."""
-    return [hashlib.sha256(canonical_json(m, exact_floats=False)).hexdigest().encode()
+    """The definition: SHA-256 of each canonical message's JSON (128 bits), tool-call ids numbered across the list."""
+    return [hashlib.sha256(canonical_json(m, exact_floats=False)).hexdigest()[:32].encode()
             for m in canonical_messages(messages)]
 
 
@@ -38,48 +38,90 @@ def conversation() -> list[Any]:
             ToolMessage([{"type": "text", "text": "gone"}], tool_call_id="toolu_2", status="error"),
             HumanMessage([{"type": "text", "text": "see"},
                           {"type": "image", "base64": b"\x89PNG", "mime_type": "image/png"}]),
-            {"role": "user", "content": "a dict message", "id": "d1"},
             AIMessage("It shipped.", additional_kwargs={"refusal": None})]
 
 
 @pytest.fixture(autouse=True)
 def empty_memos() -> None:
     md._MEMO.clear()
-    md._SEEN.clear()
+    md._PREFIXES.clear()
     md._memo_size = 0
+
+
+def prefix_of(messages: list[Any]) -> Any:
+    return md._PREFIXES[tuple(map(id, messages[:2]))]
 
 
 def test_digests_equal_the_definition_cold_and_from_both_memos() -> None:
     messages = conversation()
     expected = reference(messages)
     assert md.message_digests(messages) == expected  # cold
-    assert len(md._MEMO) == 8 and len(md._SEEN) == 8  # every message but the dict one
-    assert md.message_digests(messages) == expected  # object memo
+    assert len(md._MEMO) == 8 and prefix_of(messages).messages == tuple(messages)
+    assert md.message_digests(messages) == expected  # the prefix, whole
+    assert md.message_digests(iter(messages)) == expected  # any iterable
     rebuilt = conversation()  # new objects, same values (a checkpoint read back): the value memo
     assert md.message_digests(rebuilt) == expected
-    assert len(md._MEMO) == 8 and len(md._SEEN) == 16
+    assert len(md._MEMO) == 8 and len(md._PREFIXES) == 2
     assert md.prompt_digest_json(messages) == canonical_json([d.decode() for d in expected])
     assert md.prompt_digest_json([]) == b"[]" == canonical_json([])
 
 
-def test_in_place_edits_are_seen() -> None:
+def test_a_growing_conversation_extends_its_prefix() -> None:
+    messages = conversation()
+    md.message_digests(messages[:4])
+    assert len(prefix_of(messages).messages) == 4
+    longer = messages[:6]  # the next call of the same thread: two new messages
+    md._MEMO.clear()  # so only the prefix can serve the first four
+    assert md.message_digests(longer) == reference(longer)
+    assert len(md._MEMO) == 2  # the two new messages went through the value memo
+    entry = prefix_of(messages)
+    assert len(entry.messages) == 6 and entry.numbering == {"call_1": "#0", "toolu_2": "#1"}
+    assert entry.counts == [0, 0, 1, 1, 2, 2]  # tool ids numbered after each message
+    shorter = messages[:3]  # a rewind: its three messages come from the prefix
+    md._MEMO.clear()
+    assert md.message_digests(shorter) == reference(shorter)
+    assert md._MEMO == {} and len(prefix_of(messages).messages) == 3
+
+
+def test_a_fork_reuses_the_shared_start() -> None:
     messages = conversation()
     md.message_digests(messages)
-    messages[1].content = "a new question"  # field reassigned
-    messages[2].tool_calls[0]["args"]["n"] = True  # 1 -> True in place: equal in Python, not in JSON
-    messages[4].content[0]["text"] = "Checked"  # a content block edited in place
-    messages[8].additional_kwargs["refusal"] = "no"  # a container edited in place
-    messages[0].tool_calls = []  # an attribute pydantic never validates on assignment
+    fork = [*messages[:4], AIMessage("", tool_calls=[{"name": "lookup", "args": {}, "id": "toolu_2"}]),
+            ToolMessage("again", tool_call_id="toolu_2")]  # same history, another continuation
+    md._MEMO.clear()
+    assert md.message_digests(fork) == reference(fork)
+    assert len(md._MEMO) == 2  # only the two new messages were digested by value
+    assert prefix_of(messages).numbering == {"call_1": "#0", "toolu_2": "#1"}
+
+
+def test_a_dict_message_keeps_the_prompt_out_of_the_prefix_memo() -> None:
+    messages = [*conversation(), {"role": "user", "content": "a dict message", "id": "d1"}]
     assert md.message_digests(messages) == reference(messages)
-    assert b'"n":true' in canonical_json(canonical_messages(messages)[2])
+    assert md._PREFIXES == {}
 
 
-def test_an_empty_container_filled_in_place_is_seen() -> None:
-    message = AIMessage("Let me look.")
-    before = md.message_digests([message])
-    message.tool_calls.append({"name": "lookup", "args": {}, "id": "call_9", "type": "tool_call"})
-    after = md.message_digests([message])
-    assert after == reference([message]) != before
+@pytest.mark.parametrize("edit", ["content", "args_1_to_true", "block_text", "kwargs", "fill_empty", "status",
+                                  "new_id"])
+def test_in_place_edits_after_a_prefix_was_seen(edit: str) -> None:
+    messages = conversation()
+    md.message_digests(messages)
+    if edit == "content":
+        messages[1].content = "a new question"  # a field reassigned
+    elif edit == "args_1_to_true":
+        messages[2].tool_calls[0]["args"]["n"] = True  # equal in Python (1 == True), not in JSON
+    elif edit == "block_text":
+        messages[4].content[0]["text"] = "Checked"  # a content block edited in place
+    elif edit == "kwargs":
+        messages[7].additional_kwargs["refusal"] = "no"  # a container edited in place
+    elif edit == "fill_empty":
+        messages[7].tool_calls.append({"name": "lookup", "args": {}, "id": "call_9", "type": "tool_call"})
+    elif edit == "status":
+        messages[3].status = "error"
+    else:
+        messages[1].id = "h2"  # run metadata: not in the key, but the snapshot no longer holds: by value
+    digests = md.message_digests(messages)
+    assert digests == reference(messages)
+    assert (digests == reference(conversation())) == (edit == "new_id")
 
 
 def test_same_message_at_another_position_gets_its_own_ordinal() -> None:
@@ -91,8 +133,7 @@ def test_same_message_at_another_position_gets_its_own_ordinal() -> None:
     assert md.message_digests(first) == reference(first)
     assert md.message_digests(second) == reference(second)  # call and result now hold ordinal #1, not #0
     assert md.message_digests(first)[1] != md.message_digests(second)[3]
-    assert md.message_digests(first) == reference(first)  # both positions remembered
-    entry = md._SEEN[id(result)][4]
+    entry = md._MEMO[next(k for k in md._MEMO if k[1] == "found JG7 " * 40)]
     assert entry[0] == ("call_abc",) and set(entry[1]) == {("#0",), ("#1",)}
 
 
@@ -100,26 +141,42 @@ def test_fields_that_cannot_be_memoised_are_digested_directly() -> None:
     odd = HumanMessage("q")
     odd.name = ["not", "hashable"]  # no validation on assignment
     big = AIMessage("", tool_calls=[{"name": "f", "args": {"n": 2**70}, "id": "c"}])  # orjson refuses 2**70
-    array = AIMessage("a", additional_kwargs={"v": np.arange(3)})
-    messages = [odd, big, array]
+    for messages in ([odd, HumanMessage("r")], [HumanMessage("r"), big]):
+        assert md.message_digests(messages) == reference(messages)
+        assert md.message_digests(messages) == reference(messages)
+    assert md._PREFIXES == {}
+    numeric_name = HumanMessage("q")
+    numeric_name.name = 1  # == True, but not the same JSON: never snapshotted
+    messages = [numeric_name, HumanMessage("r")]
     assert md.message_digests(messages) == reference(messages)
-    assert id(odd) not in md._SEEN and id(big) not in md._SEEN
+    assert md._PREFIXES == {}
+    numeric_name.name = True
+    assert md.message_digests(messages) == reference(messages)
+
+
+def test_a_field_whose_comparison_raises_goes_by_value() -> None:
+    array = AIMessage("a", additional_kwargs={"v": np.arange(3)})
+    messages = [HumanMessage("q"), array]
+    assert md.message_digests(messages) == reference(messages)
+    assert len(md._PREFIXES) == 1
     array.additional_kwargs = {"v": np.arange(3) + 1}  # comparing the snapshot raises; the value decides
     assert md.message_digests(messages) == reference(messages)
 
 
 def test_memos_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(md, "_MEMO_LIMIT", 1000)
-    first = [HumanMessage("x" * 600)]
-    md.message_digests(first)
-    assert len(md._MEMO) == 1 and len(md._SEEN) == 1 and md._memo_size == 600
+    md.message_digests([HumanMessage("x" * 600)])
+    assert len(md._MEMO) == 1 and md._memo_size == 600
     second = [HumanMessage("y" * 600)]
     assert md.message_digests(second) == reference(second)
-    assert len(md._MEMO) == 1 and len(md._SEEN) == 1 and md._memo_size == 600  # cleared before the new entry
-    assert id(second[0]) in md._SEEN
+    assert len(md._MEMO) == 1 and md._memo_size == 600  # cleared before the new entry
     monkeypatch.setattr(md, "_MEMO_MAX_ENTRIES", 2)
     md.message_digests([HumanMessage("a"), HumanMessage("b"), HumanMessage("c")])
-    assert len(md._MEMO) <= 2 and len(md._SEEN) <= 2
+    assert len(md._MEMO) <= 2
+    monkeypatch.setattr(md, "_PREFIXES_MAX", 2)
+    for text in ("d", "e", "f"):
+        md.message_digests([HumanMessage(text)])
+    assert len(md._PREFIXES) <= 2
 
 
 class Weather(BaseModel):
@@ -151,3 +208,13 @@ def test_hook_signatures_are_pinned_to_the_computed_ones() -> None:
             assert func.__dict__["__signature__"] == inspect.signature(fresh)
     bound = ResponseCache(InMemoryServerCache()).wrap_model_call
     assert list(inspect.signature(bound).parameters) == ["request", "handler"]
+
+
+def test_a_chat_role_that_is_a_str_subclass_is_not_memoised() -> None:
+    class Role(str):
+        pass
+
+    odd = ChatMessage("hello", role="user")
+    odd.role = Role("user")
+    plain = ChatMessage("hello", role="user")
+    assert md.message_digests([odd]) == reference([odd]) == md.message_digests([plain]) == reference([plain])

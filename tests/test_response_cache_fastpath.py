@@ -19,7 +19,7 @@ import promptcache.keys as pk
 from promptcache import InMemoryServerCache, ResponseCache, ResponseCacheKeyInputs, build_response_cache_key
 from promptcache.response_cache import model_identity as mi
 from promptcache.response_cache.entry import CorruptEntry, decode_hit, encode_entry
-from promptcache.response_cache.keys import _digest, _payload, _tools_json, model_identity
+from promptcache.response_cache.keys import _digest, _payload, _tools_digest, model_identity
 from promptcache.testing import ScriptedChatModel
 
 
@@ -73,10 +73,10 @@ def test_keys_are_pinned() -> None:
     """Key layout version 2 (the prompt as per-message digests): a change to these strings orphans every stored
     entry, so it must come with a new ``_KEY_VERSION``."""
     assert {name: build_response_cache_key(inputs) for name, inputs in cases().items()} == {
-        "plain": "response:bot:90966391c0d315b0ace0375341c240b7",
-        "scoped_tools": "response:bot:09208114:1225a486cc22043443092110ee57655d",
-        "dict_tool_format": "response:bot:b6cacfcddbf4aac943af5fb46f95d804",
-        "bound_model": "response:bot:d8b12ffab1eeae5a54670f992e531303",
+        "plain": "response:bot:382561f0ba50a0cfc83840138e1cb4ab",
+        "scoped_tools": "response:bot:09208114:97cea80c8531c7d9f9c4a7021ccad81f",
+        "dict_tool_format": "response:bot:68702c3ced297214db835919fbbdeec4",
+        "bound_model": "response:bot:07dead98e66c6744f1f361381c7328e8",
     }
 
 
@@ -89,14 +89,15 @@ def test_digest_hashes_the_reference_payload_bytes() -> None:
 
 def test_tool_list_json_is_remembered_for_tool_objects_only() -> None:
     tools = [LOOKUP]
-    first = _tools_json(tools)
-    assert first == pk.canonical_json(pk.canonical_tools(tools))
-    assert _tools_json(list(tools)) is first  # same tool objects, new list: the memo
+    first = _tools_digest(tools)
+    assert first == pk.canonical_json(hashlib.sha256(pk.canonical_json(pk.canonical_tools(tools))).hexdigest()[:32])
+    assert _tools_digest(list(tools)) is first  # same tool objects, new list: the memo
     schema = {"type": "function", "function": {"name": "f", "parameters": {}}}
-    before = _tools_json([schema])
+    before = _tools_digest([schema])
     schema["function"]["name"] = "g"  # a dict schema edited in place: read again
-    assert _tools_json([schema]) != before
-    assert b'"name":"g"' in _tools_json([schema])
+    after = _tools_digest([schema])
+    assert after != before
+    assert after == pk.canonical_json(hashlib.sha256(pk.canonical_json([schema])).hexdigest()[:32])
 
 
 # model identity --------------------------------------------------------------------------------------------------

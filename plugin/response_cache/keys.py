@@ -8,9 +8,10 @@ tool schemas, tool choice and response format. Mastra keys on the prompt and mod
 temperature must miss, so ours does not stop there.
 
 The prompt enters the payload as the list of its messages' SHA-256 digests (each over the message's canonical
-JSON, :mod:`promptcache.message_digests`), not as the messages themselves: the same bytes decide the key, but a
-message is serialised and hashed once, not on every call that resends it (key version 2; version 1 hashed the
-prompt's JSON whole, so its entries simply miss).
+JSON, :mod:`promptcache.message_digests`), and the tools as the SHA-256 of their canonical JSON, not as the values
+themselves: the same bytes decide the key, but a message or tool list is serialised and hashed once, not on every
+call that resends it (key version 2; version 1 hashed the whole JSON, so its entries simply miss). Digests are
+cut to 128 bits, the size of the key's own digest.
 """
 
 from __future__ import annotations
@@ -145,32 +146,32 @@ def _payload(inputs: ResponseCacheKeyInputs) -> dict[str, Any]:
         "model": dict(inputs.model),
         "settings": dict(inputs.settings),
         "prompt": [digest.decode() for digest in message_digests(inputs.prompt)],
-        "tools": canonical_tools(inputs.tools),
+        "tools": hashlib.sha256(canonical_json(canonical_tools(inputs.tools))).hexdigest()[:32],
         "tool_choice": inputs.tool_choice,
         "response_format": describe_response_format(inputs.response_format),
     }
 
 
-_TOOLS_MEMO: dict[tuple[int, ...], tuple[tuple[Any, ...], bytes]] = {}  # ids of the tools -> (tools, JSON)
+_TOOLS_MEMO: dict[tuple[int, ...], tuple[tuple[Any, ...], bytes]] = {}  # ids of the tools -> (tools, digest)
 _TOOLS_MEMO_MAX = 256  # tool lists; the memo is emptied when full (agents reuse a handful)
 
 
-def _tools_json(tools: Sequence[Any]) -> bytes:
-    """``canonical_json(canonical_tools(tools))``, remembered per list of tool objects.
+def _tools_digest(tools: Sequence[Any]) -> bytes:
+    """``canonical_json`` of the payload's ``"tools"`` value: the quoted first 32 hex digits of SHA-256 over
+    ``canonical_json(canonical_tools(tools))``, remembered per list of tool objects.
 
-    ``canonical_tool`` already reads each tool object's schema once; an agent offers the same tool objects on every
-    call, so their JSON is remembered too (keyed by the objects themselves, held while memoised). Dict schemas are
-    mutable values, not long-lived objects: a list holding one is serialised every time. A plain dict (atomic
-    ``get``/set under the GIL) rather than an LRU: this runs on every model call.
+    The schemas of ten tools are ~10 KB of JSON; hashing them into the key on every call cost more than the rest of
+    the key. ``canonical_tool`` already reads each tool object's schema once; an agent offers the same tool objects
+    on every call, so their digest is remembered too (keyed by the objects themselves, held while memoised). Dict
+    schemas are mutable values, not long-lived objects: a list holding one is hashed every time. A plain dict
+    (atomic ``get``/set under the GIL) rather than an LRU: this runs on every model call.
     """
     tools = tuple(tools or ())
-    if not tools:
-        return b"[]"
     key = tuple(map(id, tools))
     hit = _TOOLS_MEMO.get(key)
     if hit is not None and all(map(operator.is_, hit[0], tools)):
         return hit[1]
-    data = canonical_json(canonical_tools(tools))
+    data = b'"' + hashlib.sha256(canonical_json(canonical_tools(tools))).hexdigest()[:32].encode() + b'"'
     if not any(isinstance(t, Mapping) for t in tools):
         if len(_TOOLS_MEMO) >= _TOOLS_MEMO_MAX:
             _TOOLS_MEMO.clear()
@@ -215,8 +216,8 @@ def _digest_of(agent_id: str, scope: str | None, model: Mapping[str, Any], promp
 
     Canonical JSON of a dict is ``{"key":value,...}`` with sorted keys and no whitespace, so the pieces below (two
     small dicts whose keys sort around ``prompt`` and ``tools``, stripped of their braces) are the same bytes in
-    the same order (pinned by tests/test_response_cache_fastpath.py); the prompt's digest list and the tool JSON
-    are hashed where they were written, never copied into one payload.
+    the same order (pinned by tests/test_response_cache_fastpath.py); the prompt's digest list is hashed where it
+    was written, never copied into one payload.
     """
     head = _head(agent_id, model)
     middle = _middle(response_format, scope, settings, step, tool_choice)
@@ -226,7 +227,7 @@ def _digest_of(agent_id: str, scope: str | None, model: Mapping[str, Any], promp
     h.update(b",")
     h.update(memoryview(middle)[1:-1])
     h.update(b',"tools":')
-    h.update(_tools_json(tools))
+    h.update(_tools_digest(tools))
     h.update(_VERSION_TAIL)
     return h.hexdigest()[:32]
 
