@@ -172,13 +172,19 @@ class ResponseCache(Processor):
         self._warning.warn("promptcache: ResponseCache key function returned %r; using the default key", result)
         return build_response_cache_key(inputs)
 
-    def _key(self, request: ModelRequest) -> tuple[str, bool]:
+    def _prepare(self, request: ModelRequest) -> tuple[str | None, Any, Any, bool]:
+        """``(key, None, None, bust)`` when the key is known now, else ``(None, inputs, key function, bust)``."""
         chosen, scope, bust = self._plan()
         if chosen is None:  # the default key, built straight from the request
-            return request_key(request, self.agent_id, scope), bust
+            return request_key(request, self.agent_id, scope), None, None, bust
         if isinstance(chosen, str):
-            return custom_key(self.agent_id, scope, chosen), bust
-        inputs = inputs_from_request(request, self.agent_id, scope)
+            return custom_key(self.agent_id, scope, chosen), None, None, bust
+        return None, inputs_from_request(request, self.agent_id, scope), chosen, bust
+
+    def _key(self, request: ModelRequest) -> tuple[str, bool]:
+        key, inputs, chosen, bust = self._prepare(request)
+        if key is not None:
+            return key, bust
         try:
             result = chosen(inputs)
             if inspect.isawaitable(result):
@@ -189,12 +195,9 @@ class ResponseCache(Processor):
         return self._finish_key(chosen, inputs, result), bust
 
     async def _akey(self, request: ModelRequest) -> tuple[str, bool]:
-        chosen, scope, bust = self._plan()
-        if chosen is None:
-            return request_key(request, self.agent_id, scope), bust
-        if isinstance(chosen, str):
-            return custom_key(self.agent_id, scope, chosen), bust
-        inputs = inputs_from_request(request, self.agent_id, scope)
+        key, inputs, chosen, bust = self._prepare(request)
+        if key is not None:
+            return key, bust
         try:
             result = chosen(inputs)
             if inspect.isawaitable(result):
