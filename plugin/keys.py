@@ -101,8 +101,13 @@ def canonical_json(value: Any, *, exact_floats: bool = True) -> bytes:
     return data
 
 
+_LEAVES = frozenset({str, int, bool, type(None), bytes})  # exact types that hold no float
+
+
 def _has_non_finite(value: Any, depth: int = 0) -> bool:
     """Whether ``value`` holds a NaN or an infinity (which orjson writes as ``null``); checked only on ``null``."""
+    if type(value) in _LEAVES:  # most of a value; the getattr(..., "model_dump") below is slow on a str
+        return False
     if isinstance(value, float):
         return not math.isfinite(value)
     if depth > _MAX_DEPTH:
