@@ -15,7 +15,9 @@ conversation rebuilt with new ids gives the same key while which result answers 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import math
+import operator
 import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -272,23 +274,47 @@ def canonical_messages(messages: Iterable[Any]) -> list[dict[str, Any]]:
 
 _TOOL_MEMO: LRUCache = LRUCache(maxsize=1024)
 _TOOL_MEMO_LOCK = threading.Lock()
+_FUNCTION_PARTS = ("__name__", "__qualname__", "__doc__", "__annotations__", "__defaults__", "__kwdefaults__",
+                   "__code__")
+
+
+def tool_state(tool: Any) -> tuple[Any, ...]:
+    """What a tool's schema is built from, as the objects themselves (compare with :func:`same_state`).
+
+    A ``BaseTool`` (pydantic) or any object with fields: its field names and values; a function: its name, doc,
+    annotations, defaults and code; a class: its name, doc and pydantic ``model_fields``. A field reassigned
+    (``tool.description = ...``) gives another object, so the remembered schema is rebuilt. Edits made in place
+    inside a field's value (a schema dict mutated) are not seen: tools are treated as built once.
+    """
+    if isinstance(tool, type):
+        return (tool.__name__, tool.__doc__, tool.__dict__.get("model_fields"))
+    if inspect.isfunction(tool):
+        return tuple(getattr(tool, name, None) for name in _FUNCTION_PARTS)
+    fields = getattr(tool, "__dict__", None)
+    return (*fields, *fields.values()) if fields is not None else ()
+
+
+def same_state(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """Whether two :func:`tool_state` tuples hold the very same objects."""
+    return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
 def canonical_tool(tool: Any) -> Any:
     """A tool definition as the provider sees it: the OpenAI function schema (name, description, parameters).
 
     ``BaseTool`` objects, functions and pydantic classes are converted with LangChain's
-    ``convert_to_openai_tool``; the result is remembered per object (tools are long-lived; building a JSON schema
-    from pydantic costs far more than hashing it). Dicts are used as given (they already are a schema). A tool
-    that cannot be converted is described by its ``repr``.
+    ``convert_to_openai_tool``; the result is remembered per object while its :func:`tool_state` holds (tools are
+    long-lived; building a JSON schema from pydantic costs far more than checking it). Dicts are used as given
+    (they already are a schema). A tool that cannot be converted is described by its ``repr``.
     """
     if isinstance(tool, Mapping):
         return tool
     key = id(tool)
+    state = tool_state(tool)
     with _TOOL_MEMO_LOCK:
         hit = _TOOL_MEMO.get(key)
-    if hit is not None and hit[0] is tool:
-        return hit[1]
+    if hit is not None and hit[0] is tool and same_state(hit[1], state):
+        return hit[2]
     from langchain_core.utils.function_calling import convert_to_openai_tool
 
     try:
@@ -296,7 +322,7 @@ def canonical_tool(tool: Any) -> Any:
     except Exception:  # noqa: BLE001 - an exotic tool still needs a stable description
         schema = {"repr": repr(tool)}
     with _TOOL_MEMO_LOCK:
-        _TOOL_MEMO[key] = (tool, schema)  # the reference keeps ``id(tool)`` from being reused while memoised
+        _TOOL_MEMO[key] = (tool, state, schema)  # the references keep ids from being reused while memoised
     return schema
 
 

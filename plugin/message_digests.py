@@ -7,32 +7,39 @@ the list of its messages' digests (128 bits each), so a call costs a check of wh
 is new. Two memos, neither of which can serve a digest for a value it was not computed from:
 
 - **By value** (:data:`_MEMO`): keyed by what ``_message`` reads of a message: its string fields (type, content,
-  name, tool-call id, status, role) as they are, its containers (block content, tool calls, additional kwargs) as
-  JSON bytes written with the canonical form's conversions (so ``1``, ``1.0`` and ``True`` differ). Tool-call ids
-  are numbered by order of first appearance across the prompt (:func:`promptcache.keys.canonical_messages`), so an
-  entry records the raw ids the message holds and keeps a digest per tuple of ordinals those ids get. This memo
-  serves messages rebuilt as new objects (a checkpoint read back) and costs a key per message.
+  name, tool-call id, status, role; absent fields apart from ``None`` ones) as they are, its containers (block
+  content, tool calls, additional kwargs) as JSON bytes written by orjson with no ``default`` (so ``1``, ``1.0``
+  and ``True`` differ, and any value orjson would write through ``repr``, a set, bytes, a subclass or a numpy value
+  keeps the message out of the memo: two such values can share JSON). Tool-call ids are numbered by order of first
+  appearance across the prompt (:func:`promptcache.keys.canonical_messages`), so an entry records the raw ids the
+  message holds (only ``str`` ids: ``None`` and NaN both write ``null``) and keeps a digest per tuple of ordinals
+  those ids get. An entry is stored only if the key read again after the digest is unchanged (another thread).
+  This memo serves messages rebuilt as new objects (a checkpoint read back) and costs a key per message.
 - **By prefix** (:data:`_PREFIXES`): LangGraph hands the same message objects to every call of a thread, the
   previous call's list being a prefix of this one (or sharing its start, for a fork or a retry). The last prompt
   seen per conversation (keyed by the identity of its first two messages) keeps the message objects, a snapshot
-  of each one's fields, its containers and their JSON bytes, the digests and the tool-id numbering. The leading
-  messages of a call that are those very objects, whose fields still equal the snapshot (strings by value,
-  everything else by identity or equality) and whose containers still give the same JSON bytes (edits made in
-  place) take their digests as they are: a few C-level passes over the list instead of Python work per message.
-  The rest go through the value memo. Only messages whose key fields are all strings join a prefix.
+  of each one's fields taken before its digest (names and the value objects), its containers and their JSON
+  bytes, the digests and the tool-id numbering. The leading messages of a call that are those very objects, whose
+  fields are still the very same objects under the same names (identity, not equality: ``1.0`` can replace ``1``)
+  and whose containers still give the same JSON bytes (edits made in place) take their digests as they are: a few
+  C-level passes over the list instead of Python work per message. The rest go through the value memo. A prompt
+  holding a message the value memo refuses is not remembered as a prefix.
+
+Known gap: a tool-call id that is an ``Enum`` member writes its value's JSON; an enum id and a string id equal to
+its value could share a value-memo entry. LangChain types tool-call ids as strings.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from itertools import islice
+from itertools import islice, repeat
 from operator import is_
 from typing import Any, Final
 
 import orjson
 
-from promptcache.keys import _OPTS, _default, _is_mapping, _message, _ToolIds, canonical_json
+from promptcache.keys import _is_mapping, _message, _ToolIds, canonical_json
 
 __all__ = ["message_digests", "prompt_digest_json"]
 
@@ -71,10 +78,19 @@ def _hex_digest(out: dict[str, Any]) -> bytes:
     return hashlib.sha256(canonical_json(out, exact_floats=False)).hexdigest()[:_DIGEST_HEX].encode()
 
 
+_STRICT: Final = (orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS
+                  | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME)
+
+
 def _containers_json(containers: Any) -> bytes | None:
-    """Containers as JSON bytes with the canonical form's conversions; ``None`` when orjson cannot write them."""
+    """Containers as JSON bytes when they hold plain JSON values only, else ``None`` (no memo for the message).
+
+    No ``default``: an object orjson would write through ``repr`` (two objects can share one), a set, bytes, a
+    ``str``/``dict``/``list`` subclass, a dataclass or a numpy value makes the message go without the memos, so
+    equal bytes mean values whose canonical JSON is equal too (the canonical form writes them the same way).
+    """
     try:
-        return orjson.dumps(containers, default=_default, option=_OPTS)
+        return orjson.dumps(containers, option=_STRICT)
     except (TypeError, orjson.JSONEncodeError):
         return None
 
@@ -105,46 +121,67 @@ def _entry_digest(entry: _Entry, message: Any, ids: _ToolIds) -> bytes:
     return digest
 
 
+_ABSENT: Final = object()  # a field missing from ``__dict__`` (``_message`` then uses its own default)
+
+
 def _digest_by_value(message: Any, ids: _ToolIds) -> tuple[bytes, Any]:
     """One message's digest through the value memo, and its containers (``None``: it cannot join a prefix)."""
     fields = getattr(message, "__dict__", None)
     if fields is None or _is_mapping(type(message)):  # dict messages (and objects without fields): no memo
         return _hex_digest(_message(message, ids)), None
+    found = _value_key(type(message), fields)
+    if found is None:
+        return _hex_digest(_message(message, ids)), None
+    key, containers = found
+    entry = _MEMO.get(key)
+    if entry is not None:
+        return _entry_digest(entry, message, ids), containers
+    recorder = _RecordingIds(ids)
+    digest = _hex_digest(_message(message, recorder))
+    # Remembered only when every raw tool-call id is a str (the key's JSON then pins which ids are equal; None and
+    # NaN ids both write null) and the fields did not change while the digest was computed (another thread).
+    again = _value_key(type(message), fields)
+    if all(type(raw) is str for raw in recorder.seen) and again is not None and again[0] == key:
+        _remember(key, recorder.seen, tuple(recorder.ordinals), digest)
+        return digest, containers
+    return digest, None
+
+
+def _value_key(cls: type, fields: dict[str, Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+    """``(key, containers)``: what ``_message`` reads of a message as an exact hashable value (module docstring),
+    and the container objects (for the prefix memo); ``None`` when there is no exact key."""
     get = fields.get
     content = get("content")
     text = type(content) is str
-    containers = (None if text else content, get("tool_calls"), get("invalid_tool_calls"), get("additional_kwargs"))
+    containers = (get("tool_calls"), get("invalid_tool_calls"), get("additional_kwargs")) if text else (
+        get("tool_calls"), get("invalid_tool_calls"), get("additional_kwargs"), content)
     mutable = None
-    if not text or containers[1] or containers[2] or containers[3]:
+    if not text or containers[0] or containers[1] or containers[2]:
         mutable = _containers_json(containers)
         if mutable is None:
-            return _hex_digest(_message(message, ids)), None
+            return None
     for name in _STRING_FIELDS:  # keys compare by ==, exact only for strings (1 == True == 1.0 as keys)
         value = get(name)
         if value is not None and type(value) is not str:
-            return _hex_digest(_message(message, ids)), None
-    key = (type(message), content if text else type(content), get("type"), get("name"), get("tool_call_id"),
-           get("status"), get("role"), mutable)
-    entry = _MEMO.get(key)
-    if entry is not None:
-        digest = _entry_digest(entry, message, ids)
-    else:
-        recorder = _RecordingIds(ids)
-        digest = _hex_digest(_message(message, recorder))
-        _remember(key, recorder.seen, tuple(recorder.ordinals), digest)
-    return digest, containers
+            return None
+    return (cls, content if text else type(content), get("type", _ABSENT), get("name"), get("tool_call_id"),
+            get("status", _ABSENT), get("role"), mutable), containers
 
 
 class _Prefix:
     """The last prompt seen for a conversation: its message objects and, per message, what the check compares."""
 
-    __slots__ = ("messages", "snapshots", "containers", "pieces", "digests", "counts", "numbering")
+    __slots__ = ("messages", "values", "snapshots", "names", "containers", "pieces", "digests", "counts",
+                 "numbering")
 
-    def __init__(self, messages: tuple[Any, ...], snapshots: list[tuple[Any, ...]], containers: list[Any],
-                 pieces: list[bytes], digests: list[bytes], counts: list[int], numbering: dict[Any, str]) -> None:
+    def __init__(self, messages: tuple[Any, ...], values: list[tuple[Any, ...]], names: list[tuple[str, ...]],
+                 containers: list[Any], pieces: list[bytes], digests: list[bytes], counts: list[int],
+                 numbering: dict[Any, str]) -> None:
         self.messages = messages  # the objects (held, so their ids stay theirs)
-        self.snapshots = snapshots  # tuple(message.__dict__.values()) when digested
-        self.containers = containers  # (block content or None, tool calls, invalid tool calls, additional kwargs)
+        self.values = values  # tuple(message.__dict__.values()) before the digest was computed (held, likewise)
+        self.snapshots = [tuple(map(id, v)) for v in values]  # ... and which objects they were
+        self.names = names  # tuple(message.__dict__): which field each value was
+        self.containers = containers  # (tool calls, invalid tool calls, additional kwargs[, block content])
         self.pieces = pieces  # the JSON bytes of each message's containers
         self.digests = digests
         self.counts = counts  # tool ids numbered after each message
@@ -160,10 +197,10 @@ class _Prefix:
             count = len(same)
         if not count:
             return 0
-        try:
-            if list(map(tuple, map(dict.values, map(vars, refs[:count])))) != self.snapshots[:count]:
-                return 0
-        except Exception:  # noqa: BLE001 - a field whose == raises (e.g. an array reassigned): go by value
+        # every field still the very object it was (identity: an equal replacement can have other JSON, 1 vs 1.0)
+        if list(map(tuple, map(map, repeat(id), map(dict.values, map(vars, refs[:count]))))) != self.snapshots[:count]:
+            return 0
+        if list(map(tuple, map(vars, refs[:count]))) != self.names[:count]:
             return 0
         if _containers_json(self.containers[:count]) != b"[" + b",".join(self.pieces[:count]) + b"]":
             return 0  # a container edited in place
@@ -191,31 +228,36 @@ def message_digests(messages: Iterable[Any]) -> list[bytes]:
     if start:
         if start == len(messages) == len(prefix.messages):  # the same prompt again (a retry, another processor)
             return list(prefix.digests)
-        digests, snapshots = prefix.digests[:start], prefix.snapshots[:start]
+        digests, snapshots, names = prefix.digests[:start], prefix.values[:start], prefix.names[:start]
         containers, pieces, counts = prefix.containers[:start], prefix.pieces[:start], prefix.counts[:start]
         numbered = counts[-1]
         ids.ids.update(prefix.numbering if numbered == len(prefix.numbering)
                        else islice(prefix.numbering.items(), numbered))
     else:
-        digests, snapshots, containers, pieces, counts = [], [], [], [], []
+        digests, snapshots, names, containers, pieces, counts = [], [], [], [], [], []
     keep = True  # every message can join a prefix
     for message in messages[start:] if start else messages:
+        fields = getattr(message, "__dict__", None)
+        # the snapshot comes first: a change made while the digest is computed (another thread) fails the next check
+        values = tuple(fields.values()) if keep and fields is not None else None
+        field_names = tuple(fields) if values is not None else ()
         digest, held = _digest_by_value(message, ids)
         digests.append(digest)
         if keep:
-            piece = None if held is None else _containers_json(held)
+            piece = None if held is None or values is None else _containers_json(held)
             if piece is None:
                 keep = False
             else:
-                snapshots.append(tuple(message.__dict__.values()))
+                snapshots.append(values)
+                names.append(field_names)
                 containers.append(held)
                 pieces.append(piece)
                 counts.append(len(ids.ids))
     if keep and messages:
         if len(_PREFIXES) >= _PREFIXES_MAX and prefix_key not in _PREFIXES:
             _PREFIXES.clear()
-        _PREFIXES[prefix_key] = _Prefix(tuple(messages), snapshots, containers, pieces, list(digests), counts,
-                                        dict(ids.ids))
+        _PREFIXES[prefix_key] = _Prefix(tuple(messages), snapshots, names, containers, pieces, list(digests),
+                                        counts, dict(ids.ids))
     return digests
 
 

@@ -26,7 +26,7 @@ from typing import Any, Final
 import orjson
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from promptcache.keys import canonical_json, canonical_tool, canonical_tools
+from promptcache.keys import canonical_json, canonical_tool, canonical_tools, same_state, tool_state
 from promptcache.message_digests import message_digests, prompt_digest_json
 from promptcache.response_cache.model_identity import model_identity
 
@@ -152,7 +152,7 @@ def _payload(inputs: ResponseCacheKeyInputs) -> dict[str, Any]:
     }
 
 
-_TOOLS_MEMO: dict[tuple[int, ...], tuple[tuple[Any, ...], bytes]] = {}  # ids of the tools -> (tools, digest)
+_TOOLS_MEMO: dict[tuple[int, ...], tuple[tuple[Any, ...], tuple[Any, ...], bytes]] = {}  # ids -> (tools, states, digest)
 _TOOLS_MEMO_MAX = 256  # tool lists; the memo is emptied when full (agents reuse a handful)
 
 
@@ -162,31 +162,34 @@ def _tools_digest(tools: Sequence[Any]) -> bytes:
 
     The schemas of ten tools are ~10 KB of JSON; hashing them into the key on every call cost more than the rest of
     the key. ``canonical_tool`` already reads each tool object's schema once; an agent offers the same tool objects
-    on every call, so their digest is remembered too (keyed by the objects themselves, held while memoised). Dict
+    on every call, so their digest is remembered too (keyed by the objects themselves, held while memoised, and
+    checked against each tool's :func:`promptcache.keys.tool_state`: a reassigned description misses). Dict
     schemas are mutable values, not long-lived objects: a list holding one is hashed every time. A plain dict
     (atomic ``get``/set under the GIL) rather than an LRU: this runs on every model call.
     """
     tools = tuple(tools or ())
     key = tuple(map(id, tools))
+    states = tuple(map(tool_state, tools))
     hit = _TOOLS_MEMO.get(key)
-    if hit is not None and all(map(operator.is_, hit[0], tools)):
-        return hit[1]
+    if hit is not None and all(map(operator.is_, hit[0], tools)) and all(map(same_state, hit[1], states)):
+        return hit[2]
     data = b'"' + hashlib.sha256(canonical_json(canonical_tools(tools))).hexdigest()[:32].encode() + b'"'
     if not any(isinstance(t, Mapping) for t in tools):
         if len(_TOOLS_MEMO) >= _TOOLS_MEMO_MAX:
             _TOOLS_MEMO.clear()
-        _TOOLS_MEMO[key] = (tools, data)
+        _TOOLS_MEMO[key] = (tools, states, data)
     return data
 
 
 _VERSION_TAIL: Final = b',"v":' + canonical_json(_KEY_VERSION) + b"}"
 _HEAD_MEMO: dict[tuple[Any, ...], bytes] = {}  # (agent id, provider, model id, llm string) -> head JSON
 _HEAD_MEMO_MAX = 1024
+_MODEL_KEYS: Final = frozenset({"provider", "model_id", "llm_string"})
 
 
 def _head(agent_id: str, model: Mapping[str, Any]) -> bytes:
     """``canonical_json({"agent_id": ..., "model": ...})``; remembered by value when the model part is all strings."""
-    if len(model) == 3:
+    if len(model) == 3 and model.keys() == _MODEL_KEYS:
         memo_key = (agent_id, model.get("provider"), model.get("model_id"), model.get("llm_string"))
         if all(v is None or type(v) is str for v in memo_key):
             found = _HEAD_MEMO.get(memo_key)
