@@ -18,22 +18,24 @@ is new. Two memos, neither of which can serve a digest for a value it was not co
 - **By prefix** (:data:`_PREFIXES`): LangGraph hands the same message objects to every call of a thread, the
   previous call's list being a prefix of this one (or sharing its start, for a fork or a retry). The last prompt
   seen per conversation (keyed by the identity of its first two messages) keeps the message objects, a snapshot
-  of each one's fields taken before its digest (names and the value objects), its containers and their JSON
-  bytes, the digests and the tool-id numbering. The leading messages of a call that are those very objects, whose
-  fields are still the very same objects under the same names (identity, not equality: ``1.0`` can replace ``1``)
+  of each one's field values taken before its digest, its containers and their JSON bytes, the digests and the
+  tool-id numbering. The leading messages of a call that are those very objects, whose fields are still the very
+  same objects, in the same number (identity, not equality: ``1.0`` can replace ``1``)
   and whose containers still give the same JSON bytes (edits made in place) take their digests as they are: a few
   C-level passes over the list instead of Python work per message. The rest go through the value memo. A prompt
   holding a message the value memo refuses is not remembered as a prefix.
 
-Known gap: a tool-call id that is an ``Enum`` member writes its value's JSON; an enum id and a string id equal to
-its value could share a value-memo entry. LangChain types tool-call ids as strings.
+Known gaps, both outside what pydantic lets a message hold: a tool-call id that is an ``Enum`` member writes its
+value's JSON (an enum id and a string id equal to its value could share a value-memo entry; LangChain types ids
+as strings), and two field values swapped by writing to ``message.__dict__`` directly, bypassing pydantic, in
+the same order and number, pass the prefix check.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from itertools import islice, repeat
+from itertools import chain, islice
 from operator import is_
 from typing import Any, Final
 
@@ -171,16 +173,13 @@ def _value_key(cls: type, fields: dict[str, Any]) -> tuple[tuple[Any, ...], tupl
 class _Prefix:
     """The last prompt seen for a conversation: its message objects and, per message, what the check compares."""
 
-    __slots__ = ("messages", "values", "snapshots", "names", "containers", "pieces", "digests", "counts",
-                 "numbering")
+    __slots__ = ("messages", "values", "sizes", "containers", "pieces", "digests", "counts", "numbering")
 
-    def __init__(self, messages: tuple[Any, ...], values: list[tuple[Any, ...]], names: list[tuple[str, ...]],
-                 containers: list[Any], pieces: list[bytes], digests: list[bytes], counts: list[int],
-                 numbering: dict[Any, str]) -> None:
+    def __init__(self, messages: tuple[Any, ...], values: list[tuple[Any, ...]], containers: list[Any],
+                 pieces: list[bytes], digests: list[bytes], counts: list[int], numbering: dict[Any, str]) -> None:
         self.messages = messages  # the objects (held, so their ids stay theirs)
         self.values = values  # tuple(message.__dict__.values()) before the digest was computed (held, likewise)
-        self.snapshots = [tuple(map(id, v)) for v in values]  # ... and which objects they were
-        self.names = names  # tuple(message.__dict__): which field each value was
+        self.sizes = list(map(len, values))  # fields per message
         self.containers = containers  # (tool calls, invalid tool calls, additional kwargs[, block content])
         self.pieces = pieces  # the JSON bytes of each message's containers
         self.digests = digests
@@ -198,9 +197,9 @@ class _Prefix:
         if not count:
             return 0
         # every field still the very object it was (identity: an equal replacement can have other JSON, 1 vs 1.0)
-        if list(map(tuple, map(map, repeat(id), map(dict.values, map(vars, refs[:count]))))) != self.snapshots[:count]:
-            return 0
-        if list(map(tuple, map(vars, refs[:count]))) != self.names[:count]:
+        fields = list(map(vars, refs[:count]))
+        if list(map(len, fields)) != self.sizes[:count] or not all(
+                map(is_, chain.from_iterable(map(dict.values, fields)), chain.from_iterable(self.values[:count]))):
             return 0
         if _containers_json(self.containers[:count]) != b"[" + b",".join(self.pieces[:count]) + b"]":
             return 0  # a container edited in place
@@ -228,19 +227,18 @@ def message_digests(messages: Iterable[Any]) -> list[bytes]:
     if start:
         if start == len(messages) == len(prefix.messages):  # the same prompt again (a retry, another processor)
             return list(prefix.digests)
-        digests, snapshots, names = prefix.digests[:start], prefix.values[:start], prefix.names[:start]
+        digests, snapshots = prefix.digests[:start], prefix.values[:start]
         containers, pieces, counts = prefix.containers[:start], prefix.pieces[:start], prefix.counts[:start]
         numbered = counts[-1]
         ids.ids.update(prefix.numbering if numbered == len(prefix.numbering)
                        else islice(prefix.numbering.items(), numbered))
     else:
-        digests, snapshots, names, containers, pieces, counts = [], [], [], [], [], []
+        digests, snapshots, containers, pieces, counts = [], [], [], [], []
     keep = True  # every message can join a prefix
     for message in messages[start:] if start else messages:
         fields = getattr(message, "__dict__", None)
         # the snapshot comes first: a change made while the digest is computed (another thread) fails the next check
         values = tuple(fields.values()) if keep and fields is not None else None
-        field_names = tuple(fields) if values is not None else ()
         digest, held = _digest_by_value(message, ids)
         digests.append(digest)
         if keep:
@@ -249,15 +247,14 @@ def message_digests(messages: Iterable[Any]) -> list[bytes]:
                 keep = False
             else:
                 snapshots.append(values)
-                names.append(field_names)
                 containers.append(held)
                 pieces.append(piece)
                 counts.append(len(ids.ids))
     if keep and messages:
         if len(_PREFIXES) >= _PREFIXES_MAX and prefix_key not in _PREFIXES:
             _PREFIXES.clear()
-        _PREFIXES[prefix_key] = _Prefix(tuple(messages), snapshots, names, containers, pieces, list(digests),
-                                        counts, dict(ids.ids))
+        _PREFIXES[prefix_key] = _Prefix(tuple(messages), snapshots, containers, pieces, list(digests), counts,
+                                        dict(ids.ids))
     return digests
 
 

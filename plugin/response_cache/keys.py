@@ -21,10 +21,12 @@ import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
+from operator import attrgetter
 from typing import Any, Final
 
 import orjson
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.tools import BaseTool
 
 from promptcache.keys import canonical_json, canonical_tool, canonical_tools, same_state, tool_state
 from promptcache.message_digests import message_digests, prompt_digest_json
@@ -169,16 +171,34 @@ def _tools_digest(tools: Sequence[Any]) -> bytes:
     """
     tools = tuple(tools or ())
     key = tuple(map(id, tools))
-    states = tuple(map(tool_state, tools))
     hit = _TOOLS_MEMO.get(key)
-    if hit is not None and all(map(operator.is_, hit[0], tools)) and all(map(same_state, hit[1], states)):
+    if hit is not None and all(map(operator.is_, hit[0], tools)) and _tools_unchanged(tools, hit[1]):
         return hit[2]
     data = b'"' + hashlib.sha256(canonical_json(canonical_tools(tools))).hexdigest()[:32].encode() + b'"'
     if not any(isinstance(t, Mapping) for t in tools):
         if len(_TOOLS_MEMO) >= _TOOLS_MEMO_MAX:
             _TOOLS_MEMO.clear()
-        _TOOLS_MEMO[key] = (tools, states, data)
+        _TOOLS_MEMO[key] = (tools, _tools_state(tools), data)
     return data
+
+
+_SCHEMA_PARTS: Final = attrgetter("name", "description", "args_schema", "extras")  # what a BaseTool's schema reads
+
+
+def _tools_state(tools: tuple[Any, ...]) -> tuple[Any, ...]:
+    """What :func:`_tools_unchanged` compares: for ``BaseTool`` objects the fields their OpenAI schema is built from
+    (name, description, args schema, extras; one C-level pass), else each tool's
+    :func:`promptcache.keys.tool_state` (functions, classes, other objects)."""
+    if all(isinstance(t, BaseTool) for t in tools):
+        return ("tools", list(map(_SCHEMA_PARTS, tools)))
+    return ("states", tuple(map(tool_state, tools)))
+
+
+def _tools_unchanged(tools: tuple[Any, ...], state: tuple[Any, ...]) -> bool:
+    """Whether every tool still holds the very parts it had when its digest was remembered (identity)."""
+    if state[0] == "tools":
+        return all(map(operator.is_, chain.from_iterable(map(_SCHEMA_PARTS, tools)), chain.from_iterable(state[1])))
+    return all(map(same_state, state[1], map(tool_state, tools)))
 
 
 _VERSION_TAIL: Final = b',"v":' + canonical_json(_KEY_VERSION) + b"}"
