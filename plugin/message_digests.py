@@ -126,18 +126,19 @@ def _entry_digest(entry: _Entry, message: Any, ids: _ToolIds) -> bytes:
 _ABSENT: Final = object()  # a field missing from ``__dict__`` (``_message`` then uses its own default)
 
 
-def _digest_by_value(message: Any, ids: _ToolIds) -> tuple[bytes, Any]:
-    """One message's digest through the value memo, and its containers (``None``: it cannot join a prefix)."""
+def _digest_by_value(message: Any, ids: _ToolIds) -> tuple[bytes, Any, bytes | None]:
+    """One message's digest through the value memo, its containers (``None``: it cannot join a prefix) and their
+    JSON when the key already wrote it (non-empty containers)."""
     fields = getattr(message, "__dict__", None)
-    if fields is None or _is_mapping(type(message)):  # dict messages (and objects without fields): no memo
-        return _hex_digest(_message(message, ids)), None
-    found = _value_key(type(message), fields)
+    found = None
+    if fields is not None and not _is_mapping(type(message)):  # dict messages (and objects without fields): no memo
+        found = _value_key(type(message), fields)
     if found is None:
-        return _hex_digest(_message(message, ids)), None
+        return _hex_digest(_message(message, ids)), None, None
     key, containers = found
     entry = _MEMO.get(key)
     if entry is not None:
-        return _entry_digest(entry, message, ids), containers
+        return _entry_digest(entry, message, ids), containers, key[7]
     recorder = _RecordingIds(ids)
     digest = _hex_digest(_message(message, recorder))
     # Remembered only when every raw tool-call id is a str (the key's JSON then pins which ids are equal; None and
@@ -145,8 +146,8 @@ def _digest_by_value(message: Any, ids: _ToolIds) -> tuple[bytes, Any]:
     again = _value_key(type(message), fields)
     if all(type(raw) is str for raw in recorder.seen) and again is not None and again[0] == key:
         _remember(key, recorder.seen, tuple(recorder.ordinals), digest)
-        return digest, containers
-    return digest, None
+        return digest, containers, key[7]
+    return digest, None, None
 
 
 def _value_key(cls: type, fields: dict[str, Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
@@ -239,10 +240,11 @@ def message_digests(messages: Iterable[Any]) -> list[bytes]:
         fields = getattr(message, "__dict__", None)
         # the snapshot comes first: a change made while the digest is computed (another thread) fails the next check
         values = tuple(fields.values()) if keep and fields is not None else None
-        digest, held = _digest_by_value(message, ids)
+        digest, held, held_json = _digest_by_value(message, ids)
         digests.append(digest)
         if keep:
-            piece = None if held is None or values is None else _containers_json(held)
+            piece = None if held is None or values is None else (
+                held_json if held_json is not None else _containers_json(held))
             if piece is None:
                 keep = False
             else:

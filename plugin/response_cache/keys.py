@@ -280,6 +280,9 @@ def build_response_cache_key(inputs: ResponseCacheKeyInputs) -> str:
     return f"{key_namespace(inputs.agent_id, inputs.scope)}:{_digest(inputs)}"
 
 
+_NO_SETTINGS: Final[Mapping[str, Any]] = {}
+
+
 def request_key(request: Any, agent_id: str, scope: str | None) -> str:
     """``build_response_cache_key(inputs_from_request(request, agent_id, scope))``, without building the inputs.
 
@@ -293,8 +296,6 @@ def request_key(request: Any, agent_id: str, scope: str | None) -> str:
                         request.model_settings or _NO_SETTINGS)
     return f"{key_namespace(agent_id, scope)}:{digest}"
 
-
-_NO_SETTINGS: Final[Mapping[str, Any]] = {}
 
 
 def inputs_from_request(request: Any, agent_id: str, scope: str | None) -> ResponseCacheKeyInputs:
