@@ -1,6 +1,7 @@
 """The ``promptcache`` command (also ``python -m promptcache``).
 
-``promptcache replay FILE... [--model MODEL_ID] [--strategy NAME ...] [--gap-s SECONDS] [--out DIR]`` replays
+``promptcache replay FILE... [--model MODEL_ID] [--strategy NAME ...] [--gap-s SECONDS] [--out DIR]
+[--response-cache-ttl SECONDS] [--no-chart]`` replays
 recorded agent conversations through the prompt-cache simulator and prints what each cache-point strategy, the
 ResponseCache and the intention cache would have saved; it writes ``replay.json`` and ``replay.png`` to ``DIR``.
 Needs no services and no AWS account. Exit codes: 0 success, 2 bad input (one line on stderr naming the file and
@@ -41,8 +42,17 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"seconds between requests without recorded timestamps (default {DEFAULT_GAP_S:g})")
     replay.add_argument("--out", default="promptcache-replay", metavar="DIR",
                         help="directory for replay.json and replay.png (default ./promptcache-replay)")
+    replay.add_argument("--response-cache-ttl", type=float, default=None, metavar="SECONDS",
+                        help="lifetime of a ResponseCache entry, for its hits and the combined row (default: the "
+                             "ResponseCache default, " + _rc_default() + " s)")
     replay.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
     return parser
+
+
+def _rc_default() -> str:
+    from promptcache.response_cache import DEFAULT_RESPONSE_CACHE_TTL_SECONDS
+
+    return f"{DEFAULT_RESPONSE_CACHE_TTL_SECONDS:g}"
 
 
 def _fail(message: str) -> int:
@@ -61,6 +71,9 @@ def _run_replay(args: argparse.Namespace) -> int:
 
     if not (args.gap_s >= 0 and args.gap_s != float("inf")):
         return _fail(f"--gap-s must be a finite number of seconds >= 0, got {args.gap_s!r}")
+    ttl = args.response_cache_ttl
+    if ttl is not None and not (0 < ttl < float("inf")):
+        return _fail(f"--response-cache-ttl must be a finite number of seconds > 0, got {ttl!r}")
     out = Path(args.out)
     blocker = next((p for p in (out, *out.parents) if p.exists()), None)  # checked before the run, not after
     if blocker is not None and not blocker.is_dir():
@@ -81,7 +94,7 @@ def _run_replay(args: argparse.Namespace) -> int:
 
     try:
         result = run_replay(args.files, args.model, args.strategies or DEFAULT_STRATEGIES, args.gap_s,
-                            progress=progress)
+                            progress=progress, response_cache_ttl_s=ttl)
     except TranscriptError as exc:
         return _fail(str(exc))
     except KeyError as exc:

@@ -89,12 +89,25 @@ def test_malformed_file_is_one_line_naming_file_and_line(tmp_path: Path, capsys:
         (["--model", "openai.gpt-5"], "no Bedrock price known for model 'openai.gpt-5'; known: amazon.nova"),
         (["--strategy", "magic"], "unknown strategy 'magic'"),
         (["--gap-s", "-1"], "--gap-s must be a finite number of seconds >= 0, got -1.0"),
+        (["--response-cache-ttl", "0"], "--response-cache-ttl must be a finite number of seconds > 0, got 0.0"),
+        (["--response-cache-ttl", "inf"], "--response-cache-ttl must be a finite number of seconds > 0, got inf"),
+        (["--response-cache-ttl", "nan"], "--response-cache-ttl must be a finite number of seconds > 0, got nan"),
     ],
 )
 def test_bad_options_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], needle: str) -> None:
     assert main(["replay", str(SAMPLE), "--out", str(tmp_path), *args]) == 2
     err = capsys.readouterr().err
     assert needle in err and err.count("\n") == 1
+
+
+def test_response_cache_ttl_sets_which_repeats_hit(tmp_path: Path) -> None:
+    # sample-2 repeats sample-1's first request 90 s later: a hit with the default 300 s, none with 60 s
+    for ttl, hits in (("60", 0), ("300", 1), ("86400", 1)):
+        assert main(["replay", str(SAMPLE), "--response-cache-ttl", ttl, "--out", str(tmp_path), "--no-chart"]) == 0
+        report = json.loads((tmp_path / "replay.json").read_text())
+        assert (report["response_cache"]["hits"], report["response_cache"]["ttl_s"]) == (hits, float(ttl))
+        combined = report["strategies"]["anchored-tail+response-cache"]
+        assert combined["model_calls"] == report["requests"] - hits
 
 
 def test_python_dash_m_runs_the_command(tmp_path: Path) -> None:
@@ -148,3 +161,12 @@ def test_out_must_be_a_writable_directory(tmp_path: Path, capsys: pytest.Capture
     for target in ("file", "file/sub"):
         err = _fails(capsys, ["replay", str(SAMPLE), "--out", str(tmp_path / target)])
         assert err == f"promptcache: error: --out must be a directory, but {str(tmp_path / 'file')!r} is a file\n"
+
+
+@pytest.mark.parametrize(("kwargs", "needle"), [({"response_cache_ttl_s": -1.0}, "ResponseCache TTL"),
+                                                 ({"gap_s": float("nan")}, "gap_s must be")])
+def test_run_replay_checks_its_numbers_before_reading(tmp_path: Path, kwargs: dict[str, float], needle: str) -> None:
+    from promptcache.replay.engine import run_replay
+
+    with pytest.raises(ValueError, match=needle):  # the file does not exist: had it been read, TranscriptError
+        run_replay([tmp_path / "missing.json"], MODEL, **kwargs)

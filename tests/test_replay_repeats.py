@@ -22,9 +22,9 @@ def conv(cid: str, family: str, first: str, lookup: str = '{"id":1}', result: st
     ])
 
 
-def feed(convs: list[Conversation], gap_s: float) -> RepeatCounter:
+def feed(convs: list[Conversation], gap_s: float, ttl_s: float | None = None) -> RepeatCounter:
     counter = TokenCounter()
-    repeats = RepeatCounter(MODEL)
+    repeats = RepeatCounter(MODEL, ttl_s)
     for request in schedule([requests_of(prepare(c, counter), counter) for c in convs], gap_s):
         repeats.feed(request)
     return repeats
@@ -56,6 +56,8 @@ def test_exact_repeats_hit_within_the_ttl_only_and_per_user() -> None:
     assert (near.response.hits, near.response.repeats) == (2, 2)
     far = feed(convs, gap_s=200.0)  # 400 s later: expired (TTL 300 s), still repeats
     assert (far.response.hits, far.response.repeats) == (0, 2)
+    longer = feed(convs, gap_s=200.0, ttl_s=401.0)  # a TTL longer than the distance: both hit again
+    assert (longer.response.hits, longer.response.repeats, longer.response.ttl_s) == (2, 2, 401.0)
 
 
 def test_the_counter_reports_the_intention_replay() -> None:

@@ -85,7 +85,8 @@ class ReplayResult:
 
 def run_replay(paths: Sequence[str | Path], model_id: str, strategies: Iterable[str] = DEFAULT_STRATEGIES,
                gap_s: float = DEFAULT_GAP_S, combined: bool = True,
-               progress: Callable[[int, int], None] | None = None) -> ReplayResult:
+               progress: Callable[[int, int], None] | None = None,
+               response_cache_ttl_s: float | None = None) -> ReplayResult:
     """Replay the conversations of ``paths`` against ``model_id``.
 
     Args:
@@ -96,12 +97,20 @@ def run_replay(paths: Sequence[str | Path], model_id: str, strategies: Iterable[
         combined: also bill ``anchored-tail`` behind the ResponseCache (row ``COMBINED``) when ``anchored-tail`` is
             among ``strategies``.
         progress: called as ``progress(done, total)`` after each request.
+        response_cache_ttl_s: lifetime of a ResponseCache entry on the replay clock, seconds (> 0; default
+            ``DEFAULT_RESPONSE_CACHE_TTL_SECONDS``, the ResponseCache's own default). Sets which repeats count as
+            hits and what the ``COMBINED`` row skips.
 
     Raises:
         TranscriptError: unreadable or malformed input. KeyError: unknown model (no price) or strategy name
-        (both checked before any file is read). ValueError: bad ``gap_s``, or no request in the files.
+        (both checked before any file is read). ValueError: bad ``gap_s`` or ``response_cache_ttl_s`` (checked
+        before any file is read), or no request in the files.
     """
     started = time.perf_counter()
+    if response_cache_ttl_s is not None and not (0 < response_cache_ttl_s < float("inf")):
+        raise ValueError(f"the ResponseCache TTL must be a finite number of seconds > 0, got {response_cache_ttl_s!r}")
+    if not (gap_s >= 0 and gap_s != float("inf")):
+        raise ValueError(f"gap_s must be a finite number of seconds >= 0, got {gap_s!r}")
     price = price_for(model_id)
     rules = cache_rules(model_id)
     names = list(dict.fromkeys(["none", *strategies]))
@@ -132,7 +141,7 @@ def run_replay(paths: Sequence[str | Path], model_id: str, strategies: Iterable[
         totals[COMBINED] = StrategyTotals(COMBINED, "anchored-tail, with the ResponseCache answering exact repeats")
         combined_runner = (make_strategy("anchored-tail", rules, price), PromptCacheSimulator(rules, price))
 
-    repeats = RepeatCounter(model_id)
+    repeats = RepeatCounter(model_id, response_cache_ttl_s)
     output_price = price.output / 1_000_000
     for done, request in enumerate(requests, start=1):
         out_cost = request.output_tokens * output_price
