@@ -175,6 +175,59 @@ def test_bedrock_model_identity_follows_temperature() -> None:
     assert '"temperature": 0.9' in mi.llm_string(model)
 
 
+def test_bedrock_snapshot_sees_in_place_edits_and_ignores_the_client() -> None:
+    from langchain_aws import ChatBedrockConverse
+
+    model = ChatBedrockConverse(model="anthropic.claude-3-haiku-20240307-v1:0", region_name="us-east-1",
+                                aws_access_key_id="AKIAEXAMPLE", aws_secret_access_key="example",
+                                additional_model_request_fields={"top_k": 5})
+    first = mi.llm_string(model)
+    assert '"top_k": 5' in first and mi.llm_string(model) is first
+    model.additional_model_request_fields["top_k"] = 6  # same dict object, edited in place
+    second = mi.llm_string(model)
+    assert '"top_k": 6' in second
+    model.__dict__.pop("_serialized", None)
+    assert second == model._get_llm_string()
+    snap = mi._MEMO[id(model)][1]
+    # checked as JSON: the values that can change in place; the exclude=True fields (clients, metadata, profile)
+    # never reach dumpd and are compared by identity only
+    assert [snap.keys[i] for i in snap.mutable] == ["aws_access_key_id", "aws_secret_access_key",
+                                                    "additional_model_request_fields", "supports_tool_choice_values"]
+    model.metadata["lc_versions"]["langchain-aws"] = "0.0"
+    assert mi.llm_string(model) is second and mi._MEMO[id(model)][1] is snap
+    model.temperature = 0.4  # None -> float: a new object in a field
+    assert '"temperature": 0.4' in mi.llm_string(model)
+
+
+class _Named(ScriptedChatModel):
+    @property
+    def model_id(self) -> str:  # a property, not a field: must be read with getattr
+        return "from-property"
+
+
+class _Extras(ScriptedChatModel, extra="allow"):
+    pass
+
+
+def test_model_id_is_the_first_string_among_the_names() -> None:
+    assert mi._model_id(ScriptedChatModel(model_name="m1")) == "m1"
+    named = _Named(model_name="")  # "" is a string: it wins, as getattr order says
+    assert mi._model_id(named) == ""
+    named.__dict__.pop("model_name")
+    assert mi._model_id(named) == "from-property"
+    extra = _Extras(model="from-extra")
+    extra.__dict__.pop("model_name")
+    assert mi._lookups(_Extras) == (False, False, False) and mi._model_id(extra) == "from-extra"
+    binding = ScriptedChatModel(model_name="bound-one").bind(stop=["x"])
+    assert mi._lookups(type(binding)) == (True, True, True)  # RunnableBinding forwards attribute reads
+    assert model_identity(binding)["model_id"] == "bound-one"
+
+    class Plain:
+        model = "plain-attr"
+
+    assert mi._model_id(Plain()) == "plain-attr" and mi._model_id(object()) is None
+
+
 @pytest.mark.parametrize("model_cls", [ScriptedChatModel, SerializableScripted])
 def test_changing_temperature_on_the_same_model_after_a_call_misses(model_cls: type) -> None:
     model = model_cls(replies=["cold", "warm"], temperature=0.0)

@@ -11,22 +11,26 @@ our key). Calling it on every model call costs more than it should, and for seri
   is ``json.dumps`` of ``dumpd(model)``, and ``dumpd(model)`` is kept in the ``functools.cached_property``
   ``_serialized``, computed once per object. Setting ``model.temperature = 0.9`` after a first call does not
   change LangChain's string (a stale key: a hit for a different temperature). We remember the string per model
-  object together with a fingerprint of the model's state (canonical JSON of its fields, private attributes and
-  extras, :mod:`promptcache.keys`; ``exclude=True`` fields such as API clients by identity). When the
-  fingerprint differs, or on first sight, the stale ``_serialized`` is dropped so LangChain recomputes it, and
-  the string is computed again. The fingerprint changes whenever a field does, in place or not, and reading it
-  costs less than LangChain's ``json.dumps`` (about 0.8x for ``ChatBedrockConverse``, bench/README.md).
+  object together with a snapshot of the model's state: every field value by identity, and the canonical JSON
+  (:mod:`promptcache.keys`) of the values that can change in place (containers, objects; not ``str``/``int``/
+  ``float``/``bool``/``None``/``bytes``), of private attributes and extras; ``exclude=True`` fields such as API
+  clients by identity only. When anything differs, or on first sight, the stale ``_serialized`` is dropped so
+  LangChain recomputes it, and the string is computed again. The check catches a field reassigned or edited in
+  place, and costs less than LangChain's own ``json.dumps`` of the cached dict.
 - Anything else (a class overriding ``_get_llm_string`` / ``_get_invocation_params`` / ``dict`` / ``asdict``,
   or an object that is not a ``BaseChatModel``): ``model._get_llm_string()`` on every call, as LangChain does.
 """
 
 from __future__ import annotations
 
+import inspect
+import operator
 import threading
 from typing import Any, Final
 
 from cachetools import LRUCache
 from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel
 
 from promptcache.keys import canonical_json
 
@@ -38,9 +42,12 @@ _MODEL_ID_ATTRS: Final = ("model_name", "model_id", "model")
 _INVOCATION_METHODS: Final = ("_get_llm_string", "_get_invocation_params", "_dict_for_compat", "dict", "asdict")
 _FAST, _SERIALIZABLE, _CALL = "fast", "serializable", "call"
 _CLASS_PATH: dict[type, str] = {}
+_LOOKUPS: dict[type, tuple[bool, ...]] = {}
+_MISSING: Final = object()
+_PYDANTIC_GETATTR: Final = getattr(BaseModel, "__getattr__", None)
 _EXCLUDED: dict[type, tuple[str, ...]] = {}
 
-_MEMO: LRUCache = LRUCache(maxsize=256)  # id(model) -> (model, fingerprint, llm_string)
+_MEMO: LRUCache = LRUCache(maxsize=256)  # id(model) -> (model, _Snapshot, llm_string)
 _MEMO_LOCK = threading.Lock()
 
 
@@ -67,44 +74,78 @@ def _excluded_fields(cls: type) -> tuple[str, ...]:
     return names
 
 
-def _fingerprint(model: Any) -> tuple[bytes, tuple[Any, ...]] | None:
-    """The model's state as ``(canonical JSON, excluded field values)``; ``None`` when it cannot be taken.
+# Value types that cannot change in place: such a field is unchanged when it holds the very same object.
+_IMMUTABLE: Final = frozenset({str, int, float, bool, type(None), bytes})
 
-    The JSON covers the fields, private attributes and extras (LangChain's cached ``_serialized`` left out).
+
+class _Snapshot:
+    """What a model's state was when its string was computed: ``__dict__`` keys and values (by identity), and the
+    canonical JSON of the values that can change in place (containers, objects), of private attributes and extras.
+
     Fields declared ``exclude=True`` (API clients, e.g. boto3's) never reach ``dumpd``; they are compared by
-    identity instead of by ``repr`` (a botocore client's ``repr`` alone costs ~10 us).
+    identity only (a botocore client's ``repr`` alone costs ~10 us). LangChain's cached ``_serialized`` is ignored.
     """
+
+    __slots__ = ("keys", "values", "mutable", "data")
+
+    def __init__(self, keys: tuple[str, ...], values: list[Any], mutable: tuple[int, ...], data: bytes) -> None:
+        self.keys, self.values, self.mutable, self.data = keys, values, mutable, data
+
+
+def _state(state: dict[str, Any]) -> tuple[tuple[str, ...], list[Any]]:
+    """``__dict__`` keys and values without LangChain's cached ``_serialized`` (set and dropped around us)."""
+    keys, values = tuple(state), list(state.values())
+    if "_serialized" in state:
+        i = keys.index("_serialized")
+        keys = keys[:i] + keys[i + 1:]
+        del values[i]
+    return keys, values
+
+
+def _mutable_data(model: Any, values: list[Any], mutable: tuple[int, ...]) -> bytes:
+    parts = [values[i] for i in mutable]
+    # private attributes and extras, when there are any (a literal None would make canonical_json re-walk for NaN)
+    parts.append(getattr(model, "__pydantic_private__", None) or {})
+    parts.append(getattr(model, "__pydantic_extra__", None) or {})
+    return canonical_json(parts)
+
+
+def _snapshot(model: Any) -> _Snapshot | None:
+    """The model's current state; ``None`` when its JSON cannot be taken (no memo: computed every call)."""
+    keys, values = _state(model.__dict__)
     excluded = _excluded_fields(type(model))
-    state = model.__dict__
-    fields = dict(state)
-    fields.pop("_serialized", None)
-    for name in excluded:
-        fields.pop(name, None)
+    mutable = tuple(i for i, (k, v) in enumerate(zip(keys, values, strict=True))
+                    if type(v) not in _IMMUTABLE and k not in excluded)
     try:
-        data = canonical_json([fields, getattr(model, "__pydantic_private__", None),
-                               getattr(model, "__pydantic_extra__", None)])
+        return _Snapshot(keys, values, mutable, _mutable_data(model, values, mutable))
     except Exception:  # noqa: BLE001 - e.g. a field pydantic cannot dump: no memo, compute every time
         return None
-    return data, tuple(map(state.get, excluded))
 
 
-def _same_state(a: tuple[bytes, tuple[Any, ...]], b: tuple[bytes, tuple[Any, ...]]) -> bool:
-    return a[0] == b[0] and len(a[1]) == len(b[1]) and all(x is y for x, y in zip(a[1], b[1], strict=True))
+def _unchanged(model: Any, snap: _Snapshot) -> bool:
+    """Whether ``model`` still has the state ``snap`` recorded: same keys, the same object in every field, and
+    the same JSON for the fields that can change in place. C-level passes, then JSON of the mutable values only."""
+    keys, values = _state(model.__dict__)
+    if keys != snap.keys or not all(map(operator.is_, values, snap.values)):
+        return False
+    try:
+        return _mutable_data(model, values, snap.mutable) == snap.data
+    except Exception:  # noqa: BLE001 - became unserialisable: recompute
+        return False
 
 
 def _serializable_llm_string(model: Any) -> str:
-    state = _fingerprint(model)
     key = id(model)
-    if state is not None:
-        with _MEMO_LOCK:
-            hit = _MEMO.get(key)
-        if hit is not None and hit[0] is model and _same_state(hit[1], state):
-            return hit[2]
+    with _MEMO_LOCK:
+        hit = _MEMO.get(key)
+    if hit is not None and hit[0] is model and _unchanged(model, hit[1]):
+        return hit[2]
     model.__dict__.pop("_serialized", None)  # LangChain's cached dumpd(model), stale once a field changed
+    snap = _snapshot(model)  # taken before computing: a change racing the computation makes the next call miss
     value = model._get_llm_string()
-    if state is not None:
+    if snap is not None:
         with _MEMO_LOCK:
-            _MEMO[key] = (model, state, value)  # the references keep ids from being reused while memoised
+            _MEMO[key] = (model, snap, value)  # the references keep ids from being reused while memoised
     return value
 
 
@@ -126,6 +167,39 @@ def llm_string(model: Any) -> str:
     if path == _SERIALIZABLE:
         return _serializable_llm_string(model)
     return model._get_llm_string()
+
+
+def _lookups(cls: type) -> tuple[bool, ...]:
+    """Per ``_MODEL_ID_ATTRS`` name: whether ``getattr`` is needed to read it from a ``cls`` instance (a class
+    attribute such as a property, or not a pydantic model); else it can only be in ``__dict__`` or the extras."""
+    plan = _LOOKUPS.get(cls)
+    if plan is None:
+        # pydantic's own __getattr__ only serves private attributes and extras; a class with its own (e.g.
+        # RunnableBinding, which forwards to the bound model) must be asked
+        pydantic = hasattr(cls, "__pydantic_fields__") and getattr(cls, "__getattr__", None) is _PYDANTIC_GETATTR
+        plan = _LOOKUPS[cls] = tuple(not pydantic or inspect.getattr_static(cls, attr, _MISSING) is not _MISSING
+                                     for attr in _MODEL_ID_ATTRS)
+    return plan
+
+
+def _model_id(model: Any) -> str | None:
+    """The first string among ``model.model_name``, ``model.model_id``, ``model.model``, else ``None``.
+
+    Same as ``getattr(model, name, None)`` in that order; for a pydantic model, a name that is no class attribute
+    is read from ``__dict__`` or the extras directly (pydantic's ``__getattr__`` raising AttributeError for an
+    absent name costs ~1 us each).
+    """
+    fields = getattr(model, "__dict__", {})
+    for attr, use_getattr in zip(_MODEL_ID_ATTRS, _lookups(type(model)), strict=True):
+        if attr in fields:
+            value = fields[attr]
+        elif use_getattr:
+            value = getattr(model, attr, None)
+        else:
+            value = (getattr(model, "__pydantic_extra__", None) or {}).get(attr)
+        if isinstance(value, str):
+            return value
+    return None
 
 
 def model_identity(model: Any) -> dict[str, Any]:
@@ -154,15 +228,7 @@ def model_identity(model: Any) -> dict[str, Any]:
             identity = llm_string(model)
     except Exception:  # noqa: BLE001 - an odd model still gets a stable identity
         identity = f"{type(model).__module__}.{type(model).__qualname__}"
-    fields = getattr(model, "__dict__", {})
-    model_id = None
-    for attr in _MODEL_ID_ATTRS:
-        # pydantic fields live in __dict__; reading it avoids pydantic's slow __getattr__ for absent names
-        value = fields[attr] if attr in fields else getattr(model, attr, None)
-        if isinstance(value, str):
-            model_id = value
-            break
-    out = {"provider": getattr(model, "_llm_type", type(model).__name__), "model_id": model_id,
+    out = {"provider": getattr(model, "_llm_type", type(model).__name__), "model_id": _model_id(model),
            "llm_string": identity}
     if bound_kwargs:
         out["bound"] = bound_kwargs
