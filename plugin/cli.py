@@ -11,9 +11,11 @@ line, or the bad option value, or an ``--out`` that cannot be written).
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, NoReturn
 
 __all__ = ["main", "build_parser"]
 
@@ -21,11 +23,24 @@ DEFAULT_MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"
 PROGRESS_MIN_REQUESTS = 300
 
 
+class _Parser(argparse.ArgumentParser):
+    """``argparse`` with the command's error style: one line on stderr, exit code 2 (not a usage block), and
+    option values such as ``-1`` or ``-inf`` read as numbers (argparse would take ``-inf`` for an option)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # argparse's own pattern only knows -1 and -.5; no option of ours looks like a number
+        self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$|^-(inf|infinity|nan)$", re.I)
+
+    def error(self, message: str) -> NoReturn:
+        sys.exit(_fail(f"{message} (see {self.prog} --help)"))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (sub-command ``replay``)."""
     from promptcache.replay.engine import DEFAULT_GAP_S, DEFAULT_STRATEGIES
 
-    parser = argparse.ArgumentParser(prog="promptcache", description="promptcache command-line tools")
+    parser = _Parser(prog="promptcache", description="promptcache command-line tools")
     sub = parser.add_subparsers(dest="command", required=True)
     replay = sub.add_parser("replay", help="what would the plugins save on recorded conversations?",
                             description="Replay recorded agent conversations (OpenAI, Anthropic or LangChain "
@@ -75,9 +90,12 @@ def _run_replay(args: argparse.Namespace) -> int:
     if ttl is not None and not (0 < ttl < float("inf")):
         return _fail(f"--response-cache-ttl must be a finite number of seconds > 0, got {ttl!r}")
     out = Path(args.out)
-    blocker = next((p for p in (out, *out.parents) if p.exists()), None)  # checked before the run, not after
-    if blocker is not None and not blocker.is_dir():
-        return _fail(f"--out must be a directory, but {str(blocker)!r} is a file")
+    try:
+        blocker = next((p for p in (out, *out.parents) if p.exists()), None)  # checked before the run, not after
+        if blocker is not None and not blocker.is_dir():
+            return _fail(f"--out must be a directory, but {str(blocker)!r} is a file")
+    except OSError as exc:  # e.g. a name longer than the file system allows
+        return _fail(f"--out {str(out)!r} cannot be used: {exc.strerror or exc}")
     state: dict[str, object] = {}
 
     def progress(done: int, total: int) -> None:

@@ -163,6 +163,26 @@ def agent_messages(conv: Conversation) -> tuple[list[BaseMessage], list[int]]:
     return out, ends
 
 
+def _pair_results(conv: Conversation) -> dict[tuple[int, int], Block]:
+    """Each tool call's recorded result: ``(message index, index among its message's calls) -> result block``.
+
+    A result answers the latest earlier call with its id that has no result yet, so ids reused from turn to turn
+    (``call_0`` on every turn, as some OpenAI-compatible servers write them) pair each result with its own call.
+    """
+    open_calls: dict[str, list[tuple[int, int]]] = {}
+    out: dict[tuple[int, int], Block] = {}
+    for i, message in enumerate(conv.messages):
+        calls = 0
+        for block in message.blocks:
+            if block.kind == "tool_use":
+                if block.id:
+                    open_calls.setdefault(block.id, []).append((i, calls))
+                calls += 1
+            elif block.kind == "tool_result" and block.id and open_calls.get(block.id):
+                out[open_calls[block.id].pop()] = block
+    return out
+
+
 class IntentionReplay:
     """Feeds the tool calls of replayed requests, in time order, through ``IntentionMemory`` and ``IntentionCache``.
 
@@ -194,16 +214,15 @@ class IntentionReplay:
         self.memory.store = counted_store  # type: ignore[method-assign]
         self.stats = IntentionStats(ttl_s=self.memory.ttl_s, threshold=self.memory.threshold,
                                     margin=self.memory.margin, similarity=self.memory.similarity.name)
-        self._state: dict[str, tuple[list[BaseMessage], list[int], dict[str, Block]]] = {}
+        self._state: dict[str, tuple[list[BaseMessage], list[int], dict[tuple[int, int], Block]]] = {}
         self._users: set[str] = set()
         self._seen_calls: dict[tuple[str, str, bytes], str] = {}  # -> the call's latest result text
 
-    def _conversation(self, conv: Conversation) -> tuple[list[BaseMessage], list[int], dict[str, Block]]:
+    def _conversation(self, conv: Conversation) -> tuple[list[BaseMessage], list[int], dict[tuple[int, int], Block]]:
         state = self._state.get(conv.id)
         if state is None:
             messages, ends = agent_messages(conv)
-            results = {b.id: b for m in conv.messages for b in m.blocks if b.kind == "tool_result" and b.id}
-            state = self._state[conv.id] = (messages, ends, results)
+            state = self._state[conv.id] = (messages, ends, _pair_results(conv))
         return state
 
     def feed(self, request: Request) -> None:
@@ -218,11 +237,11 @@ class IntentionReplay:
         self._users.add(user)
         self.stats.users = len(self._users)
         history = messages[: ends[request.cut]]  # the state when the tools run: up to the reply with the calls
-        for block in calls:
-            self._look_up(user, block, history, results.get(block.id))
+        for j, block in enumerate(calls):
+            self._look_up(user, block, history, results.get((request.cut, j)))
         config = {"configurable": {"user_id": user}}
-        for block in calls:
-            self._run(user, block, results.get(block.id), history, config)
+        for j, block in enumerate(calls):
+            self._run(user, block, results.get((request.cut, j)), history, config)
 
     def _look_up(self, user: str, block: Block, history: list[BaseMessage], result: Block | None) -> None:
         stats = self.stats

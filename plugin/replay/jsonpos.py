@@ -9,9 +9,22 @@ from __future__ import annotations
 import json
 import json.decoder
 import json.scanner
+import sys
 from typing import Any
 
-__all__ = ["line_of"]
+__all__ = ["line_of", "line_at"]
+
+# orjson parses at most 1,024 levels; the pure-Python scanner takes a few frames per level
+_RECURSION_NEEDED = 8_000
+
+
+def line_at(text: str | bytes, pos: int) -> int:
+    """1-based line of offset ``pos`` in ``text``, counting ``\r\n``, ``\r`` and ``\n`` as line breaks (as
+    ``bytes.splitlines`` does for JSONL files, so a file's lines are numbered the same whatever its format)."""
+    head = text[:pos]
+    if isinstance(head, bytes):
+        return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n") + 1
+    return head.count("\n") + head.count("\r") - head.count("\r\n") + 1
 
 
 class _PosDict(dict):
@@ -52,10 +65,14 @@ def line_of(text: str, path: tuple[Any, ...]) -> int:
     Follows ``path`` as far as it exists and returns the line of the deepest object or array reached; returns 1
     when the document cannot be parsed at all (the caller reports parse errors with the parser's own line).
     """
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _RECURSION_NEEDED))
     try:
         node: Any = _positioned_decoder().decode(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return 1
+    finally:
+        sys.setrecursionlimit(limit)
     best = getattr(node, "pos", 0)
     for step in path:
         try:
@@ -63,4 +80,4 @@ def line_of(text: str, path: tuple[Any, ...]) -> int:
         except (KeyError, IndexError, TypeError):
             break
         best = getattr(node, "pos", best)
-    return text.count("\n", 0, best) + 1
+    return line_at(text, best)

@@ -5,7 +5,8 @@ Recognised shapes (the format is decided per message, so a file may mix them):
 - LangChain ``messages_to_dict``: ``{"type": "human"|"ai"|"system"|"tool"|..., "data": {"content", "tool_calls",
   "tool_call_id", ...}}``.
 - OpenAI chat: ``{"role": "system"|"developer"|"user"|"assistant"|"tool"|"function", "content": str | parts | null,
-  "tool_calls": [{"id", "function": {"name", "arguments"}}], "tool_call_id"}``.
+  "tool_calls": [{"id", "function": {"name", "arguments"}}], "tool_call_id"}`` (also the older
+  ``"function_call": {"name", "arguments"}``, and ``refusal`` content parts, read as text).
 - Anthropic messages: ``{"role": "user"|"assistant", "content": str | [{"type": "text"|"tool_use"|"tool_result"|
   "image"|"thinking"|"redacted_thinking"|"document", ...}]}``.
 
@@ -14,6 +15,7 @@ Anything else raises ``BadRecord`` naming the offending value; the reader adds t
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -39,8 +41,52 @@ class BadRecord(ValueError):
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    text = orjson.dumps(value, default=repr).decode() if not isinstance(value, str) else repr(value)
+    """``value`` as short JSON (strings as ``repr``) for an error message; never raises."""
+    if isinstance(value, str):
+        text = repr(value)
+    else:
+        try:
+            text = orjson.dumps(value, default=repr).decode()
+        except TypeError:  # nested deeper than orjson's 255 levels
+            text = f"a {type(value).__name__} nested too deeply to show"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _dumps(value: Any, where: tuple[Any, ...]) -> str:
+    """Canonical JSON text (sorted keys, compact) of a recorded JSON value, e.g. tool arguments.
+
+    Raises:
+        BadRecord: the value is nested deeper than JSON writers accept (orjson stops at 255 levels; the standard
+            library's writer, tried next, at Python's recursion limit).
+    """
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=repr).decode()
+    except TypeError:
+        pass
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
+    except (RecursionError, TypeError, ValueError):
+        raise BadRecord(where, f"{type(value).__name__} value nested too deeply to replay") from None
+
+
+def _text(value: Any, where: tuple[Any, ...]) -> str:
+    """A text field: a string, or ``None`` for no text. Raises ``BadRecord`` for anything else."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    raise BadRecord(where, f"text must be a string, got {_short(value)}")
+
+
+def _call_id(value: Any, where: tuple[Any, ...]) -> str:
+    """A tool-call id: a string or an integer (as text); ``None`` or absent is no id (``""``)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise BadRecord(where, f"tool call id must be a string, got {_short(value)}")
 
 
 def is_message_like(value: Any) -> bool:
@@ -64,13 +110,13 @@ def parse_timestamp(value: Any, where: tuple[Any, ...] = ()) -> float | None:
     raise BadRecord(where, f"timestamp {_short(value)} is neither epoch seconds nor ISO-8601")
 
 
-def _args_text(args: Any) -> str:
+def _args_text(args: Any, where: tuple[Any, ...] = ()) -> str:
     if isinstance(args, str):
         try:
             args = orjson.loads(args) if args.strip() else {}
         except orjson.JSONDecodeError:
-            return args  # recorded verbatim; still a valid (if odd) argument string
-    return orjson.dumps(args, option=orjson.OPT_SORT_KEYS, default=repr).decode()
+            return args  # recorded verbatim (not JSON, or nested past orjson's 1,024 levels); odd but usable
+    return _dumps(args, where)
 
 
 def _result_text(content: Any, where: tuple[Any, ...]) -> str:
@@ -84,16 +130,16 @@ def _result_text(content: Any, where: tuple[Any, ...]) -> str:
             if isinstance(part, str):
                 parts.append(part)
             elif isinstance(part, dict) and part.get("type") == "text":
-                parts.append(str(part.get("text", "")))
+                parts.append(_text(part.get("text"), (*where, i, "text")))
             elif isinstance(part, dict) and part.get("type") in ("image", "image_url"):
                 parts.append("[image]")
             elif isinstance(part, dict) and "json" in part:
-                parts.append(_args_text(part["json"]))
+                parts.append(_args_text(part["json"], (*where, i, "json")))
             else:
                 raise BadRecord((*where, i), f"unsupported tool result part {_short(part)}")
         return "\n".join(parts)
     if isinstance(content, dict):
-        return _args_text(content)
+        return _args_text(content, where)
     raise BadRecord(where, f"unsupported tool result content {_short(content)}")
 
 
@@ -115,22 +161,26 @@ def _content_blocks(content: Any, where: tuple[Any, ...]) -> list[Block]:
             raise BadRecord(at, f"content block {_short(part)} is not an object")
         kind = part.get("type")
         if kind == "text":
-            blocks.append(Block("text", str(part.get("text", ""))))
+            blocks.append(Block("text", _text(part.get("text"), (*at, "text"))))
+        elif kind == "refusal":  # OpenAI: an assistant's refusal is text the next request carries
+            blocks.append(Block("text", _text(part.get("refusal"), (*at, "refusal"))))
         elif kind in ("tool_use", "tool_call", "server_tool_use"):
             name = part.get("name")
             if not isinstance(name, str) or not name:
                 raise BadRecord(at, f"tool call block without a name: {_short(part)}")
-            blocks.append(Block("tool_use", _args_text(part.get("input", part.get("args", {}))), name,
-                                str(part.get("id", ""))))
+            blocks.append(Block("tool_use", _args_text(part.get("input", part.get("args", {})), (*at, "input")), name,
+                                _call_id(part.get("id"), (*at, "id"))))
         elif kind == "tool_result":
             blocks.append(Block("tool_result", _result_text(part.get("content"), (*at, "content")),
-                                id=str(part.get("tool_use_id", "")), is_error=bool(part.get("is_error"))))
+                                id=_call_id(part.get("tool_use_id"), (*at, "tool_use_id")),
+                                is_error=bool(part.get("is_error"))))
         elif kind in ("image", "image_url", "document", "file"):
             src = part.get("image_url") or part.get("source") or {}
             desc = src.get("url", src.get("media_type", kind)) if isinstance(src, dict) else str(src)
             blocks.append(Block("image", str(desc)[:200]))
         elif kind in ("thinking", "reasoning", "redacted_thinking", "reasoning_content"):
-            blocks.append(Block("reasoning", str(part.get("thinking", part.get("text", part.get("data", ""))))))
+            field = next((k for k in ("thinking", "text", "data") if k in part), "thinking")
+            blocks.append(Block("reasoning", _text(part.get(field), (*at, field))))
         else:
             raise BadRecord(at, f"unsupported content block type {_short(kind)}")
     return blocks
@@ -168,10 +218,13 @@ def normalise_message(raw: Any, where: tuple[Any, ...] = ()) -> Message:
         text = "\n".join(b.text for b in blocks)
         is_error = body.get("status") == "error"
         blocks = [Block("tool_result", text, name=str(body.get("name") or ""),
-                        id=str(body.get("tool_call_id", "")), is_error=is_error)]
+                        id=_call_id(body.get("tool_call_id"), (*body_at, "tool_call_id")), is_error=is_error)]
     calls = body.get("tool_calls") or []
     if not isinstance(calls, list):
         raise BadRecord((*body_at, "tool_calls"), f"tool_calls must be a list, got {_short(calls)}")
+    legacy = body.get("function_call")  # OpenAI's older single call (its result has role "function", no id)
+    if legacy is not None:
+        calls = [*calls, {"function": legacy}]
     for i, call in enumerate(calls):
         at = (*body_at, "tool_calls", i)
         if not isinstance(call, dict):
@@ -180,7 +233,7 @@ def normalise_message(raw: Any, where: tuple[Any, ...] = ()) -> Message:
         name = fn.get("name")
         if not isinstance(name, str) or not name:
             raise BadRecord(at, f"tool call without a name: {_short(call)}")
-        blocks.append(Block("tool_use", _args_text(fn.get("arguments", fn.get("args", {}))), name,
-                            str(call.get("id", ""))))
+        blocks.append(Block("tool_use", _args_text(fn.get("arguments", fn.get("args", {})), at), name,
+                            _call_id(call.get("id"), (*at, "id"))))
     stamp = raw.get("timestamp", raw.get("created_at", body.get("timestamp")))
     return Message(role, tuple(blocks), parse_timestamp(stamp, (*where, "timestamp")))

@@ -112,7 +112,8 @@ def prepare(conv: Conversation, counter: TokenCounter) -> PreparedConversation:
         if not groups or groups[-1].role != role:
             groups.append(Group(role, len(tokens), len(tokens)))
         group = groups[-1]
-        for i, block in enumerate(message.blocks):
+        # a message without content still occupies a place in the prompt: one empty block, so it has a boundary
+        for i, block in enumerate(message.blocks or _EMPTY):
             tokens.append(counter.block(block))
             keys.append(_key(role, group.end == group.start and i == 0, block))
             group.end = len(tokens)
@@ -132,6 +133,9 @@ def prepare(conv: Conversation, counter: TokenCounter) -> PreparedConversation:
     group_tokens = [cum[g.end] - cum[g.start] for g in groups]
     return PreparedConversation(conv, cum, hashes, tools_end, system_end, groups, msg_end, msg_group,
                                 group_tokens, "\n".join(b.text for b in conv.system))
+
+
+_EMPTY = (Block("text", ""),)
 
 
 def _key(role: str, starts_message: bool, block: Block) -> bytes:

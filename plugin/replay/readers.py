@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from .jsonpos import line_of
+from .jsonpos import line_at, line_of
 from .messages import BadRecord, _short, is_message_like, normalise_message, parse_timestamp
 from .transcript import Block, Conversation, Message, TranscriptError
 
@@ -35,24 +35,38 @@ _SKIPPED_EVENT_TYPES = frozenset({"summary"})
 
 
 def read_conversations(paths: Iterable[str | Path]) -> list[Conversation]:
-    """All conversations of all ``paths``, in order.
+    """All conversations of all ``paths``, in order. Conversation ids are made unique across the replay (a repeated
+    id gets ``#2``, ``#3``, ... in reading order), so two files of the same name or two records with one id replay
+    as the separate conversations they are.
 
     Raises:
         TranscriptError: a file that does not exist, is not JSON/JSONL, or holds a malformed record.
     """
     out: list[Conversation] = []
+    seen: dict[str, int] = {}
     for path in paths:
-        out.extend(read_file(path))
+        for conv in read_file(path):
+            count = seen.get(conv.id, 0) + 1
+            seen[conv.id] = count
+            if count > 1:
+                conv.id = f"{conv.id}#{count}"
+                while conv.id in seen:  # "x#2" itself recorded earlier
+                    count += 1
+                    conv.id = f"{conv.id.rsplit('#', 1)[0]}#{count}"
+                seen[conv.id] = 1
+            out.append(conv)
     return out
 
 
 def read_file(path: str | Path) -> list[Conversation]:
     """The conversations in one file (see the module docstring). Raises ``TranscriptError``."""
     name = str(path)
-    if Path(path).is_dir():
-        raise TranscriptError(name, 0, "is a directory; give the transcript files in it "
-                                       f"(e.g. {name.rstrip('/')}/*.json)")
+    if not name:
+        raise TranscriptError(repr(name), 0, "an empty string is not a file name")
     try:
+        if Path(path).is_dir():
+            raise TranscriptError(name, 0, "is a directory; give the transcript files in it "
+                                           f"(e.g. {name.rstrip('/')}/*.json)")
         data = Path(path).read_bytes()
     except FileNotFoundError:
         raise TranscriptError(name, 0, "no such file") from None
@@ -66,13 +80,32 @@ def read_file(path: str | Path) -> list[Conversation]:
             doc = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
             if suffix == ".json":
-                raise TranscriptError(name, exc.lineno, f"invalid JSON: {exc.msg}") from None
-            if b"\n" not in data.strip():
-                raise TranscriptError(name, exc.lineno, f"not a JSON or JSONL transcript (invalid JSON: {exc.msg})"
-                                      ) from None
+                raise TranscriptError(name, _error_line(data, exc), f"invalid JSON: {exc.msg}") from None
+            if not _first_line_is_json(data):  # not JSONL either: the document's own error says where
+                raise TranscriptError(name, _error_line(data, exc),
+                                      f"not a JSON or JSONL transcript (invalid JSON: {exc.msg})") from None
         else:
             return _read_json_document(name, data, doc)
     return _read_jsonl(name, data)
+
+
+def _error_line(data: bytes, exc: orjson.JSONDecodeError) -> int:
+    """The line of a JSON parse error: of the first byte that is not UTF-8, else of the parser's position (a
+    character offset), with ``\r``, ``\n`` and ``\r\n`` all counted as line breaks."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return line_at(data, bad.start)
+    return line_at(text, exc.pos)
+
+
+def _first_line_is_json(data: bytes) -> bool:
+    first = next((line for line in data.splitlines() if line.strip()), b"")
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def _read_json_document(name: str, data: bytes, doc: Any) -> list[Conversation]:
@@ -88,8 +121,8 @@ def _conversations_from_document(name: str, doc: Any) -> list[Conversation]:
         items, base = doc["conversations"], ("conversations",)
     elif isinstance(doc, dict):
         return [_conversation(name, doc, (), 0, line=1)]
-    elif isinstance(doc, list) and doc and all(is_message_like(m) for m in doc):
-        return [_conversation(name, doc, (), 0, line=1)]
+    elif isinstance(doc, list) and any(map(is_message_like, doc)) and not any(map(_is_conversation, doc)):
+        return [_conversation(name, doc, (), 0, line=1)]  # one conversation; a bad message in it is named
     elif isinstance(doc, list):
         items, base = doc, ()
     else:
@@ -97,6 +130,11 @@ def _conversations_from_document(name: str, doc: Any) -> list[Conversation]:
     if not items:
         raise BadRecord(base, "no conversations in the file")
     return [_conversation(name, item, (*base, i), i) for i, item in enumerate(items)]
+
+
+def _is_conversation(value: Any) -> bool:
+    return isinstance(value, list) or (isinstance(value, dict) and not is_message_like(value)
+                                       and any(isinstance(value.get(k), list) for k in _MESSAGE_KEYS))
 
 
 def _conversation(name: str, rec: Any, where: tuple[Any, ...], index: int, line: int | None = None) -> Conversation:
@@ -132,6 +170,12 @@ def _assemble(name: str, rec: dict[str, Any], messages: list[Message], where: tu
     tools = rec.get("tools") or []
     if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
         raise BadRecord((*where, "tools"), f"tools must be a list of tool schemas, got {_short(tools)}")
+    for i, tool in enumerate(tools):
+        try:
+            orjson.dumps(tool)
+        except TypeError:  # orjson writes at most 255 levels; no real schema comes near
+            raise BadRecord((*where, "tools", i), f"tool schema {_short(tool)} is nested deeper than 255 levels"
+                            ) from None
     conv_id = next((str(rec[k]) for k in ("id", *_SESSION_KEYS) if rec.get(k) is not None), None)
     if conv_id is None and rec.get("task_id") is not None:
         conv_id = f"task{rec['task_id']}" + (f"-trial{rec['trial']}" if rec.get("trial") is not None else "")

@@ -47,7 +47,8 @@ def to_json(result: ReplayResult) -> dict[str, Any]:
     rc, it = result.response_cache, result.intention
     return {
         "model": result.model_id,
-        "files": result.files,
+        # file names as the OS gave them may hold undecodable bytes (surrogate escapes): shown as \xNN
+        "files": [f.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace") for f in result.files],
         "conversations": result.conversations,
         "requests": result.requests,
         "input_tokens": result.input_tokens,
@@ -101,8 +102,8 @@ def _print_advice(result: ReplayResult, best: str | None, console: Console) -> N
     none = result.strategies.get("none")
     placements = {n: r for n, r in result.strategies.items()
                   if n in _HOW_TO and n != "anchored-tail+response-cache" and not r.unavailable}
-    if best is None or none is None or not placements:
-        return
+    if best is None or none is None or not placements or not none.cost_usd:
+        return  # nothing to compare (no strategies, or no input tokens at all)
     cheapest = min(r.cost_usd for r in placements.values())
     if cheapest >= none.cost_usd * (1 - 1e-9):
         name = min(placements, key=lambda n: (placements[n].cost_usd, n != "anchored-tail"))
