@@ -140,7 +140,8 @@ def validate_scope(scope: Any, *, what: str = "scope") -> str | None:
 
     Raises:
         TypeError: ``scope`` is neither ``None``, ``str`` nor ``int``.
-        ValueError: ``scope`` is an empty or all-whitespace string.
+        ValueError: ``scope`` is an empty or all-whitespace string, or not valid Unicode text (a lone surrogate
+            such as ``"\ud800"``: no UTF-8 store or key can hold it).
     """
     if scope is None or scope is UNSET:
         return None
@@ -149,6 +150,11 @@ def validate_scope(scope: Any, *, what: str = "scope") -> str | None:
     scope = str(scope)
     if not scope.strip():
         raise ValueError(f"{what} must be a non-empty string, got {scope!r}")
+    if not scope.isascii():
+        try:
+            scope.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"{what} must be valid Unicode text (it holds a lone surrogate), got {scope!r}") from None
     return scope
 
 

@@ -8,10 +8,11 @@ external services, document ids or endpoints: paths to fresh data, not content t
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import Enum
 from typing import Any, Final
 
-__all__ = ["DEFAULT_PROJECT_STATE_TTL_S", "MemoryKind", "parse_kind"]
+__all__ = ["DEFAULT_PROJECT_STATE_TTL_S", "MemoryKind", "parse_kind", "parse_kinds"]
 
 
 class MemoryKind(str, Enum):
@@ -46,3 +47,16 @@ def parse_kind(kind: Any) -> MemoryKind:
             pass
     allowed = ", ".join(k.value for k in MemoryKind)
     raise ValueError(f"unknown memory kind {kind!r}; expected one of: {allowed}")
+
+
+def parse_kinds(kinds: Iterable[MemoryKind | str] | MemoryKind | str | None) -> list[MemoryKind]:
+    """Several kinds: ``None`` for all four, one kind (a string is one kind, not its letters), or an iterable.
+
+    Raises:
+        ValueError: an unknown kind (named as given).
+    """
+    if kinds is None:
+        return list(MemoryKind)
+    if isinstance(kinds, (str, MemoryKind)):
+        return [parse_kind(kinds)]
+    return [parse_kind(k) for k in kinds]

@@ -128,8 +128,9 @@ class MemoryLoader:
     def _from_state(self, state: Mapping[str, Any], label: str, scope: str | None
                     ) -> dict[MemoryKind, list[TypedMemory]] | None:
         """The per-thread memories kept in ``state``, or ``None`` when they must be read from the store: a new
-        thread, another scope, a write since (:meth:`TypedMemoryStore.write_token`), or a kept memory that is not
-        a valid record (e.g. state checkpointed by an older version) -- logged (throttled), then reloaded."""
+        thread, another scope, a write since (:meth:`TypedMemoryStore.write_token`), a kept memory that has expired
+        since it was loaded, or one that is not a valid record (e.g. state checkpointed by an older version) --
+        logged (throttled), then reloaded."""
         if state.get("memory_scope") != label or state.get("memory_version") != self.memory.write_token(scope):
             return None
         kept: dict[MemoryKind, list[TypedMemory]] = {}
@@ -143,6 +144,9 @@ class MemoryLoader:
                 _corrupt_state.warn("state key %s holds a memory that is not a typed memory; reloading from the "
                                     "store", _STATE_KEY[kind], exc=exc)
                 return None
+        now = self.memory.clock()
+        if any(m.is_expired(now) for memories in kept.values() for m in memories):
+            return None  # a kept memory has expired since (e.g. a rule written with ttl_s): read the live set
         return kept
 
     def _classify(self, question: str) -> bool:

@@ -17,28 +17,29 @@ error). A stored value that is not a typed memory is skipped and logged (throttl
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 import uuid
 import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from typing import Any
 
 from langgraph.store.base import BaseStore, Item
 from langgraph.store.memory import InMemoryStore
 
 from promptcache._log import ThrottledWarning, get_logger
-from promptcache.memory.kinds import DEFAULT_PROJECT_STATE_TTL_S, MemoryKind, parse_kind
+from promptcache.memory.kinds import DEFAULT_PROJECT_STATE_TTL_S, MemoryKind, parse_kind, parse_kinds
 from promptcache.memory.namespaces import DEFAULT_PREFIX, build_namespace, validate_prefix
+from promptcache.memory.ranking import lexical_rank, stable_order
 from promptcache.memory.records import (
     TypedMemory,
     check_metadata,
-    content_hash,
     memory_key,
-    normalise_text,
+    resolve_duplicates,
     validate_content,
+    validate_memory_id,
     validate_subject,
     validate_ttl_s,
 )
@@ -47,28 +48,23 @@ __all__ = ["TypedMemoryStore"]
 
 _log = get_logger("promptcache.memory")
 _bad_value = ThrottledWarning(_log)
-_WORD = re.compile(r"\w+", re.UNICODE)
 _PAGE = 100
 _SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_LOCKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _SHARED_LOCK = threading.Lock()
+_LOCKS_LOCK = threading.Lock()
 
 
-def _words(text: str) -> set[str]:
-    return set(_WORD.findall(normalise_text(text)))
-
-
-def _lexical_rank(memories: list[TypedMemory], query: str) -> list[TypedMemory]:
-    """Memories sharing at least one word with ``query``, most shared words first (ties: older first, then id)."""
-    q = _words(query)
-    scored = [(len(q & _words(m.content + " " + (m.subject or ""))), m) for m in memories]
-    scored = [(s, m) for s, m in scored if s > 0]
-    scored.sort(key=lambda sm: (-sm[0], sm[1].created_at, sm[1].id))
-    return [m for _, m in scored]
-
-
-def _order(memories: Iterable[TypedMemory]) -> list[TypedMemory]:
-    """The stable order used everywhere (prompt caching downstream needs it): oldest first, then by id."""
-    return sorted(memories, key=lambda m: (m.created_at, m.id))
+def _store_lock(store: BaseStore) -> threading.Lock | nullcontext:
+    """One lock per ``InMemoryStore`` object: it is a plain dict that a search iterating it while another thread
+    writes breaks (``RuntimeError: dictionary changed size during iteration``). Other stores handle concurrency."""
+    if not isinstance(store, InMemoryStore):
+        return nullcontext()
+    with _LOCKS_LOCK:
+        lock = _LOCKS.get(store)
+        if lock is None:
+            lock = _LOCKS[store] = threading.Lock()
+        return lock
 
 
 class TypedMemoryStore:
@@ -105,6 +101,7 @@ class TypedMemoryStore:
         self._instance = uuid.uuid4().hex[:12]
         self._writes: Counter[str] = Counter()
         self._writes_lock = threading.Lock()
+        self._lock = _store_lock(self.store)  # sync calls on an InMemoryStore only
 
     @classmethod
     def for_store(cls, store: BaseStore) -> TypedMemoryStore:
@@ -181,45 +178,28 @@ class TypedMemoryStore:
         )
         return ns, record
 
-    def _plan_write(self, record: TypedMemory, existing: list[Item]) -> tuple[TypedMemory, list[str]]:
-        """Apply the duplicate rule to ``existing`` items of the namespace.
-
-        Returns the record to write (an unsubjected duplicate of a subjected memory keeps that memory's key and
-        subject) and the keys to delete (other items holding the same normalised content).
-        """
-        digest = content_hash(record.content)
-        same = [it for it in existing if isinstance(it.value, Mapping) and it.value.get("content_hash") == digest]
-        if record.subject is None:
-            for it in same:
-                if it.key != record.id and it.value.get("subject"):
-                    record = TypedMemory(
-                        id=it.key, kind=record.kind, content=record.content, subject=it.value["subject"],
-                        created_at=record.created_at, expires_at=record.expires_at, metadata=record.metadata,
-                    )
-                    break
-        return record, [it.key for it in same if it.key != record.id]
-
     def _put_kwargs(self, record: TypedMemory) -> dict[str, Any]:
         if record.expires_at is not None and getattr(self.store, "supports_ttl", False):
             return {"ttl": max(record.expires_at - record.created_at, 0.001) / 60.0}  # LangGraph TTL is minutes
         return {}
 
     @staticmethod
-    def _records(items: Iterable[Item | None]) -> list[tuple[Item, TypedMemory]]:
-        """``(item, memory)`` for every item holding a typed memory; the others are skipped and logged (throttled)."""
+    def _records(items: Iterable[Item | None], kind: MemoryKind) -> list[tuple[Item, TypedMemory]]:
+        """``(item, memory)`` for every item holding a typed memory of ``kind`` (the namespace's); the others are
+        skipped and logged (throttled): see :meth:`TypedMemory.from_value` for what makes a value corrupt."""
         out = []
         for it in items:
             if it is None:
                 continue
             try:
-                out.append((it, TypedMemory.from_value(it.value, it.key)))
+                out.append((it, TypedMemory.from_value(it.value, it.key, kind)))
             except (KeyError, TypeError, ValueError) as exc:
                 _bad_value.warn("skipping a stored value that is not a typed memory at %s/%s", it.namespace, it.key,
                                 exc=exc)
         return out
 
-    def _parse(self, items: Iterable[Item | None], now: float) -> list[TypedMemory]:
-        return [memory for _, memory in self._records(items) if not memory.is_expired(now)]
+    def _parse(self, items: Iterable[Item | None], kind: MemoryKind, now: float) -> list[TypedMemory]:
+        return [memory for _, memory in self._records(items, kind) if not memory.is_expired(now)]
 
     def _search_args(self, scope: Any, kind: Any, query: Any, limit: Any) -> tuple[MemoryKind, tuple[str, ...]]:
         kind = parse_kind(kind)
@@ -231,10 +211,15 @@ class TypedMemoryStore:
 
     # -- sync ------------------------------------------------------------------------------------------------------
     def _scan(self, ns: tuple[str, ...], kind: MemoryKind) -> list[Item]:
+        """Every item of ``ns`` itself (a prefix search also returns child namespaces: skipped, but counted in the
+        paging offset)."""
         items: list[Item] = []
+        offset = 0
         while True:
-            page = self.store.search(ns, limit=_PAGE, offset=len(items), refresh_ttl=self._refresh(kind))
-            items.extend(it for it in page if it.namespace == ns)
+            with self._lock:
+                page = self.store.search(ns, limit=_PAGE, offset=offset, refresh_ttl=self._refresh(kind))
+            offset += len(page)
+            items.extend(it for it in page if tuple(it.namespace) == ns)
             if len(page) < _PAGE:
                 return items
 
@@ -265,24 +250,31 @@ class TypedMemoryStore:
             TypeError: wrong argument types. Nothing is written when an argument is bad.
         """
         ns, record = self._build(scope, kind, content, subject, ttl_s, metadata)
-        record, stale = self._plan_write(record, self._scan(ns, record.kind))
-        self.store.put(ns, record.id, record.to_value(), **self._put_kwargs(record))
-        self._touch(ns)
-        for key in stale:
-            self.store.delete(ns, key)
+        record, stale = resolve_duplicates(record, self._scan(ns, record.kind))
+        with self._lock:
+            self.store.put(ns, record.id, record.to_value(), **self._put_kwargs(record))
+            self._touch(ns)
+            for key in stale:
+                self.store.delete(ns, key)
         return record
 
     def get(self, scope: str | None, kind: MemoryKind | str, memory_id: str) -> TypedMemory | None:
-        """The live memory ``memory_id`` of ``(scope, kind)``, or ``None`` (missing or expired)."""
+        """The live memory ``memory_id`` of ``(scope, kind)``, or ``None`` (missing or expired).
+
+        Raises:
+            ValueError / TypeError: a bad kind, scope or id (NUL, lone surrogate, not a string).
+        """
         kind = parse_kind(kind)
-        item = self.store.get(self.namespace(scope, kind), str(memory_id), refresh_ttl=self._refresh(kind))
-        found = self._parse([item], self.clock())
+        ns, memory_id = self.namespace(scope, kind), validate_memory_id(memory_id)
+        with self._lock:
+            item = self.store.get(ns, memory_id, refresh_ttl=self._refresh(kind))
+        found = self._parse([item], kind, self.clock())
         return found[0] if found else None
 
     def list(self, scope: str | None, kind: MemoryKind | str) -> list[TypedMemory]:
         """Every live memory of ``(scope, kind)``, oldest first (ties by id): a stable order."""
         kind = parse_kind(kind)
-        return _order(self._parse(self._scan(self.namespace(scope, kind), kind), self.clock()))
+        return stable_order(self._parse(self._scan(self.namespace(scope, kind), kind), kind, self.clock()))
 
     def search(
         self, scope: str | None, kind: MemoryKind | str, query: str | None = None, *, limit: int = 10
@@ -299,27 +291,34 @@ class TypedMemoryStore:
         if query is None:
             return self.list(scope, kind)[:limit]
         if getattr(self.store, "index_config", None):
-            items = self.store.search(ns, query=query, limit=limit * 2 + 5, refresh_ttl=self._refresh(kind))
-            return self._parse((it for it in items if it.namespace == ns), self.clock())[:limit]
-        return _lexical_rank(self._parse(self._scan(ns, kind), self.clock()), query)[:limit]
+            with self._lock:
+                items = self.store.search(ns, query=query, limit=limit * 2 + 5, refresh_ttl=self._refresh(kind))
+            return self._parse((it for it in items if tuple(it.namespace) == ns), kind, self.clock())[:limit]
+        return lexical_rank(self._parse(self._scan(ns, kind), kind, self.clock()), query)[:limit]
 
     def delete(self, scope: str | None, kind: MemoryKind | str, memory_id: str) -> None:
-        """Delete one memory (no error when it does not exist)."""
-        ns = self.namespace(scope, kind)
-        self.store.delete(ns, str(memory_id))
+        """Delete one memory (no error when it does not exist). Raises like :meth:`get` for a bad kind, scope or id."""
+        ns, memory_id = self.namespace(scope, kind), validate_memory_id(memory_id)
+        with self._lock:
+            self.store.delete(ns, memory_id)
         self._touch(ns)
 
     def forget_expired(self, scope: str | None, kinds: Iterable[MemoryKind | str] | None = None) -> int:
         """Delete the expired memories of ``scope`` (all kinds by default); returns how many were deleted.
 
+        Args:
+            scope: the user/tenant (``None``: unscoped).
+            kinds: one kind (a :class:`MemoryKind` or its string) or several; default all four.
+
         A stored value that is not a typed memory (see :meth:`list`) is skipped and logged, not deleted.
         """
         now, deleted = self.clock(), 0
-        for kind in [parse_kind(k) for k in (kinds if kinds is not None else MemoryKind)]:
+        for kind in parse_kinds(kinds):
             ns = self.namespace(scope, kind)
-            for it, memory in self._records(self._scan(ns, kind)):
+            for it, memory in self._records(self._scan(ns, kind), kind):
                 if memory.is_expired(now):
-                    self.store.delete(ns, it.key)
+                    with self._lock:
+                        self.store.delete(ns, it.key)
                     self._touch(ns)
                     deleted += 1
         return deleted
@@ -327,9 +326,11 @@ class TypedMemoryStore:
     # -- async -----------------------------------------------------------------------------------------------------
     async def _ascan(self, ns: tuple[str, ...], kind: MemoryKind) -> list[Item]:
         items: list[Item] = []
+        offset = 0
         while True:
-            page = await self.store.asearch(ns, limit=_PAGE, offset=len(items), refresh_ttl=self._refresh(kind))
-            items.extend(it for it in page if it.namespace == ns)
+            page = await self.store.asearch(ns, limit=_PAGE, offset=offset, refresh_ttl=self._refresh(kind))
+            offset += len(page)
+            items.extend(it for it in page if tuple(it.namespace) == ns)
             if len(page) < _PAGE:
                 return items
 
@@ -345,7 +346,7 @@ class TypedMemoryStore:
     ) -> TypedMemory:
         """Async twin of :meth:`put`."""
         ns, record = self._build(scope, kind, content, subject, ttl_s, metadata)
-        record, stale = self._plan_write(record, await self._ascan(ns, record.kind))
+        record, stale = resolve_duplicates(record, await self._ascan(ns, record.kind))
         await self.store.aput(ns, record.id, record.to_value(), **self._put_kwargs(record))
         self._touch(ns)
         for key in stale:
@@ -355,14 +356,15 @@ class TypedMemoryStore:
     async def aget(self, scope: str | None, kind: MemoryKind | str, memory_id: str) -> TypedMemory | None:
         """Async twin of :meth:`get`."""
         kind = parse_kind(kind)
-        item = await self.store.aget(self.namespace(scope, kind), str(memory_id), refresh_ttl=self._refresh(kind))
-        found = self._parse([item], self.clock())
+        ns, memory_id = self.namespace(scope, kind), validate_memory_id(memory_id)
+        item = await self.store.aget(ns, memory_id, refresh_ttl=self._refresh(kind))
+        found = self._parse([item], kind, self.clock())
         return found[0] if found else None
 
     async def alist(self, scope: str | None, kind: MemoryKind | str) -> list[TypedMemory]:
         """Async twin of :meth:`list`."""
         kind = parse_kind(kind)
-        return _order(self._parse(await self._ascan(self.namespace(scope, kind), kind), self.clock()))
+        return stable_order(self._parse(await self._ascan(self.namespace(scope, kind), kind), kind, self.clock()))
 
     async def asearch(
         self, scope: str | None, kind: MemoryKind | str, query: str | None = None, *, limit: int = 10
@@ -373,21 +375,21 @@ class TypedMemoryStore:
             return (await self.alist(scope, kind))[:limit]
         if getattr(self.store, "index_config", None):
             items = await self.store.asearch(ns, query=query, limit=limit * 2 + 5, refresh_ttl=self._refresh(kind))
-            return self._parse((it for it in items if it.namespace == ns), self.clock())[:limit]
-        return _lexical_rank(self._parse(await self._ascan(ns, kind), self.clock()), query)[:limit]
+            return self._parse((it for it in items if tuple(it.namespace) == ns), kind, self.clock())[:limit]
+        return lexical_rank(self._parse(await self._ascan(ns, kind), kind, self.clock()), query)[:limit]
 
     async def adelete(self, scope: str | None, kind: MemoryKind | str, memory_id: str) -> None:
         """Async twin of :meth:`delete`."""
-        ns = self.namespace(scope, kind)
-        await self.store.adelete(ns, str(memory_id))
+        ns, memory_id = self.namespace(scope, kind), validate_memory_id(memory_id)
+        await self.store.adelete(ns, memory_id)
         self._touch(ns)
 
     async def aforget_expired(self, scope: str | None, kinds: Iterable[MemoryKind | str] | None = None) -> int:
         """Async twin of :meth:`forget_expired`."""
         now, deleted = self.clock(), 0
-        for kind in [parse_kind(k) for k in (kinds if kinds is not None else MemoryKind)]:
+        for kind in parse_kinds(kinds):
             ns = self.namespace(scope, kind)
-            for it, memory in self._records(await self._ascan(ns, kind)):
+            for it, memory in self._records(await self._ascan(ns, kind), kind):
                 if memory.is_expired(now):
                     await self.store.adelete(ns, it.key)
                     self._touch(ns)
