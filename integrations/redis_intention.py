@@ -8,7 +8,6 @@ Layout, per user (DESIGN.md, "Intention cache"); every key of a user carries the
 - ``{prefix}intent:{user}:mem:{id}`` — the memory record (JSON), with its own TTL.
 - ``{prefix}intent:{user}:res:{sha256}`` — the result, stored once per content hash (``SET NX``), its expiry
   pushed out (``PEXPIRE GT``, Redis >= 7.0) to the latest memory that refers to it.
-
 - ``{prefix}intent:{user}:ver`` — a counter bumped by every store, eviction and repair of the index.
 
 A read starts with one pipeline (prune + ``GET ver``). When the version is the one this process last read, the
@@ -21,19 +20,26 @@ results of an intention: one ``MGET``). Install ``hiredis`` (a dependency of pro
 circuit break (``breaker_s``), so a dead Redis does not add a timeout to every call. An error the server answered
 with (``redis.ResponseError``, e.g. ``WRONGTYPE`` on one user's key) fails that call only: no circuit break, so one
 user's damaged key does not blind the others.
+
+Damaged entries cost no more than themselves (each logged, at most once a minute): a memory record that is not a
+record (not JSON, or a field of the wrong type) is dropped from the index, a miss for that memory only; a version
+counter that is not an integer (or not a string key) is read as "unknown" (no cached records reused) and replaced,
+by the write that finds it, with a random value no process can have cached (the write itself succeeds).
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
+import random
 import time
 from typing import Any
 
 import redis
-from cachetools import LRUCache
 
+from promptcache._log import ThrottledWarning, get_logger
 from promptcache.integrations.redis import RedisConnection
+from promptcache.integrations.redis_intention_records import RecordCache
 from promptcache.intention.backends import (
     DEFAULT_MAX_MEMORIES_PER_USER,
     IntentionBackend,
@@ -45,6 +51,9 @@ from promptcache.keys import hash_tag
 __all__ = ["RedisIntentionBackend"]
 
 _ERRORS = (redis.RedisError, OSError, asyncio.TimeoutError)
+_PUT_INCR = 7
+"""Position of ``INCR ver`` in the store pipeline (:meth:`RedisIntentionBackend._put_commands`)."""
+_log = get_logger("promptcache.integrations.redis_intention")
 
 
 class RedisIntentionBackend(RedisConnection, IntentionBackend):
@@ -86,9 +95,8 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
         self._connect(client, url=url, async_client=async_client, prefix=prefix, socket_timeout_s=socket_timeout_s,
                       breaker_s=breaker_s)
         self.max_memories_per_user = max_memories_per_user
-        self._cache: LRUCache[str, _UserCache] | None = (
-            LRUCache(maxsize=record_cache_users) if record_cache_users > 0 else None
-        )
+        self._warning = ThrottledWarning(_log)
+        self._records = RecordCache(record_cache_users)
 
     # -- keys ------------------------------------------------------------------------------------------------
     def _base(self, user: str) -> str:
@@ -129,7 +137,8 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
         return self.client
 
     # -- writes ------------------------------------------------------------------------------------------------
-    def _put_commands(self, pipe: Any, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
+    def _put_commands(self, pipe: Any, user: str, record: MemoryRecord, result: bytes, now: float) -> int:
+        """Queue a store (its INCR of the version counter at :data:`_PUT_INCR`); returns the TTL (ms)."""
         # Key TTLs are relative (PX / PEXPIRE), so Redis's clock decides when keys vanish; index scores use the
         # caller's clock (``now``), which decides what a read returns.
         ttl_ms = max(1, math.ceil((record.expires_at - now) * 1000))
@@ -146,21 +155,41 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
         pipe.pexpire(ver, ttl_ms, nx=True)
         pipe.pexpire(ver, ttl_ms, gt=True)
         pipe.zcard(idx)
+        return ttl_ms
 
     def _overflow(self, user: str, count: int) -> int:
         return count - self.max_memories_per_user if count > self.max_memories_per_user else 0
 
+    def _evict(self, pipe: Any, user: str, victims: list[Any]) -> None:
+        pipe.delete(*[self.memory_key(user, _s(m)) for m in victims])
+        pipe.incr(self.version_key(user))
+
+    def _repair(self, pipe: Any, user: str, ttl_ms: int | None) -> None:
+        """Commands that replace a version counter INCR refused (a non-integer, or another type of key) with a
+        random value no process can have cached, so every process reads the user's index afresh."""
+        ver = self.version_key(user)
+        pipe.set(ver, str(random.getrandbits(62)), keepttl=True)
+        if ttl_ms is not None:
+            pipe.pexpire(ver, ttl_ms, nx=True)
+            pipe.pexpire(ver, ttl_ms, gt=True)
+        self._warning.warn("promptcache: repaired a damaged intention version counter (%s)", ver)
+
     def put(self, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
         self._check()
         try:
-            pipe = self._sync().pipeline(transaction=False)
-            self._put_commands(pipe, user, record, result, now)
-            extra = self._overflow(user, pipe.execute()[-1])
+            client = self._sync()
+            pipe = client.pipeline(transaction=False)
+            ttl_ms = self._put_commands(pipe, user, record, result, now)
+            count, bad_version = _settle(pipe.execute(raise_on_error=False), _PUT_INCR)
+            extra = self._overflow(user, count)
             if extra:
-                victims = [m for m, _ in self._sync().zpopmin(self.index_key(user), extra)]
-                pipe = self._sync().pipeline(transaction=False)
-                pipe.delete(*[self.memory_key(user, _s(m)) for m in victims])
-                pipe.incr(self.version_key(user))
+                victims = [m for m, _ in client.zpopmin(self.index_key(user), extra)]
+                pipe = client.pipeline(transaction=False)
+                self._evict(pipe, user, victims)
+                bad_version |= _settle(pipe.execute(raise_on_error=False), -1)[1]
+            if bad_version:
+                pipe = client.pipeline(transaction=False)
+                self._repair(pipe, user, ttl_ms)
                 pipe.execute()
         except _ERRORS as exc:
             raise self._fail("store", exc) from exc
@@ -170,71 +199,31 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             return await super().aput(user, record, result, now)
         self._check()
         try:
-            pipe = self.async_client.pipeline(transaction=False)
-            self._put_commands(pipe, user, record, result, now)
-            extra = self._overflow(user, (await pipe.execute())[-1])
+            client = self.async_client
+            pipe = client.pipeline(transaction=False)
+            ttl_ms = self._put_commands(pipe, user, record, result, now)
+            count, bad_version = _settle(await pipe.execute(raise_on_error=False), _PUT_INCR)
+            extra = self._overflow(user, count)
             if extra:
-                victims = [m for m, _ in await self.async_client.zpopmin(self.index_key(user), extra)]
-                pipe = self.async_client.pipeline(transaction=False)
-                pipe.delete(*[self.memory_key(user, _s(m)) for m in victims])
-                pipe.incr(self.version_key(user))
+                victims = [m for m, _ in await client.zpopmin(self.index_key(user), extra)]
+                pipe = client.pipeline(transaction=False)
+                self._evict(pipe, user, victims)
+                bad_version |= _settle(await pipe.execute(raise_on_error=False), -1)[1]
+            if bad_version:
+                pipe = client.pipeline(transaction=False)
+                self._repair(pipe, user, ttl_ms)
                 await pipe.execute()
         except _ERRORS as exc:
             raise self._fail("store", exc) from exc
 
     # -- reads -------------------------------------------------------------------------------------------------
-    def _cached(self, user: str) -> _UserCache | None:
-        if self._cache is None:
-            return None
-        with self._lock:
-            return self._cache.get(user)
-
-    def _reuse(self, user: str, version: Any, now: float) -> list[MemoryRecord] | None:
-        """The cached records when the user's version has not moved (expired ones filtered out), else None."""
-        entry = self._cached(user)
-        if entry is None or version is None or entry.version != version:
-            return None
-        return [r for r in entry.records if r.expires_at > now]
-
-    def _split(self, user: str, reply: list[Any]) -> tuple[list[tuple[bytes, Any, MemoryRecord | None]], list[int]]:
-        """The index reply (RESP2: ``[id, score, ...]``; RESP3: ``[[id, score], ...]``) as (id, score, cached record
-        or None) rows, and the positions of the rows to fetch."""
-        entry = self._cached(user)
-        get = entry.by_id.get if entry is not None else {}.get
-        pairs = reply if isinstance(reply[0], (list, tuple)) else zip(reply[0::2], reply[1::2])
-        rows: list[tuple[bytes, Any, MemoryRecord | None]] = []
-        missing: list[int] = []
-        for mid, score in pairs:
-            hit = get(mid)
-            if hit is not None and hit[0] == score:
-                rows.append((mid, score, hit[1]))
-            else:
-                missing.append(len(rows))
-                rows.append((mid, score, None))
-        return rows, missing
-
-    def _merge(
-        self, user: str, version: Any, rows: list[tuple[bytes, Any, MemoryRecord | None]], missing: list[int],
-        raw: list[Any],
-    ) -> tuple[list[MemoryRecord], list[bytes]]:
-        gone: list[bytes] = []
-        for pos, data in zip(missing, raw):
-            mid, score, _ = rows[pos]
-            record = None
-            if data is not None:
-                try:
-                    record = MemoryRecord.loads(data)
-                except ValueError:
-                    record = None  # corrupt entry: dropped from the index; it is a miss
-            if record is None:
-                gone.append(mid)
-            rows[pos] = (mid, score, record)
-        live = [(m, s_, r) for m, s_, r in rows if r is not None]
-        if self._cache is not None:
-            entry = _UserCache(None if gone else version, [r for _, _, r in live], {m: (s_, r) for m, s_, r in live})
-            with self._lock:
-                self._cache[user] = entry
-        return [r for _, _, r in live], gone
+    def _merge(self, user: str, version: Any, rows: list[Any], missing: list[int],
+               raw: list[Any]) -> tuple[list[MemoryRecord], list[Any]]:
+        records, gone, corrupt = self._records.merge(user, version, rows, missing, raw)
+        if corrupt:  # dropped from the index below: a miss for that memory only, the user's others still match
+            self._warning.warn("promptcache: dropped %d corrupt intention memory record(s) from a user's index (%s)",
+                               len(corrupt), corrupt[0][:200])
+        return records, gone
 
     def _head(self, pipe: Any, user: str, now: float) -> None:
         pipe.zremrangebyscore(self.index_key(user), "-inf", now)
@@ -254,21 +243,24 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             client = self._sync()
             pipe = client.pipeline(transaction=False)
             self._head(pipe, user, now)
-            version = pipe.execute()[1]
-            reused = self._reuse(user, version, now)
+            version = _version(_settle(pipe.execute(raise_on_error=False), 1)[0])
+            reused = self._records.reuse(user, version, now)
             if reused is not None:
                 return reused
             reply = client.execute_command(*self._range_args(user, now))
             if not reply:
                 return []
-            rows, missing = self._split(user, reply)
+            rows, missing = self._records.split(user, reply)
             base = self._base(user) + "mem:"
             raw = client.mget([base + rows[i][0].decode() for i in missing]) if missing else []
             records, gone = self._merge(user, version, rows, missing, raw)
             if gone:
                 pipe = client.pipeline(transaction=False)
                 self._drop(pipe, user, gone)
-                pipe.execute()
+                if _settle(pipe.execute(raise_on_error=False), -1)[1]:
+                    pipe = client.pipeline(transaction=False)
+                    self._repair(pipe, user, None)
+                    pipe.execute()
             return records
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
@@ -281,21 +273,24 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             client = self.async_client
             pipe = client.pipeline(transaction=False)
             self._head(pipe, user, now)
-            version = (await pipe.execute())[1]
-            reused = self._reuse(user, version, now)
+            version = _version(_settle(await pipe.execute(raise_on_error=False), 1)[0])
+            reused = self._records.reuse(user, version, now)
             if reused is not None:
                 return reused
             reply = await client.execute_command(*self._range_args(user, now))
             if not reply:
                 return []
-            rows, missing = self._split(user, reply)
+            rows, missing = self._records.split(user, reply)
             base = self._base(user) + "mem:"
             raw = await client.mget([base + rows[i][0].decode() for i in missing]) if missing else []
             records, gone = self._merge(user, version, rows, missing, raw)
             if gone:
                 pipe = client.pipeline(transaction=False)
                 self._drop(pipe, user, gone)
-                await pipe.execute()
+                if _settle(await pipe.execute(raise_on_error=False), -1)[1]:
+                    pipe = client.pipeline(transaction=False)
+                    self._repair(pipe, user, None)
+                    await pipe.execute()
             return records
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
@@ -351,18 +346,13 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             raise self._fail("delete", exc) from exc
 
     # -- forget ------------------------------------------------------------------------------------------------
-    def _forget_local(self, user: str) -> None:
-        if self._cache is not None:
-            with self._lock:
-                self._cache.pop(user, None)
-
     def _pattern(self, user: str) -> str:
         from promptcache.integrations.redis import glob_escape
 
         return glob_escape(self._base(user)) + "*"
 
     def forget(self, user: str) -> int:
-        self._forget_local(user)
+        self._records.forget(user)
         try:
             client = self._sync()
             count = client.zcard(self.index_key(user))
@@ -376,7 +366,7 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
     async def aforget(self, user: str) -> int:
         if self.async_client is None:
             return await super().aforget(user)
-        self._forget_local(user)
+        self._records.forget(user)
         try:
             client = self.async_client
             count = await client.zcard(self.index_key(user))
@@ -388,16 +378,23 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             raise self._fail("forget", exc) from exc
 
 
-
-class _UserCache:
-    """What this process knows of one user's memories: the index version it read them at, the live records, and
-    each record by id with the index score it had (a replaced memory has a new score)."""
-
-    __slots__ = ("by_id", "records", "version")
-
-    def __init__(self, version: Any, records: list[MemoryRecord], by_id: dict[bytes, tuple[Any, MemoryRecord]]):
-        self.version, self.records, self.by_id = version, records, by_id
-
-
 def _s(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _settle(replies: list[Any], ver_at: int) -> tuple[Any, bool]:
+    """A pipeline's last reply, and whether its command on the version counter (at ``ver_at``: ``INCR``, ``GET``)
+    was refused (the counter is damaged: not an integer, or another type of key). Raises the first error of any
+    other command."""
+    for i, reply in enumerate(replies):
+        if isinstance(reply, Exception) and i != ver_at % len(replies):
+            raise reply
+    return replies[-1], isinstance(replies[ver_at], Exception)
+
+
+def _version(reply: Any) -> Any:
+    """The version counter as read (``GET``), or ``None`` when it is missing or damaged (not an integer, another
+    type of key): then no cached records are reused."""
+    if reply is None or isinstance(reply, Exception):
+        return None
+    return reply if _s(reply).lstrip("-").isdigit() else None

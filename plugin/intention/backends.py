@@ -9,9 +9,10 @@ memories are pruned from the index whenever the user's memories are read. The Re
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import orjson
@@ -22,10 +23,21 @@ __all__ = [
     "IntentionBackend",
     "IntentionBackendError",
     "MemoryRecord",
+    "copy_json",
 ]
 
 DEFAULT_MAX_MEMORIES_PER_USER = 1000
 """Memories kept per user before the ones closest to expiry are dropped (the issue's sizing: 1,000 per user)."""
+
+
+_IMMUTABLE = (str, int, float, bool, type(None))
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of a JSON value (``dict``/``list`` nesting; a tuple becomes a list); immutable leaves as is."""
+    if type(value) in _IMMUTABLE:
+        return value
+    return orjson.loads(orjson.dumps(value))
 
 
 class IntentionBackendError(RuntimeError):
@@ -63,15 +75,31 @@ class MemoryRecord:
 
     @classmethod
     def loads(cls, data: bytes | str) -> MemoryRecord:
-        """Parse :meth:`dumps` output.
+        """Parse :meth:`dumps` output, checking every field's type (a record read from a shared store may have been
+        damaged: a lookup must be able to trust what it compares).
 
         Raises:
-            ValueError: not a record (corrupt or foreign data).
+            ValueError: not a record (not JSON, missing or unknown fields, or a field of the wrong type: ``id``,
+                ``intention``, ``normalized``, ``result_hash``, ``similarity`` strings; ``tool`` a string or
+                ``null``; ``created_at``/``expires_at`` finite numbers).
         """
         try:
-            return cls(**orjson.loads(data))
+            record = cls(**orjson.loads(data))
         except (orjson.JSONDecodeError, TypeError) as exc:
             raise ValueError(f"not an intention memory record: {exc}") from exc
+        for name in _STR_FIELDS:
+            if not isinstance(getattr(record, name), str):
+                raise ValueError(f"not an intention memory record: {name} is {getattr(record, name)!r}, not a str")
+        if record.tool is not None and not isinstance(record.tool, str):
+            raise ValueError(f"not an intention memory record: tool is {record.tool!r}, not a str or null")
+        for name in ("created_at", "expires_at"):
+            value = getattr(record, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ValueError(f"not an intention memory record: {name} is {value!r}, not a number")
+        return record
+
+
+_STR_FIELDS = ("id", "intention", "normalized", "result_hash", "similarity")
 
 
 class IntentionBackend(ABC):
@@ -145,7 +173,9 @@ class _UserData:
 class InMemoryIntentionBackend(IntentionBackend):
     """The process-local default: a dict per user, thread-safe, at most ``max_memories_per_user`` each.
 
-    When a user is over the bound, the memories closest to expiry are dropped first.
+    When a user is over the bound, the memories closest to expiry are dropped first. :meth:`put` keeps its own copy
+    of the record's ``args`` (the caller may edit its dict afterwards); :meth:`records` returns the stored records
+    themselves, to be read, not edited (:class:`~promptcache.intention.IntentionMemory` hands out copies).
 
     Args:
         max_memories_per_user: an ``int`` >= 1 (default :data:`DEFAULT_MAX_MEMORIES_PER_USER`).
@@ -170,6 +200,8 @@ class InMemoryIntentionBackend(IntentionBackend):
             del data.results[h]
 
     def put(self, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
+        if type(record.args) not in _IMMUTABLE:  # keep a copy: the caller may edit its ``args`` after storing
+            record = replace(record, args=copy_json(record.args))
         with self._lock:
             data = self._users.setdefault(user, _UserData())
             self._prune(data, now)

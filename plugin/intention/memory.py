@@ -18,26 +18,26 @@ seed ``000_*``):
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from cachetools import LRUCache
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import validate_ttl
-from promptcache.config import validate_scope
 from promptcache.intention.backends import (
     InMemoryIntentionBackend,
     IntentionBackend,
     IntentionBackendError,
     MemoryRecord,
 )
+from promptcache.intention.checks import check_call, check_unit, check_user
 from promptcache.intention.matching import anchor_info, pick_similar
 from promptcache.intention.normalize import anchors_agree, normalize_intention
-from promptcache.intention.results import IntentionMatch, serialise_json, to_match, to_matches
+from promptcache.intention.results import IntentionMatch, serialise_json, to_matches
 from promptcache.intention.select import exact_group, filter_records, group_of, intention_candidates
 from promptcache.intention.similarity import Similarity, as_similarity
 from promptcache.keys import stable_hash
@@ -67,16 +67,11 @@ _Picked = tuple[list[MemoryRecord], float, str]
 """A lookup's choice: the chosen intention's memories (most recent first), the similarity, ``"exact"``/``"similar"``."""
 
 
-def _check_unit(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or not 0 <= value <= 1:
-        raise ValueError(f"{what} must be a number in [0, 1], got {value!r}")
-    return float(value)
-
-
-def _user(user_id: Any) -> str:
-    user = validate_scope(user_id, what="user_id")
-    if user is None:
-        raise ValueError("user_id must be a non-empty string, got None")
+def _check_lookup(user_id: Any, intention: Any, tool: Any, args: Any) -> str:
+    """The user id of a lookup whose arguments are all valid (the checks ``store`` makes)."""
+    user = check_user(user_id)
+    normalize_intention(intention)
+    check_call(tool, args)
     return user
 
 
@@ -118,8 +113,8 @@ class IntentionMemory:
         self.backend = backend
         self.ttl_s = validate_ttl(ttl_s)
         self.similarity: Similarity = as_similarity(similarity)
-        self.threshold = _check_unit(threshold, "threshold")
-        self.margin = _check_unit(margin, "margin")
+        self.threshold = check_unit(threshold, "threshold")
+        self.margin = check_unit(margin, "margin")
         self.clock = clock
         self._warning = ThrottledWarning(_log)
         self._lock = threading.Lock()
@@ -128,12 +123,10 @@ class IntentionMemory:
     # -- store -----------------------------------------------------------------------------------------------
     def _prepare(self, user_id: Any, intention: Any, result: Any, tool: Any, args: Any) -> tuple[str, MemoryRecord,
                                                                                                   bytes]:
-        user = _user(user_id)
+        user = check_user(user_id)
         normalized = normalize_intention(intention)
-        if tool is not None and (not isinstance(tool, str) or not tool):
-            raise TypeError(f"tool must be a non-empty str or None, got {tool!r}")
+        check_call(tool, args)
         data = serialise_json(result, "result")
-        serialise_json(args, "args")
         now = self.clock()
         record = MemoryRecord(
             id=stable_hash([normalized, tool, args], 32),
@@ -154,12 +147,19 @@ class IntentionMemory:
         The same (intention, tool, args) stored again replaces the earlier memory; an identical result is stored
         once, under its content hash.
 
+        Args:
+            user_id: a non-empty ``str`` (or ``int``). intention: text with at least one letter or digit.
+            result: a JSON value (``str``, number, ``bool``, ``None``, ``list``/``tuple``/``dict`` of those).
+            tool: the tool's name (a non-empty ``str``) or ``None``. args: its arguments (a JSON value) or ``None``.
+
         Returns:
             True when written, False when the backend failed (logged at most once a minute).
 
         Raises:
-            TypeError / ValueError: empty intention or user id, a result or args that are not JSON-serialisable
-                or hold NaN/infinity (JSON has neither), a bad tool name; checked before anything is written.
+            TypeError / ValueError: empty intention or user id; a user id, intention or tool name holding a lone
+                surrogate (not storable as UTF-8); a result or args that are not JSON values (e.g. a ``datetime``,
+                ``date``, ``UUID`` or object) or hold NaN/infinity (JSON has neither); a bad tool name. All checked
+                before anything is written, whatever the backend.
         """
         user, record, data = self._prepare(user_id, intention, result, tool, args)
         try:
@@ -184,9 +184,6 @@ class IntentionMemory:
         return True
 
     # -- retrieve --------------------------------------------------------------------------------------------
-    def _needs_query_features(self) -> bool:
-        return self.threshold < 1.0
-
     def _exact(self, records: list[MemoryRecord], normalized: str, exact_only: bool) -> _Picked | None | bool:
         """The exact group, ``None`` (no match possible) or ``True`` (a similar match must be tried)."""
         if not records:
@@ -194,7 +191,7 @@ class IntentionMemory:
         group = exact_group(records, normalized)
         if group:
             return group, 1.0, "exact"
-        return None if exact_only or not self._needs_query_features() else True
+        return None if exact_only or self.threshold >= 1.0 else True
 
     def _find(self, user: str, intention: str, tool: Any, args: Any, exact_only: bool) -> tuple[_Picked | None,
                                                                                                   float]:
@@ -223,6 +220,46 @@ class IntentionMemory:
             picked = self._pick_similar(records, intention, query, stale)
         return picked, now
 
+    def _lookup(self, user_id: Any, intention: Any, tool: Any, args: Any, exact_only: bool, fail_open: bool,
+                first: bool) -> list[IntentionMatch]:
+        user = _check_lookup(user_id, intention, tool, args)
+        try:
+            picked, now = self._find(user, intention, tool, args, exact_only)
+            if picked is None:
+                return []
+            group, score, kind = picked
+            if first:
+                group = group[:1]
+                raws = [self.backend.result(user, group[0].result_hash)]
+            else:
+                raws = self.backend.results(user, [r.result_hash for r in group])
+        except Exception as exc:  # noqa: BLE001
+            return self._failed(exc, fail_open) or []
+        corrupt: list[str] = []
+        matches = to_matches(group, score, kind, raws, now, corrupt)
+        self._corrupt(user, corrupt)
+        return matches
+
+    async def _alookup(self, user_id: Any, intention: Any, tool: Any, args: Any, exact_only: bool, fail_open: bool,
+                       first: bool) -> list[IntentionMatch]:
+        user = _check_lookup(user_id, intention, tool, args)
+        try:
+            picked, now = await self._afind(user, intention, tool, args, exact_only)
+            if picked is None:
+                return []
+            group, score, kind = picked
+            if first:
+                group = group[:1]
+                raws = [await self.backend.aresult(user, group[0].result_hash)]
+            else:
+                raws = await self.backend.aresults(user, [r.result_hash for r in group])
+        except Exception as exc:  # noqa: BLE001
+            return self._failed(exc, fail_open) or []
+        corrupt: list[str] = []
+        matches = to_matches(group, score, kind, raws, now, corrupt)
+        await self._acorrupt(user, corrupt)
+        return matches
+
     def retrieve(self, user_id: str, intention: str, *, tool: str | None = None, args: Any = None,
                  exact_only: bool = False, fail_open: bool = True) -> IntentionMatch | None:
         """The most recent memory of ``user_id`` under the intention that answers ``intention``, or ``None``.
@@ -238,40 +275,17 @@ class IntentionMemory:
                 :class:`~promptcache.intention.backends.IntentionBackendError`.
 
         Raises:
-            TypeError / ValueError: empty intention or user id.
+            TypeError / ValueError: what :meth:`store` raises for the same ``user_id``, ``intention``, ``tool`` and
+                ``args`` (a bad value is an error, not a miss).
         """
-        user = _user(user_id)
-        normalize_intention(intention)
-        try:
-            picked, now = self._find(user, intention, tool, args, exact_only)
-            if picked is None:
-                return None
-            group, score, kind = picked
-            raw = self.backend.result(user, group[0].result_hash)
-        except Exception as exc:  # noqa: BLE001
-            return self._failed(exc, fail_open)
-        corrupt: list[str] = []
-        match = to_match(group[0], score, kind, raw, now, corrupt)
-        self._corrupt(user, corrupt)
-        return match
+        matches = self._lookup(user_id, intention, tool, args, exact_only, fail_open, first=True)
+        return matches[0] if matches else None
 
     async def aretrieve(self, user_id: str, intention: str, *, tool: str | None = None, args: Any = None,
                         exact_only: bool = False, fail_open: bool = True) -> IntentionMatch | None:
         """Async :meth:`retrieve`."""
-        user = _user(user_id)
-        normalize_intention(intention)
-        try:
-            picked, now = await self._afind(user, intention, tool, args, exact_only)
-            if picked is None:
-                return None
-            group, score, kind = picked
-            raw = await self.backend.aresult(user, group[0].result_hash)
-        except Exception as exc:  # noqa: BLE001
-            return self._failed(exc, fail_open)
-        corrupt: list[str] = []
-        match = to_match(group[0], score, kind, raw, now, corrupt)
-        await self._acorrupt(user, corrupt)
-        return match
+        matches = await self._alookup(user_id, intention, tool, args, exact_only, fail_open, first=True)
+        return matches[0] if matches else None
 
     def retrieve_all(self, user_id: str, intention: str, *, tool: str | None = None, args: Any = None,
                      exact_only: bool = False, fail_open: bool = True) -> list[IntentionMatch]:
@@ -281,38 +295,12 @@ class IntentionMemory:
         fetched in one backend call. All matches share ``kind`` and ``similarity``. Arguments and errors as
         :meth:`retrieve` (a backend failure is ``[]`` when ``fail_open``).
         """
-        user = _user(user_id)
-        normalize_intention(intention)
-        try:
-            picked, now = self._find(user, intention, tool, args, exact_only)
-            if picked is None:
-                return []
-            group, score, kind = picked
-            raws = self.backend.results(user, [r.result_hash for r in group])
-        except Exception as exc:  # noqa: BLE001
-            return self._failed(exc, fail_open) or []
-        corrupt: list[str] = []
-        matches = to_matches(group, score, kind, raws, now, corrupt)
-        self._corrupt(user, corrupt)
-        return matches
+        return self._lookup(user_id, intention, tool, args, exact_only, fail_open, first=False)
 
     async def aretrieve_all(self, user_id: str, intention: str, *, tool: str | None = None, args: Any = None,
                             exact_only: bool = False, fail_open: bool = True) -> list[IntentionMatch]:
         """Async :meth:`retrieve_all`."""
-        user = _user(user_id)
-        normalize_intention(intention)
-        try:
-            picked, now = await self._afind(user, intention, tool, args, exact_only)
-            if picked is None:
-                return []
-            group, score, kind = picked
-            raws = await self.backend.aresults(user, [r.result_hash for r in group])
-        except Exception as exc:  # noqa: BLE001
-            return self._failed(exc, fail_open) or []
-        corrupt: list[str] = []
-        matches = to_matches(group, score, kind, raws, now, corrupt)
-        await self._acorrupt(user, corrupt)
-        return matches
+        return await self._alookup(user_id, intention, tool, args, exact_only, fail_open, first=False)
 
     def forget(self, user_id: str) -> int:
         """Remove every memory of ``user_id``; returns how many were removed.
@@ -320,11 +308,11 @@ class IntentionMemory:
         Raises:
             IntentionBackendError: the backend failed (a deliberate delete must not fail silently).
         """
-        return self.backend.forget(_user(user_id))
+        return self.backend.forget(check_user(user_id))
 
     async def aforget(self, user_id: str) -> int:
         """Async :meth:`forget`."""
-        return await self.backend.aforget(_user(user_id))
+        return await self.backend.aforget(check_user(user_id))
 
     # -- matching ----------------------------------------------------------------------------------------------
     def _failed(self, exc: Exception, fail_open: bool) -> None:
@@ -335,22 +323,24 @@ class IntentionMemory:
             raise exc
         raise IntentionBackendError(f"intention memory lookup failed: {type(exc).__name__}: {exc}") from exc
 
-    def _corrupt(self, user: str, result_hashes: list[str]) -> None:
+    def _note_corrupt(self, result_hashes: list[str]) -> bool:
         # An unreadable stored result is a miss (logged); it is dropped so the next store of it writes it again.
-        if not result_hashes:
+        if result_hashes:
+            self._warning.warn("promptcache: ignoring %d corrupt intention result(s); treating as a miss",
+                               len(result_hashes))
+        return bool(result_hashes)
+
+    def _corrupt(self, user: str, result_hashes: list[str]) -> None:
+        if not self._note_corrupt(result_hashes):
             return
-        self._warning.warn("promptcache: ignoring %d corrupt intention result(s); treating as a miss",
-                           len(result_hashes))
         try:
             self.backend.discard_results(user, result_hashes)
         except Exception:  # noqa: BLE001 - best effort: the entry stays a miss until it expires
             pass
 
     async def _acorrupt(self, user: str, result_hashes: list[str]) -> None:
-        if not result_hashes:
+        if not self._note_corrupt(result_hashes):
             return
-        self._warning.warn("promptcache: ignoring %d corrupt intention result(s); treating as a miss",
-                           len(result_hashes))
         try:
             await self.backend.adiscard_results(user, result_hashes)
         except Exception:  # noqa: BLE001
@@ -408,10 +398,6 @@ class IntentionMemory:
 
 
 def _with_features(record: MemoryRecord, features: Any) -> MemoryRecord:
-    if features is None:
-        return record
-    from dataclasses import replace
-
-    return replace(record, features=features)
+    return record if features is None else replace(record, features=features)
 
 

@@ -19,13 +19,16 @@ the stored arguments, so they do not split one call's result into many memories.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from langchain_core.messages import HumanMessage, ToolMessage
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope, validate_scope
+from promptcache.intention.checks import check_user
 from promptcache.intention.memory import IntentionMatch, IntentionMemory
 from promptcache.intention.tool import RETRIEVE_MEMORY_TOOL_NAME
 from promptcache.processor import Processor
@@ -36,6 +39,7 @@ __all__ = [
     "IntentionCache",
     "current_intention",
     "served_message",
+    "tool_words",
 ]
 
 DEFAULT_SIDE_EFFECT_PREFIXES: tuple[str, ...] = (
@@ -62,15 +66,34 @@ write_``), the state-changing verbs of the recorded tau-bench airline traffic (`
 payments, bookings and memberships (``pay_ refund_ charge_ purchase_ redeem_ reserve_ schedule_ register_
 subscribe_ unsubscribe_ enroll_ join_ leave_``), processes (``start_ stop_``, e.g. ``start_return``) and
 workflows/messaging (``approve_ reject_ assign_ grant_ revoke_ notify_ email_``). Read
-verbs (``get_ list_ search_ find_ lookup_ fetch_ read_ check_ calculate``) are not on it. Matching is by prefix
-of the lower-cased name; a false positive only costs a cache miss, a false negative can replay an action, so the
-list errs on the side of denying. Pass ``deny_prefixes=`` to replace it, ``deny_tools=``/``allow_tools=`` to adjust single tools."""
+verbs (``get_ list_ search_ find_ lookup_ fetch_ read_ check_ calculate``) are not on it.
+
+Matching is by prefix of the tool name in snake_case (:func:`tool_words`): camelCase, PascalCase and kebab-case
+names are split into lower-case words joined by ``_`` first, so ``sendEmail``, ``SendEmail``, ``send-email`` and
+``send_email`` all match ``send_`` (and ``HTTPPost`` -> ``http_post``). A name that is the bare verb (``send``) or
+runs words together in one case (``sendemail``) does not match. A false positive only costs a cache miss, a false
+negative can replay an action, so the list errs on the side of denying. Pass ``deny_prefixes=`` to replace it
+(given prefixes are put in the same form), ``deny_tools=``/``allow_tools=`` to adjust single tools."""
 DEFAULT_VOLATILE_ARGS: frozenset[str] = frozenset(
     {"timestamp", "ts", "time", "now", "current_time", "datetime", "request_id", "trace_id", "nonce"}
 )
 """Argument names left out of the stored arguments (values that change on every call)."""
 
 _log = get_logger("promptcache.intention.middleware")
+
+_SEPARATORS_RE = re.compile(r"[\W_]+")
+_LOWER_UPPER_RE = re.compile(r"(?<=[^\W_A-Z])(?=[A-Z])")  # a lower-case letter or digit, then a capital: sendEmail
+_ACRONYM_RE = re.compile(r"(?<=[A-Z])(?=[A-Z][a-z])")  # the last capital of an acronym starts a word: HTTPPost
+
+
+@lru_cache(maxsize=4096)
+def tool_words(name: str) -> str:
+    """``name`` in snake_case, the form :data:`DEFAULT_SIDE_EFFECT_PREFIXES` are matched against: camelCase /
+    PascalCase words split (``BookFlight`` -> ``book_flight``, ``HTTPPost`` -> ``http_post``), runs of other
+    characters than letters and digits (``-``, ``.``, spaces, ``__``) made one ``_``, lower-cased; leading ``_`` are
+    dropped, a trailing one kept (a prefix such as ``"send_"`` keeps its meaning)."""
+    text = _ACRONYM_RE.sub("_", _LOWER_UPPER_RE.sub("_", name))
+    return _SEPARATORS_RE.sub("_", text).lower().lstrip("_")
 
 
 def _message_text(message: Any) -> str:
@@ -124,7 +147,8 @@ class IntentionCache(Processor):
         scope: a fixed user id; default: from the call's config (the shared scope rule).
         scope_fields: ``configurable`` fields tried for the user id.
         deny_prefixes: tool-name prefixes never stored nor served (default :data:`DEFAULT_SIDE_EFFECT_PREFIXES`;
-            compared with the lower-cased tool name).
+            prefixes and tool names are compared in snake_case, :func:`tool_words`: ``sendEmail`` and
+            ``send-email`` match ``send_``).
         deny_tools: tool names never stored nor served (in addition to the prefixes).
         allow_tools: when given, only these tools are stored and served.
         volatile_args: argument names left out of the stored arguments (default :data:`DEFAULT_VOLATILE_ARGS`).
@@ -143,9 +167,9 @@ class IntentionCache(Processor):
             a string, an int nor ``None``.
         ValueError: ``scope`` is an empty or blank string.
 
-    A call's user id that is not a usable string (``configurable["user_id"]`` a dict, a bool, blank) raises
-    ``TypeError``/``ValueError`` naming it *before* the tool runs (for tools whose results are stored), never
-    after the tool's side effects happened.
+    A call's user id that is not a usable string (``configurable["user_id"]`` a dict, a bool, blank, holding a lone
+    surrogate) raises ``TypeError``/``ValueError`` naming it *before* the tool runs (for tools whose results are
+    stored), never after the tool's side effects happened.
     """
 
     def __init__(
@@ -169,7 +193,7 @@ class IntentionCache(Processor):
         self.memory = memory
         self._scope = scope if scope is UNSET else validate_scope(scope)
         self.scope_fields = tuple(scope_fields)
-        self.deny_prefixes = tuple(p.lower() for p in _names(deny_prefixes, "deny_prefixes"))
+        self.deny_prefixes = tuple(tool_words(p) for p in _names(deny_prefixes, "deny_prefixes"))
         self.deny_tools = frozenset(_names(deny_tools, "deny_tools"))
         self.allow_tools = None if allow_tools is None else frozenset(_names(allow_tools, "allow_tools"))
         self.volatile_args = frozenset(_names(volatile_args, "volatile_args"))
@@ -184,8 +208,8 @@ class IntentionCache(Processor):
         ``retrieve_memory``)."""
         if tool_name == self.retrieve_tool_name or tool_name in self.deny_tools:
             return False
-        lowered = tool_name.lower()
-        if any(lowered.startswith(p) for p in self.deny_prefixes):
+        words = tool_words(tool_name)
+        if any(words.startswith(p) for p in self.deny_prefixes):
             return False
         return self.allow_tools is None or tool_name in self.allow_tools
 
@@ -205,6 +229,7 @@ class IntentionCache(Processor):
             if warn:
                 self._warning.warn("promptcache: IntentionCache saw a tool call without a user id; not stored")
             return None
+        check_user(user)  # a user id no backend can store (a lone surrogate) raises before the tool runs
         args = dict(call.get("args") or {})
         intention = current_intention(args, _messages(request.state), self.intention_arg)
         if intention is None:

@@ -41,10 +41,16 @@ def validate_intention(intention: object, *, what: str = "intention") -> str:
 
     Raises:
         TypeError: not a ``str`` (the message names the type and value).
-        ValueError: empty, or nothing but whitespace/punctuation (the message shows the value).
+        ValueError: empty, nothing but whitespace/punctuation, or holding a lone surrogate (``"\\ud800"``, which no
+            backend can store as UTF-8); the message shows the value.
     """
     if not isinstance(intention, str):
         raise TypeError(f"{what} must be a str, got {type(intention).__name__}: {intention!r}")
+    try:
+        intention.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"{what} must be valid Unicode text, got {intention!r} (a lone surrogate at index "
+                         f"{exc.start})") from None
     if not normalize_intention_unchecked(intention):
         raise ValueError(f"{what} must contain at least one letter or digit, got {intention!r}")
     return intention

@@ -4,12 +4,12 @@ form results are stored in (:func:`serialise_json`) and read back from (:func:`t
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from promptcache.intention.backends import MemoryRecord
+from promptcache.intention.backends import MemoryRecord, copy_json
 
 __all__ = ["IntentionMatch", "serialise_json", "to_match", "to_matches"]
 
@@ -46,40 +46,62 @@ class IntentionMatch:
         return orjson.dumps(self.result).decode()
 
 
-def _non_finite(value: Any) -> float | None:
-    """The first NaN/infinity inside ``value`` (dicts, lists, tuples, dataclasses), or None."""
+_LEAVES = (str, int, bool, type(None))
+
+
+def _not_json(value: Any) -> tuple[str, Any] | None:
+    """The first item inside ``value`` that is not a JSON value, as ``("type", item)`` (a datetime, date, UUID,
+    enum, dataclass, ...: orjson writes those as strings or objects, so they would come back as another type) or
+    ``("number", item)`` (NaN/infinity, which orjson writes as ``null``); ``None`` when every item is JSON.
+    Containers: ``dict`` (string keys), ``list``, ``tuple`` (an array; read back as a list). Subclasses of
+    ``str``/``int``/``float``/``dict``/``list`` (a ``str``/``int`` enum too) count as those: they come back as an
+    equal plain value."""
     stack = [value]
     while stack:
         item = stack.pop()
-        if isinstance(item, float):
+        kind = type(item)
+        if kind in _LEAVES:
+            continue
+        if kind is dict:
+            stack.extend(item.values())
+        elif kind is list or kind is tuple:
+            stack.extend(item)
+        elif isinstance(item, float):
             if not math.isfinite(item):
-                return item
+                return "number", item
+        elif isinstance(item, (str, int)):
+            continue
         elif isinstance(item, dict):
             stack.extend(item.values())
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
-        elif is_dataclass(item) and not isinstance(item, type):
-            stack.extend(getattr(item, f.name) for f in fields(item))
+        else:
+            return "type", item
     return None
 
 
 def serialise_json(value: Any, what: str) -> bytes:
     """``value`` as JSON bytes (sorted keys), the form a result or arguments are stored in.
 
+    ``value`` must be a JSON value: ``str``, ``int``, ``float``, ``bool``, ``None``, and ``list``/``tuple``/``dict``
+    (string keys) of those; what is stored is what a lookup gives back (a tuple comes back as a list).
+
     Raises:
-        TypeError: ``value`` is not JSON-serialisable (``what`` names it: ``"result"``, ``"args"``).
+        TypeError: ``value`` is not a JSON value (``what`` names it: ``"result"``, ``"args"``), e.g. an object, or
+            a ``datetime``/``date``/``UUID``/enum/dataclass that would be stored as a string or object and read back
+            as another type.
         ValueError: ``value`` holds NaN or an infinity (named), which JSON cannot represent.
     """
     try:
         data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except TypeError as exc:
         raise TypeError(f"{what} must be JSON-serialisable (str, number, bool, None, list, dict): {exc}") from exc
-    # orjson writes NaN and +-infinity as ``null`` (RFC 8259 JSON has no such numbers): the value read back would
-    # differ from the one stored. They can only be there when the output holds a ``null``.
-    if b"null" in data:
-        bad = _non_finite(value)
-        if bad is not None:
-            raise ValueError(f"{what} must hold finite numbers only (JSON has no NaN/infinity), got {bad!r}")
+    bad = None if type(value) in _LEAVES else _not_json(value)  # no cycle: orjson refused those above
+    if bad is not None:
+        if bad[0] == "number":
+            raise ValueError(f"{what} must hold finite numbers only (JSON has no NaN/infinity), got {bad[1]!r}")
+        raise TypeError(f"{what} must be a JSON value (str, number, bool, None, list, dict), got "
+                        f"{type(bad[1]).__name__}: {bad[1]!r}")
     return data
 
 
@@ -103,7 +125,7 @@ def to_match(record: MemoryRecord, score: float, kind: str, raw: bytes | None, n
         intention=record.intention,
         similarity=round(float(score), 6),
         tool=record.tool,
-        args=record.args,
+        args=copy_json(record.args),  # the caller's own copy: editing it must not change the stored memory
         age_s=max(0.0, now - record.created_at),
         result=result,
         memory_id=record.id,
