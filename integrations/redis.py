@@ -72,7 +72,8 @@ class RedisConnection:
 
         Raises:
             TypeError: no client and no url; ``url``/``prefix`` not strings; a client that is not redis-py's;
-                timeouts that are not numbers. ValueError: negative, zero (timeout) or non-finite seconds.
+                timeouts that are not numbers. ValueError: negative, zero (timeout) or non-finite seconds; a client
+                made with ``decode_responses=True`` (it would return ``str`` where the backends read bytes).
         """
         owner = type(self).__name__
         if not isinstance(prefix, str):
@@ -87,6 +88,11 @@ class RedisConnection:
             opts = {"socket_timeout": socket_timeout_s, "socket_connect_timeout": socket_timeout_s}
             client = redis.Redis.from_url(url, **opts)
             async_client = aioredis.Redis.from_url(url, **opts)
+        for name, given in (("client", client), ("async_client", async_client)):
+            kwargs = getattr(given, "get_connection_kwargs", None)
+            if callable(kwargs) and kwargs().get("decode_responses"):
+                raise ValueError(f"{name} was made with decode_responses=True; {owner} stores bytes (JSON that may "
+                                 "not be text) and needs a client that returns bytes: make one without it")
         if isinstance(client, aioredis.Redis):
             client, async_client = None, client
         if client is not None and not hasattr(client, "execute_command"):

@@ -139,6 +139,25 @@ def test_redis_accepts_client_objects(redis_url: str, redis_prefix: str) -> None
         RedisCache()
 
 
+@pytest.mark.parametrize("which", ["sync", "async"])
+def test_a_client_that_decodes_responses_is_refused(redis_url: str, redis_prefix: str, which: str) -> None:
+    """A client made with decode_responses=True returns str where the backends read bytes: every intention lookup
+    missed and cache entries could not be read. Refused at construction, naming the argument."""
+    import redis
+    import redis.asyncio as aioredis
+
+    from promptcache.integrations.redis_intention import RedisIntentionBackend
+
+    factory = redis.Redis if which == "sync" else aioredis.Redis
+    for backend in (RedisCache, RedisIntentionBackend):
+        client = factory.from_url(redis_url, decode_responses=True)
+        with pytest.raises(ValueError, match=r"^client was made with decode_responses=True"):
+            backend(client, prefix=redis_prefix)
+        with pytest.raises(ValueError, match=r"^async_client was made with decode_responses=True"):
+            backend(redis.Redis.from_url(redis_url), async_client=aioredis.Redis.from_url(
+                redis_url, decode_responses=True), prefix=redis_prefix)
+
+
 def _dead_cache(breaker_s: float = 30.0) -> RedisCache:
     # Port 1 on loopback: nothing listens there, the connection is refused at once.
     return RedisCache(url="redis://127.0.0.1:1/0", prefix="pctest:dead:", breaker_s=breaker_s)
