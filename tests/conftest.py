@@ -88,3 +88,26 @@ def postgres_url() -> str:
     except Exception as exc:  # noqa: BLE001
         service_missing(f"PostgreSQL at {POSTGRES_URL}", f"{type(exc).__name__}: {exc}")
     return POSTGRES_URL
+
+
+@pytest.fixture
+def pg_store(postgres_url: str):
+    """A set-up LangGraph ``PostgresStore`` on the test database (real PostgreSQL)."""
+    from langgraph.store.postgres import PostgresStore
+
+    with PostgresStore.from_conn_string(postgres_url) as store:
+        store.setup()
+        yield store
+
+
+@pytest.fixture
+def pg_memory(pg_store):
+    """A ``TypedMemoryStore`` on ``pg_store`` under a unique prefix, purged afterwards."""
+    from test_memory_support import purge_prefix
+
+    from promptcache.memory import TypedMemoryStore
+
+    prefix = ("pctest", uuid.uuid4().hex[:12])
+    yield TypedMemoryStore(pg_store, prefix=prefix)
+    purge_prefix(pg_store, prefix)
+

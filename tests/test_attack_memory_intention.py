@@ -46,24 +46,6 @@ class Clock:
 # fixtures
 # =================================================================================================================
 @pytest.fixture
-def pg_store(postgres_url):
-    from langgraph.store.postgres import PostgresStore
-
-    with PostgresStore.from_conn_string(postgres_url) as store:
-        store.setup()
-        yield store
-
-
-@pytest.fixture
-def pg_memory(pg_store):
-    prefix = ("pcattack", uuid.uuid4().hex[:12])
-    yield TypedMemoryStore(pg_store, prefix=prefix)
-    for ns in pg_store.list_namespaces(prefix=prefix, limit=1000):
-        for item in pg_store.search(ns, limit=1000, refresh_ttl=False):
-            pg_store.delete(item.namespace, item.key)
-
-
-@pytest.fixture
 def redis_backend(redis_url, redis_prefix):
     from promptcache.integrations.redis_intention import RedisIntentionBackend
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
@@ -638,26 +637,6 @@ def test_bedrock_cache_points_processor_rejects_non_model_info():
 # =================================================================================================================
 # Typed memory: TypedMemoryStore, MemoryNode, TypedMemoryMiddleware, make_remember_tool
 # =================================================================================================================
-@pytest.fixture
-def pg_store(postgres_url):
-    from langgraph.store.postgres import PostgresStore
-
-    with PostgresStore.from_conn_string(postgres_url) as store:
-        store.setup()
-        yield store
-
-
-@pytest.fixture
-def pg_memory(pg_store):
-    from promptcache.memory import TypedMemoryStore
-
-    prefix = ("pchard", uuid.uuid4().hex[:12])
-    yield TypedMemoryStore(pg_store, prefix=prefix)
-    for ns in pg_store.list_namespaces(prefix=prefix, limit=1000):
-        for item in pg_store.search(ns, limit=1000, refresh_ttl=False):
-            pg_store.delete(item.namespace, item.key)
-
-
 @pytest.mark.parametrize("args, kwargs, exc, named", [
     (("", "feedback", "r"), {}, ValueError, "''"), (("a.b", "feedback", "r"), {}, ValueError, "a.b"),
     (("_unscoped", "feedback", "r"), {}, ValueError, "_unscoped"), ((True, "feedback", "r"), {}, TypeError, "True"),

@@ -12,15 +12,6 @@ from test_memory_support import CountingStore, purge_prefix
 from promptcache.memory import MemoryKind, TypedMemory, TypedMemoryStore
 
 
-@pytest.fixture
-def pg_store(postgres_url):
-    from langgraph.store.postgres import PostgresStore
-
-    with PostgresStore.from_conn_string(postgres_url) as store:
-        store.setup()
-        yield store
-
-
 @pytest.fixture(params=["memory", "postgres"])
 def memory(request):
     """A TypedMemoryStore with a unique prefix on each backend; the prefix is purged afterwards."""
