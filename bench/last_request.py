@@ -33,10 +33,10 @@ from __future__ import annotations
 import argparse
 import re
 from collections import defaultdict
-from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
+from shared_data import find_data_file
 
 from promptcache.replay.engine import run_replay
 from promptcache.replay.models import CacheRules
@@ -46,8 +46,6 @@ from promptcache.replay.simulator import Checkpoint
 from promptcache.replay.strategies import STRATEGIES, LangChainAwsStrategy
 
 _NAME = "tau_bench_gpt-4o-airline.json"
-DEFAULT_DATA = next((p / "shared" / "data" / _NAME for p in Path(__file__).resolve().parents
-                     if (p / "shared" / "data" / _NAME).exists()), Path("../shared/data") / _NAME)
 MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"
 _WORD = re.compile(r"[a-z0-9']+")
 
@@ -162,7 +160,7 @@ class ForesightSkip(_LearnedSkip):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=str(DEFAULT_DATA))
+    parser.add_argument("--data", help=f"{_NAME} (default: found by bench/shared_data.py)")
     parser.add_argument("--model", default=MODEL)
     parser.add_argument("--gap-s", type=float, default=10.0)
     parser.add_argument("--alphas", default="1e-4,1e-3,1e-2,3e-2",
@@ -172,7 +170,7 @@ def main() -> None:
     variants = [SignatureSkip, *(logistic_skip(a) for a in alphas), ForesightSkip]
     for cls in variants:
         STRATEGIES[cls.name] = cls
-    result = run_replay([args.data], args.model, ["langchain-aws", *(c.name for c in variants)], gap_s=args.gap_s,
+    result = run_replay([find_data_file(_NAME, args.data)], args.model, ["langchain-aws", *(c.name for c in variants)], gap_s=args.gap_s,
                         combined=False)
     base = result.strategies["langchain-aws"].cost_usd
     print(f"{result.conversations} conversations, {result.requests} requests, {args.model}, gap {args.gap_s:g} s; "

@@ -34,6 +34,7 @@ from langchain_core.messages import SystemMessage
 from langgraph.checkpoint.memory import MemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.store.memory import InMemoryStore
+from shared_data import find_data_file
 
 from promptcache.integrations.langgraph import MemoryNode, MemoryState
 from promptcache.memory import TypedMemoryStore
@@ -41,9 +42,6 @@ from promptcache.testing import ScriptedChatModel
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "bench" / "data" / "memory_scenario.json"
-BFCL = ROOT.parent.parent / "shared" / "data" / "bfcl_v4_memory_bundle.json"
-if not BFCL.exists():
-    BFCL = Path("/work/shared/data/bfcl_v4_memory_bundle.json")
 SYSTEM = "You are a helpful assistant."
 T0 = 1_767_258_000.0  # a fixed simulated epoch (day 1, 09:00 UTC); minutes in the scenario are added to it
 
@@ -316,7 +314,7 @@ def run_bfcl(path: Path, search_k: int) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenario", type=Path, default=SCENARIO)
-    parser.add_argument("--bfcl", type=Path, default=BFCL)
+    parser.add_argument("--bfcl", help="bfcl_v4_memory_bundle.json (default: found by bench/shared_data.py)")
     parser.add_argument("--search-k", type=int, default=5)
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
@@ -330,10 +328,11 @@ def main(argv: list[str] | None = None) -> int:
     }}
     for name in ("default", "oracle", "never"):
         results["scenario"][f"classifier={name}"] = run_scenario(name, events, scenario["user"])
-    if args.bfcl.exists():
-        results["bfcl"] = run_bfcl(args.bfcl, args.search_k)
+    bfcl = find_data_file("bfcl_v4_memory_bundle.json", args.bfcl, required=False)
+    if bfcl is not None:
+        results["bfcl"] = run_bfcl(bfcl, args.search_k)
     else:
-        results["bfcl"] = f"skipped: {args.bfcl} not found"
+        results["bfcl"] = "skipped: bfcl_v4_memory_bundle.json not found (bench/shared_data.py)"
     text = json.dumps(results, indent=1)
     print(text)
     if args.json:

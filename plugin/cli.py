@@ -38,7 +38,11 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (sub-command ``replay``)."""
-    from promptcache.replay.engine import DEFAULT_GAP_S, DEFAULT_STRATEGIES
+    from promptcache.replay.engine import DEFAULT_GAP_S
+    from promptcache.replay.pricing import KNOWN_PRICES
+    from promptcache.replay.strategies import STRATEGIES, check_strategy_names
+
+    check_strategy_names(())  # loads every strategy into STRATEGIES
 
     parser = _Parser(prog="promptcache", description="promptcache command-line tools")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -49,10 +53,13 @@ def build_parser() -> argparse.ArgumentParser:
                                         "(IntentionMemory) would have answered. Prints a table; writes "
                                         "DIR/replay.json and DIR/replay.png.")
     replay.add_argument("files", nargs="+", metavar="FILE", help="transcript files (.json / .jsonl)")
-    replay.add_argument("--model", default=DEFAULT_MODEL, help=f"Bedrock model id (default {DEFAULT_MODEL})")
+    replay.add_argument("--model", default=DEFAULT_MODEL,
+                        help=f"Bedrock model id (default {DEFAULT_MODEL}); regional prefixes (us., eu., global.) "
+                             "and ARNs resolve; priced: " + ", ".join(sorted(KNOWN_PRICES)))
     replay.add_argument("--strategy", action="extend", nargs="+", metavar="NAME", dest="strategies",
-                        help="strategies to compare (default: " + ", ".join(DEFAULT_STRATEGIES) + "); "
-                             "'none' is always included")
+                        help="strategies to compare, among " + ", ".join(STRATEGIES) + " (default: all); 'none' is "
+                             "always included, and with anchored-tail the row anchored-tail+response-cache too. "
+                             "Put it after FILE, or end the names with --")
     replay.add_argument("--gap-s", type=float, default=DEFAULT_GAP_S, metavar="SECONDS",
                         help=f"seconds between requests without recorded timestamps (default {DEFAULT_GAP_S:g})")
     replay.add_argument("--out", default="promptcache-replay", metavar="DIR",

@@ -51,8 +51,9 @@ def test_replay_on_the_shipped_sample(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "vs none" in out
     assert "of 17 tool calls: retrieve_memory answered 3 (3 exact, 0 similar), 0 listing" in " ".join(out.split())
     assert "uncached input" in out
-    assert ("Cheapest placement here: anchored-tail = langchain-aws (same cost). It is what "
+    assert ("Cheapest placement here: anchored-tail = langchain-aws (same cost). anchored-tail is what "
             "promptcache.integrations.bedrock.CachePointChatBedrockConverse") in " ".join(out.split())
+    assert "Requests 10 s apart where no timestamps are recorded (42 requests)." in " ".join(out.split())
 
 
 def test_replay_says_when_no_placement_pays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -98,6 +99,35 @@ def test_bad_options_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], 
     assert main(["replay", str(SAMPLE), "--out", str(tmp_path), *args]) == 2
     err = capsys.readouterr().err
     assert needle in err and err.count("\n") == 1
+
+
+def test_short_prompts_are_told_they_are_below_the_minimum(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # one small conversation, timestamped: nothing reaches Sonnet 4's 1,024-token minimum, so no placement pays; the
+    # advice says why (not "writes expire"), with singular nouns and the recorded spacing
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps([{"role": "user", "content": "Where is order 17?", "timestamp": 100},
+                                {"role": "assistant", "content": "It has shipped.", "timestamp": 101}]))
+    assert main(["replay", str(path), "--model", MODEL, "--out", str(tmp_path / "o"), "--no-chart"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "1 conversation, 1 request, " in out
+    assert ("Nothing can be cached here: the largest request has 6 tokens, below the 1,024 tokens "
+            f"{MODEL} needs before a cache point") in out
+    assert "Requests spaced by their recorded timestamps." in out and "of 0 tool calls" in out
+
+
+def test_slow_traffic_advice_names_the_1h_ttl_only_where_the_model_lacks_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # 600 s gaps: 5-minute entries expire unread. Sonnet 4 has no 1-hour TTL: the advice points to a model that has
+    # it. Sonnet 4.5 has it, and anchored-tail already uses it (so the "no placement pays" line does not appear).
+    args = ["replay", str(SAMPLE), "--gap-s", "600", "--out", str(tmp_path), "--no-chart"]
+    assert main([*args, "--model", MODEL]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "No placement beats no caching here" in out
+    assert "Leave caching off for such traffic or use a model that offers the 1-hour TTL" in out
+    assert main([*args, "--model", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Cheapest placement here: anchored-tail." in out and "1-hour TTL" not in out
 
 
 def test_response_cache_ttl_sets_which_repeats_hit(tmp_path: Path) -> None:

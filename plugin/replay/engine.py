@@ -68,6 +68,8 @@ class ReplayResult:
     response_cache: ResponseCacheStats
     intention: IntentionStats
     seconds: float = 0.0
+    largest_request_tokens: int = 0
+    untimed_requests: int = 0  # requests spaced by ``gap_s`` (no recorded timestamp)
 
     def relative(self, name: str) -> float | None:
         """Cost of ``name`` divided by the cost of ``none`` (``None`` when either is missing or zero)."""
@@ -166,7 +168,9 @@ def run_replay(paths: Sequence[str | Path], model_id: str, strategies: Iterable[
         model_id=model_id, files=[str(p) for p in paths], conversations=len(conversations), requests=len(requests),
         input_tokens=sum(r.input_tokens for r in requests), output_tokens=sum(r.output_tokens for r in requests),
         gap_s=gap_s, rules=rules, price=price, strategies=totals, response_cache=repeats.response,
-        intention=repeats.intention, seconds=time.perf_counter() - started)
+        intention=repeats.intention, seconds=time.perf_counter() - started,
+        largest_request_tokens=max(r.input_tokens for r in requests),
+        untimed_requests=sum(not r.timed for r in requests))
 
 
 def _account(row: StrategyTotals, cost, out_cost: float) -> None:  # type: ignore[no-untyped-def]

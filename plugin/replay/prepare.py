@@ -82,6 +82,7 @@ class Request:
     output_tokens: int = 0
     groups: list[Group] = field(default_factory=list)
     is_last: bool = False  # the conversation's final request: for reference bounds only, never for strategies
+    timed: bool = False  # its send time comes from a recorded timestamp (else from the gap)
 
     @property
     def input_tokens(self) -> int:
@@ -186,6 +187,7 @@ def schedule(per_conversation: list[list[Request]], gap_s: float) -> list[Reques
             stamp = messages[req.cut - 1].timestamp
             if stamp is None:
                 stamp = messages[req.cut].timestamp
+            req.timed = stamp is not None
             if stamp is None:
                 stamp = (clock_end + gap_s) if prev is None else prev + gap_s
             req.time_s = prev = stamp

@@ -88,13 +88,19 @@ def write_json(result: ReplayResult, path: str | Path) -> Path:
 
 
 _HOW_TO = {
-    "anchored-tail": "It is what promptcache.integrations.bedrock.CachePointChatBedrockConverse and "
+    "anchored-tail": "anchored-tail is what promptcache.integrations.bedrock.CachePointChatBedrockConverse and "
                      "BedrockCachePoints place by default (strategy=\"anchored-tail\").",
-    "multi-point": "Get it with CachePointChatBedrockConverse(strategy=\"multi-point\") or "
+    "multi-point": "Get multi-point with CachePointChatBedrockConverse(strategy=\"multi-point\") or "
                    "BedrockCachePoints(strategy=\"multi-point\").",
-    "langchain-aws": "It is langchain-aws's own ChatBedrockConverse placement for cache_control.",
-    "last-message": "It is one cache point at the end of each request (as langchain-anthropic's caching middleware).",
+    "langchain-aws": "langchain-aws is langchain-aws's own ChatBedrockConverse placement for cache_control.",
+    "last-message": "last-message is one cache point at the end of each request (as langchain-anthropic's caching "
+                    "middleware).",
 }
+
+
+def _n(count: int, noun: str) -> str:
+    """``"1 request"``, ``"2,454 requests"``."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
 def _print_advice(result: ReplayResult, best: str | None, console: Console) -> None:
@@ -104,13 +110,22 @@ def _print_advice(result: ReplayResult, best: str | None, console: Console) -> N
                   if n in _HOW_TO and n != "anchored-tail+response-cache" and not r.unavailable}
     if best is None or none is None or not placements or not none.cost_usd:
         return  # nothing to compare (no strategies, or no input tokens at all)
+    minimum = result.rules.min_tokens
+    if result.largest_request_tokens < minimum:
+        console.print(f"Nothing can be cached here: the largest request has {_n(result.largest_request_tokens, 'token')}"
+                      f", below the {minimum:,} tokens {result.model_id} needs before a cache point (the prefix up "
+                      "to a point must reach it). Caching pays on longer prompts (a long system prompt, many tools, "
+                      "long histories).")
+        return
     cheapest = min(r.cost_usd for r in placements.values())
     if cheapest >= none.cost_usd * (1 - 1e-9):
         name = min(placements, key=lambda n: (placements[n].cost_usd, n != "anchored-tail"))
         rel = result.relative(name)
-        console.print(f"No placement beats no caching here (cheapest: {name}, {rel:.1%} of none): writes expire "
-                      "before they are read at this spacing. Leave caching off for such traffic, or use a model "
-                      "with the 1-hour TTL.")
+        hint = ("" if 3600.0 in result.rules.ttls_s else " or use a model that offers the 1-hour TTL "
+                "(e.g. Claude Sonnet 4.5)")
+        console.print(f"No placement beats no caching here (cheapest: {name}, {rel:.1%} of none): the prefixes "
+                      "that reach the minimum are not reused before their cache entries expire at this spacing. "
+                      f"Leave caching off for such traffic{hint}.")
         return
     tied = [n for n, r in placements.items() if abs(r.cost_usd - cheapest) <= 1e-9 * max(1.0, cheapest)]
     tied.sort(key=lambda n: n != "anchored-tail")  # ours first when costs tie: it is what the wrapper does
@@ -125,8 +140,8 @@ def _tok(n: int) -> str:
 def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     """Print the comparison table (and the repeat counts) to ``console`` (stdout by default); returns the table."""
     console = console or Console(width=max(Console().width, 120))
-    table = Table(title=f"promptcache replay — {result.model_id}: {result.conversations} conversations, "
-                        f"{result.requests:,} requests, {result.input_tokens:,} input tokens")
+    table = Table(title=f"promptcache replay — {result.model_id}: {_n(result.conversations, 'conversation')}, "
+                        f"{_n(result.requests, 'request')}, {_n(result.input_tokens, 'input token')}")
     table.add_column("strategy", no_wrap=True)
     for header in ("uncached input", "cache read", "cache write", "USD (input side)", "vs none", "requests w/ read"):
         table.add_column(header, justify="right")
@@ -144,10 +159,10 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
                   "prices; USD is the input side only; 'vs none' is the cost relative to no caching.")
     _print_advice(result, best, console)
     rc, it = result.response_cache, result.intention
-    console.print(f"ResponseCache: {rc.hits:,} of {rc.requests:,} requests answered (exact repeat within "
+    console.print(f"ResponseCache: {rc.hits:,} of {_n(rc.requests, 'request')} answered (exact repeat within "
                   f"{rc.ttl_s:g} s; {rc.repeats:,} repeat at any distance).")
     console.print(f"Intention cache (IntentionMemory in memory, threshold {it.threshold:g}, margin {it.margin:g}, "
-                  f"TTL {it.ttl_s:g} s), of {it.tool_calls:,} tool calls: retrieve_memory answered {it.answered:,} "
+                  f"TTL {it.ttl_s:g} s), of {_n(it.tool_calls, 'tool call')}: retrieve_memory answered {it.answered:,} "
                   f"({it.exact:,} exact, {it.similar:,} similar), {it.right:,} listing the call's own result "
                   f"({it.right_stale:,} of them changed since) and {it.wrong:,} only other calls'; "
                   f"serve_repeats answered {it.served:,} without running the tool ({it.served_stale:,} with a result "
@@ -157,7 +172,9 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     for name, row in result.strategies.items():
         if row.unavailable:
             console.print(f"[yellow]{name}: {row.unavailable}[/yellow]")
+    spacing = (f" Requests {result.gap_s:g} s apart where no timestamps are recorded "
+               f"({_n(result.untimed_requests, 'request')})." if result.untimed_requests else
+               " Requests spaced by their recorded timestamps.")
     console.print(f"Output tokens ({result.output_tokens:,}) cost the same under every placement: "
-                  f"${result.strategies['none'].output_cost_usd:,.4f}. Requests {result.gap_s:g} s apart where "
-                  f"no timestamps are recorded.")
+                  f"${result.strategies['none'].output_cost_usd:,.4f}.{spacing}")
     return table
