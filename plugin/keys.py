@@ -45,11 +45,11 @@ def _default(value: Any) -> Any:
         return sorted(value, key=repr)
     if isinstance(value, tuple):
         return list(value)
+    if isinstance(value, type):  # a class (e.g. a pydantic schema bound by with_structured_output): its path
+        return f"{value.__module__}.{value.__qualname__}"
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         return dump(mode="json")
-    if isinstance(value, type):
-        return f"{value.__module__}.{value.__qualname__}"
     return repr(value)
 
 

@@ -40,19 +40,29 @@ _INNER_CONFIG: RunnableConfig = {"tags": ["nostream"], "run_name": "promptcache.
 
 
 def ai_message_to_chunk(message: AIMessage) -> AIMessageChunk:
-    """One ``AIMessageChunk`` equal to ``message`` once aggregated (content, tool calls, usage, metadata)."""
-    return AIMessageChunk(
+    """One ``AIMessageChunk`` equal to ``message`` once aggregated: content, name, tool calls and invalid tool calls
+    (with their error text), usage, metadata.
+
+    Invalid tool calls travel as tool-call chunks with their raw arguments (so a consumer adding chunks sees them),
+    and the chunk's parsed ``invalid_tool_calls`` are then set to the message's own, which keep their ``error``.
+    """
+    calls = [{"name": tc["name"], "args": json.dumps(tc["args"]), "id": tc.get("id"), "type": "tool_call_chunk"}
+             for tc in message.tool_calls]
+    calls += [{"name": tc.get("name"), "args": tc.get("args"), "id": tc.get("id"), "type": "tool_call_chunk"}
+              for tc in message.invalid_tool_calls]
+    chunk = AIMessageChunk(
         content=message.content,
+        name=message.name,
         additional_kwargs=dict(message.additional_kwargs),
         response_metadata=dict(message.response_metadata),
         usage_metadata=message.usage_metadata,
         id=message.id,
-        tool_call_chunks=[
-            {"name": tc["name"], "args": json.dumps(tc["args"]), "id": tc.get("id"), "index": i, "type": "tool_call_chunk"}
-            for i, tc in enumerate(message.tool_calls)
-        ],
+        tool_call_chunks=[{**c, "index": i} for i, c in enumerate(calls)],
         chunk_position="last",
     )
+    if message.invalid_tool_calls:
+        chunk.invalid_tool_calls = [dict(tc) for tc in message.invalid_tool_calls]
+    return chunk
 
 
 class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):

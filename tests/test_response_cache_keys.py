@@ -96,3 +96,7 @@ def test_custom_key_namespacing() -> None:
     assert custom_key("bot", "u1", "faq") == f"response:bot:{digest[:8]}:key:faq@{digest[8:40]}"
     long = custom_key("bot", None, "x" * 500)
     assert long == "response:bot:key:sha256-" + hashlib.sha256(b"x" * 500).hexdigest()[:32]
+    # step >= 1 of a tool loop: its own entry; the tag sits before the value, so no value can imitate it
+    assert custom_key("bot", None, "faq", step=2) == "response:bot:key+2:faq"
+    assert custom_key("bot", "u1", "faq", step=1) == f"response:bot:{digest[:8]}:key+1:faq@{digest[8:40]}"
+    assert custom_key("bot", None, "faq", step=0) == custom_key("bot", None, "faq")

@@ -103,8 +103,11 @@ def _build(dicts: list[Any]) -> list[BaseMessage]:
         messages = messages_from_dict(dicts)
     except Exception as exc:  # any malformed message dict
         raise CorruptEntry(f"bad messages: {type(exc).__name__}: {exc}") from exc
-    if not any(isinstance(m, AIMessage) for m in messages):
+    ai = next((m for m in messages if isinstance(m, AIMessage)), None)
+    if ai is None:
         raise CorruptEntry("entry holds no AIMessage")
+    if not ai.content and not ai.tool_calls:  # never written (is_storable): a foreign or damaged entry
+        raise CorruptEntry("entry holds an empty reply")
     return messages
 
 

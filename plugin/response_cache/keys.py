@@ -91,20 +91,33 @@ def key_namespace(agent_id: str, scope: str | None) -> str:
     return f"{KEY_PREFIX}:{agent_id}:{hashlib.sha256(scope.encode()).hexdigest()[:8]}"
 
 
-def custom_key(agent_id: str, scope: str | None, value: str) -> str:
-    """A caller-chosen key, still namespaced by agent id and scope: ``{namespace}:key:{value}[@{scope hash}]``.
+def custom_key(agent_id: str, scope: str | None, value: str, step: int = 0) -> str:
+    """A caller-chosen key, still namespaced by agent id and scope: ``{namespace}:key:{value}[@{scope hash}]``;
+    ``{namespace}:key+{step}:{value}[@{scope hash}]`` for step ``step >= 1`` of a tool loop.
+
+    Args:
+        agent_id, scope: as for the default key (``scope=None``: unscoped).
+        value: the caller's key (``ResponseCache(key=...)`` or the per-call ``key``); text, no lone surrogates.
+        step: the model call's step number (:func:`step_number`: AI messages since the last human message). A fixed
+            key names the answer to one user turn; without the step, every call of a tool loop would read step 0's
+            reply (a tool call) again and the agent would loop. A key *function* gets ``step_number`` in its inputs
+            and decides for itself, so its result is used with ``step=0``.
 
     Values longer than 200 characters are replaced by their SHA-256 (first 32 hex digits), so Redis keys stay short.
     Unlike Mastra's, a fixed key never hits across tenants: a scoped key carries 160 bits of the scope's SHA-256
     (the namespace's 32 bits alone collide after ~65,000 tenants; the default key hashes the scope with the prompt,
     so it needs no more).
+
+    Raises:
+        UnicodeEncodeError: ``value`` holds a lone surrogate (callers check it first and name the option).
     """
     if len(value) > _MAX_CUSTOM_KEY:
         value = "sha256-" + hashlib.sha256(value.encode()).hexdigest()[:32]
+    tag = f"key+{step}" if step else "key"
     if scope is None:
-        return f"{key_namespace(agent_id, scope)}:key:{value}"
+        return f"{key_namespace(agent_id, scope)}:{tag}:{value}"
     # the namespace holds digits 0-7 of the scope's SHA-256; digits 8-39 follow the value (160 bits in all)
-    return f"{key_namespace(agent_id, scope)}:key:{value}@{hashlib.sha256(scope.encode()).hexdigest()[8:40]}"
+    return f"{key_namespace(agent_id, scope)}:{tag}:{value}@{hashlib.sha256(scope.encode()).hexdigest()[8:40]}"
 
 
 def step_number(messages: Sequence[Any]) -> int:

@@ -25,6 +25,7 @@ from promptcache.response_cache.keys import (
     custom_key,
     inputs_from_request,
     request_key,
+    step_number,
 )
 
 __all__ = ["DEFAULT_RESPONSE_CACHE_TTL_SECONDS", "RESPONSE_CACHE_CONTEXT_KEY", "ResponseCache"]
@@ -41,10 +42,23 @@ _OWN_HOOKS: dict[type, bool] = {}  # class -> does it keep ResponseCache's own h
 _STATE = "_promptcache_response_cache"  # attribute on the request copy carrying (key, bust) to the response hook
 
 
+def _encodable(text: str) -> bool:
+    """Whether ``text`` can be written as UTF-8 (no lone surrogate), as every cache key must be."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _check_key(key: Any, what: str) -> None:
     if isinstance(key, str):
         if not key:
             raise ValueError(f"{what} must be a non-empty string or a callable, got ''")
+        if not _encodable(key):
+            raise ValueError(f"{what} must be valid Unicode text (it holds a lone surrogate), got {key!r}")
     elif not callable(key):
         raise TypeError(f"{what} must be a str or a callable(ResponseCacheKeyInputs), got {type(key).__name__}: "
                         f"{key!r}")
@@ -167,9 +181,10 @@ class ResponseCache(Processor):
         return chosen, scope, options.get("bust", self.bust)
 
     def _finish_key(self, chosen: Any, inputs: ResponseCacheKeyInputs, result: Any) -> str:
-        if isinstance(result, str) and result:
+        if isinstance(result, str) and result and _encodable(result):
             return custom_key(inputs.agent_id, inputs.scope, result)
-        self._warning.warn("promptcache: ResponseCache key function returned %r; using the default key", result)
+        self._warning.warn("promptcache: ResponseCache key function returned %r (not a non-empty UTF-8 string); "
+                           "using the default key", result)
         return build_response_cache_key(inputs)
 
     def _prepare(self, request: ModelRequest) -> tuple[str | None, Any, Any, bool]:
@@ -177,8 +192,8 @@ class ResponseCache(Processor):
         chosen, scope, bust = self._plan()
         if chosen is None:  # the default key, built straight from the request
             return request_key(request, self.agent_id, scope), None, None, bust
-        if isinstance(chosen, str):
-            return custom_key(self.agent_id, scope, chosen), None, None, bust
+        if isinstance(chosen, str):  # fixed: one entry per step of the turn (see custom_key)
+            return custom_key(self.agent_id, scope, chosen, step_number(request.messages)), None, None, bust
         return None, inputs_from_request(request, self.agent_id, scope), chosen, bust
 
     def _key(self, request: ModelRequest) -> tuple[str, bool]:
