@@ -31,7 +31,7 @@ nothing to it, so nothing is counted twice.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Optional
 
 import orjson
@@ -144,6 +144,24 @@ def conversation_id(system: list[Any], messages: list[dict[str, Any]], config: R
     return "hash:" + stable_hash({"system": system, "first": messages[:1]}, 32)
 
 
+def _check_cache_control(cache_control: Any) -> None:
+    """``cache_control`` must be ``None`` or a dict whose optional ``"ttl"`` is ``"5m"`` or ``"1h"`` (the Converse
+    ``CachePointBlock.ttl`` values; whether the model allows ``"1h"`` is checked with the model's ``ModelInfo``).
+
+    Raises:
+        TypeError: not a dict (a str such as ``"1h"``, a bool, a list), named with its value.
+        ValueError: a ``ttl`` other than ``"5m"``/``"1h"``/``None``.
+    """
+    if cache_control is None:
+        return
+    if not isinstance(cache_control, Mapping):
+        raise TypeError(f"cache_control must be a dict such as {{'ttl': '1h'}} or None, got "
+                        f"{type(cache_control).__name__}: {cache_control!r:.80}")
+    ttl = cache_control.get("ttl")
+    if ttl is not None and (not isinstance(ttl, str) or ttl not in TTLS):
+        raise ValueError(f"cache_control['ttl'] must be one of {list(TTLS)} or absent, got {ttl!r:.80}")
+
+
 class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
     """``ChatBedrockConverse`` that places Bedrock cache points on every request (see the module docstring).
 
@@ -201,8 +219,11 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         return self._last_plan
 
     # -- the hook langchain-aws calls with the final request ---------------------------------------------------
+    # ``cache_control`` is langchain-aws' per-call option (``model.invoke(..., cache_control={"ttl": "1h"})``); here
+    # only its ``ttl`` is read. Checked first (TypeError / ValueError naming it), so nothing is sent on bad input.
     def _apply_cache_points(self, cache_control: Optional[dict[str, Any]], system: list[dict[str, Any]],
                             bedrock_messages: list[dict[str, Any]], params: Optional[dict[str, Any]] = None) -> None:
+        _check_cache_control(cache_control)
         if not self.cache_points or (self.raw_blocks is not None and bedrock_messages is self.raw_blocks):
             return super()._apply_cache_points(cache_control, system, bedrock_messages, params)
         ttl = (cache_control or {}).get("ttl") or self.cache_ttl
@@ -232,7 +253,8 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
             model: a configured ``ChatBedrockConverse``.
             **options: this class's extra fields (``cache_ttl``, ``placement_store``, ...).
         """
-        fields = {name: getattr(model, name) for name in model.model_fields_set if name in ChatBedrockConverse.model_fields}
+        fields = {name: getattr(model, name) for name in model.model_fields_set
+                  if name in ChatBedrockConverse.model_fields}
         fields.update(client=model.client, bedrock_client=model.bedrock_client)
         return cls(**fields, **options)
 
@@ -241,8 +263,10 @@ class BedrockCachePoints(Processor):
     """The cache-point placement as a processor for ``create_agent`` / ``with_processors``.
 
     Each request whose model is a ``ChatBedrockConverse`` is sent through a :class:`CachePointChatBedrockConverse`
-    sharing its clients and settings (built once per model), so the points go on the final Converse request and
-    never into the agent's messages, state or checkpoints. Other models pass through (one warning).
+    sharing its clients and settings, so the points go on the final Converse request and never into the agent's
+    messages, state or checkpoints. Other models pass through (one warning). The twin is built on a model's first
+    request and rebuilt whenever one of the model's settings changed since (``model.temperature = 0.9`` reaches the
+    next request); see :meth:`wrap`.
 
     Args:
         strategy: ``"anchored-tail"`` (default; cheapest in the replay), ``"multi-point"`` or a ``CacheStrategy``
@@ -272,16 +296,23 @@ class BedrockCachePoints(Processor):
         self._options = dict(strategy=strategy, placement_store=PlacementStore(placement_store, placement_ttl_s).cache,
                              cache_ttl=cache_ttl, cache_model_info=cache_model_info, cache_tools=cache_tools,
                              placement_ttl_s=placement_ttl_s, token_counter=token_counter)
-        self._wrapped: dict[int, tuple[Any, CachePointChatBedrockConverse]] = {}
+        self._wrapped: dict[int, tuple[Any, tuple[Any, ...], CachePointChatBedrockConverse]] = {}
         self._warning = ThrottledWarning(logger, interval_s=3600)
 
     def wrap(self, model: ChatBedrockConverse) -> CachePointChatBedrockConverse:
-        """The cache-point twin of ``model`` (cached per model instance)."""
+        """The cache-point twin of ``model``, following its current settings.
+
+        Kept per model instance with a snapshot of the model's fields (values, and the contents of dict/list values
+        such as ``model_kwargs``); every call compares a fresh snapshot (a few microseconds) and rebuilds the twin
+        when anything differs, so a setting changed after the first call is never lost. The placement store is the
+        processor's, so a rebuilt twin keeps every conversation's placements.
+        """
+        state = _settings_snapshot(model)
         entry = self._wrapped.get(id(model))
-        if entry is None or entry[0] is not model:
-            entry = (model, CachePointChatBedrockConverse.from_model(model, **self._options))
+        if entry is None or entry[0] is not model or entry[1] != state:
+            entry = (model, state, CachePointChatBedrockConverse.from_model(model, **self._options))
             self._wrapped[id(model)] = entry
-        return entry[1]
+        return entry[2]
 
     def process_request(self, request: ModelRequest) -> ModelRequest:
         """Swap the model for its cache-point twin (a new request; messages untouched)."""
@@ -292,3 +323,18 @@ class BedrockCachePoints(Processor):
             self._warning.warn("promptcache: BedrockCachePoints ignores non-Bedrock model %s", type(model).__name__)
             return request
         return request.override(model=self.wrap(model))
+
+
+def _frozen(value: Any) -> Any:
+    """``value`` with dicts and lists turned into tuples (recursively), so a later in-place change compares unequal."""
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_frozen(v) for v in value))
+    return value
+
+
+def _settings_snapshot(model: ChatBedrockConverse) -> tuple[Any, ...]:
+    """Every field of ``model`` (``_frozen``), in field order: what ``CachePointChatBedrockConverse.from_model``
+    reads."""
+    return tuple(_frozen(getattr(model, name, None)) for name in type(model).model_fields)

@@ -5,17 +5,15 @@
   :class:`CacheStrategyConfig` is its input, :class:`CacheResult` / :class:`CachePointPlacement` its output.
 - :func:`get_model_info` resolves Bedrock model ids, cross-region profiles and ARNs to a :class:`ModelInfo`.
 - :func:`default_count_tokens` counts a message's tokens (tiktoken ``cl100k_base``, offline).
+- :func:`place_cache_points` places points on a whole Converse request; :func:`check_manual_layout` refuses a
+  caller's own points that Bedrock would reject (more than 4, a ``1h`` point after a ``5m`` one).
 
 The request-time wrapper lives in :mod:`promptcache.integrations.bedrock`.
 """
 
 from promptcache.cache_points.anchored_tail import LOOKBACK_BLOCKS, AnchoredTailPlan, AnchoredTailStrategy
-from promptcache.cache_points.converse import (
-    ConversePlan,
-    count_manual_cache_points,
-    place_cache_points,
-    tool_spec_tokens,
-)
+from promptcache.cache_points.converse import ConversePlan, place_cache_points, tool_spec_tokens
+from promptcache.cache_points.manual_points import check_manual_layout, count_manual_cache_points
 from promptcache.cache_points.model_info import (
     BEDROCK_MAX_CACHE_POINTS,
     CACHABLE_FIELDS,
@@ -54,6 +52,7 @@ __all__ = [
     "ModelInfo",
     "MultiPointStrategy",
     "cache_point_block",
+    "check_manual_layout",
     "count_manual_cache_points",
     "count_text_tokens",
     "default_count_tokens",

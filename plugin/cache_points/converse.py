@@ -11,7 +11,11 @@ added. The rules (each one a documented Bedrock ``ValidationException`` or a sil
   minimum; the system gets one when it alone reaches the minimum and holds no manual point;
 - Nova: no point after a ``toolResult`` or an image (see ``CacheStrategy.is_placement_target``);
 - TTLs never increase along tools -> system -> messages: an added ``1h`` point after a manual ``5m`` one becomes
-  ``5m``.
+  ``5m``, and an added point before a manual ``1h`` one becomes ``1h`` (see
+  :func:`promptcache.cache_points.manual_points.fit_added_ttls` for why raising beats dropping it);
+- a caller's layout that already breaks a rule (more than 4 points, a ``1h`` point after a ``5m`` one, a TTL other
+  than ``5m``/``1h``) is refused with a ``ValueError`` (:mod:`promptcache.cache_points.manual_points`): placement
+  only adds blocks, so it cannot repair the caller's own.
 """
 
 from __future__ import annotations
@@ -20,7 +24,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from promptcache.cache_points.model_info import BEDROCK_MAX_CACHE_POINTS, TTLS, ModelInfo
+from promptcache.cache_points.manual_points import (
+    check_manual_layout,
+    count_manual_cache_points,
+    fit_added_ttls,
+    iter_cache_points,
+)
+from promptcache.cache_points.model_info import BEDROCK_MAX_CACHE_POINTS, ModelInfo
 from promptcache.cache_points.multi_point import MultiPointStrategy
 from promptcache.cache_points.strategy import (
     CachePointPlacement,
@@ -58,17 +68,6 @@ class ConversePlan:
         return len(self.placements) + int(self.system_point) + int(self.tools_point)
 
 
-def count_manual_cache_points(system: Sequence[Any], messages: Sequence[Mapping[str, Any]],
-                              tools: Sequence[Any] | None) -> int:
-    """``cachePoint`` blocks already present in the request."""
-    count = sum(map(is_cache_point, system)) + sum(map(is_cache_point, tools or []))
-    for message in messages:
-        content = message.get("content")
-        if isinstance(content, list):
-            count += sum(map(is_cache_point, content))
-    return count
-
-
 def tool_spec_tokens(tools: Sequence[Any]) -> int:
     """Estimated tokens of the tool specs (their JSON, tiktoken ``cl100k_base``)."""
     import orjson
@@ -79,7 +78,7 @@ def tool_spec_tokens(tools: Sequence[Any]) -> int:
 
 def place_cache_points(
     model_info: ModelInfo,
-    system: Sequence[Any],
+    system: Sequence[Any] | str | None,
     messages: Sequence[Mapping[str, Any]],
     tools: Sequence[Any] | None = None,
     *,
@@ -93,7 +92,10 @@ def place_cache_points(
 
     Args:
         model_info: the model's limits.
-        system: the request's ``system`` blocks. messages: its ``messages``. tools: ``toolConfig["tools"]`` or None.
+        system: the request's ``system`` blocks (a list of dicts); a non-empty str is taken as one text block
+            ``[{"text": system}]``, ``None`` or ``""`` as no system prompt (as ``CacheStrategyConfig.system_prompt``).
+        messages: the request's ``messages``, a list of ``{"role", "content"}`` dicts.
+        tools: ``toolConfig["tools"]`` (a list of dicts) or ``None``.
         previous_placements: this conversation's stored placements (see ``MultiPointStrategy``).
         ttl: ``None``/``"5m"`` or ``"1h"``. count_tokens: per-message counter (default tiktoken, offline).
         cache_tools: ``False`` never adds a tools point.
@@ -103,14 +105,20 @@ def place_cache_points(
             ``prefix_tokens``.
 
     Returns:
-        A :class:`ConversePlan`; the inputs are not modified.
+        A :class:`ConversePlan`; the inputs are not modified. ``plan.system`` is always a list of blocks.
 
     Raises:
-        ValueError: ``ttl`` not allowed for the model; a malformed message (from ``CacheStrategyConfig``).
-        TypeError: ``strategy`` is not a ``CacheStrategy`` subclass.
+        ValueError: ``ttl`` not allowed for the model; a caller's layout Bedrock rejects (see
+            :func:`promptcache.cache_points.manual_points.check_manual_layout`); ``count_tokens`` returned something
+            other than an int >= 0 (``count_tokens(system_prompt)`` / ``count_tokens(messages[i])`` named); a
+            malformed message (from ``CacheStrategyConfig``).
+        TypeError: ``system`` / ``tools`` / ``messages`` of the wrong shape (a str ``tools``, a dict ``system``, a
+            non-dict block; the argument is named); ``strategy`` is not a ``CacheStrategy`` subclass.
     """
     model_info.check_ttl(ttl)
-    manual = count_manual_cache_points(system, messages, tools)
+    system, tools = _system_blocks(system), _tool_list(tools)
+    _check_messages(messages)
+    manual = check_manual_layout(model_info, system, messages, tools)
     budget = min(model_info.max_cache_points, BEDROCK_MAX_CACHE_POINTS) - manual
     new_tools = list(tools) if tools is not None else None
     if not model_info.supports_prompt_cache or budget <= 0 or not messages:
@@ -130,7 +138,8 @@ def place_cache_points(
     prefix_tokens = tool_tokens
     if system_has_manual:
         counter = count_tokens or default_count_tokens
-        prefix_tokens += counter({"role": "system", "content": [b for b in system if not is_cache_point(b)]})
+        counted = counter({"role": "system", "content": [b for b in system if not is_cache_point(b)]})
+        prefix_tokens += CacheStrategy.checked_count(counted, "system_prompt")
     config = CacheStrategyConfig(model_info, None if system_has_manual else (list(system) or None), list(messages),
                                  previous_placements=previous_placements, count_tokens=count_tokens,
                                  max_points=budget, ttl=ttl, prefix_tokens=prefix_tokens)
@@ -138,39 +147,56 @@ def place_cache_points(
     new_system = list(system) if system_has_manual else result.system
     plan = ConversePlan(new_system, result.messages, new_tools, result.placements, result.system_cache_point,
                         tools_point, manual)
-    if manual and ttl == "1h":
-        _cap_ttls(plan, ours=_added_point_ids(plan, system, messages, tools))
+    if manual:
+        fit_added_ttls(plan.system, plan.messages, plan.tools, _added_point_ids(plan, system, messages, tools), ttl)
     return plan
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _system_blocks(system: Any) -> list[Any]:
+    """``system`` as a list of blocks: ``None`` or ``""`` -> ``[]``, a non-empty str -> ``[{"text": system}]``."""
+    if system is None:
+        return []
+    if isinstance(system, str):
+        return [{"text": system}] if system else []
+    if isinstance(system, (bytes, bytearray, Mapping)) or not isinstance(system, Sequence):
+        raise TypeError(f"system must be a list of Converse system blocks, a str or None, got "
+                        f"{type(system).__name__}: {_short(system)}")
+    for i, block in enumerate(system):
+        if not isinstance(block, Mapping):
+            raise TypeError(f"system[{i}] must be a dict (a Converse system block), got {_short(block)}")
+    return list(system)
+
+
+def _tool_list(tools: Any) -> list[Any] | None:
+    """``tools`` as a list (``None`` stays ``None``)."""
+    if tools is None:
+        return None
+    if isinstance(tools, (str, bytes, bytearray, Mapping)) or not isinstance(tools, Sequence):
+        raise TypeError(f"tools must be a list of Converse tool entries (toolConfig['tools']) or None, got "
+                        f"{type(tools).__name__}: {_short(tools)}")
+    for i, tool in enumerate(tools):
+        if not isinstance(tool, Mapping):
+            raise TypeError(f"tools[{i}] must be a dict (a Converse tool entry), got {_short(tool)}")
+    return list(tools)
+
+
+def _check_messages(messages: Any) -> None:
+    if isinstance(messages, (str, bytes, bytearray, Mapping)) or not isinstance(messages, Sequence):
+        raise TypeError(f"messages must be a list of dicts, got {type(messages).__name__}: {_short(messages)}")
+    for i, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            raise TypeError(f"messages[{i}] must be a dict with 'role' and 'content', got {_short(message)}")
 
 
 def _added_point_ids(plan: ConversePlan, system: Sequence[Any], messages: Sequence[Mapping[str, Any]],
                      tools: Sequence[Any] | None) -> set[int]:
-    before = {id(b) for b in [*system, *(tools or [])] if is_cache_point(b)}
-    for message in messages:
-        content = message.get("content")
-        if isinstance(content, list):
-            before.update(id(b) for b in content if is_cache_point(b))
-    after = [*(plan.tools or []), *plan.system, *(b for m in plan.messages for b in m["content"])]
-    return {id(b) for b in after if is_cache_point(b) and id(b) not in before}
-
-
-def _cap_ttls(plan: ConversePlan, ours: set[int]) -> None:
-    """Lower added points' TTL where a manual point earlier in tools -> system -> messages has a shorter one."""
-    cap = len(TTLS) - 1
-
-    def visit(blocks: list[Any]) -> None:
-        nonlocal cap
-        for i, block in enumerate(blocks):
-            if not is_cache_point(block):
-                continue
-            rank = TTLS.index(block["cachePoint"].get("ttl", "5m")) if block["cachePoint"].get("ttl", "5m") in TTLS else 0
-            if id(block) in ours:
-                if rank > cap:
-                    blocks[i] = cache_point_block(TTLS[cap])
-            else:
-                cap = min(cap, rank)
-
-    visit(plan.tools or [])
-    visit(plan.system)
-    for message in plan.messages:
-        visit(message["content"])
+    """``id()`` of every cachePoint block in ``plan`` that is not one of the caller's (the inputs' blocks are shared
+    with the plan, not copied, so identity tells them apart)."""
+    before = {id(blocks[i]) for _, blocks, i in iter_cache_points(system, messages, tools)}
+    return {id(blocks[i]) for _, blocks, i in iter_cache_points(plan.system, plan.messages, plan.tools)
+            if id(blocks[i]) not in before}

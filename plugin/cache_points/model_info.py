@@ -6,10 +6,12 @@ limits"), cross-checked with the Bedrock model cards for context windows and out
 langchain-aws ships in its model profiles). Each entry names its source in ``ModelInfo.source``.
 
 Model ids resolve with or without a cross-region inference prefix (``us.``, ``eu.``, ``apac.``, ``global.``, ``au.``,
-``ca.``, ``jp.``, ``in.``, ``us-gov.``) and from foundation-model / system inference-profile ARNs. A model that is not
-in the table gets a conservative default (the family's strictest minimum, no 1-hour TTL, no tool points outside
-Claude) and one warning per model id. Application inference-profile ARNs name no model: pass ``base_model_id`` (or a
-``ModelInfo``) for them.
+``ca.``, ``jp.``, ``in.``, ``us-gov.``) and from foundation-model / system inference-profile ARNs. Claude models that
+Bedrock serves but that are absent from that table (Claude 3 Haiku / Sonnet / Opus, Claude 3.5 Sonnet v1, Claude 2.x,
+Claude Instant) are listed with ``supports_prompt_cache=False``: Bedrock refuses any ``cachePoint`` on them. A model
+that is not in the table gets a conservative default (the family's strictest minimum, no 1-hour TTL, no tool points
+outside Claude) and one warning per model id. Application inference-profile ARNs name no model: pass ``base_model_id``
+(or a ``ModelInfo``) for them.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ TTLS = ("5m", "1h")
 
 _GUIDE = "AWS Bedrock user guide, prompt-caching.html (Supported models, regions, and limits)"
 _GUIDE_1H = _GUIDE + "; 1-hour TTL per the same page's TTL section"
+_NOT_IN_GUIDE = ("absent from " + _GUIDE + ": Bedrock offers no prompt caching on this model; context and output "
+                 "limits from Anthropic's models overview (legacy models)")
 _REGION_PREFIXES = frozenset({"us", "eu", "apac", "global", "au", "ca", "jp", "in", "us-gov"})
 
 
@@ -140,6 +144,15 @@ def _claude(model_id: str, max_tokens: int, context: int, min_tokens: int, one_h
         model_id=model_id, provider="anthropic")
 
 
+def _claude_uncached(model_id: str, max_tokens: int, context: int) -> ModelInfo:
+    # A Claude model Bedrock serves but without prompt caching: not in the guide's table, and Bedrock refuses any
+    # cachePoint on it ("You invoked an unsupported model or your request did not allow prompt caching").
+    return ModelInfo(
+        max_tokens=max_tokens, context_window=context, supports_prompt_cache=False, max_cache_points=0,
+        min_tokens_per_cache_point=0, cachable_fields=(), allowed_ttls=("5m",), source=_NOT_IN_GUIDE,
+        model_id=model_id, provider="anthropic")
+
+
 def _nova(model_id: str, max_tokens: int, context: int) -> ModelInfo:
     # Nova: 1K minimum, 4 points, system + messages only (tools cannot be cached), 5-minute TTL only.
     return ModelInfo(
@@ -163,6 +176,14 @@ MODEL_INFO: dict[str, ModelInfo] = {
         _claude("anthropic.claude-opus-4-5-20251101-v1:0", 64_000, 200_000, 4_096, True),
         _claude("anthropic.claude-opus-4-6-v1", 128_000, 1_000_000, 4_096, True),
         _claude("anthropic.claude-haiku-4-5-20251001-v1:0", 64_000, 200_000, 4_096, True),
+        # Claude models on Bedrock without prompt caching (absent from the guide's table).
+        _claude_uncached("anthropic.claude-3-haiku-20240307-v1:0", 4_096, 200_000),
+        _claude_uncached("anthropic.claude-3-sonnet-20240229-v1:0", 4_096, 200_000),
+        _claude_uncached("anthropic.claude-3-opus-20240229-v1:0", 4_096, 200_000),
+        _claude_uncached("anthropic.claude-3-5-sonnet-20240620-v1:0", 8_192, 200_000),
+        _claude_uncached("anthropic.claude-v2:1", 4_096, 200_000),
+        _claude_uncached("anthropic.claude-v2", 4_096, 100_000),
+        _claude_uncached("anthropic.claude-instant-v1", 4_096, 100_000),
         _nova("amazon.nova-micro-v1:0", 10_000, 128_000),
         _nova("amazon.nova-lite-v1:0", 10_000, 300_000),
         _nova("amazon.nova-pro-v1:0", 10_000, 300_000),
@@ -170,8 +191,16 @@ MODEL_INFO: dict[str, ModelInfo] = {
     )
 }
 
-_STEMS = sorted(((mid.split(":")[0].rsplit("-v", 1)[0] if "-v" in mid else mid, mid) for mid in MODEL_INFO),
-                key=lambda item: -len(item[0]))
+def _stem(model_id: str) -> str:
+    """The prefix a table id matches by: without ``:<n>`` and the ``-v<n>`` version suffix
+    (``anthropic.claude-3-haiku-20240307-v1:0`` -> ``anthropic.claude-3-haiku-20240307``), except where that would
+    leave a bare family name (``anthropic.claude-v2:1`` keeps ``anthropic.claude-v2``, never ``anthropic.claude``)."""
+    head = model_id.split(":")[0]
+    stem = head.rsplit("-v", 1)[0] if "-v" in head else head
+    return head if stem in ("anthropic.claude", "amazon.nova") else stem
+
+
+_STEMS = sorted(((_stem(mid), mid) for mid in MODEL_INFO), key=lambda item: -len(item[0]))
 
 _warned: set[str] = set()
 _warned_lock = threading.Lock()

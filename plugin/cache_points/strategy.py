@@ -195,7 +195,8 @@ class CacheStrategy(ABC):
         self.model_info = config.model_info
         self._count = config.count_tokens or default_count_tokens
         self.system_token_count = self._calculate_system_tokens()
-        self.message_tokens = [self._checked(self._count(m), f"messages[{i}]") for i, m in enumerate(config.messages)]
+        self.message_tokens = [self.checked_count(self._count(m), f"messages[{i}]")
+                               for i, m in enumerate(config.messages)]
         self._prefix = [0, *itertools.accumulate(self.message_tokens)]
 
     @classmethod
@@ -213,7 +214,13 @@ class CacheStrategy(ABC):
 
     # -- counting ------------------------------------------------------------------------------------------
     @staticmethod
-    def _checked(value: Any, what: str) -> int:
+    def checked_count(value: Any, what: str) -> int:
+        """``value`` when it is an int >= 0 (a token count returned by ``count_tokens`` for ``what``).
+
+        Raises:
+            ValueError: anything else (bool, negative, float, str, None), naming ``count_tokens(<what>)`` and the
+                value.
+        """
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"count_tokens({what}) must return an int >= 0, got {value!r}")
         return value
@@ -222,8 +229,8 @@ class CacheStrategy(ABC):
         system = self.config.system_prompt
         if not system:
             return 0
-        return self._checked(self._count({"role": "system", "content": system if isinstance(system, str)
-                                          else list(system)}), "system_prompt")
+        content = system if isinstance(system, str) else list(system)
+        return self.checked_count(self._count({"role": "system", "content": content}), "system_prompt")
 
     def tokens_between(self, start: int, end: int) -> int:
         """Tokens of messages ``start..end`` inclusive (0 when the range is empty)."""

@@ -14,7 +14,8 @@ Block estimates (Converse, Anthropic and LangChain shapes are all understood):
 - text, reasoning text, tool-use name + JSON arguments, tool-result content (recursively), document text: BPE count;
 - an image: :data:`IMAGE_TOKEN_ESTIMATE` (1,600 tokens, the ceiling of Anthropic's vision formula
   ``width * height / 750`` for images Bedrock accepts without downscaling, ~1.15 megapixels);
-- binary documents/videos: :data:`BYTES_PER_TOKEN_ESTIMATE` bytes per token;
+- an image inside ``guardContent`` counts as an image; guarded text as text;
+- binary documents/videos (and bytes anywhere else): :data:`BYTES_PER_TOKEN_ESTIMATE` bytes per token;
 - ``cachePoint`` blocks: 0; each message adds :data:`MESSAGE_OVERHEAD_TOKENS` for its role framing.
 """
 
@@ -85,12 +86,23 @@ def count_text_tokens(text: str) -> int:
 
 
 def _json_tokens(value: Any) -> int:
+    """Tokens of ``value``'s JSON; binary values inside count :data:`BYTES_PER_TOKEN_ESTIMATE` bytes per token
+    (never their repr, which is slow and several times larger)."""
     if value is None or value == {} or value == "":
         return 0
     if isinstance(value, str):
         return count_text_tokens(value)
+    binary = 0
+
+    def default(obj: Any) -> Any:
+        nonlocal binary
+        if isinstance(obj, (bytes, bytearray, memoryview)):
+            binary += len(obj) // BYTES_PER_TOKEN_ESTIMATE
+            return ""
+        raise TypeError
+
     try:
-        return count_text_tokens(orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode())
+        return count_text_tokens(orjson.dumps(value, default=default, option=orjson.OPT_SORT_KEYS).decode()) + binary
     except TypeError:
         return count_text_tokens(str(value))
 
@@ -102,6 +114,20 @@ def _bytes_len(source: Any) -> int:
             if isinstance(data, (bytes, bytearray, str)):
                 return len(data)
     return 0
+
+
+def _guard_tokens(guard: Any) -> int:
+    """A Converse ``guardContent`` block: ``{"text": {"text": ..., "qualifiers": [...]}}`` or ``{"image": {...}}``
+    (API reference, ``GuardrailConverseContentBlock``)."""
+    if isinstance(guard, Mapping):
+        if "image" in guard:
+            return IMAGE_TOKEN_ESTIMATE
+        text = guard.get("text")
+        if isinstance(text, Mapping):
+            return count_text_tokens(str(text.get("text", "")))
+        if isinstance(text, str):
+            return count_text_tokens(text)
+    return _json_tokens(guard)
 
 
 def _block_tokens(block: Any) -> int:
@@ -134,7 +160,7 @@ def _block_tokens(block: Any) -> int:
             return count_text_tokens(source["text"])
         return _bytes_len(source) // BYTES_PER_TOKEN_ESTIMATE
     if "guardContent" in block:
-        return _json_tokens(block["guardContent"])
+        return _guard_tokens(block["guardContent"])
     # --- Anthropic / LangChain shapes -----------------------------------------------------------------------
     if kind in ("tool_use", "tool_call"):
         return count_text_tokens(str(block.get("name", ""))) + _json_tokens(block.get("input", block.get("args")))
