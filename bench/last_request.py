@@ -170,7 +170,8 @@ def main() -> None:
     variants = [SignatureSkip, *(logistic_skip(a) for a in alphas), ForesightSkip]
     for cls in variants:
         STRATEGIES[cls.name] = cls
-    result = run_replay([find_data_file(_NAME, args.data)], args.model, ["langchain-aws", *(c.name for c in variants)], gap_s=args.gap_s,
+    names = ["langchain-aws", *(c.name for c in variants)]
+    result = run_replay([find_data_file(_NAME, args.data)], args.model, names, gap_s=args.gap_s,
                         combined=False)
     base = result.strategies["langchain-aws"].cost_usd
     print(f"{result.conversations} conversations, {result.requests} requests, {args.model}, gap {args.gap_s:g} s; "
