@@ -31,10 +31,12 @@ nothing to it, so nothing is counted twice.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Optional
 
 import orjson
+from cachetools import LRUCache
 from langchain_aws import ChatBedrockConverse
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
@@ -62,6 +64,7 @@ __all__ = ["DEFAULT_PLACEMENT_TTL_SECONDS", "STRATEGIES", "BedrockCachePoints", 
            "PlacementStore", "resolve_strategy"]
 
 logger = logging.getLogger("promptcache.integrations.bedrock")
+_MAX_WRAPPED = 256  # cache-point twins kept per BedrockCachePoints (one per base model object in use)
 _store_warning = ThrottledWarning(logger)
 
 #: How long a conversation's placements are kept (seconds): a day; a conversation idle longer starts afresh.
@@ -296,22 +299,26 @@ class BedrockCachePoints(Processor):
         self._options = dict(strategy=strategy, placement_store=PlacementStore(placement_store, placement_ttl_s).cache,
                              cache_ttl=cache_ttl, cache_model_info=cache_model_info, cache_tools=cache_tools,
                              placement_ttl_s=placement_ttl_s, token_counter=token_counter)
-        self._wrapped: dict[int, tuple[Any, tuple[Any, ...], CachePointChatBedrockConverse]] = {}
+        # id(model) -> (model, settings snapshot, twin); bounded, so models made per request are not kept forever
+        self._wrapped: LRUCache = LRUCache(maxsize=_MAX_WRAPPED)
+        self._wrapped_lock = threading.Lock()
         self._warning = ThrottledWarning(logger, interval_s=3600)
 
     def wrap(self, model: ChatBedrockConverse) -> CachePointChatBedrockConverse:
         """The cache-point twin of ``model``, following its current settings.
 
-        Kept per model instance with a snapshot of the model's fields (values, and the contents of dict/list values
+        Kept per model instance (the last ``_MAX_WRAPPED`` = 256 models used) with a snapshot of the model's fields (values, and the contents of dict/list values
         such as ``model_kwargs``); every call compares a fresh snapshot (a few microseconds) and rebuilds the twin
         when anything differs, so a setting changed after the first call is never lost. The placement store is the
         processor's, so a rebuilt twin keeps every conversation's placements.
         """
         state = _settings_snapshot(model)
-        entry = self._wrapped.get(id(model))
+        with self._wrapped_lock:
+            entry = self._wrapped.get(id(model))
         if entry is None or entry[0] is not model or entry[1] != state:
             entry = (model, state, CachePointChatBedrockConverse.from_model(model, **self._options))
-            self._wrapped[id(model)] = entry
+            with self._wrapped_lock:
+                self._wrapped[id(model)] = entry
         return entry[2]
 
     def process_request(self, request: ModelRequest) -> ModelRequest:

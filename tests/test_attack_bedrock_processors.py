@@ -214,6 +214,29 @@ def test_processor_follows_a_base_model_changed_after_the_first_call():
     assert sent[-1]["inferenceConfig"] == {"temperature": 0.9}
 
 
+def test_processor_keeps_a_bounded_number_of_twins(monkeypatch):
+    """One twin per base model object, the last ``_MAX_WRAPPED`` (256) used: an app that builds a model per request
+    does not keep every model (and its boto3 clients) alive. (Bound lowered to 8 here, for speed.)"""
+    import gc
+    import weakref
+
+    from promptcache.integrations import bedrock as pcb
+
+    monkeypatch.setattr(pcb, "_MAX_WRAPPED", 8)
+    client, _, _ = client_stub_sent()
+    processor = BedrockCachePoints(token_counter=lambda m: 5)
+    first = ChatBedrockConverse(model=CLAUDE, client=client, region_name="us-east-1")
+    twin = processor.wrap(first)
+    assert processor.wrap(first) is twin  # unchanged model: the same twin
+    gone = weakref.ref(first)
+    del first
+    for _ in range(pcb._MAX_WRAPPED):
+        processor.wrap(ChatBedrockConverse(model=CLAUDE, client=client, region_name="us-east-1"))
+    del twin
+    gc.collect()
+    assert len(processor._wrapped) == pcb._MAX_WRAPPED and gone() is None
+
+
 @pytest.mark.parametrize("cache_control", ["1h", True, ["ttl", "1h"]])
 def test_per_call_cache_control_that_is_not_a_dict_is_named(cache_control):
     """``cache_control`` (langchain-aws' per-call option, read by the wrapper for its TTL) given as a string: an
