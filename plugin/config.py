@@ -188,6 +188,14 @@ def resolve_scope(
     return None
 
 
+def _context_config(config: RunnableConfig) -> RunnableConfig:
+    """The config made current for the calls inside: the caller's ``run_id`` names the outer run only (a model
+    called inside must start its own run, or tracers see one id twice)."""
+    if "run_id" not in config:
+        return config
+    return {k: v for k, v in config.items() if k != "run_id"}  # type: ignore[return-value]
+
+
 class CurrentConfigMixin:
     """Mixin for a chat model: make the call's ``RunnableConfig`` current while the call runs.
 
@@ -199,17 +207,17 @@ class CurrentConfigMixin:
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         config = ensure_config(config)
-        with set_config_context(config) as ctx:
+        with set_config_context(_context_config(config)) as ctx:
             return ctx.run(super().invoke, input, config, **kwargs)  # type: ignore[misc]
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         config = ensure_config(config)
-        with set_config_context(config) as ctx:
+        with set_config_context(_context_config(config)) as ctx:
             return await coro_with_context(super().ainvoke(input, config, **kwargs), ctx)  # type: ignore[misc]
 
     def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
         config = ensure_config(config)
-        with set_config_context(config) as ctx:
+        with set_config_context(_context_config(config)) as ctx:
             iterator = super().stream(input, config, **kwargs)  # type: ignore[misc]
             while True:
                 try:
@@ -220,7 +228,7 @@ class CurrentConfigMixin:
 
     async def astream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Any]:
         config = ensure_config(config)
-        with set_config_context(config) as ctx:
+        with set_config_context(_context_config(config)) as ctx:
             iterator = super().astream(input, config, **kwargs)  # type: ignore[misc]
             try:
                 while True:

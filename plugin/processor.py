@@ -35,7 +35,8 @@ from promptcache.config import (
     resolve_scope,
 )
 
-__all__ = ["ModelRequest", "ModelResponse", "Processor", "as_model_response", "with_processors"]
+__all__ = ["ModelRequest", "ModelResponse", "Processor", "as_model_response", "check_sync", "request_stage",
+           "with_processors"]
 
 
 def as_model_response(result: Any) -> ModelResponse:
@@ -58,6 +59,41 @@ def as_model_response(result: Any) -> ModelResponse:
 
 def _is_short_circuit(result: Any) -> bool:
     return isinstance(result, (ModelResponse, AIMessage))
+
+
+def request_stage(processor: Any, result: Any, hook: str = "process_request") -> ModelRequest | ModelResponse:
+    """Check what a request hook returned: a ``ModelRequest`` to send on, or a short-circuit reply, returned as a
+    ``ModelResponse`` holding at least one ``AIMessage`` (the agent's next message).
+
+    Raises:
+        TypeError: anything else (``None``, a dict, a list...), naming the processor, the hook and the type.
+        ValueError: a short-circuit ``ModelResponse`` without an ``AIMessage`` (an empty reply, or a
+            ``HumanMessage`` the agent would add to the conversation as if the user had said it).
+    """
+    if isinstance(result, ModelRequest):
+        return result
+    if not _is_short_circuit(result):
+        raise TypeError(f"{type(processor).__name__}.{hook} returned {type(result).__name__} ({result!r:.80}); "
+                        "expected the ModelRequest to send on (request.override(...)) or a ModelResponse/AIMessage "
+                        "to short-circuit")
+    response = as_model_response(result)
+    if not any(isinstance(m, AIMessage) for m in response.result):
+        raise ValueError(f"{type(processor).__name__}.{hook} short-circuited without an AIMessage: "
+                         f"{response.result!r:.120}")
+    return response
+
+
+def check_sync(processor: Any) -> None:
+    """Refuse a sync call through a processor that defines only async hooks (they would be skipped silently).
+
+    Raises:
+        TypeError: the processor's class overrides ``aprocess_request``/``aprocess_response`` but not the sync twin.
+    """
+    missing = type(processor)._async_only
+    if missing:
+        raise TypeError(f"{type(processor).__name__} defines only {', '.join('a' + m for m in missing)}; a sync call "
+                        f"(invoke, stream, batch) cannot run it: define {', '.join(missing)} too, or call it with "
+                        "ainvoke/astream/abatch")
 
 
 _WRAP_HOOKS = ("wrap_model_call", "awrap_model_call", "wrap_tool_call", "awrap_tool_call")
@@ -92,10 +128,22 @@ class Processor(AgentMiddleware):
     context_options: ClassVar[frozenset[str]] = frozenset()
     scope_fields: tuple[str, ...] = ("user_id", "langgraph_auth_user_id")
     _scope: Any = UNSET
+    #: ``wrap_model_call``/``awrap_model_call`` only run the four hooks, so ``with_processors(...).stream`` may run
+    #: the hooks itself and stream the model's chunks. A subclass that defines its own wrap methods gets ``False``
+    #: (stream then runs its wrap method and yields the reply as one chunk) unless it sets this in its own body.
+    _wrap_runs_hooks: ClassVar[bool] = True
+    #: sync hook names whose async twin alone is overridden (sync calls refuse them: :func:`check_sync`).
+    _async_only: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         _pin_hook_signatures(cls)
+        own = cls.__dict__
+        if ("wrap_model_call" in own or "awrap_model_call" in own) and "_wrap_runs_hooks" not in own:
+            cls._wrap_runs_hooks = False
+        cls._async_only = tuple(name for name in ("process_request", "process_response")
+                                if getattr(cls, name) is getattr(Processor, name)
+                                and getattr(cls, "a" + name) is not getattr(Processor, "a" + name))
 
     # -- hooks ---------------------------------------------------------------------------------------------
     def process_request(self, request: ModelRequest) -> ModelRequest | ModelResponse | AIMessage:
@@ -116,18 +164,25 @@ class Processor(AgentMiddleware):
 
     # -- AgentMiddleware -----------------------------------------------------------------------------------
     def wrap_model_call(self, request: ModelRequest, handler: Any) -> ModelResponse:
-        """Run the hooks around ``handler`` (the inner processors and the model); see the module docstring."""
-        sent = self.process_request(request)
-        if _is_short_circuit(sent):
-            return as_model_response(sent)
+        """Run the hooks around ``handler`` (the inner processors and the model); see the module docstring.
+
+        Raises:
+            TypeError / ValueError: a hook returned something else than documented (:func:`request_stage`), or the
+                class defines only async hooks (:func:`check_sync`).
+        """
+        if self._async_only:
+            check_sync(self)
+        sent = request_stage(self, self.process_request(request))
+        if isinstance(sent, ModelResponse):
+            return sent
         response = as_model_response(handler(sent))
         return as_model_response(self.process_response(sent, response))
 
     async def awrap_model_call(self, request: ModelRequest, handler: Any) -> ModelResponse:
         """Async twin of :meth:`wrap_model_call`."""
-        sent = await self.aprocess_request(request)
-        if _is_short_circuit(sent):
-            return as_model_response(sent)
+        sent = request_stage(self, await self.aprocess_request(request), "aprocess_request")
+        if isinstance(sent, ModelResponse):
+            return sent
         response = as_model_response(await handler(sent))
         return as_model_response(await self.aprocess_response(sent, response))
 

@@ -29,7 +29,7 @@ from langchain_core.runnables import RunnableConfig
 from pydantic import ConfigDict
 
 from promptcache.config import CurrentConfigMixin
-from promptcache.processor import Processor, _is_short_circuit, as_model_response
+from promptcache.processor import Processor, as_model_response, check_sync, request_stage
 
 __all__ = ["ProcessedChatModel", "ai_message_to_chunk"]
 
@@ -37,6 +37,9 @@ _TOOLS = "_promptcache_tools"
 _TOOL_CHOICE = "_promptcache_tool_choice"
 _BIND_KWARGS = "_promptcache_bind_kwargs"
 _INNER_CONFIG: RunnableConfig = {"tags": ["nostream"], "run_name": "promptcache.inner_model"}
+# AgentMiddleware hooks that only create_agent's graph runs (with_processors refuses middleware relying on them)
+_AGENT_HOOKS = ("before_agent", "abefore_agent", "before_model", "abefore_model", "after_model", "aafter_model",
+                "after_agent", "aafter_agent")
 
 
 def ai_message_to_chunk(message: AIMessage) -> AIMessageChunk:
@@ -84,6 +87,12 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
         for p in processors:
             if not isinstance(p, AgentMiddleware):
                 raise TypeError(f"processors must be AgentMiddleware/Processor instances, got {p!r}")
+            agent_hooks = [h for h in _AGENT_HOOKS if getattr(type(p), h) is not getattr(AgentMiddleware, h)]
+            if agent_hooks:
+                raise TypeError(f"{type(p).__name__} uses {', '.join(agent_hooks)}, which only create_agent runs; "
+                                "around a plain chat model only wrap_model_call runs, so it would silently do "
+                                "nothing (for typed memory in a LangGraph graph use MemoryNode and "
+                                "with_memory_prompt)")
         return cls(bound=model, processors=processors)
 
     # -- identity ------------------------------------------------------------------------------------------
@@ -162,18 +171,27 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
         return self._result(await self._agenerate_from(self._request(messages, stop, kwargs)))
 
     # -- stream / astream ----------------------------------------------------------------------------------
+    def _hooks_only(self) -> bool:
+        """Whether every processor is a :class:`Processor` whose wrap methods only run its hooks: then ``stream``
+        runs the hooks itself and streams the model's own chunks; otherwise it runs the wrap methods (a guard, a
+        retry, any ``AgentMiddleware``) and yields the reply as one chunk."""
+        return all(isinstance(p, Processor) and p._wrap_runs_hooks for p in self.processors)
+
     def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
                 **kwargs: Any) -> Iterator[ChatGenerationChunk]:
         request = self._request(messages, stop, kwargs)
-        if not all(isinstance(p, Processor) for p in self.processors):
+        if not self._hooks_only():
             yield ChatGenerationChunk(message=ai_message_to_chunk(self._result(self._generate_from(request)).generations[0].message))
             return
+        for p in self.processors:
+            if p._async_only:
+                check_sync(p)
         sent: list[tuple[Processor, ModelRequest]] = []
         short: ModelResponse | None = None
         for p in self.processors:
-            out = p.process_request(request)
-            if _is_short_circuit(out):
-                short = as_model_response(out)
+            out = request_stage(p, p.process_request(request))
+            if isinstance(out, ModelResponse):
+                short = out
                 break
             sent.append((p, out))
             request = out
@@ -194,16 +212,16 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
     async def _astream(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
                        **kwargs: Any) -> AsyncIterator[ChatGenerationChunk]:
         request = self._request(messages, stop, kwargs)
-        if not all(isinstance(p, Processor) for p in self.processors):
+        if not self._hooks_only():
             result = self._result(await self._agenerate_from(request))
             yield ChatGenerationChunk(message=ai_message_to_chunk(result.generations[0].message))
             return
         sent: list[tuple[Processor, ModelRequest]] = []
         short: ModelResponse | None = None
         for p in self.processors:
-            out = await p.aprocess_request(request)
-            if _is_short_circuit(out):
-                short = as_model_response(out)
+            out = request_stage(p, await p.aprocess_request(request), "aprocess_request")
+            if isinstance(out, ModelResponse):
+                short = out
                 break
             sent.append((p, out))
             request = out

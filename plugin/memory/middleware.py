@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from langchain.agents.middleware import AgentState, ModelRequest
-from langchain_core.messages import SystemMessage
 from langgraph.store.base import BaseStore
 from typing_extensions import NotRequired
 
 from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET
 from promptcache.memory.namespaces import MEMORY_CONTEXT_KEY, check_fixed_scope
 from promptcache.memory.policy import MemoryLoader
+from promptcache.memory.render import with_memory_prompt
 from promptcache.memory.store import TypedMemoryStore
 from promptcache.memory.tools import make_reference_tool
 from promptcache.processor import Processor
@@ -36,22 +36,6 @@ class MemoryAgentState(AgentState):
     memory_project_state: NotRequired[list[dict[str, Any]]]
     memory_prompt: NotRequired[str]
     memory_turn: NotRequired[dict[str, Any]]
-
-
-def with_memory_prompt(system: SystemMessage | None, memory_prompt: str | None) -> SystemMessage | None:
-    """A new system message: ``system`` followed by ``memory_prompt`` (``system`` itself when there is no block).
-
-    String content gets ``"\\n\\n" + block``; a list of content blocks gets a text block appended.
-    """
-    if not memory_prompt:
-        return system
-    if system is None:
-        return SystemMessage(content=memory_prompt)
-    if isinstance(system.content, str):
-        content: Any = f"{system.content}\n\n{memory_prompt}" if system.content else memory_prompt
-    else:
-        content = [*system.content, {"type": "text", "text": memory_prompt}]
-    return SystemMessage(content=content, additional_kwargs=dict(system.additional_kwargs))
 
 
 class TypedMemoryMiddleware(Processor):

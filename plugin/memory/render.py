@@ -32,11 +32,14 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from langchain_core.messages import SystemMessage
+
 from promptcache.memory.kinds import MemoryKind
 from promptcache.memory.records import TypedMemory
 from promptcache.memory.references import reference_ids
 
-__all__ = ["DESCRIPTION_MAX_CHARS", "HEADINGS", "SECTION_ORDER", "render_memory_block", "render_reference"]
+__all__ = ["DESCRIPTION_MAX_CHARS", "HEADINGS", "SECTION_ORDER", "holds_memory_prompt", "render_memory_block",
+           "render_reference", "with_memory_prompt"]
 
 SECTION_ORDER: tuple[MemoryKind, ...] = (
     MemoryKind.FEEDBACK, MemoryKind.USER_FACT, MemoryKind.REFERENCE, MemoryKind.PROJECT_STATE)
@@ -85,3 +88,30 @@ def render_memory_block(memories: Mapping[MemoryKind, Sequence[TypedMemory | Map
             lines = [_one_line(m.content) for m in items]
         parts.append("\n".join([HEADINGS[kind], *lines]))
     return "\n\n".join(parts)
+
+
+def with_memory_prompt(system: SystemMessage | None, memory_prompt: str | None) -> SystemMessage | None:
+    """A new system message: ``system`` followed by ``memory_prompt`` (``system`` itself when there is no block).
+
+    String content gets ``"\\n\\n" + block``; a list of content blocks gets a text block appended.
+    """
+    if not memory_prompt:
+        return system
+    if system is None:
+        return SystemMessage(content=memory_prompt)
+    if isinstance(system.content, str):
+        content: Any = f"{system.content}\n\n{memory_prompt}" if system.content else memory_prompt
+    else:
+        content = [*system.content, {"type": "text", "text": memory_prompt}]
+    return SystemMessage(content=content, additional_kwargs=dict(system.additional_kwargs))
+
+
+def holds_memory_prompt(system: SystemMessage | None, memory_prompt: str) -> bool:
+    """Whether ``system`` already ends with ``memory_prompt`` as :func:`with_memory_prompt` appends it."""
+    if system is None:
+        return False
+    content = system.content
+    if isinstance(content, str):
+        return content.endswith(memory_prompt)
+    last = content[-1] if content else None
+    return isinstance(last, dict) and last.get("text") == memory_prompt

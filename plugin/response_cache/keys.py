@@ -29,6 +29,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.tools import BaseTool
 
 from promptcache.keys import canonical_json, canonical_tool, canonical_tools, same_state, tool_state
+from promptcache.memory.render import holds_memory_prompt, with_memory_prompt
 from promptcache.message_digests import message_digests, prompt_digest_json
 from promptcache.response_cache.model_identity import model_identity
 
@@ -296,13 +297,27 @@ def build_response_cache_key(inputs: ResponseCacheKeyInputs) -> str:
 _NO_SETTINGS: Final[Mapping[str, Any]] = {}
 
 
+def resolved_system(request: Any) -> Any:
+    """The system message the model will get once typed memory is applied: the request's own, plus the agent
+    state's ``memory_prompt`` when ``TypedMemoryMiddleware`` has not added it yet (it sits inside the
+    ResponseCache in the middleware list). The key is then the same in either order, and a reply written on one
+    user's memories is never served on another's (DESIGN.md: the key covers the prompt after memory loading).
+    """
+    system = request.system_message
+    state = request.state
+    memory_prompt = state.get("memory_prompt") if isinstance(state, Mapping) else None
+    if not memory_prompt or not isinstance(memory_prompt, str) or holds_memory_prompt(system, memory_prompt):
+        return system
+    return with_memory_prompt(system, memory_prompt)
+
+
 def request_key(request: Any, agent_id: str, scope: str | None) -> str:
     """``build_response_cache_key(inputs_from_request(request, agent_id, scope))``, without building the inputs.
 
     The processor's default key on every model call: the same string, minus the dataclass and list copies.
     """
     messages = request.messages
-    system = request.system_message
+    system = resolved_system(request)
     prompt = messages if system is None else chain((system,), messages)
     digest = _digest_of(agent_id, scope, model_identity(request.model), prompt, step_number(messages),
                         request.tools or (), request.tool_choice, request.response_format,
@@ -314,7 +329,8 @@ def request_key(request: Any, agent_id: str, scope: str | None) -> str:
 def inputs_from_request(request: Any, agent_id: str, scope: str | None) -> ResponseCacheKeyInputs:
     """Key inputs for a LangChain ``ModelRequest`` (``create_agent`` or ``with_processors``)."""
     messages = list(request.messages)
-    prompt = [request.system_message, *messages] if request.system_message is not None else messages
+    system = resolved_system(request)
+    prompt = [system, *messages] if system is not None else messages
     return ResponseCacheKeyInputs(
         agent_id=agent_id,
         scope=scope,

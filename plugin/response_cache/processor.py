@@ -111,6 +111,8 @@ class ResponseCache(Processor):
             the value), at construction.
     """
 
+    _wrap_runs_hooks: ClassVar[bool] = True  # its wrap methods are the hooks' steps, inlined (fast path)
+
     context_key: ClassVar[str] = RESPONSE_CACHE_CONTEXT_KEY
     context_options: ClassVar[frozenset[str]] = frozenset({"key", "scope", "bust"})
 
