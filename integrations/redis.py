@@ -13,6 +13,7 @@ import asyncio
 import math
 import threading
 import time
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -53,18 +54,27 @@ def _ms(ttl_s: float) -> int:
 
 
 class RedisConnection:
-    """The sync + ``redis.asyncio`` client pair and the circuit break shared by promptcache's Redis adapters.
+    """The sync + ``redis.asyncio`` clients and the circuit break shared by promptcache's Redis adapters.
 
-    Subclasses call :meth:`_connect` from ``__init__``; it sets ``client``, ``async_client``, ``prefix``,
+    Subclasses call :meth:`_connect` from ``__init__``; it sets ``client``, the async client(s), ``prefix``,
     ``breaker_s`` and the break state. Clients made from a URL get ``socket_timeout_s`` as their connect and read
     timeouts, so a dead server fails in milliseconds.
+
+    A ``redis.asyncio`` client belongs to the event loop it first connects in. Built from a URL, the adapter keeps
+    one async client per running event loop (made on first use in that loop, held in a weak mapping keyed by the
+    loop, created under a lock), so every ``asyncio.run`` (a CLI, a Celery task, a notebook cell) gets a working
+    client; clients of closed loops are dropped when the next loop's client is made and by ``close()``. An async
+    client you pass in is used as given, in whatever loop you call from (your responsibility).
     """
 
     client: Any
-    async_client: Any
     prefix: str
     breaker_s: float
     _open_until: float
+    _async_given: Any = None
+    _async_url: str | None = None
+    _async_opts: dict[str, Any]
+    _async_by_loop: weakref.WeakKeyDictionary[Any, Any]
 
     def _connect(self, client: Any, *, url: str | None, async_client: Any, prefix: str, socket_timeout_s: float,
                  breaker_s: float) -> None:
@@ -84,10 +94,9 @@ class RedisConnection:
         breaker_s = _seconds(breaker_s, "breaker_s", allow_zero=True)
         if client is None and url is None and async_client is None:
             raise TypeError(f"{owner} needs a client or a url")
-        if url is not None:
-            opts = {"socket_timeout": socket_timeout_s, "socket_connect_timeout": socket_timeout_s}
-            client = redis.Redis.from_url(url, **opts)
-            async_client = aioredis.Redis.from_url(url, **opts)
+        opts = {"socket_timeout": socket_timeout_s, "socket_connect_timeout": socket_timeout_s}
+        if url is not None:  # the async clients are made per event loop, on first use (async_client)
+            client, async_client = redis.Redis.from_url(url, **opts), None
         for name, given in (("client", client), ("async_client", async_client)):
             kwargs = getattr(given, "get_connection_kwargs", None)
             if callable(kwargs) and kwargs().get("decode_responses"):
@@ -98,7 +107,10 @@ class RedisConnection:
         if client is not None and not hasattr(client, "execute_command"):
             raise TypeError(f"client must be a redis-py client, got {type(client).__name__}")
         self.client = client
-        self.async_client = async_client
+        self._async_given = async_client
+        self._async_url = url
+        self._async_opts = opts
+        self._async_by_loop = weakref.WeakKeyDictionary()
         self.prefix = prefix
         self.breaker_s = breaker_s
         self._open_until = 0.0
@@ -117,15 +129,61 @@ class RedisConnection:
             raise RuntimeError(f"this {type(self).__name__} has only an async client; use the a* methods")
         return self.client
 
+    @property
+    def async_client(self) -> Any:
+        """The ``redis.asyncio`` client for the running event loop, or ``None`` when there is none to use (no async
+        client was given; or, for an adapter built from a URL, no event loop is running here).
+
+        Built from a URL: one client per event loop, made on the first call in that loop. The hot path is one
+        lookup in a mapping keyed (weakly) by the running loop.
+        """
+        if self._async_url is None:
+            return self._async_given
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return None
+        try:
+            client = self._async_by_loop.get(loop)
+        except TypeError:  # a loop that cannot be weakly referenced: async calls run the sync client in a thread
+            return None
+        return client if client is not None else self._loop_client(loop)
+
+    def _loop_client(self, loop: asyncio.AbstractEventLoop) -> Any:
+        """Make (once, under the lock) the async client of ``loop``; forget the clients of closed loops."""
+        with self._lock:
+            client = self._async_by_loop.get(loop)
+            if client is None:
+                self._drop_closed_loops()
+                client = aioredis.Redis.from_url(self._async_url, **self._async_opts)
+                self._async_by_loop[loop] = client
+            return client
+
+    def _drop_closed_loops(self) -> None:
+        # A client keeps its loop alive (its connections refer to it), so the weak key alone would not free it.
+        # Its sockets are closed when it is collected; they cannot be closed cleanly once their loop is.
+        for loop in [lp for lp in list(self._async_by_loop.keys()) if lp.is_closed()]:
+            self._async_by_loop.pop(loop, None)
+
     def close(self) -> None:
-        """Close the sync client's connections (the async client: ``await obj.aclose()``)."""
+        """Close the sync client's connections and forget async clients of closed event loops (an async client
+        of a running loop: ``await obj.aclose()`` in that loop)."""
         if self.client is not None:
             self.client.close()
+        with self._lock:
+            self._drop_closed_loops()
 
     async def aclose(self) -> None:
-        """Close the async client's connections."""
-        if self.async_client is not None:
-            await self.async_client.aclose()
+        """Close the async client's connections: the one given, or (built from a URL) the running loop's client.
+        A later async call in this loop makes a new one."""
+        if self._async_url is None:
+            if self._async_given is not None:
+                await self._async_given.aclose()
+            return
+        with self._lock:
+            client = self._async_by_loop.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.aclose()
 
 
 class RedisCache(RedisConnection, ServerCache):
@@ -133,8 +191,9 @@ class RedisCache(RedisConnection, ServerCache):
 
     Args:
         client: a ``redis.Redis`` / ``redis.cluster.RedisCluster`` (sync) or ``redis.asyncio.Redis`` client.
-        url: instead of ``client``, a Redis URL (``redis://host:port/db``); both a sync and an async client are made
-            with short timeouts (``socket_timeout_s``).
+        url: instead of ``client``, a Redis URL (``redis://host:port/db``); a sync client and, per event loop, an
+            async client are made with short timeouts (``socket_timeout_s``), so async calls work in every
+            ``asyncio.run`` (see :class:`RedisConnection`).
         async_client: an async client to use with ``client`` (otherwise async calls run the sync client in a
             thread; a lone async client makes sync calls raise ``RuntimeError``).
         prefix: prepended to every key (default ``"promptcache:"``); ``clear`` only ever touches this prefix.
@@ -195,10 +254,11 @@ class RedisCache(RedisConnection, ServerCache):
     async def _arun(self, op: str, fn: Any, default: Any) -> Any:
         if not self._available():
             return default
-        if self.async_client is None:
+        client = self.async_client
+        if client is None:
             return await asyncio.to_thread(self._run, op, fn, default)
         try:
-            return await fn(self.async_client)
+            return await fn(client)
         except _ERRORS as exc:
             self._error(op, exc)
             return default

@@ -61,7 +61,8 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
 
     Args:
         client: a ``redis.Redis`` or ``redis.cluster.RedisCluster`` (sync) or a ``redis.asyncio.Redis`` client.
-        url: instead of ``client``, a Redis URL; a sync and an async client are made with ``socket_timeout_s``.
+        url: instead of ``client``, a Redis URL; a sync client and one async client per event loop (each
+            ``asyncio.run`` works) are made with ``socket_timeout_s``.
         async_client: an async client to use with ``client`` (otherwise async calls run the sync client in a
             thread).
         prefix: prepended to every key (default ``"promptcache:"``).
@@ -195,11 +196,11 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             raise self._fail("store", exc) from exc
 
     async def aput(self, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
-        if self.async_client is None:
+        client = self.async_client
+        if client is None:
             return await super().aput(user, record, result, now)
         self._check()
         try:
-            client = self.async_client
             pipe = client.pipeline(transaction=False)
             ttl_ms = self._put_commands(pipe, user, record, result, now)
             count, bad_version = _settle(await pipe.execute(raise_on_error=False), _PUT_INCR)
@@ -266,11 +267,11 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             raise self._fail("read", exc) from exc
 
     async def arecords(self, user: str, now: float) -> list[MemoryRecord]:
-        if self.async_client is None:
+        client = self.async_client
+        if client is None:
             return await super().arecords(user, now)
         self._check()
         try:
-            client = self.async_client
             pipe = client.pipeline(transaction=False)
             self._head(pipe, user, now)
             version = _version(_settle(await pipe.execute(raise_on_error=False), 1)[0])
@@ -303,11 +304,12 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             raise self._fail("read", exc) from exc
 
     async def aresult(self, user: str, result_hash: str) -> bytes | None:
-        if self.async_client is None:
+        client = self.async_client
+        if client is None:
             return await super().aresult(user, result_hash)
         self._check()
         try:
-            return await self.async_client.get(self.result_key(user, result_hash))
+            return await client.get(self.result_key(user, result_hash))
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
 
@@ -320,11 +322,12 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             raise self._fail("read", exc) from exc
 
     async def aresults(self, user: str, result_hashes: list[str]) -> list[bytes | None]:
-        if self.async_client is None:
+        client = self.async_client
+        if client is None:
             return await super().aresults(user, result_hashes)
         self._check()
         try:
-            return list(await self.async_client.mget([self.result_key(user, h) for h in result_hashes]))
+            return list(await client.mget([self.result_key(user, h) for h in result_hashes]))
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
 
@@ -337,11 +340,12 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             raise self._fail("delete", exc) from exc
 
     async def adiscard_results(self, user: str, result_hashes: list[str]) -> None:
-        if self.async_client is None:
+        client = self.async_client
+        if client is None:
             return await super().adiscard_results(user, result_hashes)
         self._check()
         try:
-            await self.async_client.delete(*[self.result_key(user, h) for h in result_hashes])
+            await client.delete(*[self.result_key(user, h) for h in result_hashes])
         except _ERRORS as exc:
             raise self._fail("delete", exc) from exc
 
@@ -364,11 +368,11 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             raise self._fail("forget", exc) from exc
 
     async def aforget(self, user: str) -> int:
-        if self.async_client is None:
+        client = self.async_client
+        if client is None:
             return await super().aforget(user)
         self._records.forget(user)
         try:
-            client = self.async_client
             count = await client.zcard(self.index_key(user))
             keys = [k async for k in client.scan_iter(match=self._pattern(user), count=500)]
             for i in range(0, len(keys), 500):

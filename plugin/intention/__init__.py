@@ -26,8 +26,10 @@ from promptcache.intention.memory import (
     IntentionMemory,
 )
 from promptcache.intention.middleware import (
+    DEFAULT_DENY_TOOLS,
     DEFAULT_SIDE_EFFECT_PREFIXES,
     DEFAULT_VOLATILE_ARGS,
+    SIDE_EFFECT_METADATA_KEY,
     IntentionCache,
     current_intention,
     served_message,
@@ -50,6 +52,7 @@ __all__ = [
     "DEFAULT_INTENTION_THRESHOLD",
     "DEFAULT_INTENTION_TTL_SECONDS",
     "DEFAULT_MAX_MEMORIES_PER_USER",
+    "DEFAULT_DENY_TOOLS",
     "DEFAULT_MAX_RESULTS",
     "DEFAULT_SIDE_EFFECT_PREFIXES",
     "DEFAULT_VOLATILE_ARGS",
@@ -57,6 +60,7 @@ __all__ = [
     "MEMORY_NOT_FOUND",
     "RETRIEVE_MEMORY_DESCRIPTION",
     "RETRIEVE_MEMORY_TOOL_NAME",
+    "SIDE_EFFECT_METADATA_KEY",
     "EmbeddingsSimilarity",
     "InMemoryIntentionBackend",
     "IntentionBackend",

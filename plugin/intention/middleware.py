@@ -12,9 +12,13 @@ and not expired. The answer is a ``ToolMessage`` with the call's ``tool_call_id`
 ``response_metadata["promptcache"]`` marking it as a hit (``{"intention_cache": "hit", ...}``).
 
 Not stored (and never served): tool errors (``ToolMessage.status == "error"`` or an exception), ``Command``
-results, the ``retrieve_memory`` tool itself, and side-effecting tools (a deny list of name prefixes,
-:data:`DEFAULT_SIDE_EFFECT_PREFIXES`). Volatile arguments (by default time stamps and request ids) are left out of
-the stored arguments, so they do not split one call's result into many memories.
+results, the ``retrieve_memory`` tool itself, side-effecting tools (a deny list of name prefixes,
+:data:`DEFAULT_SIDE_EFFECT_PREFIXES`; of names, :data:`DEFAULT_DENY_TOOLS`, which holds promptcache's own
+``remember``; and tools marked ``metadata={SIDE_EFFECT_METADATA_KEY: True}``, as ``make_remember_tool`` does), and
+results that carry an artifact (``response_format="content_and_artifact"`` tools, or a ``ToolMessage`` with an
+``artifact``): the artifact is for the application and is often not JSON (documents, ``datetime``), so a repeat
+answered from memory could not hand it back; such tools always run. Volatile arguments (by default time stamps and
+request ids) are left out of the stored arguments, so they do not split one call's result into many memories.
 """
 
 from __future__ import annotations
@@ -34,9 +38,11 @@ from promptcache.intention.tool import RETRIEVE_MEMORY_TOOL_NAME
 from promptcache.processor import Processor
 
 __all__ = [
+    "DEFAULT_DENY_TOOLS",
     "DEFAULT_SIDE_EFFECT_PREFIXES",
     "DEFAULT_VOLATILE_ARGS",
     "IntentionCache",
+    "SIDE_EFFECT_METADATA_KEY",
     "current_intention",
     "served_message",
     "tool_words",
@@ -73,7 +79,18 @@ names are split into lower-case words joined by ``_`` first, so ``sendEmail``, `
 ``send_email`` all match ``send_`` (and ``HTTPPost`` -> ``http_post``). A name that is the bare verb (``send``) or
 runs words together in one case (``sendemail``) does not match. A false positive only costs a cache miss, a false
 negative can replay an action, so the list errs on the side of denying. Pass ``deny_prefixes=`` to replace it
-(given prefixes are put in the same form), ``deny_tools=``/``allow_tools=`` to adjust single tools."""
+(given prefixes are put in the same form), ``deny_tools=``/``allow_tools=`` to adjust single tools.
+
+Tools whose name no prefix catches are denied by name (:data:`DEFAULT_DENY_TOOLS`: promptcache's own ``remember``,
+which writes a memory) or by a mark on the tool (``metadata={SIDE_EFFECT_METADATA_KEY: True}``, set by
+:func:`promptcache.memory.make_remember_tool` whatever its ``name``)."""
+DEFAULT_DENY_TOOLS: tuple[str, ...] = ("remember",)
+"""Tool names denied by default (``IntentionCache(deny_tools=...)``; passing ``deny_tools`` replaces them: add
+``*DEFAULT_DENY_TOOLS`` to keep them): ``remember`` (:func:`promptcache.memory.make_remember_tool`) saves a memory,
+so serving its earlier reply would tell the model a memory was saved that was not."""
+SIDE_EFFECT_METADATA_KEY = "promptcache_side_effect"
+"""A tool whose ``metadata`` has this key set to ``True`` is side-effecting: never stored nor served by
+:class:`IntentionCache`, whatever its name and the deny/allow lists."""
 DEFAULT_VOLATILE_ARGS: frozenset[str] = frozenset(
     {"timestamp", "ts", "time", "now", "current_time", "datetime", "request_id", "trace_id", "nonce"}
 )
@@ -149,7 +166,10 @@ class IntentionCache(Processor):
         deny_prefixes: tool-name prefixes never stored nor served (default :data:`DEFAULT_SIDE_EFFECT_PREFIXES`;
             prefixes and tool names are compared in snake_case, :func:`tool_words`: ``sendEmail`` and
             ``send-email`` match ``send_``).
-        deny_tools: tool names never stored nor served (in addition to the prefixes).
+        deny_tools: tool names never stored nor served, in addition to the prefixes (default
+            :data:`DEFAULT_DENY_TOOLS`: ``remember``; given names replace it). Tools marked
+            ``metadata={SIDE_EFFECT_METADATA_KEY: True}`` are denied too, and so are tools whose results carry an
+            artifact (``response_format="content_and_artifact"``; see the module docstring).
         allow_tools: when given, only these tools are stored and served.
         volatile_args: argument names left out of the stored arguments (default :data:`DEFAULT_VOLATILE_ARGS`).
         intention_arg: the tool argument that carries the intention, when a tool has one (default
@@ -179,7 +199,7 @@ class IntentionCache(Processor):
         scope: Any = UNSET,
         scope_fields: Iterable[str] = DEFAULT_SCOPE_FIELDS,
         deny_prefixes: Iterable[str] = DEFAULT_SIDE_EFFECT_PREFIXES,
-        deny_tools: Iterable[str] = (),
+        deny_tools: Iterable[str] = DEFAULT_DENY_TOOLS,
         allow_tools: Iterable[str] | None = None,
         volatile_args: Iterable[str] = DEFAULT_VOLATILE_ARGS,
         intention_arg: str = "intention",
@@ -221,7 +241,7 @@ class IntentionCache(Processor):
         """(user, intention, tool, kept args) of a storable call, or None."""
         call = request.tool_call
         name = call.get("name") or ""
-        if not self.should_store(name):
+        if not self.should_store(name) or _never_stored(getattr(request, "tool", None)):
             return None
         config = getattr(getattr(request, "runtime", None), "config", None)
         user = resolve_scope(None, self._scope, config, self.scope_fields)
@@ -238,7 +258,8 @@ class IntentionCache(Processor):
 
     @staticmethod
     def _storable(result: Any) -> bool:
-        return isinstance(result, ToolMessage) and result.status != "error"
+        # A result with an artifact is not stored: a served repeat could not give the application the artifact.
+        return isinstance(result, ToolMessage) and result.status != "error" and result.artifact is None
 
     def _lookup_kwargs(self, key: tuple[str, str, str, dict[str, Any]]) -> dict[str, Any]:
         user, intention, tool, args = key
@@ -304,6 +325,17 @@ def served_message(tool_call: Mapping[str, Any], match: IntentionMatch) -> ToolM
             "memory_id": match.memory_id, "age_s": round(match.age_s, 3)}
     return ToolMessage(content=content, tool_call_id=tool_call.get("id") or "", name=tool_call.get("name"),
                        status="success", response_metadata={"promptcache": meta})
+
+
+def _never_stored(tool: Any) -> bool:
+    """Whether the tool object itself rules storing out: marked side-effecting (:data:`SIDE_EFFECT_METADATA_KEY`)
+    or returning ``(content, artifact)`` (``response_format="content_and_artifact"``)."""
+    if tool is None:
+        return False
+    metadata = getattr(tool, "metadata", None)
+    if isinstance(metadata, Mapping) and metadata.get(SIDE_EFFECT_METADATA_KEY) is True:
+        return True
+    return getattr(tool, "response_format", None) == "content_and_artifact"
 
 
 def _names(values: Iterable[str], what: str) -> tuple[str, ...]:

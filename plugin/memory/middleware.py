@@ -15,7 +15,7 @@ from langgraph.store.base import BaseStore
 from typing_extensions import NotRequired
 
 from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET
-from promptcache.memory.namespaces import MEMORY_CONTEXT_KEY, check_fixed_scope
+from promptcache.memory.namespaces import MEMORY_CONTEXT_KEY, check_fixed_scope, scope_label
 from promptcache.memory.policy import MemoryLoader
 from promptcache.memory.render import with_memory_prompt
 from promptcache.memory.store import TypedMemoryStore
@@ -54,9 +54,14 @@ class TypedMemoryMiddleware(Processor):
             pointer points to (default True; pass False when you add your own).
         scope_fields: the ``configurable`` fields tried for the scope.
 
+    Per call: ``TypedMemoryMiddleware.context(scope=...)`` / ``apply_context(config, scope=...)`` (read by this
+    middleware, ``MemoryNode`` and the memory tools alike); the scope is checked at once like a fixed one (a
+    non-empty string or int without ``"."``, or ``None`` for the unscoped memories).
+
     Raises:
         TypeError: ``memory`` of another type.
-        TypeError / ValueError: a bad fixed ``scope`` (empty, containing ``"."``), at construction.
+        TypeError / ValueError: a bad fixed ``scope`` (empty, containing ``"."``), at construction; a bad per-call
+            ``scope`` (empty, a float, bool or dict, containing ``"."``) in ``context``/``apply_context``.
         RuntimeError (at run time): ``memory=None`` and the agent has no store.
     """
 
@@ -85,6 +90,13 @@ class TypedMemoryMiddleware(Processor):
         self._loader = None if memory is None else MemoryLoader(memory, classifier, load_references=load_references)
         self.tools = ([make_reference_tool(memory, scope=scope, scope_fields=self.scope_fields)]
                       if load_references and reference_tool else [])
+
+    @classmethod
+    def _check_option_values(cls, opts: dict[str, Any]) -> None:
+        """A per-call ``scope`` must be a valid namespace label or ``None`` (:func:`scope_label`), checked when
+        :meth:`context` / :meth:`apply_context` is called, before any run."""
+        if "scope" in opts:
+            scope_label(opts["scope"])
 
     def _loader_for(self, runtime: Any) -> MemoryLoader:
         if self._loader is not None:

@@ -33,6 +33,9 @@ _DESCRIPTION = (
 )
 
 Kind = Literal["user_fact", "feedback", "project_state", "reference"]
+_SIDE_EFFECT_METADATA_KEY = "promptcache_side_effect"
+"""= :data:`promptcache.intention.SIDE_EFFECT_METADATA_KEY` (not imported: memory does not load the intention
+cache). ``remember`` writes, so ``IntentionCache`` never stores nor serves it, whatever its ``name``."""
 
 
 def make_remember_tool(
@@ -50,7 +53,8 @@ def make_remember_tool(
         scope: a fixed scope, ``None`` for unscoped memories (default: resolved from the call's config with the
             shared rule).
         scope_fields: ``configurable`` fields tried for the scope.
-        name: the tool name.
+        name: the tool name. Whatever it is, the tool is marked side-effecting (``metadata``), so
+            ``IntentionCache`` never stores nor serves its replies.
 
     Returns:
         A ``StructuredTool``. A bad argument from the model (unknown kind, empty content, ``ttl_s <= 0``) or a call
@@ -59,8 +63,10 @@ def make_remember_tool(
     Raises:
         TypeError: ``memory`` of another type.
         TypeError / ValueError: a bad fixed ``scope`` (empty, containing ``"."``).
+        RuntimeError (when called): ``memory=None`` and no graph store (called outside a graph, or in an agent
+            built without ``store=``); the message names the missing store. Nothing is written.
     """
-    _target = _target_resolver(memory, scope, scope_fields, "memory not saved")
+    _target = _target_resolver(memory, scope, scope_fields, "memory not saved", "make_remember_tool")
 
     def _reply(record: Any) -> str:
         if record.kind is MemoryKind.REFERENCE:
@@ -85,36 +91,58 @@ def make_remember_tool(
 
     return StructuredTool.from_function(
         func=remember, coroutine=aremember, name=name, description=_DESCRIPTION, handle_tool_error=True,
-        handle_validation_error=_validation_message,
+        handle_validation_error=_validation_message, metadata={_SIDE_EFFECT_METADATA_KEY: True},
     )
 
 
-def _target_resolver(memory: Any, scope: Any, scope_fields: tuple[str, ...],
-                     failure: str) -> Callable[[RunnableConfig], tuple[TypedMemoryStore, str | None]]:
-    """Check ``memory`` now; return ``config -> (store, user)``. The user: the per-call
-    ``configurable["promptcache.memory"]["scope"]`` (as for the node and the middleware), then ``scope``, then the
-    ``scope_fields`` of ``configurable`` (the shared rule, :func:`promptcache.config.resolve_scope`). An explicit
-    ``None`` scope (per call or fixed) means the unscoped memories; no scope at all is a tool error.
+def _target_resolver(memory: Any, scope: Any, scope_fields: tuple[str, ...], failure: str,
+                     factory: str) -> Callable[[RunnableConfig], tuple[TypedMemoryStore, str | None]]:
+    """Check ``memory`` now; return ``config -> (store, user)``. The store: ``memory``, or (``None``) the graph's
+    store of the running call. The user: the per-call ``configurable["promptcache.memory"]["scope"]`` (as for the
+    node and the middleware), then ``scope``, then the ``scope_fields`` of ``configurable`` (the shared rule,
+    :func:`promptcache.config.resolve_scope`). An explicit ``None`` scope (per call or fixed) means the unscoped
+    memories; no scope at all is a tool error.
 
     Raises:
         TypeError: ``memory`` is not a ``TypedMemoryStore``, a ``BaseStore`` or ``None``.
         TypeError / ValueError: a bad fixed ``scope`` (e.g. ``""``).
+        RuntimeError (per call, not a tool error): ``memory=None`` and no graph store (``factory`` names the tool
+            factory in the message).
     """
     check_fixed_scope(scope)
     fixed = TypedMemoryStore.coerce(memory)
 
     def target(config: RunnableConfig) -> tuple[TypedMemoryStore, str | None]:
+        store = fixed if fixed is not None else _graph_store(factory)  # a missing store is the deployer's error
         options = read_call_options(MEMORY_CONTEXT_KEY, config)
         user = resolve_scope(options, scope, config, scope_fields)
         if user is None and "scope" not in options and scope is UNSET:  # an explicit None = unscoped memories
             raise ToolException(f"no user in the call's config (configurable['user_id']); {failure}")
-        if fixed is not None:
-            return fixed, user
-        from langgraph.config import get_store
-
-        return TypedMemoryStore.for_store(get_store()), user
+        return store, user
 
     return target
+
+
+def _graph_store(factory: str) -> TypedMemoryStore:
+    """The running graph's store (``langgraph.config.get_store()``) as a :class:`TypedMemoryStore`.
+
+    Raises:
+        RuntimeError: no store: the tool is called outside a LangGraph run, or in a graph/agent built without
+            ``store=``. The message says how to give one.
+    """
+    from langgraph.config import get_store
+
+    try:
+        store = get_store()
+    except (KeyError, RuntimeError):  # outside a graph run: no runtime in the config
+        store = None
+    if store is None:
+        raise RuntimeError(
+            f"{factory}(memory=None) needs a store: pass one (a TypedMemoryStore or a LangGraph BaseStore) as "
+            f"{factory}(memory), or run the tool in an agent/graph with a store: create_agent(..., store=...) / "
+            "graph.compile(store=...)"
+        )
+    return TypedMemoryStore.for_store(store)
 
 
 _READ_DESCRIPTION = (
@@ -153,8 +181,9 @@ def make_reference_tool(
     Raises:
         TypeError: ``memory`` of another type.
         TypeError / ValueError: a bad fixed ``scope`` (empty, containing ``"."``).
+        RuntimeError (when called): ``memory=None`` and no graph store; the message names the missing store.
     """
-    target = _target_resolver(memory, scope, scope_fields, "cannot read references")
+    target = _target_resolver(memory, scope, scope_fields, "cannot read references", "make_reference_tool")
 
     def _answer(references: list[Any], ref_id: str) -> str:
         found = find_reference(references, ref_id)
