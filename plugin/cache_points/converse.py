@@ -157,40 +157,39 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _dict_list(value: Any, name: str, expected: str, item: str) -> list[Any]:
+    """``value`` as a list of dicts (not a str, bytes or a single dict).
+
+    Raises:
+        TypeError: naming ``name`` (e.g. ``tools``) or the first bad ``name[i]``, with what was ``expected``.
+    """
+    if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be {expected}, got {type(value).__name__}: {_short(value)}")
+    for i, entry in enumerate(value):
+        if not isinstance(entry, Mapping):
+            raise TypeError(f"{name}[{i}] must be a dict ({item}), got {_short(entry)}")
+    return list(value)
+
+
 def _system_blocks(system: Any) -> list[Any]:
     """``system`` as a list of blocks: ``None`` or ``""`` -> ``[]``, a non-empty str -> ``[{"text": system}]``."""
     if system is None:
         return []
     if isinstance(system, str):
         return [{"text": system}] if system else []
-    if isinstance(system, (bytes, bytearray, Mapping)) or not isinstance(system, Sequence):
-        raise TypeError(f"system must be a list of Converse system blocks, a str or None, got "
-                        f"{type(system).__name__}: {_short(system)}")
-    for i, block in enumerate(system):
-        if not isinstance(block, Mapping):
-            raise TypeError(f"system[{i}] must be a dict (a Converse system block), got {_short(block)}")
-    return list(system)
+    return _dict_list(system, "system", "a list of Converse system blocks, a str or None", "a Converse system block")
 
 
 def _tool_list(tools: Any) -> list[Any] | None:
     """``tools`` as a list (``None`` stays ``None``)."""
     if tools is None:
         return None
-    if isinstance(tools, (str, bytes, bytearray, Mapping)) or not isinstance(tools, Sequence):
-        raise TypeError(f"tools must be a list of Converse tool entries (toolConfig['tools']) or None, got "
-                        f"{type(tools).__name__}: {_short(tools)}")
-    for i, tool in enumerate(tools):
-        if not isinstance(tool, Mapping):
-            raise TypeError(f"tools[{i}] must be a dict (a Converse tool entry), got {_short(tool)}")
-    return list(tools)
+    return _dict_list(tools, "tools", "a list of Converse tool entries (toolConfig['tools']) or None",
+                      "a Converse tool entry")
 
 
 def _check_messages(messages: Any) -> None:
-    if isinstance(messages, (str, bytes, bytearray, Mapping)) or not isinstance(messages, Sequence):
-        raise TypeError(f"messages must be a list of dicts, got {type(messages).__name__}: {_short(messages)}")
-    for i, message in enumerate(messages):
-        if not isinstance(message, Mapping):
-            raise TypeError(f"messages[{i}] must be a dict with 'role' and 'content', got {_short(message)}")
+    _dict_list(messages, "messages", "a list of dicts", "with 'role' and 'content'")
 
 
 def _added_point_ids(plan: ConversePlan, system: Sequence[Any], messages: Sequence[Mapping[str, Any]],
