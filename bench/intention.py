@@ -29,6 +29,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from shared_data import find_data_file
+
 from promptcache.intention import (
     DEFAULT_INTENTION_MARGIN,
     DEFAULT_INTENTION_THRESHOLD,
@@ -41,22 +43,17 @@ from promptcache.intention import (
 )
 from promptcache.intention.matching import anchor_info, pick_similar
 
-ROOT = Path(__file__).resolve().parents[1]
 THRESHOLDS = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0]
 MARGINS = [0.0, 0.05, 0.1, 0.15, 0.2]
 TOP_K = 200
 
 
 def find_data(explicit: str | None) -> Path:
-    candidates = [Path(explicit)] if explicit else []
-    env = os.environ.get("PROMPTCACHE_DATA")
-    if env:
-        candidates.append(Path(env) / "intent" / "banking77")
-    candidates += [p / "shared" / "data" / "intent" / "banking77" for p in (ROOT.parent, ROOT.parent.parent)]
-    for path in candidates:
-        if (path / "train.csv").exists():
-            return path
-    sys.exit(f"Banking77 not found (tried {[str(c) for c in candidates]}); pass --data DIR")
+    """The Banking77 folder (``train.csv``/``test.csv``): ``--data``, else found by ``bench/shared_data.py``."""
+    path = find_data_file("intent/banking77", explicit)
+    if not (path / "train.csv").exists():
+        sys.exit(f"no train.csv in {path}; pass --data DIR (the Banking77 folder)")
+    return path
 
 
 def load(path: Path) -> list[tuple[str, str]]:

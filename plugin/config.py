@@ -33,6 +33,8 @@ __all__ = [
     "make_call_options",
     "read_call_options",
     "resolve_scope",
+    "check_unicode",
+    "is_unicode",
     "validate_scope",
 ]
 
@@ -150,12 +152,30 @@ def validate_scope(scope: Any, *, what: str = "scope") -> str | None:
     scope = str(scope)
     if not scope.strip():
         raise ValueError(f"{what} must be a non-empty string, got {scope!r}")
-    if not scope.isascii():
-        try:
-            scope.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError(f"{what} must be valid Unicode text (it holds a lone surrogate), got {scope!r}") from None
-    return scope
+    return check_unicode(scope, what)
+
+
+def is_unicode(text: str) -> bool:
+    """Whether ``text`` can be written as UTF-8: no lone surrogate (``"\ud800"``, from a bad decode), which no
+    Redis key, JSON record or PostgreSQL text can hold. ASCII text is answered without encoding."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def check_unicode(text: str, what: str) -> str:
+    """``text`` unchanged when :func:`is_unicode`.
+
+    Raises:
+        ValueError: it holds a lone surrogate; the message names ``what`` and shows the value.
+    """
+    if not is_unicode(text):
+        raise ValueError(f"{what} must be valid Unicode text (it holds a lone surrogate), got {text!r}")
+    return text
 
 
 def resolve_scope(

@@ -7,25 +7,20 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from promptcache.config import validate_scope
+from promptcache.config import check_unicode, validate_scope
 from promptcache.intention.results import serialise_json
 
 __all__ = ["check_call", "check_text", "check_unit", "check_user"]
 
 
 def check_text(value: str, what: str) -> str:
-    """``value`` unchanged when it can be encoded as UTF-8.
+    """``value`` unchanged when it can be encoded as UTF-8 (:func:`promptcache.config.check_unicode`).
 
     Raises:
-        ValueError: ``value`` holds a lone surrogate (e.g. ``"\\ud800"``, from a bad decode): no backend can store
+        ValueError: ``value`` holds a lone surrogate (e.g. ``"\ud800"``, from a bad decode): no backend can store
             it (Redis keys and JSON records are UTF-8), so it is refused up front, named by ``what``.
     """
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValueError(f"{what} must be valid Unicode text, got {value!r} (a lone surrogate at index "
-                         f"{exc.start})") from None
-    return value
+    return check_unicode(value, what)
 
 
 def check_user(user_id: Any) -> str:

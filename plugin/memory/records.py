@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from promptcache.backends.base import MAX_TTL_S, validate_ttl
+from promptcache.config import check_unicode
 from promptcache.memory.kinds import MemoryKind, parse_kind
 
 __all__ = ["MAX_TTL_S", "TypedMemory", "check_metadata", "content_hash", "memory_key", "normalise_text",
@@ -64,7 +65,7 @@ def validate_content(content: Any) -> str:
         raise TypeError(f"memory content must be a string, got {type(content).__name__}: {content!r}")
     if not content.strip():
         raise ValueError(f"memory content must not be empty, got {content!r}")
-    _no_nul(content, "memory content")
+    _storable_text(content, "memory content")
     return content.strip()
 
 
@@ -80,7 +81,7 @@ def validate_subject(subject: Any) -> str | None:
         raise TypeError(f"memory subject must be a string or None, got {type(subject).__name__}: {subject!r}")
     if not subject.strip():
         raise ValueError(f"memory subject must be None or a non-empty string, got {subject!r}")
-    _no_nul(subject, "memory subject")
+    _storable_text(subject, "memory subject")
     return subject.strip()
 
 
@@ -94,20 +95,16 @@ def validate_memory_id(memory_id: Any) -> str:
     if isinstance(memory_id, bool) or not isinstance(memory_id, (str, int)):
         raise TypeError(f"memory id must be a string, got {type(memory_id).__name__}: {memory_id!r}")
     memory_id = str(memory_id)
-    _no_nul(memory_id, "memory id")
+    _storable_text(memory_id, "memory id")
     return memory_id
 
 
-def _no_nul(text: str, what: str) -> None:
+def _storable_text(text: str, what: str) -> None:
     """Refuse text no store can keep: NUL (PostgreSQL text and jsonb cannot hold it) and lone surrogates (not
     encodable as UTF-8)."""
     if "\x00" in text:
         raise ValueError(f"{what} must not contain a NUL character (PostgreSQL cannot store it), got {text!r}")
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError(f"{what} must be valid Unicode text (it holds a lone surrogate), got {text!r}") from None
+    check_unicode(text, what)
 
 
 _JSON_SCALARS = (str, int, float, bool, type(None))
@@ -120,12 +117,12 @@ def _check_json(value: Any, path: str) -> None:
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"metadata must be JSON: {path} is {value!r} (NaN and infinity are not JSON numbers)")
     if isinstance(value, str):
-        _no_nul(value, path)
+        _storable_text(value, path)
     elif isinstance(value, Mapping):
         for key, item in value.items():
             if not isinstance(key, str):
                 raise TypeError(f"metadata must be JSON: a key of {path} is {type(key).__name__} {key!r}, not a string")
-            _no_nul(key, f"a key of {path}")
+            _storable_text(key, f"a key of {path}")
             _check_json(item, f"{path}[{key!r}]")
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value):

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .models import CacheRules, cache_rules
-from .prepare import prepare, requests_of, schedule
+from .prepare import check_gap_s, prepare, requests_of, schedule
 from .pricing import ModelPrice, price_for
 from .readers import read_conversations
 from .repeats import IntentionStats, RepeatCounter, ResponseCacheStats
@@ -111,8 +111,7 @@ def run_replay(paths: Sequence[str | Path], model_id: str, strategies: Iterable[
     started = time.perf_counter()
     if response_cache_ttl_s is not None and not (0 < response_cache_ttl_s < float("inf")):
         raise ValueError(f"the ResponseCache TTL must be a finite number of seconds > 0, got {response_cache_ttl_s!r}")
-    if not (gap_s >= 0 and gap_s != float("inf")):
-        raise ValueError(f"gap_s must be a finite number of seconds >= 0, got {gap_s!r}")
+    check_gap_s(gap_s)
     price = price_for(model_id)
     rules = cache_rules(model_id)
     names = list(dict.fromkeys(["none", *strategies]))

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from .tokens import TokenCounter
 from .transcript import Block, Conversation
 
-__all__ = ["Group", "PreparedConversation", "Request", "prepare", "schedule"]
+__all__ = ["Group", "PreparedConversation", "Request", "check_gap_s", "prepare", "schedule"]
 
 
 @dataclass(slots=True)
@@ -165,6 +165,12 @@ def requests_of(prepared: PreparedConversation, counter: TokenCounter) -> list[R
     return out
 
 
+def check_gap_s(gap_s: float) -> None:
+    """Raises ``ValueError`` unless ``gap_s`` is a finite number of seconds >= 0."""
+    if not (gap_s >= 0 and gap_s != float("inf")):
+        raise ValueError(f"gap_s must be a finite number of seconds >= 0, got {gap_s!r}")
+
+
 def schedule(per_conversation: list[list[Request]], gap_s: float) -> list[Request]:
     """Assign send times and return all requests in time order (ties keep input order).
 
@@ -175,8 +181,7 @@ def schedule(per_conversation: list[list[Request]], gap_s: float) -> list[Reques
     Raises:
         ValueError: ``gap_s`` negative or not finite.
     """
-    if not (gap_s >= 0 and gap_s != float("inf")):
-        raise ValueError(f"gap_s must be a finite number of seconds >= 0, got {gap_s!r}")
+    check_gap_s(gap_s)
     clock_end = 0.0
     ordered: list[tuple[float, int, Request]] = []
     seq = 0

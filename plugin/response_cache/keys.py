@@ -29,7 +29,6 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.tools import BaseTool
 
 from promptcache.keys import canonical_json, canonical_tool, canonical_tools, same_state, tool_state
-from promptcache.memory.render import holds_memory_prompt, with_memory_prompt
 from promptcache.message_digests import message_digests, prompt_digest_json
 from promptcache.response_cache.model_identity import model_identity
 
@@ -306,9 +305,13 @@ def resolved_system(request: Any) -> Any:
     system = request.system_message
     state = request.state
     memory_prompt = state.get("memory_prompt") if isinstance(state, Mapping) else None
-    if not memory_prompt or not isinstance(memory_prompt, str) or holds_memory_prompt(system, memory_prompt):
+    if not memory_prompt or not isinstance(memory_prompt, str):
         return system
-    return with_memory_prompt(system, memory_prompt)
+    # Imported here: only agents with typed memory get this far (the memory package is loaded by then), and
+    # importing the ResponseCache must not load the memory package and its store dependencies.
+    from promptcache.memory.render import holds_memory_prompt, with_memory_prompt
+
+    return system if holds_memory_prompt(system, memory_prompt) else with_memory_prompt(system, memory_prompt)
 
 
 def request_key(request: Any, agent_id: str, scope: str | None) -> str:

@@ -15,7 +15,7 @@ from langchain_core.runnables.config import var_child_runnable_config
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import ServerCache, validate_ttl
-from promptcache.config import UNSET, resolve_scope, validate_scope
+from promptcache.config import UNSET, check_unicode, is_unicode, resolve_scope, validate_scope
 from promptcache.processor import Processor, as_model_response
 from promptcache.response_cache.entry import decode_hit, encode_entry, is_storable
 from promptcache.response_cache.keys import (
@@ -42,23 +42,11 @@ _OWN_HOOKS: dict[type, bool] = {}  # class -> does it keep ResponseCache's own h
 _STATE = "_promptcache_response_cache"  # attribute on the request copy carrying (key, bust) to the response hook
 
 
-def _encodable(text: str) -> bool:
-    """Whether ``text`` can be written as UTF-8 (no lone surrogate), as every cache key must be."""
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _check_key(key: Any, what: str) -> None:
     if isinstance(key, str):
         if not key:
             raise ValueError(f"{what} must be a non-empty string or a callable, got ''")
-        if not _encodable(key):
-            raise ValueError(f"{what} must be valid Unicode text (it holds a lone surrogate), got {key!r}")
+        check_unicode(key, what)
     elif not callable(key):
         raise TypeError(f"{what} must be a str or a callable(ResponseCacheKeyInputs), got {type(key).__name__}: "
                         f"{key!r}")
@@ -182,11 +170,16 @@ class ResponseCache(Processor):
         chosen = options.get("key") if options.get("key") is not None else self.key
         return chosen, scope, options.get("bust", self.bust)
 
-    def _finish_key(self, chosen: Any, inputs: ResponseCacheKeyInputs, result: Any) -> str:
-        if isinstance(result, str) and result and _encodable(result):
+    def _finish_key(self, inputs: ResponseCacheKeyInputs, result: Any, error: Exception | None = None) -> str:
+        """The key from a key function's ``result``; the default key (logged) when it raised ``error`` or returned
+        anything but a non-empty UTF-8 string."""
+        if error is not None:
+            self._warning.warn("promptcache: ResponseCache key function failed; using the default key", exc=error)
+        elif isinstance(result, str) and result and is_unicode(result):
             return custom_key(inputs.agent_id, inputs.scope, result)
-        self._warning.warn("promptcache: ResponseCache key function returned %r (not a non-empty UTF-8 string); "
-                           "using the default key", result)
+        else:
+            self._warning.warn("promptcache: ResponseCache key function returned %r (not a non-empty UTF-8 string); "
+                               "using the default key", result)
         return build_response_cache_key(inputs)
 
     def _prepare(self, request: ModelRequest) -> tuple[str | None, Any, Any, bool]:
@@ -207,9 +200,8 @@ class ResponseCache(Processor):
             if inspect.isawaitable(result):
                 result = _run_coroutine(result)
         except Exception as exc:  # noqa: BLE001 - a broken key function must not break the call
-            self._warning.warn("promptcache: ResponseCache key function failed; using the default key", exc=exc)
-            return build_response_cache_key(inputs), bust
-        return self._finish_key(chosen, inputs, result), bust
+            return self._finish_key(inputs, None, exc), bust
+        return self._finish_key(inputs, result), bust
 
     async def _akey(self, request: ModelRequest) -> tuple[str, bool]:
         key, inputs, chosen, bust = self._prepare(request)
@@ -220,9 +212,8 @@ class ResponseCache(Processor):
             if inspect.isawaitable(result):
                 result = await result
         except Exception as exc:  # noqa: BLE001
-            self._warning.warn("promptcache: ResponseCache key function failed; using the default key", exc=exc)
-            return build_response_cache_key(inputs), bust
-        return self._finish_key(chosen, inputs, result), bust
+            return self._finish_key(inputs, None, exc), bust
+        return self._finish_key(inputs, result), bust
 
     # -- reading and writing entries -----------------------------------------------------------------------
     def _hit(self, raw: bytes | None, key: str, request: ModelRequest) -> ModelResponse | None:
