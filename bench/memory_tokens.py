@@ -149,7 +149,8 @@ def needed_contents(ask: dict, written: list[dict]) -> list[str]:
     live = live_state(written, ask["t_min"])
     by_label = {e["label"]: e["content"] for e in written}
     return [live[n[6:]] for n in ask["needs"] if n.startswith("state:") and n[6:] in live] + [
-        by_label[n] for n in ask["needs"] if not n.startswith("state:")]
+        by_label[n] for n in ask["needs"] if not n.startswith("state:")
+    ]
 
 
 def stale_shown(shown_state: list[str], written: list[dict], now_min: float) -> int:
@@ -175,43 +176,57 @@ def run_scenario(classifier_name: str, events: list[dict], user: str) -> dict[st
         if e["type"] == "remember":
             written.append(e)
             ids[e["label"]] = memory.put(
-                user, e["kind"], e["content"], subject=e.get("subject"),
+                user,
+                e["kind"],
+                e["content"],
+                subject=e.get("subject"),
                 ttl_s=e["ttl_min"] * 60 if e.get("ttl_min") else None,
-                metadata={"description": e["description"]} if e.get("description") else None).id
+                metadata={"description": e["description"]} if e.get("description") else None,
+            ).id
             continue
-        out = graph.invoke({"messages": [("user", e["question"])]},
-                           {"configurable": {"thread_id": e["session"], "user_id": user}})
+        out = graph.invoke(
+            {"messages": [("user", e["question"])]}, {"configurable": {"thread_id": e["session"], "user_id": user}}
+        )
         typed_block = out["memory_prompt"]
-        per_turn_part = typed_block[typed_block.index("Current state:"):] if "Current state:" in typed_block else ""
+        per_turn_part = typed_block[typed_block.index("Current state:") :] if "Current state:" in typed_block else ""
         flat = flat_block(written)
         needs = needed_contents(e, written)
         needed, typed_hits = needed_found(e, written, ids, typed_block)
         assert needed == len(needs)
         flat_state = [w["content"] for w in written if w["kind"] == "project_state"]
-        rows.append({
-            "question": e["question"], "conceptual": e["conceptual"], "session": e["session"],
-            "typed_per_turn_part_tokens": tokens(per_turn_part),
-            "classified_conceptual": out["memory_turn"]["conceptual"],
-            "flat_memory_tokens": tokens(flat), "typed_memory_tokens": tokens(typed_block),
-            "flat_prompt_tokens": prompt_tokens(flat, e["question"]),
-            "typed_prompt_tokens": prompt_tokens(typed_block, e["question"]),
-            "flat_compact_memory_tokens": tokens(compact_flat_block(written)),
-            "needed": needed,
-            "typed_hits": typed_hits,
-            "flat_hits": sum(1 for n in needs if n in flat),
-            "flat_stale": stale_shown(flat_state, written, e["t_min"]),
-            "typed_stale": stale_shown([m["content"] for m in out["memory_project_state"]], written, e["t_min"]),
-        })
+        rows.append(
+            {
+                "question": e["question"],
+                "conceptual": e["conceptual"],
+                "session": e["session"],
+                "typed_per_turn_part_tokens": tokens(per_turn_part),
+                "classified_conceptual": out["memory_turn"]["conceptual"],
+                "flat_memory_tokens": tokens(flat),
+                "typed_memory_tokens": tokens(typed_block),
+                "flat_prompt_tokens": prompt_tokens(flat, e["question"]),
+                "typed_prompt_tokens": prompt_tokens(typed_block, e["question"]),
+                "flat_compact_memory_tokens": tokens(compact_flat_block(written)),
+                "needed": needed,
+                "typed_hits": typed_hits,
+                "flat_hits": sum(1 for n in needs if n in flat),
+                "flat_stale": stale_shown(flat_state, written, e["t_min"]),
+                "typed_stale": stale_shown([m["content"] for m in out["memory_project_state"]], written, e["t_min"]),
+            }
+        )
     result = summarise(rows)
     result["typed_per_turn_part_tokens_per_turn"] = round(
-        statistics.mean(r["typed_per_turn_part_tokens"] for r in rows), 1)
+        statistics.mean(r["typed_per_turn_part_tokens"] for r in rows), 1
+    )
     result["flat_compact_memory_tokens_per_turn"] = round(
-        statistics.mean(r["flat_compact_memory_tokens"] for r in rows), 1)
+        statistics.mean(r["flat_compact_memory_tokens"] for r in rows), 1
+    )
     result["reduction_vs_compact_flat_pct"] = round(
-        100 * (1 - sum(r["typed_memory_tokens"] for r in rows) / sum(r["flat_compact_memory_tokens"] for r in rows)), 1)
+        100 * (1 - sum(r["typed_memory_tokens"] for r in rows) / sum(r["flat_compact_memory_tokens"] for r in rows)), 1
+    )
     result["per_session_memory_token_reduction_pct"] = {
         s: summarise([r for r in rows if r["session"] == s])["memory_token_reduction_pct"]
-        for s in dict.fromkeys(r["session"] for r in rows)}
+        for s in dict.fromkeys(r["session"] for r in rows)
+    }
     return result
 
 
@@ -233,16 +248,20 @@ def summarise(rows: list[dict]) -> dict[str, Any]:
         "flat_recall_pct": round(100 * total("flat_hits") / needed, 1) if needed else 100.0,
         "flat_stale_facts_shown": total("flat_stale"),
         "typed_stale_facts_shown": total("typed_stale"),
-        "classifier_errors": sum(1 for r in rows
-                                 if "conceptual" in r and r["conceptual"] != r["classified_conceptual"]),
+        "classifier_errors": sum(
+            1 for r in rows if "conceptual" in r and r["conceptual"] != r["classified_conceptual"]
+        ),
         "misses": [r.get("question") for r in rows if r["typed_hits"] < r["needed"]],
     }
 
 
 # -- part 2: BFCL v4 memory conversations ---------------------------------------------------------------------------
-_DIRECTIVE = re.compile(r"\b(?:please (?:always|never|don't|do not)|(?:always|never) (?:remind|tell|mention|use|"
-                        r"call|give)|i(?:'d| would) (?:like|prefer) (?:you|it if you)|don't (?:ever )?(?:tell|remind|"
-                        r"mention|suggest))\b", re.I)
+_DIRECTIVE = re.compile(
+    r"\b(?:please (?:always|never|don't|do not)|(?:always|never) (?:remind|tell|mention|use|"
+    r"call|give)|i(?:'d| would) (?:like|prefer) (?:you|it if you)|don't (?:ever )?(?:tell|remind|"
+    r"mention|suggest))\b",
+    re.I,
+)
 _POINTER = re.compile(r"https?://|www\.\w", re.I)
 
 
@@ -280,35 +299,59 @@ def run_bfcl(path: Path, search_k: int) -> dict[str, Any]:
         rows, srows = [], []
         for i, q in enumerate(x for x in data["questions"] if x["scenario"] == scenario):
             question = q["question"][0][0]["content"]
-            out = graph.invoke({"messages": [("user", question)]},
-                               {"configurable": {"thread_id": f"{scenario}-{i}", "user_id": scenario}})
+            out = graph.invoke(
+                {"messages": [("user", question)]},
+                {"configurable": {"thread_id": f"{scenario}-{i}", "user_id": scenario}},
+            )
             typed = out["memory_prompt"]
             truth = [str(t).lower() for t in answers[q["id"]]]
             in_flat = any(t in flat.lower() for t in truth)
-            base = {"question": question, "conceptual": False,  # every BFCL question is about the user's data
-                    "classified_conceptual": out["memory_turn"]["conceptual"],
-                    "needed": int(in_flat), "flat_hits": int(in_flat),
-                    "flat_memory_tokens": tokens(flat), "flat_prompt_tokens": prompt_tokens(flat, question),
-                    "flat_stale": 0, "typed_stale": 0}
+            base = {
+                "question": question,
+                "conceptual": False,  # every BFCL question is about the user's data
+                "classified_conceptual": out["memory_turn"]["conceptual"],
+                "needed": int(in_flat),
+                "flat_hits": int(in_flat),
+                "flat_memory_tokens": tokens(flat),
+                "flat_prompt_tokens": prompt_tokens(flat, question),
+                "flat_stale": 0,
+                "typed_stale": 0,
+            }
             typed_text = one_line(typed).lower()
-            rows.append({**base, "typed_hits": int(in_flat and any(one_line(t) in typed_text for t in truth)),
-                         "typed_memory_tokens": tokens(typed), "typed_prompt_tokens": prompt_tokens(typed, question)})
+            rows.append(
+                {
+                    **base,
+                    "typed_hits": int(in_flat and any(one_line(t) in typed_text for t in truth)),
+                    "typed_memory_tokens": tokens(typed),
+                    "typed_prompt_tokens": prompt_tokens(typed, question),
+                }
+            )
             # two-step retrieval: filter by kind, then the kind's best `search_k` matches for the question
             picked = []
-            for kind in ("feedback", "user_fact", "reference") + (() if out["memory_turn"]["conceptual"]
-                                                                    else ("project_state",)):
+            for kind in ("feedback", "user_fact", "reference") + (
+                () if out["memory_turn"]["conceptual"] else ("project_state",)
+            ):
                 picked += [m.content for m in memory.search(scenario, kind, question, limit=search_k)]
             two = "Memories:\n" + "\n".join(f"- {p}" for p in picked) if picked else ""
-            srows.append({**base, "typed_hits": int(in_flat and any(t in two.lower() for t in truth)),
-                          "typed_memory_tokens": tokens(two), "typed_prompt_tokens": prompt_tokens(two, question)})
+            srows.append(
+                {
+                    **base,
+                    "typed_hits": int(in_flat and any(t in two.lower() for t in truth)),
+                    "typed_memory_tokens": tokens(two),
+                    "typed_prompt_tokens": prompt_tokens(two, question),
+                }
+            )
         per[scenario] = summarise(rows)
         rows_all += rows
         rows_search += srows
-    return {"memories_by_kind": dict(kinds), "questions": len(rows_all),
-            "answer_in_flat_memory": sum(r["needed"] for r in rows_all),
-            "typed": summarise(rows_all),
-            f"typed_two_step_top{search_k}": {k: v for k, v in summarise(rows_search).items() if k != "misses"},
-            "per_scenario": per}
+    return {
+        "memories_by_kind": dict(kinds),
+        "questions": len(rows_all),
+        "answer_in_flat_memory": sum(r["needed"] for r in rows_all),
+        "typed": summarise(rows_all),
+        f"typed_two_step_top{search_k}": {k: v for k, v in summarise(rows_search).items() if k != "misses"},
+        "per_scenario": per,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -320,12 +363,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     scenario = json.loads(args.scenario.read_text())
     events = scenario["events"]
-    results: dict[str, Any] = {"tokenizer": ENC.name, "scenario": {
-        "memories": sum(e["type"] == "remember" for e in events),
-        "memories_by_kind": dict(Counter(e["kind"] for e in events if e["type"] == "remember")),
-        "turns": sum(e["type"] == "ask" for e in events),
-        "conceptual_turns": sum(e["type"] == "ask" and e["conceptual"] for e in events),
-    }}
+    results: dict[str, Any] = {
+        "tokenizer": ENC.name,
+        "scenario": {
+            "memories": sum(e["type"] == "remember" for e in events),
+            "memories_by_kind": dict(Counter(e["kind"] for e in events if e["type"] == "remember")),
+            "turns": sum(e["type"] == "ask" for e in events),
+            "conceptual_turns": sum(e["type"] == "ask" and e["conceptual"] for e in events),
+        },
+    }
     for name in ("default", "oracle", "never"):
         results["scenario"][f"classifier={name}"] = run_scenario(name, events, scenario["user"])
     bfcl = find_data_file("bfcl_v4_memory_bundle.json", args.bfcl, required=False)

@@ -71,8 +71,11 @@ class MiniLMEmbeddings(Embeddings):
         mask = np.array([e.attention_mask for e in enc], dtype=np.float32)
         w = self.w
         n, t = ids.shape
-        x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:t][None]
-             + w["embeddings.token_type_embeddings.weight"][0][None, None])
+        x = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][:t][None]
+            + w["embeddings.token_type_embeddings.weight"][0][None, None]
+        )
         x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
         h, d = self.heads, x.shape[-1] // self.heads
         bias = (1.0 - mask)[:, None, None, :] * -1e9
@@ -89,8 +92,11 @@ class MiniLMEmbeddings(Embeddings):
             att = np.exp(att - att.max(-1, keepdims=True))
             att /= att.sum(-1, keepdims=True)
             ctx = (att @ v).transpose(0, 2, 1, 3).reshape(n, t, h * d)
-            x = _layer_norm(lin(ctx, "attention.output.dense") + x, w[p + "attention.output.LayerNorm.weight"],
-                            w[p + "attention.output.LayerNorm.bias"])
+            x = _layer_norm(
+                lin(ctx, "attention.output.dense") + x,
+                w[p + "attention.output.LayerNorm.weight"],
+                w[p + "attention.output.LayerNorm.bias"],
+            )
             ff = lin(_gelu(lin(x, "intermediate.dense")), "output.dense")
             x = _layer_norm(ff + x, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
         pooled = (x * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)

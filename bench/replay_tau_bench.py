@@ -45,8 +45,11 @@ def main() -> None:
     args = parser.parse_args()
     STRATEGIES[ForesightBound.name] = ForesightBound
     names = ["none", "last-message", "langchain-aws", "multi-point", "anchored-tail", "foresight-bound"]
-    models = ["anthropic.claude-sonnet-4-20250514-v1:0", "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
-              "amazon.nova-pro-v1:0"]
+    models = [
+        "anthropic.claude-sonnet-4-20250514-v1:0",
+        "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "amazon.nova-pro-v1:0",
+    ]
     print("| model | gap s | " + " | ".join(names) + " | +ResponseCache | RC hits | intention answered | run s |")
     print("|---" * (len(names) + 6) + "|")
     for model in models:
@@ -59,8 +62,10 @@ def main() -> None:
                 rel[names.index("foresight-bound")] = None
             combined = result.relative("anchored-tail+response-cache")
             cells = " | ".join("n/a" if r is None else f"{r:.4f}" for r in rel)
-            print(f"| {model} | {gap:g} | {cells} | {combined:.4f} | {result.response_cache.hits} | "
-                  f"{result.intention.answered}/{result.intention.tool_calls} | {elapsed:.1f} |")
+            print(
+                f"| {model} | {gap:g} | {cells} | {combined:.4f} | {result.response_cache.hits} | "
+                f"{result.intention.answered}/{result.intention.tool_calls} | {elapsed:.1f} |"
+            )
 
 
 if __name__ == "__main__":

@@ -64,15 +64,34 @@ def conversation(target_tokens: int = 8000) -> list[Any]:
 
 def tools() -> list[StructuredTool]:
     out = []
-    for i, name in enumerate(["get_user_details", "get_reservation_details", "search_direct_flight",
-                              "search_onestop_flight", "book_reservation", "cancel_reservation",
-                              "update_reservation_flights", "update_reservation_baggages",
-                              "update_reservation_passengers", "send_certificate"]):
-        args = create_model(f"{name}_args", user_id=(str, Field(description="The user id, such as 'sara_doe_496'.")),
-                            reservation_id=(str, Field(description="The reservation id, such as '8JX2WO'.")),
-                            amount=(int, Field(default=0, description=f"Amount in dollars, tool {i}.")))
-        out.append(StructuredTool.from_function(lambda **kw: "ok", name=name, args_schema=args,
-                                                description=f"{name.replace('_', ' ').capitalize()}. " * 3))
+    for i, name in enumerate(
+        [
+            "get_user_details",
+            "get_reservation_details",
+            "search_direct_flight",
+            "search_onestop_flight",
+            "book_reservation",
+            "cancel_reservation",
+            "update_reservation_flights",
+            "update_reservation_baggages",
+            "update_reservation_passengers",
+            "send_certificate",
+        ]
+    ):
+        args = create_model(
+            f"{name}_args",
+            user_id=(str, Field(description="The user id, such as 'sara_doe_496'.")),
+            reservation_id=(str, Field(description="The reservation id, such as '8JX2WO'.")),
+            amount=(int, Field(default=0, description=f"Amount in dollars, tool {i}.")),
+        )
+        out.append(
+            StructuredTool.from_function(
+                lambda **kw: "ok",
+                name=name,
+                args_schema=args,
+                description=f"{name.replace('_', ' ').capitalize()}. " * 3,
+            )
+        )
     return out
 
 
@@ -135,26 +154,37 @@ def bench_keys(msgs: list[Any], tls: list[Any], n: int) -> None:
 
     canon = canonical_json(canonical_messages(msgs)) + canonical_json(canonical_tools(tls))
     lc_prompt = dumps(msgs)
-    results = interleaved({
-        "same prompt again (a retry, or a second cache)": lambda i: request_key(same, "bench", "user-1"),
-        "next call of the thread (history + a new message)": lambda i: request_key(
-            request([*history, HumanMessage(f"question {next(fresh)}")]), "bench", "user-1"),
-        "same values, new objects (checkpoint read back)": lambda i: request_key(
-            request(rebuilt[i % 8]), "bench", "user-1"),
-        "cold (memos emptied)": cold,
-        "LangChain dumps(messages) + _get_llm_string": lambda i: (dumps(msgs), model._get_llm_string(
-            tools=formatted)),
-    }, n)
+    results = interleaved(
+        {
+            "same prompt again (a retry, or a second cache)": lambda i: request_key(same, "bench", "user-1"),
+            "next call of the thread (history + a new message)": lambda i: request_key(
+                request([*history, HumanMessage(f"question {next(fresh)}")]), "bench", "user-1"
+            ),
+            "same values, new objects (checkpoint read back)": lambda i: request_key(
+                request(rebuilt[i % 8]), "bench", "user-1"
+            ),
+            "cold (memos emptied)": cold,
+            "LangChain dumps(messages) + _get_llm_string": lambda i: (
+                dumps(msgs),
+                model._get_llm_string(tools=formatted),
+            ),
+        },
+        n,
+    )
     theirs = results.pop("LangChain dumps(messages) + _get_llm_string")
     print("## key building (20 messages, ~8,000 tokens, 10 tools)")
-    print(f"canonical JSON the key covers: {len(canon) / 1e6:.3f} MB; LangChain's dumps(messages): "
-          f"{len(lc_prompt) / 1e6:.3f} MB")
+    print(
+        f"canonical JSON the key covers: {len(canon) / 1e6:.3f} MB; LangChain's dumps(messages): "
+        f"{len(lc_prompt) / 1e6:.3f} MB"
+    )
     print("| key | p50 ms | MB/s of canonical JSON covered | ratio to LangChain's |")
     print("|---|---:|---:|---:|")
     for name, value in results.items():
         print(f"| promptcache, {name} | {value * 1e3:.3f} | {len(canon) / 1e6 / value:,.0f} | {value / theirs:.2f}x |")
-    print(f"| LangChain dumps(messages) + _get_llm_string | {theirs * 1e3:.3f} | {len(lc_prompt) / 1e6 / theirs:,.0f} |"
-          " 1.00x |")
+    print(
+        f"| LangChain dumps(messages) + _get_llm_string | {theirs * 1e3:.3f} | {len(lc_prompt) / 1e6 / theirs:,.0f} |"
+        " 1.00x |"
+    )
     print("target: every row <= 1.00x\n")
 
 
@@ -162,18 +192,28 @@ def bench_model_identity(n: int) -> None:
     """The model part of the key: ours (``llm_string``) vs LangChain's ``_get_llm_string()``, same string."""
     from langchain_aws import ChatBedrockConverse
 
-    bedrock = ChatBedrockConverse(model="anthropic.claude-3-haiku-20240307-v1:0", region_name="us-east-1",
-                                  aws_access_key_id="AKIAEXAMPLE", aws_secret_access_key="example", temperature=0.1)
+    bedrock = ChatBedrockConverse(
+        model="anthropic.claude-3-haiku-20240307-v1:0",
+        region_name="us-east-1",
+        aws_access_key_id="AKIAEXAMPLE",
+        aws_secret_access_key="example",
+        temperature=0.1,
+    )
     print("## model identity string (per call)")
     print("| model | LangChain `_get_llm_string()` us | promptcache `llm_string()` us | ratio |")
     print("|---|---:|---:|---:|")
-    for label, model in (("ScriptedChatModel (not serialisable)", ScriptedChatModel()),
-                         ("ChatBedrockConverse (serialisable, memo)", bedrock)):
+    for label, model in (
+        ("ScriptedChatModel (not serialisable)", ScriptedChatModel()),
+        ("ChatBedrockConverse (serialisable, memo)", bedrock),
+    ):
         assert llm_string(model) == model._get_llm_string()
-        both = interleaved({"theirs": lambda i, m=model: m._get_llm_string(), "ours": lambda i, m=model: llm_string(m)},
-                           n)
-        print(f"| {label} | {both['theirs'] * 1e6:.1f} | {both['ours'] * 1e6:.1f} | "
-              f"{both['ours'] / both['theirs']:.2f}x |")
+        both = interleaved(
+            {"theirs": lambda i, m=model: m._get_llm_string(), "ours": lambda i, m=model: llm_string(m)}, n
+        )
+        print(
+            f"| {label} | {both['theirs'] * 1e6:.1f} | {both['ours'] * 1e6:.1f} | "
+            f"{both['ours'] / both['theirs']:.2f}x |"
+        )
     print()
 
 
@@ -208,10 +248,16 @@ def bench_turns(msgs: list[Any], tls: list[Any], n: int, redis_url: str, runs: i
                 raw.get(prefix + key)
             return handler(request)
 
-    with_get = create_agent(ScriptedChatModel(replies=["The flight is confirmed."], cycle=True, usage=False),
-                            tools=tls, middleware=[RawGet(True)])
-    without_get = create_agent(ScriptedChatModel(replies=["The flight is confirmed."], cycle=True, usage=False),
-                               tools=tls, middleware=[RawGet(False)])
+    with_get = create_agent(
+        ScriptedChatModel(replies=["The flight is confirmed."], cycle=True, usage=False),
+        tools=tls,
+        middleware=[RawGet(True)],
+    )
+    without_get = create_agent(
+        ScriptedChatModel(replies=["The flight is confirmed."], cycle=True, usage=False),
+        tools=tls,
+        middleware=[RawGet(False)],
+    )
 
     def variants(tag: str) -> dict[str, Any]:
         """The variants; ``tag`` makes every miss of a run a new prompt."""
@@ -230,16 +276,20 @@ def bench_turns(msgs: list[Any], tls: list[Any], n: int, redis_url: str, runs: i
     cpu_runs: list[dict[str, float]] = []
     print(f"## create_agent turn, instant fake model (20-message history, 10 tools); {runs} run(s) of {n} rounds")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print("| run | miss overhead, in-memory | hit / no cache, in-memory | Redis hit - in-memory hit, in raw GETs"
-          " (back-to-back) | same, in raw GETs made inside a turn | miss overhead, CPU time |")
+    print(
+        "| run | miss overhead, in-memory | hit / no cache, in-memory | Redis hit - in-memory hit, in raw GETs"
+        " (back-to-back) | same, in raw GETs made inside a turn | miss overhead, CPU time |"
+    )
     print("|---:|---:|---:|---:|---:|---:|")
     for run in range(runs):
         cpu: dict[str, float] = {}
         results = interleaved(variants(uuid.uuid4().hex[:6]), n, cpu)
         per_run.append(results)
         cpu_runs.append(cpu)
-        print(f"| {run + 1} | {miss_overhead(results):+.1%} | {hit_ratio(results):.2f}x | {redis_gets(results):.2f} |"
-              f" {redis_gets_in_turn(results):.2f} | {miss_overhead(cpu):+.1%} |")
+        print(
+            f"| {run + 1} | {miss_overhead(results):+.1%} | {hit_ratio(results):.2f}x | {redis_gets(results):.2f} |"
+            f" {redis_gets_in_turn(results):.2f} | {miss_overhead(cpu):+.1%} |"
+        )
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
     median = {name: statistics.median(r[name] for r in per_run) for name in per_run[0]}
     median_cpu = {name: statistics.median(r[name] for r in cpu_runs) for name in per_run[0]}
@@ -248,14 +298,20 @@ def bench_turns(msgs: list[Any], tls: list[Any], n: int, redis_url: str, runs: i
     print("|---|---:|---:|---:|")
     for name, value in median.items():
         print(f"| {name} | {value * 1e3:.3f} | {value / base:.2f}x | {median_cpu[name] * 1e3:.3f} |")
-    print(f"miss overhead (in-memory), median of runs: {statistics.median(miss_overhead(r) for r in per_run):+.1%}"
-          f" (target <= +15%); CPU time: {statistics.median(miss_overhead(r) for r in cpu_runs):+.1%}")
-    print(f"hit vs no cache (in-memory), median of runs: {statistics.median(hit_ratio(r) for r in per_run):.2f}x"
-          " (target <= 1.00x)")
-    print(f"Redis hit - in-memory hit, median of runs: {statistics.median(redis_gets(r) for r in per_run):.2f}"
-          " back-to-back raw GETs, "
-          f"{statistics.median(redis_gets_in_turn(r) for r in per_run):.2f} raw GETs made inside a turn"
-          " (target <= 1.50)")
+    print(
+        f"miss overhead (in-memory), median of runs: {statistics.median(miss_overhead(r) for r in per_run):+.1%}"
+        f" (target <= +15%); CPU time: {statistics.median(miss_overhead(r) for r in cpu_runs):+.1%}"
+    )
+    print(
+        f"hit vs no cache (in-memory), median of runs: {statistics.median(hit_ratio(r) for r in per_run):.2f}x"
+        " (target <= 1.00x)"
+    )
+    print(
+        f"Redis hit - in-memory hit, median of runs: {statistics.median(redis_gets(r) for r in per_run):.2f}"
+        " back-to-back raw GETs, "
+        f"{statistics.median(redis_gets_in_turn(r) for r in per_run):.2f} raw GETs made inside a turn"
+        " (target <= 1.50)"
+    )
     rcache.clear()
     rcache.close()
     raw.close()

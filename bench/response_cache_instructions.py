@@ -34,19 +34,36 @@ def inner(variant: str, turns: int) -> None:
         def wrap_model_call(self, request: Any, handler: Any) -> Any:
             return handler(request)
 
-    middleware = {"no cache": [], "pass-through middleware": [PassThrough()],
-                  "ResponseCache miss": [ResponseCache(InMemoryServerCache())]}[variant]
+    middleware = {
+        "no cache": [],
+        "pass-through middleware": [PassThrough()],
+        "ResponseCache miss": [ResponseCache(InMemoryServerCache())],
+    }[variant]
     history = conversation()[1:-1]
-    agent = create_agent(ScriptedChatModel(replies=["ok"], cycle=True, usage=False), tools=tools(),
-                         middleware=middleware)
+    agent = create_agent(
+        ScriptedChatModel(replies=["ok"], cycle=True, usage=False), tools=tools(), middleware=middleware
+    )
     for i in range(30 + turns):  # every turn a new question: a miss
         agent.invoke({"messages": [*history, HumanMessage(f"question {i}")]})
 
 
 def count(variant: str, turns: int) -> int:
-    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
-                          __file__, "--inner", variant, "--turns", str(turns)], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--callgrind-out-file=/dev/null",
+            sys.executable,
+            __file__,
+            "--inner",
+            variant,
+            "--turns",
+            str(turns),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return int(re.search(r"Collected : (\d+)", out.stderr).group(1))
 
 

@@ -39,5 +39,6 @@ def find_data_file(name: str, explicit: str | None = None, *, required: bool = T
     if not required:
         return None
     tried = ", ".join(str(c) for c in candidates[:3]) + (", ..." if len(candidates) > 3 else "")
-    sys.exit(f"{name} not found (tried {tried}); pass --data PATH or set PROMPTCACHE_DATA "
-             "(sources: bench/shared_data.py)")
+    sys.exit(
+        f"{name} not found (tried {tried}); pass --data PATH or set PROMPTCACHE_DATA (sources: bench/shared_data.py)"
+    )

@@ -34,16 +34,25 @@ def main(use_redis: bool = False) -> None:
     if use_redis:
         from promptcache.integrations.redis_intention import RedisIntentionBackend
 
-        backend = RedisIntentionBackend(url=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
-                                        prefix=os.environ.get("PROMPTCACHE_PREFIX", "promptcache-example:"))
+        backend = RedisIntentionBackend(
+            url=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+            prefix=os.environ.get("PROMPTCACHE_PREFIX", "promptcache-example:"),
+        )
     memory = IntentionMemory(backend, ttl_s=600)
     model = ScriptedChatModel(
         replies=[
             AIMessage("", tool_calls=[{"name": "get_weather", "args": {"city": "Paris"}, "id": "call-1"}]),
             AIMessage("It is 21 C and sunny in Paris."),
-            AIMessage("", tool_calls=[{"name": "retrieve_memory",
-                                        "args": {"intention": "What's the weather like in Paris today?"},
-                                        "id": "call-2"}]),
+            AIMessage(
+                "",
+                tool_calls=[
+                    {
+                        "name": "retrieve_memory",
+                        "args": {"intention": "What's the weather like in Paris today?"},
+                        "id": "call-2",
+                    }
+                ],
+            ),
             AIMessage("Still 21 C and sunny in Paris."),
         ]
     )

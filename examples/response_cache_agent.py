@@ -49,16 +49,22 @@ def main() -> None:
         cache = InMemoryServerCache()
 
     ask_tool = AIMessage("", tool_calls=[{"name": "population", "args": {"city": "Paris"}, "id": "call_1"}])
-    model = ScriptedChatModel(replies=[ask_tool, "Paris has about 2.1 million people.", "Paris (fresh).",
-                                       "Bonjour!"])
-    agent = create_agent(model, tools=[population], system_prompt="You answer questions concisely.",
-                         middleware=[PrintCalls(), ResponseCache(cache, ttl=600)])
+    model = ScriptedChatModel(replies=[ask_tool, "Paris has about 2.1 million people.", "Paris (fresh).", "Bonjour!"])
+    agent = create_agent(
+        model,
+        tools=[population],
+        system_prompt="You answer questions concisely.",
+        middleware=[PrintCalls(), ResponseCache(cache, ttl=600)],
+    )
     question = {"messages": [HumanMessage("How many people live in Paris?")]}
     runs = [
         ("first call (model runs)", question, None),
         ("same question again (from the cache)", question, None),
-        ("bust=True (model runs, entry refreshed)", {"messages": [HumanMessage("How many people live in Paris?")]},
-         ResponseCache.context(bust=True)),
+        (
+            "bust=True (model runs, entry refreshed)",
+            {"messages": [HumanMessage("How many people live in Paris?")]},
+            ResponseCache.context(bust=True),
+        ),
         ("another user (own scope)", {"messages": [HumanMessage("Hello")]}, {"configurable": {"user_id": "u-2"}}),
     ]
     for title, inp, config in runs:

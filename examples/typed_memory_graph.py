@@ -45,8 +45,9 @@ def main() -> None:
     user = "dana"
     memory.put(user, "feedback", "Never paste passwords or tokens into answers.")
     memory.put(user, "user_fact", "Dana leads the shipping-API team and prefers Python examples.")
-    memory.put(user, "reference", "https://wiki.example.com/shipping/runbook",
-               metadata={"description": "on-call runbook"})
+    memory.put(
+        user, "reference", "https://wiki.example.com/shipping/runbook", metadata={"description": "on-call runbook"}
+    )
     memory.put(user, "project_state", "ETA for order 42 is 15:00.", subject="eta order 42")
     memory.put(user, "project_state", "ETA for order 42 moved to 17:00 (customs).", subject="eta order 42")
     memory.put(user, "project_state", "Deploy v3.2 to staging is running.", subject="deploy", ttl_s=0.001)  # stale
@@ -60,8 +61,7 @@ def main() -> None:
         ("t2", "Where is the runbook?"),
     ]
     for thread, question in turns:
-        out = graph.invoke({"messages": [("user", question)]},
-                           {"configurable": {"thread_id": thread, "user_id": user}})
+        out = graph.invoke({"messages": [("user", question)]}, {"configurable": {"thread_id": thread, "user_id": user}})
         turn = out["memory_turn"]
         read = ", ".join(turn["read"]) or "nothing (per-thread memories come from the checkpoint)"
         print(f"[{thread}] {question}")

@@ -60,8 +60,14 @@ from promptcache.config import CurrentConfigMixin
 from promptcache.keys import hash_tag, stable_hash
 from promptcache.processor import ModelRequest, Processor
 
-__all__ = ["DEFAULT_PLACEMENT_TTL_SECONDS", "STRATEGIES", "BedrockCachePoints", "CachePointChatBedrockConverse",
-           "PlacementStore", "resolve_strategy"]
+__all__ = [
+    "DEFAULT_PLACEMENT_TTL_SECONDS",
+    "STRATEGIES",
+    "BedrockCachePoints",
+    "CachePointChatBedrockConverse",
+    "PlacementStore",
+    "resolve_strategy",
+]
 
 logger = logging.getLogger("promptcache.integrations.bedrock")
 _MAX_WRAPPED = 256  # cache-point twins kept per BedrockCachePoints (one per base model object in use)
@@ -85,8 +91,10 @@ def resolve_strategy(strategy: Any) -> type[CacheStrategy]:
         try:
             return STRATEGIES[strategy]
         except KeyError:
-            raise ValueError(f"unknown cache-point strategy {strategy!r}; known: "
-                             f"{', '.join(repr(k) for k in STRATEGIES)}, or a CacheStrategy subclass") from None
+            raise ValueError(
+                f"unknown cache-point strategy {strategy!r}; known: "
+                f"{', '.join(repr(k) for k in STRATEGIES)}, or a CacheStrategy subclass"
+            ) from None
     if isinstance(strategy, type) and issubclass(strategy, CacheStrategy) and strategy is not CacheStrategy:
         return strategy
     raise TypeError(f"strategy must be 'anchored-tail', 'multi-point' or a CacheStrategy subclass, got {strategy!r}")
@@ -133,8 +141,9 @@ class PlacementStore:
     def save(self, conversation_id: str, model_id: str, placements: list[CachePointPlacement]) -> None:
         """Store the placements (errors are logged, never raised)."""
         try:
-            self.cache.set(self.key(conversation_id, model_id),
-                           orjson.dumps([p.to_dict() for p in placements]), self.ttl_s)
+            self.cache.set(
+                self.key(conversation_id, model_id), orjson.dumps([p.to_dict() for p in placements]), self.ttl_s
+            )
         except Exception as exc:  # noqa: BLE001
             _store_warning.warn("promptcache: cache-point placement store write failed", exc=exc)
 
@@ -158,8 +167,10 @@ def _check_cache_control(cache_control: Any) -> None:
     if cache_control is None:
         return
     if not isinstance(cache_control, Mapping):
-        raise TypeError(f"cache_control must be a dict such as {{'ttl': '1h'}} or None, got "
-                        f"{type(cache_control).__name__}: {cache_control!r:.80}")
+        raise TypeError(
+            f"cache_control must be a dict such as {{'ttl': '1h'}} or None, got "
+            f"{type(cache_control).__name__}: {cache_control!r:.80}"
+        )
     ttl = cache_control.get("ttl")
     if ttl is not None and (not isinstance(ttl, str) or ttl not in TTLS):
         raise ValueError(f"cache_control['ttl'] must be one of {list(TTLS)} or absent, got {ttl!r:.80}")
@@ -224,8 +235,13 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
     # -- the hook langchain-aws calls with the final request ---------------------------------------------------
     # ``cache_control`` is langchain-aws' per-call option (``model.invoke(..., cache_control={"ttl": "1h"})``); here
     # only its ``ttl`` is read. Checked first (TypeError / ValueError naming it), so nothing is sent on bad input.
-    def _apply_cache_points(self, cache_control: Optional[dict[str, Any]], system: list[dict[str, Any]],
-                            bedrock_messages: list[dict[str, Any]], params: Optional[dict[str, Any]] = None) -> None:
+    def _apply_cache_points(
+        self,
+        cache_control: Optional[dict[str, Any]],
+        system: list[dict[str, Any]],
+        bedrock_messages: list[dict[str, Any]],
+        params: Optional[dict[str, Any]] = None,
+    ) -> None:
         _check_cache_control(cache_control)
         if not self.cache_points or (self.raw_blocks is not None and bedrock_messages is self.raw_blocks):
             return super()._apply_cache_points(cache_control, system, bedrock_messages, params)
@@ -235,9 +251,17 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         conv = conversation_id(system, bedrock_messages)
         model_key = self._info.model_id or self.model_id
         previous = self._store.load(conv, model_key)
-        plan = place_cache_points(self._info, system, bedrock_messages, tools, previous_placements=previous,
-                                  ttl=ttl, count_tokens=self.token_counter, cache_tools=self.cache_tools,
-                                  strategy=self._strategy)
+        plan = place_cache_points(
+            self._info,
+            system,
+            bedrock_messages,
+            tools,
+            previous_placements=previous,
+            ttl=ttl,
+            count_tokens=self.token_counter,
+            cache_tools=self.cache_tools,
+            strategy=self._strategy,
+        )
         system[:] = plan.system
         bedrock_messages[:] = plan.messages
         if tools is not None and params is not None:
@@ -245,8 +269,13 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         if plan.placements != previous or [p.fingerprint for p in plan.placements] != [p.fingerprint for p in previous]:
             self._store.save(conv, model_key, plan.placements)
         self._last_plan = plan
-        logger.debug("cache points for %s: tools=%s system=%s messages=%s", conv, plan.tools_point,
-                     plan.system_point, [p.index for p in plan.placements])
+        logger.debug(
+            "cache points for %s: tools=%s system=%s messages=%s",
+            conv,
+            plan.tools_point,
+            plan.system_point,
+            [p.index for p in plan.placements],
+        )
 
     @classmethod
     def from_model(cls, model: ChatBedrockConverse, **options: Any) -> CachePointChatBedrockConverse:
@@ -256,8 +285,9 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
             model: a configured ``ChatBedrockConverse``.
             **options: this class's extra fields (``cache_ttl``, ``placement_store``, ...).
         """
-        fields = {name: getattr(model, name) for name in model.model_fields_set
-                  if name in ChatBedrockConverse.model_fields}
+        fields = {
+            name: getattr(model, name) for name in model.model_fields_set if name in ChatBedrockConverse.model_fields
+        }
         fields.update(client=model.client, bedrock_client=model.bedrock_client)
         return cls(**fields, **options)
 
@@ -283,11 +313,17 @@ class BedrockCachePoints(Processor):
         wrapped; a TTL given with ``cache_model_info`` is checked at once).
     """
 
-    def __init__(self, *, strategy: Any = "anchored-tail", placement_store: ServerCache | None = None,
-                 cache_ttl: str | None = None,
-                 cache_model_info: ModelInfo | None = None, cache_tools: bool = True,
-                 placement_ttl_s: float | None = DEFAULT_PLACEMENT_TTL_SECONDS,
-                 token_counter: Callable[[Any], int] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        strategy: Any = "anchored-tail",
+        placement_store: ServerCache | None = None,
+        cache_ttl: str | None = None,
+        cache_model_info: ModelInfo | None = None,
+        cache_tools: bool = True,
+        placement_ttl_s: float | None = DEFAULT_PLACEMENT_TTL_SECONDS,
+        token_counter: Callable[[Any], int] | None = None,
+    ) -> None:
         super().__init__()
         if cache_model_info is not None and not isinstance(cache_model_info, ModelInfo):
             raise TypeError(f"cache_model_info must be a ModelInfo (get_model_info(...)), got {cache_model_info!r}")
@@ -296,9 +332,15 @@ class BedrockCachePoints(Processor):
         if cache_model_info is not None:
             cache_model_info.check_ttl(cache_ttl)
         resolve_strategy(strategy)
-        self._options = dict(strategy=strategy, placement_store=PlacementStore(placement_store, placement_ttl_s).cache,
-                             cache_ttl=cache_ttl, cache_model_info=cache_model_info, cache_tools=cache_tools,
-                             placement_ttl_s=placement_ttl_s, token_counter=token_counter)
+        self._options = dict(
+            strategy=strategy,
+            placement_store=PlacementStore(placement_store, placement_ttl_s).cache,
+            cache_ttl=cache_ttl,
+            cache_model_info=cache_model_info,
+            cache_tools=cache_tools,
+            placement_ttl_s=placement_ttl_s,
+            token_counter=token_counter,
+        )
         # id(model) -> (model, settings snapshot, twin); bounded, so models made per request are not kept forever
         self._wrapped: LRUCache = LRUCache(maxsize=_MAX_WRAPPED)
         self._wrapped_lock = threading.Lock()

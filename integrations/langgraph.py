@@ -75,8 +75,9 @@ class MemoryNode(Runnable[dict, dict]):
         self._loader = None if memory is None else self._make_loader(memory)
 
     def _make_loader(self, memory: TypedMemoryStore) -> MemoryLoader:
-        return MemoryLoader(memory, self.classifier, load_references=self.load_references,
-                            messages_key=self.messages_key)
+        return MemoryLoader(
+            memory, self.classifier, load_references=self.load_references, messages_key=self.messages_key
+        )
 
     def _loader_for(self) -> MemoryLoader:
         if self._loader is not None:

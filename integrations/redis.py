@@ -76,8 +76,9 @@ class RedisConnection:
     _async_opts: dict[str, Any]
     _async_by_loop: weakref.WeakKeyDictionary[Any, Any]
 
-    def _connect(self, client: Any, *, url: str | None, async_client: Any, prefix: str, socket_timeout_s: float,
-                 breaker_s: float) -> None:
+    def _connect(
+        self, client: Any, *, url: str | None, async_client: Any, prefix: str, socket_timeout_s: float, breaker_s: float
+    ) -> None:
         """Validate the arguments (named in errors, before any connection is made) and set up the clients.
 
         Raises:
@@ -100,8 +101,10 @@ class RedisConnection:
         for name, given in (("client", client), ("async_client", async_client)):
             kwargs = getattr(given, "get_connection_kwargs", None)
             if callable(kwargs) and kwargs().get("decode_responses"):
-                raise ValueError(f"{name} was made with decode_responses=True; {owner} stores bytes (JSON that may "
-                                 "not be text) and needs a client that returns bytes: make one without it")
+                raise ValueError(
+                    f"{name} was made with decode_responses=True; {owner} stores bytes (JSON that may "
+                    "not be text) and needs a client that returns bytes: make one without it"
+                )
         if isinstance(client, aioredis.Redis):
             client, async_client = None, client
         if client is not None and not hasattr(client, "execute_command"):
@@ -219,8 +222,14 @@ class RedisCache(RedisConnection, ServerCache):
         socket_timeout_s: float = 0.25,
         breaker_s: float = 2.0,
     ) -> None:
-        self._connect(client, url=url, async_client=async_client, prefix=prefix, socket_timeout_s=socket_timeout_s,
-                      breaker_s=breaker_s)
+        self._connect(
+            client,
+            url=url,
+            async_client=async_client,
+            prefix=prefix,
+            socket_timeout_s=socket_timeout_s,
+            breaker_s=breaker_s,
+        )
         self._warning = ThrottledWarning(_log)
         self.failures = 0
 
@@ -357,7 +366,6 @@ class RedisCache(RedisConnection, ServerCache):
             return removed
 
         return await self._arun("SCAN/UNLINK", clear, 0)
-
 
 
 def __getattr__(name: str) -> Any:

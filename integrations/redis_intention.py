@@ -89,12 +89,20 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
         breaker_s: float = 2.0,
         record_cache_users: int = 1000,
     ) -> None:
-        if isinstance(max_memories_per_user, bool) or not isinstance(max_memories_per_user, int) or (
-            max_memories_per_user < 1
+        if (
+            isinstance(max_memories_per_user, bool)
+            or not isinstance(max_memories_per_user, int)
+            or (max_memories_per_user < 1)
         ):
             raise ValueError(f"max_memories_per_user must be an int >= 1, got {max_memories_per_user!r}")
-        self._connect(client, url=url, async_client=async_client, prefix=prefix, socket_timeout_s=socket_timeout_s,
-                      breaker_s=breaker_s)
+        self._connect(
+            client,
+            url=url,
+            async_client=async_client,
+            prefix=prefix,
+            socket_timeout_s=socket_timeout_s,
+            breaker_s=breaker_s,
+        )
         self.max_memories_per_user = max_memories_per_user
         self._warning = ThrottledWarning(_log)
         self._records = RecordCache(record_cache_users)
@@ -218,12 +226,16 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             raise self._fail("store", exc) from exc
 
     # -- reads -------------------------------------------------------------------------------------------------
-    def _merge(self, user: str, version: Any, rows: list[Any], missing: list[int],
-               raw: list[Any]) -> tuple[list[MemoryRecord], list[Any]]:
+    def _merge(
+        self, user: str, version: Any, rows: list[Any], missing: list[int], raw: list[Any]
+    ) -> tuple[list[MemoryRecord], list[Any]]:
         records, gone, corrupt = self._records.merge(user, version, rows, missing, raw)
         if corrupt:  # dropped from the index below: a miss for that memory only, the user's others still match
-            self._warning.warn("promptcache: dropped %d corrupt intention memory record(s) from a user's index (%s)",
-                               len(corrupt), corrupt[0][:200])
+            self._warning.warn(
+                "promptcache: dropped %d corrupt intention memory record(s) from a user's index (%s)",
+                len(corrupt),
+                corrupt[0][:200],
+            )
         return records, gone
 
     def _head(self, pipe: Any, user: str, now: float) -> None:

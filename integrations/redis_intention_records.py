@@ -69,8 +69,9 @@ class RecordCache:
                 rows.append((mid, score, None))
         return rows, missing
 
-    def merge(self, user: str, version: Any, rows: list[Row], missing: list[int],
-              raw: list[Any]) -> tuple[list[MemoryRecord], list[Any], list[str]]:
+    def merge(
+        self, user: str, version: Any, rows: list[Row], missing: list[int], raw: list[Any]
+    ) -> tuple[list[MemoryRecord], list[Any], list[str]]:
         """Parse the fetched records ``raw`` (``MGET`` of the rows at ``missing``) into ``rows`` and cache the
         result under ``version`` (none when some rows are gone: the index is about to change).
 

@@ -46,27 +46,53 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = _Parser(prog="promptcache", description="promptcache command-line tools")
     sub = parser.add_subparsers(dest="command", required=True)
-    replay = sub.add_parser("replay", help="what would the plugins save on recorded conversations?",
-                            description="Replay recorded agent conversations (OpenAI, Anthropic or LangChain "
-                                        "messages; JSON or JSONL) offline through a Bedrock prompt-cache "
-                                        "simulator, and count what the ResponseCache and the intention cache "
-                                        "(IntentionMemory) would have answered. Prints a table; writes "
-                                        "DIR/replay.json and DIR/replay.png.")
+    replay = sub.add_parser(
+        "replay",
+        help="what would the plugins save on recorded conversations?",
+        description="Replay recorded agent conversations (OpenAI, Anthropic or LangChain "
+        "messages; JSON or JSONL) offline through a Bedrock prompt-cache "
+        "simulator, and count what the ResponseCache and the intention cache "
+        "(IntentionMemory) would have answered. Prints a table; writes "
+        "DIR/replay.json and DIR/replay.png.",
+    )
     replay.add_argument("files", nargs="+", metavar="FILE", help="transcript files (.json / .jsonl)")
-    replay.add_argument("--model", default=DEFAULT_MODEL,
-                        help=f"Bedrock model id (default {DEFAULT_MODEL}); regional prefixes (us., eu., global.) "
-                             "and ARNs resolve; priced: " + ", ".join(sorted(KNOWN_PRICES)))
-    replay.add_argument("--strategy", action="extend", nargs="+", metavar="NAME", dest="strategies",
-                        help="strategies to compare, among " + ", ".join(STRATEGIES) + " (default: all); 'none' is "
-                             "always included, and with anchored-tail the row anchored-tail+response-cache too. "
-                             "Put it after FILE, or end the names with --")
-    replay.add_argument("--gap-s", type=float, default=DEFAULT_GAP_S, metavar="SECONDS",
-                        help=f"seconds between requests without recorded timestamps (default {DEFAULT_GAP_S:g})")
-    replay.add_argument("--out", default="promptcache-replay", metavar="DIR",
-                        help="directory for replay.json and replay.png (default ./promptcache-replay)")
-    replay.add_argument("--response-cache-ttl", type=float, default=None, metavar="SECONDS",
-                        help="lifetime of a ResponseCache entry, for its hits and the combined row (default: the "
-                             "ResponseCache default, " + _rc_default() + " s)")
+    replay.add_argument(
+        "--model",
+        default=DEFAULT_MODEL,
+        help=f"Bedrock model id (default {DEFAULT_MODEL}); regional prefixes (us., eu., global.) "
+        "and ARNs resolve; priced: " + ", ".join(sorted(KNOWN_PRICES)),
+    )
+    replay.add_argument(
+        "--strategy",
+        action="extend",
+        nargs="+",
+        metavar="NAME",
+        dest="strategies",
+        help="strategies to compare, among " + ", ".join(STRATEGIES) + " (default: all); 'none' is "
+        "always included, and with anchored-tail the row anchored-tail+response-cache too. "
+        "Put it after FILE, or end the names with --",
+    )
+    replay.add_argument(
+        "--gap-s",
+        type=float,
+        default=DEFAULT_GAP_S,
+        metavar="SECONDS",
+        help=f"seconds between requests without recorded timestamps (default {DEFAULT_GAP_S:g})",
+    )
+    replay.add_argument(
+        "--out",
+        default="promptcache-replay",
+        metavar="DIR",
+        help="directory for replay.json and replay.png (default ./promptcache-replay)",
+    )
+    replay.add_argument(
+        "--response-cache-ttl",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="lifetime of a ResponseCache entry, for its hits and the combined row (default: the "
+        "ResponseCache default, " + _rc_default() + " s)",
+    )
     replay.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
     return parser
 
@@ -110,16 +136,28 @@ def _run_replay(args: argparse.Namespace) -> int:
             return
         bar = state.get("bar")
         if bar is None:
-            bar = Progress("replaying", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                           console=Console(stderr=True), transient=True)
+            bar = Progress(
+                "replaying",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
             bar.start()
             state["bar"], state["task"] = bar, bar.add_task("replay", total=total)
         if done % 50 == 0 or done == total:
             bar.update(state["task"], completed=done)  # type: ignore[union-attr]
 
     try:
-        result = run_replay(args.files, args.model, args.strategies or DEFAULT_STRATEGIES, args.gap_s,
-                            progress=progress, response_cache_ttl_s=ttl)
+        result = run_replay(
+            args.files,
+            args.model,
+            args.strategies or DEFAULT_STRATEGIES,
+            args.gap_s,
+            progress=progress,
+            response_cache_ttl_s=ttl,
+        )
     except TranscriptError as exc:
         return _fail(str(exc))
     except KeyError as exc:

@@ -73,10 +73,7 @@ def _check_options(context_key: str, allowed: Iterable[str], opts: Mapping[str, 
     allowed = frozenset(allowed)
     unknown = sorted(set(opts) - allowed)
     if unknown:
-        raise ValueError(
-            f"unknown per-call option(s) {unknown!r} for {context_key!r}; "
-            f"allowed: {sorted(allowed)!r}"
-        )
+        raise ValueError(f"unknown per-call option(s) {unknown!r} for {context_key!r}; allowed: {sorted(allowed)!r}")
 
 
 def make_call_options(context_key: str, allowed: Iterable[str], **opts: Any) -> RunnableConfig:

@@ -72,8 +72,9 @@ def _portable(value: Any, depth: int = 0) -> Any:
     if isinstance(value, float):
         return value if math.isfinite(value) else {"$float": repr(value)}
     if isinstance(value, dict):
-        return {k if isinstance(k, str) else canonical_json(k).decode(): _portable(v, depth + 1)
-                for k, v in value.items()}
+        return {
+            k if isinstance(k, str) else canonical_json(k).decode(): _portable(v, depth + 1) for k, v in value.items()
+        }
     if isinstance(value, (list, tuple)):
         return [_portable(v, depth + 1) for v in value]
     if isinstance(value, (set, frozenset)):
@@ -224,19 +225,23 @@ def _message(message: Any, ids: _ToolIds) -> dict[str, Any]:
     fields = getattr(message, "__dict__", _NO_FIELDS)
     get = fields.get
     content = get("content")
-    out: dict[str, Any] = {"role": get("type", cls.__name__),
-                           "content": content if type(content) is str else _content(content, ids)}
+    out: dict[str, Any] = {
+        "role": get("type", cls.__name__),
+        "content": content if type(content) is str else _content(content, ids),
+    }
     name = get("name")
     if name is not None:
         out["name"] = name
     tool_calls = get("tool_calls")
     if tool_calls:
-        out["tool_calls"] = [{"name": tc.get("name"), "args": tc.get("args"), "id": ids(tc.get("id"))}
-                             for tc in tool_calls]
+        out["tool_calls"] = [
+            {"name": tc.get("name"), "args": tc.get("args"), "id": ids(tc.get("id"))} for tc in tool_calls
+        ]
     invalid = get("invalid_tool_calls")
     if invalid:
-        out["invalid_tool_calls"] = [{"name": tc.get("name"), "args": tc.get("args"), "id": ids(tc.get("id"))}
-                                     for tc in invalid]
+        out["invalid_tool_calls"] = [
+            {"name": tc.get("name"), "args": tc.get("args"), "id": ids(tc.get("id"))} for tc in invalid
+        ]
     call_id = get("tool_call_id")
     if call_id is not None:
         out["tool_call_id"] = ids(call_id)
@@ -271,11 +276,17 @@ def canonical_messages(messages: Iterable[Any]) -> list[dict[str, Any]]:
     return [_message(m, ids) for m in messages]
 
 
-
 _TOOL_MEMO: LRUCache = LRUCache(maxsize=1024)
 _TOOL_MEMO_LOCK = threading.Lock()
-_FUNCTION_PARTS = ("__name__", "__qualname__", "__doc__", "__annotations__", "__defaults__", "__kwdefaults__",
-                   "__code__")
+_FUNCTION_PARTS = (
+    "__name__",
+    "__qualname__",
+    "__doc__",
+    "__annotations__",
+    "__defaults__",
+    "__kwdefaults__",
+    "__code__",
+)
 
 
 def tool_state(tool: Any) -> tuple[Any, ...]:

@@ -80,8 +80,13 @@ def _hex_digest(out: dict[str, Any]) -> bytes:
     return hashlib.sha256(canonical_json(out, exact_floats=False)).hexdigest()[:_DIGEST_HEX].encode()
 
 
-_STRICT: Final = (orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS
-                  | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME)
+_STRICT: Final = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_NON_STR_KEYS
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+)
 
 
 def _containers_json(containers: Any) -> bytes | None:
@@ -156,8 +161,11 @@ def _value_key(cls: type, fields: dict[str, Any]) -> tuple[tuple[Any, ...], tupl
     get = fields.get
     content = get("content")
     text = type(content) is str
-    containers = (get("tool_calls"), get("invalid_tool_calls"), get("additional_kwargs")) if text else (
-        get("tool_calls"), get("invalid_tool_calls"), get("additional_kwargs"), content)
+    containers = (
+        (get("tool_calls"), get("invalid_tool_calls"), get("additional_kwargs"))
+        if text
+        else (get("tool_calls"), get("invalid_tool_calls"), get("additional_kwargs"), content)
+    )
     mutable = None
     if not text or containers[0] or containers[1] or containers[2]:
         mutable = _containers_json(containers)
@@ -167,8 +175,16 @@ def _value_key(cls: type, fields: dict[str, Any]) -> tuple[tuple[Any, ...], tupl
         value = get(name)
         if value is not None and type(value) is not str:
             return None
-    return (cls, content if text else type(content), get("type", _ABSENT), get("name"), get("tool_call_id"),
-            get("status", _ABSENT), get("role"), mutable), containers
+    return (
+        cls,
+        content if text else type(content),
+        get("type", _ABSENT),
+        get("name"),
+        get("tool_call_id"),
+        get("status", _ABSENT),
+        get("role"),
+        mutable,
+    ), containers
 
 
 class _Prefix:
@@ -176,8 +192,16 @@ class _Prefix:
 
     __slots__ = ("messages", "values", "sizes", "containers", "pieces", "digests", "counts", "numbering")
 
-    def __init__(self, messages: tuple[Any, ...], values: list[tuple[Any, ...]], containers: list[Any],
-                 pieces: list[bytes], digests: list[bytes], counts: list[int], numbering: dict[Any, str]) -> None:
+    def __init__(
+        self,
+        messages: tuple[Any, ...],
+        values: list[tuple[Any, ...]],
+        containers: list[Any],
+        pieces: list[bytes],
+        digests: list[bytes],
+        counts: list[int],
+        numbering: dict[Any, str],
+    ) -> None:
         self.messages = messages  # the objects (held, so their ids stay theirs)
         self.values = values  # tuple(message.__dict__.values()) before the digest was computed (held, likewise)
         self.sizes = list(map(len, values))  # fields per message
@@ -200,7 +224,8 @@ class _Prefix:
         # every field still the very object it was (identity: an equal replacement can have other JSON, 1 vs 1.0)
         fields = list(map(vars, refs[:count]))
         if list(map(len, fields)) != self.sizes[:count] or not all(
-                map(is_, chain.from_iterable(map(dict.values, fields)), chain.from_iterable(self.values[:count]))):
+            map(is_, chain.from_iterable(map(dict.values, fields)), chain.from_iterable(self.values[:count]))
+        ):
             return 0
         if _containers_json(self.containers[:count]) != b"[" + b",".join(self.pieces[:count]) + b"]":
             return 0  # a container edited in place
@@ -231,8 +256,9 @@ def message_digests(messages: Iterable[Any]) -> list[bytes]:
         digests, snapshots = prefix.digests[:start], prefix.values[:start]
         containers, pieces, counts = prefix.containers[:start], prefix.pieces[:start], prefix.counts[:start]
         numbered = counts[-1]
-        ids.ids.update(prefix.numbering if numbered == len(prefix.numbering)
-                       else islice(prefix.numbering.items(), numbered))
+        ids.ids.update(
+            prefix.numbering if numbered == len(prefix.numbering) else islice(prefix.numbering.items(), numbered)
+        )
     else:
         digests, snapshots, containers, pieces, counts = [], [], [], [], []
     keep = True  # every message can join a prefix
@@ -243,8 +269,11 @@ def message_digests(messages: Iterable[Any]) -> list[bytes]:
         digest, held, held_json = _digest_by_value(message, ids)
         digests.append(digest)
         if keep:
-            piece = None if held is None or values is None else (
-                held_json if held_json is not None else _containers_json(held))
+            piece = (
+                None
+                if held is None or values is None
+                else (held_json if held_json is not None else _containers_json(held))
+            )
             if piece is None:
                 keep = False
             else:
@@ -255,8 +284,9 @@ def message_digests(messages: Iterable[Any]) -> list[bytes]:
     if keep and messages:
         if len(_PREFIXES) >= _PREFIXES_MAX and prefix_key not in _PREFIXES:
             _PREFIXES.clear()
-        _PREFIXES[prefix_key] = _Prefix(tuple(messages), snapshots, containers, pieces, list(digests), counts,
-                                        dict(ids.ids))
+        _PREFIXES[prefix_key] = _Prefix(
+            tuple(messages), snapshots, containers, pieces, list(digests), counts, dict(ids.ids)
+        )
     return digests
 
 

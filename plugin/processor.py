@@ -35,8 +35,15 @@ from promptcache.config import (
     resolve_scope,
 )
 
-__all__ = ["ModelRequest", "ModelResponse", "Processor", "as_model_response", "check_sync", "request_stage",
-           "with_processors"]
+__all__ = [
+    "ModelRequest",
+    "ModelResponse",
+    "Processor",
+    "as_model_response",
+    "check_sync",
+    "request_stage",
+    "with_processors",
+]
 
 
 def as_model_response(result: Any) -> ModelResponse:
@@ -73,13 +80,16 @@ def request_stage(processor: Any, result: Any, hook: str = "process_request") ->
     if isinstance(result, ModelRequest):
         return result
     if not _is_short_circuit(result):
-        raise TypeError(f"{type(processor).__name__}.{hook} returned {type(result).__name__} ({result!r:.80}); "
-                        "expected the ModelRequest to send on (request.override(...)) or a ModelResponse/AIMessage "
-                        "to short-circuit")
+        raise TypeError(
+            f"{type(processor).__name__}.{hook} returned {type(result).__name__} ({result!r:.80}); "
+            "expected the ModelRequest to send on (request.override(...)) or a ModelResponse/AIMessage "
+            "to short-circuit"
+        )
     response = as_model_response(result)
     if not any(isinstance(m, AIMessage) for m in response.result):
-        raise ValueError(f"{type(processor).__name__}.{hook} short-circuited without an AIMessage: "
-                         f"{response.result!r:.120}")
+        raise ValueError(
+            f"{type(processor).__name__}.{hook} short-circuited without an AIMessage: {response.result!r:.120}"
+        )
     return response
 
 
@@ -91,9 +101,11 @@ def check_sync(processor: Any) -> None:
     """
     missing = type(processor)._async_only
     if missing:
-        raise TypeError(f"{type(processor).__name__} defines only {', '.join('a' + m for m in missing)}; a sync call "
-                        f"(invoke, stream, batch) cannot run it: define {', '.join(missing)} too, or call it with "
-                        "ainvoke/astream/abatch")
+        raise TypeError(
+            f"{type(processor).__name__} defines only {', '.join('a' + m for m in missing)}; a sync call "
+            f"(invoke, stream, batch) cannot run it: define {', '.join(missing)} too, or call it with "
+            "ainvoke/astream/abatch"
+        )
 
 
 _WRAP_HOOKS = ("wrap_model_call", "awrap_model_call", "wrap_tool_call", "awrap_tool_call")
@@ -141,9 +153,12 @@ class Processor(AgentMiddleware):
         own = cls.__dict__
         if ("wrap_model_call" in own or "awrap_model_call" in own) and "_wrap_runs_hooks" not in own:
             cls._wrap_runs_hooks = False
-        cls._async_only = tuple(name for name in ("process_request", "process_response")
-                                if getattr(cls, name) is getattr(Processor, name)
-                                and getattr(cls, "a" + name) is not getattr(Processor, "a" + name))
+        cls._async_only = tuple(
+            name
+            for name in ("process_request", "process_response")
+            if getattr(cls, name) is getattr(Processor, name)
+            and getattr(cls, "a" + name) is not getattr(Processor, "a" + name)
+        )
 
     # -- hooks ---------------------------------------------------------------------------------------------
     def process_request(self, request: ModelRequest) -> ModelRequest | ModelResponse | AIMessage:

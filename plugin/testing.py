@@ -88,8 +88,9 @@ class ScriptedChatModel(BaseChatModel):
         msg.response_metadata = {"model_name": self.model_name, "finish_reason": "stop", **msg.response_metadata}
         return msg
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=self._next(messages))])
 
     def _chunks(self, msg: AIMessage) -> list[AIMessageChunk]:
@@ -99,8 +100,13 @@ class ScriptedChatModel(BaseChatModel):
         last = AIMessageChunk(
             content="" if isinstance(msg.content, str) else msg.content,
             tool_call_chunks=[
-                {"name": tc["name"], "args": __import__("json").dumps(tc["args"]), "id": tc.get("id"), "index": i,
-                 "type": "tool_call_chunk"}
+                {
+                    "name": tc["name"],
+                    "args": __import__("json").dumps(tc["args"]),
+                    "id": tc.get("id"),
+                    "index": i,
+                    "type": "tool_call_chunk",
+                }
                 for i, tc in enumerate(msg.tool_calls)
             ],
             usage_metadata=msg.usage_metadata,
@@ -109,12 +115,14 @@ class ScriptedChatModel(BaseChatModel):
         )
         return chunks + [last]
 
-    def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
-                **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+    def _stream(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+    ) -> Iterator[ChatGenerationChunk]:
         for chunk in self._chunks(self._next(messages)):
             yield ChatGenerationChunk(message=chunk)
 
-    async def _astream(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
-                       **kwargs: Any) -> AsyncIterator[ChatGenerationChunk]:
+    async def _astream(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+    ) -> AsyncIterator[ChatGenerationChunk]:
         for chunk in self._chunks(self._next(messages)):
             yield ChatGenerationChunk(message=chunk)

@@ -38,8 +38,16 @@ _TOOL_CHOICE = "_promptcache_tool_choice"
 _BIND_KWARGS = "_promptcache_bind_kwargs"
 _INNER_CONFIG: RunnableConfig = {"tags": ["nostream"], "run_name": "promptcache.inner_model"}
 # AgentMiddleware hooks that only create_agent's graph runs (with_processors refuses middleware relying on them)
-_AGENT_HOOKS = ("before_agent", "abefore_agent", "before_model", "abefore_model", "after_model", "aafter_model",
-                "after_agent", "aafter_agent")
+_AGENT_HOOKS = (
+    "before_agent",
+    "abefore_agent",
+    "before_model",
+    "abefore_model",
+    "after_model",
+    "aafter_model",
+    "after_agent",
+    "aafter_agent",
+)
 
 
 def ai_message_to_chunk(message: AIMessage) -> AIMessageChunk:
@@ -49,10 +57,14 @@ def ai_message_to_chunk(message: AIMessage) -> AIMessageChunk:
     Invalid tool calls travel as tool-call chunks with their raw arguments (so a consumer adding chunks sees them),
     and the chunk's parsed ``invalid_tool_calls`` are then set to the message's own, which keep their ``error``.
     """
-    calls = [{"name": tc["name"], "args": json.dumps(tc["args"]), "id": tc.get("id"), "type": "tool_call_chunk"}
-             for tc in message.tool_calls]
-    calls += [{"name": tc.get("name"), "args": tc.get("args"), "id": tc.get("id"), "type": "tool_call_chunk"}
-              for tc in message.invalid_tool_calls]
+    calls = [
+        {"name": tc["name"], "args": json.dumps(tc["args"]), "id": tc.get("id"), "type": "tool_call_chunk"}
+        for tc in message.tool_calls
+    ]
+    calls += [
+        {"name": tc.get("name"), "args": tc.get("args"), "id": tc.get("id"), "type": "tool_call_chunk"}
+        for tc in message.invalid_tool_calls
+    ]
     chunk = AIMessageChunk(
         content=message.content,
         name=message.name,
@@ -89,10 +101,12 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
                 raise TypeError(f"processors must be AgentMiddleware/Processor instances, got {p!r}")
             agent_hooks = [h for h in _AGENT_HOOKS if getattr(type(p), h) is not getattr(AgentMiddleware, h)]
             if agent_hooks:
-                raise TypeError(f"{type(p).__name__} uses {', '.join(agent_hooks)}, which only create_agent runs; "
-                                "around a plain chat model only wrap_model_call runs, so it would silently do "
-                                "nothing (for typed memory in a LangGraph graph use MemoryNode and "
-                                "with_memory_prompt)")
+                raise TypeError(
+                    f"{type(p).__name__} uses {', '.join(agent_hooks)}, which only create_agent runs; "
+                    "around a plain chat model only wrap_model_call runs, so it would silently do "
+                    "nothing (for typed memory in a LangGraph graph use MemoryNode and "
+                    "with_memory_prompt)"
+                )
         return cls(bound=model, processors=processors)
 
     # -- identity ------------------------------------------------------------------------------------------
@@ -162,12 +176,14 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=messages[-1])])
 
     # -- invoke / ainvoke ----------------------------------------------------------------------------------
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         return self._result(self._generate_from(self._request(messages, stop, kwargs)))
 
-    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
-                         **kwargs: Any) -> ChatResult:
+    async def _agenerate(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         return self._result(await self._agenerate_from(self._request(messages, stop, kwargs)))
 
     # -- stream / astream ----------------------------------------------------------------------------------
@@ -177,11 +193,14 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
         retry, any ``AgentMiddleware``) and yields the reply as one chunk."""
         return all(isinstance(p, Processor) and p._wrap_runs_hooks for p in self.processors)
 
-    def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
-                **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+    def _stream(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+    ) -> Iterator[ChatGenerationChunk]:
         request = self._request(messages, stop, kwargs)
         if not self._hooks_only():
-            yield ChatGenerationChunk(message=ai_message_to_chunk(self._result(self._generate_from(request)).generations[0].message))
+            yield ChatGenerationChunk(
+                message=ai_message_to_chunk(self._result(self._generate_from(request)).generations[0].message)
+            )
             return
         for p in self.processors:
             if p._async_only:
@@ -209,8 +228,9 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
         if short is not None:
             yield ChatGenerationChunk(message=ai_message_to_chunk(self._result(response).generations[0].message))
 
-    async def _astream(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
-                       **kwargs: Any) -> AsyncIterator[ChatGenerationChunk]:
+    async def _astream(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+    ) -> AsyncIterator[ChatGenerationChunk]:
         request = self._request(messages, stop, kwargs)
         if not self._hooks_only():
             result = self._result(await self._agenerate_from(request))
@@ -242,14 +262,16 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
     def _generate_from(self, request: ModelRequest) -> ModelResponse:
         handler = self._call
         for p in reversed(self.processors):
-            handler = (lambda proc, inner: (lambda req: as_model_response(proc.wrap_model_call(req, inner))))(p, handler)
+            handler = (lambda proc, inner: lambda req: as_model_response(proc.wrap_model_call(req, inner)))(p, handler)
         return handler(request)
 
     async def _agenerate_from(self, request: ModelRequest) -> ModelResponse:
         handler = self._acall
         for p in reversed(self.processors):
+
             async def step(req: ModelRequest, proc: Any = p, inner: Any = handler) -> ModelResponse:
                 return as_model_response(await proc.awrap_model_call(req, inner))
+
             handler = step
         return await handler(request)
 

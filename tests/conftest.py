@@ -110,4 +110,3 @@ def pg_memory(pg_store):
     prefix = ("pctest", uuid.uuid4().hex[:12])
     yield TypedMemoryStore(pg_store, prefix=prefix)
     purge_prefix(pg_store, prefix)
-

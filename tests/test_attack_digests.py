@@ -59,8 +59,10 @@ from promptcache.testing import ScriptedChatModel
 
 
 def reference(messages: list[Any]) -> list[bytes]:
-    return [hashlib.sha256(canonical_json(m, exact_floats=False)).hexdigest()[:32].encode()
-            for m in canonical_messages(messages)]
+    return [
+        hashlib.sha256(canonical_json(m, exact_floats=False)).hexdigest()[:32].encode()
+        for m in canonical_messages(messages)
+    ]
 
 
 def check(messages: list[Any]) -> None:
@@ -123,15 +125,21 @@ def empty_memos() -> None:
 
 
 def convo() -> list[Any]:
-    return [SystemMessage("sys"),
-            HumanMessage("hello", id="h1"),
-            AIMessage("", tool_calls=[{"name": "f", "args": {"n": 1, "flag": True}, "id": "call_1"}]),
-            ToolMessage("result", tool_call_id="call_1", name="f"),
-            AIMessage([{"type": "text", "text": "t", "id": "b"},
-                       {"type": "tool_use", "id": "tu_2", "name": "g", "input": {"x": 1}}],
-                      tool_calls=[{"name": "g", "args": {"x": 1}, "id": "tu_2"}]),
-            ToolMessage([{"type": "text", "text": "gone"}], tool_call_id="tu_2", status="error"),
-            AIMessage("done", additional_kwargs={"k": 1})]
+    return [
+        SystemMessage("sys"),
+        HumanMessage("hello", id="h1"),
+        AIMessage("", tool_calls=[{"name": "f", "args": {"n": 1, "flag": True}, "id": "call_1"}]),
+        ToolMessage("result", tool_call_id="call_1", name="f"),
+        AIMessage(
+            [
+                {"type": "text", "text": "t", "id": "b"},
+                {"type": "tool_use", "id": "tu_2", "name": "g", "input": {"x": 1}},
+            ],
+            tool_calls=[{"name": "g", "args": {"x": 1}, "id": "tu_2"}],
+        ),
+        ToolMessage([{"type": "text", "text": "gone"}], tool_call_id="tu_2", status="error"),
+        AIMessage("done", additional_kwargs={"k": 1}),
+    ]
 
 
 def request_for(messages: list[Any], **kw: Any) -> ModelRequest:
@@ -289,8 +297,11 @@ def test_messages_shared_between_conversations() -> None:
     shared = [SystemMessage("s"), HumanMessage("h")]
     a1 = AIMessage("", tool_calls=[{"name": "f", "args": {}, "id": "x"}])
     conv1 = shared + [a1, ToolMessage("1", tool_call_id="x")]
-    conv2 = shared + [AIMessage("", tool_calls=[{"name": "f", "args": {}, "id": "y"}]), a1,
-                      ToolMessage("1", tool_call_id="x")]
+    conv2 = shared + [
+        AIMessage("", tool_calls=[{"name": "f", "args": {}, "id": "y"}]),
+        a1,
+        ToolMessage("1", tool_call_id="x"),
+    ]
     for _ in range(2):
         check(conv1)
         check(conv2)
@@ -313,18 +324,19 @@ def test_id_reuse_after_death() -> None:
 
 
 def test_model_construct_missing_fields() -> None:
-    msgs = [HumanMessage.model_construct(content="hi"),
-            ToolMessage.model_construct(content="r"),
-            AIMessage.model_construct(),
-            ChatMessage.model_construct(content="c")]
+    msgs = [
+        HumanMessage.model_construct(content="hi"),
+        ToolMessage.model_construct(content="r"),
+        AIMessage.model_construct(),
+        ChatMessage.model_construct(content="c"),
+    ]
     check(msgs)
     check(msgs)
     check([ToolMessage.model_construct(content="r", tool_call_id="c", status="error")])
 
 
 def test_ai_message_chunk_and_chat_message_role() -> None:
-    chunk = AIMessageChunk(content="part", tool_call_chunks=[{"name": "f", "args": '{"a": 1}', "id": "c",
-                                                              "index": 0}])
+    chunk = AIMessageChunk(content="part", tool_call_chunks=[{"name": "f", "args": '{"a": 1}', "id": "c", "index": 0}])
     chat = ChatMessage("c", role="critic")
     msgs = [HumanMessage("q"), chunk, chat]
     check(msgs)
@@ -369,8 +381,14 @@ def test_tool_id_ordinals_shift_under_memo() -> None:
     # the same ToolMessage value at different ordinal positions, through the value memo
     t = lambda: ToolMessage("ok", tool_call_id="X")  # noqa: E731
     check([HumanMessage("a"), AIMessage("", tool_calls=[{"name": "f", "args": {}, "id": "X"}]), t()])
-    check([HumanMessage("a"), AIMessage("", tool_calls=[{"name": "f", "args": {}, "id": "Y"}]),
-           AIMessage("", tool_calls=[{"name": "f", "args": {}, "id": "X"}]), t()])
+    check(
+        [
+            HumanMessage("a"),
+            AIMessage("", tool_calls=[{"name": "f", "args": {}, "id": "Y"}]),
+            AIMessage("", tool_calls=[{"name": "f", "args": {}, "id": "X"}]),
+            t(),
+        ]
+    )
     check([HumanMessage("b"), t(), t()])
 
 
@@ -522,8 +540,11 @@ def test_attack_str_subclass_with_permissive_eq_content_reassigned() -> None:
     check(msgs)
 
 
-@pytest.mark.xfail(strict=True, reason="known gap (plugin/message_digests.py docstring): values swapped between fields "
-                   "by writing to __dict__ directly, bypassing pydantic; checking field names too cost ~10 us a call")
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap (plugin/message_digests.py docstring): values swapped between fields "
+    "by writing to __dict__ directly, bypassing pydantic; checking field names too cost ~10 us a call",
+)
 def test_attack_dict_keys_swapped_values_order_kept() -> None:
     m = HumanMessage("hi", id="zzz")  # __dict__ order: ..., type, name=None, id="zzz"
     msgs = [SystemMessage("s"), m]
@@ -549,8 +570,15 @@ def test_attack_prefix_tool_call_id_none_to_nan_in_place() -> None:
 
 
 def test_attack_value_memo_tool_call_id_none_vs_nan() -> None:
-    check([HumanMessage("q"), AIMessage.model_construct(content="", tool_calls=[{"name": "f", "args": {}, "id": None}])])
-    check([HumanMessage("q"), AIMessage.model_construct(content="", tool_calls=[{"name": "f", "args": {}, "id": float("nan")}])])
+    check(
+        [HumanMessage("q"), AIMessage.model_construct(content="", tool_calls=[{"name": "f", "args": {}, "id": None}])]
+    )
+    check(
+        [
+            HumanMessage("q"),
+            AIMessage.model_construct(content="", tool_calls=[{"name": "f", "args": {}, "id": float("nan")}]),
+        ]
+    )
 
 
 def test_attack_value_memo_two_nan_ids_vs_one_nan_twice() -> None:
@@ -638,10 +666,18 @@ def test_attack_prefix_opaque_mapping_tool_call_edited_in_place() -> None:
 
 
 def test_attack_value_memo_opaque_mapping_tool_calls() -> None:
-    check([HumanMessage("q"), AIMessage.model_construct(content="", tool_calls=[OpaqueCall(name="f", args={"a": 1},
-                                                                                           id="c")])])
-    check([HumanMessage("q"), AIMessage.model_construct(content="", tool_calls=[OpaqueCall(name="g", args={"a": 2},
-                                                                                           id="c")])])
+    check(
+        [
+            HumanMessage("q"),
+            AIMessage.model_construct(content="", tool_calls=[OpaqueCall(name="f", args={"a": 1}, id="c")]),
+        ]
+    )
+    check(
+        [
+            HumanMessage("q"),
+            AIMessage.model_construct(content="", tool_calls=[OpaqueCall(name="g", args={"a": 2}, id="c")]),
+        ]
+    )
 
 
 def test_attack_value_memo_opaque_mapping_content_block() -> None:
@@ -768,15 +804,24 @@ def test_attack_value_memo_block_ids_with_equal_repr() -> None:
             return "ID"
 
     x, y = Id(), Id()
-    blocks = lambda a, b: [{"type": "tool_use", "id": a, "name": "f", "input": {}},  # noqa: E731
-                           {"type": "tool_use", "id": b, "name": "f", "input": {}}]
+
+    def blocks(a: object, b: object) -> list[dict[str, object]]:
+        return [
+            {"type": "tool_use", "id": a, "name": "f", "input": {}},
+            {"type": "tool_use", "id": b, "name": "f", "input": {}},
+        ]
+
     check([HumanMessage("q"), AIMessage(blocks(x, y))])  # "#0", "#1"
     check([HumanMessage("q"), AIMessage(blocks(x, x))])  # "#0", "#0"
 
 
 def test_attack_value_memo_block_ids_tuple_vs_frozenset() -> None:
-    blocks = lambda a, b: [{"type": "tool_use", "id": a, "name": "f", "input": {}},  # noqa: E731
-                           {"type": "tool_use", "id": b, "name": "f", "input": {}}]
+    def blocks(a: object, b: object) -> list[dict[str, object]]:
+        return [
+            {"type": "tool_use", "id": a, "name": "f", "input": {}},
+            {"type": "tool_use", "id": b, "name": "f", "input": {}},
+        ]
+
     check([HumanMessage("q"), AIMessage(blocks(("a",), frozenset({"a"})))])
     check([HumanMessage("q"), AIMessage(blocks(("a",), ("a",)))])
 
@@ -787,8 +832,12 @@ def test_attack_prefix_block_id_object_swapped_in_place() -> None:
             return "ID"
 
     x, y = Id(), Id()
-    m = AIMessage([{"type": "tool_use", "id": x, "name": "f", "input": {}},
-                   {"type": "tool_use", "id": y, "name": "f", "input": {}}])
+    m = AIMessage(
+        [
+            {"type": "tool_use", "id": x, "name": "f", "input": {}},
+            {"type": "tool_use", "id": y, "name": "f", "input": {}},
+        ]
+    )
     msgs = [HumanMessage("q"), m]
     check(msgs)
     m.content[1]["id"] = x  # JSON unchanged ("ID", "ID"); canonical: "#0","#1" -> "#0","#0"
@@ -801,8 +850,11 @@ def test_attack_prefix_block_id_object_swapped_in_place() -> None:
 
 
 def test_strong_request_key_stale_after_args_reassigned_true_to_one() -> None:
-    msgs = [HumanMessage("q"), AIMessage("", tool_calls=[{"name": "pay", "args": {"confirm": True}, "id": "c"}]),
-            ToolMessage("ok", tool_call_id="c")]
+    msgs = [
+        HumanMessage("q"),
+        AIMessage("", tool_calls=[{"name": "pay", "args": {"confirm": True}, "id": "c"}]),
+        ToolMessage("ok", tool_call_id="c"),
+    ]
     req = request_for(msgs)
     before = request_key(req, "bot", None)
     check_request_strong(req)

@@ -80,11 +80,15 @@ def _planted(kind_ns: str, value: dict, scope: str = "u") -> TypedMemoryStore:
 # =================================================================================================================
 # Typed memory: corrupt values planted in the store, read through the public API
 # =================================================================================================================
-@pytest.mark.parametrize("value", [
-    {"kind": "project_state", "content": "Deploy is running"},                       # expires_at missing
-    {"kind": "project_state", "content": "Deploy is running", "expires_at": None},   # expires_at null
-    {"kind": "user_fact", "content": "Deploy is running"},                           # wrong kind for the namespace
-], ids=["missing-expires_at", "null-expires_at", "kind-mismatch"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"kind": "project_state", "content": "Deploy is running"},  # expires_at missing
+        {"kind": "project_state", "content": "Deploy is running", "expires_at": None},  # expires_at null
+        {"kind": "user_fact", "content": "Deploy is running"},  # wrong kind for the namespace
+    ],
+    ids=["missing-expires_at", "null-expires_at", "kind-mismatch"],
+)
 def test_project_state_value_that_can_never_expire_is_not_shown(value):
     """project_state must expire: a value in the project_state namespace without an expiry (or claiming another
     kind, hence no expiry) is a corrupt entry. Today it is returned as live project state forever."""
@@ -312,8 +316,11 @@ def test_lone_surrogate_user_or_intention_is_rejected_before_writing(what, any_b
         memory.store(user, intention, {"t": 1})
 
 
-@pytest.mark.parametrize("result", [datetime.datetime(2020, 1, 1), datetime.date(2020, 1, 1),
-                                    uuid.UUID(int=1)], ids=["datetime", "date", "uuid"])
+@pytest.mark.parametrize(
+    "result",
+    [datetime.datetime(2020, 1, 1), datetime.date(2020, 1, 1), uuid.UUID(int=1)],
+    ids=["datetime", "date", "uuid"],
+)
 def test_non_json_result_is_rejected(result):
     """The result must be JSON (README; the error lists str, number, bool, None, list, dict). orjson turns a
     datetime/UUID into a string, so today it is stored and comes back as another type ('2020-01-01T00:00:00')."""
@@ -323,8 +330,11 @@ def test_non_json_result_is_rejected(result):
     assert memory.backend.index_size("u") == 0
 
 
-@pytest.mark.parametrize("kwargs, named", [(dict(tool=5), "5"), (dict(tool=""), "''"),
-                                           (dict(args=object()), "args")], ids=["tool-int", "tool-empty", "args"])
+@pytest.mark.parametrize(
+    "kwargs, named",
+    [(dict(tool=5), "5"), (dict(tool=""), "''"), (dict(args=object()), "args")],
+    ids=["tool-int", "tool-empty", "args"],
+)
 def test_retrieve_rejects_what_store_rejects(kwargs, named):
     """``store`` names a bad ``tool``/``args``; ``retrieve`` with the same values silently returns None (a wrong
     type looks like a miss)."""
@@ -350,10 +360,12 @@ def test_in_memory_backend_does_not_alias_args():
 # =================================================================================================================
 # Intention cache: corrupt Redis entries
 # =================================================================================================================
-@pytest.mark.parametrize("field, bad", [("expires_at", "soon"), ("expires_at", None), ("intention", None)],
-                         ids=["expires_at-str", "expires_at-null", "intention-null"])
-def test_corrupt_record_fields_do_not_blind_the_users_other_memories(field, bad, redis_url, redis_prefix,
-                                                                     redis_client):
+@pytest.mark.parametrize(
+    "field, bad",
+    [("expires_at", "soon"), ("expires_at", None), ("intention", None)],
+    ids=["expires_at-str", "expires_at-null", "intention-null"],
+)
+def test_corrupt_record_fields_do_not_blind_the_users_other_memories(field, bad, redis_url, redis_prefix, redis_client):
     """One memory record that is valid JSON with a wrong-typed field (planted in Redis): it is parsed without a
     type check and kept in the index, and every later lookup of that user fails ("intention memory lookup
     failed; treating as a miss: TypeError: '>' not supported between instances of 'str' and 'float'" /
@@ -401,8 +413,9 @@ def _request(user="u", name="get_weather", args=None, human="What is the weather
     )
 
 
-@pytest.mark.parametrize("name", ["sendEmail", "deleteFile", "BookFlight", "cancelOrder", "send-email",
-                                  "transferFunds"])
+@pytest.mark.parametrize(
+    "name", ["sendEmail", "deleteFile", "BookFlight", "cancelOrder", "send-email", "transferFunds"]
+)
 def test_camel_and_kebab_case_side_effect_tools_are_not_stored(name):
     """Side-effecting tools are never stored (so never served back). The deny list matches ``send_`` etc. on the
     lower-cased name, so the common camelCase / kebab-case spellings (``sendEmail``, ``BookFlight``,
@@ -425,10 +438,14 @@ def test_camel_and_kebab_case_side_effect_tools_are_not_stored(name):
 
 # passes
 @pytest.mark.parametrize("aio", [False, True], ids=["sync", "async"])
-@pytest.mark.parametrize("result", [
-    Command(update={"messages": [ToolMessage(content="x", tool_call_id="call-1")]}),
-    ToolMessage(content="Error: boom", tool_call_id="call-1", name="get_weather", status="error"),
-], ids=["command", "error-tool-message"])
+@pytest.mark.parametrize(
+    "result",
+    [
+        Command(update={"messages": [ToolMessage(content="x", tool_call_id="call-1")]}),
+        ToolMessage(content="Error: boom", tool_call_id="call-1", name="get_weather", status="error"),
+    ],
+    ids=["command", "error-tool-message"],
+)
 def test_command_and_error_results_pass_through_unchanged_and_are_not_stored(result, aio):
     memory = IntentionMemory()
     cache = IntentionCache(memory, serve_repeats=True)
@@ -569,6 +586,7 @@ async def test_redis_async_gather_store_and_retrieve_one_user(redis_url, redis_p
         assert len(results) == 160 and all(results)
         sync = memory.retrieve_all("shared", "weather in Town3x4")
         assert [m.result for m in await memory.aretrieve_all("shared", "weather in Town3x4")] == [
-            m.result for m in sync]
+            m.result for m in sync
+        ]
     finally:
         await backend.aclose() if hasattr(backend, "aclose") else backend.close()

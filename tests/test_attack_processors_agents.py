@@ -97,8 +97,9 @@ def test_agent_short_circuit_without_an_ai_message_is_an_error_as_in_with_proces
     with pytest.raises((TypeError, ValueError), match="AIMessage"):
         with_processors(model, [Short()]).invoke("hi")
     with pytest.raises((TypeError, ValueError), match="AIMessage"):
-        create_agent(model, tools=[], middleware=[Short()]).invoke({"messages": [("user", "hi")]},
-                                                                    {"recursion_limit": 5})
+        create_agent(model, tools=[], middleware=[Short()]).invoke(
+            {"messages": [("user", "hi")]}, {"recursion_limit": 5}
+        )
     assert model.calls == 0
 
 
@@ -123,8 +124,9 @@ def test_overriding_only_the_async_request_hook_is_not_silently_skipped_by_sync_
     assert sent(lambda m: asyncio.run(with_processors(m, [Redact()]).ainvoke("card 4111"))) == "[redacted]"
     assert sent(lambda m: with_processors(m, [Redact()]).invoke("card 4111")) in (None, "[redacted]")
     assert sent(lambda m: list(with_processors(m, [Redact()]).stream("card 4111"))) in (None, "[redacted]")
-    assert sent(lambda m: create_agent(m, tools=[], middleware=[Redact()]).invoke(
-        {"messages": [("user", "card 4111")]})) in (None, "[redacted]")
+    assert sent(
+        lambda m: create_agent(m, tools=[], middleware=[Redact()]).invoke({"messages": [("user", "card 4111")]})
+    ) in (None, "[redacted]")
 
 
 # =================================================================================================================
@@ -266,8 +268,11 @@ def test_a_raising_response_hook_inside_the_cache_stores_nothing_in_any_mode():
 # =================================================================================================================
 # per-call options
 # =================================================================================================================
-@pytest.mark.parametrize("scope, exc", [("", ValueError), (3.5, TypeError), (True, TypeError), ({"u": 1}, TypeError),
-                                        ("a.b", ValueError)], ids=["empty", "float", "bool", "dict", "separator"])
+@pytest.mark.parametrize(
+    "scope, exc",
+    [("", ValueError), (3.5, TypeError), (True, TypeError), ({"u": 1}, TypeError), ("a.b", ValueError)],
+    ids=["empty", "float", "bool", "dict", "separator"],
+)
 def test_memory_middleware_context_validates_the_scope_like_response_cache(scope, exc):
     """``ResponseCache.context(scope=...)`` rejects a bad scope at once, naming it; ``TypedMemoryMiddleware.context``
     accepts anything (``""``, ``3.5``, ``True``, a dict, ``"a.b"`` which no memory namespace can hold) and the
@@ -310,8 +315,9 @@ def test_shared_response_cache_never_gives_one_user_an_answer_built_on_anothers_
     memory.put("alice", "user_fact", "Alice is vegan.")
     memory.put("bob", "user_fact", "Bob is allergic to nuts.")
     model = ScriptedChatModel(replies=["A vegan recipe for Alice.", "A nut-free recipe for Bob."])
-    agent = create_agent(model, tools=[], middleware=[ResponseCache(InMemoryServerCache(), scope=None),
-                                                      TypedMemoryMiddleware(memory)])
+    agent = create_agent(
+        model, tools=[], middleware=[ResponseCache(InMemoryServerCache(), scope=None), TypedMemoryMiddleware(memory)]
+    )
     ask = {"messages": [("user", "Suggest a dinner.")]}
     agent.invoke(ask, {"configurable": {"user_id": "alice"}})
     reply = agent.invoke(ask, {"configurable": {"user_id": "bob"}})["messages"][-1]
@@ -332,11 +338,18 @@ def test_all_three_middlewares_together_in_any_order(order):
     memory = TypedMemoryStore(InMemoryStore())
     memory.put("u1", "feedback", "Be brief.")
     intentions = IntentionMemory()
-    procs = {"rc": ResponseCache(InMemoryServerCache()), "tm": TypedMemoryMiddleware(memory),
-             "ic": IntentionCache(intentions, serve_repeats=True)}
+    procs = {
+        "rc": ResponseCache(InMemoryServerCache()),
+        "tm": TypedMemoryMiddleware(memory),
+        "ic": IntentionCache(intentions, serve_repeats=True),
+    }
     model = ScriptedChatModel(replies=[_call("get_weather", {"city": "Paris"}), "21 C."])
-    agent = create_agent(model, tools=[get_weather, make_retrieve_memory_tool(intentions)],
-                         middleware=[procs[p] for p in order], checkpointer=MemorySaver())
+    agent = create_agent(
+        model,
+        tools=[get_weather, make_retrieve_memory_tool(intentions)],
+        middleware=[procs[p] for p in order],
+        checkpointer=MemorySaver(),
+    )
     ask = {"messages": [("user", "Weather in Paris?")]}
     agent.invoke(ask, {"configurable": {"user_id": "u1", "thread_id": "t1"}})
     out = asyncio.run(agent.ainvoke(ask, {"configurable": {"user_id": "u1", "thread_id": "t2"}}))
@@ -352,8 +365,13 @@ def test_agent_abatch_of_many_users_with_memory_and_cache_never_mixes_them(redis
     for i in range(n):
         memory.put(f"u{i}", "user_fact", f"fact of u{i}")
     model = ScriptedChatModel(replies=["ok"], cycle=True)
-    agent = create_agent(model, tools=[], system_prompt="sys", checkpointer=MemorySaver(),
-                         middleware=[TypedMemoryMiddleware(memory), ResponseCache(redis_cache)])
+    agent = create_agent(
+        model,
+        tools=[],
+        system_prompt="sys",
+        checkpointer=MemorySaver(),
+        middleware=[TypedMemoryMiddleware(memory), ResponseCache(redis_cache)],
+    )
     configs = [{"configurable": {"user_id": f"u{i}", "thread_id": f"t{i}"}} for i in range(n)]
     inputs = [{"messages": [("user", f"question from u{i}")]} for i in range(n)]
     outs = asyncio.run(agent.abatch(inputs, configs))
@@ -376,8 +394,9 @@ def test_intention_cache_never_serves_the_remember_tool_instead_of_writing():
     intentions = IntentionMemory()
     args = {"kind": "user_fact", "content": "I am vegan"}
     model = ScriptedChatModel(replies=[_call("remember", args, 1), "Saved.", _call("remember", args, 2), "Saved."])
-    agent = create_agent(model, tools=[make_remember_tool(memory)],
-                         middleware=[IntentionCache(intentions, serve_repeats=True)])
+    agent = create_agent(
+        model, tools=[make_remember_tool(memory)], middleware=[IntentionCache(intentions, serve_repeats=True)]
+    )
     config = {"configurable": {"user_id": "u1"}}
     ask = {"messages": [("user", "Remember that I am vegan")]}
     agent.invoke(ask, config)
@@ -410,8 +429,11 @@ def test_served_repeat_of_a_content_and_artifact_tool_keeps_the_artifact():
 
 
 # passes
-@pytest.mark.parametrize("args", [{"intention": 123}, {"intention": None}, {}, {"intention": ["weather"]}],
-                         ids=["int", "null", "missing", "list"])
+@pytest.mark.parametrize(
+    "args",
+    [{"intention": 123}, {"intention": None}, {}, {"intention": ["weather"]}],
+    ids=["int", "null", "missing", "list"],
+)
 def test_retrieve_memory_with_a_non_string_intention_goes_back_to_the_model_as_an_error(args):
     intentions = IntentionMemory()
     intentions.store("u1", "weather in paris", {"t": 1}, tool="get_weather", args={"city": "Paris"})
@@ -425,9 +447,11 @@ def test_retrieve_memory_with_a_non_string_intention_goes_back_to_the_model_as_a
 # =================================================================================================================
 # memory tools without a store
 # =================================================================================================================
-@pytest.mark.parametrize("factory, args", [(make_remember_tool, {"kind": "user_fact", "content": "x"}),
-                                           (make_reference_tool, {"ref_id": "abc123"})],
-                         ids=["remember", "read_reference"])
+@pytest.mark.parametrize(
+    "factory, args",
+    [(make_remember_tool, {"kind": "user_fact", "content": "x"}), (make_reference_tool, {"ref_id": "abc123"})],
+    ids=["remember", "read_reference"],
+)
 def test_memory_tools_without_a_store_name_the_missing_store(factory, args):
     """``make_remember_tool()`` / ``make_reference_tool()`` (memory=None: the graph's store) used where there is
     no store: called directly they fail with ``KeyError: '__pregel_runtime'``; in an agent without ``store=``

@@ -58,7 +58,7 @@ def _bad(tmp_path: Path, capsys: pytest.CaptureFixture[str], path: Path, line: i
     where = f"{path}:{line}: " if line is not None else f"{path}:"
     assert err.startswith(f"promptcache: error: {where}"), err
     assert not (tmp_path / "out").exists()
-    return err[len(f"promptcache: error: {where}"):]
+    return err[len(f"promptcache: error: {where}") :]
 
 
 def _ok_or_located_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], path: Path, *extra: str) -> int:
@@ -80,8 +80,12 @@ def _ok_or_located_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], pat
 
 def test_deep_nesting_in_a_file_with_a_bad_record_is_not_a_recursion_error(tmp_path, capsys) -> None:
     # orjson accepts depth < 1024; locating the bad record re-parses with the pure-Python scanner -> RecursionError
-    text = ('[{"role": "user", "content": "hi"},\n{"role": "assistant", "content": 5, "meta": '
-            + "[" * 600 + "]" * 600 + "}]")
+    text = (
+        '[{"role": "user", "content": "hi"},\n{"role": "assistant", "content": 5, "meta": '
+        + "[" * 600
+        + "]" * 600
+        + "}]"
+    )
     path = _write(tmp_path, "deep.json", text)
     assert "content must be a string or a list of blocks, got 5" in _bad(tmp_path, capsys, path, 2)
 
@@ -96,16 +100,43 @@ def _deep(n: int) -> object:
 @pytest.mark.parametrize(
     "messages",
     [
-        pytest.param([U, {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c", "type": "function", "function": {"name": "f", "arguments": _deep(300)}}]}], id="openai-args-dict"),
-        pytest.param([U, {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c", "type": "function", "function": {"name": "f", "arguments": json.dumps(_deep(300))}}]}],
-            id="openai-args-string"),
-        pytest.param([U, {"role": "assistant", "content": [
-            {"type": "tool_use", "id": "c", "name": "f", "input": _deep(300)}]}], id="anthropic-input"),
-        pytest.param([U, {"role": "assistant", "content": [{"type": "tool_use", "id": "c", "name": "f", "input": {}}]},
-                      {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c", "content": _deep(300)}]},
-                      A], id="anthropic-tool-result"),
+        pytest.param(
+            [
+                U,
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": _deep(300)}}],
+                },
+            ],
+            id="openai-args-dict",
+        ),
+        pytest.param(
+            [
+                U,
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": "c", "type": "function", "function": {"name": "f", "arguments": json.dumps(_deep(300))}}
+                    ],
+                },
+            ],
+            id="openai-args-string",
+        ),
+        pytest.param(
+            [U, {"role": "assistant", "content": [{"type": "tool_use", "id": "c", "name": "f", "input": _deep(300)}]}],
+            id="anthropic-input",
+        ),
+        pytest.param(
+            [
+                U,
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "c", "name": "f", "input": {}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c", "content": _deep(300)}]},
+                A,
+            ],
+            id="anthropic-tool-result",
+        ),
         pytest.param({"tools": [{"name": "f", "input_schema": _deep(300)}], "messages": OK}, id="tool-schema"),
     ],
 )
@@ -151,9 +182,17 @@ def _tool_conversation(n: int, tag: str) -> list[dict]:
     messages: list[dict] = [{"role": "user", "content": f"look these up {tag}"}]
     for i in range(n):
         messages += [
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": f"c{i}", "type": "function",
-                 "function": {"name": "get", "arguments": json.dumps({"i": i, "t": tag})}}]},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"c{i}",
+                        "type": "function",
+                        "function": {"name": "get", "arguments": json.dumps({"i": i, "t": tag})},
+                    }
+                ],
+            },
             {"role": "tool", "tool_call_id": f"c{i}", "content": f"r{i}{tag}"},
         ]
     return [*messages, {"role": "assistant", "content": "done"}]
@@ -173,8 +212,11 @@ def test_same_file_name_in_two_directories(tmp_path, capsys) -> None:
 
 def test_duplicate_conversation_ids_in_one_file(tmp_path, capsys) -> None:
     # same crash with explicit ids; fine would be: replay both, or a one-line error naming the duplicate id
-    path = _write(tmp_path, "dup.json", [{"id": "1", "messages": _tool_conversation(1, "A")},
-                                         {"id": "1", "messages": _tool_conversation(5, "B")}])
+    path = _write(
+        tmp_path,
+        "dup.json",
+        [{"id": "1", "messages": _tool_conversation(1, "A")}, {"id": "1", "messages": _tool_conversation(5, "B")}],
+    )
     _ok_or_located_error(tmp_path, capsys, path)
 
 
@@ -208,16 +250,20 @@ def test_non_utf8_file_name(tmp_path, capsys) -> None:
 
 def test_invalid_utf8_names_the_line_of_the_bad_byte(tmp_path, capsys) -> None:
     # now: line 1 ("str is not valid UTF-8: surrogates not allowed"), the byte is on line 4
-    text = '[\n{"role": "user", "content": "a"},\n{"role": "assistant", "content": "b"},\n' \
-           '{"role": "user", "content": "caf\xe9"},\n{"role": "assistant", "content": "c"}\n]\n'
+    text = (
+        '[\n{"role": "user", "content": "a"},\n{"role": "assistant", "content": "b"},\n'
+        '{"role": "user", "content": "caf\xe9"},\n{"role": "assistant", "content": "c"}\n]\n'
+    )
     path = _write(tmp_path, "latin1.json", text.encode("latin-1"))
     assert "UTF-8" in _bad(tmp_path, capsys, path, 4)
 
 
 def test_cr_only_line_endings_count_lines_in_json(tmp_path, capsys) -> None:
     # JSONL counts a lone CR as a line break, JSON documents do not: now line 1 instead of 4
-    text = '[\r{"role": "user", "content": "a"},\r{"role": "assistant", "content": "b"},\r' \
-           '{"role": "assistant", "content": 7}\r]'
+    text = (
+        '[\r{"role": "user", "content": "a"},\r{"role": "assistant", "content": "b"},\r'
+        '{"role": "assistant", "content": 7}\r]'
+    )
     path = _write(tmp_path, "cr.json", text)
     assert "got 7" in _bad(tmp_path, capsys, path, 4)
 
@@ -225,8 +271,10 @@ def test_cr_only_line_endings_count_lines_in_json(tmp_path, capsys) -> None:
 @pytest.mark.parametrize("name", ["transcript", "transcript.txt"])
 def test_pretty_json_syntax_error_without_json_suffix_names_its_line(tmp_path, capsys, name) -> None:
     # now: falls back to JSONL and reports line 1 "unexpected end of data" (the '[' line)
-    text = ('[\n  {"role": "user", "content": "hi"},\n  {"role": "assistant", "content": "yo"},\n'
-            '  {"role": "user", "content": "x",}\n]\n')
+    text = (
+        '[\n  {"role": "user", "content": "hi"},\n  {"role": "assistant", "content": "yo"},\n'
+        '  {"role": "user", "content": "x",}\n]\n'
+    )
     path = _write(tmp_path, name, text)
     assert "trailing comma" in _bad(tmp_path, capsys, path, 4)
 
@@ -257,8 +305,9 @@ def test_empty_file_argument_does_not_suggest_the_root_directory(tmp_path, capsy
 
 
 def _cli(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "promptcache", "replay", *argv], capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "promptcache", "replay", *argv], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_non_numeric_gap_is_one_line(tmp_path) -> None:
@@ -283,8 +332,14 @@ def test_gap_minus_inf_names_the_value(tmp_path) -> None:
 
 
 def test_null_text_is_not_the_word_none(tmp_path) -> None:
-    path = _write(tmp_path, "n.json", [{"role": "user", "content": [{"type": "text", "text": None}]},
-                                       {"role": "assistant", "content": [{"type": "thinking", "thinking": None}]}])
+    path = _write(
+        tmp_path,
+        "n.json",
+        [
+            {"role": "user", "content": [{"type": "text", "text": None}]},
+            {"role": "assistant", "content": [{"type": "thinking", "thinking": None}]},
+        ],
+    )
     try:
         [conv] = read_file(path)
     except TranscriptError as exc:  # an error naming the line is fine too
@@ -304,10 +359,20 @@ def test_text_block_with_an_object_is_an_error(tmp_path) -> None:
 
 def test_null_tool_call_ids_are_not_the_string_none(tmp_path) -> None:
     # now: id None -> "None" on both sides, so unrelated calls and results pair up by the id "None"
-    path = _write(tmp_path, "ids.json", [
-        U, {"role": "assistant", "content": None, "tool_calls": [
-            {"id": None, "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
-        {"role": "tool", "tool_call_id": None, "content": "r"}, A])
+    path = _write(
+        tmp_path,
+        "ids.json",
+        [
+            U,
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": None, "type": "function", "function": {"name": "f", "arguments": "{}"}}],
+            },
+            {"role": "tool", "tool_call_id": None, "content": "r"},
+            A,
+        ],
+    )
     [conv] = read_file(path)
     ids = [b.id for m in conv.messages for b in m.blocks if b.kind in ("tool_use", "tool_result")]
     assert ids == ["", ""], ids
@@ -319,13 +384,23 @@ def test_tool_call_ids_reused_across_turns_pair_each_result_with_its_call(tmp_pa
     def conv(id1: str, id2: str) -> list[dict]:
         return [
             {"role": "user", "content": "where is my order 17?"},
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": id1, "type": "function", "function": {"name": "get_order", "arguments": '{"order": 17}'}}]},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": id1, "type": "function", "function": {"name": "get_order", "arguments": '{"order": 17}'}}
+                ],
+            },
             {"role": "tool", "tool_call_id": id1, "content": "shipped"},
             {"role": "assistant", "content": "It has shipped."},
             {"role": "user", "content": "and now? where is my order 17?"},
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": id2, "type": "function", "function": {"name": "get_order", "arguments": '{"order": 17}'}}]},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": id2, "type": "function", "function": {"name": "get_order", "arguments": '{"order": 17}'}}
+                ],
+            },
             {"role": "tool", "tool_call_id": id2, "content": "delivered"},
             {"role": "assistant", "content": "It was delivered."},
         ]
@@ -344,12 +419,20 @@ def test_tool_call_ids_reused_across_turns_pair_each_result_with_its_call(tmp_pa
 
 def test_legacy_openai_function_call_is_not_dropped(tmp_path) -> None:
     # role "function" is read (as a tool result) but the assistant's "function_call" is silently ignored
-    path = _write(tmp_path, "fn.json", [
-        {"role": "user", "content": "weather in Paris?"},
-        {"role": "assistant", "content": None,
-         "function_call": {"name": "weather", "arguments": '{"city": "Paris"}'}},
-        {"role": "function", "name": "weather", "content": "18C"},
-        {"role": "assistant", "content": "18C."}])
+    path = _write(
+        tmp_path,
+        "fn.json",
+        [
+            {"role": "user", "content": "weather in Paris?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "function_call": {"name": "weather", "arguments": '{"city": "Paris"}'},
+            },
+            {"role": "function", "name": "weather", "content": "18C"},
+            {"role": "assistant", "content": "18C."},
+        ],
+    )
     [conv] = read_file(path)
     calls = conv.messages[1].tool_calls()
     assert [(b.name, b.text) for b in calls] == [("weather", '{"city":"Paris"}')]
@@ -357,8 +440,11 @@ def test_legacy_openai_function_call_is_not_dropped(tmp_path) -> None:
 
 def test_openai_refusal_content_part_is_read(tmp_path, capsys) -> None:
     # a valid OpenAI chat assistant content part; now: "unsupported content block type 'refusal'"
-    path = _write(tmp_path, "refusal.json", [U, {"role": "assistant", "content": [
-        {"type": "refusal", "refusal": "I can't help with that."}]}])
+    path = _write(
+        tmp_path,
+        "refusal.json",
+        [U, {"role": "assistant", "content": [{"type": "refusal", "refusal": "I can't help with that."}]}],
+    )
     code, _, err = _replay(tmp_path, capsys, str(path))
     assert code == 0, err
 
@@ -378,8 +464,12 @@ def test_openai_refusal_content_part_is_read(tmp_path, capsys) -> None:
         ("emptylist.json", "[]", 1, "no conversations in the file"),
         ("emptyobj.json", "{}", 1, "conversation has no message list"),
         ("listofnums.json", "[1, 2]", 1, "a conversation must be a list of messages or an object, got 1"),
-        ("nan.json", '[\n{"role": "user", "content": "hi", "timestamp": NaN},\n{"role": "assistant"}]', 2,
-         "invalid JSON"),
+        (
+            "nan.json",
+            '[\n{"role": "user", "content": "hi", "timestamp": NaN},\n{"role": "assistant"}]',
+            2,
+            "invalid JSON",
+        ),
         ("inf.json", '[\n{"role": "user", "content": "hi", "timestamp": Infinity}]', 2, "invalid JSON"),
         ("huge.json", '[\n\n{"role": "user", "content": "hi", "timestamp": 1e999}]', 3, "infinity"),
         ("toodeep.json", "[" * 5000 + "]" * 5000, 1, "depth"),
@@ -407,8 +497,10 @@ def test_malformed_documents(tmp_path, capsys, name, text, line, needle) -> None
         ({"role": "assistant", "content": None, "tool_calls": {"id": "c"}}, "tool_calls must be a list"),
         ({"role": "assistant", "content": None, "tool_calls": ["abc"]}, "tool call 'abc' is not an object"),
         ({"role": "assistant", "content": None, "tool_calls": [{"id": "c"}]}, "tool call without a name"),
-        ({"role": "assistant", "content": None, "tool_calls": [{"id": "c", "function": {"name": 5}}]},
-         "tool call without a name"),
+        (
+            {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "function": {"name": 5}}]},
+            "tool call without a name",
+        ),
         ({"role": "assistant", "content": [{"type": "tool_use", "id": "c"}]}, "tool call block without a name"),
         ({"role": "tool", "tool_call_id": "c", "content": 5}, "got 5"),
         ({"type": "ai", "data": "x"}, "LangChain message data must be an object"),
@@ -442,8 +534,11 @@ def test_jsonl_bad_line_in_the_middle(tmp_path, capsys) -> None:  # passes
         (b"\n\n\n", 1, "empty file"),
         (b'{"type": "summary", "summary": "x"}\n', 1, "no conversations"),
         (b'{"message": {"role": "system", "content": "s"}, "sessionId": "a"}\n', 1, "besides the system prompt"),
-        (b'{"message": {"role": "user", "content": "s"}, "sessionId": "a", "timestamp": "soon"}\n', 1,
-         "timestamp 'soon'"),
+        (
+            b'{"message": {"role": "user", "content": "s"}, "sessionId": "a", "timestamp": "soon"}\n',
+            1,
+            "timestamp 'soon'",
+        ),
     ],
 )
 def test_jsonl_bad_records(tmp_path, capsys, data, line, needle) -> None:  # passes
@@ -529,34 +624,97 @@ def test_gap_zero_and_minus_zero_replay(tmp_path, capsys) -> None:  # passes
 @pytest.mark.parametrize(
     "messages",
     [
-        pytest.param([{**U, "timestamp": 1000}, {**A, "timestamp": 900}, {**U, "timestamp": 800},
-                      {**A, "timestamp": 700}], id="timestamps-backwards"),
-        pytest.param([{**U, "timestamp": "2024-01-01T00:00:00Z"}, {**A, "timestamp": 1704067205000}],
-                     id="iso-and-milliseconds"),
+        pytest.param(
+            [{**U, "timestamp": 1000}, {**A, "timestamp": 900}, {**U, "timestamp": 800}, {**A, "timestamp": 700}],
+            id="timestamps-backwards",
+        ),
+        pytest.param(
+            [{**U, "timestamp": "2024-01-01T00:00:00Z"}, {**A, "timestamp": 1704067205000}], id="iso-and-milliseconds"
+        ),
         pytest.param([{**U, "timestamp": -5}, A], id="negative-timestamp"),
         pytest.param([{**U, "timestamp": 1e300}, A, U, {**A, "timestamp": 5}], id="huge-timestamp"),
-        pytest.param([U, {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{not json"}}]},
-            {"role": "tool", "tool_call_id": "c", "content": "r"}, A], id="arguments-not-json"),
-        pytest.param([U, {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c", "type": "function", "function": {"name": "f", "arguments": {"a": 1}}}]},
-            {"role": "tool", "tool_call_id": "c", "content": "r"}, A], id="arguments-dict"),
-        pytest.param([U, {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c", "type": "function", "function": {"name": "f", "arguments": 5}}]},
-            {"role": "tool", "tool_call_id": "c", "content": "r"}, A], id="arguments-int"),
-        pytest.param([U, {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
-            {"role": "tool", "tool_call_id": "nope", "content": "r"}, A], id="result-matches-no-call"),
-        pytest.param([U, {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}},
-            {"id": "c", "type": "function", "function": {"name": "g", "arguments": "{}"}}]},
-            {"role": "tool", "tool_call_id": "c", "content": "r1"},
-            {"role": "tool", "tool_call_id": "c", "content": "r2"}, A], id="duplicate-call-ids"),
+        pytest.param(
+            [
+                U,
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{not json"}}
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "c", "content": "r"},
+                A,
+            ],
+            id="arguments-not-json",
+        ),
+        pytest.param(
+            [
+                U,
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": {"a": 1}}}],
+                },
+                {"role": "tool", "tool_call_id": "c", "content": "r"},
+                A,
+            ],
+            id="arguments-dict",
+        ),
+        pytest.param(
+            [
+                U,
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": 5}}],
+                },
+                {"role": "tool", "tool_call_id": "c", "content": "r"},
+                A,
+            ],
+            id="arguments-int",
+        ),
+        pytest.param(
+            [
+                U,
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}],
+                },
+                {"role": "tool", "tool_call_id": "nope", "content": "r"},
+                A,
+            ],
+            id="result-matches-no-call",
+        ),
+        pytest.param(
+            [
+                U,
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+                        {"id": "c", "type": "function", "function": {"name": "g", "arguments": "{}"}},
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "c", "content": "r1"},
+                {"role": "tool", "tool_call_id": "c", "content": "r2"},
+                A,
+            ],
+            id="duplicate-call-ids",
+        ),
         pytest.param([{"role": "tool", "tool_call_id": "x", "content": "r"}, A], id="starts-with-tool-result"),
         pytest.param([U, {"role": "assistant"}], id="assistant-without-content"),
-        pytest.param([U, {"type": "ai", "data": {"content": "y"}},
-                      {"role": "user", "content": [{"type": "text", "text": "z"}]},
-                      {"role": "assistant", "content": [{"type": "text", "text": "w"}]}], id="mixed-formats"),
+        pytest.param(
+            [
+                U,
+                {"type": "ai", "data": {"content": "y"}},
+                {"role": "user", "content": [{"type": "text", "text": "z"}]},
+                {"role": "assistant", "content": [{"type": "text", "text": "w"}]},
+            ],
+            id="mixed-formats",
+        ),
         pytest.param({"conversations": [[U, A], {"messages": [U, A], "id": "x"}]}, id="mixed-containers"),
     ],
 )
@@ -565,10 +723,17 @@ def test_unusual_valid_input(tmp_path, capsys, messages) -> None:  # passes
 
 
 def test_mixed_jsonl_records(tmp_path, capsys) -> None:  # passes
-    records = [U, A, [U, A], {"messages": [U, A]}, {"type": "human", "data": {"content": "x"}},
-               {"type": "ai", "data": {"content": "y"}}, {"type": "summary", "summary": "s"},
-               {"message": U, "sessionId": "s", "timestamp": "2024-01-01T00:00:00Z"},
-               {"message": A, "sessionId": "s", "timestamp": "2024-01-01T00:00:05Z"}]
+    records = [
+        U,
+        A,
+        [U, A],
+        {"messages": [U, A]},
+        {"type": "human", "data": {"content": "x"}},
+        {"type": "ai", "data": {"content": "y"}},
+        {"type": "summary", "summary": "s"},
+        {"message": U, "sessionId": "s", "timestamp": "2024-01-01T00:00:00Z"},
+        {"message": A, "sessionId": "s", "timestamp": "2024-01-01T00:00:05Z"},
+    ]
     path = _write(tmp_path, "mix.jsonl", "\n".join(json.dumps(r) for r in records) + "\n")
     code, _, err = _replay(tmp_path, capsys, str(path))
     assert code == 0, err

@@ -53,18 +53,25 @@ SYSTEM = words("sys", 25)
 
 
 def client_and_stub():
-    client = boto3.client("bedrock-runtime", region_name="us-east-1", aws_access_key_id="x",
-                          aws_secret_access_key="x")
+    client = boto3.client("bedrock-runtime", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x")
     return client, Stubber(client)
 
 
 def converse_response(content, read=0, write=0, fresh=10, out=3, stop="end_turn"):
     if isinstance(content, str):
         content = [{"text": content}]
-    return {"output": {"message": {"role": "assistant", "content": content}}, "stopReason": stop,
-            "usage": {"inputTokens": fresh, "outputTokens": out, "totalTokens": fresh + read + write + out,
-                      "cacheReadInputTokens": read, "cacheWriteInputTokens": write},
-            "metrics": {"latencyMs": 5}}
+    return {
+        "output": {"message": {"role": "assistant", "content": content}},
+        "stopReason": stop,
+        "usage": {
+            "inputTokens": fresh,
+            "outputTokens": out,
+            "totalTokens": fresh + read + write + out,
+            "cacheReadInputTokens": read,
+            "cacheWriteInputTokens": write,
+        },
+        "metrics": {"latencyMs": 5},
+    }
 
 
 class _EventStream(dict):
@@ -85,15 +92,26 @@ class _EventStream(dict):
 
 
 def add_stream_response(stub, text, expected, read=0, write=0, fresh=10, out=3):
-    events = _EventStream([
-        {"messageStart": {"role": "assistant"}},
-        {"contentBlockDelta": {"delta": {"text": text}, "contentBlockIndex": 0}},
-        {"contentBlockStop": {"contentBlockIndex": 0}},
-        {"messageStop": {"stopReason": "end_turn"}},
-        {"metadata": {"usage": {"inputTokens": fresh, "outputTokens": out, "totalTokens": fresh + read + write + out,
-                                "cacheReadInputTokens": read, "cacheWriteInputTokens": write},
-                      "metrics": {"latencyMs": 1}}},
-    ])
+    events = _EventStream(
+        [
+            {"messageStart": {"role": "assistant"}},
+            {"contentBlockDelta": {"delta": {"text": text}, "contentBlockIndex": 0}},
+            {"contentBlockStop": {"contentBlockIndex": 0}},
+            {"messageStop": {"stopReason": "end_turn"}},
+            {
+                "metadata": {
+                    "usage": {
+                        "inputTokens": fresh,
+                        "outputTokens": out,
+                        "totalTokens": fresh + read + write + out,
+                        "cacheReadInputTokens": read,
+                        "cacheWriteInputTokens": write,
+                    },
+                    "metrics": {"latencyMs": 1},
+                }
+            },
+        ]
+    )
     stub.add_response("converse_stream", {"stream": events}, expected)
     events.armed = True
 
@@ -129,9 +147,15 @@ CLAUDE_TURNS = [
 
 def claude_model(client, **kw):
     info = get_model_info(CLAUDE, min_tokens_per_cache_point=20)
-    return CachePointChatBedrockConverse(model=CLAUDE, client=client, region_name="us-east-1",
-                                         cache_model_info=info, token_counter=count_words,
-                                         strategy="multi-point", **kw)
+    return CachePointChatBedrockConverse(
+        model=CLAUDE,
+        client=client,
+        region_name="us-east-1",
+        cache_model_info=info,
+        token_counter=count_words,
+        strategy="multi-point",
+        **kw,
+    )
 
 
 def _call(model, method, messages, config):
@@ -142,8 +166,10 @@ def _call(model, method, messages, config):
     if method == "stream":
         chunks = list(model.stream(messages, config=config))
     else:
+
         async def collect():
             return [c async for c in model.astream(messages, config=config)]
+
         chunks = asyncio.run(collect())
     total = chunks[0]
     for chunk in chunks[1:]:
@@ -203,9 +229,13 @@ def get_weather(city: str) -> str:
     return "sunny"
 
 
-WEATHER_SPEC = {"toolSpec": {"name": "get_weather", "description": get_weather.description,
-                             "inputSchema": {"json": {"properties": {"city": {"type": "string"}},
-                                                      "required": ["city"], "type": "object"}}}}
+WEATHER_SPEC = {
+    "toolSpec": {
+        "name": "get_weather",
+        "description": get_weather.description,
+        "inputSchema": {"json": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}},
+    }
+}
 TOOL_USE = {"toolUse": {"toolUseId": "t1", "name": "get_weather", "input": {"city": "Paris"}}}
 TOOL_RESULT_TEXT = words("sunny", 15)
 TOOL_RESULT = {"toolResult": {"toolUseId": "t1", "content": [{"text": TOOL_RESULT_TEXT}], "status": "success"}}
@@ -214,12 +244,25 @@ TOOL_RESULT = {"toolResult": {"toolUseId": "t1", "content": [{"text": TOOL_RESUL
 def test_nova_five_turns_with_tools_and_tool_result():
     client, stub = client_and_stub()
     info = get_model_info(NOVA, min_tokens_per_cache_point=20)
-    model = CachePointChatBedrockConverse(model=NOVA, client=client, region_name="us-east-1", cache_model_info=info,
-                                          token_counter=count_words, strategy="multi-point").bind_tools([get_weather])
+    model = CachePointChatBedrockConverse(
+        model=NOVA,
+        client=client,
+        region_name="us-east-1",
+        cache_model_info=info,
+        token_counter=count_words,
+        strategy="multi-point",
+    ).bind_tools([get_weather])
     config = {"configurable": {"thread_id": "nova-1"}}
     system = [{"text": SYSTEM}, CP]
-    u0, a3, u4, a5, u6, a7, u8 = (words("u0", 30), words("a3", 10), words("u4", 15), words("a5", 10),
-                                  words("u6", 30), words("a7", 10), words("u8", 10))
+    u0, a3, u4, a5, u6, a7, u8 = (
+        words("u0", 30),
+        words("a3", 10),
+        words("u4", 15),
+        words("a5", 10),
+        words("u6", 30),
+        words("a7", 10),
+        words("u8", 10),
+    )
 
     def user(text, point):
         return {"role": "user", "content": [{"text": text}] + ([CP] if point else [])}
@@ -230,19 +273,56 @@ def test_nova_five_turns_with_tools_and_tool_result():
     # Nova: no point after the tools; none after the tool-result message (turn 2).
     steps = [
         ([user(u0, True)], converse_response([TOOL_USE], stop="tool_use")),
-        ([user(u0, True), {"role": "assistant", "content": [TOOL_USE]},
-          {"role": "user", "content": [TOOL_RESULT]}], converse_response(a3)),
-        ([user(u0, True), {"role": "assistant", "content": [TOOL_USE]}, {"role": "user", "content": [TOOL_RESULT]},
-          assistant(a3), user(u4, True)], converse_response(a5)),
-        ([user(u0, True), {"role": "assistant", "content": [TOOL_USE]}, {"role": "user", "content": [TOOL_RESULT]},
-          assistant(a3), user(u4, True), assistant(a5), user(u6, True)], converse_response(a7)),
+        (
+            [user(u0, True), {"role": "assistant", "content": [TOOL_USE]}, {"role": "user", "content": [TOOL_RESULT]}],
+            converse_response(a3),
+        ),
+        (
+            [
+                user(u0, True),
+                {"role": "assistant", "content": [TOOL_USE]},
+                {"role": "user", "content": [TOOL_RESULT]},
+                assistant(a3),
+                user(u4, True),
+            ],
+            converse_response(a5),
+        ),
+        (
+            [
+                user(u0, True),
+                {"role": "assistant", "content": [TOOL_USE]},
+                {"role": "user", "content": [TOOL_RESULT]},
+                assistant(a3),
+                user(u4, True),
+                assistant(a5),
+                user(u6, True),
+            ],
+            converse_response(a7),
+        ),
         # Full (3 message points): 20 new tokens are under 1.2 x the smallest gap (40): unchanged.
-        ([user(u0, True), {"role": "assistant", "content": [TOOL_USE]}, {"role": "user", "content": [TOOL_RESULT]},
-          assistant(a3), user(u4, True), assistant(a5), user(u6, True), assistant(a7), user(u8, False)],
-         converse_response("done")),
+        (
+            [
+                user(u0, True),
+                {"role": "assistant", "content": [TOOL_USE]},
+                {"role": "user", "content": [TOOL_RESULT]},
+                assistant(a3),
+                user(u4, True),
+                assistant(a5),
+                user(u6, True),
+                assistant(a7),
+                user(u8, False),
+            ],
+            converse_response("done"),
+        ),
     ]
     lc_history = [HumanMessage(u0)]
-    extra = [None, ToolMessage(TOOL_RESULT_TEXT, tool_call_id="t1"), HumanMessage(u4), HumanMessage(u6), HumanMessage(u8)]
+    extra = [
+        None,
+        ToolMessage(TOOL_RESULT_TEXT, tool_call_id="t1"),
+        HumanMessage(u4),
+        HumanMessage(u6),
+        HumanMessage(u8),
+    ]
     for turn, (expected_messages, response) in enumerate(steps):
         if turn:
             lc_history.append(extra[turn])
@@ -256,8 +336,14 @@ def test_nova_five_turns_with_tools_and_tool_result():
 def test_claude_tools_point_tool_result_and_reasoning_turn():
     client, stub = client_and_stub()
     info = get_model_info(CLAUDE, min_tokens_per_cache_point=20)
-    model = CachePointChatBedrockConverse(model=CLAUDE, client=client, region_name="us-east-1", cache_model_info=info,
-                                          token_counter=count_words, strategy="multi-point").bind_tools([get_weather])
+    model = CachePointChatBedrockConverse(
+        model=CLAUDE,
+        client=client,
+        region_name="us-east-1",
+        cache_model_info=info,
+        token_counter=count_words,
+        strategy="multi-point",
+    ).bind_tools([get_weather])
     config = {"configurable": {"thread_id": "claude-tools"}}
     reasoning = {"reasoningContent": {"reasoningText": {"text": words("think", 8), "signature": "sig"}}}
     u0, a3, u4 = words("u0", 30), words("a3", 10), words("u4", 50)
@@ -266,15 +352,23 @@ def test_claude_tools_point_tool_result_and_reasoning_turn():
     turn1 = [{"role": "user", "content": [{"text": u0}, CP]}]
     # The point after the tool-result message is a sibling block (allowed on Claude), never inside toolResult;
     # the assistant turn with the reasoning block gets none.
-    turn2 = [{"role": "user", "content": [{"text": u0}, CP]}, {"role": "assistant", "content": [reasoning, TOOL_USE]},
-             {"role": "user", "content": [TOOL_RESULT, CP]}]
+    turn2 = [
+        {"role": "user", "content": [{"text": u0}, CP]},
+        {"role": "assistant", "content": [reasoning, TOOL_USE]},
+        {"role": "user", "content": [TOOL_RESULT, CP]},
+    ]
     # Slots: 4 - tools - system = 2, both used; 60 new tokens > 1.2 x 38 (the gap closed by index 2): 2 moves to 4.
-    turn3 = [{"role": "user", "content": [{"text": u0}, CP]}, {"role": "assistant", "content": [reasoning, TOOL_USE]},
-             {"role": "user", "content": [TOOL_RESULT]}, {"role": "assistant", "content": [{"text": a3}]},
-             {"role": "user", "content": [{"text": u4}, CP]}]
+    turn3 = [
+        {"role": "user", "content": [{"text": u0}, CP]},
+        {"role": "assistant", "content": [reasoning, TOOL_USE]},
+        {"role": "user", "content": [TOOL_RESULT]},
+        {"role": "assistant", "content": [{"text": a3}]},
+        {"role": "user", "content": [{"text": u4}, CP]},
+    ]
     history = [SystemMessage(SYSTEM), HumanMessage(u0)]
-    stub.add_response("converse", converse_response([reasoning, TOOL_USE], stop="tool_use"),
-                      request(CLAUDE, system, turn1, tools))
+    stub.add_response(
+        "converse", converse_response([reasoning, TOOL_USE], stop="tool_use"), request(CLAUDE, system, turn1, tools)
+    )
     with stub:
         history.append(model.invoke(history, config=config))
     history.append(ToolMessage(TOOL_RESULT_TEXT, tool_call_id="t1"))
@@ -295,12 +389,21 @@ def test_manual_points_count_against_the_limit():
     model = claude_model(client)
     u0, a1, u2, a3, u4 = (words("u0", 30), words("a1", 10), words("u2", 30), words("a3", 10), words("u4", 30))
     system = SystemMessage(content=[{"type": "text", "text": SYSTEM}, CP])
-    four = [system, HumanMessage(content=[{"type": "text", "text": u0}, CP]), AIMessage(a1),
-            HumanMessage(content=[{"type": "text", "text": u2}, CP]), AIMessage(a3),
-            HumanMessage(content=[{"type": "text", "text": u4}, CP])]
-    expected4 = [{"role": "user", "content": [{"text": u0}, CP]}, {"role": "assistant", "content": [{"text": a1}]},
-                 {"role": "user", "content": [{"text": u2}, CP]}, {"role": "assistant", "content": [{"text": a3}]},
-                 {"role": "user", "content": [{"text": u4}, CP]}]
+    four = [
+        system,
+        HumanMessage(content=[{"type": "text", "text": u0}, CP]),
+        AIMessage(a1),
+        HumanMessage(content=[{"type": "text", "text": u2}, CP]),
+        AIMessage(a3),
+        HumanMessage(content=[{"type": "text", "text": u4}, CP]),
+    ]
+    expected4 = [
+        {"role": "user", "content": [{"text": u0}, CP]},
+        {"role": "assistant", "content": [{"text": a1}]},
+        {"role": "user", "content": [{"text": u2}, CP]},
+        {"role": "assistant", "content": [{"text": a3}]},
+        {"role": "user", "content": [{"text": u4}, CP]},
+    ]
     stub.add_response("converse", converse_response("x"), request(CLAUDE, [{"text": SYSTEM}, CP], expected4))
     with stub:
         model.invoke(four, config={"configurable": {"thread_id": "manual-4"}})
@@ -316,18 +419,30 @@ def test_manual_points_count_against_the_limit():
 
 def test_ttl_one_hour_only_where_allowed():
     client, stub = client_and_stub()
-    with pytest.raises(ValueError, match=r"cache TTL '1h' is not allowed for model "
-                                         r"'anthropic.claude-sonnet-4-20250514-v1:0'; allowed: \['5m'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"cache TTL '1h' is not allowed for model "
+        r"'anthropic.claude-sonnet-4-20250514-v1:0'; allowed: \['5m'\]",
+    ):
         CachePointChatBedrockConverse(model=CLAUDE, client=client, region_name="us-east-1", cache_ttl="1h")
     sonnet45 = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
     info = get_model_info(sonnet45, min_tokens_per_cache_point=20)
-    model = CachePointChatBedrockConverse(model=sonnet45, client=client, region_name="us-east-1",
-                                          cache_model_info=info, token_counter=count_words, cache_ttl="1h",
-                                          strategy="multi-point")
+    model = CachePointChatBedrockConverse(
+        model=sonnet45,
+        client=client,
+        region_name="us-east-1",
+        cache_model_info=info,
+        token_counter=count_words,
+        cache_ttl="1h",
+        strategy="multi-point",
+    )
     hour = {"cachePoint": {"type": "default", "ttl": "1h"}}
     u0 = words("u0", 30)
-    stub.add_response("converse", converse_response("x"), request(
-        sonnet45, [{"text": SYSTEM}, hour], [{"role": "user", "content": [{"text": u0}, hour]}]))
+    stub.add_response(
+        "converse",
+        converse_response("x"),
+        request(sonnet45, [{"text": SYSTEM}, hour], [{"role": "user", "content": [{"text": u0}, hour]}]),
+    )
     with stub:
         model.invoke([SystemMessage(SYSTEM), HumanMessage(u0)])
     stub.assert_no_pending_responses()
@@ -340,16 +455,22 @@ def test_create_agent_state_holds_no_cache_points():
 
     client, stub = client_and_stub()
     base = ChatBedrockConverse(model=CLAUDE, client=client, region_name="us-east-1")
-    processor = BedrockCachePoints(cache_model_info=get_model_info(CLAUDE, min_tokens_per_cache_point=20),
-                                   token_counter=count_words, strategy="multi-point")
+    processor = BedrockCachePoints(
+        cache_model_info=get_model_info(CLAUDE, min_tokens_per_cache_point=20),
+        token_counter=count_words,
+        strategy="multi-point",
+    )
     saver = InMemorySaver()
     agent = create_agent(base, tools=[], system_prompt=SYSTEM, middleware=[processor], checkpointer=saver)
     config = {"configurable": {"thread_id": "agent-1"}}
     history = []
     for user, reply, points, _ in CLAUDE_TURNS[:2]:
         history.append(("user", user))
-        stub.add_response("converse", converse_response(reply),
-                          request(CLAUDE, [{"text": SYSTEM}, CP], converse_history(history, points)))
+        stub.add_response(
+            "converse",
+            converse_response(reply),
+            request(CLAUDE, [{"text": SYSTEM}, CP], converse_history(history, points)),
+        )
         with stub:
             agent.invoke({"messages": [HumanMessage(user)]}, config=config)
         history.append(("assistant", reply))

@@ -28,8 +28,9 @@ from promptcache.integrations.bedrock import BedrockCachePoints, CachePointChatB
 
 def make_model(client, model_id, **kw):
     info = get_model_info(model_id, min_tokens_per_cache_point=20)
-    return CachePointChatBedrockConverse(model=model_id, client=client, region_name="us-east-1",
-                                         cache_model_info=info, token_counter=count_words, **kw)
+    return CachePointChatBedrockConverse(
+        model=model_id, client=client, region_name="us-east-1", cache_model_info=info, token_counter=count_words, **kw
+    )
 
 
 def user(text):
@@ -59,8 +60,11 @@ def run_turns(model, stub, steps, config, model_id):
     for new, converse, points, reply in steps:
         history += new
         stop = "tool_use" if any("toolUse" in b for b in reply) else "end_turn"
-        stub.add_response("converse", converse_response(reply, stop=stop),
-                          request(model_id, [{"text": SYSTEM}, CP], mark(converse, points), tools=[WEATHER_SPEC]))
+        stub.add_response(
+            "converse",
+            converse_response(reply, stop=stop),
+            request(model_id, [{"text": SYSTEM}, CP], mark(converse, points), tools=[WEATHER_SPEC]),
+        )
         with stub:
             history.append(model.invoke(history, config=config))
     stub.assert_no_pending_responses()
@@ -84,9 +88,15 @@ def test_claude_five_turns_tool_loop_and_bridge():
     u0, a3, u4, a5, u6 = words("u0", 30), words("a3", 10), words("u4", 15), words("a5", 10), words("u6", 10)
     fan = [tool_use(i) for i in range(11)]  # 11 parallel calls: 22 blocks after the previous tail
     base = [user(u0)]
-    loop = base + [{"role": "assistant", "content": [TOOL_USE]},
-                   {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [
-                       {"text": TOOL_RESULT_TEXT}], "status": "success"}}]}]
+    loop = base + [
+        {"role": "assistant", "content": [TOOL_USE]},
+        {
+            "role": "user",
+            "content": [
+                {"toolResult": {"toolUseId": "t1", "content": [{"text": TOOL_RESULT_TEXT}], "status": "success"}}
+            ],
+        },
+    ]
     t3 = loop + [assistant(a3), user(u4)]
     t4 = t3 + [assistant(a5), user(u6)]
     t5 = t4 + [{"role": "assistant", "content": fan}, {"role": "user", "content": [tool_result(i) for i in range(11)]}]
@@ -107,10 +117,19 @@ def test_claude_five_turns_tool_loop_and_bridge():
 def test_nova_five_turns_tail_moves_back_from_tool_results():
     client, stub = client_and_stub()
     model = make_model(client, NOVA).bind_tools([get_weather])
-    u0, a3, u4, a5, u6, a7, u8 = (words("u0", 30), words("a3", 10), words("u4", 15), words("a5", 10),
-                                  words("u6", 30), words("a7", 10), words("u8", 10))
-    result = {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [
-        {"text": TOOL_RESULT_TEXT}], "status": "success"}}]}
+    u0, a3, u4, a5, u6, a7, u8 = (
+        words("u0", 30),
+        words("a3", 10),
+        words("u4", 15),
+        words("a5", 10),
+        words("u6", 30),
+        words("a7", 10),
+        words("u8", 10),
+    )
+    result = {
+        "role": "user",
+        "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": TOOL_RESULT_TEXT}], "status": "success"}}],
+    }
     t2 = [user(u0), {"role": "assistant", "content": [TOOL_USE]}, result]
     t3 = t2 + [assistant(a3), user(u4)]
     t4 = t3 + [assistant(a5), user(u6)]
@@ -133,14 +152,17 @@ def test_processor_default_places_anchored_tail_in_an_agent():
 
     client, stub = client_and_stub()
     base = ChatBedrockConverse(model=CLAUDE, client=client, region_name="us-east-1")
-    processor = BedrockCachePoints(cache_model_info=get_model_info(CLAUDE, min_tokens_per_cache_point=20),
-                                   token_counter=count_words)
+    processor = BedrockCachePoints(
+        cache_model_info=get_model_info(CLAUDE, min_tokens_per_cache_point=20), token_counter=count_words
+    )
     agent = create_agent(base, tools=[], system_prompt=SYSTEM, middleware=[processor])
     u0, a1, u2 = words("u0", 30), words("a1", 10), words("u2", 15)
-    stub.add_response("converse", converse_response(a1),
-                      request(CLAUDE, [{"text": SYSTEM}, CP], mark([user(u0)], {0})))
-    stub.add_response("converse", converse_response("fine"),
-                      request(CLAUDE, [{"text": SYSTEM}, CP], mark([user(u0), assistant(a1), user(u2)], {1, 2})))
+    stub.add_response("converse", converse_response(a1), request(CLAUDE, [{"text": SYSTEM}, CP], mark([user(u0)], {0})))
+    stub.add_response(
+        "converse",
+        converse_response("fine"),
+        request(CLAUDE, [{"text": SYSTEM}, CP], mark([user(u0), assistant(a1), user(u2)], {1, 2})),
+    )
     with stub:
         state = agent.invoke({"messages": [HumanMessage(u0)]})
         agent.invoke({"messages": [*state["messages"], HumanMessage(u2)]})

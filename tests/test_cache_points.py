@@ -16,8 +16,12 @@ from promptcache.cache_points import model_info as model_info_module
 
 # The seed's model: 3 points, 100-token minimum, system + messages.
 SEED_MODEL = get_model_info("anthropic.claude-3-7-sonnet-20250219-v1:0").with_overrides(
-    max_tokens=4096, context_window=200_000, max_cache_points=3, min_tokens_per_cache_point=100,
-    cachable_fields=("system", "messages"))
+    max_tokens=4096,
+    context_window=200_000,
+    max_cache_points=3,
+    min_tokens_per_cache_point=100,
+    cachable_fields=("system", "messages"),
+)
 SYSTEM = "You are a helpful assistant."
 
 # Examples 1-3: the seed's per-message "~N tokens" comments.
@@ -47,16 +51,27 @@ PREVIOUS_10 = [
 ]
 EX4_NEW = [
     ("user", "Can you explain the difference between supervised and unsupervised learning in detail?", 80),
-    ("assistant", "Certainly! Supervised learning and unsupervised learning are two fundamental paradigms in "
-                  "machine learning with...", 130),
+    (
+        "assistant",
+        "Certainly! Supervised learning and unsupervised learning are two fundamental paradigms in "
+        "machine learning with...",
+        130,
+    ),
 ]
 EX5_NEW = [
     ("user", "Can you provide a detailed example of implementing a neural network for image classification?", 100),
-    ("assistant", "Certainly! Here's a detailed example of implementing a convolutional neural network (CNN) for "
-                  "image classification using TensorFlow and Keras...", 300),
+    (
+        "assistant",
+        "Certainly! Here's a detailed example of implementing a convolutional neural network (CNN) for "
+        "image classification using TensorFlow and Keras...",
+        300,
+    ),
 ]
-EX3_PLACEMENTS = [CachePointPlacement(2, "message", 240), CachePointPlacement(6, "message", 440),
-                  CachePointPlacement(8, "message", 260)]
+EX3_PLACEMENTS = [
+    CachePointPlacement(2, "message", 240),
+    CachePointPlacement(6, "message", 440),
+    CachePointPlacement(8, "message", 260),
+]
 
 
 def _build(rows):
@@ -125,8 +140,11 @@ def test_example_3_another_exchange_uses_the_last_slot():
     previous = [CachePointPlacement(2, "message", 240), CachePointPlacement(4, "message", 230)]
     result = _run([M0, M1, M2, M3, M4, M5, M6, M7], previous=previous)
     # Index 4 is recomputed to 210 (3..4); index 6 covers 5..6 = 180 + 40 = 220 (the seed prints 210 = 40 + 170).
-    assert result.placements == [CachePointPlacement(2, "message", 240), CachePointPlacement(4, "message", 210),
-                                 CachePointPlacement(6, "message", 220)]
+    assert result.placements == [
+        CachePointPlacement(2, "message", 240),
+        CachePointPlacement(4, "message", 210),
+        CachePointPlacement(6, "message", 220),
+    ]
     assert _structure(result)[-3:] == [
         "[User]: Can you explain backpropagation?",
         "[CACHE POINT]",
@@ -163,11 +181,16 @@ def test_example_5_large_new_messages_reallocate_the_smallest_gap():
     # New tokens = 100 + 100 + 300 = 500 > 312: the point closing the smallest gap (index 8, 260) moves to index 10.
     result = _run(PREVIOUS_10 + EX5_NEW, previous=EX3_PLACEMENTS)
     # Index 10 covers 7..10 = 170 + 90 + 100 + 100 = 460 (the seed prints 660, counting the new pair 100 + 300).
-    assert result.placements == [CachePointPlacement(2, "message", 240), CachePointPlacement(6, "message", 440),
-                                 CachePointPlacement(10, "message", 460)]
+    assert result.placements == [
+        CachePointPlacement(2, "message", 240),
+        CachePointPlacement(6, "message", 440),
+        CachePointPlacement(10, "message", 460),
+    ]
     lines = _structure(result)
-    assert lines[lines.index("[User]: What are some applications of deep learning?") + 1] == \
-        "[Assistant]: Deep learning has many applications including..."
+    assert (
+        lines[lines.index("[User]: What are some applications of deep learning?") + 1]
+        == "[Assistant]: Deep learning has many applications including..."
+    )
     assert lines[-3:] == [
         "[User]: Can you provide a detailed example of implementing a neural network for image classification?",
         "[CACHE POINT]",
@@ -187,7 +210,9 @@ def test_reallocation_threshold_is_strictly_more_than_twenty_percent():
 def test_inputs_are_not_modified():
     messages, count = _build([M0, M1, M2, M3])
     before = [dict(m) for m in messages]
-    MultiPointStrategy(CacheStrategyConfig(SEED_MODEL, SYSTEM, messages, count_tokens=count)).determine_optimal_cache_points()
+    MultiPointStrategy(
+        CacheStrategyConfig(SEED_MODEL, SYSTEM, messages, count_tokens=count)
+    ).determine_optimal_cache_points()
     assert messages == before
 
 
@@ -196,12 +221,14 @@ def test_system_point_first_then_messages_within_budget():
     big = "BIG SYSTEM"
     messages, count = _build([M0, M1, M2, M3])
     counts = lambda m: 500 if m["content"] == big else count(m)  # noqa: E731
-    result = MultiPointStrategy(CacheStrategyConfig(SEED_MODEL.with_overrides(max_cache_points=1), big, messages,
-                                                    count_tokens=counts)).determine_optimal_cache_points()
+    result = MultiPointStrategy(
+        CacheStrategyConfig(SEED_MODEL.with_overrides(max_cache_points=1), big, messages, count_tokens=counts)
+    ).determine_optimal_cache_points()
     assert result.system == [{"text": big}, {"cachePoint": {"type": "default"}}]
     assert result.placements == []
-    result = MultiPointStrategy(CacheStrategyConfig(SEED_MODEL, big, messages, count_tokens=counts)
-                                ).determine_optimal_cache_points()
+    result = MultiPointStrategy(
+        CacheStrategyConfig(SEED_MODEL, big, messages, count_tokens=counts)
+    ).determine_optimal_cache_points()
     assert result.system_cache_point and result.placements == [CachePointPlacement(2, "message", 240)]
     assert result.points_used == 2
 
@@ -216,7 +243,9 @@ def test_max_points_budget_trims_previous_placements():
     # With 170 + 90 + 100 + 60 + 60 = 480 tokens after 6 (under 528), the trimmed pair stays.
     rows = PREVIOUS_10 + [("user", "q", 60), ("assistant", "r", 60)]
     assert _run(rows, previous=EX3_PLACEMENTS, max_points=2).placements == [
-        CachePointPlacement(2, "message", 240), CachePointPlacement(6, "message", 440)]
+        CachePointPlacement(2, "message", 240),
+        CachePointPlacement(6, "message", 440),
+    ]
 
 
 def test_max_cache_points_zero_and_one():
@@ -260,8 +289,11 @@ def test_disabled_or_unsupported_gives_no_points():
 
 def test_stale_placements_are_dropped_not_applied():
     # History summarised to 4 messages: index 6 and 8 no longer exist, index 1 is an assistant message.
-    stale = [CachePointPlacement(1, "message", 200), CachePointPlacement(6, "message", 440),
-             CachePointPlacement(8, "message", 260)]
+    stale = [
+        CachePointPlacement(1, "message", 200),
+        CachePointPlacement(6, "message", 440),
+        CachePointPlacement(8, "message", 260),
+    ]
     result = _run([M0, M1, M2, M3], previous=stale)
     assert result.placements == [CachePointPlacement(2, "message", 240)]
 
@@ -274,8 +306,11 @@ def test_stale_placements_with_fingerprints_are_rebased():
     result = _run(truncated, previous=first.placements)
     # 2 -> 0 (40 tokens, under the minimum: merged into the next), 6 -> 4, 8 -> 6; then the free slot goes to the
     # new user message at 8.
-    assert result.placements == [CachePointPlacement(4, "message", 480), CachePointPlacement(6, "message", 260),
-                                 CachePointPlacement(8, "message", 180)]
+    assert result.placements == [
+        CachePointPlacement(4, "message", 480),
+        CachePointPlacement(6, "message", 260),
+        CachePointPlacement(8, "message", 180),
+    ]
 
 
 def test_fingerprint_mismatch_without_a_match_is_dropped():
@@ -295,12 +330,14 @@ def test_nova_skips_user_messages_ending_in_tool_result_or_image():
         {"role": "user", "content": [{"text": "see"}, {"image": {"format": "png", "source": {"bytes": b"x"}}}]},
     ]
     count = lambda m: 100  # noqa: E731
-    result = MultiPointStrategy(CacheStrategyConfig(nova, None, messages, count_tokens=count)
-                                ).determine_optimal_cache_points()
+    result = MultiPointStrategy(
+        CacheStrategyConfig(nova, None, messages, count_tokens=count)
+    ).determine_optimal_cache_points()
     assert result.placements == [CachePointPlacement(0, "message", 100)]
     claude = SEED_MODEL
-    result = MultiPointStrategy(CacheStrategyConfig(claude, None, messages, count_tokens=count)
-                                ).determine_optimal_cache_points()
+    result = MultiPointStrategy(
+        CacheStrategyConfig(claude, None, messages, count_tokens=count)
+    ).determine_optimal_cache_points()
     assert result.placements == [CachePointPlacement(3, "message", 400)]
 
 
@@ -319,36 +356,86 @@ def test_bad_input_raises_clear_errors():
     with pytest.raises(ValueError, match=r"placement index must be an int >= 0, got -2"):
         CacheStrategyConfig(SEED_MODEL, None, [], previous_placements=[{"index": -2}])
     with pytest.raises(ValueError, match=r"count_tokens\(messages\[0\]\) must return an int >= 0, got -5"):
-        MultiPointStrategy(CacheStrategyConfig(SEED_MODEL, None, [{"role": "user", "content": "a"}],
-                                               count_tokens=lambda m: -5))
+        MultiPointStrategy(
+            CacheStrategyConfig(SEED_MODEL, None, [{"role": "user", "content": "a"}], count_tokens=lambda m: -5)
+        )
     with pytest.raises(TypeError, match=r"ModelInfo has no field\(s\) \['min_tokens'\]"):
         SEED_MODEL.with_overrides(min_tokens=5)
 
 
 # -- model table -----------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("model_id, base, min_tokens, fields, ttls", [
-    ("anthropic.claude-3-5-sonnet-20241022-v2:0", "anthropic.claude-3-5-sonnet-20241022-v2:0", 1024,
-     ("system", "messages", "tools"), ("5m",)),
-    ("us.anthropic.claude-3-5-haiku-20241022-v1:0", "anthropic.claude-3-5-haiku-20241022-v1:0", 2048,
-     ("system", "messages", "tools"), ("5m",)),
-    ("eu.anthropic.claude-sonnet-4-5-20250929-v1:0", "anthropic.claude-sonnet-4-5-20250929-v1:0", 1024,
-     ("system", "messages", "tools"), ("5m", "1h")),
-    ("apac.anthropic.claude-sonnet-4-20250514-v1:0", "anthropic.claude-sonnet-4-20250514-v1:0", 1024,
-     ("system", "messages", "tools"), ("5m",)),
-    ("global.anthropic.claude-haiku-4-5-20251001-v1:0", "anthropic.claude-haiku-4-5-20251001-v1:0", 4096,
-     ("system", "messages", "tools"), ("5m", "1h")),
-    ("arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-opus-4-1-20250805-v1:0",
-     "anthropic.claude-opus-4-1-20250805-v1:0", 1024, ("system", "messages", "tools"), ("5m",)),
-    ("arn:aws:bedrock:us-east-1::foundation-model/amazon.nova-micro-v1:0", "amazon.nova-micro-v1:0", 1000,
-     ("system", "messages"), ("5m",)),
-    ("us.amazon.nova-premier-v1:0", "amazon.nova-premier-v1:0", 1000, ("system", "messages"), ("5m",)),
-    ("global.anthropic.claude-opus-4-6-v1", "anthropic.claude-opus-4-6-v1", 4096,
-     ("system", "messages", "tools"), ("5m", "1h")),
-])
+@pytest.mark.parametrize(
+    "model_id, base, min_tokens, fields, ttls",
+    [
+        (
+            "anthropic.claude-3-5-sonnet-20241022-v2:0",
+            "anthropic.claude-3-5-sonnet-20241022-v2:0",
+            1024,
+            ("system", "messages", "tools"),
+            ("5m",),
+        ),
+        (
+            "us.anthropic.claude-3-5-haiku-20241022-v1:0",
+            "anthropic.claude-3-5-haiku-20241022-v1:0",
+            2048,
+            ("system", "messages", "tools"),
+            ("5m",),
+        ),
+        (
+            "eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
+            "anthropic.claude-sonnet-4-5-20250929-v1:0",
+            1024,
+            ("system", "messages", "tools"),
+            ("5m", "1h"),
+        ),
+        (
+            "apac.anthropic.claude-sonnet-4-20250514-v1:0",
+            "anthropic.claude-sonnet-4-20250514-v1:0",
+            1024,
+            ("system", "messages", "tools"),
+            ("5m",),
+        ),
+        (
+            "global.anthropic.claude-haiku-4-5-20251001-v1:0",
+            "anthropic.claude-haiku-4-5-20251001-v1:0",
+            4096,
+            ("system", "messages", "tools"),
+            ("5m", "1h"),
+        ),
+        (
+            "arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-opus-4-1-20250805-v1:0",
+            "anthropic.claude-opus-4-1-20250805-v1:0",
+            1024,
+            ("system", "messages", "tools"),
+            ("5m",),
+        ),
+        (
+            "arn:aws:bedrock:us-east-1::foundation-model/amazon.nova-micro-v1:0",
+            "amazon.nova-micro-v1:0",
+            1000,
+            ("system", "messages"),
+            ("5m",),
+        ),
+        ("us.amazon.nova-premier-v1:0", "amazon.nova-premier-v1:0", 1000, ("system", "messages"), ("5m",)),
+        (
+            "global.anthropic.claude-opus-4-6-v1",
+            "anthropic.claude-opus-4-6-v1",
+            4096,
+            ("system", "messages", "tools"),
+            ("5m", "1h"),
+        ),
+    ],
+)
 def test_model_table_resolves_prefixes_and_arns(model_id, base, min_tokens, fields, ttls):
     info = get_model_info(model_id)
-    assert (info.model_id, info.min_tokens_per_cache_point, info.cachable_fields, info.allowed_ttls,
-            info.max_cache_points, info.supports_prompt_cache) == (base, min_tokens, fields, ttls, 4, True)
+    assert (
+        info.model_id,
+        info.min_tokens_per_cache_point,
+        info.cachable_fields,
+        info.allowed_ttls,
+        info.max_cache_points,
+        info.supports_prompt_cache,
+    ) == (base, min_tokens, fields, ttls, 4, True)
     assert "prompt-caching" in info.source
 
 
@@ -359,7 +446,9 @@ def test_unknown_model_conservative_default_and_one_warning(caplog, monkeypatch)
         get_model_info("eu.anthropic.claude-future-9-v1:0")
         other = get_model_info("meta.llama3-70b-instruct-v1:0")
     assert [r.getMessage().split(" is not")[0] for r in caplog.records] == [
-        "promptcache: model 'us.anthropic.claude-future-9-v1:0'", "promptcache: model 'meta.llama3-70b-instruct-v1:0'"]
+        "promptcache: model 'us.anthropic.claude-future-9-v1:0'",
+        "promptcache: model 'meta.llama3-70b-instruct-v1:0'",
+    ]
     assert (first.min_tokens_per_cache_point, first.max_cache_points, first.allowed_ttls) == (4096, 4, ("5m",))
     assert (other.supports_prompt_cache, other.max_cache_points) == (False, 0)
     assert get_model_info("amazon.nova-lite-v1:0", min_tokens_per_cache_point=2000).min_tokens_per_cache_point == 2000

@@ -55,13 +55,15 @@ def tool_result(i: int = 0, n: int = 6) -> dict:
 
 
 def plan(info, messages, previous=None, system=SYSTEM, **kw) -> AnchoredTailPlan:
-    return AnchoredTailStrategy(CacheStrategyConfig(info, system, messages, previous_placements=previous,
-                                                    count_tokens=count, **kw)).plan()
+    return AnchoredTailStrategy(
+        CacheStrategyConfig(info, system, messages, previous_placements=previous, count_tokens=count, **kw)
+    ).plan()
 
 
 def run(info, messages, previous=None, system=SYSTEM, **kw):
-    return AnchoredTailStrategy(CacheStrategyConfig(info, system, messages, previous_placements=previous,
-                                                    count_tokens=count, **kw)).determine_optimal_cache_points()
+    return AnchoredTailStrategy(
+        CacheStrategyConfig(info, system, messages, previous_placements=previous, count_tokens=count, **kw)
+    ).determine_optimal_cache_points()
 
 
 def test_claude_growing_conversation_anchor_tail_and_spares():
@@ -69,8 +71,11 @@ def test_claude_growing_conversation_anchor_tail_and_spares():
     first = run(CLAUDE, history)
     # Anchor after the system prompt; tail on the last message; the two spare slots go to the message ends before it.
     assert first.system_cache_point is True
-    assert first.placements == [CachePointPlacement(0, "message", 30), CachePointPlacement(1, "message", 10),
-                                CachePointPlacement(2, "message", 15)]
+    assert first.placements == [
+        CachePointPlacement(0, "message", 30),
+        CachePointPlacement(1, "message", 10),
+        CachePointPlacement(2, "message", 15),
+    ]
     assert [m["content"][-1] == CP for m in first.messages] == [True, True, True]
     assert first.system == [{"text": SYSTEM}, CP]
     history += [assistant(10), user(5)]
@@ -85,11 +90,17 @@ def test_claude_growing_conversation_anchor_tail_and_spares():
 
 def test_claude_tool_loop_tail_after_tool_result_and_not_after_reasoning():
     reasoning = {"reasoningContent": {"reasoningText": {"text": "hmm", "signature": "s"}}}
-    history = [user(30), {"role": "assistant", "content": [{"text": "let me look"}, tool_use()]},
-               {"role": "user", "content": [tool_result()]}]
+    history = [
+        user(30),
+        {"role": "assistant", "content": [{"text": "let me look"}, tool_use()]},
+        {"role": "user", "content": [tool_result()]},
+    ]
     # Claude accepts a point after the tool-result message (a sibling block, never inside toolResult).
     assert plan(CLAUDE, history) == AnchoredTailPlan(True, 2, None, None, (1, 0))
-    history += [{"role": "assistant", "content": [tool_use(1), reasoning]}, {"role": "user", "content": [tool_result(1)]}]
+    history += [
+        {"role": "assistant", "content": [tool_use(1), reasoning]},
+        {"role": "user", "content": [tool_result(1)]},
+    ]
     # The assistant message ending in a reasoning block gets no spare point.
     assert plan(CLAUDE, history, previous=[CachePointPlacement(2)]) == AnchoredTailPlan(True, 4, 2, None, ())
     result = run(CLAUDE, history, previous=[CachePointPlacement(2)])
@@ -116,19 +127,24 @@ def test_nova_tail_moves_back_before_tool_results():
 
 def test_bridge_when_the_new_tail_is_more_than_twenty_blocks_after_the_previous_one():
     def parallel(k):
-        return [{"role": "assistant", "content": [tool_use(i) for i in range(k)]},
-                {"role": "user", "content": [tool_result(i, 1) for i in range(k)]}]
+        return [
+            {"role": "assistant", "content": [tool_use(i) for i in range(k)]},
+            {"role": "user", "content": [tool_result(i, 1) for i in range(k)]},
+        ]
 
     base = [user(30)]
     assert LOOKBACK_BLOCKS == 20
     # 11 tool calls + 11 results = 22 blocks after the previous tail (index 0): a bridge keeps index 0 findable.
-    assert plan(CLAUDE, base + parallel(11), previous=[CachePointPlacement(0)]) == \
-        AnchoredTailPlan(True, 2, 0, 0, (1,))
-    assert [p.index for p in run(CLAUDE, base + parallel(11), previous=[CachePointPlacement(0)]).placements] == \
-        [0, 1, 2]
+    assert plan(CLAUDE, base + parallel(11), previous=[CachePointPlacement(0)]) == AnchoredTailPlan(True, 2, 0, 0, (1,))
+    assert [p.index for p in run(CLAUDE, base + parallel(11), previous=[CachePointPlacement(0)]).placements] == [
+        0,
+        1,
+        2,
+    ]
     # Exactly 20 blocks: within the lookback, no bridge.
-    assert plan(CLAUDE, base + parallel(10), previous=[CachePointPlacement(0)]) == \
-        AnchoredTailPlan(True, 2, 0, None, (1,))
+    assert plan(CLAUDE, base + parallel(10), previous=[CachePointPlacement(0)]) == AnchoredTailPlan(
+        True, 2, 0, None, (1,)
+    )
 
 
 def test_budget_with_manual_points_priority_tail_bridge_anchor():
@@ -138,8 +154,9 @@ def test_budget_with_manual_points_priority_tail_bridge_anchor():
     system = [{"text": SYSTEM}]
 
     def points(messages):
-        converse = place_cache_points(CLAUDE, system, messages, previous_placements=previous, count_tokens=count,
-                                      strategy=AnchoredTailStrategy)
+        converse = place_cache_points(
+            CLAUDE, system, messages, previous_placements=previous, count_tokens=count, strategy=AnchoredTailStrategy
+        )
         total = sum(b == CP for m in converse.messages for b in m["content"]) + converse.system.count(CP)
         return converse.system_point, [p.index for p in converse.placements], total
 
@@ -158,8 +175,12 @@ def test_budget_with_manual_points_priority_tail_bridge_anchor():
     # 3 manual points: the tail only.
     assert points(with_manual(3)) == (False, [2], 4)
     # 4 manual points: nothing added.
-    assert place_cache_points(CLAUDE, system, with_manual(4), count_tokens=count,
-                              strategy=AnchoredTailStrategy).points_added == 0
+    assert (
+        place_cache_points(
+            CLAUDE, system, with_manual(4), count_tokens=count, strategy=AnchoredTailStrategy
+        ).points_added
+        == 0
+    )
     # A manual point on the previous tail itself serves as the bridge without spending a slot.
     own = [{"role": "user", "content": [*user(30)["content"], CP]}, *calls, {"role": "user", "content": results}]
     assert points(own) == (True, [0, 1, 2], 4)
@@ -173,8 +194,9 @@ def test_anchor_needs_the_whole_prefix_to_reach_the_minimum():
     # slot that could cache: every other point would close a shorter prefix).
     assert plan(CLAUDE, messages, system=short_system) == AnchoredTailPlan(False, 0, None, None, ())
     # The tool specs in front count (prefix_tokens): the system point now closes a prefix over the minimum.
-    converse = place_cache_points(CLAUDE, [{"text": short_system}], messages, [spec], count_tokens=count,
-                                  strategy=AnchoredTailStrategy)
+    converse = place_cache_points(
+        CLAUDE, [{"text": short_system}], messages, [spec], count_tokens=count, strategy=AnchoredTailStrategy
+    )
     assert (converse.tools_point, converse.system_point, [p.index for p in converse.placements]) == (False, True, [0])
     # No system prompt: the anchor goes on the tools.
     converse = place_cache_points(CLAUDE, [], messages, [spec], count_tokens=count, strategy=AnchoredTailStrategy)
@@ -216,16 +238,21 @@ def test_replay_and_wrapper_place_the_same_boundaries(model_id):
 
     system = " alpha" * 1100
     calls = [Block("tool_use", f'{{"q":{i}}}', "lookup", f"t{i}") for i in range(12)]
-    conv = Conversation("c", "c", (Block("text", system),), [
-        Message("user", (Block("text", " alpha" * 40),)),
-        Message("assistant", (calls[0],)),
-        Message("tool", (Block("tool_result", " alpha" * 200, id="t0"),)),
-        Message("assistant", (Block("text", " alpha" * 30),)),
-        Message("user", (Block("text", " alpha" * 40),)),
-        Message("assistant", tuple(calls)),
-        *[Message("tool", (Block("tool_result", " ok", id=f"t{i}"),)) for i in range(12)],
-        Message("assistant", (Block("text", " done"),)),
-    ])
+    conv = Conversation(
+        "c",
+        "c",
+        (Block("text", system),),
+        [
+            Message("user", (Block("text", " alpha" * 40),)),
+            Message("assistant", (calls[0],)),
+            Message("tool", (Block("tool_result", " alpha" * 200, id="t0"),)),
+            Message("assistant", (Block("text", " alpha" * 30),)),
+            Message("user", (Block("text", " alpha" * 40),)),
+            Message("assistant", tuple(calls)),
+            *[Message("tool", (Block("tool_result", " ok", id=f"t{i}"),)) for i in range(12)],
+            Message("assistant", (Block("text", " done"),)),
+        ],
+    )
     counter = TokenCounter()
     requests = schedule([requests_of(prepare(conv, counter), counter)], 10.0)
     replay = ReplayAnchoredTail(cache_rules(model_id), price_for(model_id))
@@ -247,14 +274,23 @@ def test_replay_and_wrapper_place_the_same_boundaries(model_id):
                 messages[-1]["content"] += converse(message)
             else:
                 messages.append({"role": role, "content": converse(message)})
-        plan = place_cache_points(info, [{"text": system}], messages, previous_placements=previous,
-                                  strategy=AnchoredTailStrategy)
+        plan = place_cache_points(
+            info, [{"text": system}], messages, previous_placements=previous, strategy=AnchoredTailStrategy
+        )
         previous = plan.placements
-        wrapper = ([request.prepared.system_end] if plan.system_point else []) + \
-            [request.groups[p.index].end for p in plan.placements]
+        wrapper = ([request.prepared.system_end] if plan.system_point else []) + [
+            request.groups[p.index].end for p in plan.placements
+        ]
         assert [p.boundary for p in replay.place(request)] == wrapper
         seen.append(wrapper)
     # Block boundaries (system = 1 block). Claude: the last tail (30, after the 12 results) is 24 blocks past the
     # previous one (6), so 6 stays as a bridge, 18 is the spare. Nova: tails move back after the toolUse (3, 18).
-    assert seen == ({"anthropic.claude-sonnet-4-20250514-v1:0": [[1, 2], [1, 3, 4], [1, 5, 6], [1, 6, 18, 30]],
-                     "amazon.nova-pro-v1:0": [[1, 2], [1, 3], [1, 5, 6], [1, 18]]}[model_id])
+    assert (
+        seen
+        == (
+            {
+                "anthropic.claude-sonnet-4-20250514-v1:0": [[1, 2], [1, 3, 4], [1, 5, 6], [1, 6, 18, 30]],
+                "amazon.nova-pro-v1:0": [[1, 2], [1, 3], [1, 5, 6], [1, 18]],
+            }[model_id]
+        )
+    )

@@ -26,18 +26,27 @@ def test_default_counter_is_offline_cl100k_and_counts_every_block():
     result = {"toolResult": {"toolUseId": "1", "content": [{"text": "sunny"}]}}
     assert default_count_tokens({"role": "user", "content": [result, CP]}) == 3 + 2
     image = {"type": "image", "source": {}}
-    assert default_count_tokens({"role": "user", "content": [image, {"type": "text", "text": "hello world"}]}) == \
-        3 + IMAGE_TOKEN_ESTIMATE + 2
-    assert default_count_tokens({"role": "assistant", "content": [
-        {"type": "tool_use", "name": "get_weather", "input": {"city": "Paris"}}]}) == 10
+    assert (
+        default_count_tokens({"role": "user", "content": [image, {"type": "text", "text": "hello world"}]})
+        == 3 + IMAGE_TOKEN_ESTIMATE + 2
+    )
+    assert (
+        default_count_tokens(
+            {"role": "assistant", "content": [{"type": "tool_use", "name": "get_weather", "input": {"city": "Paris"}}]}
+        )
+        == 10
+    )
     lc = AIMessage(content="hello world", tool_calls=[{"name": "get_weather", "args": {"city": "Paris"}, "id": "x"}])
     assert default_count_tokens(lc) == 3 + 2 + 2 + 5
 
 
 def _words(message):
     content = message["content"]
-    return sum(len(b["text"].split()) for b in content if "text" in b) if isinstance(content, list) else \
-        len(content.split())
+    return (
+        sum(len(b["text"].split()) for b in content if "text" in b)
+        if isinstance(content, list)
+        else len(content.split())
+    )
 
 
 def test_ttl_never_increases_after_a_manual_five_minute_point():
@@ -69,11 +78,21 @@ def test_tools_point_only_when_allowed_and_large_enough():
 def test_budget_counts_tools_system_and_manual_points():
     info = get_model_info("anthropic.claude-3-7-sonnet-20250219-v1:0", min_tokens_per_cache_point=3)
     spec = {"toolSpec": {"name": "f", "description": " ".join(["word"] * 40), "inputSchema": {"json": {}}}}
-    messages = [{"role": "user", "content": [{"text": "a b c"}, CP]}, {"role": "assistant", "content": [{"text": "x"}]},
-                {"role": "user", "content": [{"text": "d e f"}]}, {"role": "assistant", "content": [{"text": "y"}]},
-                {"role": "user", "content": [{"text": "g h i"}]}]
-    plan = place_cache_points(info, [{"text": "s t u"}], messages, [spec], count_tokens=_words,
-                              previous_placements=[CachePointPlacement(2, "message", 4)])
+    messages = [
+        {"role": "user", "content": [{"text": "a b c"}, CP]},
+        {"role": "assistant", "content": [{"text": "x"}]},
+        {"role": "user", "content": [{"text": "d e f"}]},
+        {"role": "assistant", "content": [{"text": "y"}]},
+        {"role": "user", "content": [{"text": "g h i"}]},
+    ]
+    plan = place_cache_points(
+        info,
+        [{"text": "s t u"}],
+        messages,
+        [spec],
+        count_tokens=_words,
+        previous_placements=[CachePointPlacement(2, "message", 4)],
+    )
     # 1 manual + tools + system leaves 1 message slot: the preserved point at 2 moves to the newest user message.
     assert (plan.manual_points, plan.tools_point, plan.system_point) == (1, True, True)
     assert [p.index for p in plan.placements] == [4]

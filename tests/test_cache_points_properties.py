@@ -49,8 +49,9 @@ def conversations(draw: Any) -> list[dict[str, Any]]:
         if turn % 2 == 0:  # user
             content = [_tool_result(i) for i in pending]
             pending = []
-            content += draw(st.lists(st.one_of(_text, _image, _document, _guard), min_size=0 if content else 1,
-                                     max_size=3))
+            content += draw(
+                st.lists(st.one_of(_text, _image, _document, _guard), min_size=0 if content else 1, max_size=3)
+            )
             messages.append({"role": "user", "content": content})
         else:  # assistant
             content = [draw(_reasoning)] if draw(st.booleans()) else []
@@ -75,16 +76,18 @@ def _params(plan: Any) -> dict[str, Any]:
 
 
 @settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(messages=conversations(),
-       model=st.sampled_from([CLAUDE_1H, NOVA]),
-       strategy=st.sampled_from([AnchoredTailStrategy, MultiPointStrategy]),
-       ttl=st.sampled_from([None, "5m", "1h"]),
-       system=st.sampled_from([None, [{"text": "You are a helpful agent. " * 30}], [{"text": "short"}]]),
-       tools=st.sampled_from([None, [{"toolSpec": {"name": "lookup", "inputSchema": {"json": {"type": "object"}}}}]]),
-       min_tokens=st.sampled_from([0, 50, 400]))
-def test_every_plan_is_a_valid_request_with_only_points_added(messages: list[dict[str, Any]], model: str,
-                                                             strategy: Any, ttl: str | None, system: Any, tools: Any,
-                                                             min_tokens: int) -> None:
+@given(
+    messages=conversations(),
+    model=st.sampled_from([CLAUDE_1H, NOVA]),
+    strategy=st.sampled_from([AnchoredTailStrategy, MultiPointStrategy]),
+    ttl=st.sampled_from([None, "5m", "1h"]),
+    system=st.sampled_from([None, [{"text": "You are a helpful agent. " * 30}], [{"text": "short"}]]),
+    tools=st.sampled_from([None, [{"toolSpec": {"name": "lookup", "inputSchema": {"json": {"type": "object"}}}}]]),
+    min_tokens=st.sampled_from([0, 50, 400]),
+)
+def test_every_plan_is_a_valid_request_with_only_points_added(
+    messages: list[dict[str, Any]], model: str, strategy: Any, ttl: str | None, system: Any, tools: Any, min_tokens: int
+) -> None:
     nova = model == NOVA
     if ttl == "1h" and nova:
         ttl = None  # Nova offers only 5 minutes (refused up front, tested elsewhere)
@@ -96,8 +99,9 @@ def test_every_plan_is_a_valid_request_with_only_points_added(messages: list[dic
         original = {"system": copy.deepcopy(system or []), "messages": copy.deepcopy(request)}
         if tools is not None:
             original["toolConfig"] = {"tools": copy.deepcopy(tools)}
-        plan = place_cache_points(info, system, request, tools, previous_placements=previous, ttl=ttl,
-                                  count_tokens=_count, strategy=strategy)
+        plan = place_cache_points(
+            info, system, request, tools, previous_placements=previous, ttl=ttl, count_tokens=_count, strategy=strategy
+        )
         params = _params(plan)
         assert violations(params, nova=nova) == [], (end, violations(params, nova=nova))
         assert strip_points(params) == original

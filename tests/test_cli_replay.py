@@ -38,10 +38,24 @@ def test_replay_on_the_shipped_sample(tmp_path: Path, capsys: pytest.CaptureFixt
     # 12 of 17 results stored (not the failed redeem_gift_card, nor change_/start_/join_ tools: side effects).
     intention = report["intention_cache"]
     assert {k: v for k, v in intention.items() if k != "memory"} == {
-        "tool_calls": 17, "looked_up": 17, "answered": 3, "answered_exact": 3, "answered_similar": 0,
-        "wrong_answers": 3, "wrong_exact": 3, "wrong_similar": 0, "right_answers": 0, "right_answers_stale": 0,
-        "listed_results": 4, "served_repeats": 0, "served_repeats_stale": 0, "stored": 12, "same_call_repeats": 3,
-        "same_call_repeats_changed": 1, "users": 2}  # get_tracking: "out for delivery", then "delivered"
+        "tool_calls": 17,
+        "looked_up": 17,
+        "answered": 3,
+        "answered_exact": 3,
+        "answered_similar": 0,
+        "wrong_answers": 3,
+        "wrong_exact": 3,
+        "wrong_similar": 0,
+        "right_answers": 0,
+        "right_answers_stale": 0,
+        "listed_results": 4,
+        "served_repeats": 0,
+        "served_repeats_stale": 0,
+        "stored": 12,
+        "same_call_repeats": 3,
+        "same_call_repeats_changed": 1,
+        "users": 2,
+    }  # get_tracking: "out for delivery", then "delivered"
     assert intention["memory"]["threshold"] == 0.7 and intention["memory"]["ttl_s"] == 3600.0
     none = report["strategies"]["none"]
     assert none["input_tokens"] == report["input_tokens"] and none["cache_read_tokens"] == 0
@@ -51,8 +65,10 @@ def test_replay_on_the_shipped_sample(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "vs none" in out
     assert "of 17 tool calls: retrieve_memory answered 3 (3 exact, 0 similar), 0 listing" in " ".join(out.split())
     assert "uncached input" in out
-    assert ("Cheapest placement here: anchored-tail = langchain-aws (same cost). anchored-tail is what "
-            "promptcache.integrations.bedrock.CachePointChatBedrockConverse") in " ".join(out.split())
+    assert (
+        "Cheapest placement here: anchored-tail = langchain-aws (same cost). anchored-tail is what "
+        "promptcache.integrations.bedrock.CachePointChatBedrockConverse"
+    ) in " ".join(out.split())
     assert "Requests 10 s apart where no timestamps are recorded (42 requests)." in " ".join(out.split())
 
 
@@ -61,8 +77,11 @@ def test_replay_says_when_no_placement_pays(tmp_path: Path, capsys: pytest.Captu
     assert main(["replay", str(SAMPLE), "--model", MODEL, "--gap-s", "600", "--out", str(tmp_path), "--no-chart"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     report = json.loads((tmp_path / "replay.json").read_text())
-    cheapest = min((row["relative_to_none"], name) for name, row in report["strategies"].items()
-                   if name not in {"none", "anchored-tail+response-cache"})
+    cheapest = min(
+        (row["relative_to_none"], name)
+        for name, row in report["strategies"].items()
+        if name not in {"none", "anchored-tail+response-cache"}
+    )
     assert cheapest[0] > 1.0
     assert f"No placement beats no caching here (cheapest: {cheapest[1]}, {cheapest[0]:.1%} of none)" in out
     assert "Cheapest placement here" not in out
@@ -101,23 +120,31 @@ def test_bad_options_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], 
     assert needle in err and err.count("\n") == 1
 
 
-def test_short_prompts_are_told_they_are_below_the_minimum(tmp_path: Path,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_short_prompts_are_told_they_are_below_the_minimum(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # one small conversation, timestamped: nothing reaches Sonnet 4's 1,024-token minimum, so no placement pays; the
     # advice says why (not "writes expire"), with singular nouns and the recorded spacing
     path = tmp_path / "small.json"
-    path.write_text(json.dumps([{"role": "user", "content": "Where is order 17?", "timestamp": 100},
-                                {"role": "assistant", "content": "It has shipped.", "timestamp": 101}]))
+    path.write_text(
+        json.dumps(
+            [
+                {"role": "user", "content": "Where is order 17?", "timestamp": 100},
+                {"role": "assistant", "content": "It has shipped.", "timestamp": 101},
+            ]
+        )
+    )
     assert main(["replay", str(path), "--model", MODEL, "--out", str(tmp_path / "o"), "--no-chart"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "1 conversation, 1 request, " in out
-    assert ("Nothing can be cached here: the largest request has 6 tokens, below the 1,024 tokens "
-            f"{MODEL} needs before a cache point") in out
+    assert (
+        "Nothing can be cached here: the largest request has 6 tokens, below the 1,024 tokens "
+        f"{MODEL} needs before a cache point"
+    ) in out
     assert "Requests spaced by their recorded timestamps." in out and "of 0 tool calls" in out
 
 
 def test_slow_traffic_advice_names_the_1h_ttl_only_where_the_model_lacks_it(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # 600 s gaps: 5-minute entries expire unread. Sonnet 4 has no 1-hour TTL: the advice points to a model that has
     # it. Sonnet 4.5 has it, and anchored-tail already uses it (so the "no placement pays" line does not appear).
     args = ["replay", str(SAMPLE), "--gap-s", "600", "--out", str(tmp_path), "--no-chart"]
@@ -141,8 +168,12 @@ def test_response_cache_ttl_sets_which_repeats_hit(tmp_path: Path) -> None:
 
 
 def test_python_dash_m_runs_the_command(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "promptcache", "replay", str(SAMPLE), "--no-chart",
-                           "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "promptcache", "replay", str(SAMPLE), "--no-chart", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads((tmp_path / "replay.json").read_text())["requests"] == 42
 
@@ -151,8 +182,9 @@ def test_run_replay_reports_progress() -> None:
     from promptcache.replay import run_replay
 
     seen: list[tuple[int, int]] = []
-    result = run_replay([SAMPLE], MODEL, ["none"], combined=False,
-                        progress=lambda done, total: seen.append((done, total)))
+    result = run_replay(
+        [SAMPLE], MODEL, ["none"], combined=False, progress=lambda done, total: seen.append((done, total))
+    )
     assert seen[0] == (1, 42) and seen[-1] == (42, 42) and len(seen) == 42
     assert list(result.strategies) == ["none"]
 
@@ -167,14 +199,17 @@ def _fails(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
 def test_first_user_mistakes_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = ["--out", str(tmp_path / "out")]
     assert _fails(capsys, ["replay", str(tmp_path / "nope.json"), *out]) == (
-        f"promptcache: error: {tmp_path / 'nope.json'}: no such file\n")
+        f"promptcache: error: {tmp_path / 'nope.json'}: no such file\n"
+    )
     assert "is a directory; give the transcript files in it" in _fails(capsys, ["replay", str(tmp_path), *out])
     (tmp_path / "empty.json").write_text("")
     assert _fails(capsys, ["replay", str(tmp_path / "empty.json"), *out]).endswith(
-        "empty.json:1: empty file: no conversations\n")
+        "empty.json:1: empty file: no conversations\n"
+    )
     (tmp_path / "notes.txt").write_text("just some notes")
-    assert "notes.txt:1: not a JSON or JSONL transcript" in _fails(capsys, ["replay", str(tmp_path / "notes.txt"),
-                                                                            *out])
+    assert "notes.txt:1: not a JSON or JSONL transcript" in _fails(
+        capsys, ["replay", str(tmp_path / "notes.txt"), *out]
+    )
     (tmp_path / "one.json").write_text('[{"role": "user", "content": "hi"}]')
     assert "nothing to replay in" in _fails(capsys, ["replay", str(tmp_path / "one.json"), *out])
     assert not (tmp_path / "out").exists()
@@ -193,8 +228,10 @@ def test_out_must_be_a_writable_directory(tmp_path: Path, capsys: pytest.Capture
         assert err == f"promptcache: error: --out must be a directory, but {str(tmp_path / 'file')!r} is a file\n"
 
 
-@pytest.mark.parametrize(("kwargs", "needle"), [({"response_cache_ttl_s": -1.0}, "ResponseCache TTL"),
-                                                 ({"gap_s": float("nan")}, "gap_s must be")])
+@pytest.mark.parametrize(
+    ("kwargs", "needle"),
+    [({"response_cache_ttl_s": -1.0}, "ResponseCache TTL"), ({"gap_s": float("nan")}, "gap_s must be")],
+)
 def test_run_replay_checks_its_numbers_before_reading(tmp_path: Path, kwargs: dict[str, float], needle: str) -> None:
     from promptcache.replay.engine import run_replay
 

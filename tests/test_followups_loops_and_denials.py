@@ -93,8 +93,9 @@ def test_remember_under_another_name_is_never_served(deny_tools, mode):
     intentions = IntentionMemory()
     args = {"kind": "user_fact", "content": "I am vegan"}
     model = ScriptedChatModel(replies=[_call("note_down", args, 1), "ok", _call("note_down", args, 2), "ok"])
-    agent = create_agent(model, tools=[remember],
-                         middleware=[IntentionCache(intentions, serve_repeats=True, deny_tools=deny_tools)])
+    agent = create_agent(
+        model, tools=[remember], middleware=[IntentionCache(intentions, serve_repeats=True, deny_tools=deny_tools)]
+    )
     config = {"configurable": {"user_id": "u1"}}
     ask = {"messages": [("user", "Remember that I am vegan")]}
     run = agent.invoke if mode == "sync" else (lambda *a: asyncio.run(agent.ainvoke(*a)))
@@ -138,9 +139,11 @@ def test_memory_context_rejects_the_reserved_unscoped_label_and_names_it():
     assert config == {"configurable": {}}  # nothing written
 
 
-@pytest.mark.parametrize("factory, args", [(make_remember_tool, {"kind": "user_fact", "content": "x"}),
-                                           (make_reference_tool, {"ref_id": "abc123"})],
-                         ids=["remember", "read_reference"])
+@pytest.mark.parametrize(
+    "factory, args",
+    [(make_remember_tool, {"kind": "user_fact", "content": "x"}), (make_reference_tool, {"ref_id": "abc123"})],
+    ids=["remember", "read_reference"],
+)
 def test_memory_tools_without_a_store_name_it_in_async_calls_too(factory, args):
     tool_ = factory()
     config = {"configurable": {"user_id": "u1"}}

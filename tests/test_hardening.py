@@ -39,8 +39,10 @@ class EchoModel(ScriptedChatModel):
     def _next(self, messages):
         with self._lock:
             self.calls += 1
-        return AIMessage(content=f"echo:{messages[-1].content}",
-                         usage_metadata={"input_tokens": 1, "output_tokens": 1, "total_tokens": 2})
+        return AIMessage(
+            content=f"echo:{messages[-1].content}",
+            usage_metadata={"input_tokens": 1, "output_tokens": 1, "total_tokens": 2},
+        )
 
 
 class RaisingCache(ServerCache):
@@ -74,8 +76,10 @@ class RaisingCache(ServerCache):
 # =================================================================================================================
 # InMemoryServerCache / ServerCache
 # =================================================================================================================
-@pytest.mark.parametrize("ttl, exc", [(NAN, ValueError), (INF, ValueError), (-1, ValueError), (0, ValueError),
-                                      (True, TypeError), ("300", TypeError)])
+@pytest.mark.parametrize(
+    "ttl, exc",
+    [(NAN, ValueError), (INF, ValueError), (-1, ValueError), (0, ValueError), (True, TypeError), ("300", TypeError)],
+)
 def test_memory_cache_rejects_bad_ttl_before_writing(ttl, exc):
     cache = InMemoryServerCache()
     with pytest.raises(exc, match=repr(ttl).replace("(", r"\(").replace(")", r"\)")):
@@ -83,8 +87,9 @@ def test_memory_cache_rejects_bad_ttl_before_writing(ttl, exc):
     assert cache.get("k") is None and len(cache) == 0
 
 
-@pytest.mark.parametrize("bad, exc", [(0, ValueError), (-1, ValueError), (1.5, TypeError), (True, TypeError),
-                                      (None, TypeError)])
+@pytest.mark.parametrize(
+    "bad, exc", [(0, ValueError), (-1, ValueError), (1.5, TypeError), (True, TypeError), (None, TypeError)]
+)
 def test_memory_cache_rejects_bad_max_entries(bad, exc):
     with pytest.raises(exc, match="max_entries"):
         InMemoryServerCache(max_entries=bad)
@@ -221,12 +226,23 @@ def test_redis_cache_rejects_non_string_url():
 # =================================================================================================================
 # ResponseCache, context / apply_context, with_processors
 # =================================================================================================================
-@pytest.mark.parametrize("kwargs, exc, named", [
-    (dict(ttl=NAN), ValueError, "nan"), (dict(ttl=-1), ValueError, "-1"), (dict(ttl=True), TypeError, "True"),
-    (dict(ttl="300"), TypeError, "300"), (dict(ttl=None), TypeError, "None"), (dict(scope=""), ValueError, "''"),
-    (dict(scope=True), TypeError, "True"), (dict(key=""), ValueError, "''"), (dict(key=5), TypeError, "5"),
-    (dict(bust="yes"), TypeError, "yes"), (dict(agent_id=""), ValueError, "''"), (dict(agent_id=5), ValueError, "5"),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, named",
+    [
+        (dict(ttl=NAN), ValueError, "nan"),
+        (dict(ttl=-1), ValueError, "-1"),
+        (dict(ttl=True), TypeError, "True"),
+        (dict(ttl="300"), TypeError, "300"),
+        (dict(ttl=None), TypeError, "None"),
+        (dict(scope=""), ValueError, "''"),
+        (dict(scope=True), TypeError, "True"),
+        (dict(key=""), ValueError, "''"),
+        (dict(key=5), TypeError, "5"),
+        (dict(bust="yes"), TypeError, "yes"),
+        (dict(agent_id=""), ValueError, "''"),
+        (dict(agent_id=5), ValueError, "5"),
+    ],
+)
 def test_response_cache_constructor_rejects_bad_values(kwargs, exc, named):
     with pytest.raises(exc, match=named):
         ResponseCache(InMemoryServerCache(), **kwargs)
@@ -237,14 +253,17 @@ def test_response_cache_constructor_rejects_a_non_cache():
         ResponseCache(None)
 
 
-@pytest.mark.parametrize("call, exc, named", [
-    (lambda: ResponseCache.context(bogus=1), ValueError, "bogus"),
-    (lambda: ResponseCache.context(bust=1), TypeError, "1"),
-    (lambda: ResponseCache.context(key=b"x"), TypeError, "b'x'"),
-    (lambda: ResponseCache.context(scope=""), ValueError, "''"),
-    (lambda: ResponseCache.apply_context("config", bust=True), TypeError, "config"),
-    (lambda: ResponseCache.apply_context({"configurable": 5}, bust=True), TypeError, "5"),
-])
+@pytest.mark.parametrize(
+    "call, exc, named",
+    [
+        (lambda: ResponseCache.context(bogus=1), ValueError, "bogus"),
+        (lambda: ResponseCache.context(bust=1), TypeError, "1"),
+        (lambda: ResponseCache.context(key=b"x"), TypeError, "b'x'"),
+        (lambda: ResponseCache.context(scope=""), ValueError, "''"),
+        (lambda: ResponseCache.apply_context("config", bust=True), TypeError, "config"),
+        (lambda: ResponseCache.apply_context({"configurable": 5}, bust=True), TypeError, "5"),
+    ],
+)
 def test_response_cache_context_rejects_bad_options(call, exc, named):
     with pytest.raises(exc, match=named):
         call()
@@ -276,9 +295,11 @@ def test_with_processors_names_a_missing_processor_list():
 
 
 def _history_with_big_int():
-    return [HumanMessage("charge order"),
-            AIMessage(content="", tool_calls=[{"name": "charge", "args": {"order": 2**70}, "id": "c1"}]),
-            ToolMessage("charged", tool_call_id="c1")]
+    return [
+        HumanMessage("charge order"),
+        AIMessage(content="", tool_calls=[{"name": "charge", "args": {"order": 2**70}, "id": "c1"}]),
+        ToolMessage("charged", tool_call_id="c1"),
+    ]
 
 
 _deep: object = "leaf"
@@ -286,11 +307,15 @@ for _ in range(300):
     _deep = [_deep]
 
 
-@pytest.mark.parametrize("messages", [
-    _history_with_big_int(),
-    [HumanMessage("x", additional_kwargs={"meta": {(1, 2): 3}})],
-    [HumanMessage(content=[{"type": "text", "text": "hi", "extra": _deep}])],
-], ids=["tool-args-int-over-64-bit", "tuple-dict-key", "nesting-300"])
+@pytest.mark.parametrize(
+    "messages",
+    [
+        _history_with_big_int(),
+        [HumanMessage("x", additional_kwargs={"meta": {(1, 2): 3}})],
+        [HumanMessage(content=[{"type": "text", "text": "hi", "extra": _deep}])],
+    ],
+    ids=["tool-args-int-over-64-bit", "tuple-dict-key", "nesting-300"],
+)
 def test_response_cache_odd_prompt_content_never_breaks_the_call(messages):
     model = ScriptedChatModel(replies=["ok"])
     wrapped = with_processors(model, [ResponseCache(InMemoryServerCache())])
@@ -348,19 +373,28 @@ def test_response_cache_backend_raising_on_every_method_is_a_logged_miss(method,
         elif method == "stream":
             text = "".join(c.content for c in wrapped.stream("hi"))
         else:
+
             async def collect():
                 return "".join([c.content async for c in wrapped.astream("hi")])
+
             text = asyncio.run(collect())
     assert text == "ok" and model.calls == 1
     assert len(promptcache_warnings(caplog)) == 1  # read failed, write failed: one line a minute
 
 
-@pytest.mark.parametrize("garbage", [
-    b"\xff\xfe", b"", b"null", b"{}", b'{"v":1,"created_at":"x","messages":[]}',
-    b'{"v":1,"created_at":1,"messages":[{"type":"ai","data":{"content":5}}]}',
-    b'{"v":1,"created_at":1,"messages":[{"type":"ai","data":{"content":"x","tool_calls":[{"name":5}]}}]}',
-    b'{"v":1,"created_at":1,"messages":[{"type":"ai","data":{"content":"x","usage_metadata":{"input_tokens":"a"}}}]}',
-])
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        b"\xff\xfe",
+        b"",
+        b"null",
+        b"{}",
+        b'{"v":1,"created_at":"x","messages":[]}',
+        b'{"v":1,"created_at":1,"messages":[{"type":"ai","data":{"content":5}}]}',
+        b'{"v":1,"created_at":1,"messages":[{"type":"ai","data":{"content":"x","tool_calls":[{"name":5}]}}]}',
+        b'{"v":1,"created_at":1,"messages":[{"type":"ai","data":{"content":"x","usage_metadata":{"input_tokens":"a"}}}]}',
+    ],
+)
 def test_response_cache_corrupt_redis_entry_is_a_logged_miss(garbage, redis_cache, redis_client, redis_prefix, caplog):
     model = ScriptedChatModel(replies=["first", "second"])
     wrapped = with_processors(model, [ResponseCache(redis_cache)])
@@ -478,12 +512,18 @@ def test_get_model_info_rejects_bad_ids(model_id, exc):
         get_model_info(model_id)
 
 
-@pytest.mark.parametrize("overrides, exc, named", [
-    (dict(min_tokens_per_cache_point=-1), ValueError, "-1"), (dict(min_tokens_per_cache_point=True), TypeError, "True"),
-    (dict(min_tokens_per_cache_point=NAN), TypeError, "nan"), (dict(max_cache_points=1.5), TypeError, "1.5"),
-    (dict(bogus=1), TypeError, "bogus"), (dict(cachable_fields=("system", "images")), ValueError, "images"),
-    (dict(allowed_ttls=("2h",)), ValueError, "2h"),
-])
+@pytest.mark.parametrize(
+    "overrides, exc, named",
+    [
+        (dict(min_tokens_per_cache_point=-1), ValueError, "-1"),
+        (dict(min_tokens_per_cache_point=True), TypeError, "True"),
+        (dict(min_tokens_per_cache_point=NAN), TypeError, "nan"),
+        (dict(max_cache_points=1.5), TypeError, "1.5"),
+        (dict(bogus=1), TypeError, "bogus"),
+        (dict(cachable_fields=("system", "images")), ValueError, "images"),
+        (dict(allowed_ttls=("2h",)), ValueError, "2h"),
+    ],
+)
 def test_get_model_info_rejects_bad_overrides(overrides, exc, named):
     from promptcache.cache_points import get_model_info
 
@@ -510,34 +550,60 @@ def test_model_info_rejects_non_bool_supports_prompt_cache():
 def _strategy(**overrides):
     from promptcache.cache_points import CacheStrategyConfig, MultiPointStrategy, get_model_info
 
-    config = dict(model_info=get_model_info(CLAUDE, min_tokens_per_cache_point=2), system_prompt="sys",
-                  messages=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"},
-                            {"role": "user", "content": "q"}], count_tokens=lambda m: 5)
+    config = dict(
+        model_info=get_model_info(CLAUDE, min_tokens_per_cache_point=2),
+        system_prompt="sys",
+        messages=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "yo"},
+            {"role": "user", "content": "q"},
+        ],
+        count_tokens=lambda m: 5,
+    )
     config.update(overrides)
     return MultiPointStrategy(CacheStrategyConfig(**config)).determine_optimal_cache_points()
 
 
-@pytest.mark.parametrize("overrides, exc, named", [
-    (dict(messages=None), TypeError, "NoneType"), (dict(messages={"role": "user"}), TypeError, "dict"),
-    (dict(messages=[None]), TypeError, r"messages\[0\]"), (dict(messages=[{"role": "system", "content": "x"}]),
-                                                           ValueError, "system"),
-    (dict(messages=[{"content": "x"}]), ValueError, "None"), (dict(system_prompt=42), TypeError, "42"),
-    (dict(count_tokens=5), TypeError, "5"), (dict(count_tokens=lambda m: NAN), ValueError, "nan"),
-    (dict(count_tokens=lambda m: True), ValueError, "True"), (dict(count_tokens=lambda m: 3.5), ValueError, "3.5"),
-    (dict(max_points=-1), ValueError, "-1"), (dict(max_points=True), ValueError, "True"),
-    (dict(ttl=5), ValueError, "5"), (dict(ttl="1h"), ValueError, "1h"), (dict(ttl=""), ValueError, "''"),
-    (dict(previous_placements=[{"index": -1}]), ValueError, "-1"),
-    (dict(previous_placements=[{"index": "0"}]), ValueError, "'0'"),
-    (dict(previous_placements=[None]), TypeError, "None"), (dict(model_info={}), TypeError, "dict"),
-])
+@pytest.mark.parametrize(
+    "overrides, exc, named",
+    [
+        (dict(messages=None), TypeError, "NoneType"),
+        (dict(messages={"role": "user"}), TypeError, "dict"),
+        (dict(messages=[None]), TypeError, r"messages\[0\]"),
+        (dict(messages=[{"role": "system", "content": "x"}]), ValueError, "system"),
+        (dict(messages=[{"content": "x"}]), ValueError, "None"),
+        (dict(system_prompt=42), TypeError, "42"),
+        (dict(count_tokens=5), TypeError, "5"),
+        (dict(count_tokens=lambda m: NAN), ValueError, "nan"),
+        (dict(count_tokens=lambda m: True), ValueError, "True"),
+        (dict(count_tokens=lambda m: 3.5), ValueError, "3.5"),
+        (dict(max_points=-1), ValueError, "-1"),
+        (dict(max_points=True), ValueError, "True"),
+        (dict(ttl=5), ValueError, "5"),
+        (dict(ttl="1h"), ValueError, "1h"),
+        (dict(ttl=""), ValueError, "''"),
+        (dict(previous_placements=[{"index": -1}]), ValueError, "-1"),
+        (dict(previous_placements=[{"index": "0"}]), ValueError, "'0'"),
+        (dict(previous_placements=[None]), TypeError, "None"),
+        (dict(model_info={}), TypeError, "dict"),
+    ],
+)
 def test_cache_strategy_config_rejects_bad_input(overrides, exc, named):
     with pytest.raises(exc, match=named):
         _strategy(**overrides)
 
 
-@pytest.mark.parametrize("previous", [[{"index": 10**9}], [{"index": 1}], [{"index": 0, "fingerprint": 42}],
-                                      [{"index": 2, "type": "system"}], [{"index": i} for i in range(50)]],
-                         ids=["out-of-range", "assistant-message", "wrong-fingerprint", "system-type", "fifty"])
+@pytest.mark.parametrize(
+    "previous",
+    [
+        [{"index": 10**9}],
+        [{"index": 1}],
+        [{"index": 0, "fingerprint": 42}],
+        [{"index": 2, "type": "system"}],
+        [{"index": i} for i in range(50)],
+    ],
+    ids=["out-of-range", "assistant-message", "wrong-fingerprint", "system-type", "fifty"],
+)
 def test_strategy_survives_stale_or_absurd_previous_placements(previous):
     result = _strategy(previous_placements=previous)
     assert result.points_used <= 4
@@ -566,11 +632,15 @@ def _bedrock_model(**kwargs):
     from promptcache.cache_points import get_model_info
     from promptcache.integrations.bedrock import CachePointChatBedrockConverse
 
-    client = boto3.client("bedrock-runtime", region_name="us-east-1", aws_access_key_id="x",
-                          aws_secret_access_key="x")
-    model = CachePointChatBedrockConverse(model=CLAUDE, client=client, region_name="us-east-1",
-                                          cache_model_info=get_model_info(CLAUDE, min_tokens_per_cache_point=2),
-                                          token_counter=lambda m: 5, **{"strategy": "multi-point", **kwargs})
+    client = boto3.client("bedrock-runtime", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x")
+    model = CachePointChatBedrockConverse(
+        model=CLAUDE,
+        client=client,
+        region_name="us-east-1",
+        cache_model_info=get_model_info(CLAUDE, min_tokens_per_cache_point=2),
+        token_counter=lambda m: 5,
+        **{"strategy": "multi-point", **kwargs},
+    )
     return model, Stubber(client)
 
 
@@ -578,16 +648,33 @@ _BEDROCK_MESSAGES = [SystemMessage("sys"), HumanMessage("a"), AIMessage("b"), Hu
 
 
 def _bedrock_call(model, stub, config=None):
-    stub.add_response("converse", {"output": {"message": {"role": "assistant", "content": [{"text": "ok"}]}},
-                                   "stopReason": "end_turn", "metrics": {"latencyMs": 1},
-                                   "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}})
+    stub.add_response(
+        "converse",
+        {
+            "output": {"message": {"role": "assistant", "content": [{"text": "ok"}]}},
+            "stopReason": "end_turn",
+            "metrics": {"latencyMs": 1},
+            "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+        },
+    )
     with stub:
         reply = model.invoke(_BEDROCK_MESSAGES, config=config)
     return reply.content, [p.index for p in model.last_plan.placements]
 
 
-@pytest.mark.parametrize("garbage", [b"\xff", b"null", b"{}", b'[{"index": 99}]', b'[{"index": 1}]',
-                                     b'[{"index": true}]', b'[{"index": 0, "fingerprint": 7}]', b"[1, 2]"])
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        b"\xff",
+        b"null",
+        b"{}",
+        b'[{"index": 99}]',
+        b'[{"index": 1}]',
+        b'[{"index": true}]',
+        b'[{"index": 0, "fingerprint": 7}]',
+        b"[1, 2]",
+    ],
+)
 def test_bedrock_corrupt_placement_entry_in_redis_is_ignored(garbage, redis_cache, redis_client, redis_prefix):
     from promptcache.integrations.bedrock import PlacementStore
 
@@ -611,10 +698,17 @@ def test_bedrock_odd_thread_ids_work(thread_id):
     assert _bedrock_call(model, stub, {"configurable": {"thread_id": thread_id}}) == ("ok", [2])
 
 
-@pytest.mark.parametrize("kwargs, named", [(dict(cache_ttl="2h"), "2h"), (dict(cache_ttl="1h"), "1h"),
-                                           (dict(placement_ttl_s=NAN), "nan"), (dict(placement_ttl_s=0), "0"),
-                                           (dict(placement_store="redis://x"), "str"),
-                                           (dict(cache_points="maybe"), "maybe")])
+@pytest.mark.parametrize(
+    "kwargs, named",
+    [
+        (dict(cache_ttl="2h"), "2h"),
+        (dict(cache_ttl="1h"), "1h"),
+        (dict(placement_ttl_s=NAN), "nan"),
+        (dict(placement_ttl_s=0), "0"),
+        (dict(placement_store="redis://x"), "str"),
+        (dict(cache_points="maybe"), "maybe"),
+    ],
+)
 def test_cache_point_model_rejects_bad_options(kwargs, named):
     with pytest.raises((TypeError, ValueError), match=named):
         _bedrock_model(**kwargs)
@@ -637,23 +731,31 @@ def test_bedrock_cache_points_processor_rejects_non_model_info():
 # =================================================================================================================
 # Typed memory: TypedMemoryStore, MemoryNode, TypedMemoryMiddleware, make_remember_tool
 # =================================================================================================================
-@pytest.mark.parametrize("args, kwargs, exc, named", [
-    (("", "feedback", "r"), {}, ValueError, "''"), (("a.b", "feedback", "r"), {}, ValueError, "a.b"),
-    (("_unscoped", "feedback", "r"), {}, ValueError, "_unscoped"), ((True, "feedback", "r"), {}, TypeError, "True"),
-    (("u", "", "r"), {}, ValueError, "''"), (("u", None, "r"), {}, ValueError, "None"),
-    (("u", "facts", "r"), {}, ValueError, "facts"), (("u", "feedback", ""), {}, ValueError, "''"),
-    (("u", "feedback", None), {}, TypeError, "None"), (("u", "feedback", 5), {}, TypeError, "5"),
-    (("u", "project_state", "x"), dict(ttl_s=0), ValueError, "0"),
-    (("u", "project_state", "x"), dict(ttl_s=NAN), ValueError, "nan"),
-    (("u", "project_state", "x"), dict(ttl_s=INF), ValueError, "inf"),
-    (("u", "project_state", "x"), dict(ttl_s=True), TypeError, "True"),
-    (("u", "project_state", "x"), dict(ttl_s="10"), TypeError, "10"),
-    (("u", "reference", "x"), dict(metadata={"a": 2**70}), TypeError, "64-bit"),
-    (("u", "reference", "x"), dict(metadata={1: "a"}), TypeError, "key"),
-    (("u", "reference", "x"), dict(metadata={"a": b"x"}), TypeError, "bytes"),
-    (("u", "reference", "x"), dict(metadata="str"), TypeError, "str"),
-    (("u", "project_state", "x"), dict(subject=" "), ValueError, "' '"),
-])
+@pytest.mark.parametrize(
+    "args, kwargs, exc, named",
+    [
+        (("", "feedback", "r"), {}, ValueError, "''"),
+        (("a.b", "feedback", "r"), {}, ValueError, "a.b"),
+        (("_unscoped", "feedback", "r"), {}, ValueError, "_unscoped"),
+        ((True, "feedback", "r"), {}, TypeError, "True"),
+        (("u", "", "r"), {}, ValueError, "''"),
+        (("u", None, "r"), {}, ValueError, "None"),
+        (("u", "facts", "r"), {}, ValueError, "facts"),
+        (("u", "feedback", ""), {}, ValueError, "''"),
+        (("u", "feedback", None), {}, TypeError, "None"),
+        (("u", "feedback", 5), {}, TypeError, "5"),
+        (("u", "project_state", "x"), dict(ttl_s=0), ValueError, "0"),
+        (("u", "project_state", "x"), dict(ttl_s=NAN), ValueError, "nan"),
+        (("u", "project_state", "x"), dict(ttl_s=INF), ValueError, "inf"),
+        (("u", "project_state", "x"), dict(ttl_s=True), TypeError, "True"),
+        (("u", "project_state", "x"), dict(ttl_s="10"), TypeError, "10"),
+        (("u", "reference", "x"), dict(metadata={"a": 2**70}), TypeError, "64-bit"),
+        (("u", "reference", "x"), dict(metadata={1: "a"}), TypeError, "key"),
+        (("u", "reference", "x"), dict(metadata={"a": b"x"}), TypeError, "bytes"),
+        (("u", "reference", "x"), dict(metadata="str"), TypeError, "str"),
+        (("u", "project_state", "x"), dict(subject=" "), ValueError, "' '"),
+    ],
+)
 def test_memory_put_rejects_bad_input_before_writing(args, kwargs, exc, named):
     from promptcache.memory import TypedMemoryStore
 
@@ -663,10 +765,17 @@ def test_memory_put_rejects_bad_input_before_writing(args, kwargs, exc, named):
     assert store.list_namespaces() == []
 
 
-@pytest.mark.parametrize("kwargs, exc", [(dict(prefix="abc"), TypeError), (dict(prefix=("a.b",)), ValueError),
-                                         (dict(prefix=("langgraph",)), ValueError),
-                                         (dict(project_state_ttl_s=None), ValueError),
-                                         (dict(project_state_ttl_s=0), ValueError), (dict(store=5), TypeError)])
+@pytest.mark.parametrize(
+    "kwargs, exc",
+    [
+        (dict(prefix="abc"), TypeError),
+        (dict(prefix=("a.b",)), ValueError),
+        (dict(prefix=("langgraph",)), ValueError),
+        (dict(project_state_ttl_s=None), ValueError),
+        (dict(project_state_ttl_s=0), ValueError),
+        (dict(store=5), TypeError),
+    ],
+)
 def test_memory_store_constructor_rejects_bad_values(kwargs, exc):
     from promptcache.memory import TypedMemoryStore
 
@@ -719,8 +828,11 @@ def _memory_with_corrupt_project_state(expires_at):
     store = InMemoryStore()
     memory = TypedMemoryStore(store)
     memory.put("u", "project_state", "real state", ttl_s=60)
-    store.put(memory.namespace("u", "project_state"), "bad",
-              {"kind": "project_state", "content": "corrupt", "expires_at": expires_at})
+    store.put(
+        memory.namespace("u", "project_state"),
+        "bad",
+        {"kind": "project_state", "content": "corrupt", "expires_at": expires_at},
+    )
     return memory
 
 
@@ -740,16 +852,25 @@ def test_memory_nan_expiry_is_treated_as_corrupt():
     assert [m.content for m in memory.list("u", "project_state")] == ["real state"]
 
 
-@pytest.mark.parametrize("args, config, answer", [
-    ({"kind": "bogus", "content": "x"}, {"configurable": {"user_id": "u"}}, "memory not saved: kind"),
-    ({"kind": "feedback", "content": ""}, {"configurable": {"user_id": "u"}}, "memory not saved: memory content"),
-    ({"kind": "feedback", "content": "x", "ttl_s": "nan"}, {"configurable": {"user_id": "u"}},
-     "memory not saved: ttl_s"),
-    ({"kind": "feedback", "content": "x"}, {"configurable": {"user_id": "a.b@example.com"}},
-     "memory not saved: scope 'a.b@example.com'"),
-    ({"kind": "feedback", "content": "x"}, {}, "no user in the call's config"),
-    ({"kind": "feedback"}, {"configurable": {"user_id": "u"}}, "memory not saved: content"),
-])
+@pytest.mark.parametrize(
+    "args, config, answer",
+    [
+        ({"kind": "bogus", "content": "x"}, {"configurable": {"user_id": "u"}}, "memory not saved: kind"),
+        ({"kind": "feedback", "content": ""}, {"configurable": {"user_id": "u"}}, "memory not saved: memory content"),
+        (
+            {"kind": "feedback", "content": "x", "ttl_s": "nan"},
+            {"configurable": {"user_id": "u"}},
+            "memory not saved: ttl_s",
+        ),
+        (
+            {"kind": "feedback", "content": "x"},
+            {"configurable": {"user_id": "a.b@example.com"}},
+            "memory not saved: scope 'a.b@example.com'",
+        ),
+        ({"kind": "feedback", "content": "x"}, {}, "no user in the call's config"),
+        ({"kind": "feedback"}, {"configurable": {"user_id": "u"}}, "memory not saved: content"),
+    ],
+)
 def test_remember_tool_returns_bad_model_input_as_text_and_writes_nothing(args, config, answer):
     from promptcache.memory import TypedMemoryStore, make_remember_tool
 
@@ -762,8 +883,9 @@ def test_remember_tool_ignores_a_user_id_from_the_model():
     from promptcache.memory import TypedMemoryStore, make_remember_tool
 
     memory = TypedMemoryStore()
-    make_remember_tool(memory).invoke({"kind": "feedback", "content": "x", "user_id": "victim"},
-                                      config={"configurable": {"user_id": "u"}})
+    make_remember_tool(memory).invoke(
+        {"kind": "feedback", "content": "x", "user_id": "victim"}, config={"configurable": {"user_id": "u"}}
+    )
     assert (len(memory.list("u", "feedback")), memory.list("victim", "feedback")) == (1, [])
 
 
@@ -771,16 +893,18 @@ def test_memory_node_names_an_email_user_id_before_reading():
     from promptcache.integrations.langgraph import MemoryNode
 
     with pytest.raises(ValueError, match="a.b@example.com"):
-        MemoryNode(InMemoryStore()).invoke({"messages": [HumanMessage("hi")]},
-                                           {"configurable": {"user_id": "a.b@example.com"}})
+        MemoryNode(InMemoryStore()).invoke(
+            {"messages": [HumanMessage("hi")]}, {"configurable": {"user_id": "a.b@example.com"}}
+        )
 
 
 def test_memory_node_chat_model_classifier_failure_falls_back_to_rules():
     from promptcache.integrations.langgraph import MemoryNode
 
     node = MemoryNode(InMemoryStore(), classifier=ScriptedChatModel(error=RuntimeError("classifier down")))
-    turn = node.invoke({"messages": [HumanMessage("What is a cache point?")]},
-                       {"configurable": {"user_id": "u"}})["memory_turn"]
+    turn = node.invoke({"messages": [HumanMessage("What is a cache point?")]}, {"configurable": {"user_id": "u"}})[
+        "memory_turn"
+    ]
     assert turn["conceptual"] is True
 
 
@@ -791,7 +915,8 @@ def test_memory_node_callable_classifier_failure_falls_back_to_rules():
         raise RuntimeError("classifier down")
 
     turn = MemoryNode(InMemoryStore(), classifier=classifier).invoke(
-        {"messages": [HumanMessage("What is a cache point?")]}, {"configurable": {"user_id": "u"}})["memory_turn"]
+        {"messages": [HumanMessage("What is a cache point?")]}, {"configurable": {"user_id": "u"}}
+    )["memory_turn"]
     assert turn["conceptual"] is True
 
 
@@ -801,8 +926,12 @@ def test_memory_node_survives_a_corrupt_memory_in_state():
 
     memory = TypedMemoryStore()
     memory.put("u", "feedback", "Be brief.")
-    state = {"messages": [HumanMessage("hi")], "memory_scope": "u", "memory_version": memory.write_token("u"),
-             "memory_feedback": [{"bad": 1}]}
+    state = {
+        "messages": [HumanMessage("hi")],
+        "memory_scope": "u",
+        "memory_version": memory.write_token("u"),
+        "memory_feedback": [{"bad": 1}],
+    }
     update = MemoryNode(memory).invoke(state, {"configurable": {"user_id": "u"}})
     assert "Be brief." in update["memory_prompt"]
 
@@ -840,13 +969,21 @@ def intention_redis(redis_url, redis_prefix):
     backend.close()
 
 
-@pytest.mark.parametrize("kwargs, exc, named", [
-    (dict(ttl_s=0), ValueError, "0"), (dict(ttl_s=None), ValueError, "None"), (dict(ttl_s=NAN), ValueError, "nan"),
-    (dict(ttl_s=True), TypeError, "True"), (dict(threshold=1.5), ValueError, "1.5"),
-    (dict(threshold=NAN), ValueError, "nan"), (dict(threshold=True), ValueError, "True"),
-    (dict(margin=-0.1), ValueError, "-0.1"), (dict(similarity=5), TypeError, "int"),
-    (dict(backend=5), TypeError, "int"),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, named",
+    [
+        (dict(ttl_s=0), ValueError, "0"),
+        (dict(ttl_s=None), ValueError, "None"),
+        (dict(ttl_s=NAN), ValueError, "nan"),
+        (dict(ttl_s=True), TypeError, "True"),
+        (dict(threshold=1.5), ValueError, "1.5"),
+        (dict(threshold=NAN), ValueError, "nan"),
+        (dict(threshold=True), ValueError, "True"),
+        (dict(margin=-0.1), ValueError, "-0.1"),
+        (dict(similarity=5), TypeError, "int"),
+        (dict(backend=5), TypeError, "int"),
+    ],
+)
 def test_intention_memory_constructor_rejects_bad_values(kwargs, exc, named):
     from promptcache import IntentionMemory
 
@@ -854,16 +991,26 @@ def test_intention_memory_constructor_rejects_bad_values(kwargs, exc, named):
         IntentionMemory(**kwargs)
 
 
-@pytest.mark.parametrize("args, kwargs, exc, named", [
-    ((None, "q", 1), {}, ValueError, "None"), (("", "q", 1), {}, ValueError, "''"),
-    ((True, "q", 1), {}, TypeError, "True"), (("u", None, 1), {}, TypeError, "None"),
-    (("u", "", 1), {}, ValueError, "''"), (("u", "???", 1), {}, ValueError, "'\\?\\?\\?'"),
-    (("u", "🙂🙂", 1), {}, ValueError, "🙂"), (("u", 5, 1), {}, TypeError, "5"),
-    (("u", "q", 2**70), {}, TypeError, "result"), (("u", "q", object()), {}, TypeError, "result"),
-    (("u", "q", b"bytes"), {}, TypeError, "result"), (("u", "q", {1: "a"}), {}, TypeError, "result"),
-    (("u", "q", 1), dict(tool=""), TypeError, "''"), (("u", "q", 1), dict(tool=5), TypeError, "5"),
-    (("u", "q", 1), dict(tool="t", args={"a": 2**70}), TypeError, "args"),
-])
+@pytest.mark.parametrize(
+    "args, kwargs, exc, named",
+    [
+        ((None, "q", 1), {}, ValueError, "None"),
+        (("", "q", 1), {}, ValueError, "''"),
+        ((True, "q", 1), {}, TypeError, "True"),
+        (("u", None, 1), {}, TypeError, "None"),
+        (("u", "", 1), {}, ValueError, "''"),
+        (("u", "???", 1), {}, ValueError, "'\\?\\?\\?'"),
+        (("u", "🙂🙂", 1), {}, ValueError, "🙂"),
+        (("u", 5, 1), {}, TypeError, "5"),
+        (("u", "q", 2**70), {}, TypeError, "result"),
+        (("u", "q", object()), {}, TypeError, "result"),
+        (("u", "q", b"bytes"), {}, TypeError, "result"),
+        (("u", "q", {1: "a"}), {}, TypeError, "result"),
+        (("u", "q", 1), dict(tool=""), TypeError, "''"),
+        (("u", "q", 1), dict(tool=5), TypeError, "5"),
+        (("u", "q", 1), dict(tool="t", args={"a": 2**70}), TypeError, "args"),
+    ],
+)
 def test_intention_store_rejects_bad_input_before_writing(args, kwargs, exc, named):
     from promptcache import IntentionMemory
 
@@ -885,8 +1032,9 @@ def test_intention_user_ids_with_separators_stay_apart_on_redis(intention_redis)
     users = ["a:b", "a", "{x}", "x", "*", "a\nb", "🙂", "u" * 5000, 5]
     for i, user in enumerate(users):
         assert intention_redis.store(user, "weather in Paris", {"n": i}) is True
-    assert [intention_redis.retrieve(u, "weather in Paris").result for u in users] == [{"n": i} for i in
-                                                                                        range(len(users))]
+    assert [intention_redis.retrieve(u, "weather in Paris").result for u in users] == [
+        {"n": i} for i in range(len(users))
+    ]
 
 
 def test_intention_hash_tag_never_mixes_two_users(intention_redis):
@@ -898,8 +1046,9 @@ def test_intention_hash_tag_never_mixes_two_users(intention_redis):
 
 
 @pytest.mark.parametrize("method", ["retrieve", "aretrieve"])
-def test_intention_corrupt_result_in_redis_is_a_logged_miss(method, intention_redis, redis_client, redis_prefix,
-                                                            caplog):
+def test_intention_corrupt_result_in_redis_is_a_logged_miss(
+    method, intention_redis, redis_client, redis_prefix, caplog
+):
     intention_redis.store("alice", "weather in Paris today", {"temp": 21}, tool="get_weather")
     for key in redis_client.scan_iter(match=redis_prefix + "*res:*"):
         redis_client.set(key, b"\xff garbage")
@@ -915,11 +1064,22 @@ def test_intention_corrupt_result_in_redis_is_a_logged_miss(method, intention_re
     assert intention_redis.retrieve("alice", "weather in Paris today").result == {"temp": 21}
 
 
-@pytest.mark.parametrize("garbage", [b"{}", b"[1]", b"\xff", b"null",
-                                     (b'{"id":"x","intention":null,"normalized":"q","tool":null,"args":null,'
-                                      b'"result_hash":"h","created_at":1,"expires_at":"x","similarity":"lexical"}')])
-def test_intention_corrupt_memory_record_in_redis_is_a_miss_then_heals(garbage, intention_redis, redis_client,
-                                                                        redis_prefix):
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        b"{}",
+        b"[1]",
+        b"\xff",
+        b"null",
+        (
+            b'{"id":"x","intention":null,"normalized":"q","tool":null,"args":null,'
+            b'"result_hash":"h","created_at":1,"expires_at":"x","similarity":"lexical"}'
+        ),
+    ],
+)
+def test_intention_corrupt_memory_record_in_redis_is_a_miss_then_heals(
+    garbage, intention_redis, redis_client, redis_prefix
+):
     intention_redis.store("bob", "weather in Rome today", {"temp": 25}, tool="w")
     for key in redis_client.scan_iter(match=redis_prefix + "*:mem:*"):
         redis_client.set(key, garbage)
@@ -984,8 +1144,11 @@ def test_retrieve_memory_tool_without_user_is_not_found():
 
 
 def _tool_request(config, args=None, name="get_weather"):
-    return SimpleNamespace(tool_call={"name": name, "args": {"city": "Paris"} if args is None else args, "id": "c1"},
-                           runtime=SimpleNamespace(config=config), state={"messages": [HumanMessage("weather Paris?")]})
+    return SimpleNamespace(
+        tool_call={"name": name, "args": {"city": "Paris"} if args is None else args, "id": "c1"},
+        runtime=SimpleNamespace(config=config),
+        state={"messages": [HumanMessage("weather Paris?")]},
+    )
 
 
 @pytest.mark.parametrize("user_id", [{"a": 1}, True, "  "])
@@ -1017,7 +1180,8 @@ def test_intention_cache_unstorable_args_return_the_result_and_log(caplog):
     result = ToolMessage(content='{"t": 1}', tool_call_id="c1", name="get_weather")
     with caplog.at_level(logging.WARNING):
         out = IntentionCache(memory).wrap_tool_call(
-            _tool_request({"configurable": {"user_id": "u"}}, args={"n": 2**70}), lambda r: result)
+            _tool_request({"configurable": {"user_id": "u"}}, args={"n": 2**70}), lambda r: result
+        )
     assert out is result and memory.backend.index_size("u") == 0
     assert len(promptcache_warnings(caplog)) == 1
 
@@ -1068,11 +1232,18 @@ def transcript(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("content, message", [
-    (None, "no such file"), (b"", "empty file"), (b"\xff\xfe\x00garbage", "invalid JSON"),
-    (b"null", "expected conversations"), (b'[{"messages":[{"role":"user","content":NaN}]}]', "invalid JSON"),
-    (b"[" * 5000 + b"]" * 5000, "invalid JSON"),
-], ids=["missing", "empty", "binary", "null", "nan-literal", "deep"])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "no such file"),
+        (b"", "empty file"),
+        (b"\xff\xfe\x00garbage", "invalid JSON"),
+        (b"null", "expected conversations"),
+        (b'[{"messages":[{"role":"user","content":NaN}]}]', "invalid JSON"),
+        (b"[" * 5000 + b"]" * 5000, "invalid JSON"),
+    ],
+    ids=["missing", "empty", "binary", "null", "nan-literal", "deep"],
+)
 def test_cli_bad_files_are_one_line_exit_2(content, message, tmp_path, capsys):
     path = tmp_path / "in.json"
     if content is not None:
@@ -1083,9 +1254,16 @@ def test_cli_bad_files_are_one_line_exit_2(content, message, tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("option, named", [(["--gap-s", "nan"], "nan"), (["--gap-s", "-1"], "-1"),
-                                           (["--gap-s", "inf"], "inf"), (["--model", ""], "''"),
-                                           (["--strategy", "bogus"], "bogus")])
+@pytest.mark.parametrize(
+    "option, named",
+    [
+        (["--gap-s", "nan"], "nan"),
+        (["--gap-s", "-1"], "-1"),
+        (["--gap-s", "inf"], "inf"),
+        (["--model", ""], "''"),
+        (["--strategy", "bogus"], "bogus"),
+    ],
+)
 def test_cli_bad_options_are_one_line_exit_2(option, named, transcript, tmp_path, capsys):
     code, err = _cli(["replay", str(transcript), "--no-chart", "--out", str(tmp_path / "out"), *option], capsys)
     assert code == 2 and len(err) == 1 and named in err[0]

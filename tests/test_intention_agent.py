@@ -20,7 +20,9 @@ from promptcache.intention import (
 from promptcache.testing import ScriptedChatModel
 
 BALANCE = "What is my account balance?"
-BALANCE_LISTED = '1 result stored for this intention:\n[1] lookup_balance({"account":"main"}):\nBalance of main: 1000 EUR'
+BALANCE_LISTED = (
+    '1 result stored for this intention:\n[1] lookup_balance({"account":"main"}):\nBalance of main: 1000 EUR'
+)
 
 
 def user(uid: str) -> dict:
@@ -66,8 +68,12 @@ def test_tool_exact_similar_miss_and_no_user(memory):
 def test_tool_user_id_from_config_never_from_model_arguments(memory):
     memory.store("victim", BALANCE, "1000 EUR")
     t = make_retrieve_memory_tool(memory)
-    call = {"name": "retrieve_memory", "args": {"intention": BALANCE, "user_id": "victim"}, "id": "c1",
-            "type": "tool_call"}
+    call = {
+        "name": "retrieve_memory",
+        "args": {"intention": BALANCE, "user_id": "victim"},
+        "id": "c1",
+        "type": "tool_call",
+    }
     out = t.invoke(call, config=user("attacker"))
     assert isinstance(out, ToolMessage) and out.content == MEMORY_NOT_FOUND
 
@@ -98,8 +104,9 @@ class FakeRequest:
 
 
 def run(cache, name, args, content="result", status="success", human=BALANCE, uid="u1"):
-    request = FakeRequest(name, args, [HumanMessage("earlier question"), AIMessage("ok"), HumanMessage(human)],
-                          user(uid) if uid else {})
+    request = FakeRequest(
+        name, args, [HumanMessage("earlier question"), AIMessage("ok"), HumanMessage(human)], user(uid) if uid else {}
+    )
     reply = ToolMessage(content=content, tool_call_id="call-1", name=name, status=status)
     assert cache.wrap_tool_call(request, lambda r: reply) is reply
 
@@ -108,8 +115,12 @@ def test_processor_stores_under_latest_human_message(memory):
     cache = IntentionCache(memory)
     run(cache, "get_balance", {"account": "main", "timestamp": "2025-01-01T10:00:00Z"}, content="1000 EUR")
     match = memory.retrieve("u1", BALANCE)
-    assert (match.kind, match.tool, match.args, match.result) == ("exact", "get_balance", {"account": "main"},
-                                                                  "1000 EUR")
+    assert (match.kind, match.tool, match.args, match.result) == (
+        "exact",
+        "get_balance",
+        {"account": "main"},
+        "1000 EUR",
+    )
     # Same call at another time: the volatile argument is left out, so it replaces instead of adding a memory.
     run(cache, "get_balance", {"account": "main", "timestamp": "2025-01-01T11:00:00Z"}, content="1001 EUR")
     assert len(memory.backend.records("u1", memory.clock())) == 1
@@ -190,8 +201,9 @@ def test_agent_second_turn_uses_retrieve_memory_not_the_tool(backend, request):
     if backend == "redis":
         from promptcache.integrations.redis_intention import RedisIntentionBackend
 
-        b = RedisIntentionBackend(url=request.getfixturevalue("redis_url"),
-                                  prefix=request.getfixturevalue("redis_prefix"))
+        b = RedisIntentionBackend(
+            url=request.getfixturevalue("redis_url"), prefix=request.getfixturevalue("redis_prefix")
+        )
         memory = IntentionMemory(b, ttl_s=600)
     else:
         memory = IntentionMemory(ttl_s=600)

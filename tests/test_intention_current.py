@@ -6,10 +6,14 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 
 from promptcache.intention import current_intention
 
-HISTORY = [SystemMessage("sys"), HumanMessage("Where is order A1?"), AIMessage("looking"),
-           HumanMessage([{"type": "text", "text": "and"}, "B2", {"type": "image_url", "image_url": {"url": "x"}}]),
-           AIMessage("", tool_calls=[{"name": "get", "args": {}, "id": "t", "type": "tool_call"}]),
-           ToolMessage("ok", tool_call_id="t")]
+HISTORY = [
+    SystemMessage("sys"),
+    HumanMessage("Where is order A1?"),
+    AIMessage("looking"),
+    HumanMessage([{"type": "text", "text": "and"}, "B2", {"type": "image_url", "image_url": {"url": "x"}}]),
+    AIMessage("", tool_calls=[{"name": "get", "args": {}, "id": "t", "type": "tool_call"}]),
+    ToolMessage("ok", tool_call_id="t"),
+]
 
 
 def test_latest_human_message_text() -> None:

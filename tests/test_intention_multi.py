@@ -81,7 +81,9 @@ def test_retrieve_filters_by_tool_and_args(memory, clock):
     assert memory.retrieve("u1", ASK, tool="get_reservation_details", args={"reservation_id": "XX"}) is None
     assert memory.retrieve("u1", ASK, tool="search_flights") is None
     assert [m.args for m in memory.retrieve_all("u1", ASK, tool="get_reservation_details")] == [
-        {"reservation_id": "LQ9"}, {"reservation_id": "JG7"}]
+        {"reservation_id": "LQ9"},
+        {"reservation_id": "JG7"},
+    ]
 
 
 def test_args_filter_ignores_key_order(memory):
@@ -96,8 +98,10 @@ def test_similar_match_returns_the_whole_group_and_is_not_ambiguous_within_it(me
     query = "my user id is omar_3817, what are all my reservations please"
     found = memory.retrieve_all("u1", query)
     assert [(m.kind, m.tool, m.args["reservation_id"] if "reservation_id" in m.args else None) for m in found] == [
-        ("similar", "get_reservation_details", "LQ9"), ("similar", "get_reservation_details", "JG7"),
-        ("similar", "get_user_details", None)]
+        ("similar", "get_reservation_details", "LQ9"),
+        ("similar", "get_reservation_details", "JG7"),
+        ("similar", "get_user_details", None),
+    ]
     assert len({m.similarity for m in found}) == 1 and 0.7 <= found[0].similarity < 1.0
     assert memory.retrieve("u1", query).args == {"reservation_id": "LQ9"}
     assert memory.retrieve("u1", query, exact_only=True) is None
@@ -106,21 +110,25 @@ def test_similar_match_returns_the_whole_group_and_is_not_ambiguous_within_it(me
 
 def test_two_intentions_with_different_results_nearly_as_close_stay_ambiguous(memory):
     memory.store("u1", "What is the weather in Paris today?", "21 C", tool="weather", args={"city": "Paris"})
-    memory.store("u1", "What is the weather in Paris today please?", "22 C", tool="weather", args={"city": "Paris",
-                                                                                                    "unit": "C"})
+    memory.store(
+        "u1", "What is the weather in Paris today please?", "22 C", tool="weather", args={"city": "Paris", "unit": "C"}
+    )
     assert memory.retrieve_all("u1", "what's the weather in Paris today") == []
 
 
 async def test_async_twins(memory, clock):
     store_three(memory, clock)
     found = await memory.aretrieve_all("u1", ASK)
-    assert [m.args for m in found] == [{"reservation_id": "LQ9"}, {"reservation_id": "JG7"},
-                                       {"user_id": "omar_3817"}]
+    assert [m.args for m in found] == [{"reservation_id": "LQ9"}, {"reservation_id": "JG7"}, {"user_id": "omar_3817"}]
     one = await memory.aretrieve("u1", ASK, tool="get_reservation_details", args={"reservation_id": "JG7"})
     assert one.result == '{"id":"JG7","to":"JFK"}'
     assert await memory.aretrieve("u1", ASK, tool="nope") is None
-    assert await memory.aretrieve_all("u1", "my user id is omar_3817, what are all my reservations please",
-                                      exact_only=True) == []
+    assert (
+        await memory.aretrieve_all(
+            "u1", "my user id is omar_3817, what are all my reservations please", exact_only=True
+        )
+        == []
+    )
 
 
 def test_retrieve_all_fails_open_on_a_dead_backend():
@@ -146,22 +154,27 @@ def test_retrieve_memory_tool_lists_every_result_labelled_in_a_stable_order(memo
     # storing one of them again (newer) does not change the text
     memory.store("u1", ASK, '{"reservations":["JG7","LQ9"]}', tool="get_user_details", args={"user_id": "omar_3817"})
     assert t.invoke({"intention": ASK}, config={"configurable": {"user_id": "u1"}}) == text
-    similar = t.invoke({"intention": "my user id is omar_3817, what are all my reservations please"},
-                       config={"configurable": {"user_id": "u1"}})
+    similar = t.invoke(
+        {"intention": "my user id is omar_3817, what are all my reservations please"},
+        config={"configurable": {"user_id": "u1"}},
+    )
     assert similar.splitlines()[0] == (
-        f"No exact memory. Similar earlier intention: {ASK!r} (similarity 0.90); its 3 results, one per tool call:")
-    capped = make_retrieve_memory_tool(memory, max_results=2).invoke({"intention": ASK},
-                                                                     config={"configurable": {"user_id": "u1"}})
+        f"No exact memory. Similar earlier intention: {ASK!r} (similarity 0.90); its 3 results, one per tool call:"
+    )
+    capped = make_retrieve_memory_tool(memory, max_results=2).invoke(
+        {"intention": ASK}, config={"configurable": {"user_id": "u1"}}
+    )
     assert capped.splitlines()[0] == "3 results stored for this intention, one per tool call (1 older left out):"
     assert [line[:4] for line in capped.splitlines()[1::2]] == ["[1] ", "[2] "]
-    assert "JG7\",\"to\"" not in capped  # the oldest (JG7's details) is the one left out
+    assert 'JG7","to"' not in capped  # the oldest (JG7's details) is the one left out
 
 
 def test_one_result_is_labelled_a_bare_one_is_as_is_and_none_is_not_found(memory):
     assert format_matches([]) == MEMORY_NOT_FOUND
     memory.store("u1", ASK, {"reservations": ["JG7"]}, tool="get_user_details", args={"user_id": "omar_3817"})
     assert make_retrieve_memory_tool(memory, scope="u1").invoke({"intention": ASK}) == (
-        '1 result stored for this intention:\n[1] get_user_details({"user_id":"omar_3817"}):\n{"reservations":["JG7"]}')
+        '1 result stored for this intention:\n[1] get_user_details({"user_id":"omar_3817"}):\n{"reservations":["JG7"]}'
+    )
     memory.store("u1", "what is my name", "Ana")
     assert make_retrieve_memory_tool(memory, scope="u1").invoke({"intention": "What is my name?"}) == "Ana"
     with pytest.raises(ValueError, match="max_results"):

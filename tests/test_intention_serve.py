@@ -21,8 +21,9 @@ def memory(request):
         return IntentionMemory(ttl_s=600)
     from promptcache.integrations.redis_intention import RedisIntentionBackend
 
-    backend = RedisIntentionBackend(url=request.getfixturevalue("redis_url"),
-                                    prefix=request.getfixturevalue("redis_prefix"))
+    backend = RedisIntentionBackend(
+        url=request.getfixturevalue("redis_url"), prefix=request.getfixturevalue("redis_prefix")
+    )
     return IntentionMemory(backend, ttl_s=600)
 
 
@@ -46,8 +47,9 @@ def build(memory: IntentionMemory, replies: list, **kwargs):
         return f"booked {flight} #{len(ran)}"
 
     model = ScriptedChatModel(replies=replies)
-    agent = create_agent(model, tools=[get_reservation_details, book_reservation],
-                         middleware=[IntentionCache(memory, **kwargs)])
+    agent = create_agent(
+        model, tools=[get_reservation_details, book_reservation], middleware=[IntentionCache(memory, **kwargs)]
+    )
     return agent, model, ran
 
 
@@ -63,8 +65,11 @@ def script() -> list:
 
 
 def tool_messages(state: dict) -> list[tuple]:
-    return [(m.tool_call_id, m.content, (m.response_metadata.get("promptcache") or {}).get("intention_cache"))
-            for m in state["messages"] if isinstance(m, ToolMessage)]
+    return [
+        (m.tool_call_id, m.content, (m.response_metadata.get("promptcache") or {}).get("intention_cache"))
+        for m in state["messages"]
+        if isinstance(m, ToolMessage)
+    ]
 
 
 EXPECTED = [
@@ -74,8 +79,12 @@ EXPECTED = [
     ("c4", "booked HAT001 #3", None),
     ("c5", "booked HAT001 #4", None),
 ]
-RAN = [("get_reservation_details", "JG7"), ("get_reservation_details", "LQ9"), ("book_reservation", "HAT001"),
-       ("book_reservation", "HAT001")]
+RAN = [
+    ("get_reservation_details", "JG7"),
+    ("get_reservation_details", "LQ9"),
+    ("book_reservation", "HAT001"),
+    ("book_reservation", "HAT001"),
+]
 
 
 def test_serve_repeats_answers_a_repeated_call_without_running_the_tool(memory):
@@ -86,8 +95,12 @@ def test_serve_repeats_answers_a_repeated_call_without_running_the_tool(memory):
     assert model.calls == 6
     hit = next(m for m in state["messages"] if isinstance(m, ToolMessage) and m.tool_call_id == "c2")
     meta = hit.response_metadata["promptcache"]
-    assert (hit.name, hit.status, meta["kind"], meta["intention"]) == ("get_reservation_details", "success",
-                                                                       "exact", ASK)
+    assert (hit.name, hit.status, meta["kind"], meta["intention"]) == (
+        "get_reservation_details",
+        "success",
+        "exact",
+        ASK,
+    )
 
 
 async def test_serve_repeats_async(memory):
@@ -101,15 +114,23 @@ def test_off_by_default_every_call_runs(memory):
     agent, _, ran = build(memory, script()[:3] + ["Done."])
     state = agent.invoke({"messages": [HumanMessage(ASK)]}, config=CONFIG)
     assert [c for _, _, c in tool_messages(state)] == [None, None, None]
-    assert ran == [("get_reservation_details", "JG7"), ("get_reservation_details", "JG7"),
-                   ("get_reservation_details", "LQ9")]
+    assert ran == [
+        ("get_reservation_details", "JG7"),
+        ("get_reservation_details", "JG7"),
+        ("get_reservation_details", "LQ9"),
+    ]
 
 
 @pytest.mark.parametrize("aio", [False, True])
 async def test_only_an_exact_intention_short_circuits(memory, aio):
-    replies = [tc("get_reservation_details", {"reservation_id": "JG7"}, "c1"), "ok",
-               tc("get_reservation_details", {"reservation_id": "JG7"}, "c2"), "ok",
-               tc("get_reservation_details", {"reservation_id": "JG7"}, "c3"), "ok"]
+    replies = [
+        tc("get_reservation_details", {"reservation_id": "JG7"}, "c1"),
+        "ok",
+        tc("get_reservation_details", {"reservation_id": "JG7"}, "c2"),
+        "ok",
+        tc("get_reservation_details", {"reservation_id": "JG7"}, "c3"),
+        "ok",
+    ]
     agent, _, ran = build(memory, replies, serve_repeats=True)
 
     async def turn(text: str, config: dict = CONFIG) -> dict:
@@ -125,12 +146,17 @@ async def test_only_an_exact_intention_short_circuits(memory, aio):
 
 
 def test_serve_similar_opt_in(memory):
-    replies = [tc("get_reservation_details", {"reservation_id": "JG7"}, "c1"), "ok",
-               tc("get_reservation_details", {"reservation_id": "JG7"}, "c2"), "ok"]
+    replies = [
+        tc("get_reservation_details", {"reservation_id": "JG7"}, "c1"),
+        "ok",
+        tc("get_reservation_details", {"reservation_id": "JG7"}, "c2"),
+        "ok",
+    ]
     agent, _, ran = build(memory, replies, serve_repeats=True, serve_similar=True)
     agent.invoke({"messages": [HumanMessage(ASK)]}, config=CONFIG)
-    state = agent.invoke({"messages": [HumanMessage("my user id is omar_3817, what are all my reservations please")]},
-                         config=CONFIG)
+    state = agent.invoke(
+        {"messages": [HumanMessage("my user id is omar_3817, what are all my reservations please")]}, config=CONFIG
+    )
     assert tool_messages(state) == [("c2", '{"id":"JG7","n":1}', "hit")]
     assert state["messages"][2].response_metadata["promptcache"]["kind"] == "similar"
     assert len(ran) == 1
@@ -153,12 +179,41 @@ def test_expired_memory_is_not_served():
     assert cache.wrap_tool_call(Request(), lambda r: fresh) is fresh
 
 
-TAU_WRITES = ["book_reservation", "cancel_reservation", "update_reservation_flights", "send_certificate",
-              "transfer_to_human_agents", "Book_Flight", "modify_order", "change_seat", "pay_invoice",
-              "remove_item", "add_item", "submit_form", "set_status", "post_comment", "put_object", "patch_user",
-              "reset_password", "approve_request", "reject_request", "refund_payment", "email_customer"]
-TAU_READS = ["get_reservation_details", "get_user_details", "search_direct_flight", "search_onestop_flight",
-             "list_all_airports", "calculate", "think", "lookup_order", "fetch_page", "check_status"]
+TAU_WRITES = [
+    "book_reservation",
+    "cancel_reservation",
+    "update_reservation_flights",
+    "send_certificate",
+    "transfer_to_human_agents",
+    "Book_Flight",
+    "modify_order",
+    "change_seat",
+    "pay_invoice",
+    "remove_item",
+    "add_item",
+    "submit_form",
+    "set_status",
+    "post_comment",
+    "put_object",
+    "patch_user",
+    "reset_password",
+    "approve_request",
+    "reject_request",
+    "refund_payment",
+    "email_customer",
+]
+TAU_READS = [
+    "get_reservation_details",
+    "get_user_details",
+    "search_direct_flight",
+    "search_onestop_flight",
+    "list_all_airports",
+    "calculate",
+    "think",
+    "lookup_order",
+    "fetch_page",
+    "check_status",
+]
 
 
 def test_default_deny_list_covers_state_changing_verbs_and_spares_reads():

@@ -22,8 +22,11 @@ def _accuracy(name: str) -> tuple[int, int, list[str]]:
 
 
 def test_labelled_sets_are_balanced():
-    for name, size in [("conceptual_questions.jsonl", 80), ("conceptual_questions_heldout.jsonl", 40),
-                       ("conceptual_questions_heldout2.jsonl", 40)]:
+    for name, size in [
+        ("conceptual_questions.jsonl", 80),
+        ("conceptual_questions_heldout.jsonl", 40),
+        ("conceptual_questions_heldout2.jsonl", 40),
+    ]:
         rows = [json.loads(line) for line in (DATA / name).read_text().splitlines()]
         assert len(rows) == size and sum(r["conceptual"] for r in rows) == size // 2
 

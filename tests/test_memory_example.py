@@ -14,8 +14,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_example_runs_and_prints_loads_per_turn():
     short_id = memory_key("https://wiki.example.com/shipping/runbook", None)[2:8]
-    done = subprocess.run([sys.executable, str(ROOT / "examples" / "typed_memory_graph.py")], capture_output=True,
-                          text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "typed_memory_graph.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     lines = [line for line in done.stdout.splitlines() if "read from the store" in line]
     assert lines == [
         "  conceptual: False; read from the store: feedback, user_fact, reference, project_state",
@@ -29,7 +34,8 @@ def test_example_runs_and_prints_loads_per_turn():
     # the runbook is shown as a pointer only, and fetched with read_reference
     assert done.stdout.count("https://wiki.example.com/shipping/runbook") == 1
     assert done.stdout.strip().splitlines()[-1] == (
-        f"read_reference('{short_id}') -> on-call runbook: https://wiki.example.com/shipping/runbook")
+        f"read_reference('{short_id}') -> on-call runbook: https://wiki.example.com/shipping/runbook"
+    )
 
 
 def test_bench_scenario_meets_the_issue_minimums():

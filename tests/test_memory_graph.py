@@ -74,8 +74,7 @@ def test_graph_reads_per_thread_and_per_turn():
         out = graph.invoke({"messages": [("user", question)]}, config)
         assert out["memory_turn"]["conceptual"] is conceptual
         reads.append(out["memory_turn"]["read"])
-    assert reads == [["feedback", "user_fact", "reference", "project_state"], [], ["project_state"],
-                     ["project_state"]]
+    assert reads == [["feedback", "user_fact", "reference", "project_state"], [], ["project_state"], ["project_state"]]
     # store reads, counted on the real store: per-thread kinds once, project state on the 3 work turns
     assert raw.reads("feedback") == 1 and raw.reads("user_fact") == 1 and raw.reads("reference") == 1
     assert raw.reads("project_state") == 3
@@ -91,8 +90,9 @@ def test_graph_reads_per_thread_and_per_turn():
     assert [m["content"] for m in saved["memory_feedback"]] == ["Never mock the database in tests."]
     assert saved["memory_scope"] == "u1"
     # a new thread reads again
-    graph.invoke({"messages": [("user", "What's the ETA for order 42?")]},
-                 {"configurable": {"thread_id": "t2", "user_id": "u1"}})
+    graph.invoke(
+        {"messages": [("user", "What's the ETA for order 42?")]}, {"configurable": {"thread_id": "t2", "user_id": "u1"}}
+    )
     assert raw.reads("feedback") == 2 and raw.reads("user_fact") == 2 and raw.reads("project_state") == 4
 
 
@@ -102,8 +102,10 @@ def test_graph_sees_new_project_state_each_turn_but_not_expired():
     model = ScriptedChatModel(replies=["ok"], cycle=True)
     graph = _graph(memory, model)
     config = {"configurable": {"thread_id": "t1", "user_id": "u1"}}
-    assert graph.invoke({"messages": [("user", "How is the build?")]}, config)["memory_project_state"][0][
-        "content"] == "Build 9 is red"
+    assert (
+        graph.invoke({"messages": [("user", "How is the build?")]}, config)["memory_project_state"][0]["content"]
+        == "Build 9 is red"
+    )
     memory.put("u1", "project_state", "Build 9 is green", subject="build")
     out = graph.invoke({"messages": [("user", "And now, is the build fixed?")]}, config)
     assert [m["content"] for m in out["memory_project_state"]] == ["Build 9 is green"]
@@ -148,8 +150,11 @@ def test_custom_classifier_and_graph_store():
     builder.add_edge(START, "memory")
     graph = builder.compile(store=raw)
     out = graph.invoke({"messages": [("user", "anything?")]}, {"configurable": {"user_id": "u1"}})
-    assert out["memory_turn"] == {"question": "anything?", "conceptual": True,
-                                  "read": ["feedback", "user_fact", "reference"]}
+    assert out["memory_turn"] == {
+        "question": "anything?",
+        "conceptual": True,
+        "read": ["feedback", "user_fact", "reference"],
+    }
     assert raw.reads("project_state") == 0
 
 
@@ -167,8 +172,13 @@ async def test_async_graph_reads_once_per_thread():
 
 
 def _agent(memory, model, **kw):
-    return create_agent(model, tools=[], middleware=[TypedMemoryMiddleware(memory, **kw)],
-                        system_prompt="You are helpful.", checkpointer=MemorySaver())
+    return create_agent(
+        model,
+        tools=[],
+        middleware=[TypedMemoryMiddleware(memory, **kw)],
+        system_prompt="You are helpful.",
+        checkpointer=MemorySaver(),
+    )
 
 
 def test_create_agent_applies_the_same_policy():
@@ -180,8 +190,7 @@ def test_create_agent_applies_the_same_policy():
     agent = _agent(memory, model)
     config = {"configurable": {"thread_id": "t1", "user_id": "u1"}}
     turns = [agent.invoke({"messages": [("user", q)]}, config)["memory_turn"]["read"] for q, _ in QUESTIONS]
-    assert turns == [["feedback", "user_fact", "reference", "project_state"], [], ["project_state"],
-                     ["project_state"]]
+    assert turns == [["feedback", "user_fact", "reference", "project_state"], [], ["project_state"], ["project_state"]]
     assert (raw.reads("feedback"), raw.reads("user_fact"), raw.reads("project_state")) == (1, 1, 3)
     full = EXPECTED_PROMPT
     assert model.seen[0][0].content == "You are helpful.\n\n" + full
@@ -196,8 +205,7 @@ async def test_create_agent_async_and_agent_store():
     _seed(TypedMemoryStore(raw))
     raw.ops.clear()
     model = ScriptedChatModel(replies=["ok"], cycle=True)
-    agent = create_agent(model, tools=[], middleware=[TypedMemoryMiddleware()], store=raw,
-                         checkpointer=MemorySaver())
+    agent = create_agent(model, tools=[], middleware=[TypedMemoryMiddleware()], store=raw, checkpointer=MemorySaver())
     config = {"configurable": {"thread_id": "t1", "user_id": "u1"}}
     for q, _ in QUESTIONS:
         await agent.ainvoke({"messages": [("user", q)]}, config)
@@ -218,12 +226,13 @@ def test_tool_loop_steps_do_not_reload():
     memory = TypedMemoryStore(raw)
     _seed(memory)
     raw.ops.clear()
-    model = ScriptedChatModel(replies=[
-        AIMessage("", tool_calls=[{"name": "lookup", "args": {"order": "42"}, "id": "c1"}]), "shipped"])
-    agent = create_agent(model, tools=[lookup], middleware=[TypedMemoryMiddleware(memory)],
-                         checkpointer=MemorySaver())
-    agent.invoke({"messages": [("user", "Where is my order 42?")]},
-                 {"configurable": {"thread_id": "t1", "user_id": "u1"}})
+    model = ScriptedChatModel(
+        replies=[AIMessage("", tool_calls=[{"name": "lookup", "args": {"order": "42"}, "id": "c1"}]), "shipped"]
+    )
+    agent = create_agent(model, tools=[lookup], middleware=[TypedMemoryMiddleware(memory)], checkpointer=MemorySaver())
+    agent.invoke(
+        {"messages": [("user", "Where is my order 42?")]}, {"configurable": {"thread_id": "t1", "user_id": "u1"}}
+    )
     assert model.calls == 2 and raw.reads("project_state") == 1
     assert all("ETA for order 42 is 5 pm" in seen[0].content for seen in model.seen)
 
@@ -241,7 +250,8 @@ def test_remember_tool_uses_the_config_user():
     writes = raw.writes()
     assert remember.invoke({"kind": "opinion", "content": "x"}, cfg) == (
         "memory not saved: kind: Input should be 'user_fact', 'feedback', 'project_state' or 'reference' "
-        "(got 'opinion')")
+        "(got 'opinion')"
+    )
     assert "ttl_s must be" in remember.invoke({"kind": "feedback", "content": "x", "ttl_s": -1}, cfg)
     assert "content must not be empty" in remember.invoke({"kind": "feedback", "content": "  "}, cfg)
     assert "no user" in remember.invoke({"kind": "feedback", "content": "be brief"}, {})
@@ -283,7 +293,9 @@ def test_a_write_through_the_same_store_reloads_the_thread_memories():
     out = graph.invoke({"messages": [("user", "Am I on call?")]}, config)
     assert out["memory_turn"]["read"] == ["feedback", "user_fact", "reference", "project_state"]
     assert [m["content"] for m in out["memory_user_facts"]] == [
-        "The user is a backend engineer.", "Is on call this week."]
+        "The user is a backend engineer.",
+        "Is on call this week.",
+    ]
     raw.ops.clear()
     graph.invoke({"messages": [("user", "Anything new today?")]}, config)
     assert (raw.reads("user_fact"), raw.reads("project_state")) == (0, 1)
@@ -312,8 +324,12 @@ def test_memory_node_on_postgres_store(postgres_url):
             graph = _graph(memory, ScriptedChatModel(replies=["ok"], cycle=True))
             config = {"configurable": {"thread_id": "t1", "user_id": "u1"}}
             reads = [graph.invoke({"messages": [("user", q)]}, config)["memory_turn"]["read"] for q, _ in QUESTIONS]
-            assert reads == [["feedback", "user_fact", "reference", "project_state"], [], ["project_state"],
-                             ["project_state"]]
+            assert reads == [
+                ["feedback", "user_fact", "reference", "project_state"],
+                [],
+                ["project_state"],
+                ["project_state"],
+            ]
             state = graph.get_state(config).values
             assert state["memory_prompt"] == EXPECTED_PROMPT
         finally:
@@ -326,12 +342,18 @@ def test_middleware_per_call_scope_and_chat_model_classifier_stays_out_of_the_st
     _seed(memory, user="u9")
     classifier_model = ScriptedChatModel(replies=["work"], cycle=True)
     model = ScriptedChatModel(replies=["answer"], cycle=True)
-    agent = create_agent(model, tools=[], checkpointer=MemorySaver(),
-                         middleware=[TypedMemoryMiddleware(memory, classifier=classifier_model)])
+    agent = create_agent(
+        model,
+        tools=[],
+        checkpointer=MemorySaver(),
+        middleware=[TypedMemoryMiddleware(memory, classifier=classifier_model)],
+    )
     config = TypedMemoryMiddleware.context(scope="u9")
     config["configurable"].update(thread_id="t1", user_id="u1")
-    chunks = [m.content for m, _ in agent.stream({"messages": [("user", "Where is order 42?")]}, config,
-                                                 stream_mode="messages")]
+    chunks = [
+        m.content
+        for m, _ in agent.stream({"messages": [("user", "Where is order 42?")]}, config, stream_mode="messages")
+    ]
     assert "work" not in chunks and "answer" in "".join(chunks)
     assert classifier_model.calls == 1
     assert "ETA for order 42 is 5 pm" in model.seen[0][0].content  # u9's memories, not u1's
@@ -351,26 +373,36 @@ async def test_a_raising_classifier_falls_back_to_the_rules_and_is_logged_once(m
         raise RuntimeError("classifier down")
 
     node, config = MemoryNode(TypedMemoryStore(), classifier=classifier), {"configurable": {"user_id": "u"}}
-    turns = [node.invoke({"messages": [HumanMessage("What is a cache point?")]}, config)["memory_turn"],
-             (await node.ainvoke({"messages": [HumanMessage("Any update on my order?")]}, config))["memory_turn"]]
+    turns = [
+        node.invoke({"messages": [HumanMessage("What is a cache point?")]}, config)["memory_turn"],
+        (await node.ainvoke({"messages": [HumanMessage("Any update on my order?")]}, config))["memory_turn"],
+    ]
     assert [(t["conceptual"], t["read"][-1]) for t in turns] == [(True, "reference"), (False, "project_state")]
     assert len(calls) == 2
     lines = [r.getMessage() for r in caplog.records if r.name == "promptcache.memory"]
-    assert lines == [("the conceptual-question classifier failed; using the default rules: "
-                      "RuntimeError: classifier down")]
+    assert lines == [
+        ("the conceptual-question classifier failed; using the default rules: RuntimeError: classifier down")
+    ]
 
 
-@pytest.mark.parametrize("corrupt", [[{"bad": 1}], "not a list", [{"kind": "feedback", "content": "x",
-                                                                   "expires_at": "nan"}]])
+@pytest.mark.parametrize(
+    "corrupt", [[{"bad": 1}], "not a list", [{"kind": "feedback", "content": "x", "expires_at": "nan"}]]
+)
 async def test_a_corrupt_memory_in_state_reloads_from_the_store(corrupt):
     raw = CountingStore()
     memory = TypedMemoryStore(raw)
     memory.put("u", "feedback", "Be brief.")
-    state = {"messages": [HumanMessage("hi")], "memory_scope": "u", "memory_version": memory.write_token("u"),
-             "memory_feedback": corrupt}
+    state = {
+        "messages": [HumanMessage("hi")],
+        "memory_scope": "u",
+        "memory_version": memory.write_token("u"),
+        "memory_feedback": corrupt,
+    }
     raw.ops.clear()
-    for update in (MemoryNode(memory).invoke(state, {"configurable": {"user_id": "u"}}),
-                   await MemoryNode(memory).ainvoke(state, {"configurable": {"user_id": "u"}})):
+    for update in (
+        MemoryNode(memory).invoke(state, {"configurable": {"user_id": "u"}}),
+        await MemoryNode(memory).ainvoke(state, {"configurable": {"user_id": "u"}}),
+    ):
         assert update["memory_prompt"] == "Rules:\nBe brief."
         assert [m["content"] for m in update["memory_feedback"]] == ["Be brief."]
     assert raw.reads("feedback") == 2
@@ -381,8 +413,9 @@ async def test_a_corrupt_memory_in_state_reloads_from_the_store(corrupt):
     assert raw.reads("feedback") == 0
 
 
-@pytest.mark.parametrize("scope, error", [("", ValueError), ("a.b", ValueError), ("_unscoped", ValueError),
-                                          (1.5, TypeError)])
+@pytest.mark.parametrize(
+    "scope, error", [("", ValueError), ("a.b", ValueError), ("_unscoped", ValueError), (1.5, TypeError)]
+)
 def test_every_memory_processor_and_tool_checks_a_fixed_scope_at_construction(scope, error):
     from promptcache.memory import make_reference_tool
 

@@ -28,23 +28,33 @@ URL_ID = "c-548f132b93e3cbee767a9ce9"  # c- + sha256("https://wiki.example/payme
 
 
 def _mem(kind, content, *, t=0.0, mid=None, subject=None, description=None):
-    return TypedMemory(id=mid or f"c-{int(t):024d}", kind=kind, content=content, subject=subject, created_at=t,
-                       metadata={"description": description} if description else {})
+    return TypedMemory(
+        id=mid or f"c-{int(t):024d}",
+        kind=kind,
+        content=content,
+        subject=subject,
+        created_at=t,
+        metadata={"description": description} if description else {},
+    )
 
 
 def test_block_layout_is_compact_and_independent_of_input_order():
     K = MemoryKind
     memories = {
         K.PROJECT_STATE: [_mem(K.PROJECT_STATE, "Build #9\n  is   green.", t=5)],
-        K.REFERENCE: [_mem(K.REFERENCE, "docs/spec.yaml", t=2, mid="c-bbbbbb11", description="orders spec"),
-                      _mem(K.REFERENCE, "https://x.example/a", t=1, mid="s-aaaaaa22", subject="runbook")],
+        K.REFERENCE: [
+            _mem(K.REFERENCE, "docs/spec.yaml", t=2, mid="c-bbbbbb11", description="orders spec"),
+            _mem(K.REFERENCE, "https://x.example/a", t=1, mid="s-aaaaaa22", subject="runbook"),
+        ],
         K.USER_FACT: [_mem(K.USER_FACT, "Leads the API team.", t=3), _mem(K.USER_FACT, "Uses Python.", t=1)],
         K.FEEDBACK: [_mem(K.FEEDBACK, "Be brief.", t=1)],
     }
-    expected = ("Rules:\nBe brief.\n\n"
-                "About the user:\nUses Python.\nLeads the API team.\n\n"
-                "References (fetch by id):\n[aaaaaa] runbook\n[bbbbbb] orders spec\n\n"
-                "Current state:\nBuild #9 is green.")
+    expected = (
+        "Rules:\nBe brief.\n\n"
+        "About the user:\nUses Python.\nLeads the API team.\n\n"
+        "References (fetch by id):\n[aaaaaa] runbook\n[bbbbbb] orders spec\n\n"
+        "Current state:\nBuild #9 is green."
+    )
     assert render_memory_block(memories) == expected
     shuffled = {k: list(reversed(v)) for k, v in reversed(list(memories.items()))}
     assert render_memory_block(shuffled) == expected
@@ -108,9 +118,11 @@ def test_read_reference_tool_reads_the_config_users_reference_only():
     assert tool.invoke({"ref_id": "[548f13]"}, cfg) == f"payments runbook: {URL}"
     assert tool.invoke({"ref_id": "orders spec"}, cfg) == "docs/orders.yaml"
     assert tool.invoke({"ref_id": short_reference_id(other)}, cfg) == (
-        f"no reference '{short_reference_id(other)}' for this user; use an id from the References section")
+        f"no reference '{short_reference_id(other)}' for this user; use an id from the References section"
+    )
     assert tool.invoke({"ref_id": "548f13"}, {}) == (
-        "no user in the call's config (configurable['user_id']); cannot read references")
+        "no user in the call's config (configurable['user_id']); cannot read references"
+    )
     assert raw.writes() == 3  # reading never writes
 
 
@@ -156,14 +168,19 @@ async def test_read_reference_tool_async_via_graph_store():
 def test_agent_sees_the_pointer_and_fetches_the_contents():
     memory = TypedMemoryStore()
     memory.put("u1", "reference", URL, metadata={"description": "payments runbook"})
-    model = ScriptedChatModel(replies=[
-        AIMessage("", tool_calls=[{"name": "read_reference", "args": {"ref_id": "548f13"}, "id": "c1"}]),
-        "It is at the wiki."])
+    model = ScriptedChatModel(
+        replies=[
+            AIMessage("", tool_calls=[{"name": "read_reference", "args": {"ref_id": "548f13"}, "id": "c1"}]),
+            "It is at the wiki.",
+        ]
+    )
     middleware = TypedMemoryMiddleware(memory)  # registers read_reference itself
     assert [t.name for t in middleware.tools] == ["read_reference"]
     agent = create_agent(model, tools=[], checkpointer=MemorySaver(), middleware=[middleware])
-    out = agent.invoke({"messages": [("user", "Where is the payments runbook?")]},
-                       {"configurable": {"thread_id": "t1", "user_id": "u1"}})
+    out = agent.invoke(
+        {"messages": [("user", "Where is the payments runbook?")]},
+        {"configurable": {"thread_id": "t1", "user_id": "u1"}},
+    )
     assert model.seen[0][0].content == "References (fetch by id):\n[548f13] payments runbook"
     assert out["messages"][2].type == "tool" and out["messages"][2].content == f"payments runbook: {URL}"
 

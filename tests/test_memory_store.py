@@ -37,7 +37,8 @@ def test_kinds_are_kept_apart(memory):
     assert [m.content for m in memory.list("u1", "feedback")] == ["No jokes in compliance answers"]
     ref = memory.list("u1", "reference")
     assert [(m.kind, m.content, m.description) for m in ref] == [
-        (MemoryKind.REFERENCE, "https://wiki.example/runbook", "runbook")]
+        (MemoryKind.REFERENCE, "https://wiki.example/runbook", "runbook")
+    ]
     assert memory.list("u1", "project_state") == []
     assert memory.get("u1", "user_fact", ref[0].id) is None  # same id, other kind: not visible
 
@@ -70,7 +71,9 @@ def test_duplicate_of_a_subjected_memory_keeps_its_subject(memory):
     memory.put("u1", "user_fact", "Likes tea")
     memory.put("u1", "user_fact", "likes tea", subject="drink")
     assert sorted((m.content, m.subject) for m in memory.list("u1", "user_fact")) == [
-        ("likes tea", "drink"), ("works as a DESIGNER", "job")]
+        ("likes tea", "drink"),
+        ("works as a DESIGNER", "job"),
+    ]
 
 
 def test_newer_memory_with_same_subject_replaces(memory):
@@ -78,7 +81,9 @@ def test_newer_memory_with_same_subject_replaces(memory):
     memory.put("u1", "project_state", "ETA for order 43 is 4 pm", subject="ETA order 43")
     memory.put("u1", "project_state", "ETA for order 42 is 5 pm", subject="eta  ORDER 42")
     assert sorted(m.content for m in memory.list("u1", "project_state")) == [
-        "ETA for order 42 is 5 pm", "ETA for order 43 is 4 pm"]
+        "ETA for order 42 is 5 pm",
+        "ETA for order 43 is 4 pm",
+    ]
 
 
 def test_project_state_expires_on_every_read(memory):
@@ -182,8 +187,17 @@ def test_longest_ttl_is_accepted_by_every_store(memory):
         TypedMemoryStore(project_state_ttl_s=MAX_TTL_S * 2)
 
 
-@pytest.mark.parametrize("bad", [{"expires_at": "garbage"}, {"expires_at": "nan"}, {"expires_at": float("inf")},
-                                 {"expires_at": True}, {"created_at": "nan"}, {"created_at": [1]}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"expires_at": "garbage"},
+        {"expires_at": "nan"},
+        {"expires_at": float("inf")},
+        {"expires_at": True},
+        {"created_at": "nan"},
+        {"created_at": [1]},
+    ],
+)
 async def test_corrupt_times_are_skipped_by_every_read_and_by_forget_expired(bad, caplog):
     store = InMemoryStore()
     memory = TypedMemoryStore(store)
@@ -212,8 +226,15 @@ async def test_search_names_a_non_string_query_and_a_bool_limit():
 
 
 def test_record_round_trip():
-    m = TypedMemory(id="c-1", kind=MemoryKind.REFERENCE, content="doc-9", subject=None, created_at=1.5,
-                    expires_at=None, metadata={"description": "spec"})
+    m = TypedMemory(
+        id="c-1",
+        kind=MemoryKind.REFERENCE,
+        content="doc-9",
+        subject=None,
+        created_at=1.5,
+        expires_at=None,
+        metadata={"description": "spec"},
+    )
     assert TypedMemory.from_dict(m.to_dict()) == m
     assert TypedMemory.from_value(m.to_value()) == m
 
@@ -223,8 +244,9 @@ def _pg_expires_at(postgres_url, ns, key):
     import psycopg
 
     with psycopg.connect(postgres_url) as conn:
-        row = conn.execute("SELECT expires_at, ttl_minutes FROM store WHERE prefix = %s AND key = %s",
-                           (".".join(ns), key)).fetchone()
+        row = conn.execute(
+            "SELECT expires_at, ttl_minutes FROM store WHERE prefix = %s AND key = %s", (".".join(ns), key)
+        ).fetchone()
     return row
 
 
@@ -278,12 +300,13 @@ async def _async_contract(memory: TypedMemoryStore) -> None:
     await memory.aput("u2", "feedback", "Be verbose")
     assert [m.content for m in await memory.alist("u1", "feedback")] == ["be   BRIEF"]
     assert sorted(m.content for m in await memory.alist("u1", "project_state")) == [
-        "Deploy running", "ETA for order 42 is 5 pm"]
+        "Deploy running",
+        "ETA for order 42 is 5 pm",
+    ]
     time.sleep(0.4)
     assert [m.content for m in await memory.alist("u1", "project_state")] == ["ETA for order 42 is 5 pm"]
     assert await memory.aget("u1", "project_state", short.id) is None
-    assert [m.content for m in await memory.asearch("u1", "project_state", "order 42")] == [
-        "ETA for order 42 is 5 pm"]
+    assert [m.content for m in await memory.asearch("u1", "project_state", "order 42")] == ["ETA for order 42 is 5 pm"]
     assert await memory.aforget_expired("u1") == 1
     fb = (await memory.alist("u2", "feedback"))[0]
     await memory.adelete("u2", "feedback", fb.id)

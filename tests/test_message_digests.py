@@ -23,22 +23,31 @@ from promptcache.testing import ScriptedChatModel
 
 def reference(messages: list[Any]) -> list[bytes]:
     """The definition: SHA-256 of each canonical message's JSON (128 bits), tool-call ids numbered across the list."""
-    return [hashlib.sha256(canonical_json(m, exact_floats=False)).hexdigest()[:32].encode()
-            for m in canonical_messages(messages)]
+    return [
+        hashlib.sha256(canonical_json(m, exact_floats=False)).hexdigest()[:32].encode()
+        for m in canonical_messages(messages)
+    ]
 
 
 def conversation() -> list[Any]:
-    return [SystemMessage("You are a helpful agent. " * 30),
-            HumanMessage('I need help with {"order": "8JX2WO"}\n' * 20, id="h1"),
-            AIMessage("", tool_calls=[{"name": "lookup", "args": {"order_id": "8JX2WO", "n": 1}, "id": "call_1"}]),
-            ToolMessage('{"status": "shipped"}' * 20, tool_call_id="call_1", name="lookup"),
-            AIMessage([{"type": "text", "text": "Checking", "id": "b1"},
-                       {"type": "tool_use", "id": "toolu_2", "name": "lookup", "input": {"order_id": "X"}}],
-                      tool_calls=[{"name": "lookup", "args": {"order_id": "X"}, "id": "toolu_2"}]),
-            ToolMessage([{"type": "text", "text": "gone"}], tool_call_id="toolu_2", status="error"),
-            HumanMessage([{"type": "text", "text": "see"},
-                          {"type": "image", "base64": "iVBORw0KGgo=", "mime_type": "image/png"}]),
-            AIMessage("It shipped.", additional_kwargs={"refusal": None})]
+    return [
+        SystemMessage("You are a helpful agent. " * 30),
+        HumanMessage('I need help with {"order": "8JX2WO"}\n' * 20, id="h1"),
+        AIMessage("", tool_calls=[{"name": "lookup", "args": {"order_id": "8JX2WO", "n": 1}, "id": "call_1"}]),
+        ToolMessage('{"status": "shipped"}' * 20, tool_call_id="call_1", name="lookup"),
+        AIMessage(
+            [
+                {"type": "text", "text": "Checking", "id": "b1"},
+                {"type": "tool_use", "id": "toolu_2", "name": "lookup", "input": {"order_id": "X"}},
+            ],
+            tool_calls=[{"name": "lookup", "args": {"order_id": "X"}, "id": "toolu_2"}],
+        ),
+        ToolMessage([{"type": "text", "text": "gone"}], tool_call_id="toolu_2", status="error"),
+        HumanMessage(
+            [{"type": "text", "text": "see"}, {"type": "image", "base64": "iVBORw0KGgo=", "mime_type": "image/png"}]
+        ),
+        AIMessage("It shipped.", additional_kwargs={"refusal": None}),
+    ]
 
 
 @pytest.fixture(autouse=True)
@@ -86,8 +95,11 @@ def test_a_growing_conversation_extends_its_prefix() -> None:
 def test_a_fork_reuses_the_shared_start() -> None:
     messages = conversation()
     md.message_digests(messages)
-    fork = [*messages[:4], AIMessage("", tool_calls=[{"name": "lookup", "args": {}, "id": "toolu_2"}]),
-            ToolMessage("again", tool_call_id="toolu_2")]  # same history, another continuation
+    fork = [
+        *messages[:4],
+        AIMessage("", tool_calls=[{"name": "lookup", "args": {}, "id": "toolu_2"}]),
+        ToolMessage("again", tool_call_id="toolu_2"),
+    ]  # same history, another continuation
     md._MEMO.clear()
     assert md.message_digests(fork) == reference(fork)
     assert len(md._MEMO) == 2  # only the two new messages were digested by value
@@ -100,8 +112,9 @@ def test_a_dict_message_keeps_the_prompt_out_of_the_prefix_memo() -> None:
     assert md._PREFIXES == {}
 
 
-@pytest.mark.parametrize("edit", ["content", "args_1_to_true", "block_text", "kwargs", "fill_empty", "status",
-                                  "new_id"])
+@pytest.mark.parametrize(
+    "edit", ["content", "args_1_to_true", "block_text", "kwargs", "fill_empty", "status", "new_id"]
+)
 def test_in_place_edits_after_a_prefix_was_seen(edit: str) -> None:
     messages = conversation()
     md.message_digests(messages)
@@ -128,8 +141,13 @@ def test_same_message_at_another_position_gets_its_own_ordinal() -> None:
     call = AIMessage("", tool_calls=[{"name": "get", "args": {"id": "JG7"}, "id": "call_abc"}])
     result = ToolMessage("found JG7 " * 40, tool_call_id="call_abc")
     first = [HumanMessage("hi"), call, result]
-    second = [HumanMessage("hi"), AIMessage("", tool_calls=[{"name": "get", "args": {}, "id": "call_0"}]),
-              ToolMessage("x", tool_call_id="call_0"), call, result]
+    second = [
+        HumanMessage("hi"),
+        AIMessage("", tool_calls=[{"name": "get", "args": {}, "id": "call_0"}]),
+        ToolMessage("x", tool_call_id="call_0"),
+        call,
+        result,
+    ]
     assert md.message_digests(first) == reference(first)
     assert md.message_digests(second) == reference(second)  # call and result now hold ordinal #1, not #0
     assert md.message_digests(first)[1] != md.message_digests(second)[3]
@@ -190,16 +208,19 @@ class Weather(BaseModel):
 def test_request_key_equals_the_key_of_the_inputs(variant: str) -> None:
     model = ScriptedChatModel(temperature=0.3)
     messages = conversation()[1:]
-    request = ModelRequest(model=model, messages=messages,
-                           system_message=SystemMessage("Be brief.") if variant == "system" else None,
-                           tools=[] if variant == "no_tools" else [{"type": "function", "function": {"name": "f"}}],
-                           tool_choice={"type": "function", "function": {"name": "f"}} if variant == "tool_choice"
-                           else None,
-                           response_format=ToolStrategy(Weather) if variant == "format" else None,
-                           model_settings={"temperature": float("nan")} if variant == "settings" else {})
+    request = ModelRequest(
+        model=model,
+        messages=messages,
+        system_message=SystemMessage("Be brief.") if variant == "system" else None,
+        tools=[] if variant == "no_tools" else [{"type": "function", "function": {"name": "f"}}],
+        tool_choice={"type": "function", "function": {"name": "f"}} if variant == "tool_choice" else None,
+        response_format=ToolStrategy(Weather) if variant == "format" else None,
+        model_settings={"temperature": float("nan")} if variant == "settings" else {},
+    )
     for scope in (None, "user-7"):
         assert request_key(request, "bot", scope) == build_response_cache_key(
-            inputs_from_request(request, "bot", scope))
+            inputs_from_request(request, "bot", scope)
+        )
 
 
 def test_hook_signatures_are_pinned_to_the_computed_ones() -> None:

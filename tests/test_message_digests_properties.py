@@ -35,9 +35,17 @@ def messages(draw: Any) -> list[Any]:
     return out
 
 
-_ops = st.lists(st.tuples(st.sampled_from(["digest", "set_content", "extend_list", "edit_args", "add_kwarg",
-                                           "append", "fork", "rewind", "rename"]),
-                          st.integers(0, 50), _words), min_size=1, max_size=25)
+_ops = st.lists(
+    st.tuples(
+        st.sampled_from(
+            ["digest", "set_content", "extend_list", "edit_args", "add_kwarg", "append", "fork", "rewind", "rename"]
+        ),
+        st.integers(0, 50),
+        _words,
+    ),
+    min_size=1,
+    max_size=25,
+)
 
 
 def _apply(op: str, n: int, text: str, convo: list[Any]) -> list[Any]:

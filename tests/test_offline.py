@@ -21,10 +21,20 @@ socket.getaddrinfo = _refuse
 
 
 def _run_offline(code: str, tmp_path: Path) -> subprocess.CompletedProcess:
-    env = {"PATH": "/usr/bin:/bin", "TIKTOKEN_CACHE_DIR": str(tmp_path / "empty-tiktoken-cache"),
-           "HOME": str(tmp_path), "HF_HUB_OFFLINE": "1"}
-    return subprocess.run([sys.executable, "-c", _NO_NETWORK + textwrap.dedent(code)], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "TIKTOKEN_CACHE_DIR": str(tmp_path / "empty-tiktoken-cache"),
+        "HOME": str(tmp_path),
+        "HF_HUB_OFFLINE": "1",
+    }
+    return subprocess.run(
+        [sys.executable, "-c", _NO_NETWORK + textwrap.dedent(code)],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_token_counting_needs_no_network(tmp_path: Path) -> None:

@@ -142,7 +142,12 @@ def test_with_processors_invoke_and_batch() -> None:
     wrapped, model, _ = _wrapped(log, ["a", "b", "c"])
     assert wrapped.invoke([SystemMessage("sys"), HumanMessage("hi")]).content == "a<p2><p1>"
     assert log == EXPECTED
-    assert [type(m).__name__ for m in model.seen[0]] == ["SystemMessage", "HumanMessage", "HumanMessage", "HumanMessage"]
+    assert [type(m).__name__ for m in model.seen[0]] == [
+        "SystemMessage",
+        "HumanMessage",
+        "HumanMessage",
+        "HumanMessage",
+    ]
     assert sorted(m.content for m in wrapped.batch(["x", "y"])) == ["b<p2><p1>", "c<p2><p1>"]
     assert model.calls == 3
 

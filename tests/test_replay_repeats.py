@@ -14,12 +14,17 @@ MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"
 
 
 def conv(cid: str, family: str, first: str, lookup: str = '{"id":1}', result: str = "ok") -> Conversation:
-    return Conversation(cid, family, (Block("text", "sys"),), [
-        Message("user", (Block("text", first),)),
-        Message("assistant", (Block("tool_use", lookup, "get", f"{cid}-t"),)),
-        Message("tool", (Block("tool_result", result, id=f"{cid}-t"),)),
-        Message("assistant", (Block("text", "done"),)),
-    ])
+    return Conversation(
+        cid,
+        family,
+        (Block("text", "sys"),),
+        [
+            Message("user", (Block("text", first),)),
+            Message("assistant", (Block("tool_use", lookup, "get", f"{cid}-t"),)),
+            Message("tool", (Block("tool_result", result, id=f"{cid}-t"),)),
+            Message("assistant", (Block("text", "done"),)),
+        ],
+    )
 
 
 def feed(convs: list[Conversation], gap_s: float, ttl_s: float | None = None) -> RepeatCounter:
@@ -31,12 +36,20 @@ def feed(convs: list[Conversation], gap_s: float, ttl_s: float | None = None) ->
 
 
 def test_key_is_the_real_response_cache_key() -> None:
-    prompt = [SystemMessage("sys"), HumanMessage("hi"), AIMessage("", tool_calls=[
-        {"name": "get", "args": {"id": 1}, "id": "x", "type": "tool_call"}])]
-    expected = build_response_cache_key(ResponseCacheKeyInputs(
-        agent_id="promptcache-response-cache", scope="u1",
-        model={"provider": "amazon_bedrock_converse", "model_id": MODEL, "llm_string": f"replay:{MODEL}"},
-        prompt=prompt, step_number=1))
+    prompt = [
+        SystemMessage("sys"),
+        HumanMessage("hi"),
+        AIMessage("", tool_calls=[{"name": "get", "args": {"id": 1}, "id": "x", "type": "tool_call"}]),
+    ]
+    expected = build_response_cache_key(
+        ResponseCacheKeyInputs(
+            agent_id="promptcache-response-cache",
+            scope="u1",
+            model={"provider": "amazon_bedrock_converse", "model_id": MODEL, "llm_string": f"replay:{MODEL}"},
+            prompt=prompt,
+            step_number=1,
+        )
+    )
     assert response_cache_key(prompt, MODEL, scope="u1") == expected
     assert expected.startswith("response:promptcache-response-cache:")
 

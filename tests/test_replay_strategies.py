@@ -24,14 +24,19 @@ def text(n: int) -> tuple[Block, ...]:
 
 def agent_conversation(conv_id: str = "c", system_tokens: int = 1100, first: int = 50) -> Conversation:
     """system | user | assistant(tool call) | tool result | assistant | user | assistant."""
-    return Conversation(conv_id, conv_id, text(system_tokens), [
-        Message("user", text(first)),
-        Message("assistant", (Block("tool_use", '{"q":1}', "lookup", "t1"),)),
-        Message("tool", (Block("tool_result", WORD * 200, id="t1"),)),
-        Message("assistant", text(30)),
-        Message("user", text(40)),
-        Message("assistant", text(20)),
-    ])
+    return Conversation(
+        conv_id,
+        conv_id,
+        text(system_tokens),
+        [
+            Message("user", text(first)),
+            Message("assistant", (Block("tool_use", '{"q":1}', "lookup", "t1"),)),
+            Message("tool", (Block("tool_result", WORD * 200, id="t1"),)),
+            Message("assistant", text(30)),
+            Message("user", text(40)),
+            Message("assistant", text(20)),
+        ],
+    )
 
 
 def requests(*convs: Conversation, gap_s: float = 10.0):
@@ -62,8 +67,11 @@ def test_langchain_aws_on_nova_skips_a_last_message_with_tool_blocks() -> None:
 
 def test_last_message_strategy() -> None:
     strategy = make_strategy("last-message", cache_rules(SONNET4))
-    assert [strategy.place(r) for r in requests(agent_conversation())] == [[Checkpoint(2)], [Checkpoint(4)],
-                                                                            [Checkpoint(6)]]
+    assert [strategy.place(r) for r in requests(agent_conversation())] == [
+        [Checkpoint(2)],
+        [Checkpoint(4)],
+        [Checkpoint(6)],
+    ]
 
 
 def test_anchored_tail_points() -> None:
@@ -86,8 +94,12 @@ def test_anchored_tail_skips_an_anchor_below_the_minimum() -> None:
 def test_anchored_tail_bridges_a_tail_beyond_the_lookback() -> None:
     many_calls = tuple(Block("tool_use", "{}", "f", f"t{i}") for i in range(12))
     results = [Message("tool", (Block("tool_result", "ok", id=f"t{i}"),)) for i in range(12)]
-    conv = Conversation("wide", "wide", text(1100), [Message("user", text(5)), Message("assistant", many_calls),
-                                                    *results, Message("assistant", text(3))])
+    conv = Conversation(
+        "wide",
+        "wide",
+        text(1100),
+        [Message("user", text(5)), Message("assistant", many_calls), *results, Message("assistant", text(3))],
+    )
     strategy = AnchoredTailStrategy(cache_rules(SONNET4), price_for(SONNET4))
     first, second = requests(conv)
     strategy.place(first)
@@ -102,8 +114,10 @@ def test_anchored_tail_bridges_a_tail_beyond_the_lookback() -> None:
 def test_anchored_tail_learns_to_skip_writes_nobody_reads() -> None:
     """Conversations of one request, 10 minutes apart: after 10 outcomes the tail write stops (and the anchor's)."""
     rules, price = cache_rules(SONNET4), price_for(SONNET4)
-    convs = [Conversation(f"c{i}", f"c{i}", text(1100), [Message("user", text(50 + i)), Message("assistant", text(5))])
-             for i in range(14)]
+    convs = [
+        Conversation(f"c{i}", f"c{i}", text(1100), [Message("user", text(50 + i)), Message("assistant", text(5))])
+        for i in range(14)
+    ]
     strategy = AnchoredTailStrategy(rules, price)
     reqs = requests(*convs, gap_s=600.0)
     placed = [strategy.place(r) for r in reqs]
@@ -117,8 +131,10 @@ def test_anchored_tail_learns_to_skip_writes_nobody_reads() -> None:
 def test_anchored_tail_picks_one_hour_where_reuse_comes_after_five_minutes() -> None:
     model = "anthropic.claude-sonnet-4-5-20250929-v1:0"
     rules, price = cache_rules(model), price_for(model)
-    convs = [Conversation(f"c{i}", f"c{i}", text(1100), [Message("user", text(50 + i)), Message("assistant", text(5))])
-             for i in range(20)]
+    convs = [
+        Conversation(f"c{i}", f"c{i}", text(1100), [Message("user", text(50 + i)), Message("assistant", text(5))])
+        for i in range(20)
+    ]
     strategy = AnchoredTailStrategy(rules, price)
     placed = [strategy.place(r) for r in requests(*convs, gap_s=600.0)]
     assert placed[0] == [Checkpoint(1, 300.0, "system"), Checkpoint(2)]  # before it has learned anything
@@ -132,8 +148,10 @@ def test_anchored_tail_never_beats_the_bound_and_matches_langchain_aws_on_a_tigh
     totals = {}
     for name in ("none", "langchain-aws", "anchored-tail", "last-message"):
         strategy, sim = make_strategy(name, rules, price), PromptCacheSimulator(rules, price)
-        totals[name] = sum(sim.simulate(r.prepared.cum, r.prepared.hashes, r.n_blocks, strategy.place(r),
-                                        r.time_s).cost_usd for r in reqs)
+        totals[name] = sum(
+            sim.simulate(r.prepared.cum, r.prepared.hashes, r.n_blocks, strategy.place(r), r.time_s).cost_usd
+            for r in reqs
+        )
     assert totals["anchored-tail"] == pytest.approx(totals["langchain-aws"])
     assert totals["anchored-tail"] < totals["last-message"] < totals["none"]
 

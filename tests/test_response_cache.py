@@ -36,10 +36,23 @@ def count_entries(cache: Any) -> int:
     return len(list(cache.client.scan_iter(match=cache.prefix + "*")))
 
 
-def make_agent(model: Any, cache: Any, *, tools: tuple = (), system: str = "Answer concisely.",
-               outer: tuple = (), response_format: Any = None, **opts: Any) -> Any:
-    return create_agent(model, tools=list(tools), system_prompt=system, response_format=response_format,
-                        middleware=[*outer, ResponseCache(cache, **opts)])
+def make_agent(
+    model: Any,
+    cache: Any,
+    *,
+    tools: tuple = (),
+    system: str = "Answer concisely.",
+    outer: tuple = (),
+    response_format: Any = None,
+    **opts: Any,
+) -> Any:
+    return create_agent(
+        model,
+        tools=list(tools),
+        system_prompt=system,
+        response_format=response_format,
+        middleware=[*outer, ResponseCache(cache, **opts)],
+    )
 
 
 def ask(agent: Any, text: str = Q, config: Any = None) -> AIMessage:
@@ -134,8 +147,13 @@ def _variants() -> dict[str, dict[str, Any]]:
 
 @pytest.mark.parametrize("variant", list(_variants()))
 def test_each_request_input_changes_the_key(server_cache: Any, variant: str) -> None:
-    base: dict[str, Any] = {"system": "Answer concisely.", "tools": (lookup,), "outer": (),
-                            "response_format": ToolStrategy(Answer), "model": {}}
+    base: dict[str, Any] = {
+        "system": "Answer concisely.",
+        "tools": (lookup,),
+        "outer": (),
+        "response_format": ToolStrategy(Answer),
+        "model": {},
+    }
     changed = {**base, **_variants()[variant]}
 
     def run(spec: dict[str, Any]) -> tuple[int, dict]:
@@ -143,8 +161,14 @@ def test_each_request_input_changes_the_key(server_cache: Any, variant: str) -> 
         args = {"city": "Paris", "country": "France"} if schema is OtherAnswer else {"city": "Paris"}
         reply = AIMessage("", tool_calls=[{"name": schema.__name__, "args": args, "id": "s1"}])
         model = ScriptedChatModel(replies=[reply], **spec["model"])
-        agent = make_agent(model, server_cache, tools=spec["tools"], system=spec["system"], outer=spec["outer"],
-                           response_format=spec["response_format"])
+        agent = make_agent(
+            model,
+            server_cache,
+            tools=spec["tools"],
+            system=spec["system"],
+            outer=spec["outer"],
+            response_format=spec["response_format"],
+        )
         out = agent.invoke({"messages": [HumanMessage(Q)]})
         return model.calls, out
 
@@ -158,13 +182,19 @@ def test_each_request_input_changes_the_key(server_cache: Any, variant: str) -> 
     assert calls == 1, f"{variant} should miss"
     assert marker(out["messages"][-2])["cache"] == "miss"
     assert count_entries(server_cache) == 2
+
+
 def test_message_ids_and_run_metadata_do_not_change_the_key(server_cache: Any) -> None:
     def conversation(tag: str) -> list:
         return [
             HumanMessage("find Paris", id=f"h1-{tag}"),
-            AIMessage("", id=f"a1-{tag}", response_metadata={"run": tag}, usage_metadata={
-                "input_tokens": len(tag), "output_tokens": 1, "total_tokens": len(tag) + 1},
-                tool_calls=[{"name": "lookup", "args": {"city": "Paris"}, "id": f"call-{tag}"}]),
+            AIMessage(
+                "",
+                id=f"a1-{tag}",
+                response_metadata={"run": tag},
+                usage_metadata={"input_tokens": len(tag), "output_tokens": 1, "total_tokens": len(tag) + 1},
+                tool_calls=[{"name": "lookup", "args": {"city": "Paris"}, "id": f"call-{tag}"}],
+            ),
             ToolMessage("facts about Paris", tool_call_id=f"call-{tag}", id=f"t1-{tag}"),
             HumanMessage("and Lyon?", id=f"h2-{tag}"),
         ]
@@ -201,8 +231,11 @@ def test_each_tool_loop_step_is_its_own_entry(server_cache: Any) -> None:
     assert runs == [5, 5]  # the cached step 0 asks for the tool, so the tool runs again
     assert [type(m).__name__ for m in second] == ["HumanMessage", "AIMessage", "ToolMessage", "AIMessage"]
     assert [marker(m).get("cache") for m in second] == [None, "hit", None, "hit"]
-    assert second[1].tool_calls == first[1].tool_calls == [
-        {"name": "add", "args": {"a": 2, "b": 3}, "id": "call_1", "type": "tool_call"}]
+    assert (
+        second[1].tool_calls
+        == first[1].tool_calls
+        == [{"name": "add", "args": {"a": 2, "b": 3}, "id": "call_1", "type": "tool_call"}]
+    )
     assert second[3].content == "It is 5."
 
 
@@ -285,10 +318,17 @@ def test_apply_context_merges_and_overwrites() -> None:
     config: dict = {"configurable": {"user_id": "u-123", "thread_id": "t"}, "tags": ["x"]}
     assert ResponseCache.apply_context(config, bust=True, key="k1") is config
     assert ResponseCache.apply_context(config, bust=False) is config
-    assert config == {"configurable": {"user_id": "u-123", "thread_id": "t",
-                                       RESPONSE_CACHE_CONTEXT_KEY: {"bust": False, "key": "k1"}}, "tags": ["x"]}
+    assert config == {
+        "configurable": {
+            "user_id": "u-123",
+            "thread_id": "t",
+            RESPONSE_CACHE_CONTEXT_KEY: {"bust": False, "key": "k1"},
+        },
+        "tags": ["x"],
+    }
     assert ResponseCache.context(key="custom", bust=True) == {
-        "configurable": {RESPONSE_CACHE_CONTEXT_KEY: {"key": "custom", "bust": True}}}
+        "configurable": {RESPONSE_CACHE_CONTEXT_KEY: {"key": "custom", "bust": True}}
+    }
 
 
 # 7 -------------------------------------------------------------------------------------------------------------

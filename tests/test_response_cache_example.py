@@ -29,8 +29,9 @@ model calls: 4
 
 
 @pytest.mark.parametrize("backend", ["memory", "redis"])
-def test_example_runs_offline(backend: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch,
-                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_example_runs_offline(
+    backend: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Run as ``python examples/response_cache_agent.py`` would (in-process, to keep the suite fast)."""
     argv = [str(EXAMPLE)]
     if backend == "redis":

@@ -43,8 +43,9 @@ def test_redis_stopped_mid_run(redis_url: str, redis_prefix: str, caplog: Any) -
     assert ask(agent).content == "a"  # a hit while Redis is up
     cache.client.close()
     # built like RedisCache(url=...) builds its client (from_url, short timeouts)
-    cache.client = redis.Redis.from_url(f"redis://127.0.0.1:{dead_port()}/0", socket_connect_timeout=0.25,
-                                        socket_timeout=0.25)
+    cache.client = redis.Redis.from_url(
+        f"redis://127.0.0.1:{dead_port()}/0", socket_connect_timeout=0.25, socket_timeout=0.25
+    )
     with caplog.at_level(logging.WARNING, logger="promptcache"):
         assert ask(agent).content == "b"
         assert ask(agent).content == "c"
@@ -77,8 +78,11 @@ async def test_raising_backend_is_a_miss_logged_once(use_async: bool, caplog: An
     agent = create_agent(model, tools=[], middleware=[ResponseCache(BrokenCache())])
     with caplog.at_level(logging.WARNING, logger="promptcache"):
         for expected in "abc":
-            out = (await agent.ainvoke({"messages": [HumanMessage("q")]})) if use_async else \
-                agent.invoke({"messages": [HumanMessage("q")]})
+            out = (
+                (await agent.ainvoke({"messages": [HumanMessage("q")]}))
+                if use_async
+                else agent.invoke({"messages": [HumanMessage("q")]})
+            )
             assert out["messages"][-1].content == expected
     logged = warnings_from(caplog, "promptcache.response_cache")
     assert len(logged) == 1 and "read failed" in logged[0] and "backend unreachable" in logged[0]

@@ -37,34 +37,46 @@ def _lookup(order_id: str) -> str:
     return "ok"
 
 
-LOOKUP = StructuredTool.from_function(_lookup, name="lookup", description="Look an order up.",
-                                      args_schema=LookupArgs)
+LOOKUP = StructuredTool.from_function(_lookup, name="lookup", description="Look an order up.", args_schema=LookupArgs)
 
 
 def prompt() -> list[Any]:
     """Long plain turns (the memoised path), tool calls and results, blocks with bytes, a dict message."""
-    return [SystemMessage("You are a helpful agent. " * 30),
-            HumanMessage('I need help with {"order": "8JX2WO", "items": ["a", "b"]}\n' * 20, id="h1"),
-            AIMessage("", tool_calls=[{"name": "lookup", "args": {"order_id": "8JX2WO"}, "id": "call_1"}]),
-            ToolMessage('{"status": "shipped"}' * 20, tool_call_id="call_1", name="lookup"),
-            AIMessage("It shipped. " * 30), HumanMessage("Thanks! And the other one?"),
-            HumanMessage([{"type": "text", "text": "see"},
-                          {"type": "image", "base64": b"\x89PNG", "mime_type": "image/png"}]),
-            {"role": "user", "content": "a dict message " * 30, "id": "d1"}]
+    return [
+        SystemMessage("You are a helpful agent. " * 30),
+        HumanMessage('I need help with {"order": "8JX2WO", "items": ["a", "b"]}\n' * 20, id="h1"),
+        AIMessage("", tool_calls=[{"name": "lookup", "args": {"order_id": "8JX2WO"}, "id": "call_1"}]),
+        ToolMessage('{"status": "shipped"}' * 20, tool_call_id="call_1", name="lookup"),
+        AIMessage("It shipped. " * 30),
+        HumanMessage("Thanks! And the other one?"),
+        HumanMessage(
+            [{"type": "text", "text": "see"}, {"type": "image", "base64": b"\x89PNG", "mime_type": "image/png"}]
+        ),
+        {"role": "user", "content": "a dict message " * 30, "id": "d1"},
+    ]
 
 
 def cases() -> dict[str, ResponseCacheKeyInputs]:
-    base: dict[str, Any] = {"agent_id": "bot", "scope": None, "step_number": 1, "prompt": prompt(),
-                            "model": model_identity(ScriptedChatModel(temperature=0.2))}
+    base: dict[str, Any] = {
+        "agent_id": "bot",
+        "scope": None,
+        "step_number": 1,
+        "prompt": prompt(),
+        "model": model_identity(ScriptedChatModel(temperature=0.2)),
+    }
     return {
         "plain": ResponseCacheKeyInputs(**base),
-        "scoped_tools": ResponseCacheKeyInputs(**{**base, "scope": "user-7"}, tools=[LOOKUP], tool_choice="any",
-                                               settings={"temperature": 0.5}),
+        "scoped_tools": ResponseCacheKeyInputs(
+            **{**base, "scope": "user-7"}, tools=[LOOKUP], tool_choice="any", settings={"temperature": 0.5}
+        ),
         "dict_tool_format": ResponseCacheKeyInputs(
-            **base, tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}],
-            response_format=ToolStrategy(Weather)),
+            **base,
+            tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}],
+            response_format=ToolStrategy(Weather),
+        ),
         "bound_model": ResponseCacheKeyInputs(
-            **{**base, "model": model_identity(ScriptedChatModel().bind(temperature=0.9, stop=["x"]))}),
+            **{**base, "model": model_identity(ScriptedChatModel().bind(temperature=0.9, stop=["x"]))}
+        ),
     }
 
 
@@ -166,8 +178,13 @@ def test_langchains_own_string_is_stale_and_ours_is_not() -> None:
 def test_bedrock_model_identity_follows_temperature() -> None:
     from langchain_aws import ChatBedrockConverse
 
-    model = ChatBedrockConverse(model="anthropic.claude-3-haiku-20240307-v1:0", region_name="us-east-1",
-                                aws_access_key_id="AKIAEXAMPLE", aws_secret_access_key="example", temperature=0.1)
+    model = ChatBedrockConverse(
+        model="anthropic.claude-3-haiku-20240307-v1:0",
+        region_name="us-east-1",
+        aws_access_key_id="AKIAEXAMPLE",
+        aws_secret_access_key="example",
+        temperature=0.1,
+    )
     first = mi.llm_string(model)
     assert first == model._get_llm_string() and '"temperature": 0.1' in first
     assert mi.llm_string(model) is first
@@ -178,9 +195,13 @@ def test_bedrock_model_identity_follows_temperature() -> None:
 def test_bedrock_snapshot_sees_in_place_edits_and_ignores_the_client() -> None:
     from langchain_aws import ChatBedrockConverse
 
-    model = ChatBedrockConverse(model="anthropic.claude-3-haiku-20240307-v1:0", region_name="us-east-1",
-                                aws_access_key_id="AKIAEXAMPLE", aws_secret_access_key="example",
-                                additional_model_request_fields={"top_k": 5})
+    model = ChatBedrockConverse(
+        model="anthropic.claude-3-haiku-20240307-v1:0",
+        region_name="us-east-1",
+        aws_access_key_id="AKIAEXAMPLE",
+        aws_secret_access_key="example",
+        additional_model_request_fields={"top_k": 5},
+    )
     first = mi.llm_string(model)
     assert '"top_k": 5' in first and mi.llm_string(model) is first
     model.additional_model_request_fields["top_k"] = 6  # same dict object, edited in place
@@ -191,8 +212,12 @@ def test_bedrock_snapshot_sees_in_place_edits_and_ignores_the_client() -> None:
     snap = mi._MEMO[id(model)][1]
     # checked as JSON: the values that can change in place; the exclude=True fields (clients, metadata, profile)
     # never reach dumpd and are compared by identity only
-    assert [snap.keys[i] for i in snap.mutable] == ["aws_access_key_id", "aws_secret_access_key",
-                                                    "additional_model_request_fields", "supports_tool_choice_values"]
+    assert [snap.keys[i] for i in snap.mutable] == [
+        "aws_access_key_id",
+        "aws_secret_access_key",
+        "additional_model_request_fields",
+        "supports_tool_choice_values",
+    ]
     model.metadata["lc_versions"]["langchain-aws"] = "0.0"
     assert mi.llm_string(model) is second and mi._MEMO[id(model)][1] is snap
     model.temperature = 0.4  # None -> float: a new object in a field
@@ -261,11 +286,19 @@ def test_call_options_and_scope_read_once_and_restore_the_config() -> None:
 
 # entries ---------------------------------------------------------------------------------------------------------
 def response() -> ModelResponse:
-    ai = AIMessage([{"type": "text", "text": "Sunny."}], id="run-1",
-                   response_metadata={"finish_reason": "stop", "promptcache": {"cache": "miss", "key": "k0"}},
-                   usage_metadata={"input_tokens": 10, "output_tokens": 3, "total_tokens": 13,
-                                   "input_token_details": {"cache_read": 4}},
-                   tool_calls=[{"name": "Weather", "args": {"city": "Oslo"}, "id": "c1"}], additional_kwargs={"x": 1})
+    ai = AIMessage(
+        [{"type": "text", "text": "Sunny."}],
+        id="run-1",
+        response_metadata={"finish_reason": "stop", "promptcache": {"cache": "miss", "key": "k0"}},
+        usage_metadata={
+            "input_tokens": 10,
+            "output_tokens": 3,
+            "total_tokens": 13,
+            "input_token_details": {"cache_read": 4},
+        },
+        tool_calls=[{"name": "Weather", "args": {"city": "Oslo"}, "id": "c1"}],
+        additional_kwargs={"x": 1},
+    )
     tool_msg = ToolMessage("Returning structured response", tool_call_id="c1", artifact={"a": 1})
     return ModelResponse(result=[ai, tool_msg], structured_response=Weather(city="Oslo"))
 
@@ -274,8 +307,12 @@ def test_entry_is_messages_to_dict_without_our_marker() -> None:
     stored = orjson.loads(encode_entry(response(), now=100.0))
     expected = messages_to_dict(response().result)
     del expected[0]["data"]["response_metadata"]["promptcache"]
-    assert stored == {"v": 1, "created_at": 100.0, "messages": expected,
-                      "structured": {"type": "Weather", "data": {"city": "Oslo"}}}
+    assert stored == {
+        "v": 1,
+        "created_at": 100.0,
+        "messages": expected,
+        "structured": {"type": "Weather", "data": {"city": "Oslo"}},
+    }
 
 
 def test_hit_is_built_from_the_entry() -> None:
@@ -285,8 +322,10 @@ def test_hit_is_built_from_the_entry() -> None:
     assert ai.tool_calls == [{"name": "Weather", "args": {"city": "Oslo"}, "id": "c1", "type": "tool_call"}]
     assert ai.usage_metadata == {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
     usage = {"input_tokens": 10, "output_tokens": 3, "total_tokens": 13, "input_token_details": {"cache_read": 4}}
-    assert ai.response_metadata == {"finish_reason": "stop",
-                                    "promptcache": {"cache": "hit", "key": "k1", "age_s": 2.5, "usage": usage}}
+    assert ai.response_metadata == {
+        "finish_reason": "stop",
+        "promptcache": {"cache": "hit", "key": "k1", "age_s": 2.5, "usage": usage},
+    }
     assert ai.id.startswith("lc_run--") and tool_msg.id.startswith("lc_run--") and ai.id != tool_msg.id
     assert (tool_msg.tool_call_id, tool_msg.artifact) == ("c1", {"a": 1})
     assert hit.structured_response == Weather(city="Oslo")
@@ -323,6 +362,8 @@ async def test_async_agent_misses_then_hits_without_a_request_copy() -> None:
     first = (await agent.ainvoke({"messages": [HumanMessage("Capital of France?")]}))["messages"][-1]
     second = (await agent.ainvoke({"messages": [HumanMessage("Capital of France?")]}))["messages"][-1]
     assert (first.response_metadata["promptcache"]["cache"], second.response_metadata["promptcache"]["cache"]) == (
-        "miss", "hit")
+        "miss",
+        "hit",
+    )
     assert second.response_metadata["promptcache"]["key"] == first.response_metadata["promptcache"]["key"]
     assert (second.content, model.calls, len(cache)) == ("Paris.", 1, 1)

@@ -15,8 +15,12 @@ from promptcache.testing import ScriptedChatModel
 
 def inputs(**changes: object) -> ResponseCacheKeyInputs:
     base = ResponseCacheKeyInputs(
-        agent_id="bot", scope=None, model=model_identity(ScriptedChatModel()),
-        prompt=[SystemMessage("sys"), HumanMessage("hi", id="m1")], step_number=0)
+        agent_id="bot",
+        scope=None,
+        model=model_identity(ScriptedChatModel()),
+        prompt=[SystemMessage("sys"), HumanMessage("hi", id="m1")],
+        step_number=0,
+    )
     return dataclasses.replace(base, **changes)
 
 
@@ -37,18 +41,30 @@ def test_key_is_deterministic_and_pinned() -> None:
 
 
 def test_ids_and_metadata_are_left_out() -> None:
-    a = [HumanMessage("q", id="1"), AIMessage("", id="2", response_metadata={"x": 1},
-                                              tool_calls=[{"name": "t", "args": {"k": 1}, "id": "call_A"}]),
-         ToolMessage("r", tool_call_id="call_A", id="3")]
-    b = [HumanMessage("q", id="9"), AIMessage("", id="8", usage_metadata={"input_tokens": 1, "output_tokens": 1,
-                                                                             "total_tokens": 2},
-                                              tool_calls=[{"name": "t", "args": {"k": 1}, "id": "toolu_Z"}]),
-         ToolMessage("r", tool_call_id="toolu_Z", id="7")]
-    assert canonical_messages(a) == canonical_messages(b) == [
-        {"role": "human", "content": "q"},
-        {"role": "ai", "content": "", "tool_calls": [{"name": "t", "args": {"k": 1}, "id": "#0"}]},
-        {"role": "tool", "content": "r", "tool_call_id": "#0"},
+    a = [
+        HumanMessage("q", id="1"),
+        AIMessage("", id="2", response_metadata={"x": 1}, tool_calls=[{"name": "t", "args": {"k": 1}, "id": "call_A"}]),
+        ToolMessage("r", tool_call_id="call_A", id="3"),
     ]
+    b = [
+        HumanMessage("q", id="9"),
+        AIMessage(
+            "",
+            id="8",
+            usage_metadata={"input_tokens": 1, "output_tokens": 1, "total_tokens": 2},
+            tool_calls=[{"name": "t", "args": {"k": 1}, "id": "toolu_Z"}],
+        ),
+        ToolMessage("r", tool_call_id="toolu_Z", id="7"),
+    ]
+    assert (
+        canonical_messages(a)
+        == canonical_messages(b)
+        == [
+            {"role": "human", "content": "q"},
+            {"role": "ai", "content": "", "tool_calls": [{"name": "t", "args": {"k": 1}, "id": "#0"}]},
+            {"role": "tool", "content": "r", "tool_call_id": "#0"},
+        ]
+    )
     assert build_response_cache_key(inputs(prompt=a)) == build_response_cache_key(inputs(prompt=b))
 
 
@@ -62,9 +78,13 @@ def test_tool_result_pairing_counts() -> None:
 def test_every_field_counts() -> None:
     base = build_response_cache_key(inputs())
     variants = [
-        inputs(agent_id="other"), inputs(step_number=1), inputs(prompt=[SystemMessage("sys"), HumanMessage("hi!")]),
-        inputs(prompt=[SystemMessage("sys2"), HumanMessage("hi")]), inputs(tool_choice="any"),
-        inputs(settings={"temperature": 0.2}), inputs(model=model_identity(ScriptedChatModel(temperature=0.3))),
+        inputs(agent_id="other"),
+        inputs(step_number=1),
+        inputs(prompt=[SystemMessage("sys"), HumanMessage("hi!")]),
+        inputs(prompt=[SystemMessage("sys2"), HumanMessage("hi")]),
+        inputs(tool_choice="any"),
+        inputs(settings={"temperature": 0.2}),
+        inputs(model=model_identity(ScriptedChatModel(temperature=0.3))),
         inputs(tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}]),
     ]
     keys = {build_response_cache_key(v) for v in variants}
@@ -76,17 +96,30 @@ def test_image_bytes_key_by_content() -> None:
         return [HumanMessage(content=[{"type": "image", "base64": data, "mime_type": "image/png"}])]
 
     assert build_response_cache_key(inputs(prompt=with_image(b"\x89PNG-a"))) != build_response_cache_key(
-        inputs(prompt=with_image(b"\x89PNG-b")))
+        inputs(prompt=with_image(b"\x89PNG-b"))
+    )
     assert build_response_cache_key(inputs(prompt=with_image(b"same"))) == build_response_cache_key(
-        inputs(prompt=with_image(b"same")))
+        inputs(prompt=with_image(b"same"))
+    )
 
 
 def test_step_number() -> None:
     tc = [{"name": "t", "args": {}, "id": "a"}]
     assert step_number([HumanMessage("q")]) == 0
     assert step_number([HumanMessage("q"), AIMessage("", tool_calls=tc), ToolMessage("r", tool_call_id="a")]) == 1
-    assert step_number([HumanMessage("q"), AIMessage("a"), HumanMessage("q2"), AIMessage("", tool_calls=tc),
-                        ToolMessage("r", tool_call_id="a"), AIMessage("", tool_calls=tc)]) == 2
+    assert (
+        step_number(
+            [
+                HumanMessage("q"),
+                AIMessage("a"),
+                HumanMessage("q2"),
+                AIMessage("", tool_calls=tc),
+                ToolMessage("r", tool_call_id="a"),
+                AIMessage("", tool_calls=tc),
+            ]
+        )
+        == 2
+    )
     assert step_number([AIMessage("greeting")]) == 1
 
 

@@ -120,8 +120,9 @@ async def test_agent_astream_stopped_early_writes_nothing(server_cache: Any) -> 
 
     (In create_agent the model node gathers the whole reply before the response hook, so a partial reply can never
     be stored; a node that does finish has a complete, billed reply.)"""
-    agent = create_agent(SlowStream(replies=["one two three four five"]), tools=[],
-                         middleware=[ResponseCache(server_cache)])
+    agent = create_agent(
+        SlowStream(replies=["one two three four five"]), tools=[], middleware=[ResponseCache(server_cache)]
+    )
     stream = agent.astream({"messages": [HumanMessage("q")]}, stream_mode="messages")
     async for chunk, _meta in stream:
         assert chunk.content == "one "

@@ -94,12 +94,16 @@ class AnchoredTailStrategy(CacheStrategy):
     lookback_blocks = LOOKBACK_BLOCKS
 
     @classmethod
-    def tools_point_wanted(cls, model_info: ModelInfo, tool_tokens: int, has_system_prompt: bool,
-                           budget: int) -> bool:
+    def tools_point_wanted(cls, model_info: ModelInfo, tool_tokens: int, has_system_prompt: bool, budget: int) -> bool:
         """The anchor on the tools: only without a system prompt (else the system point covers the tools), where
         tools are cachable (never Nova), when the specs reach the minimum and a slot stays free for the tail."""
-        return (not has_system_prompt and budget >= 2 and "tools" in model_info.cachable_fields
-                and not model_info.is_nova and tool_tokens >= model_info.min_tokens_per_cache_point)
+        return (
+            not has_system_prompt
+            and budget >= 2
+            and "tools" in model_info.cachable_fields
+            and not model_info.is_nova
+            and tool_tokens >= model_info.min_tokens_per_cache_point
+        )
 
     def determine_optimal_cache_points(self) -> CacheResult:
         """The :class:`CacheResult` of :meth:`plan` (placements ascending; ``tokens_covered`` per the seed)."""
@@ -123,8 +127,12 @@ class AnchoredTailStrategy(CacheStrategy):
         left -= self._slot_cost(tail)
         previous = self._previous_tail(tail)
         bridge = None
-        if (previous is not None and previous != tail and left >= self._slot_cost(previous)
-                and self.blocks_between(previous + 1, tail) > self.lookback_blocks):
+        if (
+            previous is not None
+            and previous != tail
+            and left >= self._slot_cost(previous)
+            and self.blocks_between(previous + 1, tail) > self.lookback_blocks
+        ):
             bridge, left = previous, left - self._slot_cost(previous)
         anchor = want_anchor and left > 0
         left -= int(anchor)
@@ -143,7 +151,7 @@ class AnchoredTailStrategy(CacheStrategy):
     def blocks_between(self, start: int, end: int) -> int:
         """Content blocks of messages ``start..end`` inclusive (cache points excluded; a string is one block)."""
         total = 0
-        for message in self.config.messages[start:end + 1]:
+        for message in self.config.messages[start : end + 1]:
             content = message.get("content")
             if isinstance(content, str):
                 total += 1 if content else 0
@@ -160,8 +168,9 @@ class AnchoredTailStrategy(CacheStrategy):
         """Placements for ascending ``indices``, ``tokens_covered`` from the previous point (the seed's rule)."""
         out, start = [], 0
         for index in indices:
-            out.append(CachePointPlacement(index, "message", self.tokens_between(start, index),
-                                           self.fingerprint(index)))
+            out.append(
+                CachePointPlacement(index, "message", self.tokens_between(start, index), self.fingerprint(index))
+            )
             start = index + 1
         return out
 
@@ -171,8 +180,11 @@ class AnchoredTailStrategy(CacheStrategy):
             return None
         last = max(previous, key=lambda p: p.index)
         index = last.index
-        if index <= tail and self.point_allowed_after(index) and (
-                last.fingerprint is None or self.fingerprint(index) == last.fingerprint):
+        if (
+            index <= tail
+            and self.point_allowed_after(index)
+            and (last.fingerprint is None or self.fingerprint(index) == last.fingerprint)
+        ):
             return index
         if last.fingerprint is None:
             return None

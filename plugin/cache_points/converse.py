@@ -129,8 +129,12 @@ def place_cache_points(
     tools_point = False
     tool_tokens = tool_spec_tokens(new_tools) if new_tools else 0
     system_has_manual = any(map(is_cache_point, system))
-    if (cache_tools and new_tools and not any(map(is_cache_point, new_tools))
-            and strategy.tools_point_wanted(model_info, tool_tokens, bool(system), budget)):
+    if (
+        cache_tools
+        and new_tools
+        and not any(map(is_cache_point, new_tools))
+        and strategy.tools_point_wanted(model_info, tool_tokens, bool(system), budget)
+    ):
         new_tools.append(cache_point_block(ttl))
         tools_point = True
         budget -= 1
@@ -140,13 +144,21 @@ def place_cache_points(
         counter = count_tokens or default_count_tokens
         counted = counter({"role": "system", "content": [b for b in system if not is_cache_point(b)]})
         prefix_tokens += CacheStrategy.checked_count(counted, "system_prompt")
-    config = CacheStrategyConfig(model_info, None if system_has_manual else (list(system) or None), list(messages),
-                                 previous_placements=previous_placements, count_tokens=count_tokens,
-                                 max_points=budget, ttl=ttl, prefix_tokens=prefix_tokens)
+    config = CacheStrategyConfig(
+        model_info,
+        None if system_has_manual else (list(system) or None),
+        list(messages),
+        previous_placements=previous_placements,
+        count_tokens=count_tokens,
+        max_points=budget,
+        ttl=ttl,
+        prefix_tokens=prefix_tokens,
+    )
     result = strategy(config).determine_optimal_cache_points()
     new_system = list(system) if system_has_manual else result.system
-    plan = ConversePlan(new_system, result.messages, new_tools, result.placements, result.system_cache_point,
-                        tools_point, manual)
+    plan = ConversePlan(
+        new_system, result.messages, new_tools, result.placements, result.system_cache_point, tools_point, manual
+    )
     if manual:
         fit_added_ttls(plan.system, plan.messages, plan.tools, _added_point_ids(plan, system, messages, tools), ttl)
     return plan
@@ -184,18 +196,23 @@ def _tool_list(tools: Any) -> list[Any] | None:
     """``tools`` as a list (``None`` stays ``None``)."""
     if tools is None:
         return None
-    return _dict_list(tools, "tools", "a list of Converse tool entries (toolConfig['tools']) or None",
-                      "a Converse tool entry")
+    return _dict_list(
+        tools, "tools", "a list of Converse tool entries (toolConfig['tools']) or None", "a Converse tool entry"
+    )
 
 
 def _check_messages(messages: Any) -> None:
     _dict_list(messages, "messages", "a list of dicts", "with 'role' and 'content'")
 
 
-def _added_point_ids(plan: ConversePlan, system: Sequence[Any], messages: Sequence[Mapping[str, Any]],
-                     tools: Sequence[Any] | None) -> set[int]:
+def _added_point_ids(
+    plan: ConversePlan, system: Sequence[Any], messages: Sequence[Mapping[str, Any]], tools: Sequence[Any] | None
+) -> set[int]:
     """``id()`` of every cachePoint block in ``plan`` that is not one of the caller's (the inputs' blocks are shared
     with the plan, not copied, so identity tells them apart)."""
     before = {id(blocks[i]) for _, blocks, i in iter_cache_points(system, messages, tools)}
-    return {id(blocks[i]) for _, blocks, i in iter_cache_points(plan.system, plan.messages, plan.tools)
-            if id(blocks[i]) not in before}
+    return {
+        id(blocks[i])
+        for _, blocks, i in iter_cache_points(plan.system, plan.messages, plan.tools)
+        if id(blocks[i]) not in before
+    }

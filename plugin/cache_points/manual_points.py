@@ -28,8 +28,9 @@ from promptcache.cache_points.strategy import cache_point_block, is_cache_point
 __all__ = ["check_manual_layout", "count_manual_cache_points", "fit_added_ttls", "iter_cache_points"]
 
 
-def iter_cache_points(system: Sequence[Any], messages: Sequence[Mapping[str, Any]],
-                      tools: Sequence[Any] | None) -> Iterator[tuple[str, list[Any] | Sequence[Any], int]]:
+def iter_cache_points(
+    system: Sequence[Any], messages: Sequence[Mapping[str, Any]], tools: Sequence[Any] | None
+) -> Iterator[tuple[str, list[Any] | Sequence[Any], int]]:
     """Every ``cachePoint`` block in prefix order (tools, system, messages) as ``(where, blocks, index)``.
 
     ``where`` names the position (``"tools[1]"``, ``"system[2]"``, ``"messages[3].content[1]"``); ``blocks[index]`` is
@@ -47,8 +48,9 @@ def iter_cache_points(system: Sequence[Any], messages: Sequence[Mapping[str, Any
                     yield f"messages[{m}].content[{i}]", content, i
 
 
-def count_manual_cache_points(system: Sequence[Any], messages: Sequence[Mapping[str, Any]],
-                              tools: Sequence[Any] | None) -> int:
+def count_manual_cache_points(
+    system: Sequence[Any], messages: Sequence[Mapping[str, Any]], tools: Sequence[Any] | None
+) -> int:
     """``cachePoint`` blocks already present in the request (tools, system, and list-valued message contents)."""
     return sum(1 for _ in iter_cache_points(system, messages, tools))
 
@@ -58,8 +60,9 @@ def _ttl_of(block: Mapping[str, Any]) -> Any:
     return "5m" if ttl is None else ttl
 
 
-def check_manual_layout(model_info: ModelInfo, system: Sequence[Any], messages: Sequence[Mapping[str, Any]],
-                        tools: Sequence[Any] | None) -> int:
+def check_manual_layout(
+    model_info: ModelInfo, system: Sequence[Any], messages: Sequence[Mapping[str, Any]], tools: Sequence[Any] | None
+) -> int:
     """Validate the caller's own points against the rules in the module docstring; return how many there are.
 
     Args:
@@ -78,29 +81,36 @@ def check_manual_layout(model_info: ModelInfo, system: Sequence[Any], messages: 
         limit = min(limit, model_info.max_cache_points)
     if len(points) > limit:
         where = ", ".join(p[0] for p in points)
-        raise ValueError(f"the request already holds {len(points)} cachePoint blocks ({where}); "
-                         f"{model_info.model_id or 'this model'} accepts at most {limit} per request (Bedrock "
-                         f"prompt caching limit); remove {len(points) - limit} of them")
+        raise ValueError(
+            f"the request already holds {len(points)} cachePoint blocks ({where}); "
+            f"{model_info.model_id or 'this model'} accepts at most {limit} per request (Bedrock "
+            f"prompt caching limit); remove {len(points) - limit} of them"
+        )
     shortest: tuple[str, str] | None = None  # (where, ttl) of the earliest 5m point seen so far
     for where, blocks, i in points:
         ttl = _ttl_of(blocks[i])
         if ttl not in TTLS:
             raise ValueError(f"cachePoint ttl at {where} must be one of {list(TTLS)} (or omitted), got {ttl!r}")
         if model_info.supports_prompt_cache and ttl not in model_info.allowed_ttls:
-            raise ValueError(f"cachePoint ttl {ttl!r} at {where} is not allowed for model "
-                             f"{model_info.model_id or '<custom>'!r}; allowed: {list(model_info.allowed_ttls)} "
-                             f"(source: {model_info.source}; pass a ModelInfo with allowed_ttls to override)")
+            raise ValueError(
+                f"cachePoint ttl {ttl!r} at {where} is not allowed for model "
+                f"{model_info.model_id or '<custom>'!r}; allowed: {list(model_info.allowed_ttls)} "
+                f"(source: {model_info.source}; pass a ModelInfo with allowed_ttls to override)"
+            )
         if shortest is None and ttl == TTLS[0]:
             shortest = (where, ttl)
         elif shortest is not None and TTLS.index(ttl) > TTLS.index(shortest[1]):
-            raise ValueError(f"cachePoint ttl {ttl!r} at {where} follows a {shortest[1]!r} cache point at "
-                             f"{shortest[0]}; Bedrock requires cache TTLs to be non-increasing along tools -> "
-                             f"system -> messages")
+            raise ValueError(
+                f"cachePoint ttl {ttl!r} at {where} follows a {shortest[1]!r} cache point at "
+                f"{shortest[0]}; Bedrock requires cache TTLs to be non-increasing along tools -> "
+                f"system -> messages"
+            )
     return len(points)
 
 
-def fit_added_ttls(system: list[Any], messages: list[dict[str, Any]], tools: list[Any] | None,
-                   added: set[int], ttl: str | None) -> None:
+def fit_added_ttls(
+    system: list[Any], messages: list[dict[str, Any]], tools: list[Any] | None, added: set[int], ttl: str | None
+) -> None:
     """Give each point placement added (``id(block) in added``) a TTL that keeps TTLs non-increasing, in place.
 
     An added point takes the configured ``ttl`` (``None`` = ``"5m"``), lowered to the shortest TTL of a caller's

@@ -44,8 +44,10 @@ TTLS = ("5m", "1h")
 
 _GUIDE = "AWS Bedrock user guide, prompt-caching.html (Supported models, regions, and limits)"
 _GUIDE_1H = _GUIDE + "; 1-hour TTL per the same page's TTL section"
-_NOT_IN_GUIDE = ("absent from " + _GUIDE + ": Bedrock offers no prompt caching on this model; context and output "
-                 "limits from Anthropic's models overview (legacy models)")
+_NOT_IN_GUIDE = (
+    "absent from " + _GUIDE + ": Bedrock offers no prompt caching on this model; context and output "
+    "limits from Anthropic's models overview (legacy models)"
+)
 _REGION_PREFIXES = frozenset({"us", "eu", "apac", "global", "au", "ca", "jp", "in", "us-gov"})
 
 
@@ -91,13 +93,16 @@ class ModelInfo:
             if value < 0:
                 raise ValueError(f"ModelInfo.{name} must be >= 0, got {value!r}")
         if not isinstance(self.supports_prompt_cache, bool):
-            raise TypeError(f"ModelInfo.supports_prompt_cache must be a bool, got "
-                            f"{type(self.supports_prompt_cache).__name__}: {self.supports_prompt_cache!r}")
+            raise TypeError(
+                f"ModelInfo.supports_prompt_cache must be a bool, got "
+                f"{type(self.supports_prompt_cache).__name__}: {self.supports_prompt_cache!r}"
+            )
         fields = tuple(self.cachable_fields) if not isinstance(self.cachable_fields, str) else (self.cachable_fields,)
         unknown = [f for f in fields if f not in CACHABLE_FIELDS]
         if unknown:
-            raise ValueError(f"ModelInfo.cachable_fields has unknown field(s) {unknown!r}; allowed: "
-                             f"{sorted(CACHABLE_FIELDS)}")
+            raise ValueError(
+                f"ModelInfo.cachable_fields has unknown field(s) {unknown!r}; allowed: {sorted(CACHABLE_FIELDS)}"
+            )
         ttls = tuple(self.allowed_ttls) if not isinstance(self.allowed_ttls, str) else (self.allowed_ttls,)
         bad = [t for t in ttls if t not in TTLS]
         if bad:
@@ -131,34 +136,59 @@ class ModelInfo:
         if ttl is None:
             return None
         if ttl not in self.allowed_ttls:
-            raise ValueError(f"cache TTL {ttl!r} is not allowed for model {self.model_id or '<custom>'!r}; "
-                             f"allowed: {list(self.allowed_ttls)} (source: {self.source})")
+            raise ValueError(
+                f"cache TTL {ttl!r} is not allowed for model {self.model_id or '<custom>'!r}; "
+                f"allowed: {list(self.allowed_ttls)} (source: {self.source})"
+            )
         return ttl
 
 
 def _claude(model_id: str, max_tokens: int, context: int, min_tokens: int, one_hour: bool) -> ModelInfo:
     return ModelInfo(
-        max_tokens=max_tokens, context_window=context, supports_prompt_cache=True, max_cache_points=4,
-        min_tokens_per_cache_point=min_tokens, cachable_fields=("system", "messages", "tools"),
-        allowed_ttls=("5m", "1h") if one_hour else ("5m",), source=_GUIDE_1H if one_hour else _GUIDE,
-        model_id=model_id, provider="anthropic")
+        max_tokens=max_tokens,
+        context_window=context,
+        supports_prompt_cache=True,
+        max_cache_points=4,
+        min_tokens_per_cache_point=min_tokens,
+        cachable_fields=("system", "messages", "tools"),
+        allowed_ttls=("5m", "1h") if one_hour else ("5m",),
+        source=_GUIDE_1H if one_hour else _GUIDE,
+        model_id=model_id,
+        provider="anthropic",
+    )
 
 
 def _claude_uncached(model_id: str, max_tokens: int, context: int) -> ModelInfo:
     # A Claude model Bedrock serves but without prompt caching: not in the guide's table, and Bedrock refuses any
     # cachePoint on it ("You invoked an unsupported model or your request did not allow prompt caching").
     return ModelInfo(
-        max_tokens=max_tokens, context_window=context, supports_prompt_cache=False, max_cache_points=0,
-        min_tokens_per_cache_point=0, cachable_fields=(), allowed_ttls=("5m",), source=_NOT_IN_GUIDE,
-        model_id=model_id, provider="anthropic")
+        max_tokens=max_tokens,
+        context_window=context,
+        supports_prompt_cache=False,
+        max_cache_points=0,
+        min_tokens_per_cache_point=0,
+        cachable_fields=(),
+        allowed_ttls=("5m",),
+        source=_NOT_IN_GUIDE,
+        model_id=model_id,
+        provider="anthropic",
+    )
 
 
 def _nova(model_id: str, max_tokens: int, context: int) -> ModelInfo:
     # Nova: 1K minimum, 4 points, system + messages only (tools cannot be cached), 5-minute TTL only.
     return ModelInfo(
-        max_tokens=max_tokens, context_window=context, supports_prompt_cache=True, max_cache_points=4,
-        min_tokens_per_cache_point=1_000, cachable_fields=("system", "messages"), allowed_ttls=("5m",),
-        source=_GUIDE, model_id=model_id, provider="amazon")
+        max_tokens=max_tokens,
+        context_window=context,
+        supports_prompt_cache=True,
+        max_cache_points=4,
+        min_tokens_per_cache_point=1_000,
+        cachable_fields=("system", "messages"),
+        allowed_ttls=("5m",),
+        source=_GUIDE,
+        model_id=model_id,
+        provider="amazon",
+    )
 
 
 #: Known models, keyed by the stem of their base model id (matched as a prefix, longest first).
@@ -190,6 +220,7 @@ MODEL_INFO: dict[str, ModelInfo] = {
         _nova("amazon.nova-premier-v1:0", 32_000, 1_000_000),
     )
 }
+
 
 def _stem(model_id: str) -> str:
     """The prefix a table id matches by: without ``:<n>`` and the ``-v<n>`` version suffix
@@ -231,13 +262,23 @@ def resolve_model_id(model_id: str) -> str:
 def _default_for(base: str) -> ModelInfo:
     if base.startswith("anthropic.claude"):
         return _claude(base, 8_192, 200_000, 4_096, False).with_overrides(
-            source="promptcache conservative default for an unknown Claude model (strictest minimum in " + _GUIDE + ")")
+            source="promptcache conservative default for an unknown Claude model (strictest minimum in " + _GUIDE + ")"
+        )
     if base.startswith("amazon.nova"):
         return _nova(base, 10_000, 128_000).with_overrides(
-            source="promptcache conservative default for an unknown Nova model (" + _GUIDE + ")")
-    return ModelInfo(max_tokens=4_096, context_window=128_000, supports_prompt_cache=False, max_cache_points=0,
-                     min_tokens_per_cache_point=4_096, cachable_fields=("system", "messages"), allowed_ttls=("5m",),
-                     source="promptcache conservative default: model not in " + _GUIDE, model_id=base)
+            source="promptcache conservative default for an unknown Nova model (" + _GUIDE + ")"
+        )
+    return ModelInfo(
+        max_tokens=4_096,
+        context_window=128_000,
+        supports_prompt_cache=False,
+        max_cache_points=0,
+        min_tokens_per_cache_point=4_096,
+        cachable_fields=("system", "messages"),
+        allowed_ttls=("5m",),
+        source="promptcache conservative default: model not in " + _GUIDE,
+        model_id=base,
+    )
 
 
 def get_model_info(model_id: str, **overrides: Any) -> ModelInfo:
@@ -268,8 +309,13 @@ def get_model_info(model_id: str, **overrides: Any) -> ModelInfo:
             first = base not in _warned
             _warned.add(base)
         if first:
-            logger.warning("promptcache: model %r is not in the Bedrock prompt-caching table; using a conservative "
-                           "default (%s). Pass cache_model_info=get_model_info(%r, min_tokens_per_cache_point=..., "
-                           "max_cache_points=...) to CachePointChatBedrockConverse / BedrockCachePoints to set its "
-                           "limits.", model_id, info.source, model_id)
+            logger.warning(
+                "promptcache: model %r is not in the Bedrock prompt-caching table; using a conservative "
+                "default (%s). Pass cache_model_info=get_model_info(%r, min_tokens_per_cache_point=..., "
+                "max_cache_points=...) to CachePointChatBedrockConverse / BedrockCachePoints to set its "
+                "limits.",
+                model_id,
+                info.source,
+                model_id,
+            )
     return info.with_overrides(**overrides) if overrides else info

@@ -52,8 +52,12 @@ class MultiPointStrategy(CacheStrategy):
             return self.format_without_cache_points()
         remaining = self.point_budget()
         system_point = False
-        if (remaining > 0 and "system" in info.cachable_fields and config.system_prompt
-                and self.meets_min_token_threshold(self.system_token_count)):
+        if (
+            remaining > 0
+            and "system" in info.cachable_fields
+            and config.system_prompt
+            and self.meets_min_token_threshold(self.system_token_count)
+        ):
             system_point = True
             remaining -= 1
         placements: list[CachePointPlacement] = []
@@ -88,7 +92,7 @@ class MultiPointStrategy(CacheStrategy):
         new_tokens = self.tokens_between(last_kept + 1, last_index)
         gap, closing = self._smallest_gap(kept)
         if new_tokens > gap * REALLOCATION_INCREASE:
-            rest = kept[:closing] + kept[closing + 1:]
+            rest = kept[:closing] + kept[closing + 1 :]
             moved = self.find_optimal_placement_for_range(rest[-1] + 1, last_index, min_tokens)
             return self._placements([*rest, moved.index] if moved else rest)
         return self._placements(kept)
@@ -108,7 +112,9 @@ class MultiPointStrategy(CacheStrategy):
     def _placements(self, indices: list[int]) -> list[CachePointPlacement]:
         out, start = [], 0
         for index in indices:
-            out.append(CachePointPlacement(index, "message", self.tokens_between(start, index), self.fingerprint(index)))
+            out.append(
+                CachePointPlacement(index, "message", self.tokens_between(start, index), self.fingerprint(index))
+            )
             start = index + 1
         return out
 

@@ -68,8 +68,12 @@ class CachePointPlacement:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (what the placement store keeps)."""
-        return {"index": self.index, "type": self.type, "tokens_covered": self.tokens_covered,
-                "fingerprint": self.fingerprint}
+        return {
+            "index": self.index,
+            "type": self.type,
+            "tokens_covered": self.tokens_covered,
+            "fingerprint": self.fingerprint,
+        }
 
     @classmethod
     def from_value(cls, value: Any) -> CachePointPlacement:
@@ -81,9 +85,12 @@ class CachePointPlacement:
         if isinstance(value, CachePointPlacement):
             placement = value
         elif isinstance(value, Mapping):
-            placement = cls(index=value.get("index"), type=value.get("type", "message"),  # type: ignore[arg-type]
-                            tokens_covered=value.get("tokens_covered", value.get("tokensCovered", 0)),
-                            fingerprint=value.get("fingerprint"))
+            placement = cls(
+                index=value.get("index"),
+                type=value.get("type", "message"),  # type: ignore[arg-type]
+                tokens_covered=value.get("tokens_covered", value.get("tokensCovered", 0)),
+                fingerprint=value.get("fingerprint"),
+            )
         else:
             raise TypeError(f"previous placement must be a CachePointPlacement or dict, got {value!r}")
         if isinstance(placement.index, bool) or not isinstance(placement.index, int) or placement.index < 0:
@@ -173,8 +180,9 @@ class CacheStrategyConfig:
         self.previous_placements = [CachePointPlacement.from_value(p) for p in (self.previous_placements or [])]
         if self.count_tokens is not None and not callable(self.count_tokens):
             raise TypeError(f"count_tokens must be callable, got {self.count_tokens!r}")
-        if self.max_points is not None and (isinstance(self.max_points, bool) or not isinstance(self.max_points, int)
-                                            or self.max_points < 0):
+        if self.max_points is not None and (
+            isinstance(self.max_points, bool) or not isinstance(self.max_points, int) or self.max_points < 0
+        ):
             raise ValueError(f"max_points must be an int >= 0, got {self.max_points!r}")
         if isinstance(self.prefix_tokens, bool) or not isinstance(self.prefix_tokens, int) or self.prefix_tokens < 0:
             raise ValueError(f"prefix_tokens must be an int >= 0, got {self.prefix_tokens!r}")
@@ -195,18 +203,22 @@ class CacheStrategy(ABC):
         self.model_info = config.model_info
         self._count = config.count_tokens or default_count_tokens
         self.system_token_count = self._calculate_system_tokens()
-        self.message_tokens = [self.checked_count(self._count(m), f"messages[{i}]")
-                               for i, m in enumerate(config.messages)]
+        self.message_tokens = [
+            self.checked_count(self._count(m), f"messages[{i}]") for i, m in enumerate(config.messages)
+        ]
         self._prefix = [0, *itertools.accumulate(self.message_tokens)]
 
     @classmethod
-    def tools_point_wanted(cls, model_info: ModelInfo, tool_tokens: int, has_system_prompt: bool,
-                           budget: int) -> bool:
+    def tools_point_wanted(cls, model_info: ModelInfo, tool_tokens: int, has_system_prompt: bool, budget: int) -> bool:
         """Whether :func:`promptcache.cache_points.place_cache_points` puts a point after the tool specs (before the
         strategy runs; it takes one of ``budget`` slots). Default (the multi-point rule): tools are a cachable field
         (never on Nova) and the specs alone reach the minimum."""
-        return (budget > 0 and "tools" in model_info.cachable_fields and not model_info.is_nova
-                and tool_tokens >= model_info.min_tokens_per_cache_point)
+        return (
+            budget > 0
+            and "tools" in model_info.cachable_fields
+            and not model_info.is_nova
+            and tool_tokens >= model_info.min_tokens_per_cache_point
+        )
 
     @abstractmethod
     def determine_optimal_cache_points(self) -> CacheResult:
@@ -271,8 +283,9 @@ class CacheStrategy(ABC):
         if isinstance(last, Mapping):
             if any(k in last for k in _REASONING_KEYS) or last.get("type") in _REASONING_TYPES:
                 return False
-            if self.model_info.is_nova and (any(k in last for k in _NOVA_BAD_KEYS)
-                                            or last.get("type") in _NOVA_BAD_TYPES):
+            if self.model_info.is_nova and (
+                any(k in last for k in _NOVA_BAD_KEYS) or last.get("type") in _NOVA_BAD_TYPES
+            ):
                 return False
         return True
 
@@ -294,8 +307,11 @@ class CacheStrategy(ABC):
         system = self.config.system_prompt
         if not system:
             return []
-        blocks = [{"text": system}] if isinstance(system, str) else [dict(b) if isinstance(b, Mapping) else b
-                                                                      for b in system]
+        blocks = (
+            [{"text": system}]
+            if isinstance(system, str)
+            else [dict(b) if isinstance(b, Mapping) else b for b in system]
+        )
         if with_point:
             blocks.append(self.create_cache_point())
         return blocks
@@ -316,9 +332,14 @@ class CacheStrategy(ABC):
 
     def format_result(self, system_point: bool, placements: Sequence[CachePointPlacement]) -> CacheResult:
         """Build the :class:`CacheResult` (copies only)."""
-        return CacheResult(system=self.system_blocks(system_point), messages=self.apply_cache_points(placements),
-                           placements=list(placements), system_cache_point=system_point,
-                           system_tokens=self.system_token_count, message_tokens=list(self.message_tokens))
+        return CacheResult(
+            system=self.system_blocks(system_point),
+            messages=self.apply_cache_points(placements),
+            placements=list(placements),
+            system_cache_point=system_point,
+            system_tokens=self.system_token_count,
+            message_tokens=list(self.message_tokens),
+        )
 
     def format_without_cache_points(self) -> CacheResult:
         """The result with no cache points at all."""

@@ -185,8 +185,10 @@ class InMemoryIntentionBackend(IntentionBackend):
     """
 
     def __init__(self, max_memories_per_user: int = DEFAULT_MAX_MEMORIES_PER_USER) -> None:
-        if isinstance(max_memories_per_user, bool) or not isinstance(max_memories_per_user, int) or (
-            max_memories_per_user < 1
+        if (
+            isinstance(max_memories_per_user, bool)
+            or not isinstance(max_memories_per_user, int)
+            or (max_memories_per_user < 1)
         ):
             raise ValueError(f"max_memories_per_user must be an int >= 1, got {max_memories_per_user!r}")
         self.max_memories_per_user = max_memories_per_user

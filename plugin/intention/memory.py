@@ -121,8 +121,9 @@ class IntentionMemory:
         self._prepared: LRUCache[tuple[str, ...], Any] = LRUCache(maxsize=64)
 
     # -- store -----------------------------------------------------------------------------------------------
-    def _prepare(self, user_id: Any, intention: Any, result: Any, tool: Any, args: Any) -> tuple[str, MemoryRecord,
-                                                                                                  bytes]:
+    def _prepare(
+        self, user_id: Any, intention: Any, result: Any, tool: Any, args: Any
+    ) -> tuple[str, MemoryRecord, bytes]:
         user = check_user(user_id)
         normalized = normalize_intention(intention)
         check_call(tool, args)
@@ -193,8 +194,7 @@ class IntentionMemory:
             return group, 1.0, "exact"
         return None if exact_only or self.threshold >= 1.0 else True
 
-    def _find(self, user: str, intention: str, tool: Any, args: Any, exact_only: bool) -> tuple[_Picked | None,
-                                                                                                  float]:
+    def _find(self, user: str, intention: str, tool: Any, args: Any, exact_only: bool) -> tuple[_Picked | None, float]:
         now = self.clock()
         records = filter_records(self.backend.records(user, now), tool, args)
         picked = self._exact(records, normalize_intention(intention), exact_only)
@@ -203,8 +203,9 @@ class IntentionMemory:
             picked = self._pick_similar(records, intention, query, self._stale_features(records))
         return picked, now
 
-    async def _afind(self, user: str, intention: str, tool: Any, args: Any, exact_only: bool) -> tuple[
-            _Picked | None, float]:
+    async def _afind(
+        self, user: str, intention: str, tool: Any, args: Any, exact_only: bool
+    ) -> tuple[_Picked | None, float]:
         now = self.clock()
         records = filter_records(await self.backend.arecords(user, now), tool, args)
         picked = self._exact(records, normalize_intention(intention), exact_only)
@@ -220,8 +221,9 @@ class IntentionMemory:
             picked = self._pick_similar(records, intention, query, stale)
         return picked, now
 
-    def _lookup(self, user_id: Any, intention: Any, tool: Any, args: Any, exact_only: bool, fail_open: bool,
-                first: bool) -> list[IntentionMatch]:
+    def _lookup(
+        self, user_id: Any, intention: Any, tool: Any, args: Any, exact_only: bool, fail_open: bool, first: bool
+    ) -> list[IntentionMatch]:
         user = _check_lookup(user_id, intention, tool, args)
         try:
             picked, now = self._find(user, intention, tool, args, exact_only)
@@ -240,8 +242,9 @@ class IntentionMemory:
         self._corrupt(user, corrupt)
         return matches
 
-    async def _alookup(self, user_id: Any, intention: Any, tool: Any, args: Any, exact_only: bool, fail_open: bool,
-                       first: bool) -> list[IntentionMatch]:
+    async def _alookup(
+        self, user_id: Any, intention: Any, tool: Any, args: Any, exact_only: bool, fail_open: bool, first: bool
+    ) -> list[IntentionMatch]:
         user = _check_lookup(user_id, intention, tool, args)
         try:
             picked, now = await self._afind(user, intention, tool, args, exact_only)
@@ -260,8 +263,16 @@ class IntentionMemory:
         await self._acorrupt(user, corrupt)
         return matches
 
-    def retrieve(self, user_id: str, intention: str, *, tool: str | None = None, args: Any = None,
-                 exact_only: bool = False, fail_open: bool = True) -> IntentionMatch | None:
+    def retrieve(
+        self,
+        user_id: str,
+        intention: str,
+        *,
+        tool: str | None = None,
+        args: Any = None,
+        exact_only: bool = False,
+        fail_open: bool = True,
+    ) -> IntentionMatch | None:
         """The most recent memory of ``user_id`` under the intention that answers ``intention``, or ``None``.
 
         Which stored intention answers is decided as the module docstring says; an intention can hold several
@@ -281,14 +292,30 @@ class IntentionMemory:
         matches = self._lookup(user_id, intention, tool, args, exact_only, fail_open, first=True)
         return matches[0] if matches else None
 
-    async def aretrieve(self, user_id: str, intention: str, *, tool: str | None = None, args: Any = None,
-                        exact_only: bool = False, fail_open: bool = True) -> IntentionMatch | None:
+    async def aretrieve(
+        self,
+        user_id: str,
+        intention: str,
+        *,
+        tool: str | None = None,
+        args: Any = None,
+        exact_only: bool = False,
+        fail_open: bool = True,
+    ) -> IntentionMatch | None:
         """Async :meth:`retrieve`."""
         matches = await self._alookup(user_id, intention, tool, args, exact_only, fail_open, first=True)
         return matches[0] if matches else None
 
-    def retrieve_all(self, user_id: str, intention: str, *, tool: str | None = None, args: Any = None,
-                     exact_only: bool = False, fail_open: bool = True) -> list[IntentionMatch]:
+    def retrieve_all(
+        self,
+        user_id: str,
+        intention: str,
+        *,
+        tool: str | None = None,
+        args: Any = None,
+        exact_only: bool = False,
+        fail_open: bool = True,
+    ) -> list[IntentionMatch]:
         """Every memory stored under the intention that answers ``intention``, most recent first (``[]``: none).
 
         The same stored intention :meth:`retrieve` picks, with all its memories (one per tool call), their results
@@ -297,8 +324,16 @@ class IntentionMemory:
         """
         return self._lookup(user_id, intention, tool, args, exact_only, fail_open, first=False)
 
-    async def aretrieve_all(self, user_id: str, intention: str, *, tool: str | None = None, args: Any = None,
-                            exact_only: bool = False, fail_open: bool = True) -> list[IntentionMatch]:
+    async def aretrieve_all(
+        self,
+        user_id: str,
+        intention: str,
+        *,
+        tool: str | None = None,
+        args: Any = None,
+        exact_only: bool = False,
+        fail_open: bool = True,
+    ) -> list[IntentionMatch]:
         """Async :meth:`retrieve_all`."""
         return await self._alookup(user_id, intention, tool, args, exact_only, fail_open, first=False)
 
@@ -326,8 +361,9 @@ class IntentionMemory:
     def _note_corrupt(self, result_hashes: list[str]) -> bool:
         # An unreadable stored result is a miss (logged); it is dropped so the next store of it writes it again.
         if result_hashes:
-            self._warning.warn("promptcache: ignoring %d corrupt intention result(s); treating as a miss",
-                               len(result_hashes))
+            self._warning.warn(
+                "promptcache: ignoring %d corrupt intention result(s); treating as a miss", len(result_hashes)
+            )
         return bool(result_hashes)
 
     def _corrupt(self, user: str, result_hashes: list[str]) -> None:
@@ -399,5 +435,3 @@ class IntentionMemory:
 
 def _with_features(record: MemoryRecord, features: Any) -> MemoryRecord:
     return record if features is None else replace(record, features=features)
-
-

@@ -50,15 +50,56 @@ __all__ = [
 
 DEFAULT_SIDE_EFFECT_PREFIXES: tuple[str, ...] = (
     # the issue's default deny list
-    "send_", "delete_", "create_", "update_", "write_",
+    "send_",
+    "delete_",
+    "create_",
+    "update_",
+    "write_",
     # state-changing verbs seen in recorded agent traffic (tau-bench airline: book_reservation, cancel_reservation,
     # transfer_to_human_agents; update_reservation_* is covered above) and their common synonyms
-    "book_", "cancel_", "change_", "modify_", "transfer_", "edit_", "set_", "reset_",
-    "add_", "remove_", "insert_", "upsert_", "save_", "upload_", "submit_", "publish_", "deploy_", "execute_",
-    "post_", "put_", "patch_",
-    "pay_", "refund_", "charge_", "purchase_", "redeem_", "reserve_", "schedule_", "register_", "subscribe_",
-    "unsubscribe_", "enroll_", "join_", "leave_", "start_", "stop_",
-    "approve_", "reject_", "assign_", "grant_", "revoke_", "notify_", "email_",
+    "book_",
+    "cancel_",
+    "change_",
+    "modify_",
+    "transfer_",
+    "edit_",
+    "set_",
+    "reset_",
+    "add_",
+    "remove_",
+    "insert_",
+    "upsert_",
+    "save_",
+    "upload_",
+    "submit_",
+    "publish_",
+    "deploy_",
+    "execute_",
+    "post_",
+    "put_",
+    "patch_",
+    "pay_",
+    "refund_",
+    "charge_",
+    "purchase_",
+    "redeem_",
+    "reserve_",
+    "schedule_",
+    "register_",
+    "subscribe_",
+    "unsubscribe_",
+    "enroll_",
+    "join_",
+    "leave_",
+    "start_",
+    "stop_",
+    "approve_",
+    "reject_",
+    "assign_",
+    "grant_",
+    "revoke_",
+    "notify_",
+    "email_",
 )
 """Tool-name prefixes treated as side-effecting: their results are never stored, so never handed back from memory.
 
@@ -126,8 +167,9 @@ def _message_text(message: Any) -> str:
     return " ".join(p for p in parts if p)
 
 
-def current_intention(args: Mapping[str, Any] | None, messages: Sequence[Any],
-                      intention_arg: str = "intention") -> str | None:
+def current_intention(
+    args: Mapping[str, Any] | None, messages: Sequence[Any], intention_arg: str = "intention"
+) -> str | None:
     """The intention :class:`IntentionCache` files a tool call under (also used by ``promptcache replay``).
 
     Args:
@@ -263,8 +305,13 @@ class IntentionCache(Processor):
 
     def _lookup_kwargs(self, key: tuple[str, str, str, dict[str, Any]]) -> dict[str, Any]:
         user, intention, tool, args = key
-        return {"user_id": user, "intention": intention, "tool": tool, "args": args,
-                "exact_only": not self.serve_similar}
+        return {
+            "user_id": user,
+            "intention": intention,
+            "tool": tool,
+            "args": args,
+            "exact_only": not self.serve_similar,
+        }
 
     def _skip(self, exc: Exception) -> None:
         self._warning.warn("promptcache: IntentionCache could not store a tool result", exc=exc)
@@ -321,10 +368,20 @@ def served_message(tool_call: Mapping[str, Any], match: IntentionMatch) -> ToolM
     result = match.result
     ok_list = isinstance(result, list) and all(isinstance(b, (str, dict)) for b in result)
     content = result if isinstance(result, str) or ok_list else match.result_text()
-    meta = {"intention_cache": "hit", "kind": match.kind, "intention": match.intention,
-            "memory_id": match.memory_id, "age_s": round(match.age_s, 3)}
-    return ToolMessage(content=content, tool_call_id=tool_call.get("id") or "", name=tool_call.get("name"),
-                       status="success", response_metadata={"promptcache": meta})
+    meta = {
+        "intention_cache": "hit",
+        "kind": match.kind,
+        "intention": match.intention,
+        "memory_id": match.memory_id,
+        "age_s": round(match.age_s, 3),
+    }
+    return ToolMessage(
+        content=content,
+        tool_call_id=tool_call.get("id") or "",
+        name=tool_call.get("name"),
+        status="success",
+        response_metadata={"promptcache": meta},
+    )
 
 
 def _never_stored(tool: Any) -> bool:

@@ -29,7 +29,29 @@ _SENTENCE_END_RE = re.compile(r"[.!?:;\n]\s*$")
 NUMBER_WORDS: dict[str, str] = {
     w: str(i)
     for i, w in enumerate(
-        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"]
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
     )
 }
 # Capitalised words that are not names wherever they stand (the pronoun "I" and its contractions).
@@ -49,8 +71,9 @@ def validate_intention(intention: object, *, what: str = "intention") -> str:
     try:
         intention.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise ValueError(f"{what} must be valid Unicode text, got {intention!r} (a lone surrogate at index "
-                         f"{exc.start})") from None
+        raise ValueError(
+            f"{what} must be valid Unicode text, got {intention!r} (a lone surrogate at index {exc.start})"
+        ) from None
     if not normalize_intention_unchecked(intention):
         raise ValueError(f"{what} must contain at least one letter or digit, got {intention!r}")
     return intention
@@ -120,7 +143,14 @@ def anchors(text: str) -> Anchors:
             continue
         has_digit = any(c.isdigit() for c in tok)
         letters = [c for c in tok if c.isalpha()]
-        if has_digit and letters or len(letters) >= 2 and all(c.isupper() for c in letters) or tok[0].isupper() and not _starts_sentence(text, match.start()):
+        if (
+            has_digit
+            and letters
+            or len(letters) >= 2
+            and all(c.isupper() for c in letters)
+            or tok[0].isupper()
+            and not _starts_sentence(text, match.start())
+        ):
             entities.add(folded)
     return Anchors(frozenset(numbers), frozenset(entities))
 

@@ -100,13 +100,16 @@ def serialise_json(value: Any, what: str) -> bytes:
     if bad is not None:
         if bad[0] == "number":
             raise ValueError(f"{what} must hold finite numbers only (JSON has no NaN/infinity), got {bad[1]!r}")
-        raise TypeError(f"{what} must be a JSON value (str, number, bool, None, list, dict), got "
-                        f"{type(bad[1]).__name__}: {bad[1]!r}")
+        raise TypeError(
+            f"{what} must be a JSON value (str, number, bool, None, list, dict), got "
+            f"{type(bad[1]).__name__}: {bad[1]!r}"
+        )
     return data
 
 
-def to_match(record: MemoryRecord, score: float, kind: str, raw: bytes | None, now: float,
-             corrupt: list[str] | None = None) -> IntentionMatch | None:
+def to_match(
+    record: MemoryRecord, score: float, kind: str, raw: bytes | None, now: float, corrupt: list[str] | None = None
+) -> IntentionMatch | None:
     """The match for ``record`` with its stored result ``raw`` (``None`` when the result expired: no match).
 
     ``now`` and the record's creation time are epoch seconds (``age_s`` is their difference, at least 0). A ``raw``
@@ -133,8 +136,14 @@ def to_match(record: MemoryRecord, score: float, kind: str, raw: bytes | None, n
     )
 
 
-def to_matches(records: list[MemoryRecord], score: float, kind: str, raws: list[bytes | None],
-               now: float, corrupt: list[str] | None = None) -> list[IntentionMatch]:
+def to_matches(
+    records: list[MemoryRecord],
+    score: float,
+    kind: str,
+    raws: list[bytes | None],
+    now: float,
+    corrupt: list[str] | None = None,
+) -> list[IntentionMatch]:
     """:func:`to_match` for each record and its result, in order, leaving out records whose result expired or is
     corrupt (their hashes appended to ``corrupt``)."""
     out = [to_match(r, score, kind, raw, now, corrupt) for r, raw in zip(records, raws)]

@@ -26,8 +26,9 @@ def filter_records(records: list[MemoryRecord], tool: str | None, args: Any) -> 
     if tool is None and args is None:
         return records
     wanted = None if args is None else canonical_json(args)
-    return [r for r in records if (tool is None or r.tool == tool)
-            and (wanted is None or canonical_json(r.args) == wanted)]
+    return [
+        r for r in records if (tool is None or r.tool == tool) and (wanted is None or canonical_json(r.args) == wanted)
+    ]
 
 
 def recent_first(records: Sequence[MemoryRecord]) -> list[MemoryRecord]:

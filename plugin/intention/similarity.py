@@ -137,8 +137,12 @@ class LexicalSimilarity(Similarity):
         for f in feats:
             starts.append(len(indices))
             indices.extend(vocab.setdefault(x, len(vocab)) for x in f)
-        return _Matrix(vocab, _np.asarray(indices, dtype=_np.int32), _np.asarray(starts, dtype=_np.int64),
-                       _np.sqrt(_np.asarray([len(f) for f in feats], dtype=_np.float64)))
+        return _Matrix(
+            vocab,
+            _np.asarray(indices, dtype=_np.int32),
+            _np.asarray(starts, dtype=_np.int64),
+            _np.sqrt(_np.asarray([len(f) for f in feats], dtype=_np.float64)),
+        )
 
     def above(self, query: Any, prepared: Any, floor: float) -> list[tuple[int, float]]:
         if not isinstance(prepared, _Matrix):

@@ -101,8 +101,10 @@ def format_matches(matches: Sequence[IntentionMatch], max_results: int = DEFAULT
     if first.kind == "exact":
         head = f"{count} stored for this intention" + ("" if len(matches) == 1 else ", one per tool call")
     else:
-        head = (f"No exact memory. Similar earlier intention: {first.intention!r} (similarity "
-                f"{first.similarity:.2f}); its {count}, one per tool call")
+        head = (
+            f"No exact memory. Similar earlier intention: {first.intention!r} (similarity "
+            f"{first.similarity:.2f}); its {count}, one per tool call"
+        )
     left = len(matches) - len(shown)
     head += f" ({left} older left out):" if left else ":"
     lines = [head]

@@ -48,27 +48,38 @@ _WORK_NOUNS = (
     r"story|stories|epic|runbook|playbook|dashboard|board|wiki|channel|repo|repository|spec|doc|docs|document|"
     r"status page"
 )
-_GENERIC_I = re.compile(r"\b(?:how|when|why|where|what)\s+(?:do|can|should|would|could|might)\s+i\b|"
-                        r"\b(?:should|can|could|would|may|might)\s+i\b|\bwhat if i\b|\bif i\b|"
-                        r"\b(?:tell|show|give|help|teach)\s+me\b", re.I)
-_FIRST_PERSON = re.compile(r"\b(?:my|our|ours|mine|we|we're|we've|we'd|us|i'm|i've|i'd|i'll|me|myself)\b|\bi\b",
-                           re.I)
+_GENERIC_I = re.compile(
+    r"\b(?:how|when|why|where|what)\s+(?:do|can|should|would|could|might)\s+i\b|"
+    r"\b(?:should|can|could|would|may|might)\s+i\b|\bwhat if i\b|\bif i\b|"
+    r"\b(?:tell|show|give|help|teach)\s+me\b",
+    re.I,
+)
+_FIRST_PERSON = re.compile(r"\b(?:my|our|ours|mine|we|we're|we've|we'd|us|i'm|i've|i'd|i'll|me|myself)\b|\bi\b", re.I)
 _DEFINITE_WORK = re.compile(
-    rf"\b(?:the|this|that|these|those|your|which|today's|tomorrow's)\s+(?:[\w-]+\s+)?(?:{_WORK_NOUNS})(?:s|es)?\b",
-    re.I)
+    rf"\b(?:the|this|that|these|those|your|which|today's|tomorrow's)\s+(?:[\w-]+\s+)?(?:{_WORK_NOUNS})(?:s|es)?\b", re.I
+)
 _ANY_WORK = re.compile(rf"\b(?:{_WORK_NOUNS})(?:s|es)?\b", re.I)
 _WORK_STATE = re.compile(
     r"\b(?:done|left|remaining|pending|open|closed|finished|blocked|blocking|failing|failed|overdue|outstanding|"
-    r"waiting|stuck|merged|shipped|resolved|fixed|assigned|scheduled|confirmed|approved|delayed|due)\b", re.I)
+    r"waiting|stuck|merged|shipped|resolved|fixed|assigned|scheduled|confirmed|approved|delayed|due)\b",
+    re.I,
+)
 _DEFINITIONAL = re.compile(
     r"^\s*(?:what\s+(?:is|are)\s+an?\s|what's\s+an?\s|what\s+(?:is|are)\s+the\s+(?:difference|purpose|meaning|point|"
-    r"role)\b|what\s+does\b.*\bmean\b|define\b|explain\b|describe\b|why\s+(?:do|does)\s|how\s+(?:do|does)\s)", re.I)
+    r"role)\b|what\s+does\b.*\bmean\b|define\b|explain\b|describe\b|why\s+(?:do|does)\s|how\s+(?:do|does)\s)",
+    re.I,
+)
 _NOW_WORDS = re.compile(
     r"\b(?:today|tonight|tomorrow|yesterday|currently|right now|so far|at the moment|as of now|anymore|latest|"
     r"still|yet|this (?:week|morning|afternoon|evening|month|quarter|sprint)|next (?:week|monday|tuesday|"
-    r"wednesday|thursday|friday)|last (?:night|week))\b", re.I)
-_STATUS = re.compile(r"\b(?:status of|progress on|progress of|any update|update on|updates on|how is .+ going|"
-                     r"how's .+ going|where is the|where are the|when will|is it done|eta)\b", re.I)
+    r"wednesday|thursday|friday)|last (?:night|week))\b",
+    re.I,
+)
+_STATUS = re.compile(
+    r"\b(?:status of|progress on|progress of|any update|update on|updates on|how is .+ going|"
+    r"how's .+ going|where is the|where are the|when will|is it done|eta)\b",
+    re.I,
+)
 _GENERIC_ETA = re.compile(r"\b(?:what does|what is|what's)\s+(?:an?\s+)?eta\b|\beta\s+(?:stand|mean)", re.I)
 _IDENTIFIER = re.compile(rf"#\d+|\b[A-Z]{{2,}}-\d+\b|\b(?:{_WORK_NOUNS})\s+#?\d+\b", re.I)
 
@@ -138,8 +149,11 @@ class ChatModelClassifier:
 
     @staticmethod
     def _parse(reply: Any) -> bool:
-        text = reply.content if isinstance(reply.content, str) else " ".join(
-            b.get("text", "") for b in reply.content if isinstance(b, dict))
+        text = (
+            reply.content
+            if isinstance(reply.content, str)
+            else " ".join(b.get("text", "") for b in reply.content if isinstance(b, dict))
+        )
         return text.strip().lower().startswith("conceptual")
 
     def __call__(self, question: str) -> bool:

@@ -88,8 +88,11 @@ class TypedMemoryMiddleware(Processor):
         self._scope = scope
         self.scope_fields = tuple(scope_fields)
         self._loader = None if memory is None else MemoryLoader(memory, classifier, load_references=load_references)
-        self.tools = ([make_reference_tool(memory, scope=scope, scope_fields=self.scope_fields)]
-                      if load_references and reference_tool else [])
+        self.tools = (
+            [make_reference_tool(memory, scope=scope, scope_fields=self.scope_fields)]
+            if load_references and reference_tool
+            else []
+        )
 
     @classmethod
     def _check_option_values(cls, opts: dict[str, Any]) -> None:

@@ -14,8 +14,16 @@ from typing import Any, Final
 from promptcache.config import UNSET, validate_scope
 from promptcache.memory.kinds import MemoryKind, parse_kind
 
-__all__ = ["DEFAULT_PREFIX", "MEMORY_CONTEXT_KEY", "NAMESPACE_SEPARATOR", "UNSCOPED_LABEL", "build_namespace",
-           "check_fixed_scope", "validate_prefix", "scope_label"]
+__all__ = [
+    "DEFAULT_PREFIX",
+    "MEMORY_CONTEXT_KEY",
+    "NAMESPACE_SEPARATOR",
+    "UNSCOPED_LABEL",
+    "build_namespace",
+    "check_fixed_scope",
+    "validate_prefix",
+    "scope_label",
+]
 
 MEMORY_CONTEXT_KEY: Final[str] = "promptcache.memory"
 """``configurable`` key of typed memory's per-call options (``scope``), read by ``TypedMemoryMiddleware``,

@@ -82,8 +82,9 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return " ".join(b if isinstance(b, str) else str(b.get("text", "")) for b in content
-                        if isinstance(b, (str, dict)))
+        return " ".join(
+            b if isinstance(b, str) else str(b.get("text", "")) for b in content if isinstance(b, (str, dict))
+        )
     return str(content)
 
 
@@ -125,8 +126,9 @@ class MemoryLoader:
         self.thread_kinds = THREAD_KINDS if load_references else THREAD_KINDS[:2]
         self.messages_key = messages_key
 
-    def _from_state(self, state: Mapping[str, Any], label: str, scope: str | None
-                    ) -> dict[MemoryKind, list[TypedMemory]] | None:
+    def _from_state(
+        self, state: Mapping[str, Any], label: str, scope: str | None
+    ) -> dict[MemoryKind, list[TypedMemory]] | None:
         """The per-thread memories kept in ``state``, or ``None`` when they must be read from the store: a new
         thread, another scope, a write since (:meth:`TypedMemoryStore.write_token`), a kept memory that has expired
         since it was loaded, or one that is not a valid record (e.g. state checkpointed by an older version) --
@@ -141,8 +143,11 @@ class MemoryLoader:
                     raise TypeError(f"expected a list, got {type(entries).__name__}")
                 kept[kind] = [m if isinstance(m, TypedMemory) else TypedMemory.from_dict(m) for m in entries]
             except (KeyError, TypeError, ValueError) as exc:
-                _corrupt_state.warn("state key %s holds a memory that is not a typed memory; reloading from the "
-                                    "store", _STATE_KEY[kind], exc=exc)
+                _corrupt_state.warn(
+                    "state key %s holds a memory that is not a typed memory; reloading from the store",
+                    _STATE_KEY[kind],
+                    exc=exc,
+                )
                 return None
         now = self.memory.clock()
         if any(m.is_expired(now) for memories in kept.values() for m in memories):
@@ -163,9 +168,15 @@ class MemoryLoader:
             _classifier_failed.warn("the conceptual-question classifier failed; using the default rules", exc=exc)
             return is_conceptual_question(question)
 
-    def _finish(self, label: str, version: str, question: str, conceptual: bool,
-                kept: dict[MemoryKind, list[TypedMemory]] | None,
-                loaded: dict[MemoryKind, list[TypedMemory]]) -> dict[str, Any]:
+    def _finish(
+        self,
+        label: str,
+        version: str,
+        question: str,
+        conceptual: bool,
+        kept: dict[MemoryKind, list[TypedMemory]] | None,
+        loaded: dict[MemoryKind, list[TypedMemory]],
+    ) -> dict[str, Any]:
         update: dict[str, Any] = {"memory_scope": label, "memory_version": version}
         block: dict[MemoryKind, Sequence[TypedMemory]] = {}
         for kind in self.thread_kinds:
@@ -178,8 +189,7 @@ class MemoryLoader:
         update["memory_project_state"] = [m.to_dict() for m in project]
         block[MemoryKind.PROJECT_STATE] = project
         update["memory_prompt"] = render_memory_block(block)
-        update["memory_turn"] = {"question": question, "conceptual": conceptual,
-                                 "read": [k.value for k in loaded]}
+        update["memory_turn"] = {"question": question, "conceptual": conceptual, "read": [k.value for k in loaded]}
         return update
 
     def load(self, state: Mapping[str, Any], scope: str | None) -> dict[str, Any]:

@@ -26,8 +26,17 @@ from promptcache.backends.base import MAX_TTL_S, validate_ttl
 from promptcache.config import check_unicode
 from promptcache.memory.kinds import MemoryKind, parse_kind
 
-__all__ = ["MAX_TTL_S", "TypedMemory", "check_metadata", "content_hash", "memory_key", "normalise_text",
-           "resolve_duplicates", "validate_memory_id", "validate_ttl_s"]
+__all__ = [
+    "MAX_TTL_S",
+    "TypedMemory",
+    "check_metadata",
+    "content_hash",
+    "memory_key",
+    "normalise_text",
+    "resolve_duplicates",
+    "validate_memory_id",
+    "validate_ttl_s",
+]
 
 _WS = re.compile(r"\s+")
 VALUE_VERSION = 1
@@ -225,8 +234,9 @@ class TypedMemory:
         }
 
     @classmethod
-    def from_value(cls, value: Mapping[str, Any], key: str | None = None,
-                   kind: MemoryKind | None = None) -> TypedMemory:
+    def from_value(
+        cls, value: Mapping[str, Any], key: str | None = None, kind: MemoryKind | None = None
+    ) -> TypedMemory:
         """Rebuild a memory from a stored value (or :meth:`to_dict`).
 
         Args:
@@ -284,8 +294,14 @@ def resolve_duplicates(record: TypedMemory, existing: Iterable[Any]) -> tuple[Ty
         for it in same:
             subject = it.value.get("subject")
             if it.key != record.id and isinstance(subject, str) and subject:
-                record = TypedMemory(id=it.key, kind=record.kind, content=record.content, subject=subject,
-                                     created_at=record.created_at, expires_at=record.expires_at,
-                                     metadata=record.metadata)
+                record = TypedMemory(
+                    id=it.key,
+                    kind=record.kind,
+                    content=record.content,
+                    subject=subject,
+                    created_at=record.created_at,
+                    expires_at=record.expires_at,
+                    metadata=record.metadata,
+                )
                 break
     return record, [it.key for it in same if it.key != record.id and not it.value.get("subject")]

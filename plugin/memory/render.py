@@ -38,11 +38,22 @@ from promptcache.memory.kinds import MemoryKind
 from promptcache.memory.records import TypedMemory
 from promptcache.memory.references import reference_ids
 
-__all__ = ["DESCRIPTION_MAX_CHARS", "HEADINGS", "SECTION_ORDER", "holds_memory_prompt", "render_memory_block",
-           "render_reference", "with_memory_prompt"]
+__all__ = [
+    "DESCRIPTION_MAX_CHARS",
+    "HEADINGS",
+    "SECTION_ORDER",
+    "holds_memory_prompt",
+    "render_memory_block",
+    "render_reference",
+    "with_memory_prompt",
+]
 
 SECTION_ORDER: tuple[MemoryKind, ...] = (
-    MemoryKind.FEEDBACK, MemoryKind.USER_FACT, MemoryKind.REFERENCE, MemoryKind.PROJECT_STATE)
+    MemoryKind.FEEDBACK,
+    MemoryKind.USER_FACT,
+    MemoryKind.REFERENCE,
+    MemoryKind.PROJECT_STATE,
+)
 HEADINGS: Mapping[MemoryKind, str] = {
     MemoryKind.FEEDBACK: "Rules:",
     MemoryKind.USER_FACT: "About the user:",
@@ -64,7 +75,7 @@ def render_reference(memory: TypedMemory, short_id: str) -> str:
     desc = (memory.metadata.get("description") if memory.metadata else None) or memory.subject
     text = _one_line(str(desc)) if desc else _one_line(memory.content)
     if not desc and len(text) > DESCRIPTION_MAX_CHARS:
-        text = text[:DESCRIPTION_MAX_CHARS - 3].rstrip() + "..."
+        text = text[: DESCRIPTION_MAX_CHARS - 3].rstrip() + "..."
     return f"[{short_id}] {text}"
 
 

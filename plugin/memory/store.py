@@ -173,8 +173,13 @@ class TypedMemoryStore:
             ttl = self.project_state_ttl_s
         now = float(self.clock())
         record = TypedMemory(
-            id=memory_key(content, subject), kind=kind, content=content, subject=subject, created_at=now,
-            expires_at=None if ttl is None else now + ttl, metadata=meta,
+            id=memory_key(content, subject),
+            kind=kind,
+            content=content,
+            subject=subject,
+            created_at=now,
+            expires_at=None if ttl is None else now + ttl,
+            metadata=meta,
         )
         return ns, record
 
@@ -194,8 +199,9 @@ class TypedMemoryStore:
             try:
                 out.append((it, TypedMemory.from_value(it.value, it.key, kind)))
             except (KeyError, TypeError, ValueError) as exc:
-                _bad_value.warn("skipping a stored value that is not a typed memory at %s/%s", it.namespace, it.key,
-                                exc=exc)
+                _bad_value.warn(
+                    "skipping a stored value that is not a typed memory at %s/%s", it.namespace, it.key, exc=exc
+                )
         return out
 
     def _parse(self, items: Iterable[Item | None], kind: MemoryKind, now: float) -> list[TypedMemory]:
@@ -398,4 +404,3 @@ class TypedMemoryStore:
 
     def __repr__(self) -> str:
         return f"TypedMemoryStore({type(self.store).__name__}, prefix={self.prefix!r})"
-

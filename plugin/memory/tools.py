@@ -73,16 +73,18 @@ def make_remember_tool(
             return f"saved reference memory {record.id} (read it back with id {short_reference_id(record)})"
         return f"saved {record.kind.value} memory {record.id}"
 
-    def remember(kind: Kind, content: str, config: RunnableConfig, subject: str | None = None,
-                 ttl_s: float | None = None) -> str:
+    def remember(
+        kind: Kind, content: str, config: RunnableConfig, subject: str | None = None, ttl_s: float | None = None
+    ) -> str:
         target, user = _target(config)
         try:
             return _reply(target.put(user, kind, content, subject=subject, ttl_s=ttl_s))
         except (TypeError, ValueError) as exc:
             raise ToolException(f"memory not saved: {exc}") from exc
 
-    async def aremember(kind: Kind, content: str, config: RunnableConfig, subject: str | None = None,
-                        ttl_s: float | None = None) -> str:
+    async def aremember(
+        kind: Kind, content: str, config: RunnableConfig, subject: str | None = None, ttl_s: float | None = None
+    ) -> str:
         target, user = _target(config)
         try:
             return _reply(await target.aput(user, kind, content, subject=subject, ttl_s=ttl_s))
@@ -90,13 +92,19 @@ def make_remember_tool(
             raise ToolException(f"memory not saved: {exc}") from exc
 
     return StructuredTool.from_function(
-        func=remember, coroutine=aremember, name=name, description=_DESCRIPTION, handle_tool_error=True,
-        handle_validation_error=_validation_message, metadata={_SIDE_EFFECT_METADATA_KEY: True},
+        func=remember,
+        coroutine=aremember,
+        name=name,
+        description=_DESCRIPTION,
+        handle_tool_error=True,
+        handle_validation_error=_validation_message,
+        metadata={_SIDE_EFFECT_METADATA_KEY: True},
     )
 
 
-def _target_resolver(memory: Any, scope: Any, scope_fields: tuple[str, ...], failure: str,
-                     factory: str) -> Callable[[RunnableConfig], tuple[TypedMemoryStore, str | None]]:
+def _target_resolver(
+    memory: Any, scope: Any, scope_fields: tuple[str, ...], failure: str, factory: str
+) -> Callable[[RunnableConfig], tuple[TypedMemoryStore, str | None]]:
     """Check ``memory`` now; return ``config -> (store, user)``. The store: ``memory``, or (``None``) the graph's
     store of the running call. The user: the per-call ``configurable["promptcache.memory"]["scope"]`` (as for the
     node and the middleware), then ``scope``, then the ``scope_fields`` of ``configurable`` (the shared rule,
@@ -201,7 +209,10 @@ def make_reference_tool(
         return _answer(await store.alist(user, MemoryKind.REFERENCE), ref_id)
 
     return StructuredTool.from_function(
-        func=read_reference, coroutine=aread_reference, name=name, description=_READ_DESCRIPTION,
+        func=read_reference,
+        coroutine=aread_reference,
+        name=name,
+        description=_READ_DESCRIPTION,
         handle_tool_error=True,
     )
 
@@ -210,7 +221,8 @@ def _validation_message(exc: Exception) -> str:
     """Tool-argument validation errors go back to the model as text (e.g. an unknown kind), not as exceptions."""
     errors = getattr(exc, "errors", None)
     if callable(errors):
-        parts = [f"{'.'.join(str(x) for x in e.get('loc', ()))}: {e.get('msg')} (got {e.get('input')!r})"
-                 for e in errors()]
+        parts = [
+            f"{'.'.join(str(x) for x in e.get('loc', ()))}: {e.get('msg')} (got {e.get('input')!r})" for e in errors()
+        ]
         return "memory not saved: " + "; ".join(parts)
     return f"memory not saved: {exc}"

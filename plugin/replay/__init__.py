@@ -18,7 +18,24 @@ from promptcache.replay.strategies import STRATEGIES, Strategy, make_strategy
 from promptcache.replay.transcript import Block, Conversation, Message, TranscriptError
 
 __all__ = [
-    "DEFAULT_STRATEGIES", "STRATEGIES", "Block", "CacheRules", "Checkpoint", "Conversation", "Message", "ModelPrice",
-    "PromptCacheSimulator", "ReplayResult", "RequestCost", "Strategy", "StrategyTotals", "TranscriptError",
-    "cache_rules", "make_strategy", "price_for", "read_conversations", "read_file", "run_replay",
+    "DEFAULT_STRATEGIES",
+    "STRATEGIES",
+    "Block",
+    "CacheRules",
+    "Checkpoint",
+    "Conversation",
+    "Message",
+    "ModelPrice",
+    "PromptCacheSimulator",
+    "ReplayResult",
+    "RequestCost",
+    "Strategy",
+    "StrategyTotals",
+    "TranscriptError",
+    "cache_rules",
+    "make_strategy",
+    "price_for",
+    "read_conversations",
+    "read_file",
+    "run_replay",
 ]

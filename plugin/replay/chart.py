@@ -28,8 +28,12 @@ def write_chart(result: ReplayResult, path: str | Path) -> Path:
             continue
         rel = result.relative(name)
         label = name if rel is None else f"{name} ({rel:.1%} of none)"
-        ax.plot(range(1, len(row.cumulative_usd) + 1), row.cumulative_usd, label=label,
-                linestyle="--" if name == "none" else "-")
+        ax.plot(
+            range(1, len(row.cumulative_usd) + 1),
+            row.cumulative_usd,
+            label=label,
+            linestyle="--" if name == "none" else "-",
+        )
     ax.set_xlabel("request (replay order)")
     ax.set_ylabel("cumulative input-side cost, USD")
     ax.set_title(f"{result.model_id}: {result.conversations} conversations, {result.requests:,} requests")

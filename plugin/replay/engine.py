@@ -85,10 +85,15 @@ class ReplayResult:
         return min(rows, key=lambda r: r.cost_usd).name if rows else None
 
 
-def run_replay(paths: Sequence[str | Path], model_id: str, strategies: Iterable[str] = DEFAULT_STRATEGIES,
-               gap_s: float = DEFAULT_GAP_S, combined: bool = True,
-               progress: Callable[[int, int], None] | None = None,
-               response_cache_ttl_s: float | None = None) -> ReplayResult:
+def run_replay(
+    paths: Sequence[str | Path],
+    model_id: str,
+    strategies: Iterable[str] = DEFAULT_STRATEGIES,
+    gap_s: float = DEFAULT_GAP_S,
+    combined: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    response_cache_ttl_s: float | None = None,
+) -> ReplayResult:
     """Replay the conversations of ``paths`` against ``model_id``.
 
     Args:
@@ -123,9 +128,11 @@ def run_replay(paths: Sequence[str | Path], model_id: str, strategies: Iterable[
     prepared = [prepare(c, counter) for c in conversations]
     requests = schedule([requests_of(p, counter) for p in prepared], gap_s)
     if not requests:
-        raise ValueError(f"nothing to replay in {', '.join(str(p) for p in paths)}: {len(conversations)} "
-                         "conversation(s) but no request (a request is an assistant reply that follows at least one "
-                         "message)")
+        raise ValueError(
+            f"nothing to replay in {', '.join(str(p) for p in paths)}: {len(conversations)} "
+            "conversation(s) but no request (a request is an assistant reply that follows at least one "
+            "message)"
+        )
 
     runners = {}
     totals: dict[str, StrategyTotals] = {}
@@ -149,8 +156,9 @@ def run_replay(paths: Sequence[str | Path], model_id: str, strategies: Iterable[
         hit = repeats.feed(request)
         cum, hashes, n = request.prepared.cum, request.prepared.hashes, request.n_blocks
         for name, (strategy, simulator) in runners.items():
-            _account(totals[name], simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s),
-                     out_cost)
+            _account(
+                totals[name], simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s), out_cost
+            )
         if combined:
             row = totals[COMBINED]
             if hit:  # answered from the ResponseCache: no Bedrock call, nothing billed
@@ -158,18 +166,27 @@ def run_replay(paths: Sequence[str | Path], model_id: str, strategies: Iterable[
                 row.cumulative_usd.append(row.cost_usd)
             else:
                 strategy, simulator = combined_runner
-                _account(row, simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s),
-                         out_cost)
+                _account(row, simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s), out_cost)
         if progress is not None:
             progress(done, len(requests))
 
     return ReplayResult(
-        model_id=model_id, files=[str(p) for p in paths], conversations=len(conversations), requests=len(requests),
-        input_tokens=sum(r.input_tokens for r in requests), output_tokens=sum(r.output_tokens for r in requests),
-        gap_s=gap_s, rules=rules, price=price, strategies=totals, response_cache=repeats.response,
-        intention=repeats.intention, seconds=time.perf_counter() - started,
+        model_id=model_id,
+        files=[str(p) for p in paths],
+        conversations=len(conversations),
+        requests=len(requests),
+        input_tokens=sum(r.input_tokens for r in requests),
+        output_tokens=sum(r.output_tokens for r in requests),
+        gap_s=gap_s,
+        rules=rules,
+        price=price,
+        strategies=totals,
+        response_cache=repeats.response,
+        intention=repeats.intention,
+        seconds=time.perf_counter() - started,
         largest_request_tokens=max(r.input_tokens for r in requests),
-        untimed_requests=sum(not r.timed for r in requests))
+        untimed_requests=sum(not r.timed for r in requests),
+    )
 
 
 def _account(row: StrategyTotals, cost, out_cost: float) -> None:  # type: ignore[no-untyped-def]

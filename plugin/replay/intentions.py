@@ -149,14 +149,23 @@ def agent_messages(conv: Conversation) -> tuple[list[BaseMessage], list[int]]:
     for message in conv.messages:
         text = _text(message)
         if message.role == "assistant":
-            calls = [{"name": b.name, "args": _args(b), "id": b.id or None, "type": "tool_call"}
-                     for b in message.blocks if b.kind == "tool_use"]
+            calls = [
+                {"name": b.name, "args": _args(b), "id": b.id or None, "type": "tool_call"}
+                for b in message.blocks
+                if b.kind == "tool_use"
+            ]
             out.append(AIMessage(content=text, tool_calls=calls))
         else:
             results = [b for b in message.blocks if b.kind == "tool_result"]
             for b in results:
-                out.append(ToolMessage(content=b.text, tool_call_id=b.id or "", name=b.name or None,
-                                       status="error" if is_error_result(b) else "success"))
+                out.append(
+                    ToolMessage(
+                        content=b.text,
+                        tool_call_id=b.id or "",
+                        name=b.name or None,
+                        status="error" if is_error_result(b) else "success",
+                    )
+                )
             if text or not results:
                 out.append(HumanMessage(content=text))
         ends.append(len(out))
@@ -195,8 +204,12 @@ class IntentionReplay:
         max_results: results a ``retrieve_memory`` answer lists (default: the tool's, ``DEFAULT_MAX_RESULTS``).
     """
 
-    def __init__(self, memory: IntentionMemory | None = None, cache: IntentionCache | None = None,
-                 max_results: int = DEFAULT_MAX_RESULTS) -> None:
+    def __init__(
+        self,
+        memory: IntentionMemory | None = None,
+        cache: IntentionCache | None = None,
+        max_results: int = DEFAULT_MAX_RESULTS,
+    ) -> None:
         self._now = 0.0
         if cache is not None:
             memory = cache.memory
@@ -212,8 +225,12 @@ class IntentionReplay:
             return written
 
         self.memory.store = counted_store  # type: ignore[method-assign]
-        self.stats = IntentionStats(ttl_s=self.memory.ttl_s, threshold=self.memory.threshold,
-                                    margin=self.memory.margin, similarity=self.memory.similarity.name)
+        self.stats = IntentionStats(
+            ttl_s=self.memory.ttl_s,
+            threshold=self.memory.threshold,
+            margin=self.memory.margin,
+            similarity=self.memory.similarity.name,
+        )
         self._state: dict[str, tuple[list[BaseMessage], list[int], dict[tuple[int, int], Block]]] = {}
         self._users: set[str] = set()
         self._seen_calls: dict[tuple[str, str, bytes], str] = {}  # -> the call's latest result text
@@ -271,16 +288,19 @@ class IntentionReplay:
         if own is not None and result is not None and _content(own) != result.text:
             stats.right_stale += 1
 
-    def _run(self, user: str, block: Block, result: Block | None, history: list[BaseMessage],
-             config: dict[str, Any]) -> None:
+    def _run(
+        self, user: str, block: Block, result: Block | None, history: list[BaseMessage], config: dict[str, Any]
+    ) -> None:
         if result is None:  # the recording ends before the tool answered
             return
         error = is_error_result(result)
-        message = ToolMessage(content=result.text, tool_call_id=block.id or "", name=block.name,
-                              status="error" if error else "success")
+        message = ToolMessage(
+            content=result.text, tool_call_id=block.id or "", name=block.name, status="error" if error else "success"
+        )
         call = {"name": block.name, "args": _args(block), "id": block.id or None, "type": "tool_call"}
-        request = SimpleNamespace(tool_call=call, tool=None, state={"messages": history},
-                                  runtime=SimpleNamespace(config=config))
+        request = SimpleNamespace(
+            tool_call=call, tool=None, state={"messages": history}, runtime=SimpleNamespace(config=config)
+        )
         ran: list[bool] = []
 
         def tool(_request: Any) -> ToolMessage:

@@ -26,9 +26,18 @@ from .transcript import Block, Message
 __all__ = ["BadRecord", "normalise_message", "parse_timestamp", "is_message_like"]
 
 _ROLE_MAP = {
-    "system": "system", "developer": "system", "user": "user", "human": "user", "assistant": "assistant",
-    "ai": "assistant", "tool": "tool", "function": "tool", "AIMessageChunk": "assistant",
-    "HumanMessageChunk": "user", "SystemMessageChunk": "system", "ToolMessageChunk": "tool",
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "human": "user",
+    "assistant": "assistant",
+    "ai": "assistant",
+    "tool": "tool",
+    "function": "tool",
+    "AIMessageChunk": "assistant",
+    "HumanMessageChunk": "user",
+    "SystemMessageChunk": "system",
+    "ToolMessageChunk": "tool",
 }
 
 
@@ -168,12 +177,23 @@ def _content_blocks(content: Any, where: tuple[Any, ...]) -> list[Block]:
             name = part.get("name")
             if not isinstance(name, str) or not name:
                 raise BadRecord(at, f"tool call block without a name: {_short(part)}")
-            blocks.append(Block("tool_use", _args_text(part.get("input", part.get("args", {})), (*at, "input")), name,
-                                _call_id(part.get("id"), (*at, "id"))))
+            blocks.append(
+                Block(
+                    "tool_use",
+                    _args_text(part.get("input", part.get("args", {})), (*at, "input")),
+                    name,
+                    _call_id(part.get("id"), (*at, "id")),
+                )
+            )
         elif kind == "tool_result":
-            blocks.append(Block("tool_result", _result_text(part.get("content"), (*at, "content")),
-                                id=_call_id(part.get("tool_use_id"), (*at, "tool_use_id")),
-                                is_error=bool(part.get("is_error"))))
+            blocks.append(
+                Block(
+                    "tool_result",
+                    _result_text(part.get("content"), (*at, "content")),
+                    id=_call_id(part.get("tool_use_id"), (*at, "tool_use_id")),
+                    is_error=bool(part.get("is_error")),
+                )
+            )
         elif kind in ("image", "image_url", "document", "file"):
             src = part.get("image_url") or part.get("source") or {}
             desc = src.get("url", src.get("media_type", kind)) if isinstance(src, dict) else str(src)
@@ -217,8 +237,15 @@ def normalise_message(raw: Any, where: tuple[Any, ...] = ()) -> Message:
     if role == "tool":  # OpenAI / LangChain tool message: its whole content is one tool result
         text = "\n".join(b.text for b in blocks)
         is_error = body.get("status") == "error"
-        blocks = [Block("tool_result", text, name=str(body.get("name") or ""),
-                        id=_call_id(body.get("tool_call_id"), (*body_at, "tool_call_id")), is_error=is_error)]
+        blocks = [
+            Block(
+                "tool_result",
+                text,
+                name=str(body.get("name") or ""),
+                id=_call_id(body.get("tool_call_id"), (*body_at, "tool_call_id")),
+                is_error=is_error,
+            )
+        ]
     calls = body.get("tool_calls") or []
     if not isinstance(calls, list):
         raise BadRecord((*body_at, "tool_calls"), f"tool_calls must be a list, got {_short(calls)}")
@@ -233,7 +260,13 @@ def normalise_message(raw: Any, where: tuple[Any, ...] = ()) -> Message:
         name = fn.get("name")
         if not isinstance(name, str) or not name:
             raise BadRecord(at, f"tool call without a name: {_short(call)}")
-        blocks.append(Block("tool_use", _args_text(fn.get("arguments", fn.get("args", {})), at), name,
-                            _call_id(call.get("id"), (*at, "id"))))
+        blocks.append(
+            Block(
+                "tool_use",
+                _args_text(fn.get("arguments", fn.get("args", {})), at),
+                name,
+                _call_id(call.get("id"), (*at, "id")),
+            )
+        )
     stamp = raw.get("timestamp", raw.get("created_at", body.get("timestamp")))
     return Message(role, tuple(blocks), parse_timestamp(stamp, (*where, "timestamp")))

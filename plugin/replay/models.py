@@ -64,5 +64,12 @@ def cache_rules(model_id: str) -> CacheRules:
     info = get_model_info(model_id)
     ttls = tuple(sorted({_ttl_seconds(t) for t in (info.allowed_ttls or ("5m",))}))
     family = "nova" if info.provider == "amazon" or "nova" in base_model_id(model_id) else "claude"
-    return CacheRules(model_id, int(info.min_tokens_per_cache_point), int(info.max_cache_points), ttls,
-                      frozenset(info.cachable_fields), bool(info.supports_prompt_cache), family)
+    return CacheRules(
+        model_id,
+        int(info.min_tokens_per_cache_point),
+        int(info.max_cache_points),
+        ttls,
+        frozenset(info.cachable_fields),
+        bool(info.supports_prompt_cache),
+        family,
+    )

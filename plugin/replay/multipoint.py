@@ -40,7 +40,8 @@ class MultiPointAdapter(Strategy):
             from promptcache.cache_points import CacheStrategyConfig, MultiPointStrategy, get_model_info
         except ImportError as exc:
             raise StrategyUnavailable(
-                f"promptcache.cache_points.MultiPointStrategy is not installed in this build ({exc})") from None
+                f"promptcache.cache_points.MultiPointStrategy is not installed in this build ({exc})"
+            ) from None
         self._config_cls, self._strategy_cls = CacheStrategyConfig, MultiPointStrategy
         self._info = get_model_info(rules.model_id)
         self._previous: dict[str, Any] = {}
@@ -57,7 +58,7 @@ class MultiPointAdapter(Strategy):
             blocks = [b for m in prepared.conversation.messages for b in m.blocks]
             first = prepared.system_end
             for group, tokens in zip(prepared.groups, prepared.group_tokens):
-                text = "\n".join(_block_text(b) for b in blocks[group.start - first: group.end - first])
+                text = "\n".join(_block_text(b) for b in blocks[group.start - first : group.end - first])
                 content: list[dict[str, Any]] = [{"type": "text", "text": text}]
                 if group.last_kind in _MARKER_TYPES:  # let its placement rules see what the message ends with
                     content.append({"type": _MARKER_TYPES[group.last_kind]})
@@ -65,8 +66,9 @@ class MultiPointAdapter(Strategy):
                 self._tokens[id(message)] = tokens
                 self._by_text.setdefault(text, tokens)
                 cached.append(message)
-            self._by_text.setdefault(prepared.system_text, prepared.cum[prepared.system_end] - prepared.cum[
-                prepared.tools_end])
+            self._by_text.setdefault(
+                prepared.system_text, prepared.cum[prepared.system_end] - prepared.cum[prepared.tools_end]
+            )
             self._messages[cid] = cached
         return cached
 
@@ -92,9 +94,14 @@ class MultiPointAdapter(Strategy):
         messages = list(self._conversation_messages(prepared)[: len(request.groups)])
         if request.groups[-1].end != prepared.groups[len(request.groups) - 1].end:  # a cut group: count afresh
             messages[-1] = dict(messages[-1])
-        config = self._config_cls(model_info=self._info, system_prompt=prepared.system_text or None,
-                                  messages=messages, use_prompt_cache=True,
-                                  previous_placements=self._previous.get(cid), count_tokens=self.count_tokens)
+        config = self._config_cls(
+            model_info=self._info,
+            system_prompt=prepared.system_text or None,
+            messages=messages,
+            use_prompt_cache=True,
+            previous_placements=self._previous.get(cid),
+            count_tokens=self.count_tokens,
+        )
         result = self._strategy_cls(config).determine_optimal_cache_points()
         placements = list(getattr(result, "placements", None) or [])
         self._previous[cid] = placements

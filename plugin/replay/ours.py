@@ -85,9 +85,12 @@ class AnchoredTailStrategy(Strategy):
         self._horizon = max(rules.ttls_s)  # how long an outcome stays open
         self._prev_tail: dict[str, tuple[int, int]] = {}  # conversation id -> (message, boundary) of its last tail
         self._info = get_model_info(rules.model_id).with_overrides(
-            min_tokens_per_cache_point=rules.min_tokens, max_cache_points=rules.max_points,
-            cachable_fields=tuple(sorted(rules.cachable)), supports_prompt_cache=rules.supports_cache,
-            provider="amazon" if rules.family == "nova" else "anthropic")
+            min_tokens_per_cache_point=rules.min_tokens,
+            max_cache_points=rules.max_points,
+            cachable_fields=tuple(sorted(rules.cachable)),
+            supports_prompt_cache=rules.supports_cache,
+            provider="amazon" if rules.family == "nova" else "anthropic",
+        )
         self._messages: dict[str, list[dict[str, Any]]] = {}
         self._tokens: dict[int, int] = {}  # id(message dict) -> tokens
         self._system_tokens = 0
@@ -157,23 +160,36 @@ class AnchoredTailStrategy(Strategy):
         cid = prepared.conversation.id
         messages = self._messages.get(cid)
         if messages is None:
-            messages = self._messages[cid] = [self._message(g, t) for g, t in
-                                              zip(prepared.groups, prepared.group_tokens)]
+            messages = self._messages[cid] = [
+                self._message(g, t) for g, t in zip(prepared.groups, prepared.group_tokens)
+            ]
         messages = messages[: len(request.groups)]
         last = request.groups[-1]
         if last.end != prepared.groups[len(request.groups) - 1].end:  # a group this request cuts
             messages[-1] = self._message(last, prepared.cum[last.end] - prepared.cum[last.start])
         has_system = prepared.system_end > prepared.tools_end
         tool_tokens = prepared.cum[prepared.tools_end]
-        tools_anchor = (not has_system and prepared.tools_end > 0
-                        and _Placement.tools_point_wanted(self._info, tool_tokens, False, rules.max_points))
+        tools_anchor = (
+            not has_system
+            and prepared.tools_end > 0
+            and _Placement.tools_point_wanted(self._info, tool_tokens, False, rules.max_points)
+        )
         self._system_tokens = prepared.cum[prepared.system_end] - tool_tokens
         prev = self._prev_tail.get(cid)
-        previous = ([CachePointPlacement(prev[0])] if prev is not None and prev[0] < len(request.groups)
-                    and request.groups[prev[0]].end == prev[1] else None)
-        config = CacheStrategyConfig(self._info, (prepared.system_text or "system") if has_system else None,
-                                     messages, previous_placements=previous, count_tokens=self._count,
-                                     max_points=rules.max_points - int(tools_anchor), prefix_tokens=tool_tokens)
+        previous = (
+            [CachePointPlacement(prev[0])]
+            if prev is not None and prev[0] < len(request.groups) and request.groups[prev[0]].end == prev[1]
+            else None
+        )
+        config = CacheStrategyConfig(
+            self._info,
+            (prepared.system_text or "system") if has_system else None,
+            messages,
+            previous_placements=previous,
+            count_tokens=self._count,
+            max_points=rules.max_points - int(tools_anchor),
+            prefix_tokens=tool_tokens,
+        )
         try:
             return _Placement(config).plan(), tools_anchor
         finally:
@@ -185,8 +201,13 @@ class AnchoredTailStrategy(Strategy):
         conv_id = prepared.conversation.id
         now = request.time_s
         plan, tools_anchor = self._plan(request)
-        anchor_b, anchor_field = ((prepared.system_end, "system") if plan.system_point
-                                  else (prepared.tools_end, "tools") if tools_anchor else (0, ""))
+        anchor_b, anchor_field = (
+            (prepared.system_end, "system")
+            if plan.system_point
+            else (prepared.tools_end, "tools")
+            if tools_anchor
+            else (0, "")
+        )
         anchor_key = ("anchor", prepared.hashes[anchor_b]) if anchor_b else None
         if anchor_key is not None:
             self._observe(now, anchor_key)
@@ -220,5 +241,9 @@ class AnchoredTailStrategy(Strategy):
 
 _TEXT: dict[str, Any] = {"text": ""}
 # The last block of a placeholder message, by the replay's block kind: what the placement rules look at.
-_LAST_BLOCK: dict[str, dict[str, Any]] = {"tool_result": {"toolResult": {}}, "image": {"image": {}},
-                                          "reasoning": {"reasoningContent": {}}, "tool_use": {"toolUse": {}}}
+_LAST_BLOCK: dict[str, dict[str, Any]] = {
+    "tool_result": {"toolResult": {}},
+    "image": {"image": {}},
+    "reasoning": {"reasoningContent": {}},
+    "tool_use": {"toolUse": {}},
+}

@@ -132,16 +132,35 @@ def prepare(conv: Conversation, counter: TokenCounter) -> PreparedConversation:
         h = hashlib.blake2b(h + key, digest_size=16).digest()
         hashes[k] = h
     group_tokens = [cum[g.end] - cum[g.start] for g in groups]
-    return PreparedConversation(conv, cum, hashes, tools_end, system_end, groups, msg_end, msg_group,
-                                group_tokens, "\n".join(b.text for b in conv.system))
+    return PreparedConversation(
+        conv,
+        cum,
+        hashes,
+        tools_end,
+        system_end,
+        groups,
+        msg_end,
+        msg_group,
+        group_tokens,
+        "\n".join(b.text for b in conv.system),
+    )
 
 
 _EMPTY = (Block("text", ""),)
 
 
 def _key(role: str, starts_message: bool, block: Block) -> bytes:
-    return "\x00".join((role, "1" if starts_message else "0", block.kind, block.name, block.id,
-                        "E" if block.is_error else "", block.text)).encode()
+    return "\x00".join(
+        (
+            role,
+            "1" if starts_message else "0",
+            block.kind,
+            block.name,
+            block.id,
+            "E" if block.is_error else "",
+            block.text,
+        )
+    ).encode()
 
 
 def requests_of(prepared: PreparedConversation, counter: TokenCounter) -> list[Request]:
@@ -155,13 +174,27 @@ def requests_of(prepared: PreparedConversation, counter: TokenCounter) -> list[R
         tail = prepared.groups[last]
         if tail.end != prepared.msg_end[cut - 1]:  # a group the request cuts (two same-role messages in a row)
             kinds = [b.kind for m in conv.messages[:cut] for b in m.blocks][-1:]
-            tail = Group(tail.role, tail.start, prepared.msg_end[cut - 1], tail.has_tool_blocks,
-                         kinds == ["reasoning"], kinds[0] if kinds else "")
+            tail = Group(
+                tail.role,
+                tail.start,
+                prepared.msg_end[cut - 1],
+                tail.has_tool_blocks,
+                kinds == ["reasoning"],
+                kinds[0] if kinds else "",
+            )
         groups.append(tail)
         reply = conv.messages[cut]
-        out.append(Request(prepared, number, cut, prepared.msg_end[cut - 1],
-                           output_tokens=sum(counter.block(b) for b in reply.blocks), groups=groups,
-                           is_last=number == len(ends) - 1))
+        out.append(
+            Request(
+                prepared,
+                number,
+                cut,
+                prepared.msg_end[cut - 1],
+                output_tokens=sum(counter.block(b) for b in reply.blocks),
+                groups=groups,
+                is_last=number == len(ends) - 1,
+            )
+        )
     return out
 
 

@@ -50,8 +50,14 @@ class ModelPrice:
 
 def _claude(input_: float, output: float, one_hour: bool = True) -> ModelPrice:
     # Anthropic multipliers: write 1.25x (5 m) / 2x (1 h), read 0.1x of the base input price.
-    return ModelPrice(input_, output, round(input_ * 1.25, 6), round(input_ * 2.0, 6) if one_hour else None,
-                      round(input_ * 0.1, 6), "claude")
+    return ModelPrice(
+        input_,
+        output,
+        round(input_ * 1.25, 6),
+        round(input_ * 2.0, 6) if one_hour else None,
+        round(input_ * 0.1, 6),
+        "claude",
+    )
 
 
 def _nova(input_: float, output: float) -> ModelPrice:
@@ -89,7 +95,7 @@ def base_model_id(model_id: str) -> str:
         text = text.rsplit("/", 1)[-1]
     for prefix in _REGION_PREFIXES:
         if text.startswith(prefix):
-            text = text[len(prefix):]
+            text = text[len(prefix) :]
             break
     text = text.split(":", 1)[0]
     if text.startswith("anthropic.") and text.rsplit("-", 1)[-1].startswith("v") and text.count("-") > 2:
@@ -104,5 +110,6 @@ def price_for(model_id: str) -> ModelPrice:
         return KNOWN_PRICES[base]
     except KeyError:
         read_as = f" (read as {base!r})" if base != model_id else ""
-        raise KeyError(f"no Bedrock price known for model {model_id!r}{read_as}; known: "
-                       + ", ".join(sorted(KNOWN_PRICES))) from None
+        raise KeyError(
+            f"no Bedrock price known for model {model_id!r}{read_as}; known: " + ", ".join(sorted(KNOWN_PRICES))
+        ) from None

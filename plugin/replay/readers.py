@@ -65,8 +65,9 @@ def read_file(path: str | Path) -> list[Conversation]:
         raise TranscriptError(repr(name), 0, "an empty string is not a file name")
     try:
         if Path(path).is_dir():
-            raise TranscriptError(name, 0, "is a directory; give the transcript files in it "
-                                           f"(e.g. {name.rstrip('/')}/*.json)")
+            raise TranscriptError(
+                name, 0, f"is a directory; give the transcript files in it (e.g. {name.rstrip('/')}/*.json)"
+            )
         data = Path(path).read_bytes()
     except FileNotFoundError:
         raise TranscriptError(name, 0, "no such file") from None
@@ -82,8 +83,9 @@ def read_file(path: str | Path) -> list[Conversation]:
             if suffix == ".json":
                 raise TranscriptError(name, _error_line(data, exc), f"invalid JSON: {exc.msg}") from None
             if not _first_line_is_json(data):  # not JSONL either: the document's own error says where
-                raise TranscriptError(name, _error_line(data, exc),
-                                      f"not a JSON or JSONL transcript (invalid JSON: {exc.msg})") from None
+                raise TranscriptError(
+                    name, _error_line(data, exc), f"not a JSON or JSONL transcript (invalid JSON: {exc.msg})"
+                ) from None
         else:
             return _read_json_document(name, data, doc)
     return _read_jsonl(name, data)
@@ -133,8 +135,11 @@ def _conversations_from_document(name: str, doc: Any) -> list[Conversation]:
 
 
 def _is_conversation(value: Any) -> bool:
-    return isinstance(value, list) or (isinstance(value, dict) and not is_message_like(value)
-                                       and any(isinstance(value.get(k), list) for k in _MESSAGE_KEYS))
+    return isinstance(value, list) or (
+        isinstance(value, dict)
+        and not is_message_like(value)
+        and any(isinstance(value.get(k), list) for k in _MESSAGE_KEYS)
+    )
 
 
 def _conversation(name: str, rec: Any, where: tuple[Any, ...], index: int, line: int | None = None) -> Conversation:
@@ -153,8 +158,15 @@ def _conversation(name: str, rec: Any, where: tuple[Any, ...], index: int, line:
     return _assemble(name, rec_obj, messages, where, index, meta, line)
 
 
-def _assemble(name: str, rec: dict[str, Any], messages: list[Message], where: tuple[Any, ...], index: int,
-              meta: dict[str, Any], line: int | None) -> Conversation:
+def _assemble(
+    name: str,
+    rec: dict[str, Any],
+    messages: list[Message],
+    where: tuple[Any, ...],
+    index: int,
+    meta: dict[str, Any],
+    line: int | None,
+) -> Conversation:
     system: list[Block] = []
     raw_system = rec.get("system")
     if raw_system is not None:
@@ -174,8 +186,9 @@ def _assemble(name: str, rec: dict[str, Any], messages: list[Message], where: tu
         try:
             orjson.dumps(tool)
         except TypeError:  # orjson writes at most 255 levels; no real schema comes near
-            raise BadRecord((*where, "tools", i), f"tool schema {_short(tool)} is nested deeper than 255 levels"
-                            ) from None
+            raise BadRecord(
+                (*where, "tools", i), f"tool schema {_short(tool)} is nested deeper than 255 levels"
+            ) from None
     conv_id = next((str(rec[k]) for k in ("id", *_SESSION_KEYS) if rec.get(k) is not None), None)
     if conv_id is None and rec.get("task_id") is not None:
         conv_id = f"task{rec['task_id']}" + (f"-trial{rec['trial']}" if rec.get("trial") is not None else "")
@@ -184,8 +197,15 @@ def _assemble(name: str, rec: dict[str, Any], messages: list[Message], where: tu
         if key in rec:
             meta[key] = rec[key]
     conv_id = conv_id or f"{Path(name).name}#{index}"
-    return Conversation(id=conv_id, family=family or conv_id, system=tuple(system), messages=messages,
-                        tools=list(tools), source=f"{name}:{line if line is not None else '?'}", meta=meta)
+    return Conversation(
+        id=conv_id,
+        family=family or conv_id,
+        system=tuple(system),
+        messages=messages,
+        tools=list(tools),
+        source=f"{name}:{line if line is not None else '?'}",
+        meta=meta,
+    )
 
 
 def _family(rec: dict[str, Any]) -> str | None:
@@ -213,8 +233,9 @@ def _read_jsonl(name: str, data: bytes) -> list[Conversation]:
             rec = orjson.loads(raw_line)
         except orjson.JSONDecodeError as exc:
             if not order:  # the first record already fails: probably not a transcript at all
-                raise TranscriptError(name, lineno, f"not a JSON or JSONL transcript (invalid JSON: {exc.msg})"
-                                      ) from None
+                raise TranscriptError(
+                    name, lineno, f"not a JSON or JSONL transcript (invalid JSON: {exc.msg})"
+                ) from None
             raise TranscriptError(name, lineno, f"invalid JSON on this line: {exc.msg}") from None
         try:
             if isinstance(rec, dict) and rec.get("type") in _SKIPPED_EVENT_TYPES and "message" not in rec:
@@ -244,8 +265,15 @@ def _read_jsonl(name: str, data: bytes) -> list[Conversation]:
             continue
         first_line, messages, first = sessions[session]  # type: ignore[index]
         try:
-            conv = _assemble(name, {"id": session or None, **{k: first[k] for k in ("user_id",) if k in first}},
-                             messages, (), len(out), {}, first_line)
+            conv = _assemble(
+                name,
+                {"id": session or None, **{k: first[k] for k in ("user_id",) if k in first}},
+                messages,
+                (),
+                len(out),
+                {},
+                first_line,
+            )
         except BadRecord as bad:
             raise TranscriptError(name, first_line, bad.reason) from None
         out.append(conv)
@@ -254,8 +282,14 @@ def _read_jsonl(name: str, data: bytes) -> list[Conversation]:
     return out
 
 
-def _add_event(sessions: dict[str, tuple[int, list[Message], dict[str, Any]]], order: list[tuple[str, str | None]],
-               session: str, lineno: int, msg: Message, rec: dict[str, Any]) -> None:
+def _add_event(
+    sessions: dict[str, tuple[int, list[Message], dict[str, Any]]],
+    order: list[tuple[str, str | None]],
+    session: str,
+    lineno: int,
+    msg: Message,
+    rec: dict[str, Any],
+) -> None:
     if session not in sessions:
         sessions[session] = (lineno, [], rec)
         order.append(("session", session))

@@ -54,21 +54,37 @@ def _lc(message: Message) -> BaseMessage:
                 args = orjson.loads(b.text)
             except orjson.JSONDecodeError:
                 args = {"__raw__": b.text}
-            calls.append({"name": b.name, "args": args if isinstance(args, dict) else {"value": args},
-                          "id": b.id or None, "type": "tool_call"})
+            calls.append(
+                {
+                    "name": b.name,
+                    "args": args if isinstance(args, dict) else {"value": args},
+                    "id": b.id or None,
+                    "type": "tool_call",
+                }
+            )
         return AIMessage(content=text, tool_calls=calls)
     results = [b for b in message.blocks if b.kind == "tool_result"]
     if message.role == "tool" and results:
-        return ToolMessage(content=results[0].text, tool_call_id=results[0].id or "",
-                           status="error" if results[0].is_error else "success")
+        return ToolMessage(
+            content=results[0].text,
+            tool_call_id=results[0].id or "",
+            status="error" if results[0].is_error else "success",
+        )
     if results:  # Anthropic: tool results inside a user message
-        return HumanMessage(content=[{"type": "tool_result", "tool_use_id": b.id, "content": b.text}
-                                     for b in results] + ([{"type": "text", "text": text}] if text else []))
+        return HumanMessage(
+            content=[{"type": "tool_result", "tool_use_id": b.id, "content": b.text} for b in results]
+            + ([{"type": "text", "text": text}] if text else [])
+        )
     return HumanMessage(content=text)
 
 
-def response_cache_key(prompt: list[BaseMessage], model_id: str, agent_id: str = DEFAULT_AGENT_ID,
-                       scope: str | None = None, tools: list[dict[str, Any]] | None = None) -> str:
+def response_cache_key(
+    prompt: list[BaseMessage],
+    model_id: str,
+    agent_id: str = DEFAULT_AGENT_ID,
+    scope: str | None = None,
+    tools: list[dict[str, Any]] | None = None,
+) -> str:
     """The key the real ``ResponseCache`` would build for ``prompt`` sent to ``model_id`` (its default key).
 
     Calls ``promptcache.response_cache.build_response_cache_key`` with the step number the processor computes. The
@@ -80,8 +96,14 @@ def response_cache_key(prompt: list[BaseMessage], model_id: str, agent_id: str =
     from promptcache.response_cache.keys import step_number
 
     model = {"provider": "amazon_bedrock_converse", "model_id": model_id, "llm_string": f"replay:{model_id}"}
-    inputs = ResponseCacheKeyInputs(agent_id=agent_id, scope=scope, model=model, prompt=prompt,
-                                    step_number=step_number(prompt), tools=list(tools or ()))
+    inputs = ResponseCacheKeyInputs(
+        agent_id=agent_id,
+        scope=scope,
+        model=model,
+        prompt=prompt,
+        step_number=step_number(prompt),
+        tools=list(tools or ()),
+    )
     return build_response_cache_key(inputs)
 
 
@@ -126,7 +148,7 @@ class RepeatCounter:
         conv = prepared.conversation
         full = self._conversation_messages(prepared)
         offset = 1 if conv.system else 0
-        scope = conv.family[len("user:"):] if conv.family.startswith("user:") else None  # configurable user_id
+        scope = conv.family[len("user:") :] if conv.family.startswith("user:") else None  # configurable user_id
         key = response_cache_key(full[: offset + request.cut], self.model_id, scope=scope, tools=conv.tools or None)
         stats = self.response
         stats.requests += 1

@@ -54,27 +54,57 @@ def to_json(result: ReplayResult) -> dict[str, Any]:
         "input_tokens": result.input_tokens,
         "output_tokens": result.output_tokens,
         "gap_s": result.gap_s,
-        "cache_rules": {"min_tokens_per_checkpoint": rules.min_tokens, "max_checkpoints": rules.max_points,
-                        "ttls_s": list(rules.ttls_s), "cachable": sorted(rules.cachable),
-                        "lookback_blocks": rules.lookback_blocks},
-        "prices_usd_per_mtok": {"input": price.input, "output": price.output, "cache_write_5m": price.write_5m,
-                                "cache_write_1h": price.write_1h, "cache_read": price.read,
-                                "source": "https://aws.amazon.com/bedrock/pricing/"},
+        "cache_rules": {
+            "min_tokens_per_checkpoint": rules.min_tokens,
+            "max_checkpoints": rules.max_points,
+            "ttls_s": list(rules.ttls_s),
+            "cachable": sorted(rules.cachable),
+            "lookback_blocks": rules.lookback_blocks,
+        },
+        "prices_usd_per_mtok": {
+            "input": price.input,
+            "output": price.output,
+            "cache_write_5m": price.write_5m,
+            "cache_write_1h": price.write_1h,
+            "cache_read": price.read,
+            "source": "https://aws.amazon.com/bedrock/pricing/",
+        },
         "strategies": strategies,
         "best_strategy": result.best(),
-        "response_cache": {"requests": rc.requests, "hits": rc.hits, "ttl_s": rc.ttl_s,
-                           "exact_repeats_any_distance": rc.repeats},
-        "intention_cache": {"tool_calls": it.tool_calls, "looked_up": it.looked_up, "answered": it.answered,
-                            "answered_exact": it.exact, "answered_similar": it.similar,
-                            "wrong_answers": it.wrong, "wrong_exact": it.wrong_exact,
-                            "wrong_similar": it.wrong_similar, "right_answers": it.right,
-                            "right_answers_stale": it.right_stale, "listed_results": it.listed_results,
-                            "served_repeats": it.served, "served_repeats_stale": it.served_stale,
-                            "stored": it.stored, "same_call_repeats": it.same_call_repeats,
-                            "same_call_repeats_changed": it.same_call_repeats_changed, "users": it.users,
-                            "memory": {"class": "IntentionMemory", "backend": "InMemoryIntentionBackend",
-                                       "similarity": it.similarity, "threshold": it.threshold,
-                                       "margin": it.margin, "ttl_s": it.ttl_s, "serve_repeats": True}},
+        "response_cache": {
+            "requests": rc.requests,
+            "hits": rc.hits,
+            "ttl_s": rc.ttl_s,
+            "exact_repeats_any_distance": rc.repeats,
+        },
+        "intention_cache": {
+            "tool_calls": it.tool_calls,
+            "looked_up": it.looked_up,
+            "answered": it.answered,
+            "answered_exact": it.exact,
+            "answered_similar": it.similar,
+            "wrong_answers": it.wrong,
+            "wrong_exact": it.wrong_exact,
+            "wrong_similar": it.wrong_similar,
+            "right_answers": it.right,
+            "right_answers_stale": it.right_stale,
+            "listed_results": it.listed_results,
+            "served_repeats": it.served,
+            "served_repeats_stale": it.served_stale,
+            "stored": it.stored,
+            "same_call_repeats": it.same_call_repeats,
+            "same_call_repeats_changed": it.same_call_repeats_changed,
+            "users": it.users,
+            "memory": {
+                "class": "IntentionMemory",
+                "backend": "InMemoryIntentionBackend",
+                "similarity": it.similarity,
+                "threshold": it.threshold,
+                "margin": it.margin,
+                "ttl_s": it.ttl_s,
+                "serve_repeats": True,
+            },
+        },
         "seconds": round(result.seconds, 3),
     }
 
@@ -89,12 +119,12 @@ def write_json(result: ReplayResult, path: str | Path) -> Path:
 
 _HOW_TO = {
     "anchored-tail": "anchored-tail is what promptcache.integrations.bedrock.CachePointChatBedrockConverse and "
-                     "BedrockCachePoints place by default (strategy=\"anchored-tail\").",
-    "multi-point": "Get multi-point with CachePointChatBedrockConverse(strategy=\"multi-point\") or "
-                   "BedrockCachePoints(strategy=\"multi-point\").",
+    'BedrockCachePoints place by default (strategy="anchored-tail").',
+    "multi-point": 'Get multi-point with CachePointChatBedrockConverse(strategy="multi-point") or '
+    'BedrockCachePoints(strategy="multi-point").',
     "langchain-aws": "langchain-aws is langchain-aws's own ChatBedrockConverse placement for cache_control.",
     "last-message": "last-message is one cache point at the end of each request (as langchain-anthropic's caching "
-                    "middleware).",
+    "middleware).",
 }
 
 
@@ -106,26 +136,36 @@ def _n(count: int, noun: str) -> str:
 def _print_advice(result: ReplayResult, best: str | None, console: Console) -> None:
     """One line: the cheapest placement and how to get it in an agent, or that caching does not pay here."""
     none = result.strategies.get("none")
-    placements = {n: r for n, r in result.strategies.items()
-                  if n in _HOW_TO and n != "anchored-tail+response-cache" and not r.unavailable}
+    placements = {
+        n: r
+        for n, r in result.strategies.items()
+        if n in _HOW_TO and n != "anchored-tail+response-cache" and not r.unavailable
+    }
     if best is None or none is None or not placements or not none.cost_usd:
         return  # nothing to compare (no strategies, or no input tokens at all)
     minimum = result.rules.min_tokens
     if result.largest_request_tokens < minimum:
-        console.print(f"Nothing can be cached here: the largest request has {_n(result.largest_request_tokens, 'token')}"
-                      f", below the {minimum:,} tokens {result.model_id} needs before a cache point (the prefix up "
-                      "to a point must reach it). Caching pays on longer prompts (a long system prompt, many tools, "
-                      "long histories).")
+        console.print(
+            f"Nothing can be cached here: the largest request has {_n(result.largest_request_tokens, 'token')}"
+            f", below the {minimum:,} tokens {result.model_id} needs before a cache point (the prefix up "
+            "to a point must reach it). Caching pays on longer prompts (a long system prompt, many tools, "
+            "long histories)."
+        )
         return
     cheapest = min(r.cost_usd for r in placements.values())
     if cheapest >= none.cost_usd * (1 - 1e-9):
         name = min(placements, key=lambda n: (placements[n].cost_usd, n != "anchored-tail"))
         rel = result.relative(name)
-        hint = ("" if 3600.0 in result.rules.ttls_s else " or use a model that offers the 1-hour TTL "
-                "(e.g. Claude Sonnet 4.5)")
-        console.print(f"No placement beats no caching here (cheapest: {name}, {rel:.1%} of none): the prefixes "
-                      "that reach the minimum are not reused before their cache entries expire at this spacing. "
-                      f"Leave caching off for such traffic{hint}.")
+        hint = (
+            ""
+            if 3600.0 in result.rules.ttls_s
+            else " or use a model that offers the 1-hour TTL (e.g. Claude Sonnet 4.5)"
+        )
+        console.print(
+            f"No placement beats no caching here (cheapest: {name}, {rel:.1%} of none): the prefixes "
+            "that reach the minimum are not reused before their cache entries expire at this spacing. "
+            f"Leave caching off for such traffic{hint}."
+        )
         return
     tied = [n for n, r in placements.items() if abs(r.cost_usd - cheapest) <= 1e-9 * max(1.0, cheapest)]
     tied.sort(key=lambda n: n != "anchored-tail")  # ours first when costs tie: it is what the wrapper does
@@ -140,8 +180,10 @@ def _tok(n: int) -> str:
 def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     """Print the comparison table (and the repeat counts) to ``console`` (stdout by default); returns the table."""
     console = console or Console(width=max(Console().width, 120))
-    table = Table(title=f"promptcache replay — {result.model_id}: {_n(result.conversations, 'conversation')}, "
-                        f"{_n(result.requests, 'request')}, {_n(result.input_tokens, 'input token')}")
+    table = Table(
+        title=f"promptcache replay — {result.model_id}: {_n(result.conversations, 'conversation')}, "
+        f"{_n(result.requests, 'request')}, {_n(result.input_tokens, 'input token')}"
+    )
     table.add_column("strategy", no_wrap=True)
     for header in ("uncached input", "cache read", "cache write", "USD (input side)", "vs none", "requests w/ read"):
         table.add_column(header, justify="right")
@@ -152,29 +194,47 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
             continue
         rel = result.relative(name)
         label = f"[bold]{name}[/bold]" if name == best else name
-        table.add_row(label, _tok(row.input_tokens), _tok(row.read_tokens), _tok(row.write_tokens),
-                      f"{row.cost_usd:,.4f}", "—" if rel is None else f"{rel:.1%}", f"{row.read_share:.1%}")
+        table.add_row(
+            label,
+            _tok(row.input_tokens),
+            _tok(row.read_tokens),
+            _tok(row.write_tokens),
+            f"{row.cost_usd:,.4f}",
+            "—" if rel is None else f"{rel:.1%}",
+            f"{row.read_share:.1%}",
+        )
     console.print(table)
-    console.print("Tokens: uncached input is billed at the input price, cache reads and writes at the model's cache "
-                  "prices; USD is the input side only; 'vs none' is the cost relative to no caching.")
+    console.print(
+        "Tokens: uncached input is billed at the input price, cache reads and writes at the model's cache "
+        "prices; USD is the input side only; 'vs none' is the cost relative to no caching."
+    )
     _print_advice(result, best, console)
     rc, it = result.response_cache, result.intention
-    console.print(f"ResponseCache: {rc.hits:,} of {_n(rc.requests, 'request')} answered (exact repeat within "
-                  f"{rc.ttl_s:g} s; {rc.repeats:,} repeat at any distance).")
-    console.print(f"Intention cache (IntentionMemory in memory, threshold {it.threshold:g}, margin {it.margin:g}, "
-                  f"TTL {it.ttl_s:g} s), of {_n(it.tool_calls, 'tool call')}: retrieve_memory answered {it.answered:,} "
-                  f"({it.exact:,} exact, {it.similar:,} similar), {it.right:,} listing the call's own result "
-                  f"({it.right_stale:,} of them changed since) and {it.wrong:,} only other calls'; "
-                  f"serve_repeats answered {it.served:,} without running the tool ({it.served_stale:,} with a result "
-                  f"that changed since). {it.same_call_repeats:,} calls repeat an earlier successful call of the "
-                  f"same user (same tool and arguments, any intention, at any distance; "
-                  f"{it.same_call_repeats_changed:,} of them with a changed result).")
+    console.print(
+        f"ResponseCache: {rc.hits:,} of {_n(rc.requests, 'request')} answered (exact repeat within "
+        f"{rc.ttl_s:g} s; {rc.repeats:,} repeat at any distance)."
+    )
+    console.print(
+        f"Intention cache (IntentionMemory in memory, threshold {it.threshold:g}, margin {it.margin:g}, "
+        f"TTL {it.ttl_s:g} s), of {_n(it.tool_calls, 'tool call')}: retrieve_memory answered {it.answered:,} "
+        f"({it.exact:,} exact, {it.similar:,} similar), {it.right:,} listing the call's own result "
+        f"({it.right_stale:,} of them changed since) and {it.wrong:,} only other calls'; "
+        f"serve_repeats answered {it.served:,} without running the tool ({it.served_stale:,} with a result "
+        f"that changed since). {it.same_call_repeats:,} calls repeat an earlier successful call of the "
+        f"same user (same tool and arguments, any intention, at any distance; "
+        f"{it.same_call_repeats_changed:,} of them with a changed result)."
+    )
     for name, row in result.strategies.items():
         if row.unavailable:
             console.print(f"[yellow]{name}: {row.unavailable}[/yellow]")
-    spacing = (f" Requests {result.gap_s:g} s apart where no timestamps are recorded "
-               f"({_n(result.untimed_requests, 'request')})." if result.untimed_requests else
-               " Requests spaced by their recorded timestamps.")
-    console.print(f"Output tokens ({result.output_tokens:,}) cost the same under every placement: "
-                  f"${result.strategies['none'].output_cost_usd:,.4f}.{spacing}")
+    spacing = (
+        f" Requests {result.gap_s:g} s apart where no timestamps are recorded "
+        f"({_n(result.untimed_requests, 'request')})."
+        if result.untimed_requests
+        else " Requests spaced by their recorded timestamps."
+    )
+    console.print(
+        f"Output tokens ({result.output_tokens:,}) cost the same under every placement: "
+        f"${result.strategies['none'].output_cost_usd:,.4f}.{spacing}"
+    )
     return table

@@ -92,8 +92,10 @@ class PromptCacheSimulator:
     def _validate(self, checkpoints: Sequence[Checkpoint], n_blocks: int) -> list[Checkpoint]:
         points = sorted(checkpoints, key=lambda c: c.boundary)
         if len(points) > self.rules.max_points:
-            raise ValueError(f"{len(points)} cache checkpoints in one request; {self.rules.model_id} allows at most "
-                             f"{self.rules.max_points}")
+            raise ValueError(
+                f"{len(points)} cache checkpoints in one request; {self.rules.model_id} allows at most "
+                f"{self.rules.max_points}"
+            )
         seen: set[int] = set()
         for i, cp in enumerate(points):
             if not 1 <= cp.boundary <= n_blocks:
@@ -102,15 +104,25 @@ class PromptCacheSimulator:
                 raise ValueError(f"two checkpoints at block boundary {cp.boundary}")
             seen.add(cp.boundary)
             if cp.ttl_s not in self.rules.ttls_s:
-                raise ValueError(f"TTL {cp.ttl_s:g} s is not offered for {self.rules.model_id} "
-                                 f"(allowed: {', '.join(f'{t:g}' for t in self.rules.ttls_s)})")
+                raise ValueError(
+                    f"TTL {cp.ttl_s:g} s is not offered for {self.rules.model_id} "
+                    f"(allowed: {', '.join(f'{t:g}' for t in self.rules.ttls_s)})"
+                )
             if i and cp.ttl_s > points[i - 1].ttl_s:
-                raise ValueError(f"checkpoint at {cp.boundary} has a longer TTL ({cp.ttl_s:g} s) than the one "
-                                 f"before it ({points[i - 1].ttl_s:g} s); Bedrock requires non-increasing TTLs")
+                raise ValueError(
+                    f"checkpoint at {cp.boundary} has a longer TTL ({cp.ttl_s:g} s) than the one "
+                    f"before it ({points[i - 1].ttl_s:g} s); Bedrock requires non-increasing TTLs"
+                )
         return points
 
-    def simulate(self, cum: Sequence[int], hashes: Sequence[bytes], n_blocks: int,
-                 checkpoints: Sequence[Checkpoint], now_s: float) -> RequestCost:
+    def simulate(
+        self,
+        cum: Sequence[int],
+        hashes: Sequence[bytes],
+        n_blocks: int,
+        checkpoints: Sequence[Checkpoint],
+        now_s: float,
+    ) -> RequestCost:
         """Bill one request and update the cache.
 
         Args:

@@ -22,9 +22,18 @@ from .prepare import Request
 from .pricing import ModelPrice
 from .simulator import Checkpoint
 
-__all__ = ["Strategy", "last_allowed_boundary", "point_allowed_after", "NoCacheStrategy", "LastMessageStrategy",
-           "LangChainAwsStrategy", "STRATEGIES",
-           "check_strategy_names", "make_strategy", "StrategyUnavailable"]
+__all__ = [
+    "Strategy",
+    "last_allowed_boundary",
+    "point_allowed_after",
+    "NoCacheStrategy",
+    "LastMessageStrategy",
+    "LangChainAwsStrategy",
+    "STRATEGIES",
+    "check_strategy_names",
+    "make_strategy",
+    "StrategyUnavailable",
+]
 
 
 class StrategyUnavailable(RuntimeError):

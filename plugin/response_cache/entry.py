@@ -81,8 +81,12 @@ def encode_entry(response: ModelResponse, now: float | None = None) -> bytes:
     if response.structured_response is not None:
         value = response.structured_response
         structured = {"type": type(value).__qualname__, "data": _jsonable(value)}
-    entry = {"v": _VERSION, "created_at": time.time() if now is None else now,
-             "messages": [_message_dict(m) for m in response.result], "structured": structured}
+    entry = {
+        "v": _VERSION,
+        "created_at": time.time() if now is None else now,
+        "messages": [_message_dict(m) for m in response.result],
+        "structured": structured,
+    }
     return orjson.dumps(entry, default=_encode_default)
 
 
@@ -128,7 +132,8 @@ def _restore_structured(stored: Any, response_format: Any) -> Any:
     data, name = stored.get("data"), stored.get("type")
     schemas: list[Any] = []
     specs = getattr(response_format, "schema_specs", None) or (
-        [response_format.schema_spec] if getattr(response_format, "schema_spec", None) is not None else [])
+        [response_format.schema_spec] if getattr(response_format, "schema_spec", None) is not None else []
+    )
     schemas = [s.schema for s in specs] or [getattr(response_format, "schema", None)]
     for schema in schemas:
         if isinstance(schema, type) and schema.__qualname__ == name:
@@ -162,5 +167,6 @@ def decode_hit(raw: bytes, key: str, response_format: Any = None, now: float | N
     meta["promptcache"] = {"cache": "hit", "key": key, "age_s": round(age, 3), "usage": ai.usage_metadata}
     ai.response_metadata = meta
     ai.usage_metadata = dict(ZERO_USAGE)
-    return ModelResponse(result=messages, structured_response=_restore_structured(entry.get("structured"),
-                                                                                 response_format))
+    return ModelResponse(
+        result=messages, structured_response=_restore_structured(entry.get("structured"), response_format)
+    )

@@ -140,8 +140,15 @@ def describe_response_format(fmt: Any) -> Any:
         specs = [fmt.schema_spec]
     out: dict[str, Any] = {"strategy": type(fmt).__name__}
     if specs is not None:
-        out["schemas"] = [{"name": s.name, "description": s.description, "schema": s.json_schema,
-                           "strict": getattr(s, "strict", None)} for s in specs]
+        out["schemas"] = [
+            {
+                "name": s.name,
+                "description": s.description,
+                "schema": s.json_schema,
+                "strict": getattr(s, "strict", None),
+            }
+            for s in specs
+        ]
         for attr in ("tool_message_content", "strict"):
             if hasattr(fmt, attr):
                 out[attr] = getattr(fmt, attr)
@@ -167,7 +174,9 @@ def _payload(inputs: ResponseCacheKeyInputs) -> dict[str, Any]:
     }
 
 
-_TOOLS_MEMO: dict[tuple[int, ...], tuple[tuple[Any, ...], tuple[Any, ...], bytes]] = {}  # ids -> (tools, states, digest)
+_TOOLS_MEMO: dict[
+    tuple[int, ...], tuple[tuple[Any, ...], tuple[Any, ...], bytes]
+] = {}  # ids -> (tools, states, digest)
 _TOOLS_MEMO_MAX = 256  # tool lists; the memo is emptied when full (agents reuse a handful)
 
 
@@ -234,20 +243,48 @@ def _head(agent_id: str, model: Mapping[str, Any]) -> bytes:
     return canonical_json({"agent_id": agent_id, "model": dict(model)})
 
 
-def _middle(response_format: Any, scope: str | None, settings: Mapping[str, Any], step: int,
-            tool_choice: Any) -> bytes:
+def _middle(response_format: Any, scope: str | None, settings: Mapping[str, Any], step: int, tool_choice: Any) -> bytes:
     """``canonical_json`` of the five middle fields; written directly in the usual case (no format, no
     settings, a string or no tool choice), where the general path would walk the value looking for NaN."""
-    if response_format is None and not settings and type(step) is int and (tool_choice is None or
-                                                                         type(tool_choice) is str):
-        return b"".join((b'{"response_format":null,"scope":', orjson.dumps(scope), b',"settings":{},"step":',
-                         str(step).encode(), b',"tool_choice":', orjson.dumps(tool_choice), b"}"))
-    return canonical_json({"response_format": describe_response_format(response_format), "scope": scope,
-                           "settings": dict(settings), "step": step, "tool_choice": tool_choice})
+    if (
+        response_format is None
+        and not settings
+        and type(step) is int
+        and (tool_choice is None or type(tool_choice) is str)
+    ):
+        return b"".join(
+            (
+                b'{"response_format":null,"scope":',
+                orjson.dumps(scope),
+                b',"settings":{},"step":',
+                str(step).encode(),
+                b',"tool_choice":',
+                orjson.dumps(tool_choice),
+                b"}",
+            )
+        )
+    return canonical_json(
+        {
+            "response_format": describe_response_format(response_format),
+            "scope": scope,
+            "settings": dict(settings),
+            "step": step,
+            "tool_choice": tool_choice,
+        }
+    )
 
 
-def _digest_of(agent_id: str, scope: str | None, model: Mapping[str, Any], prompt: Iterable[Any], step: int,
-               tools: Sequence[Any], tool_choice: Any, response_format: Any, settings: Mapping[str, Any]) -> str:
+def _digest_of(
+    agent_id: str,
+    scope: str | None,
+    model: Mapping[str, Any],
+    prompt: Iterable[Any],
+    step: int,
+    tools: Sequence[Any],
+    tool_choice: Any,
+    response_format: Any,
+    settings: Mapping[str, Any],
+) -> str:
     """``sha256(canonical_json(_payload(inputs))).hexdigest()[:32]``, fed to SHA-256 piece by piece.
 
     Canonical JSON of a dict is ``{"key":value,...}`` with sorted keys and no whitespace, so the pieces below (two
@@ -269,8 +306,17 @@ def _digest_of(agent_id: str, scope: str | None, model: Mapping[str, Any], promp
 
 
 def _digest(inputs: ResponseCacheKeyInputs) -> str:
-    return _digest_of(inputs.agent_id, inputs.scope, inputs.model, inputs.prompt, inputs.step_number, inputs.tools,
-                      inputs.tool_choice, inputs.response_format, inputs.settings)
+    return _digest_of(
+        inputs.agent_id,
+        inputs.scope,
+        inputs.model,
+        inputs.prompt,
+        inputs.step_number,
+        inputs.tools,
+        inputs.tool_choice,
+        inputs.response_format,
+        inputs.settings,
+    )
 
 
 def build_response_cache_key(inputs: ResponseCacheKeyInputs) -> str:
@@ -322,11 +368,18 @@ def request_key(request: Any, agent_id: str, scope: str | None) -> str:
     messages = request.messages
     system = resolved_system(request)
     prompt = messages if system is None else chain((system,), messages)
-    digest = _digest_of(agent_id, scope, model_identity(request.model), prompt, step_number(messages),
-                        request.tools or (), request.tool_choice, request.response_format,
-                        request.model_settings or _NO_SETTINGS)
+    digest = _digest_of(
+        agent_id,
+        scope,
+        model_identity(request.model),
+        prompt,
+        step_number(messages),
+        request.tools or (),
+        request.tool_choice,
+        request.response_format,
+        request.model_settings or _NO_SETTINGS,
+    )
     return f"{key_namespace(agent_id, scope)}:{digest}"
-
 
 
 def inputs_from_request(request: Any, agent_id: str, scope: str | None) -> ResponseCacheKeyInputs:

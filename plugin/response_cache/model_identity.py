@@ -97,7 +97,7 @@ def _state(state: dict[str, Any]) -> tuple[tuple[str, ...], list[Any]]:
     keys, values = tuple(state), list(state.values())
     if "_serialized" in state:
         i = keys.index("_serialized")
-        keys = keys[:i] + keys[i + 1:]
+        keys = keys[:i] + keys[i + 1 :]
         del values[i]
     return keys, values
 
@@ -114,8 +114,9 @@ def _snapshot(model: Any) -> _Snapshot | None:
     """The model's current state; ``None`` when its JSON cannot be taken (no memo: computed every call)."""
     keys, values = _state(model.__dict__)
     excluded = _excluded_fields(type(model))
-    mutable = tuple(i for i, (k, v) in enumerate(zip(keys, values, strict=True))
-                    if type(v) not in _IMMUTABLE and k not in excluded)
+    mutable = tuple(
+        i for i, (k, v) in enumerate(zip(keys, values, strict=True)) if type(v) not in _IMMUTABLE and k not in excluded
+    )
     try:
         return _Snapshot(keys, values, mutable, _mutable_data(model, values, mutable))
     except Exception:  # noqa: BLE001 - e.g. a field pydantic cannot dump: no memo, compute every time
@@ -177,8 +178,9 @@ def _lookups(cls: type) -> tuple[bool, ...]:
         # pydantic's own __getattr__ only serves private attributes and extras; a class with its own (e.g.
         # RunnableBinding, which forwards to the bound model) must be asked
         pydantic = hasattr(cls, "__pydantic_fields__") and getattr(cls, "__getattr__", None) is _PYDANTIC_GETATTR
-        plan = _LOOKUPS[cls] = tuple(not pydantic or inspect.getattr_static(cls, attr, _MISSING) is not _MISSING
-                                     for attr in _MODEL_ID_ATTRS)
+        plan = _LOOKUPS[cls] = tuple(
+            not pydantic or inspect.getattr_static(cls, attr, _MISSING) is not _MISSING for attr in _MODEL_ID_ATTRS
+        )
     return plan
 
 
@@ -228,8 +230,11 @@ def model_identity(model: Any) -> dict[str, Any]:
             identity = llm_string(model)
     except Exception:  # noqa: BLE001 - an odd model still gets a stable identity
         identity = f"{type(model).__module__}.{type(model).__qualname__}"
-    out = {"provider": getattr(model, "_llm_type", type(model).__name__), "model_id": _model_id(model),
-           "llm_string": identity}
+    out = {
+        "provider": getattr(model, "_llm_type", type(model).__name__),
+        "model_id": _model_id(model),
+        "llm_string": identity,
+    }
     if bound_kwargs:
         out["bound"] = bound_kwargs
     return out

@@ -48,8 +48,9 @@ def _check_key(key: Any, what: str) -> None:
             raise ValueError(f"{what} must be a non-empty string or a callable, got ''")
         check_unicode(key, what)
     elif not callable(key):
-        raise TypeError(f"{what} must be a str or a callable(ResponseCacheKeyInputs), got {type(key).__name__}: "
-                        f"{key!r}")
+        raise TypeError(
+            f"{what} must be a str or a callable(ResponseCacheKeyInputs), got {type(key).__name__}: {key!r}"
+        )
 
 
 def _check_bust(bust: Any, what: str) -> bool:
@@ -104,8 +105,16 @@ class ResponseCache(Processor):
     context_key: ClassVar[str] = RESPONSE_CACHE_CONTEXT_KEY
     context_options: ClassVar[frozenset[str]] = frozenset({"key", "scope", "bust"})
 
-    def __init__(self, cache: ServerCache, *, ttl: float = DEFAULT_RESPONSE_CACHE_TTL_SECONDS, scope: Any = UNSET,
-                 key: Any = None, bust: bool = False, agent_id: str = DEFAULT_AGENT_ID) -> None:
+    def __init__(
+        self,
+        cache: ServerCache,
+        *,
+        ttl: float = DEFAULT_RESPONSE_CACHE_TTL_SECONDS,
+        scope: Any = UNSET,
+        key: Any = None,
+        bust: bool = False,
+        agent_id: str = DEFAULT_AGENT_ID,
+    ) -> None:
         super().__init__()
         if not isinstance(cache, ServerCache):
             raise TypeError(f"cache must be a promptcache ServerCache, got {type(cache).__name__}: {cache!r}")
@@ -178,8 +187,11 @@ class ResponseCache(Processor):
         elif isinstance(result, str) and result and is_unicode(result):
             return custom_key(inputs.agent_id, inputs.scope, result)
         else:
-            self._warning.warn("promptcache: ResponseCache key function returned %r (not a non-empty UTF-8 string); "
-                               "using the default key", result)
+            self._warning.warn(
+                "promptcache: ResponseCache key function returned %r (not a non-empty UTF-8 string); "
+                "using the default key",
+                result,
+            )
         return build_response_cache_key(inputs)
 
     def _prepare(self, request: ModelRequest) -> tuple[str | None, Any, Any, bool]:
