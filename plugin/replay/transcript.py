@@ -54,13 +54,55 @@ class Block:
     is_error: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """The token usage a log recorded for one model call (the request that produced an assistant message).
+
+    All counts are tokens. ``input_tokens`` is the uncached input only (Anthropic ``input_tokens``, Converse
+    ``inputTokens``; OpenAI ``prompt_tokens`` minus ``cached_tokens``), so the prompt's real size is
+    ``input_tokens + cache_read_tokens + cache_write_tokens``.
+
+    Attributes:
+        input_tokens: uncached input tokens.
+        cache_read_tokens: tokens read from the prompt cache (``cache_read_input_tokens``/``cacheReadInputTokens``/
+            ``cached_tokens``).
+        cache_write_tokens: tokens written to the cache, every TTL (``cache_creation_input_tokens``/
+            ``cacheWriteInputTokens``).
+        cache_write_1h_tokens: the part of ``cache_write_tokens`` written with the 1-hour TTL (Anthropic's
+            ``cache_creation.ephemeral_1h_input_tokens``); the rest used the 5-minute TTL.
+        output_tokens: generated tokens.
+    """
+
+    input_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_write_1h_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def prompt_tokens(self) -> int:
+        """The request's whole prompt as billed: uncached input + cache read + cache write tokens."""
+        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+
 @dataclass(slots=True)
 class Message:
-    """One message: ``role`` (one of ``ROLES``), its ``blocks``, and ``timestamp`` (epoch seconds) when recorded."""
+    """One message.
+
+    Attributes:
+        role: one of ``ROLES``.
+        blocks: its content blocks.
+        timestamp: epoch seconds, when recorded.
+        usage: for an assistant message, the logged usage of the model call that produced it (``None`` when the
+            log has none).
+        model: for an assistant message, the model id the log names for that call (``None`` when not recorded).
+    """
 
     role: str
     blocks: tuple[Block, ...]
     timestamp: float | None = None
+    usage: Usage | None = None
+    model: str | None = None
 
     def tool_calls(self) -> list[Block]:
         """The ``tool_use`` blocks of this message, in order."""
