@@ -52,6 +52,7 @@ from typing import Any
 
 import orjson
 
+from .logged_usage import anthropic_usage
 from .messages import BadRecord, _content_blocks, _short, parse_timestamp
 from .transcript import Block, Conversation, Message, TranscriptError, TranscriptWarning, Usage
 
@@ -258,27 +259,8 @@ def _line(rec: dict[str, Any], file: int, lineno: int) -> Line | None:
         line.call = call
         model = message.get("model")
         line.model = model if isinstance(model, str) and model else None
-        line.usage = _usage(message.get("usage"))
+        line.usage = anthropic_usage(message.get("usage"))
     return line
-
-
-def _usage(raw: Any) -> Usage | None:
-    """``Usage`` from an Anthropic ``usage`` object (``None`` when absent). Counts that are not non-negative
-    integers read as 0."""
-    if not isinstance(raw, dict):
-        return None
-
-    def count(obj: Any, key: str) -> int:
-        value = obj.get(key) if isinstance(obj, dict) else None
-        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
-
-    return Usage(
-        input_tokens=count(raw, "input_tokens"),
-        cache_read_tokens=count(raw, "cache_read_input_tokens"),
-        cache_write_tokens=count(raw, "cache_creation_input_tokens"),
-        cache_write_1h_tokens=count(raw.get("cache_creation"), "ephemeral_1h_input_tokens"),
-        output_tokens=count(raw, "output_tokens"),
-    )
 
 
 def reply_message(lines: list[Line]) -> Message:
