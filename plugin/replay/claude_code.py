@@ -9,6 +9,8 @@ seen before is skipped with one ``TranscriptWarning`` per file and type.
 
 How the API calls are recovered (``claude_code_calls`` builds the prompts and the conversations):
 
+- **Synthetic replies** (``message.model == "<synthetic>"`` or ``isApiErrorMessage``: an API error or an interrupt
+  notice Claude Code writes itself) are not API calls and are not sent; they are links of the chain only.
 - **One API call per ``requestId``** (else ``message.id``): the reply is logged as one ``assistant`` line per content
   block, all with the same id; they are merged, in line order. Its ``Usage`` is the logged ``message.usage`` of the
   line with the largest ``output_tokens`` (earlier lines of one reply are written while it streams and carry partial
@@ -61,6 +63,8 @@ __all__ = ["is_claude_code_log", "is_session_folder", "read_claude_code", "read_
 #: Record types Claude Code writes that are not messages to the model (observed in Claude Code 2.1 session logs).
 BOOKKEEPING_TYPES = frozenset({"file-history-snapshot", "progress", "queue-operation", "summary", "system"})
 MESSAGE_TYPES = frozenset({"user", "assistant"})
+#: ``message.model`` of assistant lines Claude Code writes itself (API errors, "No response requested.").
+SYNTHETIC_MODEL = "<synthetic>"
 _SIGNATURE_TYPES = frozenset({"file-history-snapshot", "queue-operation", "progress"})
 
 
@@ -249,6 +253,8 @@ def _line(rec: dict[str, Any], file: int, lineno: int) -> Line | None:
     message = rec.get("message")
     if not isinstance(message, dict):
         raise BadRecord(("message",), f"{kind} record without a message object: {_short(rec)}")
+    if kind == "assistant" and (message.get("model") == SYNTHETIC_MODEL or rec.get("isApiErrorMessage")):
+        return Line(file, lineno, uuid, parent, "other", ts)  # written by Claude Code itself, not by a model call
     content = message.get("content")
     blocks = tuple(b for b in _content_blocks(content, ("message", "content")) if b.kind != "text" or b.text.strip())
     line = Line(file, lineno, uuid, parent, kind, ts, blocks, is_meta=bool(rec.get("isMeta")))
