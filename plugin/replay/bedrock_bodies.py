@@ -10,6 +10,7 @@ Converse shapes follow the Bedrock Runtime API reference (``Message``, ``Content
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,8 +33,8 @@ class UnsupportedBody(Exception):
 
 @dataclass(slots=True)
 class ParsedCall:
-    """One logged API call. ``keys`` identify the prompt's messages (content without cache points) for grouping;
-    ``system_key`` the system prompt and tools; ``cache_points`` as in the ``bedrock_logs`` docstring."""
+    """One logged API call. ``prefix[n]`` is a digest of the system prompt, the tools and the first ``n`` messages
+    (content without cache points), for grouping; ``cache_points`` as in the ``bedrock_logs`` docstring."""
 
     request_id: str
     operation: str
@@ -42,8 +43,7 @@ class ParsedCall:
     system: tuple[Block, ...]
     tools: list[dict[str, Any]]
     messages: list[Message]
-    keys: list[bytes]
-    system_key: bytes
+    prefix: list[bytes]
     reply: Message
     cache_points: list[dict[str, Any]] = field(default_factory=list)
     line: int = 0
@@ -305,9 +305,15 @@ def parse_record(rec: dict[str, Any]) -> ParsedCall:
         raise BadRecord(("input", "inputBodyJson", "messages"), "request without messages")
     stamp = parse_timestamp(rec.get("timestamp"), ("timestamp",))
     usage = usage or _record_usage(rec)
-    system_key = orjson.dumps([[b.kind, b.text] for b in system], default=repr) + orjson.dumps(
-        tools, option=orjson.OPT_SORT_KEYS, default=repr
-    )
+    digest = hashlib.blake2b(
+        orjson.dumps([[b.kind, b.text] for b in system], default=repr)
+        + orjson.dumps(tools, option=orjson.OPT_SORT_KEYS, default=repr),
+        digest_size=16,
+    ).digest()
+    prefix = [digest]
+    for m in messages:
+        digest = hashlib.blake2b(digest + _key(m.role, m.blocks), digest_size=16).digest()
+        prefix.append(digest)
     for m in messages:
         m.timestamp = stamp
     return ParsedCall(
@@ -318,8 +324,7 @@ def parse_record(rec: dict[str, Any]) -> ParsedCall:
         system=system,
         tools=tools,
         messages=messages,
-        keys=[_key(m.role, m.blocks) for m in messages],
-        system_key=system_key,
+        prefix=prefix,
         reply=Message("assistant", reply_blocks, stamp, usage, model),
         cache_points=points,
     )

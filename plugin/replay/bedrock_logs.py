@@ -122,8 +122,7 @@ def _take(calls: list[ParsedCall], rec: Any, where: tuple[Any, ...], name: str, 
 
 @dataclass(slots=True)
 class _Open:
-    system_key: bytes
-    keys: list[bytes]  # prompt message keys of the conversation's latest call
+    size: int  # messages in the prompt of the conversation's latest call
     messages: list[Message]
     calls: list[ParsedCall] = field(default_factory=list)
     replies: list[int] = field(default_factory=list)
@@ -131,42 +130,40 @@ class _Open:
 
 
 def _conversations(name: str, calls: list[ParsedCall]) -> list[Conversation]:
+    """Group ``calls`` (module docstring). Prompts are compared by prefix digests (``ParsedCall.prefix``), so the
+    work and memory are linear in the number of logged messages."""
     order = sorted(range(len(calls)), key=lambda i: (calls[i].timestamp is None, calls[i].timestamp or 0.0, i))
-    latest: dict[tuple[bytes, tuple[bytes, ...]], _Open] = {}  # (system+tools, prompt keys) -> its conversation
-    seen: set[tuple[bytes, tuple[bytes, ...]]] = set()  # every prompt prefix logged so far
+    latest: dict[bytes, _Open] = {}  # digest of a conversation's latest prompt -> the conversation
+    seen: set[bytes] = set()  # digest of every prompt prefix logged so far
     convs: list[_Open] = []
     for i in order:
         call = calls[i]
-        keys = call.keys
+        prefix, size = call.prefix, len(call.messages)
         target: _Open | None = None
-        for n in range(len(keys) - 1, 0, -1):  # the longest earlier prompt this one extends with its reply
-            if call.messages[n].role != "assistant":
-                continue
-            conv = latest.get((call.system_key, tuple(keys[:n])))
-            if conv is not None:
-                target = conv
+        for n in range(size - 1, 0, -1):  # the longest earlier prompt this one extends with its reply
+            if call.messages[n].role == "assistant" and prefix[n] in latest:
+                target = latest.pop(prefix[n])
                 break
         if target is None:
-            shared = next((n for n in range(len(keys), 0, -1) if (call.system_key, tuple(keys[:n])) in seen), 0)
-            target = _Open(call.system_key, [], [], shared=shared)
+            shared = next((n for n in range(size, 0, -1) if prefix[n] in seen), 0)
+            target = _Open(0, [], shared=shared)
             convs.append(target)
+            start = 0
         else:
-            del latest[(target.system_key, tuple(target.keys))]
-            last = target.calls[-1]
-            reply_at = target.replies[-1]
-            sent = call.messages[len(target.keys)]  # the previous reply as this prompt sends it back
+            last, reply_at = target.calls[-1], target.replies[-1]
+            sent = call.messages[target.size]  # the previous reply as this prompt sends it back
             target.messages[reply_at] = Message(
                 "assistant", sent.blocks, last.reply.timestamp, last.reply.usage, last.reply.model
             )
-        start = len(target.keys) + (1 if target.calls else 0)
+            start = target.size + 1
         target.messages.extend(call.messages[start:])
-        target.keys = list(keys)
+        target.size = size
         target.replies.append(len(target.messages))
         target.messages.append(call.reply)
         target.calls.append(call)
-        latest[(call.system_key, tuple(keys))] = target
-        for n in range(1, len(keys) + 1):
-            seen.add((call.system_key, tuple(keys[:n])))
+        latest[prefix[size]] = target
+        seen.update(prefix[1:])
+        call.messages, call.prefix = [], []  # now held by the conversation
     return [_finish(name, n, conv) for n, conv in enumerate(convs)]
 
 

@@ -17,11 +17,15 @@ Two log formats are recognised by their records and read by their own modules: C
 (``claude_code``; a session folder ``<session>/`` with its sub-agent logs too) and Bedrock model invocation logs
 (``bedrock_logs``, records with ``schemaType: "ModelInvocationLog"``, JSONL or a JSON array).
 
+A gzip-compressed file (e.g. ``.json.gz``, as Bedrock writes invocation logs to S3) is read as what it holds.
+
 Every error is a ``TranscriptError`` whose message is one line, ``FILE:LINE: reason``.
 """
 
 from __future__ import annotations
 
+import gzip
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -82,9 +86,16 @@ def read_file(path: str | Path) -> list[Conversation]:
         raise TranscriptError(name, 0, "no such file") from None
     except OSError as exc:
         raise TranscriptError(name, 0, f"cannot read file: {exc.strerror or exc}") from None
+    suffix = Path(path).suffix.lower()
+    if data[:2] == b"\x1f\x8b":  # gzip (Bedrock delivers invocation logs to S3 as .json.gz): read what it holds
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise TranscriptError(name, 0, f"cannot decompress gzip file: {exc}") from None
+        inner = Path(Path(path).stem).suffix.lower()
+        suffix = inner if inner in (".jsonl", ".ndjson") else ""  # S3's .json.gz hold one record per line
     if not data.strip():
         raise TranscriptError(name, 1, "empty file: no conversations")
-    suffix = Path(path).suffix.lower()
     if suffix not in (".jsonl", ".ndjson"):
         try:
             doc = orjson.loads(data)

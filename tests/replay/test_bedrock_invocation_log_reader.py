@@ -179,3 +179,16 @@ def test_cli_replays_an_invocation_log(tmp_path: Path, capsys: pytest.CaptureFix
     report = json.loads((out / "replay.json").read_text())
     assert (report["requests"], report["conversations"]) == (5, 3)
     assert capsys.readouterr().err.count("promptcache: warning: ") == 2
+
+
+def test_gzip_file_as_s3_delivers_it(tmp_path: Path) -> None:
+    import gzip
+
+    path = tmp_path / "000001.json.gz"
+    path.write_bytes(gzip.compress((DATA / "converse.jsonl").read_bytes()))
+    convs, _ = read_quietly(path)
+    assert [c.meta["request_ids"] for c in convs] == [["req-1", "req-2", "req-3"], ["req-b1"], ["req-2r"]]
+    broken = tmp_path / "broken.json.gz"
+    broken.write_bytes(gzip.compress(b"{}")[:12])
+    with pytest.raises(TranscriptError, match="cannot decompress gzip file"):
+        read_file(broken)
