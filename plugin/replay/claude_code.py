@@ -27,13 +27,16 @@ How the API calls are recovered (``claude_code_calls`` builds the prompts and th
 - **Conversations**: calls are taken in log order; a call whose prompt extends a conversation of the same log file
   (same messages, same order) continues it; any other call starts a new ``Conversation`` holding its whole prompt
   (after a compaction the prompt is new; after a rewind, or in the compaction sub-agent's log, it repeats part of an
-  earlier conversation's history). Each
-  conversation's ``replies`` lists only its own calls, so every API call is exactly one request and repeated history
-  is never counted twice; repeated history still has the same prefix hashes, so the cache simulation sees it.
+  earlier conversation's history). Each conversation's ``replies`` lists only its own calls, so every API call is
+  exactly one request and repeated history is never counted twice; repeated history still has the same prefix
+  hashes, so the cache simulation sees it.
 - **A session folder** (``<session>/`` with ``subagents/agent-*.jsonl``, the session log ``<session>.jsonl`` beside
   it) is read as one tree: Task sub-agents become their own conversations, and the compaction call (whose log
   ``agent-acompact-*.jsonl`` points into the main log) becomes a conversation of one request whose prompt is the main
-  conversation up to the compaction plus the summary request. Each reply carries its own ``model``. A sub-agent log
+  conversation up to the compaction plus the summary request. The hook-context lines that only the compaction log
+  records (``isMeta`` leaves whose parent is in the main log) were sent with the main conversation's later calls
+  too (the compaction call reads the main conversation's whole cached prefix), so they join every prompt logged
+  after them (across files, "after" is by timestamp). Each reply carries its own ``model``. A sub-agent log
   read on its own (not through its folder) is read the same way, without the main log's history.
 
 ``Conversation.meta`` of every conversation: ``format="claude-code"``, ``hidden_prefix=True`` (the system prompt and

@@ -30,6 +30,10 @@ def _count(obj: Any, key: str) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
+def _is_1h(detail: Any) -> bool:
+    return isinstance(detail, dict) and detail.get("ttl") == "1h"
+
+
 def anthropic_usage(raw: Any) -> Usage | None:
     """``Usage`` from an Anthropic ``usage`` object (``None`` when ``raw`` is not an object)."""
     if not isinstance(raw, dict):
@@ -47,8 +51,8 @@ def converse_usage(raw: Any) -> Usage | None:
     """``Usage`` from a Bedrock Converse ``usage`` object (``None`` when ``raw`` is not an object)."""
     if not isinstance(raw, dict):
         return None
-    details = raw.get("cacheDetails") if isinstance(raw.get("cacheDetails"), list) else []
-    one_hour = sum(_count(d, "inputTokens") for d in details if isinstance(d, dict) and d.get("ttl") == "1h")
+    details = raw.get("cacheDetails")
+    one_hour = sum(_count(d, "inputTokens") for d in (details if isinstance(details, list) else []) if _is_1h(d))
     return Usage(
         _count(raw, "inputTokens"),
         _count(raw, "cacheReadInputTokens"),
