@@ -272,6 +272,20 @@ def _anthropic(
     return system, tools, messages, points, tuple(reply), anthropic_usage(out.get("usage"))
 
 
+def _is_anthropic(body: dict[str, Any]) -> bool:
+    """An Anthropic Messages body: ``anthropic_version``, or content blocks typed by a ``type`` key (Converse and
+    Amazon Nova's InvokeModel body name a block by its only key: ``{"text": ...}``)."""
+    if "anthropic_version" in body:
+        return True
+    for message in body["messages"]:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str):
+            return True
+        if isinstance(content, list) and content and isinstance(content[0], dict):
+            return "type" in content[0]
+    return False
+
+
 def parse_record(rec: dict[str, Any]) -> ParsedCall:
     """Parse one ``ModelInvocationLog`` record.
 
@@ -290,7 +304,7 @@ def parse_record(rec: dict[str, Any]) -> ParsedCall:
         raise UnsupportedBody("no-input", "records without an inline input.inputBodyJson (large bodies go to S3)")
     if out_body is None:
         raise UnsupportedBody("no-output", "records without an output body (failed or unfinished calls)")
-    if isinstance(body.get("messages"), list) and ("anthropic_version" in body or operation.startswith("InvokeModel")):
+    if isinstance(body.get("messages"), list) and _is_anthropic(body):
         parsed = _anthropic(body, out_body)
     elif isinstance(body.get("messages"), list):
         parsed = _converse(body, out_body)

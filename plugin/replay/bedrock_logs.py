@@ -15,6 +15,8 @@ Bodies read (``bedrock_bodies`` converts them):
   ``output.outputBodyJson``; a streamed reply logged as a list of stream events is put back together.
 - ``InvokeModel`` / ``InvokeModelWithResponseStream`` with an Anthropic Messages body (``anthropic_version``,
   ``system``, ``messages``, ``tools``; ``cache_control`` on blocks): reply ``content`` and ``usage`` in the output.
+  An Amazon Nova InvokeModel body has the Converse shape (``{"text": ...}`` blocks, ``cachePoint``) and is read as
+  one; its usage may name the cache counts ``cacheReadInputTokenCount`` / ``cacheWriteInputTokenCount``.
 
 Other bodies (Titan, Llama, ...) and records without an output (failed calls) are skipped with one
 ``TranscriptWarning`` per file and kind. Without usage in the body, the record's own counts are used.

@@ -6,7 +6,8 @@ Field meanings, by source:
   ``cache_creation_input_tokens`` and ``cache_creation.ephemeral_1h_input_tokens`` /
   ``ephemeral_5m_input_tokens``, ``output_tokens``.
 - Bedrock Converse ``TokenUsage``: ``inputTokens`` (uncached), ``cacheReadInputTokens``, ``cacheWriteInputTokens``,
-  ``cacheDetails: [{"ttl": "5m" | "1h", "inputTokens"}]``, ``outputTokens``.
+  ``cacheDetails: [{"ttl": "5m" | "1h", "inputTokens"}]``, ``outputTokens`` (Amazon Nova's InvokeModel body:
+  ``cacheReadInputTokenCount`` / ``cacheWriteInputTokenCount``).
 - OpenAI Chat Completions ``usage``: ``prompt_tokens`` (the whole prompt, cached part included),
   ``prompt_tokens_details.cached_tokens`` (read from the cache), ``completion_tokens``; OpenAI reports no cache
   writes.
@@ -55,8 +56,8 @@ def converse_usage(raw: Any) -> Usage | None:
     one_hour = sum(_count(d, "inputTokens") for d in (details if isinstance(details, list) else []) if _is_1h(d))
     return Usage(
         _count(raw, "inputTokens"),
-        _count(raw, "cacheReadInputTokens"),
-        _count(raw, "cacheWriteInputTokens"),
+        _count(raw, "cacheReadInputTokens") or _count(raw, "cacheReadInputTokenCount"),
+        _count(raw, "cacheWriteInputTokens") or _count(raw, "cacheWriteInputTokenCount"),
         one_hour,
         _count(raw, "outputTokens"),
     )

@@ -192,3 +192,39 @@ def test_gzip_file_as_s3_delivers_it(tmp_path: Path) -> None:
     broken.write_bytes(gzip.compress(b"{}")[:12])
     with pytest.raises(TranscriptError, match="cannot decompress gzip file"):
         read_file(broken)
+
+
+def test_nova_invoke_model_body_read_as_converse(tmp_path: Path) -> None:
+    body = {
+        "schemaVersion": "messages-v1",
+        "system": [{"text": "Be brief."}, {"cachePoint": {"type": "default"}}],
+        "messages": [{"role": "user", "content": [{"text": "Capital of France?"}]}],
+        "inferenceConfig": {"maxTokens": 50},
+    }
+    out = {
+        "output": {"message": {"role": "assistant", "content": [{"text": "Paris."}]}},
+        "stopReason": "end_turn",
+        "usage": {
+            "inputTokens": 7,
+            "outputTokens": 2,
+            "cacheReadInputTokenCount": 1100,
+            "cacheWriteInputTokenCount": 0,
+        },
+    }
+    rec = {
+        "schemaType": "ModelInvocationLog",
+        "schemaVersion": "1.0",
+        "timestamp": "2026-03-02T12:00:00Z",
+        "requestId": "nova-1",
+        "operation": "InvokeModel",
+        "modelId": "amazon.nova-pro-v1:0",
+        "input": {"inputContentType": "application/json", "inputBodyJson": body, "inputTokenCount": 7},
+        "output": {"outputContentType": "application/json", "outputBodyJson": out, "outputTokenCount": 2},
+    }
+    path = tmp_path / "nova.jsonl"
+    path.write_text(json.dumps(rec) + "\n")
+    [conv] = read_file(path)
+    assert conv.system == (Block("text", "Be brief."),)
+    assert conv.messages[1].blocks == (Block("text", "Paris."),)
+    assert conv.messages[1].usage == Usage(7, 1100, 0, 0, 2)
+    assert conv.meta["cache_points"] == [[SYSTEM_5M]]

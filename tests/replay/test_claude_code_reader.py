@@ -311,3 +311,14 @@ def test_cli_replays_shared_session_folder(session: str, tmp_path: Path) -> None
     assert main(["replay", str(SHARED / session), "--out", str(out), "--no-chart"]) == 0
     report = json.loads((out / "replay.json").read_text())
     assert report["requests"] == sum(SESSIONS[session])
+
+
+def test_calls_without_request_id_merge_by_message_id(tmp_path: Path) -> None:
+    lines = [json.loads(x) for x in (DATA / "parallel_tools.jsonl").read_text().splitlines()]
+    for rec in lines:
+        rec.pop("requestId", None)
+    path = tmp_path / "old.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    [conv] = read_file(path)
+    assert conv.meta["request_ids"] == ["msg_P1", "msg_P2"]
+    assert shape(conv) == shape(read_file(DATA / "parallel_tools.jsonl")[0])
