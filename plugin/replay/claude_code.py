@@ -137,17 +137,29 @@ def is_claude_code_log(data: bytes, limit: int = 50) -> bool:
 
 
 def session_files(folder: str | Path) -> list[Path]:
-    """The logs of a session folder: ``<folder>.jsonl`` beside it (when present), then ``subagents/agent-*.jsonl``
-    sorted by name. Empty when ``folder`` is not a session folder."""
+    """The logs of a session folder: the session log ``<folder>.jsonl`` beside it (or inside it), when it is a
+    Claude Code log, then ``subagents/agent-*.jsonl`` sorted by name. Empty when ``folder`` is not a session
+    folder."""
     path = Path(folder)
     agents = sorted((path / "subagents").glob("agent-*.jsonl")) if (path / "subagents").is_dir() else []
-    main = path.parent / f"{path.name}.jsonl"
-    return ([main] if main.is_file() else []) + agents
+    for main in (path.parent / f"{path.name}.jsonl", path / f"{path.name}.jsonl"):
+        if main.is_file() and _head_is_claude_code(main):
+            return [main, *agents]
+    return agents
+
+
+def _head_is_claude_code(path: Path, size: int = 1 << 16) -> bool:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(size)
+    except OSError:
+        return False
+    return is_claude_code_log(head.rsplit(b"\n", 1)[0] if len(head) == size else head)
 
 
 def is_session_folder(folder: str | Path) -> bool:
-    """True for a Claude Code session folder: a directory with ``subagents/agent-*.jsonl`` files or a
-    ``<folder>.jsonl`` session log beside it."""
+    """True for a Claude Code session folder: a directory with ``subagents/agent-*.jsonl`` files or a Claude Code
+    session log ``<folder>.jsonl`` beside it."""
     return Path(folder).is_dir() and bool(session_files(folder))
 
 
@@ -244,7 +256,8 @@ def _line(rec: dict[str, Any], file: int, lineno: int) -> Line | None:
     kind = rec["type"]
     if not isinstance(uuid, str) or not uuid:
         if kind in MESSAGE_TYPES:
-            raise BadRecord(("uuid",), f"{kind} record without a uuid")
+            what = "without a uuid" if uuid is None else f"whose uuid is not a non-empty string: {_short(uuid)}"
+            raise BadRecord(("uuid",), f"{kind} record {what}")
         return None
     parent = rec.get("parentUuid")
     if parent is not None and not isinstance(parent, str):

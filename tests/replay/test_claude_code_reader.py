@@ -322,3 +322,19 @@ def test_calls_without_request_id_merge_by_message_id(tmp_path: Path) -> None:
     [conv] = read_file(path)
     assert conv.meta["request_ids"] == ["msg_P1", "msg_P2"]
     assert shape(conv) == shape(read_file(DATA / "parallel_tools.jsonl")[0])
+
+
+def test_plain_directory_is_not_a_session_folder(tmp_path: Path) -> None:
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs.jsonl").write_text(json.dumps({"role": "user", "content": "hi"}) + "\n")
+    with pytest.raises(TranscriptError, match="is a directory; give the transcript files in it"):
+        read_file(tmp_path / "logs")
+
+
+def test_session_log_inside_its_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "sess"
+    (folder / "subagents").mkdir(parents=True)
+    (folder / "sess.jsonl").write_text((DATA / "folder-session.jsonl").read_text())
+    for agent in (DATA / "folder-session" / "subagents").iterdir():
+        (folder / "subagents" / agent.name).write_text(agent.read_text())
+    assert requests(read_file(folder)) == 5
