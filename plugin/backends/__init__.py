@@ -2,5 +2,14 @@
 
 from promptcache.backends.base import ServerCache, validate_key, validate_ttl, validate_value
 from promptcache.backends.memory import InMemoryServerCache
+from promptcache.backends.namespaced import NamespacedServerCache, validate_namespace
 
-__all__ = ["InMemoryServerCache", "ServerCache", "validate_key", "validate_ttl", "validate_value"]
+__all__ = [
+    "InMemoryServerCache",
+    "NamespacedServerCache",
+    "ServerCache",
+    "validate_key",
+    "validate_namespace",
+    "validate_ttl",
+    "validate_value",
+]

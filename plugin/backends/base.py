@@ -119,5 +119,19 @@ class ServerCache(ABC):
         """Async :meth:`get_many`."""
         return self.get_many(keys)
 
+    def namespaced(self, namespace: str) -> ServerCache:
+        """A cache on the same storage whose keys live under ``namespace`` (``"placements:"``: one segment ending
+        with ``:``); its ``clear()`` removes that namespace's keys only. This default is a key-prefixing view
+        (:class:`~promptcache.backends.namespaced.NamespacedServerCache`); ``RedisCache`` returns a ``RedisCache``
+        on the same connections whose Redis keys are ``prefix + namespace + key``.
+
+        Raises:
+            TypeError / ValueError: a bad namespace
+                (:func:`~promptcache.backends.namespaced.validate_namespace`).
+        """
+        from promptcache.backends.namespaced import NamespacedServerCache
+
+        return NamespacedServerCache(self, namespace)
+
     async def _to_thread(self, fn, *args):  # pragma: no cover - helper for subclasses
         return await asyncio.to_thread(fn, *args)
