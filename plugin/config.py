@@ -35,6 +35,7 @@ __all__ = [
     "resolve_scope",
     "check_unicode",
     "is_unicode",
+    "validate_key_part",
     "validate_scope",
 ]
 
@@ -150,6 +151,33 @@ def validate_scope(scope: Any, *, what: str = "scope") -> str | None:
     if not scope.strip():
         raise ValueError(f"{what} must be a non-empty string, got {scope!r}")
     return check_unicode(scope, what)
+
+
+KEY_SEPARATOR: Final[str] = ":"
+"""The separator of the parts of a cache key (``response:{agent_id}:{scope hash}:...``)."""
+
+
+def validate_key_part(value: Any, what: str) -> str:
+    """Check a value that becomes a part of a key namespace (``ResponseCache(agent_id=...)``): the rules of
+    :func:`validate_scope` (a non-empty, non-blank string of valid Unicode), a ``str`` only, and no
+    :data:`KEY_SEPARATOR` ``":"`` (with it, one namespace could spell another's: ``agent_id="shop:1a2b3c4d"``
+    unscoped is agent ``"shop"`` scoped to a user whose scope hash is ``1a2b3c4d``) nor NUL.
+
+    Returns:
+        ``value`` unchanged.
+
+    Raises:
+        TypeError: not a ``str``. ValueError: empty/blank, a lone surrogate, a ``":"`` or a NUL; the message names
+            ``what`` and the value.
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str, got {type(value).__name__}: {value!r}")
+    validate_scope(value, what=what)
+    if KEY_SEPARATOR in value:
+        raise ValueError(f"{what} must not contain {KEY_SEPARATOR!r} (the key separator), got {value!r}")
+    if "\x00" in value:
+        raise ValueError(f"{what} must not contain a NUL character, got {value!r}")
+    return value
 
 
 def is_unicode(text: str) -> bool:

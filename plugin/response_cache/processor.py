@@ -15,7 +15,7 @@ from langchain_core.runnables.config import var_child_runnable_config
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import ServerCache, validate_ttl
-from promptcache.config import UNSET, check_unicode, is_unicode, resolve_scope, validate_scope
+from promptcache.config import UNSET, check_unicode, is_unicode, resolve_scope, validate_key_part, validate_scope
 from promptcache.processor import Processor, as_model_response
 from promptcache.response_cache.entry import decode_hit, encode_entry, is_storable
 from promptcache.response_cache.keys import (
@@ -85,7 +85,8 @@ class ResponseCache(Processor):
             :class:`ResponseCacheKeyInputs` returning the key; a function that raises or returns a non-string
             falls back to :func:`build_response_cache_key` (logged).
         bust: skip the read on every call, still write (default False).
-        agent_id: key namespace (default ``"promptcache-response-cache"``).
+        agent_id: key namespace (default ``"promptcache-response-cache"``): a non-empty ``str`` without ``":"`` (the key
+            separator) or NUL, checked like a scope (:func:`promptcache.config.validate_key_part`).
 
     Per call (``ResponseCache.context(...)`` / ``apply_context(config, ...)``): ``key``, ``scope``, ``bust``.
     ``cache``, ``ttl`` and ``agent_id`` belong to the instance.
@@ -125,8 +126,7 @@ class ResponseCache(Processor):
             validate_scope(scope, what="scope")
         if key is not None:
             _check_key(key, "key")
-        if not isinstance(agent_id, str) or not agent_id.strip():
-            raise ValueError(f"agent_id must be a non-empty string, got {agent_id!r}")
+        validate_key_part(agent_id, "agent_id")
         self.cache = cache
         self._scope = scope
         self.key = key
