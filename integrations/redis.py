@@ -24,6 +24,7 @@ import redis.asyncio as aioredis
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import (
     ServerCache,
+    validate_clear_prefix,
     validate_key,
     validate_ttl,
     validate_value,
@@ -363,7 +364,7 @@ class RedisCache(RedisConnection, ServerCache):
         self._run("DEL", lambda c: c.delete(k), None)
 
     def clear(self, prefix: str = "") -> int:
-        pattern = glob_escape(self._keys_at + prefix) + "*"
+        pattern = glob_escape(self._keys_at + validate_clear_prefix(prefix)) + "*"
 
         def clear(c: Any) -> int:
             removed = 0
@@ -411,7 +412,7 @@ class RedisCache(RedisConnection, ServerCache):
         await self._arun("DEL", lambda c: c.delete(k), None)
 
     async def aclear(self, prefix: str = "") -> int:
-        pattern = glob_escape(self._keys_at + prefix) + "*"
+        pattern = glob_escape(self._keys_at + validate_clear_prefix(prefix)) + "*"
 
         async def clear(c: Any) -> int:
             keys = [k async for k in c.scan_iter(match=pattern, count=500)]

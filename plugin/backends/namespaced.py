@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from promptcache.backends.base import ServerCache, validate_key
+from promptcache.backends.base import ServerCache, validate_clear_prefix, validate_key
 
 __all__ = ["NamespacedServerCache", "validate_namespace"]
 
@@ -69,7 +69,7 @@ class NamespacedServerCache(ServerCache):
         self.inner.delete(self._k(key))
 
     def clear(self, prefix: str = "") -> int:
-        return self.inner.clear(self.namespace + prefix)
+        return self.inner.clear(self.namespace + validate_clear_prefix(prefix))
 
     def ttl(self, key: str) -> float | None:
         return self.inner.ttl(self._k(key))
@@ -87,4 +87,4 @@ class NamespacedServerCache(ServerCache):
         await self.inner.adelete(self._k(key))
 
     async def aclear(self, prefix: str = "") -> int:
-        return await self.inner.aclear(self.namespace + prefix)
+        return await self.inner.aclear(self.namespace + validate_clear_prefix(prefix))
