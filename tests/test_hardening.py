@@ -240,7 +240,7 @@ def test_redis_cache_rejects_non_string_url():
         (dict(key=5), TypeError, "5"),
         (dict(bust="yes"), TypeError, "yes"),
         (dict(agent_id=""), ValueError, "''"),
-        (dict(agent_id=5), ValueError, "5"),
+        (dict(agent_id=5), TypeError, "5"),
     ],
 )
 def test_response_cache_constructor_rejects_bad_values(kwargs, exc, named):
