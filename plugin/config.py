@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_SCOPE_FIELDS",
     "UNSET",
     "apply_call_options",
+    "check_call_options",
     "make_call_options",
     "read_call_options",
     "resolve_scope",
@@ -122,17 +123,46 @@ def apply_call_options(
     return config
 
 
-def read_call_options(context_key: str, config: RunnableConfig | None = None) -> dict[str, Any]:
+def check_call_options(context_key: str, allowed: Iterable[str] | None, raw: Any) -> dict[str, Any]:
+    """The per-call options found under ``configurable[context_key]`` (``raw``) as a new dict, checked as
+    :func:`make_call_options` checks them: options written into a config by hand get the same errors as
+    ``context()``'s, instead of being ignored.
+
+    Args:
+        context_key: the processor's context key (named in errors).
+        allowed: the option names the processor accepts (``None``: any).
+        raw: what the config holds there (``None``: no options).
+
+    Raises:
+        TypeError: ``raw`` is not a dict (a ``str``, a list...). ValueError: an option name not in ``allowed``.
+    """
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise TypeError(
+            f"configurable[{context_key!r}] must be a dict of per-call options (as made by context()), got "
+            f"{type(raw).__name__}: {raw!r:.80}"
+        )
+    if allowed is not None:
+        _check_options(context_key, allowed, raw)
+    return dict(raw)
+
+
+def read_call_options(
+    context_key: str, config: RunnableConfig | None = None, allowed: Iterable[str] | None = None
+) -> dict[str, Any]:
     """Return a copy of the per-call options under ``configurable[context_key]`` ({} if none).
 
     ``config`` defaults to the config of the running call (``ensure_config()``: the LangGraph node's or the
     runnable's config, set in a context variable by LangChain).
+
+    Raises:
+        TypeError / ValueError: options that are not a dict, or (with ``allowed``) an unknown option name
+            (:func:`check_call_options`).
     """
     cfg = ensure_config(config)
-    opts = (cfg.get("configurable") or {}).get(context_key)
-    if not isinstance(opts, Mapping):
-        return {}
-    return copy.copy(dict(opts))
+    opts = check_call_options(context_key, allowed, (cfg.get("configurable") or {}).get(context_key))
+    return copy.copy(opts)
 
 
 def validate_scope(scope: Any, *, what: str = "scope") -> str | None:

@@ -238,10 +238,19 @@ class Processor(AgentMiddleware):
         """Subclasses validate option values here (raise ``TypeError``/``ValueError``)."""
 
     def call_options(self, config: RunnableConfig | None = None) -> dict[str, Any]:
-        """This processor's per-call options from ``config`` (default: the running call's config)."""
+        """This processor's per-call options from ``config`` (default: the running call's config), checked like
+        :meth:`context` checks them (names and values), so options written into a config by hand are never
+        silently ignored.
+
+        Raises:
+            TypeError / ValueError: options that are not a dict, an unknown name, or a bad value.
+        """
         if not self.context_key:
             return {}
-        return read_call_options(self.context_key, config)
+        opts = read_call_options(self.context_key, config, self.context_options)
+        if opts:
+            self._check_option_values(opts)
+        return opts
 
     def resolve_scope(self, config: RunnableConfig | None = None) -> str | None:
         """The scope of the running call: per-call ``scope``, else the constructor's, else config fields."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import inspect
-from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
 from langchain.agents.middleware import ModelRequest, ModelResponse
@@ -15,7 +14,15 @@ from langchain_core.runnables.config import var_child_runnable_config
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import ServerCache, validate_ttl
-from promptcache.config import UNSET, check_unicode, is_unicode, resolve_scope, validate_key_part, validate_scope
+from promptcache.config import (
+    UNSET,
+    check_call_options,
+    check_unicode,
+    is_unicode,
+    resolve_scope,
+    validate_key_part,
+    validate_scope,
+)
 from promptcache.processor import Processor, as_model_response
 from promptcache.response_cache.entry import decode_hit, encode_entry, is_storable
 from promptcache.response_cache.keys import (
@@ -160,7 +167,7 @@ class ResponseCache(Processor):
         config = var_child_runnable_config.get()
         configurable = (config.get("configurable") if config else None) or {}
         raw = configurable.get(self.context_key)
-        options = {} if raw is None else dict(raw) if isinstance(raw, Mapping) else {}
+        options = {} if raw is None else check_call_options(self.context_key, self.context_options, raw)
         if "scope" in options or self._scope is not UNSET:
             return options, resolve_scope(options, self._scope, None, self.scope_fields)  # config not read
         if not any((value := configurable.get(name)) is not None and value != "" for name in self.scope_fields):
@@ -174,7 +181,7 @@ class ResponseCache(Processor):
     def _plan(self) -> tuple[Any, str | None, bool]:
         """The running call's key choice (per-call ``key``, else the constructor's), scope and ``bust``."""
         options, scope = self._call_options_and_scope()
-        if options:  # written by hand into the config (context()/apply_context() already checked theirs)
+        if options:  # names checked above; values may have been written by hand (as context() checks them)
             self._check_option_values(options)
         chosen = options.get("key") if options.get("key") is not None else self.key
         return chosen, scope, options.get("bust", self.bust)
