@@ -31,8 +31,30 @@ _ROLES = ("user", "assistant")
 # Blocks a cache point may not directly follow: reasoning (Claude rejects it), and on Nova a tool result or image.
 _REASONING_KEYS = ("reasoningContent",)
 _REASONING_TYPES = ("thinking", "redacted_thinking", "reasoning")
-_NOVA_BAD_KEYS = ("toolResult", "image")
-_NOVA_BAD_TYPES = ("tool_result", "image", "image_url")
+
+
+def point_blocker(block: Any, nova: bool) -> str | None:
+    """Why Bedrock rejects a cache point directly after ``block``, or ``None`` when it accepts one there: a
+    reasoning block (``reasoningContent``, or a LangChain ``thinking``/``reasoning`` block), and on Nova (``nova``)
+    a ``toolResult`` or an image. Each is a Bedrock ``ValidationException`` (DESIGN.md "Bedrock cache points")."""
+    if not isinstance(block, Mapping):
+        return None
+    if any(k in block for k in _REASONING_KEYS) or block.get("type") in _REASONING_TYPES:
+        return "a reasoning block"
+    if nova:
+        if "toolResult" in block or block.get("type") == "tool_result":
+            return "a toolResult block"
+        if "image" in block or block.get("type") in ("image", "image_url"):
+            return "an image block"
+    return None
+
+
+def is_blank_text(block: Any) -> bool:
+    """Whether ``block`` is a text block (``{"text": ...}`` or ``{"type": "text", "text": ...}``) whose text is
+    empty or whitespace only: Bedrock refuses such a block ("blank text field"), so no point is placed after it."""
+    if not isinstance(block, Mapping) or not isinstance(block.get("text"), str):
+        return False
+    return set(block) <= {"text", "type"} and not block["text"].strip()
 
 
 def cache_point_block(ttl: str | None = None) -> dict[str, Any]:
@@ -269,25 +291,18 @@ class CacheStrategy(ABC):
 
     def point_allowed_after(self, index: int) -> bool:
         """Whether Bedrock accepts a point after message ``index`` (any role): its content is not empty (a point is
-        never a message's first block) and does not end in a reasoning block (nor, on Nova, in a tool result or an
-        image) -- each a Bedrock ``ValidationException`` (DESIGN.md "Bedrock cache points")."""
+        never a message's first block), does not end in a blank text block (:func:`is_blank_text`) nor in a block
+        :func:`point_blocker` names (reasoning; on Nova a tool result or an image) -- each a Bedrock
+        ``ValidationException`` (DESIGN.md "Bedrock cache points")."""
         content = self.config.messages[index].get("content")
         if isinstance(content, str):
-            return bool(content)
+            return bool(content.strip())
         if not isinstance(content, Sequence):
             return False
         blocks = [b for b in content if not is_cache_point(b)]
         if not blocks:
             return False
-        last = blocks[-1]
-        if isinstance(last, Mapping):
-            if any(k in last for k in _REASONING_KEYS) or last.get("type") in _REASONING_TYPES:
-                return False
-            if self.model_info.is_nova and (
-                any(k in last for k in _NOVA_BAD_KEYS) or last.get("type") in _NOVA_BAD_TYPES
-            ):
-                return False
-        return True
+        return not is_blank_text(blocks[-1]) and point_blocker(blocks[-1], self.model_info.is_nova) is None
 
     def fingerprint(self, index: int) -> str:
         """A short hash of message ``index`` (role + content without cache points)."""
