@@ -32,6 +32,7 @@ __all__ = [
     "apply_call_options",
     "check_call_options",
     "make_call_options",
+    "merge_call_options",
     "read_call_options",
     "resolve_scope",
     "check_unicode",
@@ -94,6 +95,35 @@ def make_call_options(context_key: str, allowed: Iterable[str], **opts: Any) -> 
     """
     _check_options(context_key, allowed, opts)
     return RunnableConfig(configurable={context_key: dict(opts)})
+
+
+def merge_call_options(
+    config: RunnableConfig | None, context_key: str, allowed: Iterable[str], **opts: Any
+) -> RunnableConfig:
+    """A copy of ``config`` with ``opts`` merged into ``configurable[context_key]``; ``config`` is not modified.
+
+    Everything else is kept: ``configurable``'s other fields (``thread_id``, ``user_id``...), options already set
+    for the same key (the new ones win), and the config's other entries (``callbacks``, ``tags``, ``metadata``,
+    ``recursion_limit``..., the same objects: a shallow copy). ``None`` gives a new config.
+
+    Raises:
+        ValueError: an option name not in ``allowed``.
+        TypeError: ``config`` is not a dict, or its ``configurable`` is not a dict.
+    """
+    _check_options(context_key, allowed, opts)
+    if config is None:
+        return make_call_options(context_key, allowed, **opts)
+    if not isinstance(config, dict):
+        raise TypeError(f"config must be a RunnableConfig dict, got {type(config).__name__}: {config!r:.80}")
+    configurable = config.get("configurable")
+    if configurable is None:
+        configurable = {}
+    if not isinstance(configurable, Mapping):
+        raise TypeError(f"config['configurable'] must be a dict, got {configurable!r:.80}")
+    current = configurable.get(context_key)
+    merged = dict(current) if isinstance(current, Mapping) else {}
+    merged.update(opts)
+    return RunnableConfig(**{**config, "configurable": {**configurable, context_key: merged}})  # type: ignore[typeddict-item]
 
 
 def apply_call_options(

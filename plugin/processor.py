@@ -30,7 +30,7 @@ from langchain_core.runnables import RunnableConfig
 from promptcache.config import (
     UNSET,
     apply_call_options,
-    make_call_options,
+    merge_call_options,
     read_call_options,
     resolve_scope,
 )
@@ -209,20 +209,25 @@ class Processor(AgentMiddleware):
         return cls.context_key
 
     @classmethod
-    def context(cls, **opts: Any) -> RunnableConfig:
-        """A new ``RunnableConfig`` carrying per-call options for this processor class.
+    def context(cls, config: RunnableConfig | None = None, /, **opts: Any) -> RunnableConfig:
+        """Per-call options for this processor class in a config for one call.
 
-        Pass it as ``config=`` (or merge it into yours with :meth:`apply_context`).
+        ``Cls.context(config, bust=True)``: a merged copy of your ``config`` (its ``thread_id``, ``user_id``,
+        callbacks, tags... kept; options already set for this class kept unless overridden); ``config`` itself is
+        never modified, so the options do not stick to later calls. ``Cls.context(bust=True)``: a new config
+        holding only the options.
 
         Raises:
             ValueError: an option name this class does not accept (named in the message).
+            TypeError: ``config`` (or its ``configurable``) is not a dict; a bad option value (see the class).
         """
         cls._check_option_values(opts)
-        return make_call_options(cls._require_context_key(), cls.context_options, **opts)
+        return merge_call_options(config, cls._require_context_key(), cls.context_options, **opts)
 
     @classmethod
     def apply_context(cls, config: RunnableConfig | None, **opts: Any) -> RunnableConfig:
-        """Merge per-call options into ``config`` in place and return the same object.
+        """Merge per-call options into ``config`` in place and return the same object: every later call made
+        with that config carries them too (for one call, use :meth:`context` ``(config, ...)``, a merged copy).
 
         A later call overwrites options set by an earlier one; other ``configurable`` keys are kept.
 
