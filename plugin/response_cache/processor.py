@@ -34,6 +34,7 @@ from promptcache.response_cache.keys import (
     request_key,
     step_number,
 )
+from promptcache.response_cache.offered_tools import is_custom_key, tools_called_but_not_offered
 
 __all__ = ["DEFAULT_RESPONSE_CACHE_TTL_SECONDS", "RESPONSE_CACHE_CONTEXT_KEY", "ResponseCache"]
 
@@ -239,10 +240,16 @@ class ResponseCache(Processor):
         if raw is None:
             return None
         try:
-            return decode_hit(raw, key, request.response_format)
+            hit = decode_hit(raw, key, request.response_format)
         except Exception as exc:  # noqa: BLE001 - corrupt entry: a miss
             self._warning.warn("promptcache: ResponseCache entry %s unreadable; treating as a miss", key, exc=exc)
             return None
+        # A default key covers the tool schemas, so its hit offers the same tools; a custom key does not.
+        unknown = tools_called_but_not_offered(hit, request) if is_custom_key(key, self.agent_id) else []
+        if unknown:  # e.g. a fixed key whose entry outlived a change of the agent's tools: never replay it
+            _log.debug("ResponseCache entry %s calls tools the request does not offer (%s): a miss", key, unknown)
+            return None
+        return hit
 
     def _read(self, key: str, bust: bool, request: ModelRequest) -> ModelResponse | None:
         if bust:
