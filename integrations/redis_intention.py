@@ -52,7 +52,6 @@ from promptcache.intention.backends import (
     IntentionBackendError,
     MemoryRecord,
 )
-from promptcache.keys import hash_tag
 
 __all__ = ["RedisIntentionBackend"]
 
@@ -126,26 +125,6 @@ class RedisIntentionBackend(VersionRepairs, RedisConnection, IntentionBackend):
         self._warning = ThrottledWarning(_log)
         self._index_warning = ThrottledWarning(_log)
         self._records = RecordCache(record_cache_users)
-
-    # -- keys ------------------------------------------------------------------------------------------------
-    def _base(self, user: str) -> str:
-        return f"{self.prefix}intent:{hash_tag(user)}:"
-
-    def index_key(self, user: str) -> str:
-        """The user's sorted set of memory ids (scored by expiry, epoch seconds)."""
-        return self._base(user) + "idx"
-
-    def memory_key(self, user: str, memory_id: str) -> str:
-        """The key of one memory record."""
-        return f"{self._base(user)}mem:{memory_id}"
-
-    def version_key(self, user: str) -> str:
-        """A counter bumped on every change of the user's index other than expiry (store, eviction, repair)."""
-        return self._base(user) + "ver"
-
-    def result_key(self, user: str, result_hash: str) -> str:
-        """The key of a stored result (by content hash)."""
-        return f"{self._base(user)}res:{result_hash}"
 
     # -- failure handling --------------------------------------------------------------------------------------
     def _check(self) -> None:

@@ -27,6 +27,7 @@ from typing import Any
 import redis
 
 from promptcache._log import ThrottledWarning
+from promptcache.keys import hash_tag
 
 __all__ = [
     "BUMP_SCRIPT",
@@ -113,18 +114,33 @@ def rows_ttl_ms(scores: Sequence[Any], now: float) -> int:
 
 
 class VersionRepairs:
-    """The version bump and the repairs of :class:`RedisIntentionBackend
-    <promptcache.integrations.redis_intention.RedisIntentionBackend>` (a mixin: it provides the keys and the
-    warnings)."""
+    """The key layout, the version bump and the repairs of :class:`RedisIntentionBackend
+    <promptcache.integrations.redis_intention.RedisIntentionBackend>` (a mixin: the backend sets ``prefix`` and the
+    two warnings)."""
 
+    prefix: str
     _warning: ThrottledWarning
     _index_warning: ThrottledWarning
 
-    def index_key(self, user: str) -> str:  # pragma: no cover - provided by the backend
-        raise NotImplementedError
+    # -- key layout ------------------------------------------------------------------------------------------------
+    def _base(self, user: str) -> str:
+        return f"{self.prefix}intent:{hash_tag(user)}:"
 
-    def version_key(self, user: str) -> str:  # pragma: no cover - provided by the backend
-        raise NotImplementedError
+    def index_key(self, user: str) -> str:
+        """The user's sorted set of memory ids (scored by expiry, epoch seconds)."""
+        return self._base(user) + "idx"
+
+    def memory_key(self, user: str, memory_id: str) -> str:
+        """The key of one memory record."""
+        return f"{self._base(user)}mem:{memory_id}"
+
+    def version_key(self, user: str) -> str:
+        """A counter bumped on every change of the user's index other than expiry (store, eviction, repair)."""
+        return self._base(user) + "ver"
+
+    def result_key(self, user: str, result_hash: str) -> str:
+        """The key of a stored result (by content hash)."""
+        return f"{self._base(user)}res:{result_hash}"
 
     def _bump(self, pipe: Any, user: str, ttl_ms: int) -> None:
         """Queue the version bump: created at a random start when missing, incremented, given ``ttl_ms`` (ms) when

@@ -21,10 +21,12 @@ def _all_keys(client, prefix: str) -> list[str]:
 
 
 def test_each_component_writes_under_its_own_namespace(redis_url, redis_prefix, redis_client):
-    cache = RedisCache(url=redis_url, prefix=redis_prefix)
+    cache = RedisCache(url=redis_url, prefix=redis_prefix, socket_timeout_s=5.0)
     cache.set("response:agent:abc", b"reply", 60)
-    PlacementStore(RedisCache(url=redis_url, prefix=redis_prefix)).save("thread:t1", "model-a", PLACED)
-    memory = IntentionMemory(RedisIntentionBackend(url=redis_url, prefix=redis_prefix), ttl_s=60)
+    PlacementStore(RedisCache(url=redis_url, prefix=redis_prefix, socket_timeout_s=5.0)).save(
+        "thread:t1", "model-a", PLACED
+    )
+    memory = IntentionMemory(RedisIntentionBackend(url=redis_url, prefix=redis_prefix, socket_timeout_s=5.0), ttl_s=60)
     memory.store("u1", "weather in Paris", "rain")
     keys = _all_keys(redis_client, redis_prefix)
     assert [k for k in keys if k.startswith(redis_prefix + "cache:")] == [redis_prefix + "cache:response:agent:abc"]
@@ -37,9 +39,9 @@ def test_each_component_writes_under_its_own_namespace(redis_url, redis_prefix, 
 
 
 def test_clear_of_one_component_spares_the_others(redis_url, redis_prefix):
-    cache = RedisCache(url=redis_url, prefix=redis_prefix)
-    placements = PlacementStore(RedisCache(url=redis_url, prefix=redis_prefix))
-    memory = IntentionMemory(RedisIntentionBackend(url=redis_url, prefix=redis_prefix), ttl_s=60)
+    cache = RedisCache(url=redis_url, prefix=redis_prefix, socket_timeout_s=5.0)
+    placements = PlacementStore(RedisCache(url=redis_url, prefix=redis_prefix, socket_timeout_s=5.0))
+    memory = IntentionMemory(RedisIntentionBackend(url=redis_url, prefix=redis_prefix, socket_timeout_s=5.0), ttl_s=60)
     cache.set("response:agent:abc", b"reply", 60)
     placements.save("thread:t1", "model-a", PLACED)
     memory.store("u1", "weather in Paris", "rain")
@@ -57,7 +59,7 @@ def test_clear_of_one_component_spares_the_others(redis_url, redis_prefix):
 
 
 def test_one_redis_cache_for_responses_and_placements_keeps_them_apart(redis_url, redis_prefix):
-    cache = RedisCache(url=redis_url, prefix=redis_prefix)
+    cache = RedisCache(url=redis_url, prefix=redis_prefix, socket_timeout_s=5.0)
     placements = PlacementStore(cache)  # the same object the response cache uses
     placements.save("thread:t1", "model-a", PLACED)
     cache.set("response:agent:abc", b"reply", 60)

@@ -16,7 +16,7 @@ def _repair_logs(caplog) -> list[str]:
 
 
 def test_store_replaces_a_damaged_index(redis_url, redis_prefix, redis_client, caplog):
-    backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix)
+    backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix, socket_timeout_s=5.0)
     memory = IntentionMemory(backend, ttl_s=300)
     idx = backend.index_key("carol")
     redis_client.set(idx, "oops", px=900_000)
@@ -32,14 +32,14 @@ def test_store_replaces_a_damaged_index(redis_url, redis_prefix, redis_client, c
 
 
 def test_read_replaces_a_damaged_index(redis_url, redis_prefix, redis_client, caplog):
-    backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix)
+    backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix, socket_timeout_s=5.0)
     memory = IntentionMemory(backend, ttl_s=300)
     memory.store("carol", "weather in Oslo", {"t": 1})
     idx = backend.index_key("carol")
     redis_client.delete(idx)
     redis_client.rpush(idx, "junk")
     caplog.set_level(logging.WARNING, logger=_LOGGER)
-    fresh = IntentionMemory(RedisIntentionBackend(url=redis_url, prefix=redis_prefix), ttl_s=300)
+    fresh = IntentionMemory(RedisIntentionBackend(url=redis_url, prefix=redis_prefix, socket_timeout_s=5.0), ttl_s=300)
     assert fresh.retrieve("carol", "weather in Oslo") is None  # the index was lost: a miss, not an error
     assert redis_client.exists(idx) == 0
     assert fresh.store("carol", "weather in Oslo", {"t": 3}) is True
@@ -48,7 +48,7 @@ def test_read_replaces_a_damaged_index(redis_url, redis_prefix, redis_client, ca
 
 
 async def test_async_store_and_read_replace_a_damaged_index(redis_url, redis_prefix, redis_client):
-    backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix)
+    backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix, socket_timeout_s=5.0)
     memory = IntentionMemory(backend, ttl_s=300)
     idx = backend.index_key("carol")
     redis_client.set(idx, "oops")
@@ -61,7 +61,7 @@ async def test_async_store_and_read_replace_a_damaged_index(redis_url, redis_pre
 
 
 def test_a_zset_written_by_another_process_is_never_deleted(redis_url, redis_prefix, redis_client):
-    backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix)
+    backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix, socket_timeout_s=5.0)
     memory = IntentionMemory(backend, ttl_s=300)
     memory.store("carol", "weather in Oslo", {"t": 1})
     assert backend._replace_damaged_index(redis_client, "carol") is False  # a sorted set is not damaged

@@ -10,7 +10,7 @@ from promptcache.intention import IntentionMemory
 
 
 def _memory(redis_url: str, prefix: str, **kwargs) -> IntentionMemory:
-    return IntentionMemory(RedisIntentionBackend(url=redis_url, prefix=prefix), **kwargs)
+    return IntentionMemory(RedisIntentionBackend(url=redis_url, prefix=prefix, socket_timeout_s=5.0), **kwargs)
 
 
 def test_forget_elsewhere_is_seen_by_a_process_that_cached_the_records(redis_url, redis_prefix):
@@ -54,7 +54,7 @@ def _keys_without_ttl(client: redis.Redis, prefix: str) -> list[bytes]:
 
 
 def test_dropping_gone_memories_leaves_no_counter_without_ttl(redis_url, redis_prefix, redis_client):
-    backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix)
+    backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix, socket_timeout_s=5.0)
     memory = IntentionMemory(backend, ttl_s=300)
     memory.store("u1", "Weather in Paris", "rain")
     memory.store("u1", "Weather in Rome", "sun")
