@@ -83,7 +83,7 @@ _ADVICE = re.compile(
     r"^(?:is|isn't|would) it (?:\w+ ){0,2}?(?:safe|better|worse|possible|worth|ok|okay|normal|bad|good|healthy|"
     r"necessary|legal|true|wise|common|easy|hard|expensive|cheaper|advisable)\b|"
     r"^(?:when|how|where) should (?:you|one|people|a|an|i)\b|^should (?:you|one|people|a|an)\b|"
-    r"^(?:when|how long|how often|how much|how many|how far) (?:should|does|do|can|is|are) (?:you|one|it take|people|a|an)\b|"
+    r"^(?:when|how long|how often|how much|how many|how far) (?:should|does|do|can|is|are) (?:you|one|it (?:\w+ )?take|people|a|an)\b|"
     r"^(?:when|where|why|how) (?:is|are|was|were) (?:a|an)\b|"
     r"^what(?:'s| is) (?:the|a) (?:good|best|right|easiest|fastest|quickest|healthiest|safest) way\b",
     re.I,
@@ -106,7 +106,7 @@ _IT = re.compile(r"\bit\b", re.I)
 _EXPLETIVE_IT = re.compile(
     r"\bit(?:'s| is| was| would be| seems| looks)(?: \w+){0,3}? (?:to|that|whether|if)\b|"
     r"\b(?:is|was|would|isn't) it (?:\w+ ){0,3}?(?:to|that|whether|if|for)\b|\bit takes? (?:\w+ ){0,3}?to\b|\bdoes it matter\b|"
-    r"\bwhat time is it\b|\bdoes it (?:\w+ )?take (?:\w+ ){0,3}?to\b",
+    r"\bwhat time is it\b|\bdoes it mean (?:when|if|that|to)\b|\bdoes it (?:\w+ )?take (?:\w+ ){0,3}?to\b",
     re.I,
 )
 _THAT_PRONOUN = re.compile(
@@ -155,7 +155,7 @@ def followup_signals(question: str) -> list[str]:
     if _OPENER.match(text):
         found.append("elliptical_opener")
     first = _first_clause(text)
-    it = _IT.search(first) and not _EXPLETIVE_IT.search(first)
+    it = _IT.search(first) and not _EXPLETIVE_IT.search(text)
     if it or _PRONOUN.search(first) or _THAT_PRONOUN.search(first):
         found.append("anaphora")
     if _DEICTIC.search(text):

@@ -12,11 +12,10 @@ from typing import Any, ClassVar
 
 from langchain.agents.middleware import AgentState, ModelRequest
 from langgraph.store.base import BaseStore
-from typing_extensions import NotRequired
 
 from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET
 from promptcache.memory.namespaces import MEMORY_CONTEXT_KEY, check_fixed_scope, scope_label
-from promptcache.memory.policy import MemoryLoader
+from promptcache.memory.policy import MemoryLoader, MemoryState
 from promptcache.memory.render import with_memory_prompt
 from promptcache.memory.store import TypedMemoryStore
 from promptcache.memory.tools import make_reference_tool
@@ -25,17 +24,8 @@ from promptcache.processor import Processor
 __all__ = ["MEMORY_CONTEXT_KEY", "MemoryAgentState", "TypedMemoryMiddleware", "with_memory_prompt"]
 
 
-class MemoryAgentState(AgentState):
+class MemoryAgentState(AgentState, MemoryState):
     """``AgentState`` plus the :class:`~promptcache.memory.policy.MemoryState` keys."""
-
-    memory_scope: NotRequired[str]
-    memory_version: NotRequired[str]
-    memory_feedback: NotRequired[list[dict[str, Any]]]
-    memory_user_facts: NotRequired[list[dict[str, Any]]]
-    memory_references: NotRequired[list[dict[str, Any]]]
-    memory_project_state: NotRequired[list[dict[str, Any]]]
-    memory_prompt: NotRequired[str]
-    memory_turn: NotRequired[dict[str, Any]]
 
 
 class TypedMemoryMiddleware(Processor):

@@ -76,7 +76,7 @@ STATE_ATTRIBUTES: tuple[str, ...] = _words(
     "status, plan, agenda, date, release date, due date, "
     "deadline, eta, timeline, schedule, owner, progress, holdup, hold-up, blocker, blockers, next step, "
     "next steps, results, outcome, decision, verdict, headcount, velocity, budget, balance, "
-    "forecast, priority, estimate, latest, news, word, update, situation, backlog, "
+    "forecast, priority, estimate, latest, news, word from, word on, update, situation, backlog, "
     "burn rate, runway, turnout, attendance, occupancy, order number, password, code, link, address"
 )
 
