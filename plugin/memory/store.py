@@ -43,6 +43,7 @@ from promptcache.memory.records import (
     validate_subject,
     validate_ttl_s,
 )
+from promptcache.memory.subjects import make_subject_extractor, with_derived_subject
 
 __all__ = ["TypedMemoryStore"]
 
@@ -76,9 +77,14 @@ class TypedMemoryStore:
         prefix: namespace labels before ``(scope, kind)``; default ``("promptcache", "memory")``.
         project_state_ttl_s: default freshness window of project state in seconds (default 3600 = 60 min).
         clock: returns "now" in epoch seconds (default ``time.time``; inject one for simulations).
+        subject_extractor: how a user fact or project state written without a subject gets one, so that a
+            restatement of the same attribute replaces it ("My favourite colour is ..."): ``True`` (default) the
+            conservative rules of :func:`~promptcache.memory.subjects.derive_subject`, ``False`` none (keyed by
+            content), a chat model (:class:`~promptcache.memory.subjects.ChatModelSubjectExtractor`) or a callable
+            ``(content, kind) -> str | None``.
 
     Raises:
-        TypeError / ValueError: bad ``prefix`` or ``project_state_ttl_s``.
+        TypeError / ValueError: bad ``prefix``, ``project_state_ttl_s`` or ``subject_extractor``.
     """
 
     def __init__(
@@ -88,6 +94,7 @@ class TypedMemoryStore:
         prefix: Sequence[str] = DEFAULT_PREFIX,
         project_state_ttl_s: float = DEFAULT_PROJECT_STATE_TTL_S,
         clock: Callable[[], float] = time.time,
+        subject_extractor: Any = True,
     ) -> None:
         if store is not None and not isinstance(store, BaseStore):
             raise TypeError(f"store must be a langgraph BaseStore, got {type(store).__name__}")
@@ -98,6 +105,7 @@ class TypedMemoryStore:
             raise ValueError("project_state_ttl_s must be a number of seconds > 0 (project state must expire)")
         self.project_state_ttl_s = ttl
         self.clock = clock
+        self.subject_extractor = make_subject_extractor(subject_extractor)
         self._instance = uuid.uuid4().hex[:12]
         self._writes: Counter[str] = Counter()
         self._writes_lock = threading.Lock()
@@ -181,7 +189,7 @@ class TypedMemoryStore:
             expires_at=None if ttl is None else now + ttl,
             metadata=meta,
         )
-        return ns, record
+        return ns, with_derived_subject(record, self.subject_extractor)
 
     def _put_kwargs(self, record: TypedMemory) -> dict[str, Any]:
         if record.expires_at is not None and getattr(self.store, "supports_ttl", False):
@@ -245,7 +253,8 @@ class TypedMemoryStore:
             scope: the user/tenant (``None``: unscoped/shared memories).
             kind: a :class:`MemoryKind` or its string.
             content: the memory text (for a reference: the pointer, e.g. URL or document id).
-            subject: optional; replaces the earlier memory of this scope and kind with the same subject.
+            subject: optional; replaces the earlier memory of this scope and kind with the same subject. Without
+                one, a user fact or project state gets the subject ``subject_extractor`` derives, if any.
             ttl_s: lifetime in seconds; default: ``project_state_ttl_s`` for project state, no expiry otherwise.
             metadata: JSON-serialisable extras (``description`` is a reference's pointer text).
 

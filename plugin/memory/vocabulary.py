@@ -144,19 +144,13 @@ TRIVIA_VERBS: tuple[str, ...] = _words(
 
 # the head noun of an attribute being stated ("my favourite colour is ...", "the release date is ...")
 ATTRIBUTE_NOUNS: tuple[str, ...] = _words(
-    "name, nickname, colour, color, food, drink, "
-    "dish, band, song, film, movie, book, sport, team, language, address, email, e-mail, phone, "
-    "phone number, number, birthday, age, date, deadline, eta, time, day, location, city, country, "
-    "hometown, timezone, time zone, employer, job, title, job title, role, position, manager, boss, "
-    "salary, rate, price, cost, budget, status, owner, version, target, goal, plan, priority, size, "
-    "height, weight, diet, allergy, doctor, dentist, school, major, degree, editor, ide, os, laptop, "
-    "phone model, car, pet, dog's name, cat's name, partner, wife, husband, blood type, shoe size, "
-    "release date, launch date, due date, start date, end date, go-live date, venue, capacity, "
-    "headcount, lead, contact, vendor, supplier, provider, stack, framework, database, region, limit, "
-    "quota, sla, currency, password hint"
+    "name, nickname, colour, color, food, drink, dish, band, song, film, movie, book, sport, language, address, "
+    "email, e-mail, phone number, number, birthday, age, date, deadline, eta, time, location, city, country, "
+    "hometown, timezone, time zone, employer, job, title, job title, role, position, salary, rate, price, cost, "
+    "budget, status, owner, version, target, goal, plan, priority, size, height, weight, diet, allergy, major, "
+    "degree, editor, ide, os, blood type, shoe size, release date, launch date, due date, start date, end date, "
+    "go-live date, venue, capacity, headcount, stack, framework, region, limit, quota, sla, currency"
 )
 
 # modifiers that make a noun phrase an attribute slot holding one value at a time
-SLOT_MODIFIERS: tuple[str, ...] = _words(
-    "favourite, favorite, preferred, usual, current, new, next, main, primary, home, work, default, only, best"
-)
+SLOT_MODIFIERS: tuple[str, ...] = _words("favourite, favorite, preferred, usual, current, main, primary, default")
