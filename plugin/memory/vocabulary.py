@@ -147,7 +147,7 @@ ATTRIBUTE_NOUNS: tuple[str, ...] = _words(
     "name, nickname, colour, color, food, drink, dish, band, song, film, movie, book, sport, language, address, "
     "email, e-mail, phone number, number, birthday, age, date, deadline, eta, time, location, city, country, "
     "hometown, timezone, time zone, employer, job, title, job title, role, position, salary, rate, price, cost, "
-    "budget, status, owner, version, target, goal, plan, priority, size, height, weight, diet, allergy, major, "
+    "budget, status, owner, assignee, blocker, version, target, goal, plan, priority, size, height, weight, diet, allergy, major, "
     "degree, editor, ide, os, blood type, shoe size, release date, launch date, due date, start date, end date, "
     "go-live date, venue, capacity, headcount, stack, framework, region, limit, quota, sla, currency"
 )
