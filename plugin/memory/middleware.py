@@ -24,8 +24,9 @@ from promptcache.processor import Processor
 __all__ = ["MEMORY_CONTEXT_KEY", "MemoryAgentState", "TypedMemoryMiddleware", "with_memory_prompt"]
 
 
-class MemoryAgentState(AgentState, MemoryState):
-    """``AgentState`` plus the :class:`~promptcache.memory.policy.MemoryState` keys."""
+class MemoryAgentState(MemoryState, AgentState):
+    """``AgentState`` plus the :class:`~promptcache.memory.policy.MemoryState` keys (``AgentState``'s own
+    ``messages`` definition wins: it is the later base)."""
 
 
 class TypedMemoryMiddleware(Processor):
