@@ -32,6 +32,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.memory.general_knowledge import alternation, followup_signals, general_form, normalise_question
@@ -184,7 +185,7 @@ CHAT_TURN_CHARS = 500
 
 _model_failed = ThrottledWarning(get_logger("promptcache.memory"))
 
-_CONFIG = {"tags": ["nostream", "promptcache:memory-classifier"]}
+_CONFIG: RunnableConfig = {"tags": ["nostream", "promptcache:memory-classifier"]}
 """Tags of the classifier's model call: LangGraph's ``nostream`` keeps its tokens out of ``stream_mode="messages"``."""
 
 
