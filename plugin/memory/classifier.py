@@ -6,8 +6,8 @@ between supervised and reinforcement learning?"): no ETA or task progress is nee
 costs tokens. So the default calls a question conceptual only when it is *clearly* general knowledge:
 
 1. it shows no sign of someone's current work (:func:`work_signals`): first person outside a generic how-to;
-   a definite or possessive reference to a work object ("the hotfix", "the Acme deal", "your order") or to a
-   team/organisation ("the team", "the retro", "legal", "the night shift"); a state attribute after a determiner
+   a definite or possessive reference to a work object ("the hotfix", "the Acme deal", "your order"), to one
+   particular instance ("the new pricing", "the current plan") or to a team/organisation ("the team", "the retro", "legal", "the night shift"); a state attribute after a determiner
    ("the status", "the deadline", "the next steps"); a work object with a word for its state ("tickets still
    open"); a time anchor (today, this week, last night's, on Friday, in March, Q2); status phrasing ("status of",
    "how is ... going", "where do things stand"); an identifier (``#42``, ``ABC-123``, "order 42");
@@ -36,7 +36,16 @@ from langchain_core.runnables import RunnableConfig
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.memory.general_knowledge import alternation, followup_signals, general_form, normalise_question
-from promptcache.memory.vocabulary import MONTHS, ORG_NOUNS, STATE_ATTRIBUTES, STATE_WORDS, TIME_ANCHORS, WEEKDAYS
+from promptcache.memory.vocabulary import (
+    INSTANCE_MODIFIERS,
+    MONTHS,
+    ORG_NOUNS,
+    REQUEST_FRAMES,
+    STATE_ATTRIBUTES,
+    STATE_WORDS,
+    TIME_ANCHORS,
+    WEEKDAYS,
+)
 from promptcache.memory.vocabulary import WORK_NOUNS as _WORK_NOUN_LIST
 
 __all__ = [
@@ -63,9 +72,11 @@ _WORK_NOUNS = alternation(_WORK_NOUN_LIST)
 _GENERIC_I = re.compile(
     r"\b(?:how|when|why|where|what)\s+(?:do|can|should|would|could|might)\s+i\b|"
     r"\b(?:should|can|could|would|may|might)\s+i\b|\bwhat if i\b|\bif i\b|\blike i'm\s+(?:five|5|a child)\b|"
-    r"\b(?:tell|show|give|help|teach)\s+me\b",
+    r"\b(?:tell|show|give|help|teach)\s+me\b|"
+    rf"\b(?:{alternation(REQUEST_FRAMES)})\b",
     re.I,
 )
+_INSTANCE = re.compile(rf"\bthe\s+(?:{alternation(INSTANCE_MODIFIERS)})\s+[\w-]+", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:my|our|ours|mine|we|we're|we've|we'd|us|i'm|i've|i'd|i'll|me|myself)\b|\bi\b", re.I)
 _DEFINITE_WORK = re.compile(
     rf"\b(?:the|this|that|these|those|your|which|today's|tomorrow's)\s+(?:[\w'-]+\s+){{0,2}}?(?:{_WORK_NOUNS})(?:s|es)?\b",
@@ -98,7 +109,8 @@ _NOW_WORDS = re.compile(
 _STATUS = re.compile(
     r"\b(?:status of|progress on|progress of|any update|update on|updates on|how is .+ going|how are .+ going|"
     r"how's .+ going|where is the|where are the|when will|is it done|eta|where do things stand|where things stand|"
-    r"what's the holdup|what is the holdup|what's happening with|what happened with|how far along)\b",
+    r"what's the holdup|what is the holdup|what's happening with|what happened with|how far along|"
+    r"how (?:is|are|was|were) .+ doing|how's .+ doing|how (?:is|are) .+ coming along|how did .+ go)\b",
     re.I,
 )
 _GENERIC_ETA = re.compile(r"\b(?:what does|what is|what's)\s+(?:an?\s+)?eta\b|\beta\s+(?:stand|mean)", re.I)
@@ -115,6 +127,8 @@ def work_signals(question: str) -> list[str]:
         found.append("first_person")
     if _DEFINITE_WORK.search(text):
         found.append("definite_work_object")
+    if _INSTANCE.search(text):
+        found.append("particular_instance")
     if _ORG.search(text):
         found.append("organisation")
     if _STATE_ATTRIBUTE.search(text):

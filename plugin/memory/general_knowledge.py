@@ -35,8 +35,10 @@ from promptcache.memory.vocabulary import (
     ELLIPTICAL_OPENERS,
     ELLIPTICAL_TAILS,
     EXPLANATORY_OPENERS,
+    REQUEST_FRAMES,
     STATE_ATTRIBUTES,
     STATE_WORDS,
+    TOPIC_OPENERS,
     TRIVIA_VERBS,
 )
 
@@ -52,9 +54,23 @@ def alternation(words: Iterable[str]) -> str:
     return "|".join(re.escape(w).replace(r"\ ", r"[\s-]+") for w in ordered)
 
 
+_GREETING = re.compile(r"^(?:(?:hi|hello|hey|quick question|question|please)\b[\s,:;.!-]*)+", re.I)
+_FRAME = re.compile(rf"^(?:{alternation(REQUEST_FRAMES)})\b[\s,:]*", re.I)
+
+
 def normalise_question(question: str) -> str:
     """Straight quotes, whitespace runs collapsed, stripped (case kept: capitals mark names)."""
     return " ".join(question.translate(_QUOTES).split())
+
+
+def _core(question: str) -> str:
+    """The question without a greeting or a request frame around it ("Hi! I was wondering, how does ..."), its
+    first letter put back in capitals when the frame was cut."""
+    text = normalise_question(question)
+    core = _FRAME.sub("", _GREETING.sub("", text))
+    if core != text and core:
+        core = core[0].upper() + core[1:]
+    return core or text
 
 
 _AUX = alternation(AUXILIARIES)
@@ -92,10 +108,14 @@ _GENERIC_PLURAL = re.compile(  # case-sensitive: a capitalised word is a name, n
     rf"^(?:do|does|can|could|are|is|should|will) (?!{_DET}\b|it\b|we\b|i\b|you\b|they\b|he\b|she\b|there\b|any\w*\b|"
     rf"some\w*\b|every\w*\b|no\w*\b)(?:[a-z][\w-]* ){{0,2}}?[a-z][\w-]*[^s\W]s\b(?! ['])",
 )
+_TOPIC = re.compile(rf"^(?:{alternation(TOPIC_OPENERS)})\b", re.I)
+_PAST_NAMED = re.compile(r"^(?:[Ww]hy|[Hh]ow|[Ww]hen) (?:did|was|were|has|had) [A-Z][a-z]")
+"""A past event of a bare name ("Why did Sam leave?"): one particular person or thing, not general knowledge."""
 _TRIVIA = re.compile(
     rf"^who (?:was |were |is )?(?:the )?(?:{alternation(TRIVIA_VERBS)})\b|^when (?:did|was|were)\b|"
     r"^(?:which|what) [\w-]+(?: [\w-]+)? (?:is|are|was|were) the (?:\w+est|most \w+|least \w+)\b|"
-    r"^how (?:many|much) [\w-]+(?: [\w-]+)? (?:is|are) (?:there )?in (?:a|an|the)\b",
+    r"^how (?:many|much) [\w-]+(?: [\w-]+)? (?:is|are) (?:there )?in (?:a|an|the)\b|"
+    r"^how (?:many|much) [\w-]+(?: [\w-]+)? (?:does|do) (?:a|an|the)\b",
     re.I,
 )
 
@@ -111,7 +131,7 @@ _EXPLETIVE_IT = re.compile(
 )
 _THAT_PRONOUN = re.compile(
     r"\b(?:is|was|are|were|does|did|do|will|would|can|could|about|of|with|for|than|like|take|on|from|after|before)"
-    r" that\b(?! (?:a|an|the|you|i|we|they|he|she|it|there|this|is|are)\b)|^that\b|\bthat\s*[?.!]*$",
+    r" that\b(?! (?:a|an|the|you|i|we|they|he|she|it|there|this|is|are)\b)|^that\b|\b(?:that|this)\s*[?.!]*$",
     re.I,
 )
 _DEICTIC = re.compile(r"\bthis (?!is\b|was\b|means\b|one\b)[a-z]", re.I)
@@ -124,7 +144,9 @@ def general_form(question: str) -> str | None:
     """The general-knowledge form of ``question`` (``"definitional"``, ``"explanatory"``, ``"generic_advice"``,
     ``"trivia"``), or ``None`` when it has none (module docstring). Says nothing about work signals: a question
     can have a general form and still name the user's work ("How does *our* deploy work?")."""
-    text = normalise_question(question)
+    text = _core(question)
+    if _PAST_NAMED.match(text):
+        return None
     aspect = _DEFINITE_ASPECT.match(text)
     if aspect:
         return None if _STATE_ATTR.search(aspect.group(1)) else "definitional"
@@ -139,6 +161,8 @@ def general_form(question: str) -> str | None:
         return "explanatory"
     if _TRIVIA.match(text):
         return "trivia"
+    if _TOPIC.match(text):
+        return "definitional"
     if _GENERIC_PLURAL.match(text[:1].lower() + text[1:]):
         return "generic_advice"
     return None
@@ -150,7 +174,7 @@ def _first_clause(text: str) -> str:
 
 def followup_signals(question: str) -> list[str]:
     """The signs that ``question`` continues an earlier turn (names; empty = it stands on its own)."""
-    text = normalise_question(question)
+    text = _core(question)
     found = []
     if _OPENER.match(text):
         found.append("elliptical_opener")

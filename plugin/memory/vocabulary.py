@@ -21,6 +21,9 @@ __all__ = [
     "STATE_WORDS",
     "TIME_ANCHORS",
     "EXPLANATORY_OPENERS",
+    "INSTANCE_MODIFIERS",
+    "REQUEST_FRAMES",
+    "TOPIC_OPENERS",
     "MONTHS",
     "TRIVIA_VERBS",
     "WEEKDAYS",
@@ -48,7 +51,9 @@ WORK_NOUNS: tuple[str, ...] = _words(
     "interview, onboarding, checklist, slides, deck, thesis, paper, submission, recall, audit, vote, "
     "merger, round, visa, bill, car, appointment, promo, promotion, redesign, move, catering, gala, "
     "event, conference, trip, itinerary, hire, candidate, opening, vacancy, patient, ward, bed, room, "
-    "vendor, supplier, client, customer, landlord, tenant, contractor"
+    "vendor, supplier, client, customer, landlord, tenant, contractor, error, errors, log, logs, alert, alerts, "
+    "warning, crash, failure, thread, email, e-mail, message, call, discussion, conversation, chat, notes, "
+    "transcript, memo, minutes, decision, policy"
 )
 
 # groups and recurring events of an organisation; with a determiner ("the team", "the retro") they point at
@@ -121,8 +126,8 @@ ELLIPTICAL_OPENERS: tuple[str, ...] = _words(
 
 # words that, closing a question, continue the previous turn ("... too?", "... again?")
 ELLIPTICAL_TAILS: tuple[str, ...] = _words(
-    "too, as well, again, instead, then, else, either, an example, some examples, more detail, in more detail, "
-    "in simpler terms"
+    "too, as well, again, instead, then, else, either, give an example, give me an example, give some examples, "
+    "show an example, show me an example, more detail, in more detail, in simpler terms"
 )
 
 # imperative / request forms that ask for an explanation of a topic
@@ -150,6 +155,26 @@ ATTRIBUTE_NOUNS: tuple[str, ...] = _words(
     "budget, status, owner, assignee, blocker, version, target, goal, plan, priority, size, height, weight, diet, allergy, major, "
     "degree, editor, ide, os, blood type, shoe size, release date, launch date, due date, start date, end date, "
     "go-live date, venue, capacity, headcount, stack, framework, region, limit, quota, sla, currency"
+)
+
+# modifiers that, after "the", single out one particular instance ("the new pricing", "the current plan")
+INSTANCE_MODIFIERS: tuple[str, ...] = _words(
+    "new, current, latest, old, updated, revised, upcoming, recent, previous, final, proposed, agreed, draft, "
+    "pending, existing, planned"
+)
+
+# noun-phrase openings that name a general topic ("Difference between TCP and UDP?", "Pros and cons of ...")
+TOPIC_OPENERS: tuple[str, ...] = _words(
+    "difference between, differences between, pros and cons of, advantages of, disadvantages of, benefits of, "
+    "meaning of, definition of, history of, examples of, types of, overview of, introduction to, basics of, "
+    "how to, ways to, tips for, best way to, best practices for"
+)
+
+# request frames around a question that do not make it about the speaker ("I'd like to know how ...")
+REQUEST_FRAMES: tuple[str, ...] = _words(
+    "i'd like to know, i would like to know, i'd like to understand, i want to know, i want to understand, "
+    "i want to learn, i'd like to learn, i wonder, i was wondering, i'm curious, i am curious, do you know, "
+    "can you tell me, could you tell me, i've always wondered, i never understood"
 )
 
 # modifiers that make a noun phrase an attribute slot holding one value at a time
