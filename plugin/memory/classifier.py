@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from promptcache._log import ThrottledWarning, get_logger
@@ -52,6 +52,7 @@ __all__ = [
     "ChatModelClassifier",
     "ConceptualClassifier",
     "Turn",
+    "as_turns",
     "is_conceptual_question",
     "make_classifier",
     "takes_history",
@@ -155,14 +156,38 @@ def _decide(question: str, inherited: bool | None) -> bool:
     return general_form(question) is not None
 
 
-def _user_turns(history: Sequence[Any] | None) -> list[str]:
-    turns = []
+_ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant"}
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(
+            b if isinstance(b, str) else str(b.get("text", "")) for b in content if isinstance(b, (str, dict))
+        )
+    return ""
+
+
+def as_turns(history: Sequence[Any] | None) -> list[Turn]:
+    """``history`` as ``(role, text)`` pairs, role ``"user"``/``"assistant"``: plain strings are user turns;
+    ``(role, text)`` tuples, ``{"role", "content"}`` dicts and LangChain messages are read by their role (system and
+    tool messages, and anything else, are left out)."""
+    out: list[Turn] = []
     for turn in history or ():
         if isinstance(turn, str):
-            turns.append(turn)
-        elif isinstance(turn, tuple) and len(turn) == 2 and turn[0] in {"user", "human"} and isinstance(turn[1], str):
-            turns.append(turn[1])
-    return turns[-HISTORY_TURNS:]
+            out.append(("user", turn))
+        elif isinstance(turn, tuple) and len(turn) == 2 and isinstance(turn[1], str) and turn[0] in _ROLES:
+            out.append((_ROLES[turn[0]], turn[1]))
+        elif isinstance(turn, BaseMessage) and turn.type in _ROLES:
+            out.append((_ROLES[turn.type], _content_text(turn.content)))
+        elif isinstance(turn, Mapping) and turn.get("role") in _ROLES:
+            out.append((_ROLES[turn["role"]], _content_text(turn.get("content", ""))))
+    return out
+
+
+def _user_turns(history: Sequence[Any] | None) -> list[str]:
+    return [text for role, text in as_turns(history) if role == "user"][-HISTORY_TURNS:]
 
 
 def is_conceptual_question(question: str, history: Sequence[Turn | str] | None = None) -> bool:
@@ -170,8 +195,8 @@ def is_conceptual_question(question: str, history: Sequence[Turn | str] | None =
 
     Args:
         question: the latest user message.
-        history: the earlier turns, oldest first: ``(role, text)`` pairs (role ``"user"``/``"assistant"``) or
-            plain strings (user turns). Only the last :data:`HISTORY_TURNS` user turns are used: each is decided in
+        history: the earlier turns, oldest first: ``(role, text)`` pairs (role ``"user"``/``"assistant"``),
+            plain strings (user turns), ``{"role", "content"}`` dicts or LangChain messages (:func:`as_turns`). Only the last :data:`HISTORY_TURNS` user turns are used: each is decided in
             order, so a follow-up inherits the decision of the turn it follows (and a chain of follow-ups the
             decision of the turn that started it).
 
@@ -203,16 +228,6 @@ _CONFIG: RunnableConfig = {"tags": ["nostream", "promptcache:memory-classifier"]
 """Tags of the classifier's model call: LangGraph's ``nostream`` keeps its tokens out of ``stream_mode="messages"``."""
 
 
-def _as_turns(history: Sequence[Turn | str] | None) -> list[Turn]:
-    out: list[Turn] = []
-    for turn in history or ():
-        if isinstance(turn, str):
-            out.append(("user", turn))
-        elif isinstance(turn, tuple) and len(turn) == 2 and isinstance(turn[1], str):
-            out.append(("assistant" if turn[0] in {"assistant", "ai"} else "user", turn[1]))
-    return out
-
-
 class ChatModelClassifier:
     """A chat model as a conceptual-question classifier (one short call per question; sync and async).
 
@@ -230,7 +245,7 @@ class ChatModelClassifier:
 
     @staticmethod
     def _messages(question: str, history: Sequence[Turn | str] | None = None) -> list[Any]:
-        turns = _as_turns(history)[-CHAT_HISTORY_TURNS:]
+        turns = as_turns(history)[-CHAT_HISTORY_TURNS:]
         if not turns:
             return [SystemMessage(_SYSTEM), HumanMessage(question)]
         lines = "\n".join(f"{role}: {' '.join(text.split())[:CHAT_TURN_CHARS]}" for role, text in turns)

@@ -85,6 +85,18 @@ def test_followups_inherit_the_turn_they_follow(previous, question, conceptual):
     assert is_conceptual_question(question, [previous] if previous else None) is conceptual
 
 
+def test_history_may_be_messages_dicts_tuples_or_strings():
+    work = "When does release 2.3 ship?"
+    for history in (
+        [work],
+        [("user", work), ("assistant", "On 12 May.")],
+        [HumanMessage(work), AIMessage("On 12 May."), SystemMessage("ignored")],
+        [{"role": "user", "content": [{"type": "text", "text": work}]}, {"role": "assistant", "content": "12 May"}],
+    ):
+        assert is_conceptual_question("And what is blocking it?", history) is False
+    assert is_conceptual_question("And what is blocking it?", [HumanMessage("What is a B-tree?")]) is True
+
+
 def test_a_chain_of_followups_inherits_from_the_turn_that_started_it():
     history = [("user", "Who owns the billing service?"), ("assistant", "Sam."), ("user", "Since when?")]
     assert is_conceptual_question("And before that?", history) is False
