@@ -28,16 +28,14 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config
 from langgraph.store.base import BaseStore
 
-from promptcache._log import get_logger
 from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, read_call_options, resolve_scope
 from promptcache.memory.middleware import MEMORY_CONTEXT_KEY, with_memory_prompt
-from promptcache.memory.namespaces import check_fixed_scope
+from promptcache.memory.namespaces import UnscopedWarning, check_fixed_scope
 from promptcache.memory.policy import MEMORY_STATE_KEYS, MemoryLoader, MemoryState
 from promptcache.memory.store import TypedMemoryStore
 
 __all__ = ["MemoryNode", "MemoryState", "MemoryStateError", "with_memory_prompt"]
 
-_log = get_logger("promptcache.memory")
 _READ_KEY = "__pregel_read"
 """``configurable`` entry LangGraph gives a running node to read channels (``langgraph._internal._constants
 .CONFIG_KEY_READ``); absent when the node is called outside a graph run, and then the channel check is skipped."""
@@ -109,7 +107,7 @@ class MemoryNode(Runnable[dict, dict]):
         self.messages_key = messages_key
         self.scope_fields = tuple(scope_fields)
         self._loader = None if memory is None else self._make_loader(memory)
-        self._warned_unscoped = False
+        self._unscoped = UnscopedWarning("MemoryNode")
 
     def _make_loader(self, memory: TypedMemoryStore) -> MemoryLoader:
         return MemoryLoader(
@@ -132,15 +130,7 @@ class MemoryNode(Runnable[dict, dict]):
         once per node and returns ``None`` (the unscoped memories); pass ``scope=None`` to mean that on purpose."""
         options = read_call_options(MEMORY_CONTEXT_KEY, config)
         scope = resolve_scope(options, self.scope, config, self.scope_fields)
-        if scope is None and self.scope is UNSET and not (options and "scope" in options) and not self._warned_unscoped:
-            self._warned_unscoped = True
-            fields = " / ".join(f"configurable[{f!r}]" for f in self.scope_fields)
-            _log.warning(
-                "MemoryNode found no scope (no %s, no per-call scope, no scope= argument): using the unscoped "
-                "memories; pass the user's id as configurable['user_id'], or MemoryNode(scope=None) to mean "
-                "unscoped on purpose",
-                fields,
-            )
+        self._unscoped.check(scope, self.scope is not UNSET or "scope" in (options or {}), self.scope_fields)
         return scope
 
     def _check(self, input: Any, config: RunnableConfig) -> None:

@@ -134,6 +134,25 @@ def test_no_scope_warns_once_per_node(caplog):
     assert first["memory_scope"] == "_unscoped" and first["memory_prompt"] == ""  # the unscoped memories: none here
 
 
+def test_middleware_warns_once_too(caplog):
+    from langchain.agents import create_agent
+
+    from promptcache.testing import ScriptedChatModel
+
+    agent = create_agent(
+        ScriptedChatModel(replies=["ok"], cycle=True),
+        tools=[],
+        middleware=[TypedMemoryMiddleware(_memory())],
+        checkpointer=MemorySaver(),
+    )
+    with caplog.at_level(logging.WARNING, logger="promptcache.memory"):
+        for _ in range(2):
+            agent.invoke({"messages": [("user", "When does release 2.3 ship?")]}, {"configurable": {"thread_id": "t"}})
+    warnings = [r.getMessage() for r in caplog.records if r.name == "promptcache.memory"]
+    assert len(warnings) == 1 and warnings[0].startswith("TypedMemoryMiddleware found no scope (no configurable")
+    assert warnings[0].endswith("or TypedMemoryMiddleware(scope=None) to mean unscoped on purpose")
+
+
 async def test_async_node_checks_the_same():
     node = MemoryNode(_memory())
     with pytest.raises(MemoryStateError, match="no 'messages' key"):
