@@ -77,6 +77,12 @@ _GENERIC_I = re.compile(
     rf"\b(?:{alternation(REQUEST_FRAMES)})\b",
     re.I,
 )
+_ONGOING = re.compile(r"^(?:how|why)(?: is| are|'s| isn't| aren't) (?:[\w'-]+ ){1,4}?[\w-]+ing\b", re.I)
+"""Present progressive ("How are sales tracking?", "Why are customers complaining?"): an ongoing, particular
+situation; general-knowledge questions use the simple present ("Why is the sky blue?")."""
+_PLACE = re.compile(
+    r"\b(?:here|around here|at this company|in this company|at work|in the office)\b(?! is\b| are\b)", re.I
+)
 _INSTANCE = re.compile(rf"\bthe\s+(?:{alternation(INSTANCE_MODIFIERS)})\s+[\w-]+", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:my|our|ours|mine|we|we're|we've|we'd|us|i'm|i've|i'd|i'll|me|myself)\b|\bi\b", re.I)
 _DEFINITE_WORK = re.compile(
@@ -130,12 +136,14 @@ def work_signals(question: str) -> list[str]:
         found.append("definite_work_object")
     if _INSTANCE.search(text):
         found.append("particular_instance")
-    if _ORG.search(text):
+    if _ORG.search(text) or _PLACE.search(text):
         found.append("organisation")
     if _STATE_ATTRIBUTE.search(text):
         found.append("state_attribute")
     if _ANY_WORK.search(text) and _WORK_STATE.search(text) and not _DEFINITIONAL.search(text):
         found.append("work_state")
+    if _ONGOING.search(text):
+        found.append("ongoing")
     if _NOW_WORDS.search(text):
         found.append("time_now")
     status = _STATUS.search(text)

@@ -11,7 +11,8 @@ ones English uses to ask about kinds of things rather than about one particular 
 - ``explanatory``: "How/Why does/do/is/are/can ...", "What causes/makes/happens when ...", imperative requests for
   an explanation ("Explain ...", "Describe ...", "Tell me about ...", "Can you explain ...");
 - ``generic_advice``: "Is it safe/better/worth ... to", "When should you ...", "How long/often should ...",
-  "Should one ...", yes/no questions about a bare plural ("Can lawyers reject jurors?": a kind, not one thing);
+  "Should one ...", yes/no questions about a bare plural ("Can lawyers reject jurors?": a kind, not one thing;
+  not with a definite "the ..." in it: "Do customers have access to the beta?");
 - ``trivia``: "Who invented/wrote/painted ...", "When did/was ...", "Which <noun> is the <superlative> ...",
   "How many <noun> are in a/the ...".
 
@@ -163,7 +164,7 @@ def general_form(question: str) -> str | None:
         return "trivia"
     if _TOPIC.match(text):
         return "definitional"
-    if _GENERIC_PLURAL.match(text[:1].lower() + text[1:]):
+    if _GENERIC_PLURAL.match(text[:1].lower() + text[1:]) and not re.search(r"\bthe\b", text, re.I):
         return "generic_advice"
     return None
 

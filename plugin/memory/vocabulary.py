@@ -53,7 +53,7 @@ WORK_NOUNS: tuple[str, ...] = _words(
     "event, conference, trip, itinerary, hire, candidate, opening, vacancy, patient, ward, bed, room, "
     "vendor, supplier, client, customer, landlord, tenant, contractor, error, errors, log, logs, alert, alerts, "
     "warning, crash, failure, thread, email, e-mail, message, call, discussion, conversation, chat, notes, "
-    "transcript, memo, minutes, decision, policy"
+    "transcript, memo, minutes, decision, policy, delay, route, gate"
 )
 
 # groups and recurring events of an organisation; with a determiner ("the team", "the retro") they point at
