@@ -37,13 +37,12 @@ from promptcache.memory.records import (
     TypedMemory,
     check_metadata,
     memory_key,
-    resolve_duplicates,
     validate_content,
     validate_memory_id,
     validate_subject,
     validate_ttl_s,
 )
-from promptcache.memory.subjects import make_subject_extractor, with_derived_subject
+from promptcache.memory.subjects import make_subject_extractor, superseded, with_derived_subject
 
 __all__ = ["TypedMemoryStore"]
 
@@ -265,7 +264,7 @@ class TypedMemoryStore:
             TypeError: wrong argument types. Nothing is written when an argument is bad.
         """
         ns, record = self._build(scope, kind, content, subject, ttl_s, metadata)
-        record, stale = resolve_duplicates(record, self._scan(ns, record.kind))
+        record, stale = superseded(record, self._scan(ns, record.kind), self.subject_extractor)
         with self._lock:
             self.store.put(ns, record.id, record.to_value(), **self._put_kwargs(record))
             self._touch(ns)
@@ -361,7 +360,7 @@ class TypedMemoryStore:
     ) -> TypedMemory:
         """Async twin of :meth:`put`."""
         ns, record = self._build(scope, kind, content, subject, ttl_s, metadata)
-        record, stale = resolve_duplicates(record, await self._ascan(ns, record.kind))
+        record, stale = superseded(record, await self._ascan(ns, record.kind), self.subject_extractor)
         await self.store.aput(ns, record.id, record.to_value(), **self._put_kwargs(record))
         self._touch(ns)
         for key in stale:

@@ -25,7 +25,7 @@ colour"``, ``"release date of version 4"``. A chat model can do the same job bet
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -35,7 +35,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.memory.general_knowledge import alternation
 from promptcache.memory.kinds import MemoryKind
-from promptcache.memory.records import TypedMemory, memory_key, validate_subject
+from promptcache.memory.records import TypedMemory, memory_key, resolve_duplicates, validate_subject
 from promptcache.memory.vocabulary import ATTRIBUTE_NOUNS, SLOT_MODIFIERS
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "SubjectExtractor",
     "derive_subject",
     "make_subject_extractor",
+    "superseded",
     "with_derived_subject",
 ]
 
@@ -174,6 +175,31 @@ def with_derived_subject(record: TypedMemory, extractor: SubjectExtractor | None
     if subject is None:
         return record
     return replace(record, id=memory_key(record.content, subject), subject=subject)
+
+
+def superseded(
+    record: TypedMemory, existing: Iterable[Any], extractor: SubjectExtractor | None
+) -> tuple[TypedMemory, list[str]]:
+    """:func:`~promptcache.memory.records.resolve_duplicates`, plus: when ``record``'s subject is one the rules
+    derive (``extractor`` is :func:`derive_subject`), the existing memories *without* a subject whose text the
+    rules give the same subject are deleted too -- e.g. ones written before subjects were derived, or with
+    ``subject_extractor=False``. (With another extractor only the subject keys decide: re-asking a model about
+    every stored memory on each write would cost a call per memory.)
+
+    Returns the record to write and the store keys to delete.
+    """
+    items = list(existing)
+    record, stale = resolve_duplicates(record, items)
+    if extractor is not derive_subject or record.subject is None or record.kind not in SUBJECT_KINDS:
+        return record, stale
+    for it in items:
+        value = it.value if isinstance(it.value, Mapping) else {}
+        content = value.get("content")
+        if it.key == record.id or it.key in stale or value.get("subject") or not isinstance(content, str):
+            continue
+        if derive_subject(content, record.kind) == record.subject:
+            stale.append(it.key)
+    return record, stale
 
 
 def make_subject_extractor(extractor: Any) -> SubjectExtractor | None:

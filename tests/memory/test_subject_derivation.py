@@ -99,6 +99,18 @@ def test_derivation_can_be_turned_off_or_replaced():
         TypedMemoryStore(InMemoryStore(), subject_extractor=5)
 
 
+def test_a_derived_subject_also_replaces_older_memories_kept_by_content():
+    raw = InMemoryStore()
+    TypedMemoryStore(raw, subject_extractor=False).put("u1", "user_fact", "My favourite colour is blue.")
+    memory = TypedMemoryStore(raw)  # now with derived subjects, on the same data
+    memory.put("u1", "user_fact", "My favourite colour is blue and my favourite food is pizza.")  # unsure: kept
+    memory.put("u1", "user_fact", "My favorite color is green.")
+    assert _contents(memory, "user_fact") == [
+        "My favourite colour is blue and my favourite food is pizza.",
+        "My favorite color is green.",
+    ]
+
+
 def test_a_failing_extractor_never_loses_the_write(caplog):
     def broken(content, kind):
         raise RuntimeError("extractor down")
