@@ -208,3 +208,31 @@ def test_a_history_aware_callable_gets_the_earlier_turns():
         ("When does release 2.3 ship?", []),
         ("And what is blocking it?", [("user", "When does release 2.3 ship?"), ("assistant", "ok")]),
     ]
+
+
+def test_release_23_thread_through_the_agent_middleware():
+    from langchain.agents import create_agent
+
+    from promptcache.memory import TypedMemoryMiddleware
+
+    raw = CountingStore()
+    memory = TypedMemoryStore(raw)
+    memory.put("u1", "project_state", "Release 2.3 is blocked by the PCI sign-off.", subject="release 2.3 blocker")
+    agent = create_agent(
+        ScriptedChatModel(replies=["ok"], cycle=True),
+        tools=[],
+        middleware=[TypedMemoryMiddleware(memory)],
+        checkpointer=MemorySaver(),
+    )
+    raw.ops.clear()
+    config = {"configurable": {"thread_id": "t", "user_id": "u1"}}
+    reads = []
+    for question in (
+        "When does release 2.3 ship?",
+        "And what is blocking it?",
+        "What is the difference between supervised and reinforcement learning?",
+    ):
+        before = raw.reads()
+        out = agent.invoke({"messages": [("user", question)]}, config)
+        reads.append((out["memory_turn"]["read"], raw.reads() - before))
+    assert reads == [(["feedback", "user_fact", "reference", "project_state"], 4), (["project_state"], 1), ([], 0)]
