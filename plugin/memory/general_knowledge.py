@@ -21,7 +21,7 @@ A question outside these forms is never called general knowledge (the default er
 :func:`followup_signals` lists the signs that a question leans on an earlier turn: an elliptical opener ("And
 ...", "What about ...", "Any news?"), an anaphoric pronoun in its first clause ("it", "they", "that one", "the
 second one"; "it" not when expletive: "is it safe to ..."), a deictic "this <noun>", an elliptical tail ("...
-too?", "... again?", "Can you give an example?"), a bare definite with no complement ("What was the result?":
+too?", "... again?", "Can you give an example?"), an explanation request with nothing to explain ("Explain why."), a bare definite with no complement ("What was the result?":
 which result?), or a fragment without a verb of at most four words ("Which gate?", "Enough for the offsite?").
 """
 
@@ -120,6 +120,7 @@ _TRIVIA = re.compile(
     re.I,
 )
 
+_EXPLAIN_REQUEST = re.compile(rf"^(?:please )?(?:{alternation(EXPLANATORY_OPENERS)})\b", re.I)
 _OPENER = re.compile(rf"^(?:{alternation(ELLIPTICAL_OPENERS)})\b", re.I)
 _TAIL = re.compile(rf"\b(?:{alternation(ELLIPTICAL_TAILS)})\s*[?.!]*$", re.I)
 _PRONOUN = re.compile(rf"\b(?:{alternation(ANAPHORIC_PRONOUNS)})\b", re.I)
@@ -190,6 +191,10 @@ def followup_signals(question: str) -> list[str]:
     if _BARE_DEFINITE.match(text) and not _NAMED_CONCEPT.match(text):
         found.append("bare_definite")
     words = re.findall(r"[\w'-]+", text)
+    opener = _EXPLAIN_REQUEST.match(text)
+    rest = {w.lower() for w in re.findall(r"[\w'-]+", text[opener.end() :])} if opener else set()
+    if opener and rest <= {"why", "how", "that", "this", "it", "them", "more", "further", "again", "please", "so"}:
+        found.append("elliptical_request")  # "Explain why.", "Can you explain?": explain what?
     if 0 < len(words) <= 4 and not _HAS_AUX.search(text) and general_form(text) is None:
         found.append("fragment")
     return found

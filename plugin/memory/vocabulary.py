@@ -121,7 +121,8 @@ ELLIPTICAL_OPENERS: tuple[str, ...] = _words(
     "and, but, so, also, or, plus, then, ok and, okay and, ok so, okay so, what about, how about, "
     "what else, anything else, who else, where else, why not, how come, any news, any update, "
     "any updates, any word, any idea, same, since when, for how long, until when, which one, which ones, "
-    "in that case, if so, if not, otherwise, meaning, as in"
+    "in that case, if so, if not, otherwise, meaning, as in, tell me more, more details, elaborate, go on, how so, "
+    "why so, what do you mean, why do you say, really, are you sure"
 )
 
 # words that, closing a question, continue the previous turn ("... too?", "... again?")

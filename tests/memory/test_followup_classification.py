@@ -97,6 +97,16 @@ def test_history_may_be_messages_dicts_tuples_or_strings():
     assert is_conceptual_question("And what is blocking it?", [HumanMessage("What is a B-tree?")]) is True
 
 
+@pytest.mark.parametrize(
+    "question", ["Explain why.", "Can you explain?", "What do you mean?", "Tell me more.", "How so?"]
+)
+def test_requests_to_say_more_are_followups(question):
+    assert is_conceptual_question(question, ["Why is the deploy failing?"]) is False
+    assert is_conceptual_question(question, ["What is a monad?"]) is True
+    assert is_conceptual_question(question) is False  # nothing before it: load
+    assert is_conceptual_question("Explain recursion.", ["Why is the deploy failing?"]) is True  # a new topic
+
+
 def test_a_chain_of_followups_inherits_from_the_turn_that_started_it():
     history = [("user", "Who owns the billing service?"), ("assistant", "Sam."), ("user", "Since when?")]
     assert is_conceptual_question("And before that?", history) is False
