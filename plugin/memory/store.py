@@ -42,7 +42,7 @@ from promptcache.memory.records import (
     validate_subject,
     validate_ttl_s,
 )
-from promptcache.memory.subjects import make_subject_extractor, superseded, with_derived_subject
+from promptcache.memory.subjects import awith_derived_subject, make_subject_extractor, superseded, with_derived_subject
 
 __all__ = ["TypedMemoryStore"]
 
@@ -188,7 +188,7 @@ class TypedMemoryStore:
             expires_at=None if ttl is None else now + ttl,
             metadata=meta,
         )
-        return ns, with_derived_subject(record, self.subject_extractor)
+        return ns, record
 
     def _put_kwargs(self, record: TypedMemory) -> dict[str, Any]:
         if record.expires_at is not None and getattr(self.store, "supports_ttl", False):
@@ -264,6 +264,7 @@ class TypedMemoryStore:
             TypeError: wrong argument types. Nothing is written when an argument is bad.
         """
         ns, record = self._build(scope, kind, content, subject, ttl_s, metadata)
+        record = with_derived_subject(record, self.subject_extractor)
         record, stale = superseded(record, self._scan(ns, record.kind), self.subject_extractor)
         with self._lock:
             self.store.put(ns, record.id, record.to_value(), **self._put_kwargs(record))
@@ -360,6 +361,7 @@ class TypedMemoryStore:
     ) -> TypedMemory:
         """Async twin of :meth:`put`."""
         ns, record = self._build(scope, kind, content, subject, ttl_s, metadata)
+        record = await awith_derived_subject(record, self.subject_extractor)
         record, stale = superseded(record, await self._ascan(ns, record.kind), self.subject_extractor)
         await self.store.aput(ns, record.id, record.to_value(), **self._put_kwargs(record))
         self._touch(ns)

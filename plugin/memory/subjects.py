@@ -31,6 +31,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.memory.general_knowledge import alternation
@@ -41,6 +42,7 @@ from promptcache.memory.vocabulary import ATTRIBUTE_NOUNS, SLOT_MODIFIERS
 __all__ = [
     "SUBJECT_KINDS",
     "ChatModelSubjectExtractor",
+    "awith_derived_subject",
     "SubjectExtractor",
     "derive_subject",
     "make_subject_extractor",
@@ -128,6 +130,7 @@ _SYSTEM = (
     "user. Otherwise (several facts, an event, an opinion, unsure) answer exactly 'none'."
 )
 _extractor_failed = ThrottledWarning(get_logger("promptcache.memory"))
+_CONFIG: RunnableConfig = {"tags": ["nostream", "promptcache:memory-subject"]}
 
 
 class ChatModelSubjectExtractor:
@@ -152,11 +155,19 @@ class ChatModelSubjectExtractor:
         if MemoryKind(kind) not in SUBJECT_KINDS:
             return None
         try:
-            reply = self.model.invoke(
-                [SystemMessage(_SYSTEM), HumanMessage(content)], config={"tags": ["nostream", "promptcache:memory"]}
-            )
-            return self._parse(reply)
+            return self._parse(self.model.invoke([SystemMessage(_SYSTEM), HumanMessage(content)], config=_CONFIG))
         except Exception as exc:  # noqa: BLE001 - a failing extractor must not lose the write
+            _extractor_failed.warn("the subject extractor model failed; using the rules", exc=exc)
+            return self.fallback(content, kind)
+
+    async def acall(self, content: str, kind: MemoryKind) -> str | None:
+        """Async twin of ``__call__`` (``ainvoke``)."""
+        if MemoryKind(kind) not in SUBJECT_KINDS:
+            return None
+        try:
+            reply = await self.model.ainvoke([SystemMessage(_SYSTEM), HumanMessage(content)], config=_CONFIG)
+            return self._parse(reply)
+        except Exception as exc:  # noqa: BLE001
             _extractor_failed.warn("the subject extractor model failed; using the rules", exc=exc)
             return self.fallback(content, kind)
 
@@ -175,6 +186,20 @@ def with_derived_subject(record: TypedMemory, extractor: SubjectExtractor | None
     if subject is None:
         return record
     return replace(record, id=memory_key(record.content, subject), subject=subject)
+
+
+async def awith_derived_subject(record: TypedMemory, extractor: SubjectExtractor | None) -> TypedMemory:
+    """Async :func:`with_derived_subject`: awaits the extractor's ``acall`` when it has one (a chat model's
+    ``ainvoke``), so ``aput`` does not block the event loop on a model call."""
+    acall = getattr(extractor, "acall", None)
+    if acall is None or record.subject is not None or record.kind not in SUBJECT_KINDS:
+        return with_derived_subject(record, extractor)
+    try:
+        subject = await acall(record.content, record.kind)
+    except Exception as exc:  # noqa: BLE001 - the write goes ahead, keyed by content
+        _extractor_failed.warn("the subject extractor failed; keeping the memory keyed by its content", exc=exc)
+        return record
+    return with_derived_subject(record, lambda content, kind: subject)
 
 
 def superseded(

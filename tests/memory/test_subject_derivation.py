@@ -136,6 +136,18 @@ def test_chat_model_extractor():
     assert make_subject_extractor(None) is derive_subject and make_subject_extractor(False) is None
 
 
+async def test_async_put_awaits_the_chat_model_extractor():
+    model = ScriptedChatModel(replies=["user: favourite colour", "user: favourite colour"])
+    memory = TypedMemoryStore(InMemoryStore(), clock=iter(range(100, 200)).__next__, subject_extractor=model)
+    await memory.aput("u1", "user_fact", "Blue is the colour I like most.")
+    await memory.aput("u1", "user_fact", "These days I like green best.")
+    assert [m.content for m in await memory.alist("u1", "user_fact")] == ["These days I like green best."]
+    assert model.calls == 2
+    broken = TypedMemoryStore(InMemoryStore(), subject_extractor=ScriptedChatModel(error=RuntimeError("down")))
+    record = await broken.aput("u1", "user_fact", "My favourite colour is blue.")
+    assert record.subject == "user: favourite colour"  # the rules, as fallback
+
+
 async def test_async_put_derives_the_same():
     memory = TypedMemoryStore(InMemoryStore(), clock=iter(range(100, 200)).__next__)
     await memory.aput("u1", "user_fact", "My favourite colour is blue.")
