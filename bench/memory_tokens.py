@@ -7,7 +7,8 @@ Part 1 replays bench/data/memory_scenario.json (hand-written: 3 sessions, 39 que
 ``StateGraph`` with ``MemoryNode`` + ``MemorySaver`` (one thread per session) on an ``InMemoryStore`` with a
 simulated clock. Part 2 replays the real BFCL v4 memory conversations (../shared/data/bfcl_v4_memory_bundle.json):
 every user statement becomes a memory (typing rule: :func:`bfcl_kind`), then each of the 155 recall questions is
-asked in a fresh thread.
+asked in a fresh thread. Part 3 (bench/memory_conversations.py) replays bench/data/memory_conversations.json: a
+multi-session conversation with follow-ups, team questions and facts / project state restated without subjects.
 
 Flat baseline = the beginner's approach of the seed document: every memory ever written, appended to one list and
 sent every turn (no dedupe, no replacement, no expiry). Tokens: tiktoken ``cl100k_base`` (offline copy).
@@ -359,6 +360,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scenario", type=Path, default=SCENARIO)
     parser.add_argument("--bfcl", help="bfcl_v4_memory_bundle.json (default: found by bench/shared_data.py)")
     parser.add_argument("--search-k", type=int, default=5)
+    parser.add_argument(
+        "--conversations", type=Path, help="part 3 scenario (default bench/data/memory_conversations.json)"
+    )
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
     scenario = json.loads(args.scenario.read_text())
@@ -374,6 +378,17 @@ def main(argv: list[str] | None = None) -> int:
     }
     for name in ("default", "oracle", "never"):
         results["scenario"][f"classifier={name}"] = run_scenario(name, events, scenario["user"])
+    from memory_conversations import CONVERSATIONS, run_conversations  # part 3 (its own module)
+
+    conv = json.loads((args.conversations or CONVERSATIONS).read_text())
+    results["conversations"] = {
+        name: run_conversations(conv["events"], conv["user"], clf, subjects)
+        for name, clf, subjects in (
+            ("default", None, True),
+            ("classifier=never (no skipping)", lambda q: False, True),
+            ("subject_extractor=False (no derived subjects)", None, False),
+        )
+    }
     bfcl = find_data_file("bfcl_v4_memory_bundle.json", args.bfcl, required=False)
     if bfcl is not None:
         results["bfcl"] = run_bfcl(bfcl, args.search_k)

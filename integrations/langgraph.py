@@ -1,10 +1,10 @@
 """LangGraph adapters: ``MemoryNode`` and ``MemoryState`` (typed memory in a ``StateGraph``).
 
-Put the node before the model node::
+Put the node before the model node. ``MemoryState`` is ``MessagesState`` plus the memory keys, so use it as the
+state, or mix it into yours (``class State(MessagesState, MemoryState)``, ``class State(AgentState,
+MemoryState)``)::
 
-    class State(MessagesState, MemoryState): ...
-
-    builder = StateGraph(State)
+    builder = StateGraph(MemoryState)
     builder.add_node("memory", MemoryNode(TypedMemoryStore.for_store(store)))
     builder.add_node("model", call_model)            # uses state["memory_prompt"] as (part of) the system prompt
     builder.add_edge(START, "memory"); builder.add_edge("memory", "model")
@@ -12,10 +12,16 @@ Put the node before the model node::
 
 The node follows :mod:`promptcache.memory.policy`: feedback, user facts and references once per thread (kept in
 state, so the checkpointer carries them), project state every turn unless the question is conceptual.
+
+Misuse is loud: a graph whose state lacks the memory keys (e.g. ``StateGraph(MessagesState)``: LangGraph would drop
+the node's writes) raises :class:`MemoryStateError` naming the missing key, and so does a state without the
+messages key (e.g. a state built without ``MessagesState``); no scope found (no ``user_id`` in ``configurable``,
+no ``scope=``) logs one warning per node, then uses the unscoped memories.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from langchain_core.runnables import Runnable, RunnableConfig
@@ -24,11 +30,39 @@ from langgraph.store.base import BaseStore
 
 from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
 from promptcache.memory.middleware import with_memory_prompt
-from promptcache.memory.namespaces import check_fixed_scope, memory_call_options
-from promptcache.memory.policy import MemoryLoader, MemoryState
+from promptcache.memory.namespaces import UnscopedWarning, check_fixed_scope, memory_call_options
+from promptcache.memory.policy import MEMORY_STATE_KEYS, MemoryLoader, MemoryState
 from promptcache.memory.store import TypedMemoryStore
 
-__all__ = ["MemoryNode", "MemoryState", "with_memory_prompt"]
+__all__ = ["MemoryNode", "MemoryState", "MemoryStateError", "with_memory_prompt"]
+
+_READ_KEY = "__pregel_read"
+"""``configurable`` entry LangGraph gives a running node to read channels (``langgraph._internal._constants
+.CONFIG_KEY_READ``); absent when the node is called outside a graph run, and then the channel check is skipped."""
+
+
+class MemoryStateError(KeyError):
+    """The graph state cannot carry what ``MemoryNode`` reads or writes; the message names the missing key."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def _missing_channels(config: RunnableConfig) -> list[str]:
+    """The :data:`MEMORY_STATE_KEYS` that are not channels of the running graph (``[]`` outside a graph run, or
+    when the running LangGraph does not expose its channel reader the way this check expects)."""
+    read = (config.get("configurable") or {}).get(_READ_KEY)
+    if not callable(read):
+        return []
+    missing = []
+    for key in MEMORY_STATE_KEYS:
+        try:
+            read(key, False)
+        except KeyError:
+            missing.append(key)
+        except Exception:  # noqa: BLE001 - another LangGraph version: no check rather than a false alarm
+            return []
+    return missing
 
 
 class MemoryNode(Runnable[dict, dict]):
@@ -73,6 +107,7 @@ class MemoryNode(Runnable[dict, dict]):
         self.messages_key = messages_key
         self.scope_fields = tuple(scope_fields)
         self._loader = None if memory is None else self._make_loader(memory)
+        self._unscoped = UnscopedWarning("MemoryNode")
 
     def _make_loader(self, memory: TypedMemoryStore) -> MemoryLoader:
         return MemoryLoader(
@@ -90,15 +125,43 @@ class MemoryNode(Runnable[dict, dict]):
         return self._make_loader(TypedMemoryStore.for_store(store))
 
     def resolve_scope(self, config: RunnableConfig | None = None) -> str | None:
-        """The scope of this call, by the shared rule (:func:`promptcache.config.resolve_scope`)."""
-        return resolve_scope(memory_call_options(config), self.scope, config, self.scope_fields)
+        """The scope of this call, by the shared rule (:func:`promptcache.config.resolve_scope`). When nothing
+        gives one (no per-call scope, no ``scope=``, none of ``scope_fields`` in ``configurable``), logs a warning
+        once per node and returns ``None`` (the unscoped memories); pass ``scope=None`` to mean that on purpose."""
+        options = memory_call_options(config)
+        scope = resolve_scope(options, self.scope, config, self.scope_fields)
+        self._unscoped.check(scope, self.scope is not UNSET or "scope" in (options or {}), self.scope_fields)
+        return scope
+
+    def _check(self, input: Any, config: RunnableConfig) -> None:
+        """Raise :class:`MemoryStateError` for a state that cannot work (module docstring), before any read."""
+        if not isinstance(input, Mapping) or self.messages_key not in input:
+            keys = sorted(input) if isinstance(input, Mapping) else type(input).__name__
+            raise MemoryStateError(
+                f"MemoryNode: the state has no {self.messages_key!r} key (got {keys}); build the graph on a state "
+                f"with the conversation, e.g. StateGraph(MemoryState) or class State(MessagesState, MemoryState)"
+                + ("" if self.messages_key == "messages" else ", or pass messages_key= naming it")
+            )
+        missing = _missing_channels(config)
+        if missing:
+            raise MemoryStateError(
+                f"MemoryNode: the graph state has no {missing[0]!r} key (missing: {', '.join(missing)}), so "
+                f"LangGraph would drop what the node writes; build the graph on StateGraph(MemoryState) or "
+                f"class State(MessagesState, MemoryState) instead of MessagesState alone"
+            )
 
     def invoke(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
-        """Run the node on a state dict; returns the :class:`MemoryState` update."""
+        """Run the node on a state dict; returns the :class:`MemoryState` update.
+
+        Raises:
+            MemoryStateError: the state has no messages key, or the running graph's state lacks the memory keys.
+        """
         config = ensure_config(config)
+        self._check(input, config)
         return self._loader_for().load(input, self.resolve_scope(config))
 
     async def ainvoke(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
         """Async twin of :meth:`invoke`."""
         config = ensure_config(config)
+        self._check(input, config)
         return await self._loader_for().aload(input, self.resolve_scope(config))

@@ -32,26 +32,16 @@ def test_labelled_sets_are_balanced():
 
 
 def test_default_accuracy_is_the_reported_figure():
-    """The figures in bench/README.md; a change to the rules must update them."""
-    assert _accuracy("conceptual_questions.jsonl")[:2] == (80, 80)
+    """The figures in bench/README.md; a change to the rules must update them. Since the conversation-aware rules
+    (issue 14) a question is conceptual only in a general-knowledge form, so the misses are all on the loading
+    side: no work question of these sets is skipped."""
+    correct, total, wrong = _accuracy("conceptual_questions.jsonl")
+    assert (correct, total, wrong) == (79, 80, ["Is TCP faster than UDP?"])  # 80/80 with the earlier rules
     correct, total, wrong = _accuracy("conceptual_questions_heldout.jsonl")
-    assert (correct, total) == (36, 40)  # 34/40 before the work-state rule and the reference nouns
-    assert wrong == [
-        "How can I improve my public speaking?",
-        "Did anyone fix the flaky test?",
-        "What's the holdup with the vendor emails?",
-        "Is the new hire's laptop ready?",
-    ]
-    # written (and committed) before those rule changes; 35/40 before them too
-    correct, total, wrong = _accuracy("conceptual_questions_heldout2.jsonl")
-    assert (correct, total) == (35, 40)
-    assert wrong == [
-        "Has anyone replied to the customer complaint from Monday?",
-        "Are the nightly backups succeeding?",
-        "Is the team offsite confirmed for next month?",
-        "How many users signed up after the launch?",
-        "What's left to do before the audit?",
-    ]
+    assert (correct, total) == (38, 40)  # 36/40 with the earlier rules, 4 work questions skipped
+    assert wrong == ["Is Rust memory safe?", "How can I improve my public speaking?"]
+    # written (and committed) before the earlier rule changes; 35/40 with them (5 work questions skipped)
+    assert _accuracy("conceptual_questions_heldout2.jsonl") == (40, 40, [])
 
 
 @pytest.mark.parametrize(
@@ -60,18 +50,18 @@ def test_default_accuracy_is_the_reported_figure():
         ("What is the difference between supervised and reinforcement learning?", []),
         ("How do I reverse a list in Python?", []),
         ("What does ETA stand for?", []),
-        ("What's the ETA?", ["definite_work_object", "status"]),
+        ("What's the ETA?", ["definite_work_object", "state_attribute", "status"]),
         ("ETA?", ["status"]),
         ("Is my refund processed yet?", ["first_person", "time_now"]),
         ("Any update on ticket PAY-1432?", ["status", "identifier"]),
-        ("How is the migration going?", ["definite_work_object", "status"]),
+        ("How is the migration going?", ["definite_work_object", "ongoing", "status"]),
         ("Tell me about the history of the Internet.", []),
         ("How many sprint stories are done?", ["work_state"]),
         ("What is a pending transaction?", []),
         ("Explain why builds get blocked by flaky tests.", []),
         ("What does it mean when a PR is merged?", []),
-        ("Why are orders failing?", ["work_state"]),
-        ("Where do I find the on-call runbook?", ["definite_work_object"]),
+        ("Why are orders failing?", ["work_state", "ongoing"]),
+        ("Where do I find the on-call runbook?", ["definite_work_object", "organisation"]),
         ("Which dashboard shows the shipping-API latency?", ["definite_work_object"]),
     ],
 )

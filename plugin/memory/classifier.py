@@ -1,100 +1,149 @@
-"""Is the latest question *conceptual* (general knowledge) or about the user's current work?
+"""Does this turn need the user's project state? The load decision of typed memory, from the conversation.
 
-The seed document (``004_*``) skips project-state lookups for purely conceptual questions ("What is the difference
+Project-state lookups are skipped for purely general-knowledge ("conceptual") questions ("What is the difference
 between supervised and reinforcement learning?"): no ETA or task progress is needed to answer them. A wrong
-"conceptual" costs recall (project state the answer needed is not loaded); a wrong "not conceptual" only costs
-tokens. So the default leans to "not conceptual" whenever it sees any sign of the user's own work.
+"conceptual" costs a wrong answer (project state the answer needed is not loaded); a wrong "not conceptual" only
+costs tokens. So the default calls a question conceptual only when it is *clearly* general knowledge:
 
-:func:`is_conceptual_question` is the default: rules, no model. The signs of current work it looks for:
+1. it shows no sign of someone's current work (:func:`work_signals`): first person outside a generic how-to;
+   a definite or possessive reference to a work object ("the hotfix", "the Acme deal", "your order"), to one
+   particular instance ("the new pricing", "the current plan") or to a team/organisation ("the team", "the retro", "legal", "the night shift"); a state attribute after a determiner
+   ("the status", "the deadline", "the next steps"); a work object with a word for its state ("tickets still
+   open"); a time anchor (today, this week, last night's, on Friday, in March, Q2); status phrasing ("status of",
+   "how is ... going", "where do things stand"); an identifier (``#42``, ``ABC-123``, "order 42");
+2. and it does not continue an earlier turn (:func:`~promptcache.memory.general_knowledge.followup_signals`:
+   "And what is blocking it?", "What about the second one?", "Any news?") -- a follow-up inherits the decision of
+   the turn it follows, and a follow-up with no earlier turn loads;
+3. and it has a general-knowledge form (:func:`~promptcache.memory.general_knowledge.general_form`: definitional,
+   explanatory, generic advice, trivia). Anything else loads.
 
-- first person outside a generic how-to: "my", "our", "we", "us", "mine", "I" (but not "how do I", "should I",
-  "can I", "what if I", "tell/show/give/help/teach me");
-- a definite or possessive reference to a work object: "the/this/that/your/which <order|ticket|build|sprint|
-  runbook|dashboard|...>" (one modifier word may sit between, e.g. "the on-call runbook");
-- a work object together with a word for its state ("How many sprint stories are done?", "... still pending",
-  "... blocked"), unless the question is definitional or generic ("What is a pending transaction?", "Explain ...",
-  "Why do builds fail when ...", "How does ...");
-- time words that point at now: today, tomorrow, yesterday, tonight, currently, right now, so far, still, yet,
-  latest, this week/morning/...;
-- status phrasing: "status of", "progress on", "any update", "how is ... going", "ETA" used bare;
-- identifiers: ``#42``, ``ABC-123``, "order 42", "ticket 7".
-
-A question with none of these is conceptual. :func:`make_classifier` accepts this default, any
-``Callable[[str], bool]``, or a LangChain chat model (asked a yes/no question; sync and async).
+:func:`is_conceptual_question` takes the earlier turns (``history``) to apply rule 2. :func:`make_classifier`
+accepts this default, any callable (``f(question)``, or ``f(question, history=...)`` to see the earlier turns), or
+a LangChain chat model (:class:`ChatModelClassifier`: asked a one-word question with the recent turns; sync and
+async).
 """
 
 from __future__ import annotations
 
+import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
 
 from promptcache._log import ThrottledWarning, get_logger
-
-__all__ = ["ChatModelClassifier", "ConceptualClassifier", "is_conceptual_question", "make_classifier"]
-
-ConceptualClassifier = Callable[[str], bool]
-"""``question -> True`` when it is conceptual (no project state needed)."""
-
-_WORK_NOUNS = (
-    r"order|orders|ticket|tickets|build|builds|deploy|deployment|release|sprint|pr|pull request|branch|migration|"
-    r"shipment|delivery|package|parcel|invoice|payment|refund|booking|reservation|flight|meeting|deadline|eta|"
-    r"task|tasks|project|report|draft|proposal|budget|test suite|tests|pipeline|server|cluster|incident|outage|"
-    r"backlog|milestone|roadmap|demo|review|appointment|prescription|claim|case|account|subscription|contract|"
-    r"quote|estimate|job|run|experiment|model training|training run|dataset|bug|issue|feature|ticket queue|rollout|"
-    r"story|stories|epic|runbook|playbook|dashboard|board|wiki|channel|repo|repository|spec|doc|docs|document|"
-    r"status page"
+from promptcache.memory.general_knowledge import alternation, followup_signals, general_form, normalise_question
+from promptcache.memory.vocabulary import (
+    INSTANCE_MODIFIERS,
+    MONTHS,
+    ORG_NOUNS,
+    REQUEST_FRAMES,
+    STATE_ATTRIBUTES,
+    STATE_WORDS,
+    TIME_ANCHORS,
+    WEEKDAYS,
 )
+from promptcache.memory.vocabulary import WORK_NOUNS as _WORK_NOUN_LIST
+
+__all__ = [
+    "ChatModelClassifier",
+    "ConceptualClassifier",
+    "Turn",
+    "as_turns",
+    "is_conceptual_question",
+    "make_classifier",
+    "takes_history",
+    "work_signals",
+]
+
+ConceptualClassifier = Callable[..., bool]
+"""``f(question)`` or ``f(question, history=[...])`` -> True when it is conceptual (no project state needed)."""
+
+Turn = tuple[str, str]
+"""One earlier turn of the conversation: ``(role, text)``, role ``"user"`` or ``"assistant"``."""
+
+HISTORY_TURNS = 8
+"""How many earlier user turns the default rules walk to decide what a follow-up inherits (a chain of follow-ups
+longer than this loads; the choice errs toward loading)."""
+
+_WORK_NOUNS = alternation(_WORK_NOUN_LIST)
 _GENERIC_I = re.compile(
     r"\b(?:how|when|why|where|what)\s+(?:do|can|should|would|could|might)\s+i\b|"
-    r"\b(?:should|can|could|would|may|might)\s+i\b|\bwhat if i\b|\bif i\b|"
-    r"\b(?:tell|show|give|help|teach)\s+me\b",
+    r"\b(?:should|can|could|would|may|might)\s+i\b|\bwhat if i\b|\bif i\b|\blike i'm\s+(?:five|5|a child)\b|"
+    r"\b(?:tell|show|give|help|teach)\s+me\b|"
+    rf"\b(?:{alternation(REQUEST_FRAMES)})\b",
     re.I,
 )
+_ONGOING = re.compile(r"^(?:how|why)(?: is| are|'s| isn't| aren't) (?:[\w'-]+ ){1,4}?[\w-]+ing\b", re.I)
+"""Present progressive ("How are sales tracking?", "Why are customers complaining?"): an ongoing, particular
+situation; general-knowledge questions use the simple present ("Why is the sky blue?")."""
+_PLACE = re.compile(
+    r"\b(?:here|around here|at this company|in this company|at work|in the office)\b(?! is\b| are\b)", re.I
+)
+_INSTANCE = re.compile(rf"\bthe\s+(?:{alternation(INSTANCE_MODIFIERS)})\s+[\w-]+", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:my|our|ours|mine|we|we're|we've|we'd|us|i'm|i've|i'd|i'll|me|myself)\b|\bi\b", re.I)
 _DEFINITE_WORK = re.compile(
-    rf"\b(?:the|this|that|these|those|your|which|today's|tomorrow's)\s+(?:[\w-]+\s+)?(?:{_WORK_NOUNS})(?:s|es)?\b", re.I
-)
-_ANY_WORK = re.compile(rf"\b(?:{_WORK_NOUNS})(?:s|es)?\b", re.I)
-_WORK_STATE = re.compile(
-    r"\b(?:done|left|remaining|pending|open|closed|finished|blocked|blocking|failing|failed|overdue|outstanding|"
-    r"waiting|stuck|merged|shipped|resolved|fixed|assigned|scheduled|confirmed|approved|delayed|due)\b",
+    rf"\b(?:the|this|that|these|those|your|which|today's|tomorrow's)\s+(?:[\w'-]+\s+){{0,2}}?(?:{_WORK_NOUNS})(?:s|es)?\b",
     re.I,
 )
+_ORG = re.compile(
+    rf"\b(?:the|this|that|your|[\w-]+'s)\s+(?:[\w-]+\s+)?(?:{alternation(ORG_NOUNS)})\b|\bon[\s-]call\b|"
+    rf"^(?:what|when|how|did|has|have|is)\s+(?:did\s+|has\s+|have\s+|is\s+)?(?:legal|finance|hr|sales|marketing|support|"
+    r"engineering|management|leadership|ops)\s+(?:say|said|decide|decided|approve|approved|sign|signed|reply|replied|"
+    r"want|think|agree|agreed)\b",
+    re.I,
+)
+_STATE_ATTRIBUTE = re.compile(
+    rf"\b(?:the|this|that|your|[\w-]+'s)\s+(?:[\w-]+\s+)?(?:{alternation(STATE_ATTRIBUTES)})\b", re.I
+)
+_ANY_WORK = re.compile(rf"\b(?:{_WORK_NOUNS})(?:s|es)?\b", re.I)
+_WORK_STATE = re.compile(rf"\b(?:{alternation(STATE_WORDS)})\b", re.I)
 _DEFINITIONAL = re.compile(
     r"^\s*(?:what\s+(?:is|are)\s+an?\s|what's\s+an?\s|what\s+(?:is|are)\s+the\s+(?:difference|purpose|meaning|point|"
     r"role)\b|what\s+does\b.*\bmean\b|define\b|explain\b|describe\b|why\s+(?:do|does)\s|how\s+(?:do|does)\s)",
     re.I,
 )
 _NOW_WORDS = re.compile(
-    r"\b(?:today|tonight|tomorrow|yesterday|currently|right now|so far|at the moment|as of now|anymore|latest|"
-    r"still|yet|this (?:week|morning|afternoon|evening|month|quarter|sprint)|next (?:week|monday|tuesday|"
-    r"wednesday|thursday|friday)|last (?:night|week))\b",
+    rf"\b(?:{alternation(TIME_ANCHORS)})\b|\b(?:on|by|until|before|after|next|last|this)\s+(?:{alternation(WEEKDAYS)})\b|"
+    rf"\b(?:{alternation(WEEKDAYS)})'s\b|\b(?:in|by|until|since|for|the|this|next|last)\s+(?:{alternation(MONTHS)})\b|"
+    rf"\b(?:{alternation(MONTHS)})\s+(?:invoice|report|numbers|figures|release|payroll|deadline)s?\b|"
+    r"\bq[1-4]\b|\bh[12]\b|\bfy\s?\d{2,4}\b",
     re.I,
 )
 _STATUS = re.compile(
-    r"\b(?:status of|progress on|progress of|any update|update on|updates on|how is .+ going|"
-    r"how's .+ going|where is the|where are the|when will|is it done|eta)\b",
+    r"\b(?:status of|progress on|progress of|any update|update on|updates on|how is .+ going|how are .+ going|"
+    r"how's .+ going|where is the|where are the|when will|is it done|eta|where do things stand|where things stand|"
+    r"what's the holdup|what is the holdup|what's happening with|what happened with|how far along|"
+    r"how (?:is|are|was|were) .+ doing|how's .+ doing|how (?:is|are) .+ coming along|how did .+ go)\b",
     re.I,
 )
 _GENERIC_ETA = re.compile(r"\b(?:what does|what is|what's)\s+(?:an?\s+)?eta\b|\beta\s+(?:stand|mean)", re.I)
-_IDENTIFIER = re.compile(rf"#\d+|\b[A-Z]{{2,}}-\d+\b|\b(?:{_WORK_NOUNS})\s+#?\d+\b", re.I)
+_IDENTIFIER = re.compile(rf"#\d+|\b[A-Z]{{2,}}-\d+\b|\b(?:{_WORK_NOUNS})\s+#?\d+(?:\.\d+)*\b", re.I)
 
 
 def work_signals(question: str) -> list[str]:
-    """The signs of current work found in ``question`` (names of the rules that fired; empty = conceptual)."""
-    text = question.strip()
+    """The signs of someone's current work found in ``question`` (names of the rules that fired, in a fixed order;
+    empty = none). One question at a time; the conversation is :func:`is_conceptual_question`'s business."""
+    text = normalise_question(question)
     found = []
     stripped = _GENERIC_I.sub(" ", text)
     if _FIRST_PERSON.search(stripped):
         found.append("first_person")
     if _DEFINITE_WORK.search(text):
         found.append("definite_work_object")
+    if _INSTANCE.search(text):
+        found.append("particular_instance")
+    if _ORG.search(text) or _PLACE.search(text):
+        found.append("organisation")
+    if _STATE_ATTRIBUTE.search(text):
+        found.append("state_attribute")
     if _ANY_WORK.search(text) and _WORK_STATE.search(text) and not _DEFINITIONAL.search(text):
         found.append("work_state")
+    if _ONGOING.search(text):
+        found.append("ongoing")
     if _NOW_WORDS.search(text):
         found.append("time_now")
     status = _STATUS.search(text)
@@ -105,38 +154,97 @@ def work_signals(question: str) -> list[str]:
     return found
 
 
-def is_conceptual_question(question: str) -> bool:
-    """Default classifier: True when ``question`` shows no sign of the user's current work (module docstring).
+def _decide(question: str, inherited: bool | None) -> bool:
+    """One turn: conceptual only when no work signal, no follow-up (else ``inherited``; ``None`` -> load) and a
+    general-knowledge form."""
+    if not question.strip() or work_signals(question):
+        return False
+    if followup_signals(question):
+        return bool(inherited)
+    return general_form(question) is not None
+
+
+_ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant"}
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(
+            b if isinstance(b, str) else str(b.get("text", "")) for b in content if isinstance(b, (str, dict))
+        )
+    return ""
+
+
+def as_turns(history: Sequence[Any] | None) -> list[Turn]:
+    """``history`` as ``(role, text)`` pairs, role ``"user"``/``"assistant"``: plain strings are user turns;
+    ``(role, text)`` tuples, ``{"role", "content"}`` dicts and LangChain messages are read by their role (system and
+    tool messages, and anything else, are left out)."""
+    out: list[Turn] = []
+    for turn in history or ():
+        if isinstance(turn, str):
+            out.append(("user", turn))
+        elif isinstance(turn, tuple) and len(turn) == 2 and isinstance(turn[1], str) and turn[0] in _ROLES:
+            out.append((_ROLES[turn[0]], turn[1]))
+        elif isinstance(turn, BaseMessage) and turn.type in _ROLES:
+            out.append((_ROLES[turn.type], _content_text(turn.content)))
+        elif isinstance(turn, Mapping) and turn.get("role") in _ROLES:
+            out.append((_ROLES[turn["role"]], _content_text(turn.get("content", ""))))
+    return out
+
+
+def _user_turns(history: Sequence[Any] | None) -> list[str]:
+    return [text for role, text in as_turns(history) if role == "user"][-HISTORY_TURNS:]
+
+
+def is_conceptual_question(question: str, history: Sequence[Turn | str] | None = None) -> bool:
+    """Default classifier: True when ``question`` is clearly general knowledge (module docstring).
+
+    Args:
+        question: the latest user message.
+        history: the earlier turns, oldest first: ``(role, text)`` pairs (role ``"user"``/``"assistant"``),
+            plain strings (user turns), ``{"role", "content"}`` dicts or LangChain messages (:func:`as_turns`). Only the last :data:`HISTORY_TURNS` user turns are used: each is decided in
+            order, so a follow-up inherits the decision of the turn it follows (and a chain of follow-ups the
+            decision of the turn that started it).
 
     Raises:
         TypeError: ``question`` is not a string.
     """
     if not isinstance(question, str):
         raise TypeError(f"question must be a string, got {type(question).__name__}: {question!r}")
-    if not question.strip():
-        return False
-    return not work_signals(question)
+    inherited: bool | None = None
+    for earlier in _user_turns(history):
+        inherited = _decide(earlier, inherited)
+    return _decide(question, inherited)
 
 
 _SYSTEM = (
-    "Classify the user's question. Answer with exactly one word: 'conceptual' if it asks for general knowledge "
-    "that does not depend on the user's own current work, data, orders, tasks or projects; 'work' otherwise."
+    "Classify the user's latest question. Answer with exactly one word: 'conceptual' if it asks for general "
+    "knowledge that does not depend on the user's own or their team's current work, data, orders, tasks or "
+    "projects; 'work' otherwise. A follow-up to an earlier turn ('And what is blocking it?') is about what that turn "
+    "was about. When unsure, answer 'work'."
 )
 
+CHAT_HISTORY_TURNS = 6
+"""Earlier turns (user and assistant) shown to a chat-model classifier, each cut to :data:`CHAT_TURN_CHARS`."""
+CHAT_TURN_CHARS = 500
 
 _model_failed = ThrottledWarning(get_logger("promptcache.memory"))
 
-_CONFIG = {"tags": ["nostream", "promptcache:memory-classifier"]}
+_CONFIG: RunnableConfig = {"tags": ["nostream", "promptcache:memory-classifier"]}
 """Tags of the classifier's model call: LangGraph's ``nostream`` keeps its tokens out of ``stream_mode="messages"``."""
 
 
 class ChatModelClassifier:
     """A chat model as a conceptual-question classifier (one short call per question; sync and async).
 
+    The model sees the last :data:`CHAT_HISTORY_TURNS` earlier turns (when there are any) and the latest question.
+
     Args:
         model: a LangChain ``BaseChatModel``. Its answer counts as conceptual when it starts with "conceptual".
-        fallback: used when the model call fails (default :func:`is_conceptual_question`); the failure is logged
-            (throttled: one line a minute).
+        fallback: used when the model call fails (default :func:`is_conceptual_question`, given the same history);
+            the failure is logged (throttled: one line a minute).
     """
 
     def __init__(self, model: BaseChatModel, fallback: ConceptualClassifier = is_conceptual_question) -> None:
@@ -144,8 +252,15 @@ class ChatModelClassifier:
         self.fallback = fallback
 
     @staticmethod
-    def _messages(question: str) -> list[Any]:
-        return [SystemMessage(_SYSTEM), HumanMessage(question)]
+    def _messages(question: str, history: Sequence[Turn | str] | None = None) -> list[Any]:
+        turns = as_turns(history)[-CHAT_HISTORY_TURNS:]
+        if not turns:
+            return [SystemMessage(_SYSTEM), HumanMessage(question)]
+        lines = "\n".join(f"{role}: {' '.join(text.split())[:CHAT_TURN_CHARS]}" for role, text in turns)
+        return [
+            SystemMessage(_SYSTEM),
+            HumanMessage(f"Earlier turns (oldest first):\n{lines}\n\nLatest question: {question}"),
+        ]
 
     @staticmethod
     def _parse(reply: Any) -> bool:
@@ -156,25 +271,40 @@ class ChatModelClassifier:
         )
         return text.strip().lower().startswith("conceptual")
 
-    def __call__(self, question: str) -> bool:
+    def _fallback(self, question: str, history: Sequence[Turn | str] | None) -> bool:
+        return bool(
+            self.fallback(question, history=history) if takes_history(self.fallback) else self.fallback(question)
+        )
+
+    def __call__(self, question: str, history: Sequence[Turn | str] | None = None) -> bool:
         try:
-            return self._parse(self.model.invoke(self._messages(question), config=_CONFIG))
+            return self._parse(self.model.invoke(self._messages(question, history), config=_CONFIG))
         except Exception as exc:  # noqa: BLE001 - a classifier failure must not break the turn
             _model_failed.warn("the classifier model failed; using the fallback rules", exc=exc)
-            return self.fallback(question)
+            return self._fallback(question, history)
 
-    async def acall(self, question: str) -> bool:
+    async def acall(self, question: str, history: Sequence[Turn | str] | None = None) -> bool:
         """Async twin of ``__call__``."""
         try:
-            return self._parse(await self.model.ainvoke(self._messages(question), config=_CONFIG))
+            return self._parse(await self.model.ainvoke(self._messages(question, history), config=_CONFIG))
         except Exception as exc:  # noqa: BLE001
             _model_failed.warn("the classifier model failed; using the fallback rules", exc=exc)
-            return self.fallback(question)
+            return self._fallback(question, history)
+
+
+def takes_history(classifier: Any) -> bool:
+    """True when ``classifier`` accepts a ``history`` keyword (then it is given the earlier turns)."""
+    try:
+        params = inspect.signature(classifier).parameters
+    except (TypeError, ValueError):
+        return False
+    return "history" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
 def make_classifier(classifier: Any = None) -> ConceptualClassifier:
     """Normalise a classifier argument: ``None`` -> the default rules, a chat model -> :class:`ChatModelClassifier`,
-    a callable -> itself.
+    a callable -> itself (``f(question)`` sees the latest question alone; ``f(question, history=...)`` also gets
+    the earlier turns).
 
     Raises:
         TypeError: anything else.
@@ -188,9 +318,20 @@ def make_classifier(classifier: Any = None) -> ConceptualClassifier:
     raise TypeError(f"classifier must be a callable(str) -> bool or a chat model, got {classifier!r}")
 
 
-async def aclassify(classifier: ConceptualClassifier, question: str) -> bool:
-    """Run ``classifier`` on ``question``, awaiting its ``acall`` when it has one."""
+def classify(classifier: ConceptualClassifier, question: str, history: Sequence[Turn | str] | None = None) -> bool:
+    """Run ``classifier`` on ``question``, with ``history`` when it takes it (:func:`takes_history`)."""
+    if takes_history(classifier):
+        return bool(classifier(question, history=history))
+    return bool(classifier(question))
+
+
+async def aclassify(
+    classifier: ConceptualClassifier, question: str, history: Sequence[Turn | str] | None = None
+) -> bool:
+    """Async :func:`classify`: awaits the classifier's ``acall`` when it has one."""
     acall = getattr(classifier, "acall", None)
     if acall is not None:
+        if takes_history(acall):
+            return bool(await acall(question, history=history))
         return bool(await acall(question))
-    return bool(classifier(question))
+    return classify(classifier, question, history)

@@ -12,11 +12,16 @@ from typing import Any, ClassVar
 
 from langchain.agents.middleware import AgentState, ModelRequest
 from langgraph.store.base import BaseStore
-from typing_extensions import NotRequired
 
 from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET
-from promptcache.memory.namespaces import MEMORY_CONTEXT_KEY, MEMORY_CONTEXT_OPTIONS, check_fixed_scope, scope_label
-from promptcache.memory.policy import MemoryLoader
+from promptcache.memory.namespaces import (
+    MEMORY_CONTEXT_KEY,
+    MEMORY_CONTEXT_OPTIONS,
+    UnscopedWarning,
+    check_fixed_scope,
+    scope_label,
+)
+from promptcache.memory.policy import MemoryLoader, MemoryState
 from promptcache.memory.render import with_memory_prompt
 from promptcache.memory.store import TypedMemoryStore
 from promptcache.memory.tools import make_reference_tool
@@ -25,17 +30,9 @@ from promptcache.processor import Processor
 __all__ = ["MEMORY_CONTEXT_KEY", "MemoryAgentState", "TypedMemoryMiddleware", "with_memory_prompt"]
 
 
-class MemoryAgentState(AgentState):
-    """``AgentState`` plus the :class:`~promptcache.memory.policy.MemoryState` keys."""
-
-    memory_scope: NotRequired[str]
-    memory_version: NotRequired[str]
-    memory_feedback: NotRequired[list[dict[str, Any]]]
-    memory_user_facts: NotRequired[list[dict[str, Any]]]
-    memory_references: NotRequired[list[dict[str, Any]]]
-    memory_project_state: NotRequired[list[dict[str, Any]]]
-    memory_prompt: NotRequired[str]
-    memory_turn: NotRequired[dict[str, Any]]
+class MemoryAgentState(MemoryState, AgentState):
+    """``AgentState`` plus the :class:`~promptcache.memory.policy.MemoryState` keys (``AgentState``'s own
+    ``messages`` definition wins: it is the later base)."""
 
 
 class TypedMemoryMiddleware(Processor):
@@ -87,6 +84,7 @@ class TypedMemoryMiddleware(Processor):
         self._load_references = load_references
         self._scope = scope
         self.scope_fields = tuple(scope_fields)
+        self._unscoped = UnscopedWarning("TypedMemoryMiddleware")
         self._loader = None if memory is None else MemoryLoader(memory, classifier, load_references=load_references)
         self.tools = (
             [make_reference_tool(memory, scope=scope, scope_fields=self.scope_fields)]
@@ -109,13 +107,19 @@ class TypedMemoryMiddleware(Processor):
             raise RuntimeError("TypedMemoryMiddleware(memory=None) needs an agent store: create_agent(..., store=...)")
         return MemoryLoader(TypedMemoryStore.for_store(store), self._classifier, load_references=self._load_references)
 
+    def _turn_scope(self) -> str | None:
+        scope = self.resolve_scope()
+        self._unscoped.check(scope, self._scope is not UNSET or "scope" in self.call_options(), self.scope_fields)
+        return scope
+
     def before_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        """Load this turn's memories into the agent state (see the module docstring)."""
-        return self._loader_for(runtime).load(state, self.resolve_scope())
+        """Load this turn's memories into the agent state (see the module docstring); no scope found -> one
+        warning per middleware (:class:`~promptcache.memory.namespaces.UnscopedWarning`)."""
+        return self._loader_for(runtime).load(state, self._turn_scope())
 
     async def abefore_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         """Async twin of :meth:`before_agent`."""
-        return await self._loader_for(runtime).aload(state, self.resolve_scope())
+        return await self._loader_for(runtime).aload(state, self._turn_scope())
 
     def process_request(self, request: ModelRequest) -> ModelRequest:
         """Append ``state["memory_prompt"]`` to the system message, on a new request."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+from promptcache._log import get_logger
 from promptcache.config import UNSET, validate_scope
 from promptcache.memory.kinds import MemoryKind, parse_kind
 
@@ -21,6 +22,7 @@ __all__ = [
     "UNSCOPED_LABEL",
     "build_namespace",
     "MEMORY_CONTEXT_OPTIONS",
+    "UnscopedWarning",
     "check_fixed_scope",
     "memory_call_options",
     "validate_prefix",
@@ -119,3 +121,31 @@ def build_namespace(prefix: Sequence[str], scope: Any, kind: MemoryKind | str) -
         ValueError / TypeError: from :func:`scope_label` or :func:`promptcache.memory.kinds.parse_kind`.
     """
     return (*prefix, scope_label(scope), parse_kind(kind).value)
+
+
+class UnscopedWarning:
+    """Logs one warning per owner (a ``MemoryNode`` or ``TypedMemoryMiddleware``) the first time a call finds no
+    scope at all -- no per-call scope, no ``scope=`` argument, none of the ``configurable`` fields -- and so reads
+    the unscoped memories (usually a missing ``user_id``: the block is empty, silently, otherwise).
+
+    Args:
+        owner: the name in the message (``"MemoryNode"``).
+    """
+
+    def __init__(self, owner: str) -> None:
+        self.owner = owner
+        self.warned = False
+
+    def check(self, scope: str | None, decided: bool, fields: Sequence[str]) -> None:
+        """Warn (once) when ``scope`` is ``None`` and nothing ``decided`` it (a per-call or constructor scope,
+        ``None`` included, decides it on purpose)."""
+        if scope is not None or decided or self.warned:
+            return
+        self.warned = True
+        get_logger("promptcache.memory").warning(
+            "%s found no scope (no %s, no per-call scope, no scope= argument): using the unscoped memories; pass the "
+            "user's id as configurable['user_id'], or %s(scope=None) to mean unscoped on purpose",
+            self.owner,
+            " / ".join(f"configurable[{f!r}]" for f in fields),
+            self.owner,
+        )

@@ -7,7 +7,8 @@ Per turn (one user question), from the seed document ``004_*``:
 - references: read once per thread, rendered as pointers (``[short id] description``), never their contents (the
   agent fetches them with the ``read_reference`` tool);
 - project state: read fresh every turn (expired entries never appear), and not at all when the latest question is
-  conceptual (the classifier says so).
+  conceptual (the classifier says so, from the latest question and the earlier turns: a follow-up inherits the
+  decision of the turn it follows).
 
 "Once per thread" works through state: what was loaded is written to the graph/agent state (:class:`MemoryState`
 keys), with the scope it was loaded for; the checkpointer keeps it, so the next turn on the same thread sees it and
@@ -28,17 +29,24 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage
-from typing_extensions import TypedDict
+from langgraph.graph import MessagesState
 
 from promptcache._log import ThrottledWarning, get_logger
-from promptcache.memory.classifier import ConceptualClassifier, aclassify, is_conceptual_question, make_classifier
+from promptcache.memory.classifier import (
+    ConceptualClassifier,
+    Turn,
+    aclassify,
+    classify,
+    is_conceptual_question,
+    make_classifier,
+)
 from promptcache.memory.kinds import MemoryKind
 from promptcache.memory.namespaces import scope_label
 from promptcache.memory.records import TypedMemory
 from promptcache.memory.render import render_memory_block
 from promptcache.memory.store import TypedMemoryStore
 
-__all__ = ["MemoryLoader", "MemoryState", "latest_question", "render_memory_block"]
+__all__ = ["MEMORY_STATE_KEYS", "MemoryLoader", "MemoryState", "conversation", "latest_question", "render_memory_block"]
 
 _log = get_logger("promptcache.memory")
 _classifier_failed = ThrottledWarning(_log)
@@ -53,12 +61,15 @@ _STATE_KEY = {
 }
 
 
-class MemoryState(TypedDict, total=False):
-    """State keys written by ``MemoryNode`` / ``TypedMemoryMiddleware`` (merge into your graph's state schema).
+class MemoryState(MessagesState, total=False):
+    """LangGraph's ``MessagesState`` plus the keys written by ``MemoryNode`` / ``TypedMemoryMiddleware``.
 
-    Memories are plain dicts (:meth:`TypedMemory.to_dict`) so any checkpointer can serialise them.
+    Use it as the graph state (``StateGraph(MemoryState)``) or mix it into yours the way LangGraph states compose:
+    ``class State(MessagesState, MemoryState)``, ``class State(AgentState, MemoryState)`` -- the ``messages`` key
+    (with its ``add_messages`` reducer) is the same one in each. Memories are plain dicts
+    (:meth:`TypedMemory.to_dict`) so any checkpointer can serialise them.
 
-    Keys:
+    Keys (besides ``messages``; all optional):
         memory_scope: the scope label the per-thread memories were loaded for.
         memory_version: :meth:`TypedMemoryStore.write_token` at load time; a write through the same
             ``TypedMemoryStore`` (e.g. the ``remember`` tool) changes it, so the next turn reloads.
@@ -76,6 +87,19 @@ class MemoryState(TypedDict, total=False):
     memory_project_state: list[dict[str, Any]]
     memory_prompt: str
     memory_turn: dict[str, Any]
+
+
+MEMORY_STATE_KEYS: tuple[str, ...] = (
+    "memory_scope",
+    "memory_version",
+    "memory_feedback",
+    "memory_user_facts",
+    "memory_references",
+    "memory_project_state",
+    "memory_prompt",
+    "memory_turn",
+)
+"""The keys :class:`MemoryState` adds to ``MessagesState`` (what the node writes)."""
 
 
 def _text(content: Any) -> str:
@@ -98,6 +122,35 @@ def latest_question(messages: Sequence[Any]) -> str:
         if isinstance(message, BaseMessage) and message.type == "human":
             return _text(message.content)
     return ""
+
+
+def _role(message: Any) -> str | None:
+    if isinstance(message, BaseMessage):
+        return {"human": "user", "ai": "assistant"}.get(message.type)
+    if isinstance(message, Mapping):
+        return {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant"}.get(
+            str(message.get("role"))
+        )
+    return None
+
+
+def conversation(messages: Sequence[Any]) -> tuple[str, list[Turn]]:
+    """The latest user question of ``messages`` and the earlier turns, oldest first, as ``(role, text)`` pairs
+    (``"user"`` / ``"assistant"``; system and tool messages and empty texts, e.g. an AI message that only calls
+    tools, are left out). ``("", [...])`` when there is no user message."""
+    turns: list[Turn] = []
+    for message in messages or ():
+        role = _role(message)
+        if role is None:
+            continue
+        content = message.content if isinstance(message, BaseMessage) else message.get("content", "")
+        text = _text(content).strip()
+        if text or role == "user":
+            turns.append((role, text))
+    for i in range(len(turns) - 1, -1, -1):
+        if turns[i][0] == "user":
+            return turns[i][1], turns[:i]
+    return "", turns
 
 
 class MemoryLoader:
@@ -154,19 +207,19 @@ class MemoryLoader:
             return None  # a kept memory has expired since (e.g. a rule written with ttl_s): read the live set
         return kept
 
-    def _classify(self, question: str) -> bool:
+    def _classify(self, question: str, history: list[Turn]) -> bool:
         try:
-            return bool(self.classifier(question))
+            return classify(self.classifier, question, history)
         except Exception as exc:  # noqa: BLE001 - a classifier failure must not break the turn
             _classifier_failed.warn("the conceptual-question classifier failed; using the default rules", exc=exc)
-            return is_conceptual_question(question)
+            return is_conceptual_question(question, history)
 
-    async def _aclassify(self, question: str) -> bool:
+    async def _aclassify(self, question: str, history: list[Turn]) -> bool:
         try:
-            return await aclassify(self.classifier, question)
+            return await aclassify(self.classifier, question, history)
         except Exception as exc:  # noqa: BLE001
             _classifier_failed.warn("the conceptual-question classifier failed; using the default rules", exc=exc)
-            return is_conceptual_question(question)
+            return is_conceptual_question(question, history)
 
     def _finish(
         self,
@@ -202,14 +255,14 @@ class MemoryLoader:
             ValueError / TypeError: a bad scope (empty, containing ``"."``). Store errors propagate.
         """
         label = scope_label(scope)
-        question = latest_question(state.get(self.messages_key) or [])
+        question, history = conversation(state.get(self.messages_key) or [])
         loaded: dict[MemoryKind, list[TypedMemory]] = {}
         version = self.memory.write_token(scope)
         kept = self._from_state(state, label, scope)
         if kept is None:
             for kind in self.thread_kinds:
                 loaded[kind] = self.memory.list(scope, kind)
-        conceptual = self._classify(question) if question else False
+        conceptual = self._classify(question, history) if question else False
         if not conceptual:
             loaded[MemoryKind.PROJECT_STATE] = self.memory.list(scope, MemoryKind.PROJECT_STATE)
         return self._finish(label, version, question, conceptual, kept, loaded)
@@ -217,14 +270,14 @@ class MemoryLoader:
     async def aload(self, state: Mapping[str, Any], scope: str | None) -> dict[str, Any]:
         """Async twin of :meth:`load`."""
         label = scope_label(scope)
-        question = latest_question(state.get(self.messages_key) or [])
+        question, history = conversation(state.get(self.messages_key) or [])
         loaded: dict[MemoryKind, list[TypedMemory]] = {}
         version = self.memory.write_token(scope)
         kept = self._from_state(state, label, scope)
         if kept is None:
             for kind in self.thread_kinds:
                 loaded[kind] = await self.memory.alist(scope, kind)
-        conceptual = await self._aclassify(question) if question else False
+        conceptual = await self._aclassify(question, history) if question else False
         if not conceptual:
             loaded[MemoryKind.PROJECT_STATE] = await self.memory.alist(scope, MemoryKind.PROJECT_STATE)
         return self._finish(label, version, question, conceptual, kept, loaded)

@@ -37,12 +37,12 @@ from promptcache.memory.records import (
     TypedMemory,
     check_metadata,
     memory_key,
-    resolve_duplicates,
     validate_content,
     validate_memory_id,
     validate_subject,
     validate_ttl_s,
 )
+from promptcache.memory.subjects import awith_derived_subject, make_subject_extractor, superseded, with_derived_subject
 
 __all__ = ["TypedMemoryStore"]
 
@@ -76,9 +76,14 @@ class TypedMemoryStore:
         prefix: namespace labels before ``(scope, kind)``; default ``("promptcache", "memory")``.
         project_state_ttl_s: default freshness window of project state in seconds (default 3600 = 60 min).
         clock: returns "now" in epoch seconds (default ``time.time``; inject one for simulations).
+        subject_extractor: how a user fact or project state written without a subject gets one, so that a
+            restatement of the same attribute replaces it ("My favourite colour is ..."): ``True`` (default) the
+            conservative rules of :func:`~promptcache.memory.subjects.derive_subject`, ``False`` none (keyed by
+            content), a chat model (:class:`~promptcache.memory.subjects.ChatModelSubjectExtractor`) or a callable
+            ``(content, kind) -> str | None``.
 
     Raises:
-        TypeError / ValueError: bad ``prefix`` or ``project_state_ttl_s``.
+        TypeError / ValueError: bad ``prefix``, ``project_state_ttl_s`` or ``subject_extractor``.
     """
 
     def __init__(
@@ -88,6 +93,7 @@ class TypedMemoryStore:
         prefix: Sequence[str] = DEFAULT_PREFIX,
         project_state_ttl_s: float = DEFAULT_PROJECT_STATE_TTL_S,
         clock: Callable[[], float] = time.time,
+        subject_extractor: Any = True,
     ) -> None:
         if store is not None and not isinstance(store, BaseStore):
             raise TypeError(f"store must be a langgraph BaseStore, got {type(store).__name__}")
@@ -98,6 +104,7 @@ class TypedMemoryStore:
             raise ValueError("project_state_ttl_s must be a number of seconds > 0 (project state must expire)")
         self.project_state_ttl_s = ttl
         self.clock = clock
+        self.subject_extractor = make_subject_extractor(subject_extractor)
         self._instance = uuid.uuid4().hex[:12]
         self._writes: Counter[str] = Counter()
         self._writes_lock = threading.Lock()
@@ -245,7 +252,8 @@ class TypedMemoryStore:
             scope: the user/tenant (``None``: unscoped/shared memories).
             kind: a :class:`MemoryKind` or its string.
             content: the memory text (for a reference: the pointer, e.g. URL or document id).
-            subject: optional; replaces the earlier memory of this scope and kind with the same subject.
+            subject: optional; replaces the earlier memory of this scope and kind with the same subject. Without
+                one, a user fact or project state gets the subject ``subject_extractor`` derives, if any.
             ttl_s: lifetime in seconds; default: ``project_state_ttl_s`` for project state, no expiry otherwise.
             metadata: JSON-serialisable extras (``description`` is a reference's pointer text).
 
@@ -256,7 +264,8 @@ class TypedMemoryStore:
             TypeError: wrong argument types. Nothing is written when an argument is bad.
         """
         ns, record = self._build(scope, kind, content, subject, ttl_s, metadata)
-        record, stale = resolve_duplicates(record, self._scan(ns, record.kind))
+        record = with_derived_subject(record, self.subject_extractor)
+        record, stale = superseded(record, self._scan(ns, record.kind), self.subject_extractor)
         with self._lock:
             self.store.put(ns, record.id, record.to_value(), **self._put_kwargs(record))
             self._touch(ns)
@@ -352,7 +361,8 @@ class TypedMemoryStore:
     ) -> TypedMemory:
         """Async twin of :meth:`put`."""
         ns, record = self._build(scope, kind, content, subject, ttl_s, metadata)
-        record, stale = resolve_duplicates(record, await self._ascan(ns, record.kind))
+        record = await awith_derived_subject(record, self.subject_extractor)
+        record, stale = superseded(record, await self._ascan(ns, record.kind), self.subject_extractor)
         await self.store.aput(ns, record.id, record.to_value(), **self._put_kwargs(record))
         self._touch(ns)
         for key in stale:
