@@ -3,8 +3,13 @@
 Fail-open by design: any Redis error (server down, timeout, refused connection) turns a read into a miss and a
 write into a no-op, logs one warning a minute, and opens a short circuit break (``breaker_s``) during which calls
 return at once instead of waiting for another timeout. An error the server itself answers with (``WRONGTYPE`` for a
-key of another type, say) is a miss for that call only: the server is up, so no break. ``redis.cluster.RedisCluster`` clients work too; keys that
-are read together carry the same hash tag (``{...}``) so multi-key commands stay within one slot.
+key of another type, say) is a miss for that call only: the server is up, so no break.
+
+Redis Cluster: pass ``redis.cluster.RedisCluster`` / ``redis.asyncio.cluster.RedisCluster`` clients, or ``url`` with
+``cluster=True``. Keys that are read together carry the same hash tag (``{...}``) so pipelines stay within one
+slot; ``get_many`` on a cluster reads each slot's keys separately (redis-py's ``mget_nonatomic``), and ``clear``
+scans every master. A dead master is an outage like any other (``CLUSTERDOWN``, a refused connection, a slot no
+node serves): a miss, one warning a minute, a circuit break.
 """
 
 from __future__ import annotations
@@ -28,11 +33,33 @@ from promptcache.backends.base import (
     validate_value,
 )
 
-__all__ = ["DEFAULT_REDIS_URL", "RedisCache", "RedisConnection", "RedisIntentionBackend", "glob_escape"]  # noqa: F822 (lazy, below)
+__all__ = [  # noqa: F822 (RedisIntentionBackend: lazy, below)
+    "DEFAULT_REDIS_URL",
+    "RedisCache",
+    "RedisConnection",
+    "RedisIntentionBackend",
+    "glob_escape",
+    "is_cluster",
+    "server_refused",
+]
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 _log = get_logger("promptcache.integrations.redis")
-_ERRORS = (redis.RedisError, OSError, asyncio.TimeoutError)
+_ERRORS = (redis.RedisError, redis.exceptions.RedisClusterException, OSError, asyncio.TimeoutError)
+"""What a Redis call may raise that the adapters turn into a miss (``RedisClusterException`` is not a
+``RedisError``: redis-py raises it for a slot no node serves, or keys of several slots in one command)."""
+_CLUSTER_CLIENTS = (redis.cluster.RedisCluster, aioredis.RedisCluster)
+
+
+def is_cluster(client: Any) -> bool:
+    """True for redis-py's Redis Cluster clients (sync or asyncio)."""
+    return isinstance(client, _CLUSTER_CLIENTS)
+
+
+def server_refused(exc: BaseException) -> bool:
+    """True when the server answered ``exc`` for this command alone (``WRONGTYPE`` on one key, say): the server is
+    up, no circuit break. ``CLUSTERDOWN`` (a master is gone) is an outage, not a refusal."""
+    return isinstance(exc, redis.ResponseError) and not isinstance(exc, redis.exceptions.ClusterDownError)
 
 
 def glob_escape(text: str) -> str:
@@ -75,9 +102,18 @@ class RedisConnection:
     _async_url: str | None = None
     _async_opts: dict[str, Any]
     _async_by_loop: weakref.WeakKeyDictionary[Any, Any]
+    _async_class: Any
 
     def _connect(
-        self, client: Any, *, url: str | None, async_client: Any, prefix: str, socket_timeout_s: float, breaker_s: float
+        self,
+        client: Any,
+        *,
+        url: str | None,
+        async_client: Any,
+        prefix: str,
+        socket_timeout_s: float,
+        breaker_s: float,
+        cluster: bool = False,
     ) -> None:
         """Validate the arguments (named in errors, before any connection is made) and set up the clients.
 
@@ -95,9 +131,13 @@ class RedisConnection:
         breaker_s = _seconds(breaker_s, "breaker_s", allow_zero=True)
         if client is None and url is None and async_client is None:
             raise TypeError(f"{owner} needs a client or a url")
+        if not isinstance(cluster, bool):
+            raise TypeError(f"cluster must be a bool, got {type(cluster).__name__}: {cluster!r}")
         opts = {"socket_timeout": socket_timeout_s, "socket_connect_timeout": socket_timeout_s}
+        self._async_class = aioredis.RedisCluster if cluster else aioredis.Redis
         if url is not None:  # the async clients are made per event loop, on first use (async_client)
-            client, async_client = redis.Redis.from_url(url, **opts), None
+            sync_class = redis.cluster.RedisCluster if cluster else redis.Redis
+            client, async_client = sync_class.from_url(url, **opts), None
         for name, given in (("client", client), ("async_client", async_client)):
             kwargs = getattr(given, "get_connection_kwargs", None)
             if callable(kwargs) and kwargs().get("decode_responses"):
@@ -105,7 +145,7 @@ class RedisConnection:
                     f"{name} was made with decode_responses=True; {owner} stores bytes (JSON that may "
                     "not be text) and needs a client that returns bytes: make one without it"
                 )
-        if isinstance(client, aioredis.Redis):
+        if isinstance(client, (aioredis.Redis, aioredis.RedisCluster)):
             client, async_client = None, client
         if client is not None and not hasattr(client, "execute_command"):
             raise TypeError(f"client must be a redis-py client, got {type(client).__name__}")
@@ -158,7 +198,7 @@ class RedisConnection:
             client = self._async_by_loop.get(loop)
             if client is None:
                 self._drop_closed_loops()
-                client = aioredis.Redis.from_url(self._async_url, **self._async_opts)
+                client = self._async_class.from_url(self._async_url, **self._async_opts)
                 self._async_by_loop[loop] = client
             return client
 
@@ -193,7 +233,8 @@ class RedisCache(RedisConnection, ServerCache):
     """A ``ServerCache`` on Redis.
 
     Args:
-        client: a ``redis.Redis`` / ``redis.cluster.RedisCluster`` (sync) or ``redis.asyncio.Redis`` client.
+        client: a ``redis.Redis`` / ``redis.cluster.RedisCluster`` (sync) or ``redis.asyncio.Redis`` /
+            ``redis.asyncio.cluster.RedisCluster`` client.
         url: instead of ``client``, a Redis URL (``redis://host:port/db``); a sync client and, per event loop, an
             async client are made with short timeouts (``socket_timeout_s``), so async calls work in every
             ``asyncio.run`` (see :class:`RedisConnection`).
@@ -202,6 +243,8 @@ class RedisCache(RedisConnection, ServerCache):
         prefix: prepended to every key (default ``"promptcache:"``); ``clear`` only ever touches this prefix.
         socket_timeout_s: connect and read timeout for clients made from ``url`` (seconds, default 0.25).
         breaker_s: after a failure, calls return a miss at once for this many seconds (default 2.0).
+        cluster: with ``url``, make Redis Cluster clients (``RedisCluster.from_url``: the URL names one node, the
+            others are discovered); default False.
 
     A client you pass in keeps its own timeouts and retry policy: redis-py's defaults retry a refused connection
     with backoff, so the first failing call can take seconds before the break opens. Give such clients short
@@ -221,6 +264,7 @@ class RedisCache(RedisConnection, ServerCache):
         prefix: str = "promptcache:",
         socket_timeout_s: float = 0.25,
         breaker_s: float = 2.0,
+        cluster: bool = False,
     ) -> None:
         self._connect(
             client,
@@ -229,6 +273,7 @@ class RedisCache(RedisConnection, ServerCache):
             prefix=prefix,
             socket_timeout_s=socket_timeout_s,
             breaker_s=breaker_s,
+            cluster=cluster,
         )
         self._warning = ThrottledWarning(_log)
         self.failures = 0
@@ -242,7 +287,7 @@ class RedisCache(RedisConnection, ServerCache):
     def _error(self, op: str, exc: BaseException) -> None:
         """A failed call: a reply the server gave (``ResponseError``, e.g. WRONGTYPE on one key) is a miss for this
         call only; anything else (refused, timed out) opens the circuit break."""
-        if isinstance(exc, redis.ResponseError):
+        if server_refused(exc):
             self._key_error(op, exc)
         else:
             self._failed(op, exc)
@@ -297,7 +342,7 @@ class RedisCache(RedisConnection, ServerCache):
         ks = [self.full_key(k) for k in keys]
         if not ks:
             return []
-        return self._run("MGET", lambda c: c.mget(ks), [None] * len(ks))
+        return self._run("MGET", lambda c: c.mget_nonatomic(ks) if is_cluster(c) else c.mget(ks), [None] * len(ks))
 
     def set(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
         k, v, ttl_s = self.full_key(key), validate_value(value), validate_ttl(ttl_s)
@@ -345,7 +390,9 @@ class RedisCache(RedisConnection, ServerCache):
         ks = [self.full_key(k) for k in keys]
         if not ks:
             return []
-        return await self._arun("MGET", lambda c: c.mget(ks), [None] * len(ks))
+        return await self._arun(
+            "MGET", lambda c: c.mget_nonatomic(ks) if is_cluster(c) else c.mget(ks), [None] * len(ks)
+        )
 
     async def aset(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
         k, v, ttl_s = self.full_key(key), validate_value(value), validate_ttl(ttl_s)

@@ -29,16 +29,13 @@ by the write that finds it, with a random value no process can have cached (the 
 
 from __future__ import annotations
 
-import asyncio
 import math
 import random
 import time
 from typing import Any
 
-import redis
-
 from promptcache._log import ThrottledWarning, get_logger
-from promptcache.integrations.redis import RedisConnection
+from promptcache.integrations.redis import _ERRORS, RedisConnection, server_refused
 from promptcache.integrations.redis_intention_records import RecordCache
 from promptcache.intention.backends import (
     DEFAULT_MAX_MEMORIES_PER_USER,
@@ -50,7 +47,6 @@ from promptcache.keys import hash_tag
 
 __all__ = ["RedisIntentionBackend"]
 
-_ERRORS = (redis.RedisError, OSError, asyncio.TimeoutError)
 _PUT_INCR = 7
 """Position of ``INCR ver`` in the store pipeline (:meth:`RedisIntentionBackend._put_commands`)."""
 _log = get_logger("promptcache.integrations.redis_intention")
@@ -71,6 +67,8 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
         socket_timeout_s: connect/read timeout of clients made from ``url`` (seconds, default 0.25).
         breaker_s: after a failure, calls fail at once for this many seconds (default 2.0).
         record_cache_users: users whose parsed records are kept in this process (default 1,000; 0: no cache).
+        cluster: with ``url``, make Redis Cluster clients (a user's keys share one hash tag, so each pipeline and
+            ``MGET`` goes to one slot); default False.
 
     Raises:
         TypeError: no client and no url, or ``url``/``prefix`` not strings, or a client that is not redis-py's.
@@ -88,6 +86,7 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
         socket_timeout_s: float = 0.25,
         breaker_s: float = 2.0,
         record_cache_users: int = 1000,
+        cluster: bool = False,
     ) -> None:
         if (
             isinstance(max_memories_per_user, bool)
@@ -102,6 +101,7 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             prefix=prefix,
             socket_timeout_s=socket_timeout_s,
             breaker_s=breaker_s,
+            cluster=cluster,
         )
         self.max_memories_per_user = max_memories_per_user
         self._warning = ThrottledWarning(_log)
@@ -133,7 +133,7 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             raise IntentionBackendError("Redis unavailable (circuit open after a recent failure)")
 
     def _fail(self, op: str, exc: BaseException) -> IntentionBackendError:
-        if isinstance(exc, redis.ResponseError):
+        if server_refused(exc):
             # The server answered: a per-key error (e.g. WRONGTYPE on one user's key), not an outage. This call
             # fails (a miss for the caller); other users' calls go on, so no circuit break.
             return IntentionBackendError(f"Redis {op} refused by the server: {type(exc).__name__}: {exc}")
