@@ -24,6 +24,9 @@ from typing import Any
 
 import redis
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry as AsyncRetry
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import (
@@ -103,6 +106,7 @@ class RedisConnection:
     _async_opts: dict[str, Any]
     _async_by_loop: weakref.WeakKeyDictionary[Any, Any]
     _async_class: Any
+    _async_retry: bool = False
 
     def _connect(
         self,
@@ -133,11 +137,15 @@ class RedisConnection:
             raise TypeError(f"{owner} needs a client or a url")
         if not isinstance(cluster, bool):
             raise TypeError(f"cluster must be a bool, got {type(cluster).__name__}: {cluster!r}")
-        opts = {"socket_timeout": socket_timeout_s, "socket_connect_timeout": socket_timeout_s}
+        opts: dict[str, Any] = {"socket_timeout": socket_timeout_s, "socket_connect_timeout": socket_timeout_s}
         self._async_class = aioredis.RedisCluster if cluster else aioredis.Redis
+        self._async_retry = cluster
         if url is not None:  # the async clients are made per event loop, on first use (async_client)
+            # A cluster client's default retry policy (10 attempts with backoff, redis-py 8) turned one call to a
+            # dead master into seconds of waiting; a cache answers with a miss instead (redirects still follow).
+            sync_opts = {**opts, "retry": Retry(NoBackoff(), 0)} if cluster else opts
             sync_class = redis.cluster.RedisCluster if cluster else redis.Redis
-            client, async_client = sync_class.from_url(url, **opts), None
+            client, async_client = sync_class.from_url(url, **sync_opts), None
         for name, given in (("client", client), ("async_client", async_client)):
             kwargs = getattr(given, "get_connection_kwargs", None)
             if callable(kwargs) and kwargs().get("decode_responses"):
@@ -198,7 +206,10 @@ class RedisConnection:
             client = self._async_by_loop.get(loop)
             if client is None:
                 self._drop_closed_loops()
-                client = self._async_class.from_url(self._async_url, **self._async_opts)
+                opts = (
+                    {**self._async_opts, "retry": AsyncRetry(NoBackoff(), 0)} if self._async_retry else self._async_opts
+                )
+                client = self._async_class.from_url(self._async_url, **opts)
                 self._async_by_loop[loop] = client
             return client
 
@@ -244,7 +255,7 @@ class RedisCache(RedisConnection, ServerCache):
         socket_timeout_s: connect and read timeout for clients made from ``url`` (seconds, default 0.25).
         breaker_s: after a failure, calls return a miss at once for this many seconds (default 2.0).
         cluster: with ``url``, make Redis Cluster clients (``RedisCluster.from_url``: the URL names one node, the
-            others are discovered); default False.
+            others are discovered; no retries, so a dead master is a miss in milliseconds); default False.
 
     A client you pass in keeps its own timeouts and retry policy: redis-py's defaults retry a refused connection
     with backoff, so the first failing call can take seconds before the break opens. Give such clients short

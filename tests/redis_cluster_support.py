@@ -80,7 +80,8 @@ class LocalCluster:
 
     def port_of_key(self, key: str) -> int:
         """The port of the master that holds ``key``'s slot."""
-        with self.node_client(self.ports[0]) as client:
+        port = next(p for p, proc in zip(self.ports, self.procs) if proc.poll() is None)  # ask a live node
+        with self.node_client(port) as client:
             slot = client.cluster("KEYSLOT", key)
             for start, end, master, *_ in client.cluster("SLOTS"):
                 if start <= slot <= end:
