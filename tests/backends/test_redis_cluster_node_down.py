@@ -101,3 +101,27 @@ async def test_intention_memory_is_a_miss_when_its_master_dies(own_cluster, capl
     logged = warnings_of(caplog, "promptcache.intention")
     assert len(logged) == 1, logged
     backend.close()
+
+
+def test_placement_store_is_a_miss_when_its_master_dies(own_cluster, caplog):
+    from promptcache.cache_points import CachePointPlacement
+    from promptcache.integrations.bedrock import PlacementStore
+
+    caplog.set_level(logging.WARNING, logger="promptcache")
+    cache = RedisCache(url=own_cluster.url, cluster=True, prefix=f"pc:{uuid.uuid4().hex[:8]}:", breaker_s=0)
+    store = PlacementStore(cache)
+    model = "us.anthropic.claude-sonnet-4-20250514-v1:0"
+    placed = [CachePointPlacement(index=2, fingerprint="f")]
+    convs = [f"thread:t{i}" for i in range(30)]
+    by_port = {own_cluster.port_of_key(cache.full_key(store.key(c, model))): c for c in convs}
+    for conv in by_port.values():
+        store.save(conv, model, placed)
+    doomed_port, doomed = next(iter(by_port.items()))
+    survivor = next(c for p, c in by_port.items() if p != doomed_port)
+    own_cluster.kill(doomed_port)
+    assert store.load(doomed, model) == []  # a miss: the call places its points afresh
+    store.save(doomed, model, placed)  # not raised
+    assert store.load(survivor, model) == placed
+    assert cache.failures == 2
+    assert len(warnings_of(caplog, "promptcache.integrations.redis")) == 1
+    cache.close()
