@@ -58,7 +58,9 @@ from promptcache.cache_points import (
 from promptcache.cache_points.model_info import TTLS
 from promptcache.config import CurrentConfigMixin
 from promptcache.keys import hash_tag, stable_hash
+from promptcache.metrics import PluginMetrics, PluginStats
 from promptcache.processor import ModelRequest, Processor
+from promptcache.savings import count_cache_usage, count_stream_usage
 
 __all__ = [
     "DEFAULT_PLACEMENT_TTL_SECONDS",
@@ -106,7 +108,11 @@ class PlacementStore:
     Args:
         cache: the backend (``InMemoryServerCache`` by default; ``RedisCache`` to share between workers).
         ttl_s: seconds a conversation's placements live (``None``: no expiry).
+
+    ``metrics`` (set by the model that owns the store) counts a failed read or write as an error.
     """
+
+    metrics: PluginMetrics | None = None
 
     def __init__(self, cache: ServerCache | None = None, ttl_s: float | None = DEFAULT_PLACEMENT_TTL_SECONDS) -> None:
         if cache is not None and not isinstance(cache, ServerCache):
@@ -134,6 +140,8 @@ class PlacementStore:
         try:
             raw = self.cache.get(self.key(conversation_id, model_id))
         except Exception as exc:  # noqa: BLE001
+            if self.metrics is not None:
+                self.metrics.error()
             _store_warning.warn("promptcache: cache-point placement store read failed", exc=exc)
             return []
         return self._decode(raw)
@@ -145,6 +153,8 @@ class PlacementStore:
                 self.key(conversation_id, model_id), orjson.dumps([p.to_dict() for p in placements]), self.ttl_s
             )
         except Exception as exc:  # noqa: BLE001
+            if self.metrics is not None:
+                self.metrics.error()
             _store_warning.warn("promptcache: cache-point placement store write failed", exc=exc)
 
 
@@ -213,6 +223,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
     _info: ModelInfo = PrivateAttr()
     _strategy: type[CacheStrategy] = PrivateAttr()
     _last_plan: Optional[ConversePlan] = PrivateAttr(default=None)
+    _metrics: PluginMetrics = PrivateAttr(default_factory=lambda: PluginMetrics("cache_points"))
 
     @model_validator(mode="after")
     def _setup_cache_points(self) -> CachePointChatBedrockConverse:
@@ -220,7 +231,34 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         self._info.check_ttl(self.cache_ttl)
         self._strategy = resolve_strategy(self.strategy)
         self._store = PlacementStore(self.placement_store, self.placement_ttl_s)
+        self._use_metrics(self._metrics)
         return self
+
+    def _use_metrics(self, metrics: PluginMetrics) -> None:
+        self._metrics = self._store.metrics = metrics
+
+    def stats(self, reset: bool = False) -> PluginStats:
+        """Counts from each reply's ``usage_metadata.input_token_details``: ``hits`` (calls that read from the
+        prompt cache), ``misses`` (calls that did not), ``writes`` (calls that wrote to it), cache read/write tokens,
+        ``input_tokens_saved`` (tokens read from the cache, billed at the read price instead of the input price),
+        ``dollars_saved`` (reads saved minus what writes cost above the input price, per
+        :mod:`promptcache.replay.pricing`, at the write tier of ``cache_ttl``; models in its table only), and
+        ``errors`` (placement store failures). Also sent to OpenTelemetry (:mod:`promptcache.metrics`)."""
+        return self._metrics.snapshot(reset)
+
+    def _cache_usage_args(self) -> tuple[str, float]:
+        return self._info.model_id or self.model_id, 3600.0 if self.cache_ttl == "1h" else 300.0
+
+    def _generate(self, *args: Any, **kwargs: Any) -> Any:
+        result = super()._generate(*args, **kwargs)
+        for generation in result.generations:  # invoke/ainvoke/batch (async runs this in a thread)
+            count_cache_usage(
+                self._metrics, getattr(generation.message, "usage_metadata", None), *self._cache_usage_args()
+            )
+        return result
+
+    def _stream(self, *args: Any, **kwargs: Any) -> Any:
+        yield from count_stream_usage(self._metrics, super()._stream(*args, **kwargs), *self._cache_usage_args())
 
     @property
     def cache_model(self) -> ModelInfo:
@@ -345,6 +383,11 @@ class BedrockCachePoints(Processor):
         self._wrapped: LRUCache = LRUCache(maxsize=_MAX_WRAPPED)
         self._wrapped_lock = threading.Lock()
         self._warning = ThrottledWarning(logger, interval_s=3600)
+        self.metrics = PluginMetrics("cache_points")
+
+    def stats(self, reset: bool = False) -> PluginStats:
+        """The counts of every model this processor wrapped (as :meth:`CachePointChatBedrockConverse.stats`)."""
+        return self.metrics.snapshot(reset)
 
     def wrap(self, model: ChatBedrockConverse) -> CachePointChatBedrockConverse:
         """The cache-point twin of ``model``, following its current settings.
@@ -359,6 +402,7 @@ class BedrockCachePoints(Processor):
             entry = self._wrapped.get(id(model))
         if entry is None or entry[0] is not model or entry[1] != state:
             entry = (model, state, CachePointChatBedrockConverse.from_model(model, **self._options))
+            entry[2]._use_metrics(self.metrics)
             with self._wrapped_lock:
                 self._wrapped[id(model)] = entry
         return entry[2]

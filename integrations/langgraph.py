@@ -27,6 +27,8 @@ from promptcache.memory.middleware import MEMORY_CONTEXT_KEY, with_memory_prompt
 from promptcache.memory.namespaces import check_fixed_scope
 from promptcache.memory.policy import MemoryLoader, MemoryState
 from promptcache.memory.store import TypedMemoryStore
+from promptcache.metrics import PluginMetrics, PluginStats
+from promptcache.savings import count_memory_turn
 
 __all__ = ["MemoryNode", "MemoryState", "with_memory_prompt"]
 
@@ -73,6 +75,11 @@ class MemoryNode(Runnable[dict, dict]):
         self.messages_key = messages_key
         self.scope_fields = tuple(scope_fields)
         self._loader = None if memory is None else self._make_loader(memory)
+        self.metrics = PluginMetrics("typed_memory", "MemoryNode")
+
+    def stats(self, reset: bool = False) -> PluginStats:
+        """Counts per turn loaded, as :meth:`promptcache.memory.TypedMemoryMiddleware.stats`."""
+        return self.metrics.snapshot(reset)
 
     def _make_loader(self, memory: TypedMemoryStore) -> MemoryLoader:
         return MemoryLoader(
@@ -96,9 +103,9 @@ class MemoryNode(Runnable[dict, dict]):
     def invoke(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
         """Run the node on a state dict; returns the :class:`MemoryState` update."""
         config = ensure_config(config)
-        return self._loader_for().load(input, self.resolve_scope(config))
+        return count_memory_turn(self.metrics, self._loader_for().load(input, self.resolve_scope(config)))
 
     async def ainvoke(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
         """Async twin of :meth:`invoke`."""
         config = ensure_config(config)
-        return await self._loader_for().aload(input, self.resolve_scope(config))
+        return count_memory_turn(self.metrics, await self._loader_for().aload(input, self.resolve_scope(config)))

@@ -35,6 +35,7 @@ from promptcache.backends.base import (
     validate_ttl,
     validate_value,
 )
+from promptcache.metrics import PluginMetrics, PluginStats
 
 __all__ = [  # noqa: F822 (RedisIntentionBackend: lazy, below)
     "DEFAULT_REDIS_URL",
@@ -288,10 +289,18 @@ class RedisCache(RedisConnection, ServerCache):
         )
         self._warning = ThrottledWarning(_log)
         self.failures = 0
+        self.metrics = PluginMetrics("redis_cache", prefix)
+
+    def stats(self, reset: bool = False) -> PluginStats:
+        """``errors``: Redis calls that failed and were answered as a miss or a skipped write (as ``failures``, which
+        is never reset). Hits and misses are counted by the plugin using the cache (e.g. ``ResponseCache.stats()``).
+        Also sent to OpenTelemetry as ``promptcache.redis_cache.errors`` (:mod:`promptcache.metrics`)."""
+        return self.metrics.snapshot(reset)
 
     # -- circuit breaker -----------------------------------------------------------------------------------
     def _failed(self, op: str, exc: BaseException) -> None:
         self.failures += 1
+        self.metrics.error()
         self._open_break()
         self._warning.warn("promptcache: Redis %s failed; treating as a miss for %.1fs", op, self.breaker_s, exc=exc)
 
@@ -305,6 +314,7 @@ class RedisCache(RedisConnection, ServerCache):
 
     def _key_error(self, op: str, exc: BaseException) -> None:
         self.failures += 1
+        self.metrics.error()
         self._warning.warn("promptcache: Redis %s refused by the server; treating it as a miss", op, exc=exc)
 
     def _run(self, op: str, fn: Any, default: Any) -> Any:

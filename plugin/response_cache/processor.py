@@ -16,6 +16,7 @@ from langchain_core.runnables.config import var_child_runnable_config
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import ServerCache, validate_ttl
 from promptcache.config import UNSET, check_unicode, is_unicode, resolve_scope, validate_scope
+from promptcache.metrics import PluginMetrics, PluginStats
 from promptcache.processor import Processor, as_model_response
 from promptcache.response_cache.entry import decode_hit, encode_entry, is_storable
 from promptcache.response_cache.keys import (
@@ -27,6 +28,7 @@ from promptcache.response_cache.keys import (
     request_key,
     step_number,
 )
+from promptcache.savings import count_reply_hit
 
 __all__ = ["DEFAULT_RESPONSE_CACHE_TTL_SECONDS", "RESPONSE_CACHE_CONTEXT_KEY", "ResponseCache"]
 
@@ -133,6 +135,16 @@ class ResponseCache(Processor):
         self.bust = _check_bust(bust, "bust")
         self.agent_id = agent_id
         self._warning = ThrottledWarning(_log)
+        self.metrics = PluginMetrics("response_cache", agent_id)
+
+    def stats(self, reset: bool = False) -> PluginStats:
+        """Counts since construction (or the last ``reset=True``): ``hits`` (calls answered from the cache),
+        ``misses`` (calls sent to the model, busts included), ``writes`` (replies stored), ``errors`` (a backend
+        that raised, a corrupt entry, a reply that could not be serialised, a key function that failed); on each
+        hit, the recorded reply's ``input_tokens``/``output_tokens`` as tokens saved and, for a model in
+        :mod:`promptcache.replay.pricing`, what that call cost as ``dollars_saved``. Failures a ``RedisCache``
+        absorbs itself are in its own ``stats()``. Also sent to OpenTelemetry (:mod:`promptcache.metrics`)."""
+        return self.metrics.snapshot(reset)
 
     @property
     def name(self) -> str:
@@ -192,6 +204,7 @@ class ResponseCache(Processor):
                 "using the default key",
                 result,
             )
+        self.metrics.error()
         return build_response_cache_key(inputs)
 
     def _prepare(self, request: ModelRequest) -> tuple[str | None, Any, Any, bool]:
@@ -230,29 +243,33 @@ class ResponseCache(Processor):
     # -- reading and writing entries -----------------------------------------------------------------------
     def _hit(self, raw: bytes | None, key: str, request: ModelRequest) -> ModelResponse | None:
         if raw is None:
-            return None
+            return self.metrics.lookup(None)
         try:
-            return decode_hit(raw, key, request.response_format)
+            hit = decode_hit(raw, key, request.response_format)
         except Exception as exc:  # noqa: BLE001 - corrupt entry: a miss
+            self.metrics.error()
             self._warning.warn("promptcache: ResponseCache entry %s unreadable; treating as a miss", key, exc=exc)
-            return None
+            return self.metrics.lookup(None)
+        return count_reply_hit(self.metrics, hit, request.model)
 
     def _read(self, key: str, bust: bool, request: ModelRequest) -> ModelResponse | None:
         if bust:
-            return None
+            return self.metrics.lookup(None)
         try:
             raw = self.cache.get(key)
         except Exception as exc:  # noqa: BLE001 - a backend that raises is a miss
+            self.metrics.error()
             self._warning.warn("promptcache: ResponseCache read failed; treating as a miss", exc=exc)
             raw = None
         return self._hit(raw, key, request)
 
     async def _aread(self, key: str, bust: bool, request: ModelRequest) -> ModelResponse | None:
         if bust:
-            return None
+            return self.metrics.lookup(None)
         try:
             raw = await self.cache.aget(key)
         except Exception as exc:  # noqa: BLE001
+            self.metrics.error()
             self._warning.warn("promptcache: ResponseCache read failed; treating as a miss", exc=exc)
             raw = None
         return self._hit(raw, key, request)
@@ -263,6 +280,7 @@ class ResponseCache(Processor):
         try:
             return encode_entry(response)
         except Exception as exc:  # noqa: BLE001 - an unserialisable reply is returned, just not stored
+            self.metrics.error()
             self._warning.warn("promptcache: ResponseCache could not serialise the reply; not stored", exc=exc)
             return None
 
@@ -282,7 +300,9 @@ class ResponseCache(Processor):
             return response
         try:
             self.cache.set(key, value, self.ttl)
+            self.metrics.write()
         except Exception as exc:  # noqa: BLE001 - a backend that raises: the write is skipped
+            self.metrics.error()
             self._warning.warn("promptcache: ResponseCache write failed; reply not cached", exc=exc)
         return self._mark(response, key, bust)
 
@@ -292,7 +312,9 @@ class ResponseCache(Processor):
             return response
         try:
             await self.cache.aset(key, value, self.ttl)
+            self.metrics.write()
         except Exception as exc:  # noqa: BLE001
+            self.metrics.error()
             self._warning.warn("promptcache: ResponseCache write failed; reply not cached", exc=exc)
         return self._mark(response, key, bust)
 
