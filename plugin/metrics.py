@@ -5,12 +5,14 @@ miss, a write, an error, tokens or dollars saved). Two ways out:
 
 - ``plugin.stats()`` returns a :class:`PluginStats` snapshot (a frozen dataclass; counts since the plugin was made
   or since ``stats(reset=True)``).
-- With ``opentelemetry-api`` installed (``pip install "promptcache[otel]"``), the same counts go to OpenTelemetry
-  counters on the Meter ``"promptcache"``: ``promptcache.<plugin>.<event>``, e.g.
+- With ``opentelemetry-api`` installed (``pip install "promptcache[otel]"``), the same counts are OpenTelemetry
+  observable counters on the Meter ``"promptcache"``: ``promptcache.<plugin>.<event>``, e.g.
   ``promptcache.response_cache.hits``, with the attributes ``plugin`` (the plugin kind) and ``agent`` (the
-  instance's label, e.g. the ResponseCache ``agent_id``). Without the package every call is a plain counter
-  increment (no-op on the OpenTelemetry side). The global ``MeterProvider`` is used unless
-  :func:`set_meter_provider` names one.
+  instance's label, e.g. the ResponseCache ``agent_id``), read when the SDK collects. The global
+  ``MeterProvider`` is used unless :func:`set_meter_provider` names one. Without the package nothing is exported.
+
+Cost on the call path: a count is two list increments under a lock (``python bench/metrics.py``); OpenTelemetry
+is never called there.
 
 Events (all monotonic counters): ``hits``, ``misses``, ``writes``, ``errors`` (count), ``input_tokens_saved``,
 ``output_tokens_saved``, ``cache_read_tokens``, ``cache_write_tokens`` (tokens) and ``dollars_saved`` (USD). What each
@@ -43,8 +45,8 @@ EVENTS: tuple[str, ...] = (
 )
 """Counter names, in :class:`PluginStats` field order; the OpenTelemetry instrument is ``promptcache.<plugin>.<event>``."""
 
-_UNITS = {"dollars_saved": "USD"}
-_UNIT_DEFAULT = {"hits": "{call}", "misses": "{call}", "writes": "{entry}", "errors": "{error}"}
+_UNITS = {"hits": "{call}", "misses": "{call}", "writes": "{entry}", "errors": "{error}", "dollars_saved": "USD"}
+_INDEX = {event: i for i, event in enumerate(EVENTS)}
 
 try:  # optional: the `otel` extra
     from opentelemetry import metrics as _otel
@@ -52,22 +54,30 @@ except ImportError:  # pragma: no cover - exercised when the extra is not instal
     _otel = None
 
 
-class _Binding:
-    """The meter provider in use and a generation number bumped when it changes (instruments are then re-made)."""
+class _Registry:
+    """Cumulative counts per (plugin, agent), shared by every instance with that label, and the OpenTelemetry
+    instruments reading them.
 
-    provider: Any = None
-    generation = 0
+    Counting never calls OpenTelemetry: a count is two list increments under a lock. The instruments are
+    *observable* counters whose callbacks read these rows when a reader collects (e.g. every export interval),
+    so the SDK's per-measurement work (attribute hashing, aggregation) stays off the plugins' call path.
+    """
+
     lock = threading.Lock()
+    rows: dict[tuple[str, str | None], list[float]] = {}
+    provider: Any = None
+    registered: set[str] = set()  # plugin kinds with instruments on the current provider's meter
 
 
 def otel_available() -> bool:
-    """True when ``opentelemetry-api`` is importable (the counters are also sent to OpenTelemetry)."""
+    """True when ``opentelemetry-api`` is importable (the counts are also exported to OpenTelemetry)."""
     return _otel is not None
 
 
 def set_meter_provider(provider: Any) -> None:
-    """Send promptcache's counters to ``provider`` (an OpenTelemetry ``MeterProvider``) instead of the global one
-    (``None``: back to the global provider). Instruments of existing plugins are re-made on their next count.
+    """Export promptcache's counters through ``provider`` (an OpenTelemetry ``MeterProvider``) instead of the
+    global one (``None``: back to the global provider); the counters of every plugin kind seen so far are
+    registered on it at once.
 
     Raises:
         RuntimeError: ``opentelemetry-api`` is not installed.
@@ -77,14 +87,44 @@ def set_meter_provider(provider: Any) -> None:
         raise RuntimeError('set_meter_provider needs opentelemetry-api: pip install "promptcache[otel]"')
     if provider is not None and not callable(getattr(provider, "get_meter", None)):
         raise TypeError(f"provider must be an OpenTelemetry MeterProvider, got {type(provider).__name__}")
-    with _Binding.lock:
-        _Binding.provider = provider
-        _Binding.generation += 1
+    with _Registry.lock:
+        _Registry.provider = provider
+        kinds = {plugin for plugin, _ in _Registry.rows}
+        _Registry.registered = set()
+    for plugin in sorted(kinds):
+        _register(plugin)
 
 
-def _meter() -> Any:
-    provider = _Binding.provider
-    return provider.get_meter(METER_NAME) if provider is not None else _otel.get_meter(METER_NAME)
+def _register(plugin: str) -> None:
+    """Create the observable counters ``promptcache.<plugin>.<event>`` on the current meter (once per provider)."""
+    if _otel is None:
+        return
+    with _Registry.lock:
+        if plugin in _Registry.registered:
+            return
+        _Registry.registered.add(plugin)
+        provider = _Registry.provider
+    meter = provider.get_meter(METER_NAME) if provider is not None else _otel.get_meter(METER_NAME)
+    for event in EVENTS:
+        meter.create_observable_counter(
+            f"{METER_NAME}.{plugin}.{event}",
+            callbacks=[_observe(plugin, _INDEX[event])],
+            unit=_UNITS.get(event, "{token}"),
+            description=f"promptcache {plugin.replace('_', ' ')}: {event.replace('_', ' ')}",
+        )
+
+
+def _observe(plugin: str, index: int) -> Any:
+    def callback(options: Any) -> list[Any]:
+        with _Registry.lock:
+            rows = [(agent, row[index]) for (kind, agent), row in _Registry.rows.items() if kind == plugin]
+        return [
+            _otel.Observation(value, {"plugin": plugin} if agent is None else {"plugin": plugin, "agent": agent})
+            for agent, value in rows
+            if value
+        ]
+
+    return callback
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,18 +171,19 @@ class PluginStats:
 
 class PluginMetrics:
     """The counters of one plugin instance (thread-safe). Plugins call :meth:`hit`, :meth:`miss`, :meth:`write`,
-    :meth:`error` and :meth:`saved`; :meth:`snapshot` reads them.
+    :meth:`error`, :meth:`saved` or :meth:`lookup`; :meth:`snapshot` reads them.
 
     Args:
         plugin: the plugin kind, used in instrument names (``promptcache.<plugin>.<event>``): lowercase words joined
             by ``_``.
-        agent: the instance's label (the ``agent`` attribute of every data point), or ``None``.
+        agent: the instance's label (the ``agent`` attribute of its data points), or ``None``. Instances with the
+            same ``plugin`` and ``agent`` add up in OpenTelemetry; each keeps its own ``snapshot()``.
 
     Raises:
         ValueError: ``plugin`` is not lowercase ``[a-z_]`` text.
     """
 
-    __slots__ = ("_attrs", "_counts", "_generation", "_instruments", "_lock", "agent", "plugin")
+    __slots__ = ("_own", "_row", "agent", "plugin")
 
     def __init__(self, plugin: str, agent: str | None = None) -> None:
         if (
@@ -151,36 +192,42 @@ class PluginMetrics:
             or not all(c.isascii() and (c.islower() or c == "_") for c in plugin)
         ):
             raise ValueError(f"plugin must be lowercase words joined by '_', got {plugin!r}")
+        if agent is not None and not isinstance(agent, str):
+            raise TypeError(f"agent must be a str or None, got {type(agent).__name__}: {agent!r}")
         self.plugin = plugin
         self.agent = agent
-        self._attrs = {"plugin": plugin} if agent is None else {"plugin": plugin, "agent": agent}
-        self._counts: dict[str, float] = dict.fromkeys(EVENTS, 0)
-        self._lock = threading.Lock()
-        self._generation = -1
-        self._instruments: dict[str, Any] = {}
+        self._own = [0.0] * len(EVENTS)
+        with _Registry.lock:
+            self._row = _Registry.rows.setdefault((plugin, agent), [0.0] * len(EVENTS))
+        _register(plugin)
 
     # -- counting (the one-line calls) -------------------------------------------------------------------------
-    def _add(self, event: str, amount: float) -> None:
-        with self._lock:
-            self._counts[event] += amount
-        if _otel is not None:
-            self._instrument(event).add(amount, self._attrs)
+    def _add(self, index: int, amount: float) -> None:
+        with _Registry.lock:
+            self._own[index] += amount
+            self._row[index] += amount
 
     def hit(self) -> None:
         """One hit."""
-        self._add("hits", 1)
+        self._add(0, 1)
 
     def miss(self) -> None:
         """One miss."""
-        self._add("misses", 1)
+        self._add(1, 1)
 
     def write(self) -> None:
         """One entry written."""
-        self._add("writes", 1)
+        self._add(2, 1)
 
     def error(self) -> None:
         """One failure turned into a miss or a skipped write."""
-        self._add("errors", 1)
+        self._add(3, 1)
+
+    def lookup(self, found: Any) -> Any:
+        """Count a hit when ``found`` is truthy (a reply, a non-empty list of matches), else a miss; returns
+        ``found`` (so a plugin's ``return x`` becomes ``return self.metrics.lookup(x)``)."""
+        self._add(0 if found else 1, 1)
+        return found
 
     def saved(
         self,
@@ -191,48 +238,23 @@ class PluginMetrics:
         cache_write_tokens: int = 0,
         dollars: float | None = None,
     ) -> None:
-        """Tokens (counts) and dollars (USD; ``None``: unknown, not counted) saved by one call. Zeros are skipped."""
-        for event, amount in (
-            ("input_tokens_saved", input_tokens),
-            ("output_tokens_saved", output_tokens),
-            ("cache_read_tokens", cache_read_tokens),
-            ("cache_write_tokens", cache_write_tokens),
-            ("dollars_saved", dollars),
-        ):
-            if amount:
-                self._add(event, amount)
-
-    def lookup(self, found: Any) -> Any:
-        """Count a hit when ``found`` is not ``None`` (or empty), else a miss; returns ``found`` (so a plugin's
-        ``return x`` becomes ``return self.metrics.lookup(x)``)."""
-        self._add("hits" if found else "misses", 1)
-        return found
+        """Tokens (counts) and dollars (USD; ``None``: unknown, not counted) saved by one call, in one update."""
+        amounts = (input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars or 0.0)
+        with _Registry.lock:
+            for index, amount in enumerate(amounts, start=4):
+                self._own[index] += amount
+                self._row[index] += amount
 
     # -- reading -----------------------------------------------------------------------------------------------
     def snapshot(self, reset: bool = False) -> PluginStats:
-        """The counts now as :class:`PluginStats`; with ``reset=True`` the in-process counts start again at zero
-        (OpenTelemetry counters are cumulative and are not reset)."""
-        with self._lock:
-            counts = dict(self._counts)
+        """This instance's counts as :class:`PluginStats`; with ``reset=True`` they start again at zero
+        (the OpenTelemetry counters are cumulative and are not reset)."""
+        with _Registry.lock:
+            counts = list(self._own)
             if reset:
-                self._counts = dict.fromkeys(EVENTS, 0)
-        ints = {k: int(v) for k, v in counts.items() if k != "dollars_saved"}
-        return PluginStats(self.plugin, self.agent, dollars_saved=float(counts["dollars_saved"]), **ints)
-
-    # -- OpenTelemetry -----------------------------------------------------------------------------------------
-    def _instrument(self, event: str) -> Any:
-        if self._generation != _Binding.generation:
-            self._instruments = {}
-            self._generation = _Binding.generation
-        inst = self._instruments.get(event)
-        if inst is None:
-            inst = _meter().create_counter(
-                f"{METER_NAME}.{self.plugin}.{event}",
-                unit=_UNITS.get(event, _UNIT_DEFAULT.get(event, "{token}")),
-                description=f"promptcache {self.plugin.replace('_', ' ')}: {event.replace('_', ' ')}",
-            )
-            self._instruments[event] = inst
-        return inst
+                self._own = [0.0] * len(EVENTS)
+        ints = {event: int(counts[i]) for i, event in enumerate(EVENTS[:-1])}
+        return PluginStats(self.plugin, self.agent, dollars_saved=counts[-1], **ints)
 
     def __repr__(self) -> str:
         return f"PluginMetrics({self.plugin!r}, agent={self.agent!r})"
