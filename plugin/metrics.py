@@ -48,8 +48,11 @@ EVENTS: tuple[str, ...] = (
 _UNITS = {"hits": "{call}", "misses": "{call}", "writes": "{entry}", "errors": "{error}", "dollars_saved": "USD"}
 _INDEX = {event: i for i, event in enumerate(EVENTS)}
 
+_otel: Any
 try:  # optional: the `otel` extra
-    from opentelemetry import metrics as _otel
+    from opentelemetry import metrics as _otel_api
+
+    _otel = _otel_api
 except ImportError:  # pragma: no cover - exercised when the extra is not installed
     _otel = None
 

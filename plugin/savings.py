@@ -62,13 +62,13 @@ def call_cost(usage: Mapping[str, Any], price: ModelPrice, ttl_s: float = 300.0)
     """USD a call with ``usage`` cost: fresh input, cache reads and writes (``ttl_s`` picks the write tier) and
     output, each at its per-1M-token price."""
     fresh, read, write, out = _details(usage)
-    return (fresh * price.input + read * price.read + write * price.write(ttl_s) + out * price.output) / 1e6
+    return float(fresh * price.input + read * price.read + write * price.write(ttl_s) + out * price.output) / 1e6
 
 
 def cache_point_dollars(read: int, write: int, price: ModelPrice, ttl_s: float = 300.0) -> float:
     """USD saved by prompt caching on one call versus the same tokens at the input price: reads save
     ``input - read`` per token, writes cost ``write - input`` more (negative savings when writes dominate)."""
-    return (read * (price.input - price.read) - write * (price.write(ttl_s) - price.input)) / 1e6
+    return float(read * (price.input - price.read) - write * (price.write(ttl_s) - price.input)) / 1e6
 
 
 def count_reply_hit(metrics: PluginMetrics, response: Any, model: Any) -> Any:
