@@ -16,17 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import math
-import threading
 import time
-import weakref
 from collections.abc import Sequence
 from typing import Any
-
-import redis
-import redis.asyncio as aioredis
-from redis.asyncio.retry import Retry as AsyncRetry
-from redis.backoff import NoBackoff
-from redis.retry import Retry
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import (
@@ -34,6 +26,15 @@ from promptcache.backends.base import (
     validate_key,
     validate_ttl,
     validate_value,
+)
+from promptcache.integrations.redis_connection import (
+    ERRORS,
+    RedisConnection,
+    cancel_count,
+    glob_escape,
+    is_cluster,
+    reraise_swallowed_cancel,
+    server_refused,
 )
 from promptcache.metrics import PluginMetrics, PluginStats
 
@@ -49,196 +50,11 @@ __all__ = [  # noqa: F822 (RedisIntentionBackend: lazy, below)
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 _log = get_logger("promptcache.integrations.redis")
-_ERRORS = (redis.RedisError, redis.exceptions.RedisClusterException, OSError, asyncio.TimeoutError)
-"""What a Redis call may raise that the adapters turn into a miss (``RedisClusterException`` is not a
-``RedisError``: redis-py raises it for a slot no node serves, or keys of several slots in one command)."""
-_CLUSTER_CLIENTS = (redis.cluster.RedisCluster, aioredis.RedisCluster)
-
-
-def is_cluster(client: Any) -> bool:
-    """True for redis-py's Redis Cluster clients (sync or asyncio)."""
-    return isinstance(client, _CLUSTER_CLIENTS)
-
-
-def server_refused(exc: BaseException) -> bool:
-    """True when the server answered ``exc`` for this command alone (``WRONGTYPE`` on one key, say): the server is
-    up, no circuit break. ``CLUSTERDOWN`` (a master is gone) is an outage, not a refusal."""
-    return isinstance(exc, redis.ResponseError) and not isinstance(exc, redis.exceptions.ClusterDownError)
-
-
-def glob_escape(text: str) -> str:
-    """Escape Redis glob specials (``* ? [ ] \\``) so ``text`` matches itself in ``SCAN MATCH``."""
-    return "".join("\\" + ch if ch in "*?[]\\" else ch for ch in text)
-
-
-def _seconds(value: Any, what: str, *, allow_zero: bool) -> float:
-    """A finite, non-negative number of seconds (> 0 unless ``allow_zero``); raises naming ``what`` and the value."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{what} must be a number of seconds, got {type(value).__name__}: {value!r}")
-    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        raise ValueError(f"{what} must be a finite number of seconds {'>=' if allow_zero else '>'} 0, got {value!r}")
-    return float(value)
+_ERRORS = ERRORS
 
 
 def _ms(ttl_s: float) -> int:
     return max(1, math.ceil(ttl_s * 1000))
-
-
-class RedisConnection:
-    """The sync + ``redis.asyncio`` clients and the circuit break shared by promptcache's Redis adapters.
-
-    Subclasses call :meth:`_connect` from ``__init__``; it sets ``client``, the async client(s), ``prefix``,
-    ``breaker_s`` and the break state. Clients made from a URL get ``socket_timeout_s`` as their connect and read
-    timeouts, so a dead server fails in milliseconds.
-
-    A ``redis.asyncio`` client belongs to the event loop it first connects in. Built from a URL, the adapter keeps
-    one async client per running event loop (made on first use in that loop, held in a weak mapping keyed by the
-    loop, created under a lock), so every ``asyncio.run`` (a CLI, a Celery task, a notebook cell) gets a working
-    client; clients of closed loops are dropped when the next loop's client is made and by ``close()``. An async
-    client you pass in is used as given, in whatever loop you call from (your responsibility).
-    """
-
-    client: Any
-    prefix: str
-    breaker_s: float
-    _open_until: float
-    _async_given: Any = None
-    _async_url: str | None = None
-    _async_opts: dict[str, Any]
-    _async_by_loop: weakref.WeakKeyDictionary[Any, Any]
-    _async_class: Any
-    _async_retry: bool = False
-
-    def _connect(
-        self,
-        client: Any,
-        *,
-        url: str | None,
-        async_client: Any,
-        prefix: str,
-        socket_timeout_s: float,
-        breaker_s: float,
-        cluster: bool = False,
-    ) -> None:
-        """Validate the arguments (named in errors, before any connection is made) and set up the clients.
-
-        Raises:
-            TypeError: no client and no url; ``url``/``prefix`` not strings; a client that is not redis-py's;
-                timeouts that are not numbers. ValueError: negative, zero (timeout) or non-finite seconds; a client
-                made with ``decode_responses=True`` (it would return ``str`` where the backends read bytes).
-        """
-        owner = type(self).__name__
-        if not isinstance(prefix, str):
-            raise TypeError(f"prefix must be a str, got {prefix!r}")
-        if url is not None and not isinstance(url, str):
-            raise TypeError(f"url must be a str such as 'redis://127.0.0.1:6379/0', got {type(url).__name__}: {url!r}")
-        socket_timeout_s = _seconds(socket_timeout_s, "socket_timeout_s", allow_zero=False)
-        breaker_s = _seconds(breaker_s, "breaker_s", allow_zero=True)
-        if client is None and url is None and async_client is None:
-            raise TypeError(f"{owner} needs a client or a url")
-        if not isinstance(cluster, bool):
-            raise TypeError(f"cluster must be a bool, got {type(cluster).__name__}: {cluster!r}")
-        opts: dict[str, Any] = {"socket_timeout": socket_timeout_s, "socket_connect_timeout": socket_timeout_s}
-        self._async_class = aioredis.RedisCluster if cluster else aioredis.Redis
-        self._async_retry = cluster
-        if url is not None:  # the async clients are made per event loop, on first use (async_client)
-            # A cluster client's default retry policy (10 attempts with backoff, redis-py 8) turned one call to a
-            # dead master into seconds of waiting; a cache answers with a miss instead (redirects still follow).
-            sync_opts = {**opts, "retry": Retry(NoBackoff(), 0)} if cluster else opts
-            sync_class = redis.cluster.RedisCluster if cluster else redis.Redis
-            client, async_client = sync_class.from_url(url, **sync_opts), None
-        for name, given in (("client", client), ("async_client", async_client)):
-            kwargs = getattr(given, "get_connection_kwargs", None)
-            if callable(kwargs) and kwargs().get("decode_responses"):
-                raise ValueError(
-                    f"{name} was made with decode_responses=True; {owner} stores bytes (JSON that may "
-                    "not be text) and needs a client that returns bytes: make one without it"
-                )
-        if isinstance(client, (aioredis.Redis, aioredis.RedisCluster)):
-            client, async_client = None, client
-        if client is not None and not hasattr(client, "execute_command"):
-            raise TypeError(f"client must be a redis-py client, got {type(client).__name__}")
-        self.client = client
-        self._async_given = async_client
-        self._async_url = url
-        self._async_opts = opts
-        self._async_by_loop = weakref.WeakKeyDictionary()
-        self.prefix = prefix
-        self.breaker_s = breaker_s
-        self._open_until = 0.0
-        self._lock = threading.Lock()
-
-    def _available(self) -> bool:
-        """False while the circuit break after a failure lasts."""
-        return time.monotonic() >= self._open_until
-
-    def _open_break(self) -> None:
-        with self._lock:
-            self._open_until = time.monotonic() + self.breaker_s
-
-    def _sync(self) -> Any:
-        if self.client is None:
-            raise RuntimeError(f"this {type(self).__name__} has only an async client; use the a* methods")
-        return self.client
-
-    @property
-    def async_client(self) -> Any:
-        """The ``redis.asyncio`` client for the running event loop, or ``None`` when there is none to use (no async
-        client was given; or, for an adapter built from a URL, no event loop is running here).
-
-        Built from a URL: one client per event loop, made on the first call in that loop. The hot path is one
-        lookup in a mapping keyed (weakly) by the running loop.
-        """
-        if self._async_url is None:
-            return self._async_given
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return None
-        try:
-            client = self._async_by_loop.get(loop)
-        except TypeError:  # a loop that cannot be weakly referenced: async calls run the sync client in a thread
-            return None
-        return client if client is not None else self._loop_client(loop)
-
-    def _loop_client(self, loop: asyncio.AbstractEventLoop) -> Any:
-        """Make (once, under the lock) the async client of ``loop``; forget the clients of closed loops."""
-        with self._lock:
-            client = self._async_by_loop.get(loop)
-            if client is None:
-                self._drop_closed_loops()
-                opts = (
-                    {**self._async_opts, "retry": AsyncRetry(NoBackoff(), 0)} if self._async_retry else self._async_opts
-                )
-                client = self._async_class.from_url(self._async_url, **opts)
-                self._async_by_loop[loop] = client
-            return client
-
-    def _drop_closed_loops(self) -> None:
-        # A client keeps its loop alive (its connections refer to it), so the weak key alone would not free it.
-        # Its sockets are closed when it is collected; they cannot be closed cleanly once their loop is.
-        for loop in [lp for lp in list(self._async_by_loop.keys()) if lp.is_closed()]:
-            self._async_by_loop.pop(loop, None)
-
-    def close(self) -> None:
-        """Close the sync client's connections and forget async clients of closed event loops (an async client
-        of a running loop: ``await obj.aclose()`` in that loop)."""
-        if self.client is not None:
-            self.client.close()
-        with self._lock:
-            self._drop_closed_loops()
-
-    async def aclose(self) -> None:
-        """Close the async client's connections: the one given, or (built from a URL) the running loop's client.
-        A later async call in this loop makes a new one."""
-        if self._async_url is None:
-            if self._async_given is not None:
-                await self._async_given.aclose()
-            return
-        with self._lock:
-            client = self._async_by_loop.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.aclose()
 
 
 class RedisCache(RedisConnection, ServerCache):
@@ -332,11 +148,14 @@ class RedisCache(RedisConnection, ServerCache):
         client = self.async_client
         if client is None:
             return await asyncio.to_thread(self._run, op, fn, default)
+        before = cancel_count()
         try:
             return await fn(client)
         except _ERRORS as exc:
             self._error(op, exc)
             return default
+        finally:
+            reraise_swallowed_cancel(before)
 
     def full_key(self, key: str) -> str:
         """The Redis key for ``key`` (the prefix added)."""
@@ -401,11 +220,14 @@ class RedisCache(RedisConnection, ServerCache):
         client = self.async_client
         if client is None or time.monotonic() < self._open_until:
             return await self._arun("GET", lambda c: c.get(k), None)
+        before = cancel_count()
         try:
             return await client.get(k)
         except _ERRORS as exc:
             self._error("GET", exc)
             return None
+        finally:
+            reraise_swallowed_cancel(before)
 
     async def aget_many(self, keys: Sequence[str]) -> list[bytes | None]:
         ks = [self.full_key(k) for k in keys]

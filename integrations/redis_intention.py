@@ -35,7 +35,8 @@ import time
 from typing import Any
 
 from promptcache._log import ThrottledWarning, get_logger
-from promptcache.integrations.redis import _ERRORS, RedisConnection, server_refused
+from promptcache.integrations.redis_connection import ERRORS as _ERRORS
+from promptcache.integrations.redis_connection import RedisConnection, keeps_cancellation, server_refused
 from promptcache.integrations.redis_intention_records import RecordCache
 from promptcache.intention.backends import (
     DEFAULT_MAX_MEMORIES_PER_USER,
@@ -203,6 +204,7 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
         except _ERRORS as exc:
             raise self._fail("store", exc) from exc
 
+    @keeps_cancellation
     async def aput(self, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
         client = self.async_client
         if client is None:
@@ -278,6 +280,7 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
 
+    @keeps_cancellation
     async def arecords(self, user: str, now: float) -> list[MemoryRecord]:
         client = self.async_client
         if client is None:
@@ -315,6 +318,7 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
 
+    @keeps_cancellation
     async def aresult(self, user: str, result_hash: str) -> bytes | None:
         client = self.async_client
         if client is None:
@@ -333,6 +337,7 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
 
+    @keeps_cancellation
     async def aresults(self, user: str, result_hashes: list[str]) -> list[bytes | None]:
         client = self.async_client
         if client is None:
@@ -351,6 +356,7 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
         except _ERRORS as exc:
             raise self._fail("delete", exc) from exc
 
+    @keeps_cancellation
     async def adiscard_results(self, user: str, result_hashes: list[str]) -> None:
         client = self.async_client
         if client is None:
@@ -363,7 +369,7 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
 
     # -- forget ------------------------------------------------------------------------------------------------
     def _pattern(self, user: str) -> str:
-        from promptcache.integrations.redis import glob_escape
+        from promptcache.integrations.redis_connection import glob_escape
 
         return glob_escape(self._base(user)) + "*"
 
@@ -379,6 +385,7 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
         except _ERRORS as exc:
             raise self._fail("forget", exc) from exc
 
+    @keeps_cancellation
     async def aforget(self, user: str) -> int:
         client = self.async_client
         if client is None:
