@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import random
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,6 +110,17 @@ class LocalCluster:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec: ask Linux to SIGTERM it when the test process dies (prctl PR_SET_PDEATHSIG), so an
+    interrupted session leaves no redis-server behind."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _spawn(port: int, workdir: Path) -> subprocess.Popen[bytes]:
     node_dir = workdir / str(port)
     node_dir.mkdir(parents=True, exist_ok=True)
@@ -124,7 +137,10 @@ def _spawn(port: int, workdir: Path) -> subprocess.Popen[bytes]:
         "--dir", str(node_dir),
         "--logfile", str(node_dir / "redis.log"),
     ]  # fmt: skip
-    return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    linux = sys.platform.startswith("linux")
+    return subprocess.Popen(
+        args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent if linux else None
+    )
 
 
 def _wait(predicate: Any, timeout_s: float, what: str) -> None:
