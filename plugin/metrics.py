@@ -226,6 +226,11 @@ class PluginMetrics:
         """One failure turned into a miss or a skipped write."""
         self._add(3, 1)
 
+    def stored(self, ok: bool) -> bool:
+        """Count a write when ``ok``, else an error; returns ``ok``."""
+        self._add(2 if ok else 3, 1)
+        return ok
+
     def lookup(self, found: Any) -> Any:
         """Count a hit when ``found`` is truthy (a reply, a non-empty list of matches), else a miss; returns
         ``found`` (so a plugin's ``return x`` becomes ``return self.metrics.lookup(x)``)."""

@@ -343,9 +343,7 @@ class IntentionCache(Processor):
         if key is not None and self._storable(result):
             try:
                 u, i, t, a = key
-                self.metrics.write() if self.memory.store(
-                    u, i, result.content, tool=t, args=a
-                ) else self.metrics.error()
+                self.metrics.stored(self.memory.store(u, i, result.content, tool=t, args=a))
             except (TypeError, ValueError) as exc:  # e.g. a result that is not JSON
                 self._skip(exc)
         return result
@@ -365,9 +363,7 @@ class IntentionCache(Processor):
         if key is not None and self._storable(result):
             try:
                 u, i, t, a = key
-                self.metrics.write() if await self.memory.astore(
-                    u, i, result.content, tool=t, args=a
-                ) else self.metrics.error()
+                self.metrics.stored(await self.memory.astore(u, i, result.content, tool=t, args=a))
             except (TypeError, ValueError) as exc:
                 self._skip(exc)
         return result

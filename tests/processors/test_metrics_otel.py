@@ -162,16 +162,55 @@ async def test_bedrock_cache_points_count_cache_reads_writes_and_dollars(reader)
     assert delta(before, otel(reader), "cache_points", None) == {**expected, "dollars_saved": 0.00198}
 
 
-def test_bedrock_processor_adds_up_its_models_including_streams():
+class _EventStream(dict):
+    """botocore's Stubber validates a stream response as one structure; the real client iterates events."""
+
+    armed = False
+
+    def __init__(self, events: list[dict[str, Any]]) -> None:
+        super().__init__(events[0])
+        self.events = events
+
+    def __iter__(self):
+        return iter(self.events) if self.armed else super().__iter__()
+
+    def close(self) -> None:
+        pass
+
+
+def stream_reply(read: int, write: int) -> _EventStream:
+    usage = {"inputTokens": 10, "outputTokens": 2, "totalTokens": 12 + read + write}
+    usage.update(cacheReadInputTokens=read, cacheWriteInputTokens=write)
+    return _EventStream(
+        [
+            {"messageStart": {"role": "assistant"}},
+            {"contentBlockDelta": {"delta": {"text": "ok"}, "contentBlockIndex": 0}},
+            {"contentBlockStop": {"contentBlockIndex": 0}},
+            {"messageStop": {"stopReason": "end_turn"}},
+            {"metadata": {"usage": usage, "metrics": {"latencyMs": 1}}},
+        ]
+    )
+
+
+async def test_bedrock_processor_adds_up_its_models_including_streams():
+    from langchain_aws import ChatBedrockConverse
+
     client, stub = bedrock_client()
     processor = BedrockCachePoints()
-    base = __import__("langchain_aws").ChatBedrockConverse(model=CLAUDE, client=client, region_name="us-east-1")
-    twin = processor.wrap(base)
+    twin = processor.wrap(ChatBedrockConverse(model=CLAUDE, client=client, region_name="us-east-1"))
     stub.add_response("converse", converse_reply(read=300, write=0))
+    events = [stream_reply(read=200, write=0), stream_reply(read=0, write=70)]
+    for e in events:
+        stub.add_response("converse_stream", {"stream": e})
+        e.armed = True
     with stub:
         twin.invoke([HumanMessage("hello")])
+        assert "".join(c.text for c in twin.stream([HumanMessage("hello")])) == "ok"
+        assert "".join([c.text async for c in twin.astream([HumanMessage("hello")])]) == "ok"
     stats = processor.stats()
-    assert (stats.hits, stats.misses, stats.cache_read_tokens) == (1, 0, 300)
+    # one count per call, streamed or not (the usage arrives in the stream's last event)
+    assert (stats.hits, stats.misses, stats.writes) == (2, 1, 1)
+    assert (stats.cache_read_tokens, stats.cache_write_tokens) == (500, 70)
     assert twin.stats() == stats  # the twin counts into its processor
 
 
