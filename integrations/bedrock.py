@@ -20,7 +20,9 @@ graph state or checkpoints. (langchain-aws' own placement there -- system + last
 
 Placements are remembered per conversation (the call's ``configurable["thread_id"]``, else a hash of the system
 prompt and first message) in a ``ServerCache`` -- in-memory by default, ``RedisCache`` so several workers agree --
-under ``cachepoints:{<conversation>}:<model hash>`` (a Redis Cluster hash tag per conversation). A store that fails
+under ``{<conversation>}:<model hash>`` in the store's ``placements:`` namespace (:meth:`ServerCache.namespaced`: a
+``RedisCache`` keeps them at ``<prefix>placements:...``, apart from its own entries, so its ``clear()`` spares them;
+a Redis Cluster hash tag per conversation). A store that fails
 is a miss (logged at most once a minute): the call goes on.
 
 Usage: langchain-aws already reports ``usage_metadata.input_token_details`` ``cache_read`` / ``cache_creation`` from
@@ -35,7 +37,6 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Optional
 
-import orjson
 from cachetools import LRUCache
 from langchain_aws import ChatBedrockConverse
 from langchain_core.runnables import RunnableConfig
@@ -43,11 +44,9 @@ from langchain_core.runnables.config import ensure_config
 from pydantic import ConfigDict, PrivateAttr, model_validator
 
 from promptcache._log import ThrottledWarning
-from promptcache.backends import InMemoryServerCache, ServerCache
-from promptcache.backends.base import validate_ttl
+from promptcache.backends import ServerCache
 from promptcache.cache_points import (
     AnchoredTailStrategy,
-    CachePointPlacement,
     CacheStrategy,
     ConversePlan,
     ModelInfo,
@@ -57,7 +56,8 @@ from promptcache.cache_points import (
 )
 from promptcache.cache_points.model_info import TTLS
 from promptcache.config import CurrentConfigMixin
-from promptcache.keys import hash_tag, stable_hash
+from promptcache.integrations.bedrock_placements import DEFAULT_PLACEMENT_TTL_SECONDS, PlacementStore
+from promptcache.keys import stable_hash
 from promptcache.metrics import PluginMetrics, PluginStats
 from promptcache.processor import ModelRequest, Processor
 from promptcache.savings import count_cache_usage, count_stream_usage
@@ -73,10 +73,6 @@ __all__ = [
 
 logger = logging.getLogger("promptcache.integrations.bedrock")
 _MAX_WRAPPED = 256  # cache-point twins kept per BedrockCachePoints (one per base model object in use)
-_store_warning = ThrottledWarning(logger)
-
-#: How long a conversation's placements are kept (seconds): a day; a conversation idle longer starts afresh.
-DEFAULT_PLACEMENT_TTL_SECONDS = 86_400.0
 
 
 #: Strategy names accepted by ``strategy=``.
@@ -100,62 +96,6 @@ def resolve_strategy(strategy: Any) -> type[CacheStrategy]:
     if isinstance(strategy, type) and issubclass(strategy, CacheStrategy) and strategy is not CacheStrategy:
         return strategy
     raise TypeError(f"strategy must be 'anchored-tail', 'multi-point' or a CacheStrategy subclass, got {strategy!r}")
-
-
-class PlacementStore:
-    """Per-conversation placements in a ``ServerCache`` (JSON list of placements; fail-open).
-
-    Args:
-        cache: the backend (``InMemoryServerCache`` by default; ``RedisCache`` to share between workers).
-        ttl_s: seconds a conversation's placements live (``None``: no expiry).
-
-    ``metrics`` (set by the model that owns the store) counts a failed read or write as an error.
-    """
-
-    metrics: PluginMetrics | None = None
-
-    def __init__(self, cache: ServerCache | None = None, ttl_s: float | None = DEFAULT_PLACEMENT_TTL_SECONDS) -> None:
-        if cache is not None and not isinstance(cache, ServerCache):
-            raise TypeError(f"placement store must be a ServerCache, got {type(cache).__name__}")
-        self.cache = cache if cache is not None else InMemoryServerCache(max_entries=10_000)
-        self.ttl_s = validate_ttl(ttl_s, what="placement_ttl_s")
-
-    @staticmethod
-    def key(conversation_id: str, model_id: str) -> str:
-        """``cachepoints:{<conversation>}:<12-hex model hash>``."""
-        return f"cachepoints:{hash_tag(conversation_id)}:{stable_hash(model_id, 12)}"
-
-    @staticmethod
-    def _decode(raw: bytes | None) -> list[CachePointPlacement]:
-        if raw is None:
-            return []
-        try:
-            return [CachePointPlacement.from_value(v) for v in orjson.loads(raw)]
-        except Exception as exc:  # noqa: BLE001 - a corrupt entry is a miss
-            _store_warning.warn("promptcache: ignoring a corrupt cache-point placement entry", exc=exc)
-            return []
-
-    def load(self, conversation_id: str, model_id: str) -> list[CachePointPlacement]:
-        """The stored placements, ``[]`` when none (or the backend failed)."""
-        try:
-            raw = self.cache.get(self.key(conversation_id, model_id))
-        except Exception as exc:  # noqa: BLE001
-            if self.metrics is not None:
-                self.metrics.error()
-            _store_warning.warn("promptcache: cache-point placement store read failed", exc=exc)
-            return []
-        return self._decode(raw)
-
-    def save(self, conversation_id: str, model_id: str, placements: list[CachePointPlacement]) -> None:
-        """Store the placements (errors are logged, never raised)."""
-        try:
-            self.cache.set(
-                self.key(conversation_id, model_id), orjson.dumps([p.to_dict() for p in placements]), self.ttl_s
-            )
-        except Exception as exc:  # noqa: BLE001
-            if self.metrics is not None:
-                self.metrics.error()
-            _store_warning.warn("promptcache: cache-point placement store write failed", exc=exc)
 
 
 def conversation_id(system: list[Any], messages: list[dict[str, Any]], config: RunnableConfig | None = None) -> str:
@@ -372,7 +312,7 @@ class BedrockCachePoints(Processor):
         resolve_strategy(strategy)
         self._options = dict(
             strategy=strategy,
-            placement_store=PlacementStore(placement_store, placement_ttl_s).cache,
+            placement_store=PlacementStore(placement_store, placement_ttl_s).backend,
             cache_ttl=cache_ttl,
             cache_model_info=cache_model_info,
             cache_tools=cache_tools,

@@ -15,6 +15,7 @@ node serves): a miss, one warning a minute, a circuit break.
 from __future__ import annotations
 
 import asyncio
+import copy
 import math
 import time
 from collections.abc import Sequence
@@ -23,10 +24,12 @@ from typing import Any
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import (
     ServerCache,
+    validate_clear_prefix,
     validate_key,
     validate_ttl,
     validate_value,
 )
+from promptcache.backends.namespaced import validate_namespace
 from promptcache.integrations.redis_connection import (
     ERRORS,
     RedisConnection,
@@ -39,6 +42,7 @@ from promptcache.integrations.redis_connection import (
 from promptcache.metrics import PluginMetrics, PluginStats
 
 __all__ = [  # noqa: F822 (RedisIntentionBackend: lazy, below)
+    "DEFAULT_NAMESPACE",
     "DEFAULT_REDIS_URL",
     "RedisCache",
     "RedisConnection",
@@ -51,6 +55,9 @@ __all__ = [  # noqa: F822 (RedisIntentionBackend: lazy, below)
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 _log = get_logger("promptcache.integrations.redis")
 _ERRORS = ERRORS
+DEFAULT_NAMESPACE = "cache:"
+"""The namespace of ``RedisCache`` entries under the prefix (placements use ``placements:``, intention memories
+``intent:``), so ``RedisCache.clear()`` never removes another component's keys."""
 
 
 def _ms(ttl_s: float) -> int:
@@ -68,7 +75,11 @@ class RedisCache(RedisConnection, ServerCache):
             ``asyncio.run`` (see :class:`RedisConnection`).
         async_client: an async client to use with ``client`` (otherwise async calls run the sync client in a
             thread; a lone async client makes sync calls raise ``RuntimeError``).
-        prefix: prepended to every key (default ``"promptcache:"``); ``clear`` only ever touches this prefix.
+        prefix: the application's key prefix (default ``"promptcache:"``; ``""`` is refused).
+        namespace: this cache's namespace under the prefix (default ``"cache:"``): a key ``k`` is stored as
+            ``prefix + namespace + k``, and ``clear`` only ever touches ``prefix + namespace``. Other components
+            keep their own (Bedrock placements ``placements:``, via :meth:`namespaced`; intention memories
+            ``intent:``).
         socket_timeout_s: connect and read timeout for clients made from ``url`` (seconds, default 0.25).
         breaker_s: after a failure, calls return a miss at once for this many seconds (default 2.0).
         cluster: with ``url``, make Redis Cluster clients (``RedisCluster.from_url``: the URL names one node, the
@@ -80,7 +91,9 @@ class RedisCache(RedisConnection, ServerCache):
     clients made from it fail in milliseconds.
 
     Raises:
-        TypeError: neither ``client`` nor ``url``, or a client of another type.
+        TypeError: neither ``client`` nor ``url``, or a client of another type; see :meth:`RedisConnection._connect`
+            for the other arguments. ValueError: an empty ``prefix``; a bad ``namespace``
+            (:func:`~promptcache.backends.namespaced.validate_namespace`).
     """
 
     def __init__(
@@ -90,10 +103,12 @@ class RedisCache(RedisConnection, ServerCache):
         url: str | None = None,
         async_client: Any = None,
         prefix: str = "promptcache:",
+        namespace: str = DEFAULT_NAMESPACE,
         socket_timeout_s: float = 0.25,
         breaker_s: float = 2.0,
         cluster: bool = False,
     ) -> None:
+        self.namespace = validate_namespace(namespace)
         self._connect(
             client,
             url=url,
@@ -103,6 +118,7 @@ class RedisCache(RedisConnection, ServerCache):
             breaker_s=breaker_s,
             cluster=cluster,
         )
+        self._keys_at = self.prefix + self.namespace
         self._warning = ThrottledWarning(_log)
         self.failures = 0
         self.metrics = PluginMetrics("redis_cache", prefix)
@@ -112,6 +128,20 @@ class RedisCache(RedisConnection, ServerCache):
         is never reset). Hits and misses are counted by the plugin using the cache (e.g. ``ResponseCache.stats()``).
         Also sent to OpenTelemetry as ``promptcache.redis_cache.errors`` (:mod:`promptcache.metrics`)."""
         return self.metrics.snapshot(reset)
+
+    def namespaced(self, namespace: str) -> RedisCache:
+        """A ``RedisCache`` on the same connections (and settings) whose keys are ``prefix + namespace + key``; its
+        ``clear()`` removes that namespace's keys only, and this cache's ``clear()`` never reaches them.
+
+        Raises:
+            TypeError / ValueError: a bad namespace (:func:`~promptcache.backends.namespaced.validate_namespace`).
+        """
+        view = copy.copy(self)  # shares the clients, the per-loop async clients and their lock
+        view.namespace = validate_namespace(namespace)
+        view._keys_at = view.prefix + view.namespace
+        view._warning = ThrottledWarning(_log)
+        view.failures = 0
+        return view
 
     # -- circuit breaker -----------------------------------------------------------------------------------
     def _failed(self, op: str, exc: BaseException) -> None:
@@ -158,8 +188,8 @@ class RedisCache(RedisConnection, ServerCache):
             reraise_swallowed_cancel(before)
 
     def full_key(self, key: str) -> str:
-        """The Redis key for ``key`` (the prefix added)."""
-        return self.prefix + validate_key(key)
+        """The Redis key for ``key``: ``prefix + namespace + key``."""
+        return self._keys_at + validate_key(key)
 
     @staticmethod
     def _set_args(ttl_s: float | None) -> dict[str, int]:
@@ -193,7 +223,7 @@ class RedisCache(RedisConnection, ServerCache):
         self._run("DEL", lambda c: c.delete(k), None)
 
     def clear(self, prefix: str = "") -> int:
-        pattern = glob_escape(self.prefix + prefix) + "*"
+        pattern = glob_escape(self._keys_at + validate_clear_prefix(prefix)) + "*"
 
         def clear(c: Any) -> int:
             removed = 0
@@ -246,7 +276,7 @@ class RedisCache(RedisConnection, ServerCache):
         await self._arun("DEL", lambda c: c.delete(k), None)
 
     async def aclear(self, prefix: str = "") -> int:
-        pattern = glob_escape(self.prefix + prefix) + "*"
+        pattern = glob_escape(self._keys_at + validate_clear_prefix(prefix)) + "*"
 
         async def clear(c: Any) -> int:
             keys = [k async for k in c.scan_iter(match=pattern, count=500)]

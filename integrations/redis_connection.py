@@ -25,6 +25,8 @@ from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from promptcache.config import check_unicode
+
 __all__ = [
     "ERRORS",
     "RedisConnection",
@@ -42,6 +44,7 @@ ERRORS = (redis.RedisError, redis.exceptions.RedisClusterException, OSError, asy
 """What a Redis call may raise that the adapters turn into a miss (``RedisClusterException`` is not a
 ``RedisError``: redis-py raises it for a slot no node serves, or keys of several slots in one command)."""
 _CLUSTER_CLIENTS = (redis.cluster.RedisCluster, aioredis.RedisCluster)
+_ASYNC_CLIENTS = (aioredis.Redis, aioredis.RedisCluster)
 
 
 def is_cluster(client: Any) -> bool:
@@ -137,15 +140,31 @@ class RedisConnection:
         """Validate the arguments (named in errors, before any connection is made) and set up the clients.
 
         Raises:
-            TypeError: no client and no url; ``url``/``prefix`` not strings; a client that is not redis-py's;
-                timeouts that are not numbers. ValueError: negative, zero (timeout) or non-finite seconds; a client
-                made with ``decode_responses=True`` (it would return ``str`` where the backends read bytes).
+            TypeError: no client and no url, or ``url`` together with a client; ``url``/``prefix`` not strings; a
+                client that is not redis-py's (``async_client``: not a ``redis.asyncio`` client); timeouts that are
+                not numbers; ``cluster`` not a bool. ValueError: an empty ``prefix`` (a ``clear()`` would then reach
+                every key of the database, other applications' too) or one with a lone surrogate; negative, zero
+                (timeout) or non-finite seconds; a client made with ``decode_responses=True`` (it would return
+                ``str`` where the backends read bytes).
         """
         owner = type(self).__name__
         if not isinstance(prefix, str):
             raise TypeError(f"prefix must be a str, got {prefix!r}")
+        if not prefix:
+            raise ValueError(
+                f"prefix must be a non-empty string such as 'promptcache:' (with '', {owner}'s keys would mix with "
+                "every other key of the database), got ''"
+            )
+        check_unicode(prefix, "prefix")
         if url is not None and not isinstance(url, str):
             raise TypeError(f"url must be a str such as 'redis://127.0.0.1:6379/0', got {type(url).__name__}: {url!r}")
+        if url is not None and (client is not None or async_client is not None):
+            raise TypeError(f"{owner}: give either url or client/async_client, not both")
+        if async_client is not None and not isinstance(async_client, _ASYNC_CLIENTS):
+            raise TypeError(
+                f"async_client must be a redis.asyncio client (redis.asyncio.Redis or RedisCluster), got "
+                f"{type(async_client).__name__}"
+            )
         socket_timeout_s = _seconds(socket_timeout_s, "socket_timeout_s", allow_zero=False)
         breaker_s = _seconds(breaker_s, "breaker_s", allow_zero=True)
         if client is None and url is None and async_client is None:
@@ -168,7 +187,9 @@ class RedisConnection:
                     f"{name} was made with decode_responses=True; {owner} stores bytes (JSON that may "
                     "not be text) and needs a client that returns bytes: make one without it"
                 )
-        if isinstance(client, (aioredis.Redis, aioredis.RedisCluster)):
+        if isinstance(client, _ASYNC_CLIENTS):
+            if async_client is not None:
+                raise TypeError(f"{owner}: client is an async client; pass it as async_client, with a sync client")
             client, async_client = None, client
         if client is not None and not hasattr(client, "execute_command"):
             raise TypeError(f"client must be a redis-py client, got {type(client).__name__}")

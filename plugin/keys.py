@@ -19,7 +19,7 @@ import inspect
 import math
 import operator
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import orjson
@@ -185,7 +185,7 @@ class _ToolIds:
         return found
 
 
-def _block(block: Any, ids: _ToolIds) -> Any:
+def _block(block: Any, ids: Callable[[Any], Any]) -> Any:
     if not isinstance(block, Mapping):
         return block
     out = dict(block)
@@ -199,7 +199,7 @@ def _block(block: Any, ids: _ToolIds) -> Any:
     return out
 
 
-def _content(content: Any, ids: _ToolIds) -> Any:
+def _content(content: Any, ids: Callable[[Any], Any]) -> Any:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -217,7 +217,7 @@ def _is_mapping(cls: type) -> bool:
     return found
 
 
-def _message(message: Any, ids: _ToolIds) -> dict[str, Any]:
+def _message(message: Any, ids: Callable[[Any], Any]) -> dict[str, Any]:
     cls = type(message)
     if _is_mapping(cls):  # an OpenAI-style dict message: keep it, minus its id
         return {k: v for k, v in message.items() if k != "id"}
@@ -276,7 +276,7 @@ def canonical_messages(messages: Iterable[Any]) -> list[dict[str, Any]]:
     return [_message(m, ids) for m in messages]
 
 
-_TOOL_MEMO: LRUCache = LRUCache(maxsize=1024)
+_TOOL_MEMO: LRUCache[Any, Any] = LRUCache(maxsize=1024)
 _TOOL_MEMO_LOCK = threading.Lock()
 _FUNCTION_PARTS = (
     "__name__",

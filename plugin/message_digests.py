@@ -134,7 +134,7 @@ _ABSENT: Final = object()  # a field missing from ``__dict__`` (``_message`` the
 def _digest_by_value(message: Any, ids: _ToolIds) -> tuple[bytes, Any, bytes | None]:
     """One message's digest through the value memo, its containers (``None``: it cannot join a prefix) and their
     JSON when the key already wrote it (non-empty containers)."""
-    fields = getattr(message, "__dict__", None)
+    fields: Any = getattr(message, "__dict__", None)
     found = None
     if fields is not None and not _is_mapping(type(message)):  # dict messages (and objects without fields): no memo
         found = _value_key(type(message), fields)
@@ -222,7 +222,7 @@ class _Prefix:
         if not count:
             return 0
         # every field still the very object it was (identity: an equal replacement can have other JSON, 1 vs 1.0)
-        fields = list(map(vars, refs[:count]))
+        fields: list[Any] = list(map(vars, refs[:count]))
         if list(map(len, fields)) != self.sizes[:count] or not all(
             map(is_, chain.from_iterable(map(dict.values, fields)), chain.from_iterable(self.values[:count]))
         ):
@@ -250,7 +250,7 @@ def message_digests(messages: Iterable[Any]) -> list[bytes]:
     prefix_key = tuple(map(id, messages[:2]))
     prefix = _PREFIXES.get(prefix_key)
     start = prefix.holds(messages) if prefix is not None else 0
-    if start:
+    if start and prefix is not None:
         if start == len(messages) == len(prefix.messages):  # the same prompt again (a retry, another processor)
             return list(prefix.digests)
         digests, snapshots = prefix.digests[:start], prefix.values[:start]
@@ -265,7 +265,7 @@ def message_digests(messages: Iterable[Any]) -> list[bytes]:
     for message in messages[start:] if start else messages:
         fields = getattr(message, "__dict__", None)
         # the snapshot comes first: a change made while the digest is computed (another thread) fails the next check
-        values = tuple(fields.values()) if keep and fields is not None else None
+        values: Any = tuple(fields.values()) if keep and fields is not None else None
         digest, held, held_json = _digest_by_value(message, ids)
         digests.append(digest)
         if keep:

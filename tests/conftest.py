@@ -87,7 +87,10 @@ def redis_cluster_cache(redis_cluster, redis_prefix: str):
 
     cache = RedisCache(url=redis_cluster.url, cluster=True, prefix=redis_prefix)
     yield cache
-    cache.clear()
+    # Every namespace under the prefix (the cache's own ``cache:``, placements', ...), not only ``cache.clear()``'s.
+    keys = list(cache.client.scan_iter(match=redis_prefix + "*", count=1000))
+    if keys:
+        cache.client.unlink(*keys)
     cache.close()
 
 

@@ -1,6 +1,9 @@
 """The replay report: what promptcache would save on recorded agent traffic (``promptcache replay``).
 
 - ``readers``: OpenAI / Anthropic / LangChain transcripts (JSON, JSONL) -> ``Conversation``; errors name file:line.
+  Claude Code session logs (``claude_code``, ``claude_code_calls``) and Bedrock model invocation logs
+  (``bedrock_logs``, ``bedrock_bodies``) are detected and read as one request per logged API call, with the logged
+  ``Usage`` (``logged_usage``) and model on each reply.
 - ``prepare``: conversations -> requests (flat blocks, cumulative tokens and prefix hashes, counted once).
 - ``simulator``: ``PromptCacheSimulator`` — Bedrock's prompt-cache rules, per-model prices (``pricing``, ``models``).
 - ``strategies`` / ``ours`` / ``multipoint``: placements compared side by side.
@@ -37,6 +40,8 @@ _SOURCES = {
     "Conversation": "transcript",
     "Message": "transcript",
     "TranscriptError": "transcript",
+    "TranscriptWarning": "transcript",
+    "Usage": "transcript",
 }
 
 __all__ = [
@@ -54,6 +59,8 @@ __all__ = [
     "Strategy",
     "StrategyTotals",
     "TranscriptError",
+    "TranscriptWarning",
+    "Usage",
     "cache_rules",
     "make_strategy",
     "price_for",

@@ -27,17 +27,20 @@ def line_at(text: str | bytes, pos: int) -> int:
     return head.count("\n") + head.count("\r") - head.count("\r\n") + 1
 
 
-class _PosDict(dict):
+class _PosDict(dict[str, Any]):
     __slots__ = ("pos",)
+    pos: int
 
 
-class _PosList(list):
+class _PosList(list[Any]):
     __slots__ = ("pos",)
+    pos: int
 
 
 def _positioned_decoder() -> json.JSONDecoder:
-    decoder = json.JSONDecoder()
-    base_object, base_array = json.decoder.JSONObject, json.decoder.JSONArray
+    decoder: Any = json.JSONDecoder()  # the pure-Python scanner's private hooks are not in the typeshed stubs
+    internals: Any = json.decoder
+    base_object, base_array = internals.JSONObject, internals.JSONArray
 
     def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo=None):  # type: ignore[no-untyped-def]
         start = s_and_end[1] - 1
@@ -53,10 +56,11 @@ def _positioned_decoder() -> json.JSONDecoder:
         out.pos = start
         return out, end
 
-    decoder.parse_object = parse_object  # type: ignore[assignment]
-    decoder.parse_array = parse_array  # type: ignore[assignment]
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)
-    return decoder
+    decoder.parse_object = parse_object
+    decoder.parse_array = parse_array
+    scanner: Any = json.scanner
+    decoder.scan_once = scanner.py_make_scanner(decoder)
+    return decoder  # type: ignore[no-any-return]
 
 
 def line_of(text: str, path: tuple[Any, ...]) -> int:

@@ -13,11 +13,12 @@ from __future__ import annotations
 import dataclasses
 import time
 import uuid
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import orjson
 from langchain.agents.middleware import ModelResponse
 from langchain_core.messages import AIMessage, BaseMessage, messages_from_dict
+from langchain_core.messages.ai import UsageMetadata
 
 __all__ = ["ZERO_USAGE", "CorruptEntry", "decode_entry", "decode_hit", "encode_entry", "is_storable"]
 
@@ -129,7 +130,8 @@ def decode_entry(raw: bytes) -> dict[str, Any]:
 def _restore_structured(stored: Any, response_format: Any) -> Any:
     if not isinstance(stored, dict):
         return None
-    data, name = stored.get("data"), stored.get("type")
+    data: Any = stored.get("data")
+    name = stored.get("type")
     schemas: list[Any] = []
     specs = getattr(response_format, "schema_specs", None) or (
         [response_format.schema_spec] if getattr(response_format, "schema_spec", None) is not None else []
@@ -166,7 +168,7 @@ def decode_hit(raw: bytes, key: str, response_format: Any = None, now: float | N
     meta = dict(ai.response_metadata)
     meta["promptcache"] = {"cache": "hit", "key": key, "age_s": round(age, 3), "usage": ai.usage_metadata}
     ai.response_metadata = meta
-    ai.usage_metadata = dict(ZERO_USAGE)
+    ai.usage_metadata = cast("UsageMetadata", dict(ZERO_USAGE))
     return ModelResponse(
         result=messages, structured_response=_restore_structured(entry.get("structured"), response_format)
     )

@@ -108,3 +108,33 @@ async def test_a_lone_async_cluster_client_is_taken_as_async(redis_cluster, redi
 def test_cluster_flag_must_be_a_bool(redis_cluster):
     with pytest.raises(TypeError, match="cluster must be a bool, got str: 'yes'"):
         RedisCache(url=redis_cluster.url, cluster="yes")
+
+
+def test_components_keep_their_namespaces_on_the_cluster(redis_cluster_cache, redis_cluster_intention, redis_prefix):
+    from promptcache.cache_points import CachePointPlacement
+    from promptcache.integrations.bedrock import PlacementStore
+    from promptcache.intention import IntentionMemory
+
+    cache, placed = redis_cluster_cache, [CachePointPlacement(index=2, fingerprint="f")]
+    placements = PlacementStore(cache)  # a namespaced view on the same cluster clients
+    memory = IntentionMemory(redis_cluster_intention, ttl_s=60)
+    for key in KEYS:
+        cache.set(key, b"v", ttl_s=60)
+    placements.save("thread:t1", "model-a", placed)
+    assert memory.store("u1", "weather in Paris", "rain") is True
+    keys = sorted(k.decode() for k in cache.client.scan_iter(match=redis_prefix + "*", count=1000))
+    assert [k for k in keys if k.startswith(redis_prefix + "cache:")] == sorted(
+        redis_prefix + "cache:" + k for k in KEYS
+    )
+    assert [k for k in keys if k.startswith(redis_prefix + "placements:")] == [
+        redis_prefix + "placements:" + PlacementStore.key("thread:t1", "model-a")
+    ]
+    assert len([k for k in keys if k.startswith(redis_prefix + "intent:")]) == 4
+    assert len(keys) == len(KEYS) + 5
+
+    assert cache.clear() == len(KEYS)  # every master scanned, the cache's own namespace only
+    assert placements.load("thread:t1", "model-a") == placed
+    assert memory.retrieve("u1", "weather in paris").result == "rain"
+    assert placements.cache.clear() == 1
+    assert placements.load("thread:t1", "model-a") == []
+    assert memory.retrieve("u1", "weather in paris").result == "rain"

@@ -113,7 +113,7 @@ def test_placement_store_is_a_miss_when_its_master_dies(own_cluster, caplog):
     model = "us.anthropic.claude-sonnet-4-20250514-v1:0"
     placed = [CachePointPlacement(index=2, fingerprint="f")]
     convs = [f"thread:t{i}" for i in range(30)]
-    by_port = {own_cluster.port_of_key(cache.full_key(store.key(c, model))): c for c in convs}
+    by_port = {own_cluster.port_of_key(store.cache.full_key(store.key(c, model))): c for c in convs}
     for conv in by_port.values():
         store.save(conv, model, placed)
     doomed_port, doomed = next(iter(by_port.items()))
@@ -122,6 +122,7 @@ def test_placement_store_is_a_miss_when_its_master_dies(own_cluster, caplog):
     assert store.load(doomed, model) == []  # a miss: the call places its points afresh
     store.save(doomed, model, placed)  # not raised
     assert store.load(survivor, model) == placed
-    assert cache.failures == 2
+    assert store.cache.failures == 2  # the store's view of the cache (its ``placements:`` namespace) counts them
+    assert cache.stats().errors == 2  # ... and the cache's counters, shared by its namespaced views
     assert len(warnings_of(caplog, "promptcache.integrations.redis")) == 1
     cache.close()

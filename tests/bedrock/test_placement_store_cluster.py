@@ -51,9 +51,17 @@ def test_placements_of_many_conversations_spread_over_masters(redis_cluster, red
         placements = [CachePointPlacement(index=i % 5, fingerprint=f"fp{i}")]
         store.save(conv, CLAUDE, placements)
         assert store.load(conv, CLAUDE) == placements
-        ports.add(redis_cluster.port_of_key(redis_cluster_cache.full_key(store.key(conv, CLAUDE))))
+        full = store.cache.full_key(store.key(conv, CLAUDE))
+        assert full == f"{redis_cluster_cache.prefix}placements:{store.key(conv, CLAUDE)}"
+        ports.add(redis_cluster.port_of_key(full))
     assert ports == set(redis_cluster.ports)
-    assert redis_cluster_cache.failures == 0
+    # The cache's clear() (every master) removes its own entries only, never the placements' namespace.
+    redis_cluster_cache.set("entry", b"v")
+    assert redis_cluster_cache.clear() == 1
+    assert [store.load(f"thread:t{i}", CLAUDE)[0].fingerprint for i in (0, 29)] == ["fp0", "fp29"]
+    assert store.cache.clear() == 30
+    assert store.load("thread:t0", CLAUDE) == []
+    assert store.cache.failures == 0 and redis_cluster_cache.stats().errors == 0
 
 
 async def test_async_calls_share_placements_across_workers(redis_cluster_cache):
@@ -83,4 +91,4 @@ async def test_async_calls_share_placements_across_workers(redis_cluster_cache):
     assert [(p.index, p.fingerprint) for p in got] == [(p.index, p.fingerprint) for p in want]
     assert store.load("thread:cluster-thread", CLAUDE_BASE) == got
     stub.assert_no_pending_responses()
-    assert redis_cluster_cache.failures == 0
+    assert redis_cluster_cache.stats().errors == 0  # counted by every namespaced view of the cache (placements')
