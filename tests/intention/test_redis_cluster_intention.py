@@ -106,3 +106,31 @@ async def test_async_url_cluster_client_per_loop(redis_cluster, redis_cluster_in
 def test_cluster_flag_is_checked():
     with pytest.raises(TypeError, match="cluster must be a bool, got int: 1"):
         RedisIntentionBackend(url="redis://127.0.0.1:7000/0", cluster=1)
+
+
+def test_version_counter_starts_random_with_a_ttl_on_the_cluster(redis_cluster_intention):
+    backend = redis_cluster_intention
+    memory = IntentionMemory(backend, ttl_s=300)
+    assert memory.store("u1", "Weather in Paris", "rain") is True  # the bump script runs in the user's slot
+    version = int(backend.client.get(backend.version_key("u1")))
+    assert 2**61 < version < 2**62  # a random start + 1, never 1
+    assert 0 < backend.client.pttl(backend.version_key("u1")) <= 300_000
+    assert memory.store("u1", "Weather in Rome", "sun") is True
+    assert int(backend.client.get(backend.version_key("u1"))) == version + 1
+
+
+async def test_damaged_index_is_replaced_on_the_cluster(redis_cluster, redis_cluster_intention):
+    backend = redis_cluster_intention
+    memory = IntentionMemory(backend, ttl_s=300)
+    idx = backend.index_key("carol")
+    backend.client.set(idx, "oops", px=900_000)
+    assert memory.store("carol", "weather in Oslo", {"t": 1}) is True  # the repair script, then the store
+    assert backend.client.type(idx) == b"zset" and backend.client.zcard(idx) == 1
+    backend.client.delete(idx)
+    backend.client.rpush(idx, "junk")
+    fresh = IntentionMemory(RedisIntentionBackend(url=redis_cluster.url, cluster=True, prefix=backend.prefix))
+    assert await fresh.aretrieve("carol", "weather in Oslo") is None  # the async repair: a miss, not an error
+    assert backend.client.exists(idx) == 0
+    assert await fresh.astore("carol", "weather in Oslo", {"t": 2}) is True
+    assert (await fresh.aretrieve("carol", "weather in Oslo")).result == {"t": 2}
+    assert backend._open_until == 0.0 and fresh.backend._open_until == 0.0  # per-key repairs, no circuit break
