@@ -37,7 +37,6 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Optional
 
-import orjson
 from cachetools import LRUCache
 from langchain_aws import ChatBedrockConverse
 from langchain_core.runnables import RunnableConfig
@@ -45,11 +44,9 @@ from langchain_core.runnables.config import ensure_config
 from pydantic import ConfigDict, PrivateAttr, model_validator
 
 from promptcache._log import ThrottledWarning
-from promptcache.backends import InMemoryServerCache, ServerCache
-from promptcache.backends.base import validate_ttl
+from promptcache.backends import ServerCache
 from promptcache.cache_points import (
     AnchoredTailStrategy,
-    CachePointPlacement,
     CacheStrategy,
     ConversePlan,
     ModelInfo,
@@ -59,8 +56,11 @@ from promptcache.cache_points import (
 )
 from promptcache.cache_points.model_info import TTLS
 from promptcache.config import CurrentConfigMixin
-from promptcache.keys import hash_tag, stable_hash
+from promptcache.integrations.bedrock_placements import DEFAULT_PLACEMENT_TTL_SECONDS, PlacementStore
+from promptcache.keys import stable_hash
+from promptcache.metrics import PluginMetrics, PluginStats
 from promptcache.processor import ModelRequest, Processor
+from promptcache.savings import count_cache_usage, count_stream_usage
 
 __all__ = [
     "DEFAULT_PLACEMENT_TTL_SECONDS",
@@ -73,10 +73,6 @@ __all__ = [
 
 logger = logging.getLogger("promptcache.integrations.bedrock")
 _MAX_WRAPPED = 256  # cache-point twins kept per BedrockCachePoints (one per base model object in use)
-_store_warning = ThrottledWarning(logger)
-
-#: How long a conversation's placements are kept (seconds): a day; a conversation idle longer starts afresh.
-DEFAULT_PLACEMENT_TTL_SECONDS = 86_400.0
 
 
 #: Strategy names accepted by ``strategy=``.
@@ -100,60 +96,6 @@ def resolve_strategy(strategy: Any) -> type[CacheStrategy]:
     if isinstance(strategy, type) and issubclass(strategy, CacheStrategy) and strategy is not CacheStrategy:
         return strategy
     raise TypeError(f"strategy must be 'anchored-tail', 'multi-point' or a CacheStrategy subclass, got {strategy!r}")
-
-
-class PlacementStore:
-    """Per-conversation placements in a ``ServerCache`` (JSON list of placements; fail-open).
-
-    Args:
-        cache: the backend (``InMemoryServerCache`` by default; ``RedisCache`` to share between workers). The store
-            keeps its entries in the backend's :data:`NAMESPACE` (``cache.namespaced("placements:")``, held as
-            ``self.cache``), so the backend's own ``clear()`` spares them when it is a ``RedisCache``.
-        ttl_s: seconds a conversation's placements live (``None``: no expiry).
-    """
-
-    NAMESPACE = "placements:"
-    """The placements' namespace in the backend."""
-
-    def __init__(self, cache: ServerCache | None = None, ttl_s: float | None = DEFAULT_PLACEMENT_TTL_SECONDS) -> None:
-        if cache is not None and not isinstance(cache, ServerCache):
-            raise TypeError(f"placement store must be a ServerCache, got {type(cache).__name__}")
-        self.ttl_s = validate_ttl(ttl_s, what="placement_ttl_s")
-        self.backend = cache if cache is not None else InMemoryServerCache(max_entries=10_000)
-        self.cache = self.backend.namespaced(self.NAMESPACE)
-
-    @staticmethod
-    def key(conversation_id: str, model_id: str) -> str:
-        """``{<conversation>}:<12-hex model hash>`` (within :data:`NAMESPACE`)."""
-        return f"{hash_tag(conversation_id)}:{stable_hash(model_id, 12)}"
-
-    @staticmethod
-    def _decode(raw: bytes | None) -> list[CachePointPlacement]:
-        if raw is None:
-            return []
-        try:
-            return [CachePointPlacement.from_value(v) for v in orjson.loads(raw)]
-        except Exception as exc:  # noqa: BLE001 - a corrupt entry is a miss
-            _store_warning.warn("promptcache: ignoring a corrupt cache-point placement entry", exc=exc)
-            return []
-
-    def load(self, conversation_id: str, model_id: str) -> list[CachePointPlacement]:
-        """The stored placements, ``[]`` when none (or the backend failed)."""
-        try:
-            raw = self.cache.get(self.key(conversation_id, model_id))
-        except Exception as exc:  # noqa: BLE001
-            _store_warning.warn("promptcache: cache-point placement store read failed", exc=exc)
-            return []
-        return self._decode(raw)
-
-    def save(self, conversation_id: str, model_id: str, placements: list[CachePointPlacement]) -> None:
-        """Store the placements (errors are logged, never raised)."""
-        try:
-            self.cache.set(
-                self.key(conversation_id, model_id), orjson.dumps([p.to_dict() for p in placements]), self.ttl_s
-            )
-        except Exception as exc:  # noqa: BLE001
-            _store_warning.warn("promptcache: cache-point placement store write failed", exc=exc)
 
 
 def conversation_id(system: list[Any], messages: list[dict[str, Any]], config: RunnableConfig | None = None) -> str:
@@ -221,6 +163,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
     _info: ModelInfo = PrivateAttr()
     _strategy: type[CacheStrategy] = PrivateAttr()
     _last_plan: Optional[ConversePlan] = PrivateAttr(default=None)
+    _metrics: PluginMetrics = PrivateAttr(default_factory=lambda: PluginMetrics("cache_points"))
 
     @model_validator(mode="after")
     def _setup_cache_points(self) -> CachePointChatBedrockConverse:
@@ -228,7 +171,34 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         self._info.check_ttl(self.cache_ttl)
         self._strategy = resolve_strategy(self.strategy)
         self._store = PlacementStore(self.placement_store, self.placement_ttl_s)
+        self._use_metrics(self._metrics)
         return self
+
+    def _use_metrics(self, metrics: PluginMetrics) -> None:
+        self._metrics = self._store.metrics = metrics
+
+    def stats(self, reset: bool = False) -> PluginStats:
+        """Counts from each reply's ``usage_metadata.input_token_details``: ``hits`` (calls that read from the
+        prompt cache), ``misses`` (calls that did not), ``writes`` (calls that wrote to it), cache read/write tokens,
+        ``input_tokens_saved`` (tokens read from the cache, billed at the read price instead of the input price),
+        ``dollars_saved`` (reads saved minus what writes cost above the input price, per
+        :mod:`promptcache.replay.pricing`, at the write tier of ``cache_ttl``; models in its table only), and
+        ``errors`` (placement store failures). Also sent to OpenTelemetry (:mod:`promptcache.metrics`)."""
+        return self._metrics.snapshot(reset)
+
+    def _cache_usage_args(self) -> tuple[str, float]:
+        return self._info.model_id or self.model_id, 3600.0 if self.cache_ttl == "1h" else 300.0
+
+    def _generate(self, *args: Any, **kwargs: Any) -> Any:
+        result = super()._generate(*args, **kwargs)
+        for generation in result.generations:  # invoke/ainvoke/batch (async runs this in a thread)
+            count_cache_usage(
+                self._metrics, getattr(generation.message, "usage_metadata", None), *self._cache_usage_args()
+            )
+        return result
+
+    def _stream(self, *args: Any, **kwargs: Any) -> Any:
+        yield from count_stream_usage(self._metrics, super()._stream(*args, **kwargs), *self._cache_usage_args())
 
     @property
     def cache_model(self) -> ModelInfo:
@@ -353,6 +323,11 @@ class BedrockCachePoints(Processor):
         self._wrapped: LRUCache = LRUCache(maxsize=_MAX_WRAPPED)
         self._wrapped_lock = threading.Lock()
         self._warning = ThrottledWarning(logger, interval_s=3600)
+        self.metrics = PluginMetrics("cache_points")
+
+    def stats(self, reset: bool = False) -> PluginStats:
+        """The counts of every model this processor wrapped (as :meth:`CachePointChatBedrockConverse.stats`)."""
+        return self.metrics.snapshot(reset)
 
     def wrap(self, model: ChatBedrockConverse) -> CachePointChatBedrockConverse:
         """The cache-point twin of ``model``, following its current settings.
@@ -367,6 +342,7 @@ class BedrockCachePoints(Processor):
             entry = self._wrapped.get(id(model))
         if entry is None or entry[0] is not model or entry[1] != state:
             entry = (model, state, CachePointChatBedrockConverse.from_model(model, **self._options))
+            entry[2]._use_metrics(self.metrics)
             with self._wrapped_lock:
                 self._wrapped[id(model)] = entry
         return entry[2]

@@ -33,6 +33,8 @@ from promptcache.memory.middleware import with_memory_prompt
 from promptcache.memory.namespaces import UnscopedWarning, check_fixed_scope, memory_call_options
 from promptcache.memory.policy import MEMORY_STATE_KEYS, MemoryLoader, MemoryState
 from promptcache.memory.store import TypedMemoryStore
+from promptcache.metrics import PluginMetrics, PluginStats
+from promptcache.savings import count_memory_turn
 
 __all__ = ["MemoryNode", "MemoryState", "MemoryStateError", "with_memory_prompt"]
 
@@ -108,6 +110,11 @@ class MemoryNode(Runnable[dict, dict]):
         self.scope_fields = tuple(scope_fields)
         self._loader = None if memory is None else self._make_loader(memory)
         self._unscoped = UnscopedWarning("MemoryNode")
+        self.metrics = PluginMetrics("typed_memory", "MemoryNode")
+
+    def stats(self, reset: bool = False) -> PluginStats:
+        """Counts per turn loaded, as :meth:`promptcache.memory.TypedMemoryMiddleware.stats`."""
+        return self.metrics.snapshot(reset)
 
     def _make_loader(self, memory: TypedMemoryStore) -> MemoryLoader:
         return MemoryLoader(
@@ -158,10 +165,10 @@ class MemoryNode(Runnable[dict, dict]):
         """
         config = ensure_config(config)
         self._check(input, config)
-        return self._loader_for().load(input, self.resolve_scope(config))
+        return count_memory_turn(self.metrics, self._loader_for().load(input, self.resolve_scope(config)))
 
     async def ainvoke(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
         """Async twin of :meth:`invoke`."""
         config = ensure_config(config)
         self._check(input, config)
-        return await self._loader_for().aload(input, self.resolve_scope(config))
+        return count_memory_turn(self.metrics, await self._loader_for().aload(input, self.resolve_scope(config)))

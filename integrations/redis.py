@@ -3,8 +3,13 @@
 Fail-open by design: any Redis error (server down, timeout, refused connection) turns a read into a miss and a
 write into a no-op, logs one warning a minute, and opens a short circuit break (``breaker_s``) during which calls
 return at once instead of waiting for another timeout. An error the server itself answers with (``WRONGTYPE`` for a
-key of another type, say) is a miss for that call only: the server is up, so no break. ``redis.cluster.RedisCluster`` clients work too; keys that
-are read together carry the same hash tag (``{...}``) so multi-key commands stay within one slot.
+key of another type, say) is a miss for that call only: the server is up, so no break.
+
+Redis Cluster: pass ``redis.cluster.RedisCluster`` / ``redis.asyncio.cluster.RedisCluster`` clients, or ``url`` with
+``cluster=True``. Keys that are read together carry the same hash tag (``{...}``) so pipelines stay within one
+slot; ``get_many`` on a cluster reads each slot's keys separately (redis-py's ``mget_nonatomic``), and ``clear``
+scans every master. A dead master is an outage like any other (``CLUSTERDOWN``, a refused connection, a slot no
+node serves): a miss, one warning a minute, a circuit break.
 """
 
 from __future__ import annotations
@@ -12,14 +17,9 @@ from __future__ import annotations
 import asyncio
 import copy
 import math
-import threading
 import time
-import weakref
 from collections.abc import Sequence
 from typing import Any
-
-import redis
-import redis.asyncio as aioredis
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import (
@@ -30,203 +30,46 @@ from promptcache.backends.base import (
     validate_value,
 )
 from promptcache.backends.namespaced import validate_namespace
-from promptcache.config import check_unicode
+from promptcache.integrations.redis_connection import (
+    ERRORS,
+    RedisConnection,
+    cancel_count,
+    glob_escape,
+    is_cluster,
+    reraise_swallowed_cancel,
+    server_refused,
+)
+from promptcache.metrics import PluginMetrics, PluginStats
 
-__all__ = [
+__all__ = [  # noqa: F822 (RedisIntentionBackend: lazy, below)
     "DEFAULT_NAMESPACE",
     "DEFAULT_REDIS_URL",
     "RedisCache",
     "RedisConnection",
-    "RedisIntentionBackend",  # noqa: F822 (lazy, below)
+    "RedisIntentionBackend",
     "glob_escape",
+    "is_cluster",
+    "server_refused",
 ]
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 _log = get_logger("promptcache.integrations.redis")
-_ERRORS = (redis.RedisError, OSError, asyncio.TimeoutError)
-_ASYNC_CLIENTS = (aioredis.Redis, aioredis.RedisCluster)
+_ERRORS = ERRORS
 DEFAULT_NAMESPACE = "cache:"
 """The namespace of ``RedisCache`` entries under the prefix (placements use ``placements:``, intention memories
 ``intent:``), so ``RedisCache.clear()`` never removes another component's keys."""
-
-
-def glob_escape(text: str) -> str:
-    """Escape Redis glob specials (``* ? [ ] \\``) so ``text`` matches itself in ``SCAN MATCH``."""
-    return "".join("\\" + ch if ch in "*?[]\\" else ch for ch in text)
-
-
-def _seconds(value: Any, what: str, *, allow_zero: bool) -> float:
-    """A finite, non-negative number of seconds (> 0 unless ``allow_zero``); raises naming ``what`` and the value."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{what} must be a number of seconds, got {type(value).__name__}: {value!r}")
-    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        raise ValueError(f"{what} must be a finite number of seconds {'>=' if allow_zero else '>'} 0, got {value!r}")
-    return float(value)
 
 
 def _ms(ttl_s: float) -> int:
     return max(1, math.ceil(ttl_s * 1000))
 
 
-class RedisConnection:
-    """The sync + ``redis.asyncio`` clients and the circuit break shared by promptcache's Redis adapters.
-
-    Subclasses call :meth:`_connect` from ``__init__``; it sets ``client``, the async client(s), ``prefix``,
-    ``breaker_s`` and the break state. Clients made from a URL get ``socket_timeout_s`` as their connect and read
-    timeouts, so a dead server fails in milliseconds.
-
-    A ``redis.asyncio`` client belongs to the event loop it first connects in. Built from a URL, the adapter keeps
-    one async client per running event loop (made on first use in that loop, held in a weak mapping keyed by the
-    loop, created under a lock), so every ``asyncio.run`` (a CLI, a Celery task, a notebook cell) gets a working
-    client; clients of closed loops are dropped when the next loop's client is made and by ``close()``. An async
-    client you pass in is used as given, in whatever loop you call from (your responsibility).
-    """
-
-    client: Any
-    prefix: str
-    breaker_s: float
-    _open_until: float
-    _async_given: Any = None
-    _async_url: str | None = None
-    _async_opts: dict[str, Any]
-    _async_by_loop: weakref.WeakKeyDictionary[Any, Any]
-
-    def _connect(
-        self, client: Any, *, url: str | None, async_client: Any, prefix: str, socket_timeout_s: float, breaker_s: float
-    ) -> None:
-        """Validate the arguments (named in errors, before any connection is made) and set up the clients.
-
-        Raises:
-            TypeError: no client and no url, or ``url`` together with a client; ``url``/``prefix`` not strings; a
-                client that is not redis-py's (``async_client``: not a ``redis.asyncio`` client); timeouts that are
-                not numbers. ValueError: an empty ``prefix`` (a ``clear()`` would then reach every key of the
-                database, other applications' too) or one with a lone surrogate; negative, zero (timeout) or
-                non-finite seconds; a client made with ``decode_responses=True`` (it would return ``str`` where the
-                backends read bytes).
-        """
-        owner = type(self).__name__
-        if not isinstance(prefix, str):
-            raise TypeError(f"prefix must be a str, got {prefix!r}")
-        if not prefix:
-            raise ValueError(
-                f"prefix must be a non-empty string such as 'promptcache:' (with '', {owner}'s keys would mix with "
-                "every other key of the database), got ''"
-            )
-        check_unicode(prefix, "prefix")
-        if url is not None and not isinstance(url, str):
-            raise TypeError(f"url must be a str such as 'redis://127.0.0.1:6379/0', got {type(url).__name__}: {url!r}")
-        if url is not None and (client is not None or async_client is not None):
-            raise TypeError(f"{owner}: give either url or client/async_client, not both")
-        if async_client is not None and not isinstance(async_client, _ASYNC_CLIENTS):
-            raise TypeError(
-                f"async_client must be a redis.asyncio client (redis.asyncio.Redis or RedisCluster), got "
-                f"{type(async_client).__name__}"
-            )
-        socket_timeout_s = _seconds(socket_timeout_s, "socket_timeout_s", allow_zero=False)
-        breaker_s = _seconds(breaker_s, "breaker_s", allow_zero=True)
-        if client is None and url is None and async_client is None:
-            raise TypeError(f"{owner} needs a client or a url")
-        opts = {"socket_timeout": socket_timeout_s, "socket_connect_timeout": socket_timeout_s}
-        if url is not None:  # the async clients are made per event loop, on first use (async_client)
-            client, async_client = redis.Redis.from_url(url, **opts), None
-        for name, given in (("client", client), ("async_client", async_client)):
-            kwargs = getattr(given, "get_connection_kwargs", None)
-            if callable(kwargs) and kwargs().get("decode_responses"):
-                raise ValueError(
-                    f"{name} was made with decode_responses=True; {owner} stores bytes (JSON that may "
-                    "not be text) and needs a client that returns bytes: make one without it"
-                )
-        if isinstance(client, _ASYNC_CLIENTS):
-            if async_client is not None:
-                raise TypeError(f"{owner}: client is an async client; pass it as async_client, with a sync client")
-            client, async_client = None, client
-        if client is not None and not hasattr(client, "execute_command"):
-            raise TypeError(f"client must be a redis-py client, got {type(client).__name__}")
-        self.client = client
-        self._async_given = async_client
-        self._async_url = url
-        self._async_opts = opts
-        self._async_by_loop = weakref.WeakKeyDictionary()
-        self.prefix = prefix
-        self.breaker_s = breaker_s
-        self._open_until = 0.0
-        self._lock = threading.Lock()
-
-    def _available(self) -> bool:
-        """False while the circuit break after a failure lasts."""
-        return time.monotonic() >= self._open_until
-
-    def _open_break(self) -> None:
-        with self._lock:
-            self._open_until = time.monotonic() + self.breaker_s
-
-    def _sync(self) -> Any:
-        if self.client is None:
-            raise RuntimeError(f"this {type(self).__name__} has only an async client; use the a* methods")
-        return self.client
-
-    @property
-    def async_client(self) -> Any:
-        """The ``redis.asyncio`` client for the running event loop, or ``None`` when there is none to use (no async
-        client was given; or, for an adapter built from a URL, no event loop is running here).
-
-        Built from a URL: one client per event loop, made on the first call in that loop. The hot path is one
-        lookup in a mapping keyed (weakly) by the running loop.
-        """
-        if self._async_url is None:
-            return self._async_given
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return None
-        try:
-            client = self._async_by_loop.get(loop)
-        except TypeError:  # a loop that cannot be weakly referenced: async calls run the sync client in a thread
-            return None
-        return client if client is not None else self._loop_client(loop)
-
-    def _loop_client(self, loop: asyncio.AbstractEventLoop) -> Any:
-        """Make (once, under the lock) the async client of ``loop``; forget the clients of closed loops."""
-        with self._lock:
-            client = self._async_by_loop.get(loop)
-            if client is None:
-                self._drop_closed_loops()
-                client = aioredis.Redis.from_url(self._async_url, **self._async_opts)
-                self._async_by_loop[loop] = client
-            return client
-
-    def _drop_closed_loops(self) -> None:
-        # A client keeps its loop alive (its connections refer to it), so the weak key alone would not free it.
-        # Its sockets are closed when it is collected; they cannot be closed cleanly once their loop is.
-        for loop in [lp for lp in list(self._async_by_loop.keys()) if lp.is_closed()]:
-            self._async_by_loop.pop(loop, None)
-
-    def close(self) -> None:
-        """Close the sync client's connections and forget async clients of closed event loops (an async client
-        of a running loop: ``await obj.aclose()`` in that loop)."""
-        if self.client is not None:
-            self.client.close()
-        with self._lock:
-            self._drop_closed_loops()
-
-    async def aclose(self) -> None:
-        """Close the async client's connections: the one given, or (built from a URL) the running loop's client.
-        A later async call in this loop makes a new one."""
-        if self._async_url is None:
-            if self._async_given is not None:
-                await self._async_given.aclose()
-            return
-        with self._lock:
-            client = self._async_by_loop.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.aclose()
-
-
 class RedisCache(RedisConnection, ServerCache):
     """A ``ServerCache`` on Redis.
 
     Args:
-        client: a ``redis.Redis`` / ``redis.cluster.RedisCluster`` (sync) or ``redis.asyncio.Redis`` client.
+        client: a ``redis.Redis`` / ``redis.cluster.RedisCluster`` (sync) or ``redis.asyncio.Redis`` /
+            ``redis.asyncio.cluster.RedisCluster`` client.
         url: instead of ``client``, a Redis URL (``redis://host:port/db``); a sync client and, per event loop, an
             async client are made with short timeouts (``socket_timeout_s``), so async calls work in every
             ``asyncio.run`` (see :class:`RedisConnection`).
@@ -239,6 +82,8 @@ class RedisCache(RedisConnection, ServerCache):
             ``intent:``).
         socket_timeout_s: connect and read timeout for clients made from ``url`` (seconds, default 0.25).
         breaker_s: after a failure, calls return a miss at once for this many seconds (default 2.0).
+        cluster: with ``url``, make Redis Cluster clients (``RedisCluster.from_url``: the URL names one node, the
+            others are discovered; no retries, so a dead master is a miss in milliseconds); default False.
 
     A client you pass in keeps its own timeouts and retry policy: redis-py's defaults retry a refused connection
     with backoff, so the first failing call can take seconds before the break opens. Give such clients short
@@ -261,6 +106,7 @@ class RedisCache(RedisConnection, ServerCache):
         namespace: str = DEFAULT_NAMESPACE,
         socket_timeout_s: float = 0.25,
         breaker_s: float = 2.0,
+        cluster: bool = False,
     ) -> None:
         self.namespace = validate_namespace(namespace)
         self._connect(
@@ -270,10 +116,18 @@ class RedisCache(RedisConnection, ServerCache):
             prefix=prefix,
             socket_timeout_s=socket_timeout_s,
             breaker_s=breaker_s,
+            cluster=cluster,
         )
         self._keys_at = self.prefix + self.namespace
         self._warning = ThrottledWarning(_log)
         self.failures = 0
+        self.metrics = PluginMetrics("redis_cache", prefix)
+
+    def stats(self, reset: bool = False) -> PluginStats:
+        """``errors``: Redis calls that failed and were answered as a miss or a skipped write (as ``failures``, which
+        is never reset). Hits and misses are counted by the plugin using the cache (e.g. ``ResponseCache.stats()``).
+        Also sent to OpenTelemetry as ``promptcache.redis_cache.errors`` (:mod:`promptcache.metrics`)."""
+        return self.metrics.snapshot(reset)
 
     def namespaced(self, namespace: str) -> RedisCache:
         """A ``RedisCache`` on the same connections (and settings) whose keys are ``prefix + namespace + key``; its
@@ -292,19 +146,21 @@ class RedisCache(RedisConnection, ServerCache):
     # -- circuit breaker -----------------------------------------------------------------------------------
     def _failed(self, op: str, exc: BaseException) -> None:
         self.failures += 1
+        self.metrics.error()
         self._open_break()
         self._warning.warn("promptcache: Redis %s failed; treating as a miss for %.1fs", op, self.breaker_s, exc=exc)
 
     def _error(self, op: str, exc: BaseException) -> None:
         """A failed call: a reply the server gave (``ResponseError``, e.g. WRONGTYPE on one key) is a miss for this
         call only; anything else (refused, timed out) opens the circuit break."""
-        if isinstance(exc, redis.ResponseError):
+        if server_refused(exc):
             self._key_error(op, exc)
         else:
             self._failed(op, exc)
 
     def _key_error(self, op: str, exc: BaseException) -> None:
         self.failures += 1
+        self.metrics.error()
         self._warning.warn("promptcache: Redis %s refused by the server; treating it as a miss", op, exc=exc)
 
     def _run(self, op: str, fn: Any, default: Any) -> Any:
@@ -322,11 +178,14 @@ class RedisCache(RedisConnection, ServerCache):
         client = self.async_client
         if client is None:
             return await asyncio.to_thread(self._run, op, fn, default)
+        before = cancel_count()
         try:
             return await fn(client)
         except _ERRORS as exc:
             self._error(op, exc)
             return default
+        finally:
+            reraise_swallowed_cancel(before)
 
     def full_key(self, key: str) -> str:
         """The Redis key for ``key``: ``prefix + namespace + key``."""
@@ -353,7 +212,7 @@ class RedisCache(RedisConnection, ServerCache):
         ks = [self.full_key(k) for k in keys]
         if not ks:
             return []
-        return self._run("MGET", lambda c: c.mget(ks), [None] * len(ks))
+        return self._run("MGET", lambda c: c.mget_nonatomic(ks) if is_cluster(c) else c.mget(ks), [None] * len(ks))
 
     def set(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
         k, v, ttl_s = self.full_key(key), validate_value(value), validate_ttl(ttl_s)
@@ -391,17 +250,22 @@ class RedisCache(RedisConnection, ServerCache):
         client = self.async_client
         if client is None or time.monotonic() < self._open_until:
             return await self._arun("GET", lambda c: c.get(k), None)
+        before = cancel_count()
         try:
             return await client.get(k)
         except _ERRORS as exc:
             self._error("GET", exc)
             return None
+        finally:
+            reraise_swallowed_cancel(before)
 
     async def aget_many(self, keys: Sequence[str]) -> list[bytes | None]:
         ks = [self.full_key(k) for k in keys]
         if not ks:
             return []
-        return await self._arun("MGET", lambda c: c.mget(ks), [None] * len(ks))
+        return await self._arun(
+            "MGET", lambda c: c.mget_nonatomic(ks) if is_cluster(c) else c.mget(ks), [None] * len(ks)
+        )
 
     async def aset(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
         k, v, ttl_s = self.full_key(key), validate_value(value), validate_ttl(ttl_s)

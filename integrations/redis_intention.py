@@ -28,15 +28,13 @@ Damaged entries cost no more than themselves: see :mod:`promptcache.integrations
 
 from __future__ import annotations
 
-import asyncio
 import math
 import time
 from typing import Any
 
-import redis
-
 from promptcache._log import ThrottledWarning, get_logger
-from promptcache.integrations.redis import RedisConnection
+from promptcache.integrations.redis_connection import ERRORS as _ERRORS
+from promptcache.integrations.redis_connection import RedisConnection, keeps_cancellation, server_refused
 from promptcache.integrations.redis_intention_records import RecordCache
 from promptcache.integrations.redis_intention_versions import (
     VersionRepairs,
@@ -55,7 +53,6 @@ from promptcache.intention.backends import (
 
 __all__ = ["RedisIntentionBackend"]
 
-_ERRORS = (redis.RedisError, OSError, asyncio.TimeoutError)
 _PUT_INCR = 7
 """Position of the version bump in the store pipeline (:meth:`RedisIntentionBackend._put_commands`)."""
 _PUT_INDEX = (3, 4, 8)
@@ -80,6 +77,8 @@ class RedisIntentionBackend(VersionRepairs, RedisConnection, IntentionBackend):
         socket_timeout_s: connect/read timeout of clients made from ``url`` (seconds, default 0.25).
         breaker_s: after a failure, calls fail at once for this many seconds (default 2.0).
         record_cache_users: users whose parsed records are kept in this process (default 1,000; 0: no cache).
+        cluster: with ``url``, make Redis Cluster clients (a user's keys share one hash tag, so each pipeline and
+            ``MGET`` goes to one slot); default False.
 
     Raises:
         TypeError: no client and no url, or ``url`` with a client; ``url``/``prefix`` not strings; a client that is
@@ -99,6 +98,7 @@ class RedisIntentionBackend(VersionRepairs, RedisConnection, IntentionBackend):
         socket_timeout_s: float = 0.25,
         breaker_s: float = 2.0,
         record_cache_users: int = 1000,
+        cluster: bool = False,
     ) -> None:
         if (
             isinstance(max_memories_per_user, bool)
@@ -120,6 +120,7 @@ class RedisIntentionBackend(VersionRepairs, RedisConnection, IntentionBackend):
             prefix=prefix,
             socket_timeout_s=socket_timeout_s,
             breaker_s=breaker_s,
+            cluster=cluster,
         )
         self.max_memories_per_user = max_memories_per_user
         self._warning = ThrottledWarning(_log)
@@ -132,7 +133,7 @@ class RedisIntentionBackend(VersionRepairs, RedisConnection, IntentionBackend):
             raise IntentionBackendError("Redis unavailable (circuit open after a recent failure)")
 
     def _fail(self, op: str, exc: BaseException) -> IntentionBackendError:
-        if isinstance(exc, redis.ResponseError):
+        if server_refused(exc):
             # The server answered: a per-key error (e.g. WRONGTYPE on one user's key), not an outage. This call
             # fails (a miss for the caller); other users' calls go on, so no circuit break.
             return IntentionBackendError(f"Redis {op} refused by the server: {type(exc).__name__}: {exc}")
@@ -194,6 +195,7 @@ class RedisIntentionBackend(VersionRepairs, RedisConnection, IntentionBackend):
         except _ERRORS as exc:
             raise self._fail("store", exc) from exc
 
+    @keeps_cancellation
     async def aput(self, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
         client = self.async_client
         if client is None:
@@ -279,6 +281,7 @@ class RedisIntentionBackend(VersionRepairs, RedisConnection, IntentionBackend):
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
 
+    @keeps_cancellation
     async def arecords(self, user: str, now: float) -> list[MemoryRecord]:
         client = self.async_client
         if client is None:
@@ -321,6 +324,7 @@ class RedisIntentionBackend(VersionRepairs, RedisConnection, IntentionBackend):
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
 
+    @keeps_cancellation
     async def aresult(self, user: str, result_hash: str) -> bytes | None:
         client = self.async_client
         if client is None:
@@ -339,6 +343,7 @@ class RedisIntentionBackend(VersionRepairs, RedisConnection, IntentionBackend):
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
 
+    @keeps_cancellation
     async def aresults(self, user: str, result_hashes: list[str]) -> list[bytes | None]:
         client = self.async_client
         if client is None:
@@ -357,6 +362,7 @@ class RedisIntentionBackend(VersionRepairs, RedisConnection, IntentionBackend):
         except _ERRORS as exc:
             raise self._fail("delete", exc) from exc
 
+    @keeps_cancellation
     async def adiscard_results(self, user: str, result_hashes: list[str]) -> None:
         client = self.async_client
         if client is None:
@@ -369,7 +375,7 @@ class RedisIntentionBackend(VersionRepairs, RedisConnection, IntentionBackend):
 
     # -- forget ------------------------------------------------------------------------------------------------
     def _pattern(self, user: str) -> str:
-        from promptcache.integrations.redis import glob_escape
+        from promptcache.integrations.redis_connection import glob_escape
 
         return glob_escape(self._base(user)) + "*"
 
@@ -385,6 +391,7 @@ class RedisIntentionBackend(VersionRepairs, RedisConnection, IntentionBackend):
         except _ERRORS as exc:
             raise self._fail("forget", exc) from exc
 
+    @keeps_cancellation
     async def aforget(self, user: str) -> int:
         client = self.async_client
         if client is None:

@@ -145,7 +145,9 @@ class VersionRepairs:
     def _bump(self, pipe: Any, user: str, ttl_ms: int) -> None:
         """Queue the version bump: created at a random start when missing, incremented, given ``ttl_ms`` (ms) when
         it has no TTL or a shorter one (:data:`~promptcache.integrations.redis_intention_versions.BUMP_SCRIPT`)."""
-        pipe.eval(BUMP_SCRIPT, 1, self.version_key(user), new_version(), ttl_ms)
+        # ``execute_command``, not ``pipe.eval``: redis-py's cluster pipelines block ``eval()`` but route a queued
+        # EVAL to its key's slot (the user's hash tag), like any other command.
+        pipe.execute_command("EVAL", BUMP_SCRIPT, 1, self.version_key(user), new_version(), ttl_ms)
 
     def _repair(self, pipe: Any, user: str, ttl_ms: int | None) -> None:
         """Commands that replace a version counter INCR refused (a non-integer, or another type of key) with a

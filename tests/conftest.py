@@ -66,13 +66,56 @@ def redis_cache(redis_url: str, redis_prefix: str):
     cache.close()
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory):
+    """A local 3-master Redis Cluster for the session (``redis_cluster_support.LocalCluster``), stopped by PID at the
+    end. Skips without ``redis-server``/``redis-cli``; fails with CI=true."""
+    from redis_cluster_support import ClusterUnavailable, start_cluster
+
+    try:
+        cluster = start_cluster(tmp_path_factory.mktemp("redis-cluster"))
+    except ClusterUnavailable as exc:
+        service_missing("Redis Cluster", str(exc))
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def redis_cluster_cache(redis_cluster, redis_prefix: str):
+    """``RedisCache`` on the session's Redis Cluster (``url=..., cluster=True``: sync and per-loop async clients)."""
+    from promptcache.integrations.redis import RedisCache
+
+    cache = RedisCache(url=redis_cluster.url, cluster=True, prefix=redis_prefix)
+    yield cache
+    # Every namespace under the prefix (the cache's own ``cache:``, placements', ...), not only ``cache.clear()``'s.
+    keys = list(cache.client.scan_iter(match=redis_prefix + "*", count=1000))
+    if keys:
+        cache.client.unlink(*keys)
+    cache.close()
+
+
+@pytest.fixture
+def redis_cluster_intention(redis_cluster, redis_prefix: str):
+    """``RedisIntentionBackend`` on the session's Redis Cluster (``url=..., cluster=True``); its keys removed after."""
+    from promptcache.integrations.redis_intention import RedisIntentionBackend
+
+    backend = RedisIntentionBackend(url=redis_cluster.url, cluster=True, prefix=redis_prefix)
+    yield backend
+    keys = list(backend.client.scan_iter(match=redis_prefix + "*", count=1000))
+    if keys:
+        backend.client.unlink(*keys)
+    backend.close()
+
+
+@pytest.fixture(params=["memory", "redis", "redis-cluster"])
 def server_cache(request):
-    """Each backend in turn: the in-memory default and RedisCache on real Redis."""
+    """Each backend in turn: the in-memory default, RedisCache on real Redis and on a real Redis Cluster."""
     if request.param == "memory":
         from promptcache.backends import InMemoryServerCache
 
         return InMemoryServerCache(max_entries=1000)
+    if request.param == "redis-cluster":
+        return request.getfixturevalue("redis_cluster_cache")
     return request.getfixturevalue("redis_cache")
 
 

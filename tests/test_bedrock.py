@@ -207,7 +207,9 @@ def test_conversation_without_thread_id_is_keyed_by_system_and_first_message():
     run_claude_turns(claude_model(client), stub, CLAUDE_TURNS, None)
 
 
-def test_two_workers_share_placements_through_redis(redis_cache):
+@pytest.mark.parametrize("store", ["redis_cache", "redis_cluster_cache"])
+def test_two_workers_share_placements_through_redis(store, request):
+    redis_cache = request.getfixturevalue(store)  # real Redis, then a real 3-master Redis Cluster
     client, stub = client_and_stub()
     worker_a = claude_model(client, placement_store=redis_cache)
     worker_b = claude_model(client, placement_store=redis_cache)

@@ -24,10 +24,13 @@ class Clock:
         return self.now
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "redis-cluster"])
 def backend(request):
     if request.param == "memory":
         yield InMemoryIntentionBackend()
+        return
+    if request.param == "redis-cluster":
+        yield request.getfixturevalue("redis_cluster_intention")
         return
     from promptcache.integrations.redis_intention import RedisIntentionBackend
 

@@ -41,6 +41,7 @@ from promptcache.intention.results import IntentionMatch, serialise_json, to_mat
 from promptcache.intention.select import exact_group, filter_records, group_of, intention_candidates
 from promptcache.intention.similarity import Similarity, as_similarity
 from promptcache.keys import stable_hash
+from promptcache.metrics import PluginMetrics, PluginStats
 
 __all__ = [
     "DEFAULT_INTENTION_MARGIN",
@@ -119,6 +120,14 @@ class IntentionMemory:
         self._warning = ThrottledWarning(_log)
         self._lock = threading.Lock()
         self._prepared: LRUCache[tuple[str, ...], Any] = LRUCache(maxsize=64)
+        self.metrics = PluginMetrics("intention_memory")
+
+    def stats(self, reset: bool = False) -> PluginStats:
+        """Counts: ``hits`` / ``misses`` (lookups: ``retrieve``, ``retrieve_all`` and their async twins, that found
+        a memory or not, failures included as misses), ``writes`` (memories stored), ``errors`` (backend failures
+        of stores and lookups). Tokens and dollars are not known here (see ``IntentionCache``). Also sent to
+        OpenTelemetry (:mod:`promptcache.metrics`)."""
+        return self.metrics.snapshot(reset)
 
     # -- store -----------------------------------------------------------------------------------------------
     def _prepare(
@@ -167,8 +176,10 @@ class IntentionMemory:
             features = self.similarity.encode([intention])[0]
             self.backend.put(user, _with_features(record, features), data, record.created_at)
         except Exception as exc:  # noqa: BLE001 - a failing store never breaks the caller
+            self.metrics.error()
             self._warning.warn("promptcache: intention memory store failed; not stored", exc=exc)
             return False
+        self.metrics.write()
         return True
 
     async def astore(
@@ -180,8 +191,10 @@ class IntentionMemory:
             features = (await self.similarity.aencode([intention]))[0]
             await self.backend.aput(user, _with_features(record, features), data, record.created_at)
         except Exception as exc:  # noqa: BLE001
+            self.metrics.error()
             self._warning.warn("promptcache: intention memory store failed; not stored", exc=exc)
             return False
+        self.metrics.write()
         return True
 
     # -- retrieve --------------------------------------------------------------------------------------------
@@ -228,7 +241,7 @@ class IntentionMemory:
         try:
             picked, now = self._find(user, intention, tool, args, exact_only)
             if picked is None:
-                return []
+                return self.metrics.lookup([])
             group, score, kind = picked
             if first:
                 group = group[:1]
@@ -240,7 +253,7 @@ class IntentionMemory:
         corrupt: list[str] = []
         matches = to_matches(group, score, kind, raws, now, corrupt)
         self._corrupt(user, corrupt)
-        return matches
+        return self.metrics.lookup(matches)
 
     async def _alookup(
         self, user_id: Any, intention: Any, tool: Any, args: Any, exact_only: bool, fail_open: bool, first: bool
@@ -249,7 +262,7 @@ class IntentionMemory:
         try:
             picked, now = await self._afind(user, intention, tool, args, exact_only)
             if picked is None:
-                return []
+                return self.metrics.lookup([])
             group, score, kind = picked
             if first:
                 group = group[:1]
@@ -261,7 +274,7 @@ class IntentionMemory:
         corrupt: list[str] = []
         matches = to_matches(group, score, kind, raws, now, corrupt)
         await self._acorrupt(user, corrupt)
-        return matches
+        return self.metrics.lookup(matches)
 
     def retrieve(
         self,
@@ -351,6 +364,8 @@ class IntentionMemory:
 
     # -- matching ----------------------------------------------------------------------------------------------
     def _failed(self, exc: Exception, fail_open: bool) -> None:
+        self.metrics.error()
+        self.metrics.miss()
         self._warning.warn("promptcache: intention memory lookup failed; treating as a miss", exc=exc)
         if fail_open:
             return

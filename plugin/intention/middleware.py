@@ -35,6 +35,7 @@ from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope, valid
 from promptcache.intention.checks import check_user
 from promptcache.intention.memory import IntentionMatch, IntentionMemory
 from promptcache.intention.tool import RETRIEVE_MEMORY_TOOL_NAME
+from promptcache.metrics import PluginMetrics, PluginStats
 from promptcache.processor import Processor
 
 __all__ = [
@@ -264,6 +265,15 @@ class IntentionCache(Processor):
         self.serve_repeats = bool(serve_repeats)
         self.serve_similar = bool(serve_similar)
         self._warning = ThrottledWarning(_log)
+        self.metrics = PluginMetrics("intention_cache")
+
+    def stats(self, reset: bool = False) -> PluginStats:
+        """Counts of tool calls: ``hits`` (answered from memory without running the tool, ``serve_repeats``),
+        ``misses`` (looked up, not found: the tool ran), ``writes`` (results stored), ``errors`` (a result that
+        could not be stored). The memory's own counts are ``memory.stats()``. Tokens and dollars are not known here
+        (a served repeat saves a tool run, not model tokens). Also sent to OpenTelemetry
+        (:mod:`promptcache.metrics`)."""
+        return self.metrics.snapshot(reset)
 
     def should_store(self, tool_name: str) -> bool:
         """Whether results of ``tool_name`` may be stored and served (not denied, allowed, not
@@ -314,6 +324,7 @@ class IntentionCache(Processor):
         }
 
     def _skip(self, exc: Exception) -> None:
+        self.metrics.error()
         self._warning.warn("promptcache: IntentionCache could not store a tool result", exc=exc)
 
     def wrap_tool_call(self, request: Any, handler: Any) -> Any:
@@ -322,7 +333,7 @@ class IntentionCache(Processor):
         key = self._key(request, warn=True)  # before the tool runs: a bad user id raises here
         if key is not None and self.serve_repeats:
             try:
-                match = self.memory.retrieve(**self._lookup_kwargs(key))
+                match = self.metrics.lookup(self.memory.retrieve(**self._lookup_kwargs(key)))
             except (TypeError, ValueError) as exc:  # e.g. an intention that normalises to nothing
                 match = None
                 self._skip(exc)
@@ -332,7 +343,7 @@ class IntentionCache(Processor):
         if key is not None and self._storable(result):
             try:
                 u, i, t, a = key
-                self.memory.store(u, i, result.content, tool=t, args=a)
+                self.metrics.stored(self.memory.store(u, i, result.content, tool=t, args=a))
             except (TypeError, ValueError) as exc:  # e.g. a result that is not JSON
                 self._skip(exc)
         return result
@@ -342,7 +353,7 @@ class IntentionCache(Processor):
         key = self._key(request, warn=True)
         if key is not None and self.serve_repeats:
             try:
-                match = await self.memory.aretrieve(**self._lookup_kwargs(key))
+                match = self.metrics.lookup(await self.memory.aretrieve(**self._lookup_kwargs(key)))
             except (TypeError, ValueError) as exc:
                 match = None
                 self._skip(exc)
@@ -352,7 +363,7 @@ class IntentionCache(Processor):
         if key is not None and self._storable(result):
             try:
                 u, i, t, a = key
-                await self.memory.astore(u, i, result.content, tool=t, args=a)
+                self.metrics.stored(await self.memory.astore(u, i, result.content, tool=t, args=a))
             except (TypeError, ValueError) as exc:
                 self._skip(exc)
         return result

@@ -25,7 +25,9 @@ from promptcache.memory.policy import MemoryLoader, MemoryState
 from promptcache.memory.render import with_memory_prompt
 from promptcache.memory.store import TypedMemoryStore
 from promptcache.memory.tools import make_reference_tool
+from promptcache.metrics import PluginMetrics, PluginStats
 from promptcache.processor import Processor
+from promptcache.savings import count_memory_turn
 
 __all__ = ["MEMORY_CONTEXT_KEY", "MemoryAgentState", "TypedMemoryMiddleware", "with_memory_prompt"]
 
@@ -91,6 +93,13 @@ class TypedMemoryMiddleware(Processor):
             if load_references and reference_tool
             else []
         )
+        self.metrics = PluginMetrics("typed_memory", "TypedMemoryMiddleware")
+
+    def stats(self, reset: bool = False) -> PluginStats:
+        """Counts per turn loaded: ``hits`` (the thread's feedback, user facts and references came from the agent
+        state: no store read), ``misses`` (they were read from the store). Tokens and dollars are not known here
+        (the memory block adds to the prompt). Also sent to OpenTelemetry (:mod:`promptcache.metrics`)."""
+        return self.metrics.snapshot(reset)
 
     @classmethod
     def _check_option_values(cls, opts: dict[str, Any]) -> None:
@@ -115,11 +124,11 @@ class TypedMemoryMiddleware(Processor):
     def before_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         """Load this turn's memories into the agent state (see the module docstring); no scope found -> one
         warning per middleware (:class:`~promptcache.memory.namespaces.UnscopedWarning`)."""
-        return self._loader_for(runtime).load(state, self._turn_scope())
+        return count_memory_turn(self.metrics, self._loader_for(runtime).load(state, self._turn_scope()))
 
     async def abefore_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         """Async twin of :meth:`before_agent`."""
-        return await self._loader_for(runtime).aload(state, self._turn_scope())
+        return count_memory_turn(self.metrics, await self._loader_for(runtime).aload(state, self._turn_scope()))
 
     def process_request(self, request: ModelRequest) -> ModelRequest:
         """Append ``state["memory_prompt"]`` to the system message, on a new request."""

@@ -12,13 +12,37 @@
 - ``engine.run_replay`` -> ``ReplayResult``; ``report`` (rich table, JSON) and ``chart`` (PNG) render it.
 """
 
-from promptcache.replay.engine import DEFAULT_STRATEGIES, ReplayResult, StrategyTotals, run_replay
-from promptcache.replay.models import CacheRules, cache_rules
-from promptcache.replay.pricing import ModelPrice, price_for
-from promptcache.replay.readers import read_conversations, read_file
-from promptcache.replay.simulator import Checkpoint, PromptCacheSimulator, RequestCost
-from promptcache.replay.strategies import STRATEGIES, Strategy, make_strategy
-from promptcache.replay.transcript import Block, Conversation, Message, TranscriptError, TranscriptWarning, Usage
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Names are loaded on first use (PEP 562), so ``import promptcache.replay.pricing`` -- the price table the
+# plugins' ``stats()`` read -- does not load the simulator, the readers and numpy.
+_SOURCES = {
+    "DEFAULT_STRATEGIES": "engine",
+    "ReplayResult": "engine",
+    "StrategyTotals": "engine",
+    "run_replay": "engine",
+    "CacheRules": "models",
+    "cache_rules": "models",
+    "ModelPrice": "pricing",
+    "price_for": "pricing",
+    "read_conversations": "readers",
+    "read_file": "readers",
+    "Checkpoint": "simulator",
+    "PromptCacheSimulator": "simulator",
+    "RequestCost": "simulator",
+    "STRATEGIES": "strategies",
+    "Strategy": "strategies",
+    "make_strategy": "strategies",
+    "Block": "transcript",
+    "Conversation": "transcript",
+    "Message": "transcript",
+    "TranscriptError": "transcript",
+    "TranscriptWarning": "transcript",
+    "Usage": "transcript",
+}
 
 __all__ = [
     "DEFAULT_STRATEGIES",
@@ -44,3 +68,16 @@ __all__ = [
     "read_file",
     "run_replay",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _SOURCES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_SOURCES])

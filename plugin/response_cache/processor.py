@@ -23,6 +23,7 @@ from promptcache.config import (
     validate_key_part,
     validate_scope,
 )
+from promptcache.metrics import PluginMetrics, PluginStats
 from promptcache.processor import Processor, as_model_response
 from promptcache.response_cache.entry import decode_hit, encode_entry, is_storable
 from promptcache.response_cache.keys import (
@@ -35,6 +36,7 @@ from promptcache.response_cache.keys import (
     step_number,
 )
 from promptcache.response_cache.offered_tools import is_custom_key, tools_called_but_not_offered
+from promptcache.savings import count_reply_hit
 
 __all__ = ["DEFAULT_RESPONSE_CACHE_TTL_SECONDS", "RESPONSE_CACHE_CONTEXT_KEY", "ResponseCache"]
 
@@ -141,6 +143,16 @@ class ResponseCache(Processor):
         self.bust = _check_bust(bust, "bust")
         self.agent_id = agent_id
         self._warning = ThrottledWarning(_log)
+        self.metrics = PluginMetrics("response_cache", agent_id)
+
+    def stats(self, reset: bool = False) -> PluginStats:
+        """Counts since construction (or the last ``reset=True``): ``hits`` (calls answered from the cache),
+        ``misses`` (calls sent to the model, busts included), ``writes`` (replies handed to the backend),
+        ``errors`` (a backend that raised, a corrupt entry, a reply that could not be serialised, a key function
+        that failed); on each hit, the recorded reply's ``input_tokens``/``output_tokens`` as tokens saved and, for a model in
+        :mod:`promptcache.replay.pricing`, what that call cost as ``dollars_saved``. Failures a ``RedisCache``
+        absorbs itself are in its own ``stats()``. Also sent to OpenTelemetry (:mod:`promptcache.metrics`)."""
+        return self.metrics.snapshot(reset)
 
     @property
     def name(self) -> str:
@@ -200,6 +212,7 @@ class ResponseCache(Processor):
                 "using the default key",
                 result,
             )
+        self.metrics.error()
         return build_response_cache_key(inputs)
 
     def _prepare(self, request: ModelRequest) -> tuple[str | None, Any, Any, bool]:
@@ -238,35 +251,38 @@ class ResponseCache(Processor):
     # -- reading and writing entries -----------------------------------------------------------------------
     def _hit(self, raw: bytes | None, key: str, request: ModelRequest) -> ModelResponse | None:
         if raw is None:
-            return None
+            return self.metrics.lookup(None)
         try:
             hit = decode_hit(raw, key, request.response_format)
         except Exception as exc:  # noqa: BLE001 - corrupt entry: a miss
+            self.metrics.error()
             self._warning.warn("promptcache: ResponseCache entry %s unreadable; treating as a miss", key, exc=exc)
-            return None
+            return self.metrics.lookup(None)
         # A default key covers the tool schemas, so its hit offers the same tools; a custom key does not.
         unknown = tools_called_but_not_offered(hit, request) if is_custom_key(key, self.agent_id) else []
         if unknown:  # e.g. a fixed key whose entry outlived a change of the agent's tools: never replay it
             _log.debug("ResponseCache entry %s calls tools the request does not offer (%s): a miss", key, unknown)
-            return None
-        return hit
+            return self.metrics.lookup(None)
+        return count_reply_hit(self.metrics, hit, request.model)
 
     def _read(self, key: str, bust: bool, request: ModelRequest) -> ModelResponse | None:
         if bust:
-            return None
+            return self.metrics.lookup(None)
         try:
             raw = self.cache.get(key)
         except Exception as exc:  # noqa: BLE001 - a backend that raises is a miss
+            self.metrics.error()
             self._warning.warn("promptcache: ResponseCache read failed; treating as a miss", exc=exc)
             raw = None
         return self._hit(raw, key, request)
 
     async def _aread(self, key: str, bust: bool, request: ModelRequest) -> ModelResponse | None:
         if bust:
-            return None
+            return self.metrics.lookup(None)
         try:
             raw = await self.cache.aget(key)
         except Exception as exc:  # noqa: BLE001
+            self.metrics.error()
             self._warning.warn("promptcache: ResponseCache read failed; treating as a miss", exc=exc)
             raw = None
         return self._hit(raw, key, request)
@@ -277,6 +293,7 @@ class ResponseCache(Processor):
         try:
             return encode_entry(response)
         except Exception as exc:  # noqa: BLE001 - an unserialisable reply is returned, just not stored
+            self.metrics.error()
             self._warning.warn("promptcache: ResponseCache could not serialise the reply; not stored", exc=exc)
             return None
 
@@ -296,7 +313,9 @@ class ResponseCache(Processor):
             return response
         try:
             self.cache.set(key, value, self.ttl)
+            self.metrics.write()
         except Exception as exc:  # noqa: BLE001 - a backend that raises: the write is skipped
+            self.metrics.error()
             self._warning.warn("promptcache: ResponseCache write failed; reply not cached", exc=exc)
         return self._mark(response, key, bust)
 
@@ -306,7 +325,9 @@ class ResponseCache(Processor):
             return response
         try:
             await self.cache.aset(key, value, self.ttl)
+            self.metrics.write()
         except Exception as exc:  # noqa: BLE001
+            self.metrics.error()
             self._warning.warn("promptcache: ResponseCache write failed; reply not cached", exc=exc)
         return self._mark(response, key, bust)
 
