@@ -275,25 +275,23 @@ def compare(a: str, b: str) -> str | None:
 
 
 def explain(query: str, stored: str) -> str:
-    """How ``stored`` differs from the equivalent ``query`` in wording, for a person or a model to check (e.g.
-    ``"left out: 'could', 'please'; 'switch off' for 'turn off'; word order"``); ``"case and punctuation only"``
-    when nothing else differs."""
+    """How the equivalent ``stored`` intention is worded differently from ``query``, for a person or a model to
+    check, e.g. ``"the earlier one adds 'please'; 'switch off' for your 'turn off'"``; ``"case and punctuation
+    only"`` when nothing else differs, ``"word order"`` when only that does."""
     q, s = analyze(query), analyze(stored)
     parts = []
-    extra_q = sorted(set(q.dropped) - set(s.dropped))
     extra_s = sorted(set(s.dropped) - set(q.dropped))
+    extra_q = sorted(set(q.dropped) - set(s.dropped))
     if extra_s:
-        parts.append("left out here: " + ", ".join(repr(w) for w in extra_s))
+        parts.append("the earlier one adds " + ", ".join(repr(w) for w in extra_s))
     if extra_q:
-        parts.append("left out there: " + ", ".join(repr(w) for w in extra_q))
+        parts.append("yours adds " + ", ".join(repr(w) for w in extra_q))
     for class_id in sorted(set(q.synonyms) | set(s.synonyms)):
         sq, ss = q.surface.get(class_id), s.surface.get(class_id)
         if sq and ss and sq != ss:
-            parts.append(f"{ss!r} for {sq!r}")
+            parts.append(f"{ss!r} for your {sq!r}")
     q_words = [w for w, _ in _split(query, default_vocabulary())]
     s_words = [w for w, _ in _split(stored, default_vocabulary())]
-    if not parts and q_words != s_words and sorted(q_words) == sorted(s_words):
-        parts.append("word order")
-    elif not parts and q_words != s_words:
-        parts.append("inflection or contractions")
+    if not parts and q_words != s_words:
+        parts.append("word order" if sorted(q_words) == sorted(s_words) else "inflection or contractions")
     return "; ".join(parts) if parts else "case and punctuation only"
