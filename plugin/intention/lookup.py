@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import orjson
+
 from promptcache.intention.backends import MemoryRecord
 from promptcache.intention.matching import anchor_info, choose
 from promptcache.intention.meaning import signature
@@ -85,7 +87,14 @@ def _others(
 
 
 def _result_text(raw: bytes | None) -> str | None:
-    return None if raw is None else raw.decode("utf-8", "replace")
+    """A stored result as the model is shown it: a string as is, any other JSON value as JSON text."""
+    if raw is None:
+        return None
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None  # corrupt: not offered to the model
+    return value if isinstance(value, str) else orjson.dumps(value).decode()
 
 
 def _finish(
