@@ -58,12 +58,12 @@ class Verifier(ABC):
     def signature(text: str) -> str:
         """The index key of ``text``: equal for lexically equivalent intentions (:func:`meaning.signature
         <promptcache.intention.meaning.signature>`)."""
-        return signature(text)
+        return str(signature(text))
 
     def describe(self, query: str, stored: str) -> str:
         """How ``stored`` differs from ``query``, for ``retrieve_memory`` (one short phrase)."""
         if self.equivalent(query, stored):
-            return "same meaning; wording: " + explain(query, stored)
+            return "same meaning; wording: " + str(explain(query, stored))
         reason = compare(query, stored) or "wording"
         return f"judged to answer it by {self.name} (lexically: {reason})"
 

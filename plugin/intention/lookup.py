@@ -51,12 +51,14 @@ def _stale(memory: IntentionMemory, records: list[MemoryRecord]) -> list[MemoryR
     return [r for r in records if r.similarity != memory.similarity.name or r.features is None]
 
 
-def _scores(memory: IntentionMemory, intention: str, query: Any, records: list[MemoryRecord], stale: Any) -> list:
+def _scores(
+    memory: IntentionMemory, intention: str, query: Any, records: list[MemoryRecord], stale: Any
+) -> list[float]:
     if not records:
         return []
     if not memory.similarity.stored_features:
-        return memory.similarity.scores(intention, [r.intention for r in records])
-    return memory.similarity.scores(query, _features(records, stale))
+        return list(memory.similarity.scores(intention, [r.intention for r in records]))
+    return list(memory.similarity.scores(query, _features(records, stale)))
 
 
 def _others(
@@ -118,7 +120,9 @@ def _finish(
     )
 
 
-def find(memory: IntentionMemory, user: str, intention: str, tool: Any, args: Any, exact_only: bool) -> tuple:
+def find(
+    memory: IntentionMemory, user: str, intention: str, tool: Any, args: Any, exact_only: bool
+) -> tuple[Picked | None, float]:
     """``(Picked | None, now)`` for a lookup (see the module docstring)."""
     now = memory.clock()
     sig = signature(intention)
@@ -148,7 +152,9 @@ def find(memory: IntentionMemory, user: str, intention: str, tool: Any, args: An
     return _finish(memory, intention, pool, lexical, by_model), now
 
 
-async def afind(memory: IntentionMemory, user: str, intention: str, tool: Any, args: Any, exact_only: bool) -> tuple:
+async def afind(
+    memory: IntentionMemory, user: str, intention: str, tool: Any, args: Any, exact_only: bool
+) -> tuple[Picked | None, float]:
     """Async :func:`find`."""
     now = memory.clock()
     sig = signature(intention)
