@@ -192,6 +192,7 @@ def analyze_with(text: str, vocab: Vocabulary) -> Analysis:
                 dropped.append(word)  # "do I have": an auxiliary ("did" still marks the past)
                 if word in vocab.tense:
                     free.append(vocab.tense[word])
+                    surface.setdefault(vocab.tense[word], word)
             elif word in vocab.tense:
                 free.append(vocab.tense[word])
                 surface.setdefault(vocab.tense[word], word)
@@ -212,7 +213,7 @@ def analyze_with(text: str, vocab: Vocabulary) -> Analysis:
                 continue  # a free adverb neither ends a role phrase nor counts as the previous word
             else:
                 class_id = vocab.classes.get(key_word, key_word)
-                if _plural(word, key_word):
+                if _plural(word, key_word) and not (i and toks[i - 1][1]):  # "50 dollars" is "$50"
                     class_id += "+s"  # number is meaning: "cancel my order" is not "cancel my orders"
                 if class_id != key_word:
                     synonyms[class_id] = word
