@@ -1,0 +1,93 @@
+"""Backends find a lookup's candidates by meaning signature (IntentionBackend.matching): only the memories with
+the query's signature, live ones only, consistent through replace, eviction, expiry and forget."""
+
+from __future__ import annotations
+
+import pytest
+
+from promptcache.intention import IntentionMemory
+from promptcache.intention.backends import InMemoryIntentionBackend
+from promptcache.intention.meaning import signature
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(params=["memory", "redis"])
+def make_backend(request):
+    made = []
+
+    def make(cap: int = 1000):
+        if request.param == "memory":
+            return InMemoryIntentionBackend(max_memories_per_user=cap)
+        from promptcache.integrations.redis_intention import RedisIntentionBackend
+
+        b = RedisIntentionBackend(
+            url=request.getfixturevalue("redis_url"),
+            prefix=request.getfixturevalue("redis_prefix"),
+            max_memories_per_user=cap,
+        )
+        made.append(b)
+        return b
+
+    yield make
+    for b in made:
+        b.close()
+
+
+def ids(records) -> list[str]:
+    return sorted(r.intention for r in records)
+
+
+def test_matching_returns_only_the_signature_group(make_backend):
+    clock = Clock()
+    backend = make_backend()
+    memory = IntentionMemory(backend, ttl_s=600, clock=clock)
+    for text in ["weather in Oslo today", "Weather in Oslo today?", "today weather in Oslo", "weather in Rome today"]:
+        memory.store("u1", text, text)
+    got = backend.matching("u1", signature("what's the weather in Oslo today"), clock())
+    # the second text has the first's normalised form (same memory id): it replaced it
+    assert ids(got) == ["Weather in Oslo today?", "today weather in Oslo"]
+    assert all(r.signature == signature("weather in Oslo today") for r in got)
+    assert backend.matching("u2", signature("weather in Oslo today"), clock()) == []
+    assert backend.matching("u1", signature("weather in Bergen today"), clock()) == []
+
+
+def test_replace_evict_expire_and_forget_keep_the_index_consistent(make_backend):
+    clock = Clock()
+    backend = make_backend(cap=3)
+    memory = IntentionMemory(backend, ttl_s=600, clock=clock)
+    sig = signature("flights from Paris to London")
+    memory.store("u1", "flights from Paris to London", "old", tool="search", args={"n": 1})
+    clock.now += 1
+    memory.store("u1", "flights from Paris to London", "new", tool="search", args={"n": 1})  # replaces
+    assert [r.result_hash for r in backend.matching("u1", sig, clock())] == [
+        memory.retrieve("u1", "flights from Paris to London").result_hash
+    ]
+    assert memory.retrieve("u1", "please, flights from Paris to London").result == "new"
+    for i in range(3):  # three more memories: the cap (3) evicts the oldest, the one above
+        clock.now += 1
+        memory.store("u1", f"hotel number {i}", i)
+    assert backend.matching("u1", sig, clock()) == []
+    assert memory.retrieve("u1", "flights from Paris to London") is None
+    assert [r.intention for r in backend.matching("u1", signature("hotel number 2"), clock())] == ["hotel number 2"]
+    clock.now += 601
+    assert backend.matching("u1", signature("hotel number 2"), clock()) == []
+    memory.store("u1", "hotel number 7", 7)
+    assert memory.forget("u1") == 1
+    assert backend.matching("u1", signature("hotel number 7"), clock()) == []
+
+
+async def test_async_matching_agrees(make_backend):
+    clock = Clock()
+    backend = make_backend()
+    memory = IntentionMemory(backend, ttl_s=600, clock=clock)
+    await memory.astore("u1", "turn off the bedroom lights", "done")
+    got = await backend.amatching("u1", signature("switch off the bedroom lights"), clock())
+    assert [r.intention for r in got] == ["turn off the bedroom lights"]
+    assert (await memory.aretrieve("u1", "switch off the bedroom lights")).result == "done"
