@@ -32,7 +32,7 @@ def _text(value: Any) -> str:
 
 
 def live_records(
-    ids: list[Any], scores: list[Any], raws: list[Any], now: float
+    ids: list[Any], scores: list[Any], raws: list[Any], now: float, signature: str
 ) -> tuple[list[MemoryRecord], list[Any], list[str]]:
     """The live records among the members of a signature set.
 
@@ -40,6 +40,9 @@ def live_records(
         ids: the set's members (memory ids, bytes or str); ``scores``: their index scores (``ZMSCORE``; ``None``
             where the id is not in the index); ``raws``: their records (``MGET``; ``None`` where gone).
         now: epoch seconds; a score at or below it is an expired memory.
+        signature: the set's signature; a record now stored under another one (the same memory id replaced by an
+            intention with the same exact form but, in rare tokenisations, another signature) is left out and its
+            id removed from this set.
 
     Returns:
         ``(records, ids to remove from the set, why each unreadable record was refused)``.
@@ -57,7 +60,9 @@ def live_records(
         except ValueError as exc:
             corrupt.append(f"{_text(mid)}: {exc}")
             continue
-        if record.expires_at > now:
+        if record.signature != signature:
+            gone.append(mid)
+        elif record.expires_at > now:
             records.append(record)
     return records, gone, corrupt
 
