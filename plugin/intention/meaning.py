@@ -29,7 +29,8 @@ from promptcache.intention.vocabulary import Vocabulary, default_vocabulary, ste
 __all__ = ["Analysis", "Meaning", "analyze", "compare", "explain", "signature"]
 
 _NUMBER = r"\d+(?:[.,]\d+)*"
-_TOKEN_RE = re.compile(rf"{_NUMBER}(?:st|nd|rd|th)?|[^\W_]+(?:'[^\W_]+)*|[$€£¥₹%&+#@]", re.UNICODE)
+_TOKEN_RE = re.compile(rf"{_NUMBER}(?:st|nd|rd|th)?|[^\W_]+(?:'[^\W_]+)*|[$€£¥₹%&+#@]|[,.;:!?]", re.UNICODE)
+_BOUNDARY = ","  # clause punctuation, one token: it closes an open role phrase
 _SUFFIXES = {"'re": ("are",), "'ve": ("have",), "'ll": ("will",), "'d": ("would",), "'m": ("am",)}
 
 
@@ -79,7 +80,10 @@ def _split(text: str, vocab: Vocabulary) -> list[tuple[str, bool]]:
     i = 0
     while i < len(raw):
         tok = raw[i]
-        if tok in vocab.symbols:
+        if tok in ",.;:!?":
+            if out and out[-1][0] != _BOUNDARY:
+                out.append((_BOUNDARY, False))
+        elif tok in vocab.symbols:
             word = vocab.symbols[tok]
             if i + 1 < len(raw) and raw[i + 1][0].isdigit():  # "$50" reads "50 dollar"
                 out.append((_number(raw[i + 1]), True))
@@ -173,6 +177,10 @@ def analyze_with(text: str, vocab: Vocabulary) -> Analysis:
                 i += n
                 break
         else:
+            if word == _BOUNDARY:  # "transfer to savings, 200 dollars": the role phrase ends at the comma
+                current, prev, aux_seen = None, "", False
+                i += 1
+                continue
             key_word = stems[i]
             nxt = toks[i + 1][0] if i + 1 < len(toks) else ""
             before = len(dropped)
@@ -291,8 +299,8 @@ def explain(query: str, stored: str) -> str:
         sq, ss = q.surface.get(class_id), s.surface.get(class_id)
         if sq and ss and sq != ss:
             parts.append(f"{ss!r} for your {sq!r}")
-    q_words = [w for w, _ in _split(query, default_vocabulary())]
-    s_words = [w for w, _ in _split(stored, default_vocabulary())]
+    q_words = [w for w, _ in _split(query, default_vocabulary()) if w != _BOUNDARY]
+    s_words = [w for w, _ in _split(stored, default_vocabulary()) if w != _BOUNDARY]
     if not parts and q_words != s_words:
         parts.append("word order" if sorted(q_words) == sorted(s_words) else "inflection or contractions")
     return "; ".join(parts) if parts else "case and punctuation only"
