@@ -82,12 +82,12 @@ def main() -> None:
             )
             # -- redis ----------------------------------------------------------------------------------------
             for k in keys:
-                raw.set(prefix + k, value, px=300_000)
+                raw.set(ours.full_key(k), value, px=300_000)
             rn = max(2000, n // 4)
-            raw_get = measure(lambda i: raw.get(prefix + keys[i & 255]), rn)
+            raw_get = measure(lambda i: raw.get(ours.full_key(keys[i & 255])), rn)
             print(row(f"redis-py GET, {label}", raw_get, None))
             print(row(f"RedisCache.get, {label}", measure(lambda i: ours.get(keys[i & 255]), rn), raw_get))
-            raw_set = measure(lambda i: raw.set(prefix + keys[i & 255], value, px=300_000), rn)
+            raw_set = measure(lambda i: raw.set(ours.full_key(keys[i & 255]), value, px=300_000), rn)
             print(row(f"redis-py SET PX, {label}", raw_set, None))
             print(row(f"RedisCache.set, {label}", measure(lambda i: ours.set(keys[i & 255], value, 300), rn), raw_set))
     finally:

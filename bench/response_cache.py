@@ -245,7 +245,7 @@ def bench_turns(msgs: list[Any], tls: list[Any], n: int, redis_url: str, runs: i
 
         def wrap_model_call(self, request: ModelRequest, handler: Any) -> Any:
             if self.get:
-                raw.get(prefix + key)
+                raw.get(rcache.full_key(key))
             return handler(request)
 
     with_get = create_agent(
@@ -267,7 +267,7 @@ def bench_turns(msgs: list[Any], tls: list[Any], n: int, redis_url: str, runs: i
             "hit, in-memory": lambda i: turn(amem, "same question"),
             "miss, Redis": lambda i: turn(ared, f"miss{tag}-{i}"),
             "hit, Redis": lambda i: turn(ared, "same question"),
-            "raw redis-py GET of the entry": lambda i: raw.get(prefix + key),
+            "raw redis-py GET of the entry": lambda i: raw.get(rcache.full_key(key)),
             "no cache, pass-through middleware": lambda i: turn(without_get, f"p{tag}-{i}"),
             "no cache, middleware making one raw GET": lambda i: turn(with_get, f"g{tag}-{i}"),
         }

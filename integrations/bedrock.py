@@ -20,7 +20,9 @@ graph state or checkpoints. (langchain-aws' own placement there -- system + last
 
 Placements are remembered per conversation (the call's ``configurable["thread_id"]``, else a hash of the system
 prompt and first message) in a ``ServerCache`` -- in-memory by default, ``RedisCache`` so several workers agree --
-under ``cachepoints:{<conversation>}:<model hash>`` (a Redis Cluster hash tag per conversation). A store that fails
+under ``{<conversation>}:<model hash>`` in the store's ``placements:`` namespace (:meth:`ServerCache.namespaced`: a
+``RedisCache`` keeps them at ``<prefix>placements:...``, apart from its own entries, so its ``clear()`` spares them;
+a Redis Cluster hash tag per conversation). A store that fails
 is a miss (logged at most once a minute): the call goes on.
 
 Usage: langchain-aws already reports ``usage_metadata.input_token_details`` ``cache_read`` / ``cache_creation`` from
@@ -104,20 +106,26 @@ class PlacementStore:
     """Per-conversation placements in a ``ServerCache`` (JSON list of placements; fail-open).
 
     Args:
-        cache: the backend (``InMemoryServerCache`` by default; ``RedisCache`` to share between workers).
+        cache: the backend (``InMemoryServerCache`` by default; ``RedisCache`` to share between workers). The store
+            keeps its entries in the backend's :data:`NAMESPACE` (``cache.namespaced("placements:")``, held as
+            ``self.cache``), so the backend's own ``clear()`` spares them when it is a ``RedisCache``.
         ttl_s: seconds a conversation's placements live (``None``: no expiry).
     """
+
+    NAMESPACE = "placements:"
+    """The placements' namespace in the backend."""
 
     def __init__(self, cache: ServerCache | None = None, ttl_s: float | None = DEFAULT_PLACEMENT_TTL_SECONDS) -> None:
         if cache is not None and not isinstance(cache, ServerCache):
             raise TypeError(f"placement store must be a ServerCache, got {type(cache).__name__}")
-        self.cache = cache if cache is not None else InMemoryServerCache(max_entries=10_000)
         self.ttl_s = validate_ttl(ttl_s, what="placement_ttl_s")
+        self.backend = cache if cache is not None else InMemoryServerCache(max_entries=10_000)
+        self.cache = self.backend.namespaced(self.NAMESPACE)
 
     @staticmethod
     def key(conversation_id: str, model_id: str) -> str:
-        """``cachepoints:{<conversation>}:<12-hex model hash>``."""
-        return f"cachepoints:{hash_tag(conversation_id)}:{stable_hash(model_id, 12)}"
+        """``{<conversation>}:<12-hex model hash>`` (within :data:`NAMESPACE`)."""
+        return f"{hash_tag(conversation_id)}:{stable_hash(model_id, 12)}"
 
     @staticmethod
     def _decode(raw: bytes | None) -> list[CachePointPlacement]:
@@ -334,7 +342,7 @@ class BedrockCachePoints(Processor):
         resolve_strategy(strategy)
         self._options = dict(
             strategy=strategy,
-            placement_store=PlacementStore(placement_store, placement_ttl_s).cache,
+            placement_store=PlacementStore(placement_store, placement_ttl_s).backend,
             cache_ttl=cache_ttl,
             cache_model_info=cache_model_info,
             cache_tools=cache_tools,

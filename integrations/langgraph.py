@@ -22,9 +22,9 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config
 from langgraph.store.base import BaseStore
 
-from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, read_call_options, resolve_scope
-from promptcache.memory.middleware import MEMORY_CONTEXT_KEY, with_memory_prompt
-from promptcache.memory.namespaces import check_fixed_scope
+from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
+from promptcache.memory.middleware import with_memory_prompt
+from promptcache.memory.namespaces import check_fixed_scope, memory_call_options
 from promptcache.memory.policy import MemoryLoader, MemoryState
 from promptcache.memory.store import TypedMemoryStore
 
@@ -91,7 +91,7 @@ class MemoryNode(Runnable[dict, dict]):
 
     def resolve_scope(self, config: RunnableConfig | None = None) -> str | None:
         """The scope of this call, by the shared rule (:func:`promptcache.config.resolve_scope`)."""
-        return resolve_scope(read_call_options(MEMORY_CONTEXT_KEY, config), self.scope, config, self.scope_fields)
+        return resolve_scope(memory_call_options(config), self.scope, config, self.scope_fields)
 
     def invoke(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
         """Run the node on a state dict; returns the :class:`MemoryState` update."""

@@ -10,6 +10,7 @@ are read together carry the same hash tag (``{...}``) so multi-key commands stay
 from __future__ import annotations
 
 import asyncio
+import copy
 import math
 import threading
 import time
@@ -23,16 +24,30 @@ import redis.asyncio as aioredis
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import (
     ServerCache,
+    validate_clear_prefix,
     validate_key,
     validate_ttl,
     validate_value,
 )
+from promptcache.backends.namespaced import validate_namespace
+from promptcache.config import check_unicode
 
-__all__ = ["DEFAULT_REDIS_URL", "RedisCache", "RedisConnection", "RedisIntentionBackend", "glob_escape"]  # noqa: F822 (lazy, below)
+__all__ = [
+    "DEFAULT_NAMESPACE",
+    "DEFAULT_REDIS_URL",
+    "RedisCache",
+    "RedisConnection",
+    "RedisIntentionBackend",  # noqa: F822 (lazy, below)
+    "glob_escape",
+]
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 _log = get_logger("promptcache.integrations.redis")
 _ERRORS = (redis.RedisError, OSError, asyncio.TimeoutError)
+_ASYNC_CLIENTS = (aioredis.Redis, aioredis.RedisCluster)
+DEFAULT_NAMESPACE = "cache:"
+"""The namespace of ``RedisCache`` entries under the prefix (placements use ``placements:``, intention memories
+``intent:``), so ``RedisCache.clear()`` never removes another component's keys."""
 
 
 def glob_escape(text: str) -> str:
@@ -82,15 +97,31 @@ class RedisConnection:
         """Validate the arguments (named in errors, before any connection is made) and set up the clients.
 
         Raises:
-            TypeError: no client and no url; ``url``/``prefix`` not strings; a client that is not redis-py's;
-                timeouts that are not numbers. ValueError: negative, zero (timeout) or non-finite seconds; a client
-                made with ``decode_responses=True`` (it would return ``str`` where the backends read bytes).
+            TypeError: no client and no url, or ``url`` together with a client; ``url``/``prefix`` not strings; a
+                client that is not redis-py's (``async_client``: not a ``redis.asyncio`` client); timeouts that are
+                not numbers. ValueError: an empty ``prefix`` (a ``clear()`` would then reach every key of the
+                database, other applications' too) or one with a lone surrogate; negative, zero (timeout) or
+                non-finite seconds; a client made with ``decode_responses=True`` (it would return ``str`` where the
+                backends read bytes).
         """
         owner = type(self).__name__
         if not isinstance(prefix, str):
             raise TypeError(f"prefix must be a str, got {prefix!r}")
+        if not prefix:
+            raise ValueError(
+                f"prefix must be a non-empty string such as 'promptcache:' (with '', {owner}'s keys would mix with "
+                "every other key of the database), got ''"
+            )
+        check_unicode(prefix, "prefix")
         if url is not None and not isinstance(url, str):
             raise TypeError(f"url must be a str such as 'redis://127.0.0.1:6379/0', got {type(url).__name__}: {url!r}")
+        if url is not None and (client is not None or async_client is not None):
+            raise TypeError(f"{owner}: give either url or client/async_client, not both")
+        if async_client is not None and not isinstance(async_client, _ASYNC_CLIENTS):
+            raise TypeError(
+                f"async_client must be a redis.asyncio client (redis.asyncio.Redis or RedisCluster), got "
+                f"{type(async_client).__name__}"
+            )
         socket_timeout_s = _seconds(socket_timeout_s, "socket_timeout_s", allow_zero=False)
         breaker_s = _seconds(breaker_s, "breaker_s", allow_zero=True)
         if client is None and url is None and async_client is None:
@@ -105,7 +136,9 @@ class RedisConnection:
                     f"{name} was made with decode_responses=True; {owner} stores bytes (JSON that may "
                     "not be text) and needs a client that returns bytes: make one without it"
                 )
-        if isinstance(client, aioredis.Redis):
+        if isinstance(client, _ASYNC_CLIENTS):
+            if async_client is not None:
+                raise TypeError(f"{owner}: client is an async client; pass it as async_client, with a sync client")
             client, async_client = None, client
         if client is not None and not hasattr(client, "execute_command"):
             raise TypeError(f"client must be a redis-py client, got {type(client).__name__}")
@@ -199,7 +232,11 @@ class RedisCache(RedisConnection, ServerCache):
             ``asyncio.run`` (see :class:`RedisConnection`).
         async_client: an async client to use with ``client`` (otherwise async calls run the sync client in a
             thread; a lone async client makes sync calls raise ``RuntimeError``).
-        prefix: prepended to every key (default ``"promptcache:"``); ``clear`` only ever touches this prefix.
+        prefix: the application's key prefix (default ``"promptcache:"``; ``""`` is refused).
+        namespace: this cache's namespace under the prefix (default ``"cache:"``): a key ``k`` is stored as
+            ``prefix + namespace + k``, and ``clear`` only ever touches ``prefix + namespace``. Other components
+            keep their own (Bedrock placements ``placements:``, via :meth:`namespaced`; intention memories
+            ``intent:``).
         socket_timeout_s: connect and read timeout for clients made from ``url`` (seconds, default 0.25).
         breaker_s: after a failure, calls return a miss at once for this many seconds (default 2.0).
 
@@ -209,7 +246,9 @@ class RedisCache(RedisConnection, ServerCache):
     clients made from it fail in milliseconds.
 
     Raises:
-        TypeError: neither ``client`` nor ``url``, or a client of another type.
+        TypeError: neither ``client`` nor ``url``, or a client of another type; see :meth:`RedisConnection._connect`
+            for the other arguments. ValueError: an empty ``prefix``; a bad ``namespace``
+            (:func:`~promptcache.backends.namespaced.validate_namespace`).
     """
 
     def __init__(
@@ -219,9 +258,11 @@ class RedisCache(RedisConnection, ServerCache):
         url: str | None = None,
         async_client: Any = None,
         prefix: str = "promptcache:",
+        namespace: str = DEFAULT_NAMESPACE,
         socket_timeout_s: float = 0.25,
         breaker_s: float = 2.0,
     ) -> None:
+        self.namespace = validate_namespace(namespace)
         self._connect(
             client,
             url=url,
@@ -230,8 +271,23 @@ class RedisCache(RedisConnection, ServerCache):
             socket_timeout_s=socket_timeout_s,
             breaker_s=breaker_s,
         )
+        self._keys_at = self.prefix + self.namespace
         self._warning = ThrottledWarning(_log)
         self.failures = 0
+
+    def namespaced(self, namespace: str) -> RedisCache:
+        """A ``RedisCache`` on the same connections (and settings) whose keys are ``prefix + namespace + key``; its
+        ``clear()`` removes that namespace's keys only, and this cache's ``clear()`` never reaches them.
+
+        Raises:
+            TypeError / ValueError: a bad namespace (:func:`~promptcache.backends.namespaced.validate_namespace`).
+        """
+        view = copy.copy(self)  # shares the clients, the per-loop async clients and their lock
+        view.namespace = validate_namespace(namespace)
+        view._keys_at = view.prefix + view.namespace
+        view._warning = ThrottledWarning(_log)
+        view.failures = 0
+        return view
 
     # -- circuit breaker -----------------------------------------------------------------------------------
     def _failed(self, op: str, exc: BaseException) -> None:
@@ -273,8 +329,8 @@ class RedisCache(RedisConnection, ServerCache):
             return default
 
     def full_key(self, key: str) -> str:
-        """The Redis key for ``key`` (the prefix added)."""
-        return self.prefix + validate_key(key)
+        """The Redis key for ``key``: ``prefix + namespace + key``."""
+        return self._keys_at + validate_key(key)
 
     @staticmethod
     def _set_args(ttl_s: float | None) -> dict[str, int]:
@@ -308,7 +364,7 @@ class RedisCache(RedisConnection, ServerCache):
         self._run("DEL", lambda c: c.delete(k), None)
 
     def clear(self, prefix: str = "") -> int:
-        pattern = glob_escape(self.prefix + prefix) + "*"
+        pattern = glob_escape(self._keys_at + validate_clear_prefix(prefix)) + "*"
 
         def clear(c: Any) -> int:
             removed = 0
@@ -356,7 +412,7 @@ class RedisCache(RedisConnection, ServerCache):
         await self._arun("DEL", lambda c: c.delete(k), None)
 
     async def aclear(self, prefix: str = "") -> int:
-        pattern = glob_escape(self.prefix + prefix) + "*"
+        pattern = glob_escape(self._keys_at + validate_clear_prefix(prefix)) + "*"
 
         async def clear(c: Any) -> int:
             keys = [k async for k in c.scan_iter(match=pattern, count=500)]

@@ -8,7 +8,9 @@ Layout, per user (DESIGN.md, "Intention cache"); every key of a user carries the
 - ``{prefix}intent:{user}:mem:{id}`` — the memory record (JSON), with its own TTL.
 - ``{prefix}intent:{user}:res:{sha256}`` — the result, stored once per content hash (``SET NX``), its expiry
   pushed out (``PEXPIRE GT``, Redis >= 7.0) to the latest memory that refers to it.
-- ``{prefix}intent:{user}:ver`` — a counter bumped by every store, eviction and repair of the index.
+- ``{prefix}intent:{user}:ver`` — a counter bumped by every store, eviction and repair of the index. It starts at
+  a random 62-bit value, so it never repeats after a ``forget()`` or a loss of the user's keys
+  (:mod:`promptcache.integrations.redis_intention_versions`), and like every key here it has a TTL.
 
 A read starts with one pipeline (prune + ``GET ver``). When the version is the one this process last read, the
 records it parsed then are reused (expired ones filtered out by their expiry): no other round trip. Otherwise one
@@ -21,17 +23,13 @@ circuit break (``breaker_s``), so a dead Redis does not add a timeout to every c
 with (``redis.ResponseError``, e.g. ``WRONGTYPE`` on one user's key) fails that call only: no circuit break, so one
 user's damaged key does not blind the others.
 
-Damaged entries cost no more than themselves (each logged, at most once a minute): a memory record that is not a
-record (not JSON, or a field of the wrong type) is dropped from the index, a miss for that memory only; a version
-counter that is not an integer (or not a string key) is read as "unknown" (no cached records reused) and replaced,
-by the write that finds it, with a random value no process can have cached (the write itself succeeds).
+Damaged entries cost no more than themselves: see :mod:`promptcache.integrations.redis_intention_versions`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-import random
 import time
 from typing import Any
 
@@ -40,23 +38,32 @@ import redis
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.integrations.redis import RedisConnection
 from promptcache.integrations.redis_intention_records import RecordCache
+from promptcache.integrations.redis_intention_versions import (
+    VersionRepairs,
+    as_str,
+    index_refused,
+    read_version,
+    rows_ttl_ms,
+    settle,
+)
 from promptcache.intention.backends import (
     DEFAULT_MAX_MEMORIES_PER_USER,
     IntentionBackend,
     IntentionBackendError,
     MemoryRecord,
 )
-from promptcache.keys import hash_tag
 
 __all__ = ["RedisIntentionBackend"]
 
 _ERRORS = (redis.RedisError, OSError, asyncio.TimeoutError)
 _PUT_INCR = 7
-"""Position of ``INCR ver`` in the store pipeline (:meth:`RedisIntentionBackend._put_commands`)."""
+"""Position of the version bump in the store pipeline (:meth:`RedisIntentionBackend._put_commands`)."""
+_PUT_INDEX = (3, 4, 8)
+"""Positions of the commands on the index in the store pipeline that a key of another type refuses."""
 _log = get_logger("promptcache.integrations.redis_intention")
 
 
-class RedisIntentionBackend(RedisConnection, IntentionBackend):
+class RedisIntentionBackend(VersionRepairs, RedisConnection, IntentionBackend):
     """Intention memories on Redis (see the module docstring for the key layout).
 
     Args:
@@ -65,7 +72,9 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             ``asyncio.run`` works) are made with ``socket_timeout_s``.
         async_client: an async client to use with ``client`` (otherwise async calls run the sync client in a
             thread).
-        prefix: prepended to every key (default ``"promptcache:"``).
+        prefix: the application's key prefix (default ``"promptcache:"``; ``""`` is refused); the memories live in
+            its ``intent:`` namespace, apart from ``RedisCache`` entries (``cache:``) and placements
+            (``placements:``).
         max_memories_per_user: bound per user; beyond it, the memories closest to expiry are dropped
             (default 1000).
         socket_timeout_s: connect/read timeout of clients made from ``url`` (seconds, default 0.25).
@@ -73,8 +82,10 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
         record_cache_users: users whose parsed records are kept in this process (default 1,000; 0: no cache).
 
     Raises:
-        TypeError: no client and no url, or ``url``/``prefix`` not strings, or a client that is not redis-py's.
-        ValueError: ``max_memories_per_user`` not an int >= 1; bad ``socket_timeout_s``/``breaker_s``.
+        TypeError: no client and no url, or ``url`` with a client; ``url``/``prefix`` not strings; a client that is
+            not redis-py's (``async_client``: not a ``redis.asyncio`` one); ``record_cache_users`` not an ``int``.
+        ValueError: ``max_memories_per_user`` not an int >= 1; ``record_cache_users`` < 0; an empty ``prefix``;
+            bad ``socket_timeout_s``/``breaker_s``.
     """
 
     def __init__(
@@ -95,6 +106,13 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             or (max_memories_per_user < 1)
         ):
             raise ValueError(f"max_memories_per_user must be an int >= 1, got {max_memories_per_user!r}")
+        if isinstance(record_cache_users, bool) or not isinstance(record_cache_users, int):
+            raise TypeError(
+                f"record_cache_users must be an int >= 0, got {type(record_cache_users).__name__}: "
+                f"{record_cache_users!r}"
+            )
+        if record_cache_users < 0:
+            raise ValueError(f"record_cache_users must be an int >= 0, got {record_cache_users!r}")
         self._connect(
             client,
             url=url,
@@ -105,27 +123,8 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
         )
         self.max_memories_per_user = max_memories_per_user
         self._warning = ThrottledWarning(_log)
+        self._index_warning = ThrottledWarning(_log)
         self._records = RecordCache(record_cache_users)
-
-    # -- keys ------------------------------------------------------------------------------------------------
-    def _base(self, user: str) -> str:
-        return f"{self.prefix}intent:{hash_tag(user)}:"
-
-    def index_key(self, user: str) -> str:
-        """The user's sorted set of memory ids (scored by expiry, epoch seconds)."""
-        return self._base(user) + "idx"
-
-    def memory_key(self, user: str, memory_id: str) -> str:
-        """The key of one memory record."""
-        return f"{self._base(user)}mem:{memory_id}"
-
-    def version_key(self, user: str) -> str:
-        """A counter bumped on every change of the user's index other than expiry (store, eviction, repair)."""
-        return self._base(user) + "ver"
-
-    def result_key(self, user: str, result_hash: str) -> str:
-        """The key of a stored result (by content hash)."""
-        return f"{self._base(user)}res:{result_hash}"
 
     # -- failure handling --------------------------------------------------------------------------------------
     def _check(self) -> None:
@@ -159,29 +158,16 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
         pipe.zadd(idx, {record.id: record.expires_at})
         pipe.pexpire(idx, ttl_ms, nx=True)
         pipe.pexpire(idx, ttl_ms, gt=True)
-        ver = self.version_key(user)
-        pipe.incr(ver)
-        pipe.pexpire(ver, ttl_ms, nx=True)
-        pipe.pexpire(ver, ttl_ms, gt=True)
+        self._bump(pipe, user, ttl_ms)
         pipe.zcard(idx)
         return ttl_ms
 
     def _overflow(self, user: str, count: int) -> int:
         return count - self.max_memories_per_user if count > self.max_memories_per_user else 0
 
-    def _evict(self, pipe: Any, user: str, victims: list[Any]) -> None:
-        pipe.delete(*[self.memory_key(user, _s(m)) for m in victims])
-        pipe.incr(self.version_key(user))
-
-    def _repair(self, pipe: Any, user: str, ttl_ms: int | None) -> None:
-        """Commands that replace a version counter INCR refused (a non-integer, or another type of key) with a
-        random value no process can have cached, so every process reads the user's index afresh."""
-        ver = self.version_key(user)
-        pipe.set(ver, str(random.getrandbits(62)), keepttl=True)
-        if ttl_ms is not None:
-            pipe.pexpire(ver, ttl_ms, nx=True)
-            pipe.pexpire(ver, ttl_ms, gt=True)
-        self._warning.warn("promptcache: repaired a damaged intention version counter (%s)", ver)
+    def _evict(self, pipe: Any, user: str, victims: list[Any], ttl_ms: int) -> None:
+        pipe.delete(*[self.memory_key(user, as_str(m)) for m in victims])
+        self._bump(pipe, user, ttl_ms)
 
     def put(self, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
         self._check()
@@ -189,13 +175,18 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             client = self._sync()
             pipe = client.pipeline(transaction=False)
             ttl_ms = self._put_commands(pipe, user, record, result, now)
-            count, bad_version = _settle(pipe.execute(raise_on_error=False), _PUT_INCR)
+            replies = pipe.execute(raise_on_error=False)
+            if index_refused(replies, _PUT_INDEX) and self._replace_damaged_index(client, user):
+                pipe = client.pipeline(transaction=False)
+                self._put_commands(pipe, user, record, result, now)
+                replies = pipe.execute(raise_on_error=False)
+            count, bad_version = settle(replies, _PUT_INCR)
             extra = self._overflow(user, count)
             if extra:
                 victims = [m for m, _ in client.zpopmin(self.index_key(user), extra)]
                 pipe = client.pipeline(transaction=False)
-                self._evict(pipe, user, victims)
-                bad_version |= _settle(pipe.execute(raise_on_error=False), -1)[1]
+                self._evict(pipe, user, victims, ttl_ms)
+                bad_version |= settle(pipe.execute(raise_on_error=False), -1)[1]
             if bad_version:
                 pipe = client.pipeline(transaction=False)
                 self._repair(pipe, user, ttl_ms)
@@ -211,13 +202,18 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
         try:
             pipe = client.pipeline(transaction=False)
             ttl_ms = self._put_commands(pipe, user, record, result, now)
-            count, bad_version = _settle(await pipe.execute(raise_on_error=False), _PUT_INCR)
+            replies = await pipe.execute(raise_on_error=False)
+            if index_refused(replies, _PUT_INDEX) and await self._areplace_damaged_index(client, user):
+                pipe = client.pipeline(transaction=False)
+                self._put_commands(pipe, user, record, result, now)
+                replies = await pipe.execute(raise_on_error=False)
+            count, bad_version = settle(replies, _PUT_INCR)
             extra = self._overflow(user, count)
             if extra:
                 victims = [m for m, _ in await client.zpopmin(self.index_key(user), extra)]
                 pipe = client.pipeline(transaction=False)
-                self._evict(pipe, user, victims)
-                bad_version |= _settle(await pipe.execute(raise_on_error=False), -1)[1]
+                self._evict(pipe, user, victims, ttl_ms)
+                bad_version |= settle(await pipe.execute(raise_on_error=False), -1)[1]
             if bad_version:
                 pipe = client.pipeline(transaction=False)
                 self._repair(pipe, user, ttl_ms)
@@ -246,9 +242,9 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
         # Raw command: the reply as the server sends it (no per-pair conversion in Python).
         return ("ZRANGEBYSCORE", self.index_key(user), f"({now!r}", "+inf", "WITHSCORES")
 
-    def _drop(self, pipe: Any, user: str, gone: list[bytes]) -> None:
+    def _drop(self, pipe: Any, user: str, gone: list[bytes], ttl_ms: int) -> None:
         pipe.zrem(self.index_key(user), *gone)
-        pipe.incr(self.version_key(user))
+        self._bump(pipe, user, ttl_ms)
 
     def records(self, user: str, now: float) -> list[MemoryRecord]:
         self._check()
@@ -256,7 +252,11 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             client = self._sync()
             pipe = client.pipeline(transaction=False)
             self._head(pipe, user, now)
-            version = _version(_settle(pipe.execute(raise_on_error=False), 1)[0])
+            head = pipe.execute(raise_on_error=False)
+            if index_refused(head, (0,)):
+                self._replace_damaged_index(client, user)
+                return []
+            version = read_version(settle(head, 1)[0])
             reused = self._records.reuse(user, version, now)
             if reused is not None:
                 return reused
@@ -268,11 +268,12 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             raw = client.mget([base + rows[i][0].decode() for i in missing]) if missing else []
             records, gone = self._merge(user, version, rows, missing, raw)
             if gone:
+                ttl_ms = rows_ttl_ms([score for _, score, _ in rows], now)
                 pipe = client.pipeline(transaction=False)
-                self._drop(pipe, user, gone)
-                if _settle(pipe.execute(raise_on_error=False), -1)[1]:
+                self._drop(pipe, user, gone, ttl_ms)
+                if settle(pipe.execute(raise_on_error=False), -1)[1]:
                     pipe = client.pipeline(transaction=False)
-                    self._repair(pipe, user, None)
+                    self._repair(pipe, user, ttl_ms)
                     pipe.execute()
             return records
         except _ERRORS as exc:
@@ -286,7 +287,11 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
         try:
             pipe = client.pipeline(transaction=False)
             self._head(pipe, user, now)
-            version = _version(_settle(await pipe.execute(raise_on_error=False), 1)[0])
+            head = await pipe.execute(raise_on_error=False)
+            if index_refused(head, (0,)):
+                await self._areplace_damaged_index(client, user)
+                return []
+            version = read_version(settle(head, 1)[0])
             reused = self._records.reuse(user, version, now)
             if reused is not None:
                 return reused
@@ -298,11 +303,12 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             raw = await client.mget([base + rows[i][0].decode() for i in missing]) if missing else []
             records, gone = self._merge(user, version, rows, missing, raw)
             if gone:
+                ttl_ms = rows_ttl_ms([score for _, score, _ in rows], now)
                 pipe = client.pipeline(transaction=False)
-                self._drop(pipe, user, gone)
-                if _settle(await pipe.execute(raise_on_error=False), -1)[1]:
+                self._drop(pipe, user, gone, ttl_ms)
+                if settle(await pipe.execute(raise_on_error=False), -1)[1]:
                     pipe = client.pipeline(transaction=False)
-                    self._repair(pipe, user, None)
+                    self._repair(pipe, user, ttl_ms)
                     await pipe.execute()
             return records
         except _ERRORS as exc:
@@ -392,25 +398,3 @@ class RedisIntentionBackend(RedisConnection, IntentionBackend):
             return int(count)
         except _ERRORS as exc:
             raise self._fail("forget", exc) from exc
-
-
-def _s(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
-def _settle(replies: list[Any], ver_at: int) -> tuple[Any, bool]:
-    """A pipeline's last reply, and whether its command on the version counter (at ``ver_at``: ``INCR``, ``GET``)
-    was refused (the counter is damaged: not an integer, or another type of key). Raises the first error of any
-    other command."""
-    for i, reply in enumerate(replies):
-        if isinstance(reply, Exception) and i != ver_at % len(replies):
-            raise reply
-    return replies[-1], isinstance(replies[ver_at], Exception)
-
-
-def _version(reply: Any) -> Any:
-    """The version counter as read (``GET``), or ``None`` when it is missing or damaged (not an integer, another
-    type of key): then no cached records are reused."""
-    if reply is None or isinstance(reply, Exception):
-        return None
-    return reply if _s(reply).lstrip("-").isdigit() else None

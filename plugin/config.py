@@ -30,11 +30,14 @@ __all__ = [
     "DEFAULT_SCOPE_FIELDS",
     "UNSET",
     "apply_call_options",
+    "check_call_options",
     "make_call_options",
+    "merge_call_options",
     "read_call_options",
     "resolve_scope",
     "check_unicode",
     "is_unicode",
+    "validate_key_part",
     "validate_scope",
 ]
 
@@ -94,6 +97,35 @@ def make_call_options(context_key: str, allowed: Iterable[str], **opts: Any) -> 
     return RunnableConfig(configurable={context_key: dict(opts)})
 
 
+def merge_call_options(
+    config: RunnableConfig | None, context_key: str, allowed: Iterable[str], **opts: Any
+) -> RunnableConfig:
+    """A copy of ``config`` with ``opts`` merged into ``configurable[context_key]``; ``config`` is not modified.
+
+    Everything else is kept: ``configurable``'s other fields (``thread_id``, ``user_id``...), options already set
+    for the same key (the new ones win), and the config's other entries (``callbacks``, ``tags``, ``metadata``,
+    ``recursion_limit``..., the same objects: a shallow copy). ``None`` gives a new config.
+
+    Raises:
+        ValueError: an option name not in ``allowed``.
+        TypeError: ``config`` is not a dict, or its ``configurable`` is not a dict.
+    """
+    _check_options(context_key, allowed, opts)
+    if config is None:
+        return make_call_options(context_key, allowed, **opts)
+    if not isinstance(config, dict):
+        raise TypeError(f"config must be a RunnableConfig dict, got {type(config).__name__}: {config!r:.80}")
+    configurable = config.get("configurable")
+    if configurable is None:
+        configurable = {}
+    if not isinstance(configurable, Mapping):
+        raise TypeError(f"config['configurable'] must be a dict, got {configurable!r:.80}")
+    current = configurable.get(context_key)
+    merged = dict(current) if isinstance(current, Mapping) else {}
+    merged.update(opts)
+    return RunnableConfig(**{**config, "configurable": {**configurable, context_key: merged}})  # type: ignore[typeddict-item]
+
+
 def apply_call_options(
     config: RunnableConfig | None, context_key: str, allowed: Iterable[str], **opts: Any
 ) -> RunnableConfig:
@@ -121,17 +153,46 @@ def apply_call_options(
     return config
 
 
-def read_call_options(context_key: str, config: RunnableConfig | None = None) -> dict[str, Any]:
+def check_call_options(context_key: str, allowed: Iterable[str] | None, raw: Any) -> dict[str, Any]:
+    """The per-call options found under ``configurable[context_key]`` (``raw``) as a new dict, checked as
+    :func:`make_call_options` checks them: options written into a config by hand get the same errors as
+    ``context()``'s, instead of being ignored.
+
+    Args:
+        context_key: the processor's context key (named in errors).
+        allowed: the option names the processor accepts (``None``: any).
+        raw: what the config holds there (``None``: no options).
+
+    Raises:
+        TypeError: ``raw`` is not a dict (a ``str``, a list...). ValueError: an option name not in ``allowed``.
+    """
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise TypeError(
+            f"configurable[{context_key!r}] must be a dict of per-call options (as made by context()), got "
+            f"{type(raw).__name__}: {raw!r:.80}"
+        )
+    if allowed is not None:
+        _check_options(context_key, allowed, raw)
+    return dict(raw)
+
+
+def read_call_options(
+    context_key: str, config: RunnableConfig | None = None, allowed: Iterable[str] | None = None
+) -> dict[str, Any]:
     """Return a copy of the per-call options under ``configurable[context_key]`` ({} if none).
 
     ``config`` defaults to the config of the running call (``ensure_config()``: the LangGraph node's or the
     runnable's config, set in a context variable by LangChain).
+
+    Raises:
+        TypeError / ValueError: options that are not a dict, or (with ``allowed``) an unknown option name
+            (:func:`check_call_options`).
     """
     cfg = ensure_config(config)
-    opts = (cfg.get("configurable") or {}).get(context_key)
-    if not isinstance(opts, Mapping):
-        return {}
-    return copy.copy(dict(opts))
+    opts = check_call_options(context_key, allowed, (cfg.get("configurable") or {}).get(context_key))
+    return copy.copy(opts)
 
 
 def validate_scope(scope: Any, *, what: str = "scope") -> str | None:
@@ -150,6 +211,33 @@ def validate_scope(scope: Any, *, what: str = "scope") -> str | None:
     if not scope.strip():
         raise ValueError(f"{what} must be a non-empty string, got {scope!r}")
     return check_unicode(scope, what)
+
+
+KEY_SEPARATOR: Final[str] = ":"
+"""The separator of the parts of a cache key (``response:{agent_id}:{scope hash}:...``)."""
+
+
+def validate_key_part(value: Any, what: str) -> str:
+    """Check a value that becomes a part of a key namespace (``ResponseCache(agent_id=...)``): the rules of
+    :func:`validate_scope` (a non-empty, non-blank string of valid Unicode), a ``str`` only, and no
+    :data:`KEY_SEPARATOR` ``":"`` (with it, one namespace could spell another's: ``agent_id="shop:1a2b3c4d"``
+    unscoped is agent ``"shop"`` scoped to a user whose scope hash is ``1a2b3c4d``) nor NUL.
+
+    Returns:
+        ``value`` unchanged.
+
+    Raises:
+        TypeError: not a ``str``. ValueError: empty/blank, a lone surrogate, a ``":"`` or a NUL; the message names
+            ``what`` and the value.
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str, got {type(value).__name__}: {value!r}")
+    validate_scope(value, what=what)
+    if KEY_SEPARATOR in value:
+        raise ValueError(f"{what} must not contain {KEY_SEPARATOR!r} (the key separator), got {value!r}")
+    if "\x00" in value:
+        raise ValueError(f"{what} must not contain a NUL character, got {value!r}")
+    return value
 
 
 def is_unicode(text: str) -> bool:

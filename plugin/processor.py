@@ -30,7 +30,7 @@ from langchain_core.runnables import RunnableConfig
 from promptcache.config import (
     UNSET,
     apply_call_options,
-    make_call_options,
+    merge_call_options,
     read_call_options,
     resolve_scope,
 )
@@ -209,20 +209,25 @@ class Processor(AgentMiddleware):
         return cls.context_key
 
     @classmethod
-    def context(cls, **opts: Any) -> RunnableConfig:
-        """A new ``RunnableConfig`` carrying per-call options for this processor class.
+    def context(cls, config: RunnableConfig | None = None, /, **opts: Any) -> RunnableConfig:
+        """Per-call options for this processor class in a config for one call.
 
-        Pass it as ``config=`` (or merge it into yours with :meth:`apply_context`).
+        ``Cls.context(config, bust=True)``: a merged copy of your ``config`` (its ``thread_id``, ``user_id``,
+        callbacks, tags... kept; options already set for this class kept unless overridden); ``config`` itself is
+        never modified, so the options do not stick to later calls. ``Cls.context(bust=True)``: a new config
+        holding only the options.
 
         Raises:
             ValueError: an option name this class does not accept (named in the message).
+            TypeError: ``config`` (or its ``configurable``) is not a dict; a bad option value (see the class).
         """
         cls._check_option_values(opts)
-        return make_call_options(cls._require_context_key(), cls.context_options, **opts)
+        return merge_call_options(config, cls._require_context_key(), cls.context_options, **opts)
 
     @classmethod
     def apply_context(cls, config: RunnableConfig | None, **opts: Any) -> RunnableConfig:
-        """Merge per-call options into ``config`` in place and return the same object.
+        """Merge per-call options into ``config`` in place and return the same object: every later call made
+        with that config carries them too (for one call, use :meth:`context` ``(config, ...)``, a merged copy).
 
         A later call overwrites options set by an earlier one; other ``configurable`` keys are kept.
 
@@ -238,10 +243,19 @@ class Processor(AgentMiddleware):
         """Subclasses validate option values here (raise ``TypeError``/``ValueError``)."""
 
     def call_options(self, config: RunnableConfig | None = None) -> dict[str, Any]:
-        """This processor's per-call options from ``config`` (default: the running call's config)."""
+        """This processor's per-call options from ``config`` (default: the running call's config), checked like
+        :meth:`context` checks them (names and values), so options written into a config by hand are never
+        silently ignored.
+
+        Raises:
+            TypeError / ValueError: options that are not a dict, an unknown name, or a bad value.
+        """
         if not self.context_key:
             return {}
-        return read_call_options(self.context_key, config)
+        opts = read_call_options(self.context_key, config, self.context_options)
+        if opts:
+            self._check_option_values(opts)
+        return opts
 
     def resolve_scope(self, config: RunnableConfig | None = None) -> str | None:
         """The scope of the running call: per-call ``scope``, else the constructor's, else config fields."""

@@ -218,6 +218,7 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
             model, msgs = self._runnable(request)
             chunks: list[AIMessageChunk] = []
             for chunk in model.stream(msgs, config=_INNER_CONFIG):
+                chunk = _as_chunk(chunk)
                 chunks.append(chunk)
                 yield ChatGenerationChunk(message=chunk)
             response = ModelResponse(result=[_aggregate(chunks)], structured_response=None)
@@ -249,6 +250,7 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
             model, msgs = self._runnable(request)
             chunks: list[AIMessageChunk] = []
             async for chunk in model.astream(msgs, config=_INNER_CONFIG):
+                chunk = _as_chunk(chunk)
                 chunks.append(chunk)
                 yield ChatGenerationChunk(message=chunk)
             response = ModelResponse(result=[_aggregate(chunks)], structured_response=None)
@@ -274,6 +276,12 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
 
             handler = step
         return await handler(request)
+
+
+def _as_chunk(message: Any) -> AIMessageChunk:
+    """A streamed message as an ``AIMessageChunk``: a model without its own ``_stream`` makes LangChain's ``stream``
+    fall back to ``invoke`` and yield the whole ``AIMessage`` (``ChatGenerationChunk`` accepts chunks only)."""
+    return message if isinstance(message, AIMessageChunk) else ai_message_to_chunk(message)
 
 
 def _aggregate(chunks: list[AIMessageChunk]) -> AIMessage:

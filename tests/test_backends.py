@@ -116,8 +116,8 @@ def test_in_memory_bad_bound(bad: object, exc: type) -> None:
 
 def test_redis_key_has_prefix_and_px(redis_cache: RedisCache, redis_client, redis_prefix: str) -> None:
     redis_cache.set("k", b"v", ttl_s=1.5)
-    assert redis_client.get(redis_prefix + "k") == b"v"
-    assert 1400 <= redis_client.pttl(redis_prefix + "k") <= 1500
+    assert redis_client.get(redis_cache.full_key("k")) == b"v"
+    assert 1400 <= redis_client.pttl(redis_cache.full_key("k")) <= 1500
 
 
 def test_redis_accepts_client_objects(redis_url: str, redis_prefix: str) -> None:
@@ -215,7 +215,7 @@ async def test_redis_wrongtype_key_is_a_miss_without_a_break_async(
     redis_cache: RedisCache, redis_client, redis_prefix: str
 ) -> None:
     await redis_cache.aset("healthy", b"ok", 30)
-    redis_client.rpush(redis_prefix + "listkey", "x")  # a key of another type under the cache's prefix
+    redis_client.rpush(redis_cache.full_key("listkey"), "x")  # a key of another type in the cache's namespace
     assert await redis_cache.aget("listkey") is None
     assert await redis_cache.aget("healthy") == b"ok"  # the break did not open
     assert redis_cache.failures == 1

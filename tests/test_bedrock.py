@@ -216,8 +216,9 @@ def test_two_workers_share_placements_through_redis(redis_cache):
     # Worker B continues the thread and places exactly what one worker would have: [0, 2, 6], then [0, 6, 8].
     run_claude_turns(worker_b, stub, CLAUDE_TURNS[3:], config, history=history)
     key = PlacementStore.key("thread:shared-thread", "anthropic.claude-sonnet-4-20250514-v1:0")
-    assert key.startswith("cachepoints:{thread:shared-thread}:")
-    assert redis_cache.get(key) is not None
+    assert key.startswith("{thread:shared-thread}:")
+    assert redis_cache.namespaced("placements:").get(key) is not None
+    assert redis_cache.get(key) is None  # placements are kept apart from the cache's own entries
     # A worker with its own (empty) store would start afresh at turn 4: one point at the last user message only.
     fresh = claude_model(client, placement_store=InMemoryServerCache())
     run_claude_turns(fresh, stub, [(CLAUDE_TURNS[3][0], "r", {6}, (0, 0))], config, history=history)

@@ -197,7 +197,7 @@ def test_redis_cache_rejects_a_ttl_redis_cannot_store_and_keeps_working(redis_ca
 
 def test_redis_cache_wrongtype_key_is_a_miss_for_that_key_only(redis_cache, redis_client, redis_prefix):
     redis_cache.set("healthy", b"ok", 30)
-    redis_client.rpush(redis_prefix + "listkey", "x")  # garbage of another type under the plugin's prefix
+    redis_client.rpush(redis_cache.full_key("listkey"), "x")  # garbage of another type under the plugin's prefix
     assert redis_cache.get("listkey") is None
     assert redis_cache.get("healthy") == b"ok"
 
@@ -240,7 +240,7 @@ def test_redis_cache_rejects_non_string_url():
         (dict(key=5), TypeError, "5"),
         (dict(bust="yes"), TypeError, "yes"),
         (dict(agent_id=""), ValueError, "''"),
-        (dict(agent_id=5), ValueError, "5"),
+        (dict(agent_id=5), TypeError, "5"),
     ],
 )
 def test_response_cache_constructor_rejects_bad_values(kwargs, exc, named):
@@ -399,7 +399,7 @@ def test_response_cache_corrupt_redis_entry_is_a_logged_miss(garbage, redis_cach
     model = ScriptedChatModel(replies=["first", "second"])
     wrapped = with_processors(model, [ResponseCache(redis_cache)])
     key = wrapped.invoke("hi").response_metadata["promptcache"]["key"]
-    redis_client.set(redis_prefix + key, garbage)
+    redis_client.set(redis_cache.full_key(key), garbage)
     with caplog.at_level(logging.WARNING):
         reply = wrapped.invoke("hi")
     assert reply.content == "second" and model.calls == 2
@@ -679,7 +679,8 @@ def test_bedrock_corrupt_placement_entry_in_redis_is_ignored(garbage, redis_cach
     from promptcache.integrations.bedrock import PlacementStore
 
     model, stub = _bedrock_model(placement_store=redis_cache)
-    redis_client.set(redis_prefix + PlacementStore.key("thread:t1", CLAUDE_BASE), garbage)
+    placements = redis_cache.namespaced(PlacementStore.NAMESPACE)
+    redis_client.set(placements.full_key(PlacementStore.key("thread:t1", CLAUDE_BASE)), garbage)
     assert _bedrock_call(model, stub, {"configurable": {"thread_id": "t1"}}) == ("ok", [2])
 
 

@@ -7,6 +7,7 @@ import redis
 
 from promptcache.integrations.redis_intention import RedisIntentionBackend
 from promptcache.intention import IntentionMemory
+from promptcache.intention.backends import IntentionBackendError
 
 
 class CountingRedis(redis.Redis):
@@ -151,8 +152,11 @@ def test_hash_tag_is_injective_and_keeps_plain_ids_readable():
 def test_wrongtype_key_fails_that_call_without_a_circuit_break(redis_url, redis_prefix, redis_client):
     backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix)
     memory = IntentionMemory(backend)
-    redis_client.set(backend.index_key("carol"), "oops")
-    assert memory.store("carol", "weather in Oslo", {"t": 1}) is False
+    redis_client.set(backend.index_key("carol"), "oops")  # a damaged index is replaced (test_redis_damaged_index)
+    assert memory.store("carol", "weather in Oslo", {"t": 1}) is True
+    redis_client.rpush(backend.result_key("carol", "f" * 64), "oops")  # a result key of another type
+    with pytest.raises(IntentionBackendError, match="refused by the server"):
+        backend.result("carol", "f" * 64)
     assert memory.store("dave", "weather in Lima", {"t": 2}) is True
     assert memory.retrieve("dave", "weather in Lima").result == {"t": 2}
     assert backend._open_until == 0.0

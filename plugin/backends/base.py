@@ -7,7 +7,9 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
-__all__ = ["MAX_TTL_S", "ServerCache", "validate_key", "validate_ttl", "validate_value"]
+from promptcache.config import is_unicode
+
+__all__ = ["MAX_TTL_S", "ServerCache", "validate_clear_prefix", "validate_key", "validate_ttl", "validate_value"]
 
 MAX_TTL_S = 10 * 365 * 24 * 3600.0
 """Longest TTL accepted: 10 years in seconds. Longer values are almost always a unit mistake, and Redis rejects
@@ -36,16 +38,33 @@ def validate_ttl(ttl_s: object, *, what: str = "ttl_s") -> float | None:
 
 
 def validate_key(key: object) -> str:
-    """Check a cache key: a non-empty ``str``.
+    """Check a cache key: a non-empty ``str`` of valid Unicode text (no lone surrogate such as ``"\ud800"``: a
+    Redis key is UTF-8, so no backend may accept what another cannot store). Every backend calls it on every key
+    of every method, so all refuse the same keys with the same error.
 
     Raises:
-        TypeError: not a string. ValueError: empty.
+        TypeError: not a string. ValueError: empty, or a lone surrogate.
     """
     if not isinstance(key, str):
         raise TypeError(f"cache key must be a str, got {type(key).__name__}: {key!r}")
     if not key:
         raise ValueError("cache key must be a non-empty string, got ''")
+    if not is_unicode(key):
+        raise ValueError(f"cache key must be valid Unicode text (it holds a lone surrogate), got {key!r}")
     return key
+
+
+def validate_clear_prefix(prefix: object) -> str:
+    """Check the ``prefix`` of ``clear``: a ``str`` (``""``: everything) of valid Unicode text.
+
+    Raises:
+        TypeError: not a string. ValueError: a lone surrogate.
+    """
+    if not isinstance(prefix, str):
+        raise TypeError(f"clear prefix must be a str, got {type(prefix).__name__}: {prefix!r}")
+    if not is_unicode(prefix):
+        raise ValueError(f"clear prefix must be valid Unicode text (it holds a lone surrogate), got {prefix!r}")
+    return prefix
 
 
 def validate_value(value: object) -> bytes:
@@ -118,6 +137,20 @@ class ServerCache(ABC):
     async def aget_many(self, keys: Sequence[str]) -> list[bytes | None]:
         """Async :meth:`get_many`."""
         return self.get_many(keys)
+
+    def namespaced(self, namespace: str) -> ServerCache:
+        """A cache on the same storage whose keys live under ``namespace`` (``"placements:"``: one segment ending
+        with ``:``); its ``clear()`` removes that namespace's keys only. This default is a key-prefixing view
+        (:class:`~promptcache.backends.namespaced.NamespacedServerCache`); ``RedisCache`` returns a ``RedisCache``
+        on the same connections whose Redis keys are ``prefix + namespace + key``.
+
+        Raises:
+            TypeError / ValueError: a bad namespace
+                (:func:`~promptcache.backends.namespaced.validate_namespace`).
+        """
+        from promptcache.backends.namespaced import NamespacedServerCache
+
+        return NamespacedServerCache(self, namespace)
 
     async def _to_thread(self, fn, *args):  # pragma: no cover - helper for subclasses
         return await asyncio.to_thread(fn, *args)

@@ -9,7 +9,14 @@ from collections.abc import Sequence
 
 from cachetools import LRUCache
 
-from promptcache.backends.base import MAX_TTL_S, ServerCache, validate_key, validate_ttl, validate_value
+from promptcache.backends.base import (
+    MAX_TTL_S,
+    ServerCache,
+    validate_clear_prefix,
+    validate_key,
+    validate_ttl,
+    validate_value,
+)
 
 __all__ = ["InMemoryServerCache"]
 
@@ -61,7 +68,7 @@ class InMemoryServerCache(ServerCache):
         return item[0]
 
     def get(self, key: str) -> bytes | None:
-        if type(key) is not str:
+        if type(key) is not str or not key or not key.isascii():  # the usual key (ASCII) skips the call
             validate_key(key)
         now = _monotonic()
         with self._lock:
@@ -69,7 +76,7 @@ class InMemoryServerCache(ServerCache):
 
     def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
         for k in keys:
-            if type(k) is not str:
+            if type(k) is not str or not k or not k.isascii():
                 validate_key(k)
         now = _monotonic()
         with self._lock:
@@ -78,17 +85,26 @@ class InMemoryServerCache(ServerCache):
     def set(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
         # The usual call (a non-empty str, bytes, a finite float > 0) skips the three validator calls; anything
         # else goes through them, with their errors and conversions.
-        if not (type(key) is str and key and type(value) is bytes and type(ttl_s) is float and 0 < ttl_s <= MAX_TTL_S):
+        if not (
+            type(key) is str
+            and key
+            and key.isascii()
+            and type(value) is bytes
+            and type(ttl_s) is float
+            and 0 < ttl_s <= MAX_TTL_S
+        ):
             key, value, ttl_s = validate_key(key), validate_value(value), validate_ttl(ttl_s)
         expires = math.inf if ttl_s is None else _monotonic() + ttl_s
         with self._lock:
             self._data[key] = (value, expires)
 
     def delete(self, key: str) -> None:
+        validate_key(key)
         with self._lock:
             self._data.pop(key, None)
 
     def clear(self, prefix: str = "") -> int:
+        validate_clear_prefix(prefix)
         with self._lock:
             self._purge()
             doomed = [k for k in self._data if k.startswith(prefix)]
@@ -97,6 +113,7 @@ class InMemoryServerCache(ServerCache):
         return len(doomed)
 
     def ttl(self, key: str) -> float | None:
+        validate_key(key)
         now = _monotonic()
         with self._lock:
             item = self._data.get(key)

@@ -13,6 +13,9 @@ added. The rules (each one a documented Bedrock ``ValidationException`` or a sil
 - TTLs never increase along tools -> system -> messages: an added ``1h`` point after a manual ``5m`` one becomes
   ``5m``, and an added point before a manual ``1h`` one becomes ``1h`` (see
   :func:`promptcache.cache_points.manual_points.fit_added_ttls` for why raising beats dropping it);
+- a caller's ``cachePoint`` inside a ``toolResult``'s content is moved right after the ``toolResult`` (where
+  Bedrock takes it, as langchain-aws does for a ``ToolMessage``) and counted toward the 4; no point is placed after
+  an empty or whitespace-only text block;
 - a caller's layout that already breaks a rule (more than 4 points, a ``1h`` point after a ``5m`` one, a TTL other
   than ``5m``/``1h``) is refused with a ``ValueError`` (:mod:`promptcache.cache_points.manual_points`): placement
   only adds blocks, so it cannot repair the caller's own.
@@ -37,6 +40,7 @@ from promptcache.cache_points.strategy import (
     CacheStrategy,
     CacheStrategyConfig,
     cache_point_block,
+    hoist_tool_result_points,
     is_cache_point,
 )
 from promptcache.cache_points.tokens import count_text_tokens, default_count_tokens
@@ -118,6 +122,7 @@ def place_cache_points(
     model_info.check_ttl(ttl)
     system, tools = _system_blocks(system), _tool_list(tools)
     _check_messages(messages)
+    messages = hoist_tool_result_points(messages)  # copies where a toolResult holds a caller's point
     manual = check_manual_layout(model_info, system, messages, tools)
     budget = min(model_info.max_cache_points, BEDROCK_MAX_CACHE_POINTS) - manual
     new_tools = list(tools) if tools is not None else None

@@ -11,7 +11,11 @@ Bedrock's rules for the points of one request, in prefix order ``toolConfig.tool
   the models the user guide's TTL section lists (``ModelInfo.allowed_ttls``);
 - TTLs never increase along the prompt: a ``1h`` point may not follow a ``5m`` one (same user-guide page, 1-hour
   TTL section; Anthropic "Prompt caching", "Mixing different TTLs": longer TTLs must come before shorter ones).
-  Each breach is a ``ValidationException``.
+  Each breach is a ``ValidationException``;
+- a point is never a message's first block, nor directly after a reasoning block; on Nova never in
+  ``toolConfig.tools`` (Nova caches system and messages only: ``ModelInfo.cachable_fields``) nor directly after a
+  ``toolResult`` or an image (:func:`~promptcache.cache_points.strategy.point_blocker`; DESIGN.md "Bedrock cache
+  points").
 
 Placement only adds blocks, so a caller's layout that already breaks a rule cannot be repaired without removing or
 changing the caller's blocks: :func:`check_manual_layout` refuses it with a ``ValueError`` before anything is sent.
@@ -23,7 +27,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from promptcache.cache_points.model_info import BEDROCK_MAX_CACHE_POINTS, TTLS, ModelInfo
-from promptcache.cache_points.strategy import cache_point_block, is_cache_point
+from promptcache.cache_points.strategy import cache_point_block, is_cache_point, point_blocker
 
 __all__ = ["check_manual_layout", "count_manual_cache_points", "fit_added_ttls", "iter_cache_points"]
 
@@ -60,6 +64,26 @@ def _ttl_of(block: Mapping[str, Any]) -> Any:
     return "5m" if ttl is None else ttl
 
 
+def _check_positions(model_info: ModelInfo, points: list[tuple[str, Any, int]], tools: Sequence[Any] | None) -> None:
+    """Refuse a point where Bedrock rejects one (module docstring), naming its position and the reason."""
+    model = model_info.model_id or "this model"
+    for where, blocks, i in points:
+        why = None
+        if blocks is tools:
+            if model_info.supports_prompt_cache and "tools" not in model_info.cachable_fields:
+                why = (
+                    f"is in toolConfig.tools, which {model} cannot cache (it caches {list(model_info.cachable_fields)})"
+                )
+        elif where.startswith("messages"):
+            before = [b for b in blocks[:i] if not is_cache_point(b)]
+            if not before:
+                why = "is the message's first block (a cache point must follow the content it caches)"
+            elif (blocker := point_blocker(before[-1], model_info.is_nova)) is not None:
+                why = f"follows {blocker}, which {model} does not accept a cache point after"
+        if why is not None:
+            raise ValueError(f"cachePoint at {where} {why}; Bedrock rejects this request: move or remove the point")
+
+
 def check_manual_layout(
     model_info: ModelInfo, system: Sequence[Any], messages: Sequence[Mapping[str, Any]], tools: Sequence[Any] | None
 ) -> int:
@@ -73,9 +97,12 @@ def check_manual_layout(
     Raises:
         ValueError: more points than allowed (the count, the limit and the positions are named); a ``ttl`` other
             than ``"5m"``/``"1h"``, or one the model does not offer (``model_info.allowed_ttls``, as for the
-            configured TTL); a ``1h`` point after a ``5m`` one (both positions named).
+            configured TTL); a ``1h`` point after a ``5m`` one (both positions named); a point in a position
+            Bedrock rejects (a message's first block, after a reasoning block; on Nova in the tools or after a
+            ``toolResult``/image), its position and the reason named.
     """
     points = list(iter_cache_points(system, messages, tools))
+    _check_positions(model_info, points, tools)
     limit = BEDROCK_MAX_CACHE_POINTS
     if model_info.supports_prompt_cache:
         limit = min(limit, model_info.max_cache_points)

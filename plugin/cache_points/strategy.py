@@ -31,8 +31,71 @@ _ROLES = ("user", "assistant")
 # Blocks a cache point may not directly follow: reasoning (Claude rejects it), and on Nova a tool result or image.
 _REASONING_KEYS = ("reasoningContent",)
 _REASONING_TYPES = ("thinking", "redacted_thinking", "reasoning")
-_NOVA_BAD_KEYS = ("toolResult", "image")
-_NOVA_BAD_TYPES = ("tool_result", "image", "image_url")
+
+
+def point_blocker(block: Any, nova: bool) -> str | None:
+    """Why Bedrock rejects a cache point directly after ``block``, or ``None`` when it accepts one there: a
+    reasoning block (``reasoningContent``, or a LangChain ``thinking``/``reasoning`` block), and on Nova (``nova``)
+    a ``toolResult`` or an image. Each is a Bedrock ``ValidationException`` (DESIGN.md "Bedrock cache points")."""
+    if not isinstance(block, Mapping):
+        return None
+    if any(k in block for k in _REASONING_KEYS) or block.get("type") in _REASONING_TYPES:
+        return "a reasoning block"
+    if nova:
+        if "toolResult" in block or block.get("type") == "tool_result":
+            return "a toolResult block"
+        if "image" in block or block.get("type") in ("image", "image_url"):
+            return "an image block"
+    return None
+
+
+def is_blank_text(block: Any) -> bool:
+    """Whether ``block`` is a text block (``{"text": ...}`` or ``{"type": "text", "text": ...}``) whose text is
+    empty or whitespace only: Bedrock refuses such a block ("blank text field"), so no point is placed after it."""
+    if not isinstance(block, Mapping) or not isinstance(block.get("text"), str):
+        return False
+    return set(block) <= {"text", "type"} and not block["text"].strip()
+
+
+def hoist_tool_result_points(messages: Sequence[Any]) -> list[Any]:
+    """``messages`` with every ``cachePoint`` found inside a ``toolResult``'s ``content`` moved to right after that
+    ``toolResult`` block, where Bedrock takes it (``ToolResultContentBlock`` holds no cache point; langchain-aws
+    moves a ``ToolMessage``'s points there too). Messages that need no move are the same objects; the others are
+    copies (the caller's messages are never modified), and the moved point blocks are the caller's own objects.
+    """
+    out = list(messages)
+    for m, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if not isinstance(content, list) or not any(_holds_inner_point(b) for b in content):
+            continue
+        blocks: list[Any] = []
+        for block in content:
+            if not _holds_inner_point(block):
+                blocks.append(block)
+                continue
+            inner = block["toolResult"]["content"]
+            kept = [b for b in inner if not is_cache_point(b)]
+            blocks.append({**block, "toolResult": {**block["toolResult"], "content": kept}})
+            blocks.extend(b for b in inner if is_cache_point(b))
+        out[m] = {**message, "content": blocks}
+    return out
+
+
+def _holds_inner_point(block: Any) -> bool:
+    if not isinstance(block, Mapping) or not isinstance(block.get("toolResult"), Mapping):
+        return False
+    inner = block["toolResult"].get("content")
+    return isinstance(inner, list) and any(is_cache_point(b) for b in inner)
+
+
+def count_message_points(system: Any, messages: Sequence[Any]) -> int:
+    """``cachePoint`` blocks already in a list-valued ``system`` and in list-valued message contents."""
+    total = sum(1 for b in system if is_cache_point(b)) if isinstance(system, list) else 0
+    for message in messages:
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if isinstance(content, list):
+            total += sum(1 for b in content if is_cache_point(b))
+    return total
 
 
 def cache_point_block(ttl: str | None = None) -> dict[str, Any]:
@@ -133,7 +196,8 @@ class CacheStrategyConfig:
         model_info: the model's limits (:func:`promptcache.cache_points.get_model_info`).
         system_prompt: ``None``, a string, or a list of Converse system blocks.
         messages: ``[{"role": "user" | "assistant", "content": str | list[block]}, ...]`` (Converse or Anthropic
-            blocks).
+            blocks). A caller's ``cachePoint`` inside a ``toolResult``'s content is moved right after the
+            ``toolResult`` (:func:`hoist_tool_result_points`, on copies); the caller's points count toward the 4.
         use_prompt_cache: ``False`` returns the messages with no points.
         previous_placements: the placements returned for this conversation last time (``CachePointPlacement`` or
             dicts); stale ones are dropped or rebased, never applied blindly.
@@ -187,6 +251,7 @@ class CacheStrategyConfig:
         if isinstance(self.prefix_tokens, bool) or not isinstance(self.prefix_tokens, int) or self.prefix_tokens < 0:
             raise ValueError(f"prefix_tokens must be an int >= 0, got {self.prefix_tokens!r}")
         self.model_info.check_ttl(self.ttl)
+        self.messages = hoist_tool_result_points(self.messages)
 
 
 class CacheStrategy(ABC):
@@ -255,8 +320,10 @@ class CacheStrategy(ABC):
         return token_count >= self.model_info.min_tokens_per_cache_point
 
     def point_budget(self) -> int:
-        """Points available for system + messages (``max_points``, else the model's maximum, never above 4)."""
+        """Points available for system + messages: the model's maximum (never above 4) less the caller's own points
+        already in the system prompt and messages, and at most ``max_points``."""
         limit = min(self.model_info.max_cache_points, BEDROCK_MAX_CACHE_POINTS)
+        limit -= count_message_points(self.config.system_prompt, self.config.messages)
         if self.config.max_points is not None:
             limit = min(limit, self.config.max_points)
         return max(limit, 0)
@@ -269,25 +336,18 @@ class CacheStrategy(ABC):
 
     def point_allowed_after(self, index: int) -> bool:
         """Whether Bedrock accepts a point after message ``index`` (any role): its content is not empty (a point is
-        never a message's first block) and does not end in a reasoning block (nor, on Nova, in a tool result or an
-        image) -- each a Bedrock ``ValidationException`` (DESIGN.md "Bedrock cache points")."""
+        never a message's first block), does not end in a blank text block (:func:`is_blank_text`) nor in a block
+        :func:`point_blocker` names (reasoning; on Nova a tool result or an image) -- each a Bedrock
+        ``ValidationException`` (DESIGN.md "Bedrock cache points")."""
         content = self.config.messages[index].get("content")
         if isinstance(content, str):
-            return bool(content)
+            return bool(content.strip())
         if not isinstance(content, Sequence):
             return False
         blocks = [b for b in content if not is_cache_point(b)]
         if not blocks:
             return False
-        last = blocks[-1]
-        if isinstance(last, Mapping):
-            if any(k in last for k in _REASONING_KEYS) or last.get("type") in _REASONING_TYPES:
-                return False
-            if self.model_info.is_nova and (
-                any(k in last for k in _NOVA_BAD_KEYS) or last.get("type") in _NOVA_BAD_TYPES
-            ):
-                return False
-        return True
+        return not is_blank_text(blocks[-1]) and point_blocker(blocks[-1], self.model_info.is_nova) is None
 
     def fingerprint(self, index: int) -> str:
         """A short hash of message ``index`` (role + content without cache points)."""

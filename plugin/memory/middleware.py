@@ -15,7 +15,7 @@ from langgraph.store.base import BaseStore
 from typing_extensions import NotRequired
 
 from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET
-from promptcache.memory.namespaces import MEMORY_CONTEXT_KEY, check_fixed_scope, scope_label
+from promptcache.memory.namespaces import MEMORY_CONTEXT_KEY, MEMORY_CONTEXT_OPTIONS, check_fixed_scope, scope_label
 from promptcache.memory.policy import MemoryLoader
 from promptcache.memory.render import with_memory_prompt
 from promptcache.memory.store import TypedMemoryStore
@@ -66,7 +66,7 @@ class TypedMemoryMiddleware(Processor):
     """
 
     context_key: ClassVar[str | None] = MEMORY_CONTEXT_KEY
-    context_options: ClassVar[frozenset[str]] = frozenset({"scope"})
+    context_options: ClassVar[frozenset[str]] = MEMORY_CONTEXT_OPTIONS
     state_schema = MemoryAgentState
 
     def __init__(
@@ -99,7 +99,7 @@ class TypedMemoryMiddleware(Processor):
         """A per-call ``scope`` must be a valid namespace label or ``None`` (:func:`scope_label`), checked when
         :meth:`context` / :meth:`apply_context` is called, before any run."""
         if "scope" in opts:
-            scope_label(opts["scope"])
+            scope_label(opts["scope"], what="per-call scope")
 
     def _loader_for(self, runtime: Any) -> MemoryLoader:
         if self._loader is not None:

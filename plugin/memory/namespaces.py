@@ -20,7 +20,9 @@ __all__ = [
     "NAMESPACE_SEPARATOR",
     "UNSCOPED_LABEL",
     "build_namespace",
+    "MEMORY_CONTEXT_OPTIONS",
     "check_fixed_scope",
+    "memory_call_options",
     "validate_prefix",
     "scope_label",
 ]
@@ -57,14 +59,33 @@ def validate_prefix(prefix: Any) -> tuple[str, ...]:
     return labels
 
 
-def scope_label(scope: Any) -> str:
+MEMORY_CONTEXT_OPTIONS: Final[frozenset[str]] = frozenset({"scope"})
+"""The per-call options of typed memory (under ``configurable[MEMORY_CONTEXT_KEY]``)."""
+
+
+def memory_call_options(config: Any = None) -> dict[str, Any]:
+    """Typed memory's per-call options from ``config`` (default: the running call's), checked as
+    ``TypedMemoryMiddleware.context()`` checks them: only ``scope``, a valid scope label or ``None``.
+
+    Raises:
+        TypeError / ValueError: options that are not a dict, an unknown name, or a bad ``scope``.
+    """
+    from promptcache.config import read_call_options
+
+    options = read_call_options(MEMORY_CONTEXT_KEY, config, MEMORY_CONTEXT_OPTIONS)
+    if "scope" in options:
+        scope_label(options["scope"], what="per-call scope")
+    return options
+
+
+def scope_label(scope: Any, *, what: str = "scope") -> str:
     """The namespace label of a scope: the scope itself, or :data:`UNSCOPED_LABEL` for ``None``.
 
     Raises:
         TypeError: not a string, int or None.
         ValueError: empty/all-whitespace, contains ``"."`` or NUL, or equals the reserved :data:`UNSCOPED_LABEL`.
     """
-    value = validate_scope(scope)
+    value = validate_scope(scope, what=what)
     if value is None:
         return UNSCOPED_LABEL
     if "\x00" in value:

@@ -16,9 +16,9 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool, ToolException
 from langgraph.store.base import BaseStore
 
-from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, read_call_options, resolve_scope
+from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
 from promptcache.memory.kinds import MemoryKind
-from promptcache.memory.namespaces import MEMORY_CONTEXT_KEY, check_fixed_scope
+from promptcache.memory.namespaces import check_fixed_scope, memory_call_options
 from promptcache.memory.references import find_reference, short_reference_id
 from promptcache.memory.store import TypedMemoryStore
 
@@ -122,7 +122,7 @@ def _target_resolver(
 
     def target(config: RunnableConfig) -> tuple[TypedMemoryStore, str | None]:
         store = fixed if fixed is not None else _graph_store(factory)  # a missing store is the deployer's error
-        options = read_call_options(MEMORY_CONTEXT_KEY, config)
+        options = memory_call_options(config)
         user = resolve_scope(options, scope, config, scope_fields)
         if user is None and "scope" not in options and scope is UNSET:  # an explicit None = unscoped memories
             raise ToolException(f"no user in the call's config (configurable['user_id']); {failure}")

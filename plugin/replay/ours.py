@@ -239,7 +239,7 @@ class AnchoredTailStrategy(Strategy):
         return sorted(points[: self.rules.max_points], key=lambda p: p.boundary)
 
 
-_TEXT: dict[str, Any] = {"text": ""}
+_TEXT: dict[str, Any] = {"text": "."}  # a non-blank stand-in (tokens are injected): no point follows blank text
 # The last block of a placeholder message, by the replay's block kind: what the placement rules look at.
 _LAST_BLOCK: dict[str, dict[str, Any]] = {
     "tool_result": {"toolResult": {}},

@@ -91,9 +91,15 @@ def response_cache_key(
     model identity is ``{"provider": "amazon_bedrock_converse", "model_id": model_id, "llm_string": ...}``: a live
     ``ChatBedrockConverse`` would add its constructor arguments to ``llm_string``, which are the same for every
     replayed request, so the hits are the same.
+
+    Raises:
+        TypeError / ValueError: a bad ``agent_id`` (:func:`promptcache.config.validate_key_part`).
     """
+    from promptcache.config import validate_key_part
     from promptcache.response_cache import ResponseCacheKeyInputs, build_response_cache_key
     from promptcache.response_cache.keys import step_number
+
+    validate_key_part(agent_id, "agent_id")
 
     model = {"provider": "amazon_bedrock_converse", "model_id": model_id, "llm_string": f"replay:{model_id}"}
     inputs = ResponseCacheKeyInputs(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import inspect
-from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
 from langchain.agents.middleware import ModelRequest, ModelResponse
@@ -15,7 +14,15 @@ from langchain_core.runnables.config import var_child_runnable_config
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import ServerCache, validate_ttl
-from promptcache.config import UNSET, check_unicode, is_unicode, resolve_scope, validate_scope
+from promptcache.config import (
+    UNSET,
+    check_call_options,
+    check_unicode,
+    is_unicode,
+    resolve_scope,
+    validate_key_part,
+    validate_scope,
+)
 from promptcache.processor import Processor, as_model_response
 from promptcache.response_cache.entry import decode_hit, encode_entry, is_storable
 from promptcache.response_cache.keys import (
@@ -27,6 +34,7 @@ from promptcache.response_cache.keys import (
     request_key,
     step_number,
 )
+from promptcache.response_cache.offered_tools import is_custom_key, tools_called_but_not_offered
 
 __all__ = ["DEFAULT_RESPONSE_CACHE_TTL_SECONDS", "RESPONSE_CACHE_CONTEXT_KEY", "ResponseCache"]
 
@@ -85,7 +93,8 @@ class ResponseCache(Processor):
             :class:`ResponseCacheKeyInputs` returning the key; a function that raises or returns a non-string
             falls back to :func:`build_response_cache_key` (logged).
         bust: skip the read on every call, still write (default False).
-        agent_id: key namespace (default ``"promptcache-response-cache"``).
+        agent_id: key namespace (default ``"promptcache-response-cache"``): a non-empty ``str`` without ``":"`` (the key
+            separator) or NUL, checked like a scope (:func:`promptcache.config.validate_key_part`).
 
     Per call (``ResponseCache.context(...)`` / ``apply_context(config, ...)``): ``key``, ``scope``, ``bust``.
     ``cache``, ``ttl`` and ``agent_id`` belong to the instance.
@@ -125,8 +134,7 @@ class ResponseCache(Processor):
             validate_scope(scope, what="scope")
         if key is not None:
             _check_key(key, "key")
-        if not isinstance(agent_id, str) or not agent_id.strip():
-            raise ValueError(f"agent_id must be a non-empty string, got {agent_id!r}")
+        validate_key_part(agent_id, "agent_id")
         self.cache = cache
         self._scope = scope
         self.key = key
@@ -160,7 +168,7 @@ class ResponseCache(Processor):
         config = var_child_runnable_config.get()
         configurable = (config.get("configurable") if config else None) or {}
         raw = configurable.get(self.context_key)
-        options = {} if raw is None else dict(raw) if isinstance(raw, Mapping) else {}
+        options = {} if raw is None else check_call_options(self.context_key, self.context_options, raw)
         if "scope" in options or self._scope is not UNSET:
             return options, resolve_scope(options, self._scope, None, self.scope_fields)  # config not read
         if not any((value := configurable.get(name)) is not None and value != "" for name in self.scope_fields):
@@ -174,7 +182,7 @@ class ResponseCache(Processor):
     def _plan(self) -> tuple[Any, str | None, bool]:
         """The running call's key choice (per-call ``key``, else the constructor's), scope and ``bust``."""
         options, scope = self._call_options_and_scope()
-        if options:  # written by hand into the config (context()/apply_context() already checked theirs)
+        if options:  # names checked above; values may have been written by hand (as context() checks them)
             self._check_option_values(options)
         chosen = options.get("key") if options.get("key") is not None else self.key
         return chosen, scope, options.get("bust", self.bust)
@@ -232,10 +240,16 @@ class ResponseCache(Processor):
         if raw is None:
             return None
         try:
-            return decode_hit(raw, key, request.response_format)
+            hit = decode_hit(raw, key, request.response_format)
         except Exception as exc:  # noqa: BLE001 - corrupt entry: a miss
             self._warning.warn("promptcache: ResponseCache entry %s unreadable; treating as a miss", key, exc=exc)
             return None
+        # A default key covers the tool schemas, so its hit offers the same tools; a custom key does not.
+        unknown = tools_called_but_not_offered(hit, request) if is_custom_key(key, self.agent_id) else []
+        if unknown:  # e.g. a fixed key whose entry outlived a change of the agent's tools: never replay it
+            _log.debug("ResponseCache entry %s calls tools the request does not offer (%s): a miss", key, unknown)
+            return None
+        return hit
 
     def _read(self, key: str, bust: bool, request: ModelRequest) -> ModelResponse | None:
         if bust:
