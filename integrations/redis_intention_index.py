@@ -7,16 +7,25 @@ the user's hash tag, like every other key of the user, so one pipeline stays in 
 id (``SADD``) and pushes the set's expiry out to the memory's (``PEXPIRE GT``). A lookup reads the set, then the ids'
 index scores (``ZMSCORE``: an id evicted, expired or forgotten has none) and their records (``MGET``) in one
 pipeline: two round trips whatever the number of the user's memories. Ids whose memory is gone are removed from the
-set on the way (best effort).
+set on the way (best effort); an index row whose record is gone or unreadable is dropped from the index as
+:meth:`~promptcache.integrations.redis_intention.RedisIntentionBackend.records` does (the version bumped). A set of
+another type (a damaged key) is deleted: a miss for its memories, written again by the next store.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
+import redis
+
+from promptcache.integrations.redis_intention_versions import as_str, index_refused, rows_ttl_ms, settle
 from promptcache.intention.backends import MemoryRecord
 
-__all__ = ["index_commands", "live_records", "stale_ids"]
+__all__ = ["SIG_POSITIONS", "SignatureIndex", "index_commands", "live_records"]
+
+SIG_POSITIONS = (8, 9, 10)
+"""Positions of :func:`index_commands` in the store pipeline (after the version bump, before the closing ``ZCARD``)."""
 
 
 def index_commands(pipe: Any, key: str, memory_id: str, ttl_ms: int) -> None:
@@ -27,13 +36,9 @@ def index_commands(pipe: Any, key: str, memory_id: str, ttl_ms: int) -> None:
     pipe.pexpire(key, ttl_ms, gt=True)
 
 
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
 def live_records(
     ids: list[Any], scores: list[Any], raws: list[Any], now: float, signature: str
-) -> tuple[list[MemoryRecord], list[Any], list[str]]:
+) -> tuple[list[MemoryRecord], list[Any], list[Any], list[str]]:
     """The live records among the members of a signature set.
 
     Args:
@@ -45,28 +50,172 @@ def live_records(
             id removed from this set.
 
     Returns:
-        ``(records, ids to remove from the set, why each unreadable record was refused)``.
+        ``(records, ids to remove from the set, ids to drop from the index — their record is gone or unreadable —,
+        why each unreadable record was refused)``.
     """
     records: list[MemoryRecord] = []
     gone: list[Any] = []
+    dropped: list[Any] = []
     corrupt: list[str] = []
     for mid, score, raw in zip(ids, scores, raws):
-        if score is None or raw is None or float(score) <= now:
-            if score is None or raw is None:
-                gone.append(mid)
+        if score is None:  # evicted, expired and pruned, or forgotten
+            gone.append(mid)
+            continue
+        if float(score) <= now:
+            continue
+        if raw is None:
+            gone.append(mid)
+            dropped.append(mid)
             continue
         try:
             record = MemoryRecord.loads(raw)
         except ValueError as exc:
-            corrupt.append(f"{_text(mid)}: {exc}")
+            corrupt.append(f"{as_str(mid)}: {exc}")
+            gone.append(mid)
+            dropped.append(mid)
             continue
         if record.signature != signature:
             gone.append(mid)
         elif record.expires_at > now:
             records.append(record)
-    return records, gone, corrupt
+    return records, gone, dropped, corrupt
 
 
-def stale_ids(ids: list[Any]) -> list[str]:
-    """Members as strings (for ``SREM``)."""
-    return [_text(m) for m in ids]
+class SignatureIndex:
+    """Candidate retrieval by meaning signature for :class:`RedisIntentionBackend
+    <promptcache.integrations.redis_intention.RedisIntentionBackend>` (a mixin: the backend provides the keys, the
+    client, the failure handling, ``_drop``/``_repair`` and the warnings)."""
+
+    def signature_key(self, user: str, signature: str) -> str:
+        """The set of ids of the user's memories with meaning signature ``signature``."""
+        return f"{self._base(user)}sig:{signature}"  # type: ignore[attr-defined]
+
+    def _signature_refused(self, replies: list[Any]) -> bool:
+        """Whether the store pipeline's commands on the signature set were refused (a key of another type)."""
+        return index_refused(replies, SIG_POSITIONS)
+
+    def _sig_replaced(self, key: str, replies: list[Any], fixed: list[Any]) -> list[Any]:
+        self._index_warning.warn("promptcache: replaced a damaged intention signature set (%s)", key)  # type: ignore[attr-defined]
+        out = list(replies)
+        for pos, reply in zip(SIG_POSITIONS, fixed[1:]):
+            out[pos] = reply
+        return out
+
+    def _replace_signature_set(
+        self, client: Any, user: str, record: MemoryRecord, ttl_ms: int, replies: list[Any]
+    ) -> list[Any]:
+        """A signature set of another type (a damaged key) is deleted and written again: the store goes on."""
+        key = self.signature_key(user, record.signature)  # type: ignore[attr-defined]
+        pipe = client.pipeline(transaction=False)
+        pipe.delete(key)
+        index_commands(pipe, key, record.id, ttl_ms)
+        return self._sig_replaced(key, replies, pipe.execute())
+
+    async def _areplace_signature_set(
+        self, client: Any, user: str, record: MemoryRecord, ttl_ms: int, replies: list[Any]
+    ) -> list[Any]:
+        """Async :meth:`_replace_signature_set`."""
+        key = self.signature_key(user, record.signature)  # type: ignore[attr-defined]
+        pipe = client.pipeline(transaction=False)
+        pipe.delete(key)
+        index_commands(pipe, key, record.id, ttl_ms)
+        return self._sig_replaced(key, replies, await pipe.execute())
+
+    def _members(self, head: list[Any], key: str) -> list[Any] | None:
+        """The signature set's members from the first pipeline's reply, sorted (``None``: the set is damaged)."""
+        reply = head[1]
+        if isinstance(reply, redis.ResponseError) and str(reply).startswith("WRONGTYPE"):
+            self._index_warning.warn("promptcache: dropped a damaged intention signature set (%s)", key)  # type: ignore[attr-defined]
+            return None
+        if isinstance(reply, Exception):
+            raise reply
+        return sorted(reply)
+
+    def _split_live(self, ids: list[Any], replies: list[Any], now: float, signature: str) -> tuple:
+        records, gone, dropped, corrupt = live_records(ids, list(replies[0]), list(replies[1]), now, signature)
+        if corrupt:
+            self._warning.warn(  # type: ignore[attr-defined]
+                "promptcache: dropped %d corrupt intention memory record(s) from a user's index (%s)",
+                len(corrupt),
+                corrupt[0][:200],
+            )
+        return records, gone, dropped, rows_ttl_ms([s for s in replies[0] if s is not None], now)
+
+    def _head_commands(self, pipe: Any, user: str, key: str, now: float) -> None:
+        pipe.zremrangebyscore(self.index_key(user), "-inf", now)  # type: ignore[attr-defined]
+        pipe.smembers(key)
+
+    def _live_commands(self, pipe: Any, user: str, ids: list[Any]) -> None:
+        pipe.zmscore(self.index_key(user), ids)  # type: ignore[attr-defined]
+        pipe.mget([self.memory_key(user, as_str(m)) for m in ids])  # type: ignore[attr-defined]
+
+    def _cleanup_commands(self, pipe: Any, user: str, key: str, gone: list[Any], dropped: list[Any], ttl: int) -> None:
+        if gone:
+            pipe.srem(key, *gone)
+        if dropped:
+            self._drop(pipe, user, dropped, ttl)  # type: ignore[attr-defined]
+
+    def matching(self, user: str, signature: str, now: float) -> list[MemoryRecord]:
+        """The live memories with ``signature`` (see the module docstring): two round trips whatever the number
+        of the user's memories, a third only to clean up ids of gone memories."""
+        self._check()  # type: ignore[attr-defined]
+        try:
+            client = self._sync()  # type: ignore[attr-defined]
+            key = self.signature_key(user, signature)  # type: ignore[attr-defined]
+            pipe = client.pipeline(transaction=False)
+            self._head_commands(pipe, user, key, now)
+            head = pipe.execute(raise_on_error=False)
+            if index_refused(head, (0,)):
+                self._replace_damaged_index(client, user)  # type: ignore[attr-defined]
+                return []
+            ids = self._members(head, key)
+            if ids is None:
+                client.delete(key)
+            if not ids:
+                return []
+            pipe = client.pipeline(transaction=False)
+            self._live_commands(pipe, user, ids)
+            records, gone, dropped, ttl = self._split_live(ids, pipe.execute(), now, signature)
+            if gone or dropped:
+                pipe = client.pipeline(transaction=False)
+                self._cleanup_commands(pipe, user, key, gone, dropped, ttl)
+                if settle(pipe.execute(raise_on_error=False), -1)[1] and dropped:
+                    pipe = client.pipeline(transaction=False)
+                    self._repair(pipe, user, ttl)  # type: ignore[attr-defined]
+                    pipe.execute()
+            return records
+        except (redis.RedisError, OSError, asyncio.TimeoutError) as exc:
+            raise self._fail("read", exc) from exc  # type: ignore[attr-defined]
+
+    async def amatching(self, user: str, signature: str, now: float) -> list[MemoryRecord]:
+        """Async :meth:`matching`."""
+        client = self.async_client  # type: ignore[attr-defined]
+        if client is None:
+            return await asyncio.to_thread(self.matching, user, signature, now)
+        self._check()  # type: ignore[attr-defined]
+        try:
+            key = self.signature_key(user, signature)  # type: ignore[attr-defined]
+            pipe = client.pipeline(transaction=False)
+            self._head_commands(pipe, user, key, now)
+            head = await pipe.execute(raise_on_error=False)
+            if index_refused(head, (0,)):
+                await self._areplace_damaged_index(client, user)  # type: ignore[attr-defined]
+                return []
+            ids = self._members(head, key)
+            if ids is None:
+                await client.delete(key)
+            if not ids:
+                return []
+            pipe = client.pipeline(transaction=False)
+            self._live_commands(pipe, user, ids)
+            records, gone, dropped, ttl = self._split_live(ids, await pipe.execute(), now, signature)
+            if gone or dropped:
+                pipe = client.pipeline(transaction=False)
+                self._cleanup_commands(pipe, user, key, gone, dropped, ttl)
+                if settle(await pipe.execute(raise_on_error=False), -1)[1] and dropped:
+                    pipe = client.pipeline(transaction=False)
+                    self._repair(pipe, user, ttl)  # type: ignore[attr-defined]
+                    await pipe.execute()
+            return records
+        except (redis.RedisError, OSError, asyncio.TimeoutError) as exc:
+            raise self._fail("read", exc) from exc  # type: ignore[attr-defined]

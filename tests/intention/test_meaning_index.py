@@ -91,3 +91,37 @@ async def test_async_matching_agrees(make_backend):
     got = await backend.amatching("u1", signature("switch off the bedroom lights"), clock())
     assert [r.intention for r in got] == ["turn off the bedroom lights"]
     assert (await memory.aretrieve("u1", "switch off the bedroom lights")).result == "done"
+
+
+def test_redis_signature_set_of_another_type_is_a_miss_then_rewritten(redis_url, redis_prefix, redis_client):
+    from promptcache.integrations.redis_intention import RedisIntentionBackend
+
+    backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix)
+    memory = IntentionMemory(backend, ttl_s=600)
+    memory.store("u1", "weather in Oslo today", "rain")
+    key = backend.signature_key("u1", signature("weather in Oslo today"))
+    redis_client.delete(key)
+    redis_client.set(key, "not a set")
+    assert memory.retrieve("u1", "weather in Oslo today") is None  # a miss, not an error
+    assert redis_client.exists(key) == 0  # the damaged set was dropped
+    redis_client.set(key, "not a set")
+    assert memory.store("u1", "weather in Oslo today", "sun") is True  # the store replaces it
+    assert redis_client.type(key) == b"set"
+    assert memory.retrieve("u1", "what's the weather in Oslo today?").result == "sun"
+    backend.close()
+
+
+def test_redis_ids_of_gone_memories_leave_the_signature_set(redis_url, redis_prefix, redis_client):
+    from promptcache.integrations.redis_intention import RedisIntentionBackend
+
+    backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix, max_memories_per_user=1)
+    clock = Clock()
+    memory = IntentionMemory(backend, ttl_s=600, clock=clock)
+    memory.store("u1", "weather in Oslo today", "rain")
+    key = backend.signature_key("u1", signature("weather in Oslo today"))
+    clock.now += 1
+    memory.store("u1", "hotels in Rome", "h")  # evicts the first memory (cap 1)
+    assert redis_client.scard(key) == 1  # the evicted id is still listed ...
+    assert memory.retrieve("u1", "weather in Oslo today") is None
+    assert redis_client.scard(key) == 0  # ... until a lookup finds it gone
+    backend.close()
