@@ -4,9 +4,11 @@
 Per user and meaning signature (:func:`promptcache.intention.meaning.signature`), a Redis set
 ``{prefix}intent:{user}:sig:<signature>`` holds the ids of the memories stored under that signature. Its keys carry
 the user's hash tag, like every other key of the user, so one pipeline stays in one Cluster slot. A store adds the
-id (``SADD``) and pushes the set's expiry out to the memory's (``PEXPIRE GT``). A lookup reads the set, then the ids'
-index scores (``ZMSCORE``: an id evicted, expired or forgotten has none) and their records (``MGET``) in one
-pipeline: two round trips whatever the number of the user's memories. Ids whose memory is gone are removed from the
+id (``SADD``) and pushes the set's expiry out to the memory's (``PEXPIRE GT``). A lookup is one script call
+(:data:`MATCH_SCRIPT`: prune the index, read the set, each member's index score — an id evicted, expired or
+forgotten has none — and record): one round trip whatever the number of the user's memories. The script builds
+the record keys from the user's key prefix, which carries the user's hash tag, so in Redis Cluster every key it
+touches is in the slot of its declared keys. Ids whose memory is gone are removed from the
 set on the way (best effort); an index row whose record is gone or unreadable is dropped from the index as
 :meth:`~promptcache.integrations.redis_intention.RedisIntentionBackend.records` does (the version bumped). A set of
 another type (a damaged key) is deleted: a miss for its memories, written again by the next store.
@@ -23,6 +25,30 @@ from promptcache.integrations.redis_intention_versions import as_str, index_refu
 from promptcache.intention.backends import MemoryRecord
 
 __all__ = ["SIG_POSITIONS", "SignatureIndex", "index_commands", "live_records"]
+
+MATCH_SCRIPT = """
+local pruned = redis.pcall('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if type(pruned) == 'table' and pruned.err then return {1} end
+local ids = redis.pcall('SMEMBERS', KEYS[2])
+if type(ids) == 'table' and ids.err then return {2} end
+local out = {0}
+for _, id in ipairs(ids) do
+  local score = redis.call('ZSCORE', KEYS[1], id)
+  local record = false
+  if score then
+    record = redis.pcall('GET', ARGV[2] .. id)
+    if type(record) == 'table' then record = '' end
+  end
+  out[#out + 1] = id
+  out[#out + 1] = score
+  out[#out + 1] = record
+end
+return out
+"""
+"""The candidates of a lookup in one round trip. KEYS: the user's index, the signature set; ARGV: the prune bound
+(epoch seconds), the prefix of the user's record keys. Reply: ``[0, id, score, record, ...]`` (``score``/``record``
+nil when gone; a record key of another type reads as ``""``, a corrupt record), ``[1]`` when the index is not a
+sorted set, ``[2]`` when the signature set is not a set."""
 
 SIG_POSITIONS = (8, 9, 10)
 """Positions of :func:`index_commands` in the store pipeline (after the version bump, before the closing ``ZCARD``)."""
@@ -121,33 +147,24 @@ class SignatureIndex:
         index_commands(pipe, key, record.id, ttl_ms)
         return self._sig_replaced(key, replies, await pipe.execute())
 
-    def _members(self, head: list[Any], key: str) -> list[Any] | None:
-        """The signature set's members from the first pipeline's reply, sorted (``None``: the set is damaged)."""
-        reply = head[1]
-        if isinstance(reply, redis.ResponseError) and str(reply).startswith("WRONGTYPE"):
-            self._index_warning.warn("promptcache: dropped a damaged intention signature set (%s)", key)  # type: ignore[attr-defined]
-            return None
-        if isinstance(reply, Exception):
-            raise reply
-        return sorted(reply)
+    def _match_args(self, user: str, signature: str, now: float) -> tuple[Any, ...]:
+        keys = (self.index_key(user), self.signature_key(user, signature))  # type: ignore[attr-defined]
+        return (MATCH_SCRIPT, 2, *keys, repr(now), self.memory_key(user, ""))  # type: ignore[attr-defined]
 
-    def _split_live(self, ids: list[Any], replies: list[Any], now: float, signature: str) -> tuple:
-        records, gone, dropped, corrupt = live_records(ids, list(replies[0]), list(replies[1]), now, signature)
+    def _split_live(self, reply: list[Any], now: float, signature: str) -> tuple[Any, ...]:
+        ids, scores, raws = reply[1::3], reply[2::3], reply[3::3]
+        records, gone, dropped, corrupt = live_records(list(ids), list(scores), list(raws), now, signature)
         if corrupt:
             self._warning.warn(  # type: ignore[attr-defined]
                 "promptcache: dropped %d corrupt intention memory record(s) from a user's index (%s)",
                 len(corrupt),
                 corrupt[0][:200],
             )
-        return records, gone, dropped, rows_ttl_ms([s for s in replies[0] if s is not None], now)
+        return records, gone, dropped, rows_ttl_ms([s for s in scores if s is not None], now)
 
-    def _head_commands(self, pipe: Any, user: str, key: str, now: float) -> None:
-        pipe.zremrangebyscore(self.index_key(user), "-inf", now)  # type: ignore[attr-defined]
-        pipe.smembers(key)
-
-    def _live_commands(self, pipe: Any, user: str, ids: list[Any]) -> None:
-        pipe.zmscore(self.index_key(user), ids)  # type: ignore[attr-defined]
-        pipe.mget([self.memory_key(user, as_str(m)) for m in ids])  # type: ignore[attr-defined]
+    def _damaged(self, code: int, key: str) -> None:
+        what = "index" if code == 1 else "signature set"
+        self._index_warning.warn("promptcache: a damaged intention %s (%s): a miss", what, key)  # type: ignore[attr-defined]
 
     def _cleanup_commands(self, pipe: Any, user: str, key: str, gone: list[Any], dropped: list[Any], ttl: int) -> None:
         if gone:
@@ -156,26 +173,22 @@ class SignatureIndex:
             self._drop(pipe, user, dropped, ttl)  # type: ignore[attr-defined]
 
     def matching(self, user: str, signature: str, now: float) -> list[MemoryRecord]:
-        """The live memories with ``signature`` (see the module docstring): two round trips whatever the number
-        of the user's memories, a third only to clean up ids of gone memories."""
+        """The live memories with ``signature`` (see the module docstring): one round trip whatever the number of
+        the user's memories, a second only to clean up ids of gone memories or a damaged key."""
         self._check()  # type: ignore[attr-defined]
         try:
             client = self._sync()  # type: ignore[attr-defined]
             key = self.signature_key(user, signature)  # type: ignore[attr-defined]
-            pipe = client.pipeline(transaction=False)
-            self._head_commands(pipe, user, key, now)
-            head = pipe.execute(raise_on_error=False)
-            if index_refused(head, (0,)):
+            reply = client.eval(*self._match_args(user, signature, now))
+            code = int(reply[0])
+            if code == 1:
                 self._replace_damaged_index(client, user)  # type: ignore[attr-defined]
                 return []
-            ids = self._members(head, key)
-            if ids is None:
+            if code == 2:
+                self._damaged(code, key)
                 client.delete(key)
-            if not ids:
                 return []
-            pipe = client.pipeline(transaction=False)
-            self._live_commands(pipe, user, ids)
-            records, gone, dropped, ttl = self._split_live(ids, pipe.execute(), now, signature)
+            records, gone, dropped, ttl = self._split_live(reply, now, signature)
             if gone or dropped:
                 pipe = client.pipeline(transaction=False)
                 self._cleanup_commands(pipe, user, key, gone, dropped, ttl)
@@ -195,20 +208,16 @@ class SignatureIndex:
         self._check()  # type: ignore[attr-defined]
         try:
             key = self.signature_key(user, signature)  # type: ignore[attr-defined]
-            pipe = client.pipeline(transaction=False)
-            self._head_commands(pipe, user, key, now)
-            head = await pipe.execute(raise_on_error=False)
-            if index_refused(head, (0,)):
+            reply = await client.eval(*self._match_args(user, signature, now))
+            code = int(reply[0])
+            if code == 1:
                 await self._areplace_damaged_index(client, user)  # type: ignore[attr-defined]
                 return []
-            ids = self._members(head, key)
-            if ids is None:
+            if code == 2:
+                self._damaged(code, key)
                 await client.delete(key)
-            if not ids:
                 return []
-            pipe = client.pipeline(transaction=False)
-            self._live_commands(pipe, user, ids)
-            records, gone, dropped, ttl = self._split_live(ids, await pipe.execute(), now, signature)
+            records, gone, dropped, ttl = self._split_live(reply, now, signature)
             if gone or dropped:
                 pipe = client.pipeline(transaction=False)
                 self._cleanup_commands(pipe, user, key, gone, dropped, ttl)
