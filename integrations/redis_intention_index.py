@@ -35,20 +35,30 @@ local out = {0}
 for _, id in ipairs(ids) do
   local score = redis.call('ZSCORE', KEYS[1], id)
   local record = false
+  local result = false
   if score then
     record = redis.pcall('GET', ARGV[2] .. id)
     if type(record) == 'table' then record = '' end
+    if record then
+      local ok, decoded = pcall(cjson.decode, record)
+      if ok and type(decoded) == 'table' and type(decoded.result_hash) == 'string' then
+        result = redis.pcall('GET', ARGV[3] .. decoded.result_hash)
+        if type(result) == 'table' then result = false end
+      end
+    end
   end
   out[#out + 1] = id
   out[#out + 1] = score
   out[#out + 1] = record
+  out[#out + 1] = result
 end
 return out
 """
-"""The candidates of a lookup in one round trip. KEYS: the user's index, the signature set; ARGV: the prune bound
-(epoch seconds), the prefix of the user's record keys. Reply: ``[0, id, score, record, ...]`` (``score``/``record``
-nil when gone; a record key of another type reads as ``""``, a corrupt record), ``[1]`` when the index is not a
-sorted set, ``[2]`` when the signature set is not a set."""
+"""The candidates of a lookup and their results in one round trip. KEYS: the user's index, the signature set; ARGV:
+the prune bound (epoch seconds), the prefix of the user's record keys, the prefix of their result keys. Reply:
+``[0, id, score, record, result, ...]`` (nil where gone; a record key of another type reads as ``""``, a corrupt
+record; a result is read when the record is JSON with a ``result_hash``), ``[1]`` when the index is not a sorted
+set, ``[2]`` when the signature set is not a set."""
 
 SIG_POSITIONS = (8, 9, 10)
 """Positions of :func:`index_commands` in the store pipeline (after the version bump, before the closing ``ZCARD``)."""
@@ -149,18 +159,21 @@ class SignatureIndex:
 
     def _match_args(self, user: str, signature: str, now: float) -> tuple[Any, ...]:
         keys = (self.index_key(user), self.signature_key(user, signature))  # type: ignore[attr-defined]
-        return (MATCH_SCRIPT, 2, *keys, repr(now), self.memory_key(user, ""))  # type: ignore[attr-defined]
+        prefixes = (self.memory_key(user, ""), self.result_key(user, ""))  # type: ignore[attr-defined]
+        return (MATCH_SCRIPT, 2, *keys, repr(now), *prefixes)
 
     def _split_live(self, reply: list[Any], now: float, signature: str) -> tuple[Any, ...]:
-        ids, scores, raws = reply[1::3], reply[2::3], reply[3::3]
+        ids, scores, raws, results = reply[1::4], reply[2::4], reply[3::4], reply[4::4]
         records, gone, dropped, corrupt = live_records(list(ids), list(scores), list(raws), now, signature)
+        by_id = dict(zip(ids, results))
+        fetched = {r.result_hash: by_id.get(r.id.encode(), by_id.get(r.id)) for r in records}
         if corrupt:
             self._warning.warn(  # type: ignore[attr-defined]
                 "promptcache: dropped %d corrupt intention memory record(s) from a user's index (%s)",
                 len(corrupt),
                 corrupt[0][:200],
             )
-        return records, gone, dropped, rows_ttl_ms([s for s in scores if s is not None], now)
+        return records, fetched, gone, dropped, rows_ttl_ms([s for s in scores if s is not None], now)
 
     def _damaged(self, code: int, key: str) -> None:
         what = "index" if code == 1 else "signature set"
@@ -173,8 +186,19 @@ class SignatureIndex:
             self._drop(pipe, user, dropped, ttl)  # type: ignore[attr-defined]
 
     def matching(self, user: str, signature: str, now: float) -> list[MemoryRecord]:
-        """The live memories with ``signature`` (see the module docstring): one round trip whatever the number of
-        the user's memories, a second only to clean up ids of gone memories or a damaged key."""
+        """The live memories with ``signature`` (see :meth:`matching_results`)."""
+        return self.matching_results(user, signature, now)[0]
+
+    async def amatching(self, user: str, signature: str, now: float) -> list[MemoryRecord]:
+        """Async :meth:`matching`."""
+        return (await self.amatching_results(user, signature, now))[0]
+
+    def matching_results(
+        self, user: str, signature: str, now: float
+    ) -> tuple[list[MemoryRecord], dict[str, bytes | None]]:
+        """The live memories with ``signature`` and their results by hash (see the module docstring): one round
+        trip whatever the number of the user's memories, a second only to clean up ids of gone memories or a
+        damaged key."""
         self._check()  # type: ignore[attr-defined]
         try:
             client = self._sync()  # type: ignore[attr-defined]
@@ -183,12 +207,12 @@ class SignatureIndex:
             code = int(reply[0])
             if code == 1:
                 self._replace_damaged_index(client, user)  # type: ignore[attr-defined]
-                return []
+                return [], {}
             if code == 2:
                 self._damaged(code, key)
                 client.delete(key)
-                return []
-            records, gone, dropped, ttl = self._split_live(reply, now, signature)
+                return [], {}
+            records, fetched, gone, dropped, ttl = self._split_live(reply, now, signature)
             if gone or dropped:
                 pipe = client.pipeline(transaction=False)
                 self._cleanup_commands(pipe, user, key, gone, dropped, ttl)
@@ -196,15 +220,17 @@ class SignatureIndex:
                     pipe = client.pipeline(transaction=False)
                     self._repair(pipe, user, ttl)  # type: ignore[attr-defined]
                     pipe.execute()
-            return records
+            return records, fetched
         except (redis.RedisError, OSError, asyncio.TimeoutError) as exc:
             raise self._fail("read", exc) from exc  # type: ignore[attr-defined]
 
-    async def amatching(self, user: str, signature: str, now: float) -> list[MemoryRecord]:
-        """Async :meth:`matching`."""
+    async def amatching_results(
+        self, user: str, signature: str, now: float
+    ) -> tuple[list[MemoryRecord], dict[str, bytes | None]]:
+        """Async :meth:`matching_results`."""
         client = self.async_client  # type: ignore[attr-defined]
         if client is None:
-            return await asyncio.to_thread(self.matching, user, signature, now)
+            return await asyncio.to_thread(self.matching_results, user, signature, now)
         self._check()  # type: ignore[attr-defined]
         try:
             key = self.signature_key(user, signature)  # type: ignore[attr-defined]
@@ -212,12 +238,12 @@ class SignatureIndex:
             code = int(reply[0])
             if code == 1:
                 await self._areplace_damaged_index(client, user)  # type: ignore[attr-defined]
-                return []
+                return [], {}
             if code == 2:
                 self._damaged(code, key)
                 await client.delete(key)
-                return []
-            records, gone, dropped, ttl = self._split_live(reply, now, signature)
+                return [], {}
+            records, fetched, gone, dropped, ttl = self._split_live(reply, now, signature)
             if gone or dropped:
                 pipe = client.pipeline(transaction=False)
                 self._cleanup_commands(pipe, user, key, gone, dropped, ttl)
@@ -225,6 +251,6 @@ class SignatureIndex:
                     pipe = client.pipeline(transaction=False)
                     self._repair(pipe, user, ttl)  # type: ignore[attr-defined]
                     await pipe.execute()
-            return records
+            return records, fetched
         except (redis.RedisError, OSError, asyncio.TimeoutError) as exc:
             raise self._fail("read", exc) from exc  # type: ignore[attr-defined]

@@ -134,6 +134,20 @@ class IntentionBackend(ABC):
         """Async :meth:`matching` (default: :meth:`arecords` filtered)."""
         return [r for r in await self.arecords(user, now) if r.signature == signature]
 
+    def matching_results(
+        self, user: str, signature: str, now: float
+    ) -> tuple[list[MemoryRecord], dict[str, bytes | None]]:
+        """:meth:`matching` plus the results it could read on the way, by result hash (default: none, ``{}``; a
+        hash missing from the dict is fetched with :meth:`results`; a ``None`` value is an expired result). The
+        Redis backend reads them in the same round trip."""
+        return self.matching(user, signature, now), {}
+
+    async def amatching_results(
+        self, user: str, signature: str, now: float
+    ) -> tuple[list[MemoryRecord], dict[str, bytes | None]]:
+        """Async :meth:`matching_results`."""
+        return await self.amatching(user, signature, now), {}
+
     @abstractmethod
     def result(self, user: str, result_hash: str) -> bytes | None:
         """The stored result for ``result_hash`` (``None`` when it expired)."""

@@ -33,13 +33,15 @@ __all__ = ["Picked", "afind", "find"]
 
 class Picked(NamedTuple):
     """A lookup's choice: the intention's memories (most recent first), similarity, kind, and for a similar match
-    how the stored intention differs (``note``) and who verified it (``verified_by``)."""
+    how the stored intention differs (``note``), who verified it (``verified_by``) and results already read."""
 
     group: list[MemoryRecord]
     score: float
     kind: str
     note: str = ""
     verified_by: str = ""
+    results: dict[str, bytes | None] | None = None
+    """Results the backend read with the candidates, by hash (``None``: fetch them)."""
 
 
 def _features(records: list[MemoryRecord], stale: dict[str, Any]) -> list[Any]:
@@ -105,6 +107,7 @@ def _finish(
     pool: list[MemoryRecord],
     lexical: list[tuple[float, MemoryRecord]],
     by_model: list[tuple[float, MemoryRecord]],
+    fetched: dict[str, bytes | None],
 ) -> Picked | None:
     chosen = choose(lexical + by_model, memory.threshold, memory.margin)
     if chosen is None:
@@ -117,6 +120,7 @@ def _finish(
         "similar",
         memory.verifier.describe(intention, record.intention),
         "lexical" if equivalent else memory.verifier.name,
+        fetched,
     )
 
 
@@ -127,15 +131,17 @@ def find(
     now = memory.clock()
     sig = signature(intention)
     asks = memory.verifier.asks_model and not exact_only and memory.threshold < 1.0
+    fetched: dict[str, bytes | None] = {}
     if asks:
         pool = filter_records(memory.backend.records(user, now), tool, args)
         cands = [r for r in pool if r.signature == sig]
     else:
-        cands = filter_records(memory.backend.matching(user, sig, now), tool, args)
+        found, fetched = memory.backend.matching_results(user, sig, now)
+        cands = filter_records(found, tool, args)
         pool = cands
     group = exact_group(pool if asks else cands, normalize_intention(intention))
     if group:
-        return Picked(group, 1.0, "exact"), now
+        return Picked(group, 1.0, "exact", results=fetched), now
     if exact_only or memory.threshold >= 1.0 or not pool:
         return None, now
     query = memory.similarity.encode_query(intention) if memory.similarity.stored_features else None
@@ -149,7 +155,7 @@ def find(
             text = _result_text(memory.backend.result(user, record.result_hash))
             if text is not None and memory.verifier.verify(intention, record.intention, text):
                 by_model.append((score, record))
-    return _finish(memory, intention, pool, lexical, by_model), now
+    return _finish(memory, intention, pool, lexical, by_model, fetched), now
 
 
 async def afind(
@@ -159,15 +165,17 @@ async def afind(
     now = memory.clock()
     sig = signature(intention)
     asks = memory.verifier.asks_model and not exact_only and memory.threshold < 1.0
+    fetched: dict[str, bytes | None] = {}
     if asks:
         pool = filter_records(await memory.backend.arecords(user, now), tool, args)
         cands = [r for r in pool if r.signature == sig]
     else:
-        cands = filter_records(await memory.backend.amatching(user, sig, now), tool, args)
+        found, fetched = await memory.backend.amatching_results(user, sig, now)
+        cands = filter_records(found, tool, args)
         pool = cands
     group = exact_group(pool if asks else cands, normalize_intention(intention))
     if group:
-        return Picked(group, 1.0, "exact"), now
+        return Picked(group, 1.0, "exact", results=fetched), now
     if exact_only or memory.threshold >= 1.0 or not pool:
         return None, now
     query = await memory.similarity.aencode_query(intention) if memory.similarity.stored_features else None
@@ -183,4 +191,4 @@ async def afind(
             text = _result_text(await memory.backend.aresult(user, record.result_hash))
             if text is not None and await memory.verifier.averify(intention, record.intention, text):
                 by_model.append((score, record))
-    return _finish(memory, intention, pool, lexical, by_model), now
+    return _finish(memory, intention, pool, lexical, by_model, fetched), now

@@ -201,12 +201,13 @@ class IntentionMemory:
             picked, now = find(self, user, intention, tool, args, exact_only)
             if picked is None:
                 return []
-            group = picked.group
-            if first:
-                group = group[:1]
-                raws = [self.backend.result(user, group[0].result_hash)]
-            else:
-                raws = self.backend.results(user, [r.result_hash for r in group])
+            group = picked.group[:1] if first else picked.group
+            raws = _prefetched(group, picked.results)
+            if raws is None:
+                if first:
+                    raws = [self.backend.result(user, group[0].result_hash)]
+                else:
+                    raws = self.backend.results(user, [r.result_hash for r in group])
         except Exception as exc:  # noqa: BLE001
             return self._failed(exc, fail_open) or []
         corrupt: list[str] = []
@@ -222,12 +223,13 @@ class IntentionMemory:
             picked, now = await afind(self, user, intention, tool, args, exact_only)
             if picked is None:
                 return []
-            group = picked.group
-            if first:
-                group = group[:1]
-                raws = [await self.backend.aresult(user, group[0].result_hash)]
-            else:
-                raws = await self.backend.aresults(user, [r.result_hash for r in group])
+            group = picked.group[:1] if first else picked.group
+            raws = _prefetched(group, picked.results)
+            if raws is None:
+                if first:
+                    raws = [await self.backend.aresult(user, group[0].result_hash)]
+                else:
+                    raws = await self.backend.aresults(user, [r.result_hash for r in group])
         except Exception as exc:  # noqa: BLE001
             return self._failed(exc, fail_open) or []
         corrupt: list[str] = []
@@ -373,6 +375,13 @@ class IntentionMemory:
             f"similarity={self.similarity!r}, threshold={self.threshold}, margin={self.margin}, "
             f"verifier={self.verifier!r})"
         )
+
+
+def _prefetched(group: list[MemoryRecord], results: dict[str, bytes | None] | None) -> list[bytes | None] | None:
+    """The group's results when the backend already read them all with the candidates, else ``None``."""
+    if not results or any(r.result_hash not in results for r in group):
+        return None
+    return [results[r.result_hash] for r in group]
 
 
 def _with_features(record: MemoryRecord, features: Any) -> MemoryRecord:
