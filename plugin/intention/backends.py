@@ -191,16 +191,18 @@ class IntentionBackend(ABC):
 
 
 class _UserData:
-    __slots__ = ("by_signature", "records", "results")
+    __slots__ = ("by_signature", "next_expiry", "records", "results")
 
     def __init__(self) -> None:
         self.records: dict[str, MemoryRecord] = {}
         self.results: dict[str, tuple[bytes, float]] = {}
         self.by_signature: dict[str, set[str]] = {}
+        self.next_expiry = math.inf  # no memory or result expires before this (epoch seconds): no prune needed
 
     def add(self, record: MemoryRecord) -> None:
         self.records[record.id] = record
         self.by_signature.setdefault(record.signature, set()).add(record.id)
+        self.next_expiry = min(self.next_expiry, record.expires_at)
 
     def remove(self, memory_id: str) -> None:
         record = self.records.pop(memory_id)
@@ -237,10 +239,16 @@ class InMemoryIntentionBackend(IntentionBackend):
         self._lock = threading.Lock()
 
     def _prune(self, data: _UserData, now: float) -> None:
+        if now < data.next_expiry:
+            return  # nothing has expired yet: no scan
         for mid in [m for m, r in data.records.items() if r.expires_at <= now]:
             data.remove(mid)
         for h in [h for h, (_, exp) in data.results.items() if exp <= now]:
             del data.results[h]
+        data.next_expiry = min(
+            min((r.expires_at for r in data.records.values()), default=math.inf),
+            min((exp for _, exp in data.results.values()), default=math.inf),
+        )
 
     def put(self, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
         if type(record.args) not in _IMMUTABLE:  # keep a copy: the caller may edit its ``args`` after storing
