@@ -26,7 +26,7 @@ def backend(request):
     from promptcache.integrations.redis_intention import RedisIntentionBackend
 
     url = request.getfixturevalue("redis_url")
-    b = RedisIntentionBackend(url=url, prefix=request.getfixturevalue("redis_prefix"))
+    b = RedisIntentionBackend(url=url, prefix=request.getfixturevalue("redis_prefix"), socket_timeout_s=5.0)
     yield b
     b.close()
 

@@ -31,6 +31,7 @@ def make_backend(request):
             url=request.getfixturevalue("redis_url"),
             prefix=request.getfixturevalue("redis_prefix"),
             max_memories_per_user=cap,
+            socket_timeout_s=5.0,  # a loaded machine must not open the circuit break mid-test
         )
         made.append(b)
         return b
@@ -96,7 +97,7 @@ async def test_async_matching_agrees(make_backend):
 def test_redis_signature_set_of_another_type_is_a_miss_then_rewritten(redis_url, redis_prefix, redis_client):
     from promptcache.integrations.redis_intention import RedisIntentionBackend
 
-    backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix)
+    backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix, socket_timeout_s=5.0)
     memory = IntentionMemory(backend, ttl_s=600)
     memory.store("u1", "weather in Oslo today", "rain")
     key = backend.signature_key("u1", signature("weather in Oslo today"))
@@ -114,7 +115,7 @@ def test_redis_signature_set_of_another_type_is_a_miss_then_rewritten(redis_url,
 def test_redis_ids_of_gone_memories_leave_the_signature_set(redis_url, redis_prefix, redis_client):
     from promptcache.integrations.redis_intention import RedisIntentionBackend
 
-    backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix, max_memories_per_user=1)
+    backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix, max_memories_per_user=1, socket_timeout_s=5.0)
     clock = Clock()
     memory = IntentionMemory(backend, ttl_s=600, clock=clock)
     memory.store("u1", "weather in Oslo today", "rain")
