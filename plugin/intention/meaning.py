@@ -43,12 +43,15 @@ class Meaning:
         roles: ``(marker, argument words)`` pairs, sorted (the order of role phrases is free).
         free: free adverbs, sorted.
         negations: how many negations the intention holds.
+        mood: ``"question"`` (a yes/no question: "is my transfer pending"), ``"statement"`` ("my transfer is
+            pending") or ``""`` (a noun phrase, an imperative, a wh-question).
     """
 
     bare: tuple[str, ...]
     roles: tuple[tuple[str, tuple[str, ...]], ...]
     free: tuple[str, ...]
     negations: int
+    mood: str = ""
 
     def words(self) -> Counter[str]:
         """Every content word (bare, role arguments, free adverbs) with its count."""
@@ -107,6 +110,38 @@ def _split(text: str, vocab: Vocabulary) -> list[tuple[str, bool]]:
             out.append((tok.replace("'", ""), False))
         i += 1
     return out
+
+
+def _mood(toks: list[tuple[str, bool]], vocab: Vocabulary) -> str:
+    """The mood of an intention (see :class:`Meaning`), from its surface tokens."""
+    words = [w for w, _ in toks if w != _BOUNDARY]
+    start = 0
+    skip = (vocab.free | vocab.filler_surface) - vocab.copulas - vocab.wh_words
+    while start < len(words):
+        if words[start] in skip:
+            start += 1
+            continue
+        n = _skippable_phrase(words, start, vocab)
+        if not n:
+            break
+        start += n
+    if start >= len(words) or words[start] in vocab.wh_words:
+        return ""
+    nxt = words[start + 1] if start + 1 < len(words) else ""
+    if words[start] in vocab.question_openers:
+        return "" if nxt in vocab.addressee else "question"  # "could you ...": a polite request, no mood
+    if any(w in vocab.copulas for w in words[start + 1 :]):
+        return "statement"
+    return ""
+
+
+def _skippable_phrase(words: list[str], start: int, vocab: Vocabulary) -> int:
+    """The length of a filler or free-adverb phrase at ``start`` ("right now", "for me"), else 0."""
+    for n in range(min(vocab.longest_phrase, len(words) - start), 1, -1):
+        class_id = vocab.phrases.get(tuple(stem(w) for w in words[start : start + n]))
+        if class_id is not None and (not class_id or class_id in vocab.free):
+            return n
+    return 0
 
 
 def _plural(word: str, stemmed: str) -> bool:
@@ -236,6 +271,7 @@ def analyze_with(text: str, vocab: Vocabulary) -> Analysis:
         roles=tuple(sorted((m, tuple(a)) for m, a in roles)),
         free=tuple(sorted(free)),
         negations=negations,
+        mood=_mood(toks, vocab),
     )
     return Analysis(meaning, surface, tuple(dropped), synonyms, vocab.version)
 
@@ -250,7 +286,7 @@ def signature(text: str) -> str:
 def _signature(text: str) -> str:
     a = analyze(text)
     m = a.meaning
-    body = repr((m.bare, m.roles, m.free, m.negations)).encode("utf-8")
+    body = repr((m.bare, m.roles, m.free, m.negations, m.mood)).encode("utf-8")
     return f"m1-{a.version}-{hashlib.sha256(body).hexdigest()[:20]}"
 
 
@@ -266,6 +302,8 @@ def compare(a: str, b: str) -> str | None:
         return None
     if mx.negations != my.negations:
         return f"negation differs ({mx.negations} vs {my.negations})"
+    if mx.mood != my.mood:
+        return f"mood differs ({mx.mood or 'none'} vs {my.mood or 'none'})"
     wx, wy = mx.words(), my.words()
     only_x, only_y = wx - wy, wy - wx
     if only_x or only_y:

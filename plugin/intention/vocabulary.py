@@ -61,6 +61,7 @@ class Vocabulary:
         auxiliaries: do/does/did (dropped before another word, the verb "do" otherwise).
         request_verbs / first_person: "I want", "we need" opening an intention (a request form, dropped).
         imperatives: "show", "tell", "find" opening an intention (after fillers only; dropped).
+        question_openers / copulas / wh_words: what tells a yes/no question from a statement (``structure.json``).
         longest_phrase: words in the longest phrase.
         version: digest of the data files (12 hex digits).
     """
@@ -84,6 +85,9 @@ class Vocabulary:
     request_verbs: frozenset[str]
     imperatives: frozenset[str]
     first_person: frozenset[str]
+    question_openers: frozenset[str]
+    copulas: frozenset[str]
+    wh_words: frozenset[str]
     longest_phrase: int
     version: str
 
@@ -141,6 +145,9 @@ def default_vocabulary() -> Vocabulary:
         request_verbs=frozenset(structure["request_verbs"]),
         imperatives=frozenset(structure["imperatives"]),
         first_person=frozenset(structure["first_person"]),
+        question_openers=frozenset(structure["mood"]["question_openers"]),
+        copulas=frozenset(structure["mood"]["copulas"]),
+        wh_words=frozenset(structure["mood"]["wh_words"]),
         longest_phrase=max(len(p) for p in phrases),
         version=digest.hexdigest()[:12],
     )
