@@ -1,13 +1,18 @@
-"""Intention cache benchmark: match quality on Banking77 and lookup latency on Redis.
+"""Intention cache benchmark: match quality on Banking77 and on the hand-written pair sets, and lookup latency.
 
 Quality: Banking77's train intentions are stored (the "result" of each is its label), its test intentions are
 looked up; a hit with the same label is correct, another label is a false hit. Reported: precision (correct / hits)
-and hit rate (hits / lookups) of the default similarity at its default threshold and margin, and the curve over
-thresholds and margins. Two memory sizes: all 10,003 train intentions in one user's memory, and 1,000 sampled
-ones (the issue's per-user sizing). The decision rule is the library's own (``pick_similar`` + ``anchors_agree``,
-exact match first); a sample of lookups is also run end to end through ``IntentionMemory`` to check the two agree.
+and hit rate (hits / lookups) at the defaults and over the threshold (and margin). Three settings: all 10,003 train
+intentions in one user's memory, 1,000 sampled ones (the per-user default cap), and 1,000 sampled ones where each
+stored row carries its own result (``label#row``: real tool output differs call by call; correct when the label
+part matches). The decision rule is the library's own (exact match first, then the verified candidates: the meaning
+signature of :mod:`promptcache.intention.meaning` and :func:`promptcache.intention.matching.choose`); a sample of
+lookups is also run end to end through ``IntentionMemory`` to check the two agree. ``--pairs`` runs the hard-negative
+and paraphrase sets of tests/data/.
 
-Latency: 1,000 memories for one user on Redis, ``IntentionMemory.retrieve`` timed (p50/p99), hits and misses.
+Latency: N memories for one user on Redis (1,000 by default; ``--sizes 1000,10000,100000``),
+``IntentionMemory.retrieve`` timed (p50/p99, the best of :data:`REPEATS` passes), hits and misses, and the
+in-memory backend at 1,000.
 
 Run: ``python bench/intention.py [--data DIR] [--redis-url URL] [--embeddings minilm]`` (see ``--help``).
 """
@@ -17,7 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import csv
-import heapq
 import json
 import os
 import random
@@ -27,7 +31,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from shared_data import find_data_file
 
@@ -38,14 +42,14 @@ from promptcache.intention import (
     IntentionMemory,
     LexicalSimilarity,
     Similarity,
-    anchors_agree,
     normalize_intention,
 )
-from promptcache.intention.matching import anchor_info, pick_similar
+from promptcache.intention.matching import choose
+from promptcache.intention.meaning import signature
 
-THRESHOLDS = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0]
-MARGINS = [0.0, 0.05, 0.1, 0.15, 0.2]
-TOP_K = 200
+THRESHOLDS = [0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+MARGINS = [0.0, 0.15, 1.0]
+PAIRS = Path(__file__).resolve().parents[1] / "tests" / "data"
 
 
 def find_data(explicit: str | None) -> Path:
@@ -62,57 +66,54 @@ def load(path: Path) -> list[tuple[str, str]]:
 
 
 # -- quality -------------------------------------------------------------------------------------------------------
+class Row(NamedTuple):
+    """A stored row as :func:`choose` sees a record: creation order and id decide "newest"."""
+
+    created_at: float
+    id: str
+    text: str
+    result: str
+
+
 class Ranked:
-    """Per test query: the exact-match label (or None) and the top-K (score, label, train text) candidates."""
+    """Per test query: the exact-match result (or None) and the verified candidates with their similarity."""
 
-    def __init__(self, exact: str | None, top: list[tuple[float, str, str]]) -> None:
-        self.exact, self.top = exact, top
+    def __init__(self, exact: str | None, verified: list[tuple[float, Row]]) -> None:
+        self.exact, self.verified = exact, verified
 
 
-def rank_all(
-    similarity: Similarity, stored: Sequence[tuple[str, str]], queries: Sequence[tuple[str, str]], progress: str
-) -> list[Ranked]:
+def rank_all(similarity: Similarity, stored: Sequence[tuple[str, str]], queries: Sequence[tuple[str, str]]) -> list:
     exact: dict[str, str] = {}
-    for text, label in stored:
-        exact[normalize_intention(text)] = label  # the most recent stored one wins, as in IntentionMemory
-    texts = [t for t, _ in stored]
+    by_sig: dict[str, list[Row]] = {}
+    for i, (text, result) in enumerate(stored):
+        exact[normalize_intention(text)] = result  # the most recent stored one wins, as in IntentionMemory
+        by_sig.setdefault(signature(text), []).append(Row(float(i), f"{i:08d}", text, result))
     lexical = isinstance(similarity, LexicalSimilarity)
-    prepared = similarity.prepare(texts if lexical else similarity.encode(texts))
-
-    def score_all(q: str) -> list[float]:
-        scores = [0.0] * len(texts)
-        for i, s in similarity.above(q if lexical else similarity.encode_query(q), prepared, 1e-9):
-            scores[i] = s
-        return scores
-
     out = []
-    t0 = time.perf_counter()
-    for i, (q, _) in enumerate(queries):
-        scores = score_all(q)
-        top = heapq.nlargest(TOP_K, range(len(texts)), key=scores.__getitem__)
-        out.append(Ranked(exact.get(normalize_intention(q)), [(scores[j], stored[j][1], texts[j]) for j in top]))
-        if (i + 1) % 500 == 0:
-            print(
-                f"  {progress}: {i + 1}/{len(queries)} lookups ranked ({time.perf_counter() - t0:.0f}s)",
-                file=sys.stderr,
-            )
+    for q, _ in queries:
+        cands = by_sig.get(signature(q), [])
+        if cands:
+            query = q if lexical else similarity.encode_query(q)
+            feats = [c.text for c in cands] if lexical else similarity.encode([c.text for c in cands])
+            scores = similarity.scores(query, feats)
+        else:
+            scores = []
+        out.append(Ranked(exact.get(normalize_intention(q)), list(zip(scores, cands))))
     return out
 
 
-def decide(query: str, ranked: Ranked, threshold: float, margin: float) -> str | None:
-    """The label IntentionMemory would return (exact first, then pick_similar), or None."""
+def decide(ranked: Ranked, threshold: float, margin: float) -> str | None:
+    """The result IntentionMemory would return (exact first, then :func:`choose`), or None."""
     if ranked.exact is not None:
         return ranked.exact
     if threshold >= 1.0:
         return None
-    qa, qt = anchor_info(query)
-    picked = pick_similar(
-        ((s, label, (label, text)) for s, label, text in ranked.top),
-        threshold,
-        margin,
-        lambda item: anchors_agree(qa, qt, *anchor_info(item[1])),
-    )
-    return None if picked is None else picked[1][0]
+    picked = choose(ranked.verified, threshold, margin)  # type: ignore[arg-type]
+    return None if picked is None else picked[1].result
+
+
+def label_of(result: str) -> str:
+    return result.split("#", 1)[0]
 
 
 def curve(queries: Sequence[tuple[str, str]], ranked: list[Ranked]) -> dict[tuple[float, float], tuple[float, float]]:
@@ -120,11 +121,11 @@ def curve(queries: Sequence[tuple[str, str]], ranked: list[Ranked]) -> dict[tupl
     for margin in MARGINS:
         for threshold in THRESHOLDS:
             hits = correct = 0
-            for (q, label), r in zip(queries, ranked):
-                got = decide(q, r, threshold, margin)
+            for (_, label), r in zip(queries, ranked):
+                got = decide(r, threshold, margin)
                 if got is not None:
                     hits += 1
-                    correct += got == label
+                    correct += label_of(got) == label
             table[(threshold, margin)] = (correct / hits if hits else 1.0, hits / len(queries))
     return table
 
@@ -153,13 +154,13 @@ def end_to_end_check(similarity: Similarity, stored, queries, ranked, threshold,
     )
     clock = [1_700_000_000.0]
     memory.clock = lambda: clock[0]
-    for text, label in stored:
+    for text, result in stored:
         clock[0] += 0.001
-        memory.store("bench", text, label)
+        memory.store("bench", text, result)
     disagree = 0
     for (q, _), r in list(zip(queries, ranked))[:n]:
         match = memory.retrieve("bench", q)
-        if (None if match is None else match.result) != decide(q, r, threshold, margin):
+        if (None if match is None else match.result) != decide(r, threshold, margin):
             disagree += 1
     return disagree
 
@@ -167,19 +168,21 @@ def end_to_end_check(similarity: Similarity, stored, queries, ranked, threshold,
 def quality(args, similarity: Similarity, name: str, default: tuple[float, float]) -> dict:
     data = find_data(args.data)
     train, test = load(data / "train.csv"), load(data / "test.csv")
-    rng = random.Random(77)
+    sample = random.Random(77).sample(train, 1000)
     results = {}
     for scenario, stored in (
         ("all 10,003 train intentions", train),
-        ("1,000 sampled train intentions", rng.sample(train, 1000)),
+        ("1,000 sampled train intentions", sample),
+        ("1,000 sampled, each with its own result", [(t, f"{label}#{i}") for i, (t, label) in enumerate(sample)]),
     ):
-        ranked = rank_all(similarity, stored, test, f"{name}, {scenario}")
+        t0 = time.perf_counter()
+        ranked = rank_all(similarity, stored, test)
         table = curve(test, ranked)
         print_curve(f"{name}, {scenario} stored, {len(test)} test lookups", table, default)
         p, h = table[default]
         print(
             f"\n{name}, {scenario}: default (threshold {default[0]}, margin {default[1]}): "
-            f"precision {p:.3f}, hit rate {h:.3f}"
+            f"precision {p:.3f}, hit rate {h:.3f} ({time.perf_counter() - t0:.1f}s)"
         )
         if args.check:
             bad = end_to_end_check(similarity, stored, test, ranked, *default, n=args.check)
@@ -188,75 +191,158 @@ def quality(args, similarity: Similarity, name: str, default: tuple[float, float
     return results
 
 
+def read_pairs(name: str) -> list[tuple[str, str, str]]:
+    rows = []
+    for line in (PAIRS / name).read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            kind, a, b = line.split("\t")
+            rows.append((kind, a, b))
+    return rows
+
+
+def pairs_quality(similarity: Similarity) -> dict:
+    """Hard negatives (either side stored) and paraphrases (first side stored) at the defaults."""
+    memory = IntentionMemory(ttl_s=3600, similarity=similarity)
+    out: dict[str, Any] = {}
+    for name, both in (("intention_hard_negatives.tsv", True), ("intention_paraphrases.tsv", False)):
+        rows = read_pairs(name)
+        hits: dict[str, list[int]] = {}
+        for i, (kind, a, b) in enumerate(rows):
+            for j, (stored, asked) in enumerate([(a, b), (b, a)] if both else [(a, b)]):
+                user = f"{name}-{i}-{j}"
+                memory.store(user, stored, "r")
+                got = memory.retrieve(user, asked) is not None
+                hits.setdefault(kind, [0, 0])
+                hits[kind][0] += got
+                hits[kind][1] += 1
+        total = sum(h for h, _ in hits.values()), sum(n for _, n in hits.values())
+        label = "wrong hits" if both else "hits"
+        print(f"\n{name}: {label} {total[0]} of {total[1]} lookups")
+        print("| kind | " + label + " / lookups |\n|---|---|")
+        for kind, (h, n) in sorted(hits.items()):
+            print(f"| {kind} | {h} / {n} |")
+        out[name] = {"total": total, "by_kind": hits}
+    return out
+
+
 # -- latency -------------------------------------------------------------------------------------------------------
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
+def _queries(stored: list[str], test: list[str], rng: random.Random, n: int = 900) -> list[str]:
+    """A third unseen test intentions (mostly misses), a third stored ones (exact hits), a third stored ones
+    reworded politely (similar hits through the verifier)."""
+    k = n // 3
+    out = rng.sample(test, k) + rng.sample(stored, k) + [f"please, {t}" for t in rng.sample(stored, k)]
+    rng.shuffle(out)
+    return out
+
+
+REPEATS = 3
+"""Timed passes over the lookups; the pass with the lowest p99 is reported (on a shared machine the others mostly
+measure other jobs' CPU use)."""
+
+
+def _time(call, queries: list[str]) -> tuple[list[float], int]:
+    best: tuple[list[float], int] | None = None
+    for _ in range(REPEATS):
+        times, hits = [], 0
+        for q in queries:
+            t0 = time.perf_counter()
+            match = call(q)
+            times.append((time.perf_counter() - t0) * 1000)
+            hits += match is not None
+        if best is None or pct(times, 0.99) < pct(best[0], 0.99):
+            best = (times, hits)
+    assert best is not None
+    return best
+
+
+def _texts(train: list[str], n: int) -> list[str]:
+    """``n`` distinct intentions: Banking77 train texts, then the same with a reference number."""
+    return [train[i] if i < len(train) else f"{train[i % len(train)]} (ref {i})" for i in range(n)]
+
+
 def latency(args) -> dict:
     from promptcache.integrations.redis_intention import RedisIntentionBackend
 
     data = find_data(args.data)
-    train, test = load(data / "train.csv"), load(data / "test.csv")
-    rng = random.Random(1)
-    stored = rng.sample(train, 1000)
-    prefix = f"pcbench:{uuid.uuid4().hex[:8]}:"
-    backend = RedisIntentionBackend(url=args.redis_url, prefix=prefix)
-    memory = IntentionMemory(backend, ttl_s=3600)
-    try:
-        for i, (text, label) in enumerate(stored):
-            memory.store("bench-user", text, {"label": label, "n": i}, tool="lookup", args={"i": i})
-        queries = [t for t, _ in rng.sample(test, 500)] + [t for t, _ in rng.sample(stored, 500)]
-        rng.shuffle(queries)
-        memory.retrieve("bench-user", queries[0])  # connection set-up
-        times, hits = [], 0
-        for q in queries:
+    train = [t for t, _ in load(data / "train.csv")]
+    test = [t for t, _ in load(data / "test.csv")]
+    out: dict[str, Any] = {}
+    n = len(_queries(train[:1000], test, random.Random(1)))
+    print(f"\n#### Lookup latency, {n} lookups per size, best of {REPEATS} passes\n")
+    print(
+        "| backend | memories | hits | p50 ms | p99 ms | async p50 ms | async p99 ms | first lookup (new process) ms |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for size in [int(x) for x in args.sizes.split(",")]:
+        rng = random.Random(1)
+        stored = _texts(random.Random(1).sample(train, len(train)), size)
+        queries = _queries(stored, test, rng)
+        if size == 1000:
+            mem = IntentionMemory(InMemoryIntentionBackend(), ttl_s=3600)
+            for i, text in enumerate(stored):
+                mem.store("bench-user", text, {"n": i}, tool="lookup", args={"i": i})
+            mem.retrieve("bench-user", queries[0])
+            times, hits = _time(lambda q: mem.retrieve("bench-user", q), queries)
+            print(
+                f"| in-memory | {size:,} | {hits} | {statistics.median(times):.3f} | {pct(times, 0.99):.3f} | - | - | - |"
+            )
+            out["memory-1000"] = {"p50": statistics.median(times), "p99": pct(times, 0.99), "hits": hits}
+        prefix = f"pcbench:{uuid.uuid4().hex[:8]}:"
+        backend = RedisIntentionBackend(url=args.redis_url, prefix=prefix, max_memories_per_user=size)
+        memory = IntentionMemory(backend, ttl_s=3600)
+        try:
             t0 = time.perf_counter()
-            match = memory.retrieve("bench-user", q)
-            times.append((time.perf_counter() - t0) * 1000)
-            hits += match is not None
+            for i, text in enumerate(stored):
+                memory.store("bench-user", text, {"n": i}, tool="lookup", args={"i": i})
+            fill_s = time.perf_counter() - t0
+            memory.retrieve("bench-user", queries[0])  # connection set-up
+            times, hits = _time(lambda q: memory.retrieve("bench-user", q), queries)
 
-        async def run_async() -> list[float]:
-            out = []
-            for q in queries:
-                t0 = time.perf_counter()
-                await memory.aretrieve("bench-user", q)
-                out.append((time.perf_counter() - t0) * 1000)
-            return out
+            async def run_async() -> list[float]:
+                best: list[float] | None = None
+                for _ in range(REPEATS):
+                    res = []
+                    for q in queries:
+                        t1 = time.perf_counter()
+                        await memory.aretrieve("bench-user", q)
+                        res.append((time.perf_counter() - t1) * 1000)
+                    if best is None or pct(res, 0.99) < pct(best, 0.99):
+                        best = res
+                assert best is not None
+                return best
 
-        atimes = asyncio.run(run_async())
-        cold = []
-        for q in queries[:20]:  # a new process's first lookup: empty local record cache, all records fetched
-            fresh = IntentionMemory(RedisIntentionBackend(url=args.redis_url, prefix=prefix), ttl_s=3600)
-            t0 = time.perf_counter()
-            fresh.retrieve("bench-user", q)
-            cold.append((time.perf_counter() - t0) * 1000)
-            fresh.backend.close()
-        res = {
-            "memories": len(stored),
-            "lookups": len(queries),
-            "hits": hits,
-            "sync_p50_ms": statistics.median(times),
-            "sync_p99_ms": pct(times, 0.99),
-            "async_p50_ms": statistics.median(atimes),
-            "async_p99_ms": pct(atimes, 0.99),
-            "cold_p50_ms": statistics.median(cold),
-            "load_average": os.getloadavg()[0],
-        }
-        print(
-            f"\n#### Lookup latency, Redis {args.redis_url}, {len(stored)} memories for one user, "
-            f"{len(queries)} lookups ({hits} hits)\n"
-        )
-        print("| call | p50 ms | p99 ms |\n|---|---|---|")
-        print(f"| retrieve (sync) | {res['sync_p50_ms']:.2f} | {res['sync_p99_ms']:.2f} |")
-        print(f"| aretrieve (asyncio) | {res['async_p50_ms']:.2f} | {res['async_p99_ms']:.2f} |")
-        print(f"| first lookup of a new process (20 runs, median) | {res['cold_p50_ms']:.2f} | - |")
-        print(f"\n(1-minute load average during the run: {res['load_average']:.2f} on {os.cpu_count()} CPUs)")
-        return res
-    finally:
-        backend.forget("bench-user")
-        backend.close()
+            atimes = asyncio.run(run_async())
+            cold = []
+            for q in queries[:20]:  # a new process's first lookup: nothing cached locally
+                fresh = IntentionMemory(RedisIntentionBackend(url=args.redis_url, prefix=prefix), ttl_s=3600)
+                t1 = time.perf_counter()
+                fresh.retrieve("bench-user", q)
+                cold.append((time.perf_counter() - t1) * 1000)
+                fresh.backend.close()
+            res = {
+                "hits": hits,
+                "p50": statistics.median(times),
+                "p99": pct(times, 0.99),
+                "async_p50": statistics.median(atimes),
+                "async_p99": pct(atimes, 0.99),
+                "cold_p50": statistics.median(cold),
+                "fill_s": fill_s,
+            }
+            out[f"redis-{size}"] = res
+            print(
+                f"| Redis | {size:,} | {hits} | {res['p50']:.3f} | {res['p99']:.3f} | {res['async_p50']:.3f} | "
+                f"{res['async_p99']:.3f} | {res['cold_p50']:.3f} |"
+            )
+        finally:
+            backend.forget("bench-user")
+            backend.close()
+    print(f"\n(1-minute load average after the run: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs)")
+    return out
 
 
 class MemoEmbeddings:
@@ -305,6 +391,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--margin", type=float, help="margin to highlight for non-default similarities")
     ap.add_argument("--check", type=int, default=300, help="lookups re-run through IntentionMemory (0: none)")
     ap.add_argument("--skip-quality", action="store_true")
+    ap.add_argument("--pairs", action="store_true", help="also run the hard-negative / paraphrase sets of tests/data")
+    ap.add_argument("--sizes", default="1000", help="memories per user for the latency run (comma-separated)")
     ap.add_argument("--skip-latency", action="store_true")
     ap.add_argument("--json", help="write the figures to this JSON file")
     args = ap.parse_args(argv)
@@ -315,6 +403,8 @@ def main(argv: list[str] | None = None) -> None:
             if name != "lexical":
                 default = (args.threshold or 0.8, args.margin if args.margin is not None else 0.05)
             out[name] = quality(args, make_similarity(name), name, default)
+    if args.pairs:
+        out["pairs"] = pairs_quality(LexicalSimilarity())
     if not args.skip_latency:
         out["latency"] = latency(args)
     if args.json:

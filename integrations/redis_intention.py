@@ -8,12 +8,17 @@ Layout, per user (DESIGN.md, "Intention cache"); every key of a user carries the
 - ``{prefix}intent:{user}:mem:{id}`` — the memory record (JSON), with its own TTL.
 - ``{prefix}intent:{user}:res:{sha256}`` — the result, stored once per content hash (``SET NX``), its expiry
   pushed out (``PEXPIRE GT``, Redis >= 7.0) to the latest memory that refers to it.
+- ``{prefix}intent:{user}:sig:{signature}`` — a set of the ids of the memories whose intention has that meaning
+  signature (:mod:`promptcache.integrations.redis_intention_index`): a lookup reads its candidates from it, never
+  the whole index.
 - ``{prefix}intent:{user}:ver`` — a counter bumped by every store, eviction and repair of the index. It starts at
   a random 62-bit value, so it never repeats after a ``forget()`` or a loss of the user's keys
   (:mod:`promptcache.integrations.redis_intention_versions`), and like every key here it has a TTL.
 
-A read starts with one pipeline (prune + ``GET ver``). When the version is the one this process last read, the
-records it parsed then are reused (expired ones filtered out by their expiry): no other round trip. Otherwise one
+A lookup (:meth:`RedisIntentionBackend.matching`) is two round trips whatever the number of memories: prune +
+``SMEMBERS`` of the query's signature set, then ``ZMSCORE`` + ``MGET`` of those ids. Reading *all* records
+(:meth:`RedisIntentionBackend.records`, what a chat-model verifier needs) starts with one pipeline (prune +
+``GET ver``). When the version is the one this process last read, the records it parsed then are reused (expired ones filtered out by their expiry): no other round trip. Otherwise one
 ``ZRANGEBYSCORE ... WITHSCORES`` and one ``MGET`` of the records not already parsed (a replaced memory has a new
 score, so a stale copy is never used), whatever the number of memories. The chosen result is one ``GET`` more (all
 results of an intention: one ``MGET``). Install ``hiredis`` (a dependency of promptcache) so redis-py parses the
@@ -35,6 +40,7 @@ from typing import Any
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.integrations.redis_connection import ERRORS as _ERRORS
 from promptcache.integrations.redis_connection import RedisConnection, keeps_cancellation, server_refused
+from promptcache.integrations.redis_intention_index import SignatureIndex, index_commands
 from promptcache.integrations.redis_intention_records import RecordCache
 from promptcache.integrations.redis_intention_versions import (
     VersionRepairs,
@@ -55,12 +61,13 @@ __all__ = ["RedisIntentionBackend"]
 
 _PUT_INCR = 7
 """Position of the version bump in the store pipeline (:meth:`RedisIntentionBackend._put_commands`)."""
-_PUT_INDEX = (3, 4, 8)
-"""Positions of the commands on the index in the store pipeline that a key of another type refuses."""
+_PUT_INDEX = (3, 4, -1)
+"""Positions of the commands on the index in the store pipeline that a key of another type refuses (``ZCARD`` is
+always the last command)."""
 _log = get_logger("promptcache.integrations.redis_intention")
 
 
-class RedisIntentionBackend(VersionRepairs, RedisConnection, IntentionBackend):
+class RedisIntentionBackend(SignatureIndex, VersionRepairs, RedisConnection, IntentionBackend):
     """Intention memories on Redis (see the module docstring for the key layout).
 
     Args:
@@ -160,6 +167,7 @@ class RedisIntentionBackend(VersionRepairs, RedisConnection, IntentionBackend):
         pipe.pexpire(idx, ttl_ms, nx=True)
         pipe.pexpire(idx, ttl_ms, gt=True)
         self._bump(pipe, user, ttl_ms)
+        index_commands(pipe, self.signature_key(user, record.signature), record.id, ttl_ms)
         pipe.zcard(idx)
         return ttl_ms
 
@@ -181,6 +189,8 @@ class RedisIntentionBackend(VersionRepairs, RedisConnection, IntentionBackend):
                 pipe = client.pipeline(transaction=False)
                 self._put_commands(pipe, user, record, result, now)
                 replies = pipe.execute(raise_on_error=False)
+            if self._signature_refused(replies):
+                replies = self._replace_signature_set(client, user, record, ttl_ms, replies)
             count, bad_version = settle(replies, _PUT_INCR)
             extra = self._overflow(user, count)
             if extra:
@@ -209,6 +219,8 @@ class RedisIntentionBackend(VersionRepairs, RedisConnection, IntentionBackend):
                 pipe = client.pipeline(transaction=False)
                 self._put_commands(pipe, user, record, result, now)
                 replies = await pipe.execute(raise_on_error=False)
+            if self._signature_refused(replies):
+                replies = await self._areplace_signature_set(client, user, record, ttl_ms, replies)
             count, bad_version = settle(replies, _PUT_INCR)
             extra = self._overflow(user, count)
             if extra:

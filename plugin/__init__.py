@@ -61,6 +61,8 @@ _EXPORTS: dict[str, str] = {
     "EmbeddingsSimilarity": "promptcache.intention",
     "DEFAULT_INTENTION_TTL_SECONDS": "promptcache.intention",
     "DEFAULT_INTENTION_THRESHOLD": "promptcache.intention",
+    "LexicalVerifier": "promptcache.intention",
+    "ChatModelVerifier": "promptcache.intention",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -393,7 +393,7 @@ def test_tool_call_ids_reused_across_turns_pair_each_result_with_its_call(tmp_pa
             },
             {"role": "tool", "tool_call_id": id1, "content": "shipped"},
             {"role": "assistant", "content": "It has shipped."},
-            {"role": "user", "content": "and now? where is my order 17?"},
+            {"role": "user", "content": "please, where is my order 17?"},
             {
                 "role": "assistant",
                 "content": None,

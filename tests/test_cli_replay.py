@@ -56,7 +56,7 @@ def test_replay_on_the_shipped_sample(tmp_path: Path, capsys: pytest.CaptureFixt
         "same_call_repeats_changed": 1,
         "users": 2,
     }  # get_tracking: "out for delivery", then "delivered"
-    assert intention["memory"]["threshold"] == 0.7 and intention["memory"]["ttl_s"] == 3600.0
+    assert intention["memory"]["threshold"] == 0.5 and intention["memory"]["ttl_s"] == 3600.0
     none = report["strategies"]["none"]
     assert none["input_tokens"] == report["input_tokens"] and none["cache_read_tokens"] == 0
     assert (tmp_path / "replay.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -52,7 +52,8 @@ def test_tool_exact_similar_miss_and_no_user(memory):
     assert t.invoke({"intention": "what is the weather in paris today"}, config=user("u1")) == listed
     similar = t.invoke({"intention": "What's the weather like in Paris today?"}, config=user("u1"))
     assert similar == (
-        "No exact memory. Similar earlier intention: 'What is the weather in Paris today?' (similarity 0.81); "
+        "No exact memory. It answers an earlier intention, earlier: 'What is the weather in Paris today?' "
+        "(similarity 0.81; same meaning; wording: yours adds 'like'). Use it only if that is what is asked now; "
         'its result from get_weather({"city":"Paris"}), 0s old:\n21 C'
     )
     assert t.invoke({"intention": "What is the weather in London today?"}, config=user("u1")) == MEMORY_NOT_FOUND

@@ -13,7 +13,7 @@ EXPECTED = """turn 1: 'What is the weather in Paris today?'
   tool get_weather -> 'Paris: 21 C, sunny'
   answer: It is 21 C and sunny in Paris.
 turn 2: "what's the weather like in Paris today"
-  tool retrieve_memory -> 'No exact memory. Similar earlier intention: \\'What is the weather in Paris today?\\' (similarity 0.81); its result from get_weather({"city":"Paris"}), 0s old:\\nParis: 21 C, sunny'
+  tool retrieve_memory -> 'No exact memory. It answers an earlier intention, earlier: \\'What is the weather in Paris today?\\' (similarity 0.81; same meaning; wording: yours adds \\'like\\'). Use it only if that is what is asked now; its result from get_weather({"city":"Paris"}), 0s old:\\nParis: 21 C, sunny'
   answer: Still 21 C and sunny in Paris.
 get_weather calls: 1; model calls: 4
 bob's lookup: None

@@ -98,7 +98,7 @@ def test_args_filter_ignores_key_order(memory):
 def test_similar_match_returns_the_whole_group_and_is_not_ambiguous_within_it(memory, clock):
     # Before, the three results of one intention competed with each other in the margin rule (a miss).
     store_three(memory, clock)
-    query = "my user id is omar_3817, what are all my reservations please"
+    query = "my user id is omar_3817, what are my reservations please"
     found = memory.retrieve_all("u1", query)
     assert [(m.kind, m.tool, m.args["reservation_id"] if "reservation_id" in m.args else None) for m in found] == [
         ("similar", "get_reservation_details", "LQ9"),
@@ -111,12 +111,18 @@ def test_similar_match_returns_the_whole_group_and_is_not_ambiguous_within_it(me
     assert memory.retrieve_all("u1", query, exact_only=True) == []
 
 
-def test_two_intentions_with_different_results_nearly_as_close_stay_ambiguous(memory):
+def test_two_equivalent_intentions_with_different_results_serve_the_newest(memory, clock):
+    # Before, two intentions with different results nearly as close were "ambiguous" (a miss); both mean what is
+    # asked, and a tool result changes over time: the newest one is served.
     memory.store("u1", "What is the weather in Paris today?", "21 C", tool="weather", args={"city": "Paris"})
+    clock.now += 1
     memory.store(
         "u1", "What is the weather in Paris today please?", "22 C", tool="weather", args={"city": "Paris", "unit": "C"}
     )
-    assert memory.retrieve_all("u1", "what's the weather in Paris today") == []
+    found = memory.retrieve_all("u1", "what's the weather in Paris today")
+    assert [(m.kind, m.result, m.intention) for m in found] == [
+        ("similar", "22 C", "What is the weather in Paris today please?")
+    ]
 
 
 async def test_async_twins(memory, clock):
@@ -158,11 +164,12 @@ def test_retrieve_memory_tool_lists_every_result_labelled_in_a_stable_order(memo
     memory.store("u1", ASK, '{"reservations":["JG7","LQ9"]}', tool="get_user_details", args={"user_id": "omar_3817"})
     assert t.invoke({"intention": ASK}, config={"configurable": {"user_id": "u1"}}) == text
     similar = t.invoke(
-        {"intention": "my user id is omar_3817, what are all my reservations please"},
+        {"intention": "my user id is omar_3817, what are my reservations please"},
         config={"configurable": {"user_id": "u1"}},
     )
     assert similar.splitlines()[0] == (
-        f"No exact memory. Similar earlier intention: {ASK!r} (similarity 0.90); its 3 results, one per tool call:"
+        f"No exact memory. It answers an earlier intention, earlier: {ASK!r} (similarity 0.93; same meaning; "
+        "wording: yours adds 'please'). Use it only if that is what is asked now; its 3 results, one per tool call:"
     )
     capped = make_retrieve_memory_tool(memory, max_results=2).invoke(
         {"intention": ASK}, config={"configurable": {"user_id": "u1"}}

@@ -8,6 +8,7 @@ import redis
 from promptcache.integrations.redis_intention import RedisIntentionBackend
 from promptcache.intention import IntentionMemory
 from promptcache.intention.backends import IntentionBackendError
+from promptcache.intention.meaning import signature
 
 
 class CountingRedis(redis.Redis):
@@ -46,9 +47,11 @@ def test_layout_one_hash_tag_per_user_and_ttls(redis_url, redis_prefix, redis_cl
     keys = sorted(k.decode() for k in redis_client.scan_iter(match=redis_prefix + "*"))
     match = memory.retrieve("user-42", "How many open tickets do I have?")
     base = f"{redis_prefix}intent:{{user-42}}:"
+    sig = base + "sig:" + signature("How many open tickets do I have?")  # the meaning index: its candidates
     assert keys == sorted(
-        [base + "idx", base + "mem:" + match.memory_id, base + "res:" + match.result_hash, base + "ver"]
+        [base + "idx", base + "mem:" + match.memory_id, base + "res:" + match.result_hash, base + "ver", sig]
     )
+    assert redis_client.smembers(sig) == {match.memory_id.encode()}
     for key in keys:
         assert 119_000 < redis_client.pttl(key) <= 120_000
     assert redis_client.type(base + "idx") == b"zset"
@@ -64,18 +67,19 @@ def test_lookup_over_1000_memories_is_a_fixed_number_of_round_trips(counting):
     cold = IntentionMemory(fresh, ttl_s=600)
     CountingRedis.round_trips = 0
     assert cold.retrieve("u1", "show the status of order number 417").result == {"order": 417}
-    # pipeline (prune + version), the index, one MGET of the 1000 records, GET of the result
-    assert CountingRedis.round_trips == 4
+    # Candidates come from the meaning index, never all 1000 records: one script call (prune, the signature set,
+    # its members' index scores, records and results).
+    assert CountingRedis.round_trips == 1
     CountingRedis.round_trips = 0
     assert cold.retrieve("u1", "show me the status of order number 418").result == {"order": 418}
-    assert CountingRedis.round_trips == 2  # version unchanged: records reused; pipeline + GET of the result
+    assert CountingRedis.round_trips == 1  # a similar match: the same one
     memory.store("u1", "show the status of order number 1000", {"order": 1000})
     CountingRedis.round_trips = 0
     assert cold.retrieve("u1", "show the status of order number 1000").result == {"order": 1000}
-    assert CountingRedis.round_trips == 4  # version moved: index re-read, MGET of the one new record
+    assert CountingRedis.round_trips == 1
     CountingRedis.round_trips = 0
     assert cold.retrieve("u1", "status of the shipment for customer 12345") is None
-    assert CountingRedis.round_trips == 1
+    assert CountingRedis.round_trips == 1  # the script finds an empty signature set: nothing more to read
 
 
 def test_replaced_memory_elsewhere_is_not_served_from_the_local_cache(redis_url, redis_prefix):

@@ -155,7 +155,7 @@ def test_serve_similar_opt_in(memory):
     agent, _, ran = build(memory, replies, serve_repeats=True, serve_similar=True)
     agent.invoke({"messages": [HumanMessage(ASK)]}, config=CONFIG)
     state = agent.invoke(
-        {"messages": [HumanMessage("my user id is omar_3817, what are all my reservations please")]}, config=CONFIG
+        {"messages": [HumanMessage("my user id is omar_3817, what are my reservations please")]}, config=CONFIG
     )
     assert tool_messages(state) == [("c2", '{"id":"JG7","n":1}', "hit")]
     assert state["messages"][2].response_metadata["promptcache"]["kind"] == "similar"

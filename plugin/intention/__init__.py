@@ -7,6 +7,8 @@
   returns every result of the matched intention, each labelled with its tool call when there are several.
 - :class:`IntentionCache` — a processor for ``create_agent`` that stores tool results as they come back and, with
   ``serve_repeats=True``, answers a repeated call (same intention, tool and arguments) from memory.
+- Judges of a similar match: :class:`LexicalVerifier` (default: every difference an equivalence,
+  :mod:`promptcache.intention.meaning`) and :class:`ChatModelVerifier` (asks a chat model; more hits).
 - Backends: :class:`InMemoryIntentionBackend` (default) and, on Redis,
   ``promptcache.integrations.redis_intention.RedisIntentionBackend``.
 """
@@ -18,6 +20,7 @@ from promptcache.intention.backends import (
     IntentionBackendError,
     MemoryRecord,
 )
+from promptcache.intention.judges import ChatModelVerifier, LexicalVerifier, Verifier
 from promptcache.intention.memory import (
     DEFAULT_INTENTION_MARGIN,
     DEFAULT_INTENTION_THRESHOLD,
@@ -61,6 +64,7 @@ __all__ = [
     "RETRIEVE_MEMORY_DESCRIPTION",
     "RETRIEVE_MEMORY_TOOL_NAME",
     "SIDE_EFFECT_METADATA_KEY",
+    "ChatModelVerifier",
     "EmbeddingsSimilarity",
     "InMemoryIntentionBackend",
     "IntentionBackend",
@@ -69,8 +73,10 @@ __all__ = [
     "IntentionMatch",
     "IntentionMemory",
     "LexicalSimilarity",
+    "LexicalVerifier",
     "MemoryRecord",
     "Similarity",
+    "Verifier",
     "anchors",
     "anchors_agree",
     "current_intention",

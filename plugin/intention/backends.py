@@ -56,6 +56,9 @@ class MemoryRecord:
         created_at / expires_at: epoch seconds.
         similarity: name of the :class:`~promptcache.intention.similarity.Similarity` that made ``features``.
         features: the stored features (``None`` for the lexical default, which works from ``intention``).
+        signature: the intention's meaning digest (:func:`promptcache.intention.meaning.signature`), the key
+            backends index memories by for the similar match (``""`` in records written before it existed: those
+            are found by an exact match only).
     """
 
     id: str
@@ -68,6 +71,7 @@ class MemoryRecord:
     expires_at: float
     similarity: str
     features: Any = None
+    signature: str = ""
 
     def dumps(self) -> bytes:
         """The record as JSON bytes."""
@@ -99,7 +103,7 @@ class MemoryRecord:
         return record
 
 
-_STR_FIELDS = ("id", "intention", "normalized", "result_hash", "similarity")
+_STR_FIELDS = ("id", "intention", "normalized", "result_hash", "similarity", "signature")
 
 
 class IntentionBackend(ABC):
@@ -119,6 +123,30 @@ class IntentionBackend(ABC):
     @abstractmethod
     def records(self, user: str, now: float) -> list[MemoryRecord]:
         """The user's live memories (expired ones pruned from the index first), in one round trip for the records."""
+
+    def matching(self, user: str, signature: str, now: float) -> list[MemoryRecord]:
+        """The user's live memories whose ``signature`` is ``signature`` (the candidates of an exact or similar
+        match). Default: :meth:`records` filtered (every memory read); the bundled backends keep an index so a
+        lookup reads only these."""
+        return [r for r in self.records(user, now) if r.signature == signature]
+
+    async def amatching(self, user: str, signature: str, now: float) -> list[MemoryRecord]:
+        """Async :meth:`matching` (default: :meth:`arecords` filtered)."""
+        return [r for r in await self.arecords(user, now) if r.signature == signature]
+
+    def matching_results(
+        self, user: str, signature: str, now: float
+    ) -> tuple[list[MemoryRecord], dict[str, bytes | None]]:
+        """:meth:`matching` plus the results it could read on the way, by result hash (default: none, ``{}``; a
+        hash missing from the dict is fetched with :meth:`results`; a ``None`` value is an expired result). The
+        Redis backend reads them in the same round trip."""
+        return self.matching(user, signature, now), {}
+
+    async def amatching_results(
+        self, user: str, signature: str, now: float
+    ) -> tuple[list[MemoryRecord], dict[str, bytes | None]]:
+        """Async :meth:`matching_results`."""
+        return await self.amatching(user, signature, now), {}
 
     @abstractmethod
     def result(self, user: str, result_hash: str) -> bytes | None:
@@ -163,11 +191,26 @@ class IntentionBackend(ABC):
 
 
 class _UserData:
-    __slots__ = ("records", "results")
+    __slots__ = ("by_signature", "next_expiry", "records", "results")
 
     def __init__(self) -> None:
         self.records: dict[str, MemoryRecord] = {}
         self.results: dict[str, tuple[bytes, float]] = {}
+        self.by_signature: dict[str, set[str]] = {}
+        self.next_expiry = math.inf  # no memory or result expires before this (epoch seconds): no prune needed
+
+    def add(self, record: MemoryRecord) -> None:
+        self.records[record.id] = record
+        self.by_signature.setdefault(record.signature, set()).add(record.id)
+        self.next_expiry = min(self.next_expiry, record.expires_at)
+
+    def remove(self, memory_id: str) -> None:
+        record = self.records.pop(memory_id)
+        ids = self.by_signature.get(record.signature)
+        if ids is not None:
+            ids.discard(memory_id)
+            if not ids:
+                del self.by_signature[record.signature]
 
 
 class InMemoryIntentionBackend(IntentionBackend):
@@ -196,10 +239,16 @@ class InMemoryIntentionBackend(IntentionBackend):
         self._lock = threading.Lock()
 
     def _prune(self, data: _UserData, now: float) -> None:
+        if now < data.next_expiry:
+            return  # nothing has expired yet: no scan
         for mid in [m for m, r in data.records.items() if r.expires_at <= now]:
-            del data.records[mid]
+            data.remove(mid)
         for h in [h for h, (_, exp) in data.results.items() if exp <= now]:
             del data.results[h]
+        data.next_expiry = min(
+            min((r.expires_at for r in data.records.values()), default=math.inf),
+            min((exp for _, exp in data.results.values()), default=math.inf),
+        )
 
     def put(self, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
         if type(record.args) not in _IMMUTABLE:  # keep a copy: the caller may edit its ``args`` after storing
@@ -207,13 +256,15 @@ class InMemoryIntentionBackend(IntentionBackend):
         with self._lock:
             data = self._users.setdefault(user, _UserData())
             self._prune(data, now)
-            data.records[record.id] = record
+            if record.id in data.records:
+                data.remove(record.id)
+            data.add(record)
             old = data.results.get(record.result_hash)
             expires = max(record.expires_at, old[1]) if old else record.expires_at
             data.results[record.result_hash] = (old[0] if old else bytes(result), expires)
             while len(data.records) > self.max_memories_per_user:
                 victim = min(data.records.values(), key=lambda r: (r.expires_at, r.created_at))
-                del data.records[victim.id]
+                data.remove(victim.id)
 
     def records(self, user: str, now: float) -> list[MemoryRecord]:
         with self._lock:
@@ -225,6 +276,22 @@ class InMemoryIntentionBackend(IntentionBackend):
                 del self._users[user]
                 return []
             return list(data.records.values())
+
+    def matching(self, user: str, signature: str, now: float) -> list[MemoryRecord]:
+        """Live memories with ``signature``, from the per-user index (expired memories pruned first, as
+        :meth:`records` does)."""
+        with self._lock:
+            data = self._users.get(user)
+            if data is None:
+                return []
+            self._prune(data, now)
+            if not data.records:
+                del self._users[user]
+                return []
+            return [data.records[m] for m in data.by_signature.get(signature, ())]
+
+    async def amatching(self, user: str, signature: str, now: float) -> list[MemoryRecord]:
+        return self.matching(user, signature, now)
 
     def result(self, user: str, result_hash: str) -> bytes | None:
         with self._lock:

@@ -1,50 +1,43 @@
-"""The similar-match rule: anchors must agree, the best candidate must clear the threshold and lead by a margin.
+"""The similar-match rule: verified candidates only, the best must clear the threshold, and among the candidates
+about as good as the best (within ``margin``) the newest wins.
 
 Shared by :class:`~promptcache.intention.memory.IntentionMemory` and the benchmark (bench/intention.py), so the
-measured precision is the library's.
+measured precision is the library's. Candidates reach this rule only after a
+:class:`~promptcache.intention.judges.Verifier` said their result answers the query, so intentions holding
+different results are not a conflict: tool results change over time, and the newest is the one to serve.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import TypeVar
 
+from promptcache.intention.backends import MemoryRecord
 from promptcache.intention.normalize import Anchors, anchors, tokens
 
-__all__ = ["anchor_info", "pick_similar"]
-
-T = TypeVar("T")
+__all__ = ["anchor_info", "choose"]
 
 
-def pick_similar(
-    ranked: Iterable[tuple[float, str, T]], threshold: float, margin: float, agrees: Callable[[T], bool]
-) -> tuple[float, T] | None:
-    """The similar-match rule (see the module docstring).
+def choose(
+    verified: Iterable[tuple[float, MemoryRecord]], threshold: float, margin: float
+) -> tuple[float, MemoryRecord] | None:
+    """The similar match among ``verified`` candidates.
 
     Args:
-        ranked: ``(score, result_key, item)`` sorted by score, highest first (scores in ``[0, 1]``).
-        threshold: the best agreeing item needs at least this score.
-        margin: and must lead the best agreeing item with another ``result_key`` by at least this much
-            (an item with another result that is nearly as close makes the match ambiguous: a miss).
-        agrees: whether an item's numbers and entities agree with the query's.
+        verified: ``(similarity, record)`` pairs (similarity in ``[0, 1]``) whose results a verifier accepted.
+        threshold: a candidate needs at least this similarity.
+        margin: candidates within ``margin`` of the best similarity count as equally good; of those, the most
+            recently stored (``created_at``, then ``id``) wins.
 
     Returns:
-        ``(score, item)`` of the match, or ``None``.
+        ``(similarity, record)`` of the match (the chosen record's own similarity), or ``None``.
     """
-    best: tuple[float, str, T] | None = None
-    for score, key, item in ranked:
-        if best is None and score < threshold:
-            return None
-        if best is not None and best[0] - score >= margin:
-            break  # nothing below can be ambiguous any more
-        if not agrees(item):
-            continue
-        if best is None:
-            best = (score, key, item)
-        elif key != best[1]:
-            return None  # ambiguous: another result is nearly as close
-    return None if best is None else (best[0], best[2])
+    eligible = [(s, r) for s, r in verified if s >= threshold]
+    if not eligible:
+        return None
+    best = max(s for s, _ in eligible)
+    close = [(s, r) for s, r in eligible if s >= best - margin]
+    return max(close, key=lambda sr: (sr[1].created_at, sr[1].id))
 
 
 @lru_cache(maxsize=65536)

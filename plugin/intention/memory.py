@@ -1,15 +1,17 @@
 """``IntentionMemory``: tool results stored per user under the user's intention, found again by intention.
 
 An intention can hold several memories, one per tool call (``(tool, args)``): an agent often makes several calls for
-one user message. A lookup first picks the stored intention that answers the query (DESIGN.md, "Intention cache";
-seed ``000_*``):
+one user message. A lookup first picks the stored intention that answers the query
+(:mod:`promptcache.intention.lookup`):
 
 1. **exact**: an earlier intention of the same user whose normalised form equals the query's
    (:func:`~promptcache.intention.normalize.normalize_intention`).
-2. **similar**: otherwise the user's most similar earlier intention, if its similarity is at least ``threshold``,
-   its numbers and named entities agree with the query's (:func:`~promptcache.intention.normalize.anchors_agree`),
-   and it beats every intention holding a *different set of results* by at least ``margin`` (an ambiguous match
-   is a miss: a wrong tool result is worse than none).
+2. **similar**: otherwise an earlier intention that *means the same* — a :class:`~promptcache.intention.judges.
+   Verifier` accepted it (by default the model-free :class:`~promptcache.intention.judges.LexicalVerifier`: every
+   difference between the two texts is an equivalence, :mod:`promptcache.intention.meaning`) — whose similarity is
+   at least ``threshold``; of several such intentions about as similar as the best (within ``margin``), the
+   newest. Tool results change over time, so intentions that mean the same but hold different results are not
+   a conflict: the newest result is served.
 
 :meth:`IntentionMemory.retrieve_all` returns every memory of that intention (most recent first);
 :meth:`IntentionMemory.retrieve` the most recent one. Both can be narrowed to one ``tool`` and/or ``args`` first
@@ -35,10 +37,11 @@ from promptcache.intention.backends import (
     MemoryRecord,
 )
 from promptcache.intention.checks import check_call, check_unit, check_user
-from promptcache.intention.matching import anchor_info, pick_similar
-from promptcache.intention.normalize import anchors_agree, normalize_intention
+from promptcache.intention.judges import Verifier, as_verifier
+from promptcache.intention.lookup import afind, find
+from promptcache.intention.meaning import signature
+from promptcache.intention.normalize import normalize_intention
 from promptcache.intention.results import IntentionMatch, serialise_json, to_matches
-from promptcache.intention.select import exact_group, filter_records, group_of, intention_candidates
 from promptcache.intention.similarity import Similarity, as_similarity
 from promptcache.keys import stable_hash
 from promptcache.metrics import PluginMetrics, PluginStats
@@ -53,19 +56,17 @@ __all__ = [
 
 DEFAULT_INTENTION_TTL_SECONDS = 3600.0
 """How long a tool result is kept (seconds). Tool results go stale; one hour is a conservative default."""
-DEFAULT_INTENTION_THRESHOLD = 0.7
-"""Default minimum similarity of a similar match (lexical scale). Chosen on Banking77 (train stored, test looked up;
-bench/intention.py, figures in bench/README.md): with :data:`DEFAULT_INTENTION_MARGIN` it gives precision 0.982 at a
-hit rate of 0.429. Lower thresholds gain little hit rate there (0.5: 0.980 / 0.498) and are riskier for users with
-few memories, where the margin rule has no competitor to act on."""
+DEFAULT_INTENTION_THRESHOLD = 0.5
+"""Default minimum similarity of a similar match (lexical scale) among the candidates the verifier accepted. The
+verifier decides whether two intentions mean the same; the threshold only keeps out equivalent-by-rule pairs that
+share little text. Measured on the package's hand-written paraphrase set (tests/data/intention_paraphrases.tsv):
+every verified paraphrase pair scores at least 0.6; Banking77 precision by threshold is in bench/README.md
+("Intention cache")."""
 DEFAULT_INTENTION_MARGIN = 0.15
-"""Default lead the best match needs over any candidate with a different result (same measurement: without a margin
-no threshold below 0.9 reaches precision 0.97)."""
+"""Verified candidates within this much of the best similarity count as equally good; the newest of them is served
+(a later result of the same request is the fresher one)."""
 
 _log = get_logger("promptcache.intention")
-
-_Picked = tuple[list[MemoryRecord], float, str]
-"""A lookup's choice: the chosen intention's memories (most recent first), the similarity, ``"exact"``/``"similar"``."""
 
 
 def _check_lookup(user_id: Any, intention: Any, tool: Any, args: Any) -> str:
@@ -87,8 +88,12 @@ class IntentionMemory:
             :class:`~promptcache.intention.similarity.Similarity`, or any LangChain ``Embeddings``.
         threshold: minimum similarity of a similar match, in ``[0, 1]`` (``1.0``: exact only). Default
             :data:`DEFAULT_INTENTION_THRESHOLD` (tuned for the lexical default; tune it for an embedding model).
-        margin: lead over the best candidate with a different result, in ``[0, 1]`` (default
-            :data:`DEFAULT_INTENTION_MARGIN`).
+        margin: verified candidates within this much of the best similarity count as equally good, and the
+            newest of them is served; in ``[0, 1]`` (default :data:`DEFAULT_INTENTION_MARGIN`).
+        verifier: what a similar match must pass before it is served: ``None`` (the model-free
+            :class:`~promptcache.intention.judges.LexicalVerifier`) or a
+            :class:`~promptcache.intention.judges.Verifier` such as
+            :class:`~promptcache.intention.judges.ChatModelVerifier` (more hits; asks a chat model).
         clock: returns epoch seconds (default ``time.time``; injectable for tests).
 
     Raises:
@@ -104,6 +109,7 @@ class IntentionMemory:
         threshold: float = DEFAULT_INTENTION_THRESHOLD,
         margin: float = DEFAULT_INTENTION_MARGIN,
         clock: Callable[[], float] = time.time,
+        verifier: Verifier | None = None,
     ) -> None:
         if backend is None:
             backend = InMemoryIntentionBackend()
@@ -116,6 +122,7 @@ class IntentionMemory:
         self.similarity: Similarity = as_similarity(similarity)
         self.threshold = check_unit(threshold, "threshold")
         self.margin = check_unit(margin, "margin")
+        self.verifier: Verifier = as_verifier(verifier)
         self.clock = clock
         self._warning = ThrottledWarning(_log)
         self._lock = threading.Lock()
@@ -148,6 +155,7 @@ class IntentionMemory:
             created_at=now,
             expires_at=now + self.ttl_s,
             similarity=self.similarity.name,
+            signature=signature(intention),
         )
         return user, record, data
 
@@ -198,60 +206,25 @@ class IntentionMemory:
         return True
 
     # -- retrieve --------------------------------------------------------------------------------------------
-    def _exact(self, records: list[MemoryRecord], normalized: str, exact_only: bool) -> _Picked | None | bool:
-        """The exact group, ``None`` (no match possible) or ``True`` (a similar match must be tried)."""
-        if not records:
-            return None
-        group = exact_group(records, normalized)
-        if group:
-            return group, 1.0, "exact"
-        return None if exact_only or self.threshold >= 1.0 else True
-
-    def _find(self, user: str, intention: str, tool: Any, args: Any, exact_only: bool) -> tuple[_Picked | None, float]:
-        now = self.clock()
-        records = filter_records(self.backend.records(user, now), tool, args)
-        picked = self._exact(records, normalize_intention(intention), exact_only)
-        if picked is True:
-            query = self.similarity.encode_query(intention) if self._uses_features() else None
-            picked = self._pick_similar(records, intention, query, self._stale_features(records))
-        return picked, now
-
-    async def _afind(
-        self, user: str, intention: str, tool: Any, args: Any, exact_only: bool
-    ) -> tuple[_Picked | None, float]:
-        now = self.clock()
-        records = filter_records(await self.backend.arecords(user, now), tool, args)
-        picked = self._exact(records, normalize_intention(intention), exact_only)
-        if picked is True:
-            query = None
-            stale: dict[str, Any] = {}
-            if self._uses_features():
-                query = await self.similarity.aencode_query(intention)
-                missing = [r for r in records if r.similarity != self.similarity.name]
-                if missing:
-                    feats = await self.similarity.aencode([r.intention for r in missing])
-                    stale = {r.id: f for r, f in zip(missing, feats)}
-            picked = self._pick_similar(records, intention, query, stale)
-        return picked, now
-
     def _lookup(
         self, user_id: Any, intention: Any, tool: Any, args: Any, exact_only: bool, fail_open: bool, first: bool
     ) -> list[IntentionMatch]:
         user = _check_lookup(user_id, intention, tool, args)
         try:
-            picked, now = self._find(user, intention, tool, args, exact_only)
+            picked, now = find(self, user, intention, tool, args, exact_only)
             if picked is None:
                 return self.metrics.lookup([])
-            group, score, kind = picked
-            if first:
-                group = group[:1]
-                raws = [self.backend.result(user, group[0].result_hash)]
-            else:
-                raws = self.backend.results(user, [r.result_hash for r in group])
+            group = picked.group[:1] if first else picked.group
+            raws = _prefetched(group, picked.results)
+            if raws is None:
+                if first:
+                    raws = [self.backend.result(user, group[0].result_hash)]
+                else:
+                    raws = self.backend.results(user, [r.result_hash for r in group])
         except Exception as exc:  # noqa: BLE001
             return self._failed(exc, fail_open) or []
         corrupt: list[str] = []
-        matches = to_matches(group, score, kind, raws, now, corrupt)
+        matches = to_matches(group, picked, raws, now, corrupt)
         self._corrupt(user, corrupt)
         return self.metrics.lookup(matches)
 
@@ -260,19 +233,20 @@ class IntentionMemory:
     ) -> list[IntentionMatch]:
         user = _check_lookup(user_id, intention, tool, args)
         try:
-            picked, now = await self._afind(user, intention, tool, args, exact_only)
+            picked, now = await afind(self, user, intention, tool, args, exact_only)
             if picked is None:
                 return self.metrics.lookup([])
-            group, score, kind = picked
-            if first:
-                group = group[:1]
-                raws = [await self.backend.aresult(user, group[0].result_hash)]
-            else:
-                raws = await self.backend.aresults(user, [r.result_hash for r in group])
+            group = picked.group[:1] if first else picked.group
+            raws = _prefetched(group, picked.results)
+            if raws is None:
+                if first:
+                    raws = [await self.backend.aresult(user, group[0].result_hash)]
+                else:
+                    raws = await self.backend.aresults(user, [r.result_hash for r in group])
         except Exception as exc:  # noqa: BLE001
             return self._failed(exc, fail_open) or []
         corrupt: list[str] = []
-        matches = to_matches(group, score, kind, raws, now, corrupt)
+        matches = to_matches(group, picked, raws, now, corrupt)
         await self._acorrupt(user, corrupt)
         return self.metrics.lookup(matches)
 
@@ -397,18 +371,8 @@ class IntentionMemory:
         except Exception:  # noqa: BLE001
             pass
 
-    def _uses_features(self) -> bool:
-        return self.similarity.stored_features
-
-    def _stale_features(self, records: list[MemoryRecord]) -> dict[str, Any]:
-        if not self._uses_features():
-            return {}
-        missing = [r for r in records if r.similarity != self.similarity.name]
-        if not missing:
-            return {}
-        return {r.id: f for r, f in zip(missing, self.similarity.encode([r.intention for r in missing]))}
-
     def _prepared_for(self, records: list[MemoryRecord], candidates: Callable[[], list[Any]]) -> Any:
+        """The similarity's prepared form of ``candidates()`` for ``records`` (cached until they change)."""
         # The user's candidates in the similarity's prepared form, reused until the memories change (a replaced
         # memory keeps its id but gets a new creation time).
         key = tuple((r.id, r.created_at) for r in records)
@@ -420,32 +384,19 @@ class IntentionMemory:
                 self._prepared[key] = hit
         return hit
 
-    def _pick_similar(
-        self, records: list[MemoryRecord], intention: str, query: Any, stale: dict[str, Any]
-    ) -> _Picked | None:
-        # Only candidates within ``margin`` of the threshold can be the match or make it ambiguous.
-        floor = self.threshold - self.margin
-        if query is None:  # lexical: features come from the texts
-            prepared = self._prepared_for(records, lambda: [r.intention for r in records])
-            hits = self.similarity.above(intention, prepared, floor)
-        else:
-            prepared = self._prepared_for(records, lambda: [stale.get(r.id, r.features) for r in records])
-            hits = self.similarity.above(query, prepared, floor)
-        ranked = intention_candidates([(score, records[i]) for i, score in hits], records)
-        q_anchors, q_tokens = anchor_info(intention)
-        picked = pick_similar(
-            ranked,
-            self.threshold,
-            self.margin,
-            lambda record: anchors_agree(q_anchors, q_tokens, *anchor_info(record.intention)),
-        )
-        return None if picked is None else (group_of(records, picked[1]), picked[0], "similar")
-
     def __repr__(self) -> str:
         return (
             f"IntentionMemory(backend={type(self.backend).__name__}, ttl_s={self.ttl_s}, "
-            f"similarity={self.similarity!r}, threshold={self.threshold}, margin={self.margin})"
+            f"similarity={self.similarity!r}, threshold={self.threshold}, margin={self.margin}, "
+            f"verifier={self.verifier!r})"
         )
+
+
+def _prefetched(group: list[MemoryRecord], results: dict[str, bytes | None] | None) -> list[bytes | None] | None:
+    """The group's results when the backend already read them all with the candidates, else ``None``."""
+    if not results or any(r.result_hash not in results for r in group):
+        return None
+    return [results[r.result_hash] for r in group]
 
 
 def _with_features(record: MemoryRecord, features: Any) -> MemoryRecord:

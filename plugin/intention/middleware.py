@@ -221,9 +221,10 @@ class IntentionCache(Processor):
         serve_repeats: when True, a call whose (user, current intention, tool, arguments without the volatile ones)
             is stored and not expired is answered from memory without running the tool (see the module
             docstring). Default False: every tool runs.
-        serve_similar: with ``serve_repeats``, also serve when the current intention only *resembles* the stored
-            one (the memory's similar match). Default False: only an exact intention match short-circuits a tool,
-            since a similar intention can mean another request.
+        serve_similar: with ``serve_repeats``, also serve when the current intention is a verified similar match
+            of the stored one (the memory's verifier found every difference an equivalence, or its chat model said
+            yes). Default False: only an exact intention match short-circuits a tool (a read after a write within
+            one request is the risk, whatever the wording).
 
     Raises:
         TypeError: ``memory`` is not an ``IntentionMemory``, a name list holds a non-string, or ``scope`` is neither

@@ -1,7 +1,8 @@
 """Intention text: normalisation for the exact match, tokens, and the anchors (numbers, named entities).
 
 - :func:`normalize_intention` gives the exact-match form: Unicode NFKC, case-folded, punctuation removed (except
-  inside numbers: ``1.5`` and ``1,000`` stay numbers), whitespace collapsed. "What's the weather in Paris?" and
+  inside numbers: ``1.5`` and ``1,000`` stay numbers; currency and percent signs are kept as tokens, so "$50" and
+  "€50" differ), whitespace collapsed. "What's the weather in Paris?" and
   "what's  the weather in paris" are the same intention.
 - :func:`anchors` finds what must agree before two different intentions may match: numbers (digits, and the number
   words zero..twenty) and named entities recognised by their *shape*, without a model: capitalised words that do
@@ -21,7 +22,7 @@ __all__ = ["Anchors", "anchors", "anchors_agree", "normalize_intention", "tokens
 # A number: digits with optional thousands separators and a decimal part (1,000.50 / 3.5 / 42).
 _NUMBER = r"\d+(?:[.,]\d+)*"
 # Tokens: numbers first (so "1.5" stays one token), then words (letters/digits/apostrophes inside a word).
-_TOKEN_RE = re.compile(rf"{_NUMBER}|[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+_TOKEN_RE = re.compile(rf"{_NUMBER}|[^\W_]+(?:['’][^\W_]+)*|[$€£¥₹%]", re.UNICODE)
 _QUOTED_RE = re.compile(r"[\"“”«»]([^\"“”«»]{1,80})[\"“”«»]")
 _SENTENCE_END_RE = re.compile(r"[.!?:;\n]\s*$")
 
@@ -95,7 +96,7 @@ def tokens(text: str) -> list[str]:
     text = unicodedata.normalize("NFKC", text).replace("’", "'")
     out = []
     for tok in _TOKEN_RE.findall(text):
-        out.append(_number(tok) if tok[0].isdigit() else tok.casefold())
+        out.append(_number(tok) if tok[0].isdigit() else tok.casefold())  # a sign ("$") is its own token
     return out
 
 

@@ -27,6 +27,8 @@ class IntentionMatch:
         age_s: seconds since the memory was stored.
         result: the stored result (the JSON value that was stored: ``str``, ``dict``, ``list``, ...).
         memory_id: the memory's id; ``result_hash``: SHA-256 of its serialised result.
+        note: for a similar match, how the stored intention differs from the one asked (``""`` for exact).
+        verified_by: for a similar match, the judge that accepted it (``"lexical"``, or a model verifier's name).
     """
 
     kind: str
@@ -38,6 +40,8 @@ class IntentionMatch:
     result: Any
     memory_id: str
     result_hash: str
+    note: str = ""
+    verified_by: str = ""
 
     def result_text(self) -> str:
         """The result as text: a string as is, anything else as JSON."""
@@ -108,7 +112,14 @@ def serialise_json(value: Any, what: str) -> bytes:
 
 
 def to_match(
-    record: MemoryRecord, score: float, kind: str, raw: bytes | None, now: float, corrupt: list[str] | None = None
+    record: MemoryRecord,
+    score: float,
+    kind: str,
+    raw: bytes | None,
+    now: float,
+    corrupt: list[str] | None = None,
+    note: str = "",
+    verified_by: str = "",
 ) -> IntentionMatch | None:
     """The match for ``record`` with its stored result ``raw`` (``None`` when the result expired: no match).
 
@@ -133,18 +144,21 @@ def to_match(
         result=result,
         memory_id=record.id,
         result_hash=record.result_hash,
+        note=note,
+        verified_by=verified_by,
     )
 
 
 def to_matches(
     records: list[MemoryRecord],
-    score: float,
-    kind: str,
+    picked: Any,
     raws: list[bytes | None],
     now: float,
     corrupt: list[str] | None = None,
 ) -> list[IntentionMatch]:
     """:func:`to_match` for each record and its result, in order, leaving out records whose result expired or is
-    corrupt (their hashes appended to ``corrupt``)."""
-    out = [to_match(r, score, kind, raw, now, corrupt) for r, raw in zip(records, raws)]
+    corrupt (their hashes appended to ``corrupt``). ``picked``: the lookup's
+    :class:`~promptcache.intention.lookup.Picked` (similarity, kind, note, verified_by)."""
+    p = picked
+    out = [to_match(r, p.score, p.kind, raw, now, corrupt, p.note, p.verified_by) for r, raw in zip(records, raws)]
     return [m for m in out if m is not None]

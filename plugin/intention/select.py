@@ -1,12 +1,8 @@
-"""Choosing which stored memories answer an intention: the tool/argument filter, the exact group, and the
-candidates of a similar match grouped by intention.
+"""Choosing which stored memories answer an intention: the tool/argument filter and the group of an intention.
 
 An intention can hold several memories, one per ``(tool, args)`` (an agent makes several tool calls for one user
-message). A lookup first decides *which stored intention* answers the query, then returns that intention's memories
-(most recent first). For the similar match, the candidates are the stored intentions (not the single memories), and
-two intentions are interchangeable when they hold the same set of results; the margin rule of
-:func:`~promptcache.intention.matching.pick_similar` acts on that set, so a query close to two intentions with
-different results is a miss.
+message). A lookup first decides *which stored intention* answers the query
+(:func:`~promptcache.intention.matching.choose`), then returns that intention's memories (most recent first).
 """
 
 from __future__ import annotations
@@ -17,7 +13,7 @@ from typing import Any
 from promptcache.intention.backends import MemoryRecord
 from promptcache.keys import canonical_json
 
-__all__ = ["exact_group", "filter_records", "group_of", "intention_candidates", "recent_first"]
+__all__ = ["exact_group", "filter_records", "group_of", "recent_first"]
 
 
 def filter_records(records: list[MemoryRecord], tool: str | None, args: Any) -> list[MemoryRecord]:
@@ -44,30 +40,3 @@ def exact_group(records: list[MemoryRecord], normalized: str) -> list[MemoryReco
 def group_of(records: list[MemoryRecord], record: MemoryRecord) -> list[MemoryRecord]:
     """The records stored under ``record``'s normalised intention, most recent first."""
     return exact_group(records, record.normalized)
-
-
-def intention_candidates(
-    scored: Sequence[tuple[float, MemoryRecord]], records: Sequence[MemoryRecord]
-) -> list[tuple[float, tuple[str, ...], MemoryRecord]]:
-    """Similar-match candidates, one per stored intention, for
-    :func:`~promptcache.intention.matching.pick_similar`.
-
-    Args:
-        scored: ``(similarity, record)`` of the records close enough to matter.
-        records: all the records the lookup considers (a group's result set is taken from all of them).
-
-    Returns:
-        ``(score, result_key, record)`` sorted by score (highest first, then the most recent): ``score`` is the
-        best score of the intention's records, ``result_key`` the sorted result hashes of all records under that
-        intention, ``record`` the best-scoring one (its text is what the anchor check compares).
-    """
-    hashes: dict[str, set[str]] = {}
-    for r in records:
-        hashes.setdefault(r.normalized, set()).add(r.result_hash)
-    best: dict[str, tuple[float, MemoryRecord]] = {}
-    for score, r in scored:
-        seen = best.get(r.normalized)
-        if seen is None or (score, r.created_at) > (seen[0], seen[1].created_at):
-            best[r.normalized] = (score, r)
-    ranked = sorted(best.values(), key=lambda sr: (-sr[0], -sr[1].created_at, sr[1].id))
-    return [(score, tuple(sorted(hashes[r.normalized])), r) for score, r in ranked]

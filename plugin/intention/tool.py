@@ -68,15 +68,22 @@ def _order_key(match: IntentionMatch) -> tuple[str, bytes]:
 
 def format_match(match: IntentionMatch) -> str:
     """The tool's text for one match: the result as is for an exact match; for a similar one, a line naming the
-    matched intention, its similarity (0..1, higher is closer) and the tool call, then the result, so the model can
-    judge whether it answers the question."""
+    earlier intention it answers ("earlier: 'flights from Paris to London'"), its similarity (0..1, higher is
+    closer), how it differs from the intention asked (:attr:`IntentionMatch.note`) and the tool call, then the
+    result, so the model can reject it."""
     text = match.result_text()
     if match.kind == "exact":
         return text
     call = f" from {_call_label(match)}" if match.tool else ""
+    return f"{_similar_head(match)}; its result{call}, {match.age_s:.0f}s old:\n{text}"
+
+
+def _similar_head(match: IntentionMatch) -> str:
+    """The line that says which earlier intention a similar match answers and how it differs from the one asked."""
+    note = f"; {match.note}" if match.note else ""
     return (
-        f"No exact memory. Similar earlier intention: {match.intention!r} (similarity {match.similarity:.2f}); "
-        f"its result{call}, {match.age_s:.0f}s old:\n{text}"
+        f"No exact memory. It answers an earlier intention, earlier: {match.intention!r} (similarity "
+        f"{match.similarity:.2f}{note}). Use it only if that is what is asked now"
     )
 
 
@@ -101,10 +108,7 @@ def format_matches(matches: Sequence[IntentionMatch], max_results: int = DEFAULT
     if first.kind == "exact":
         head = f"{count} stored for this intention" + ("" if len(matches) == 1 else ", one per tool call")
     else:
-        head = (
-            f"No exact memory. Similar earlier intention: {first.intention!r} (similarity "
-            f"{first.similarity:.2f}); its {count}, one per tool call"
-        )
+        head = f"{_similar_head(first)}; its {count}, one per tool call"
     left = len(matches) - len(shown)
     head += f" ({left} older left out):" if left else ":"
     lines = [head]
