@@ -305,12 +305,15 @@ class BedrockCachePoints(Processor):
         strategy: ``"anchored-tail"`` (default; cheapest in the replay), ``"multi-point"`` or a ``CacheStrategy``
             subclass (see :class:`CachePointChatBedrockConverse`).
         placement_store: ``ServerCache`` for placements (default: in-memory, shared by this processor's models).
-        cache_ttl, cache_model_info, cache_tools, placement_ttl_s, token_counter: as on
-            :class:`CachePointChatBedrockConverse`.
+        cache_ttl: as on :class:`CachePointChatBedrockConverse`.
+        cache_model_info: as on :class:`CachePointChatBedrockConverse`.
+        cache_tools: as on :class:`CachePointChatBedrockConverse`.
+        placement_ttl_s: as on :class:`CachePointChatBedrockConverse`.
+        token_counter: as on :class:`CachePointChatBedrockConverse`.
 
     Raises:
-        ValueError / TypeError: bad options (a bad ``strategy`` at once; the rest when the first Bedrock model is
-        wrapped; a TTL given with ``cache_model_info`` is checked at once).
+        ValueError: (also TypeError) bad options: a bad ``strategy`` at once; the rest when the first Bedrock model
+            is wrapped; a TTL given with ``cache_model_info`` is checked at once.
     """
 
     def __init__(

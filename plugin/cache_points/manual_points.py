@@ -67,8 +67,9 @@ def check_manual_layout(
 
     Args:
         model_info: the model (its ``max_cache_points`` lowers the limit of 4 when it supports caching).
-        system / messages / tools: the request parts as given to
-            :func:`promptcache.cache_points.place_cache_points`.
+        system: the request's system blocks, as given to :func:`promptcache.cache_points.place_cache_points`.
+        messages: the request's messages, likewise.
+        tools: the request's tools (or ``None``), likewise.
 
     Raises:
         ValueError: more points than allowed (the count, the limit and the positions are named); a ``ttl`` other

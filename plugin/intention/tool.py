@@ -130,7 +130,8 @@ def make_retrieve_memory_tool(
         scope: a fixed user id for every call (e.g. a single-user app); default: resolved from the call's config.
         scope_fields: ``configurable`` fields tried for the user id (default ``("user_id",
             "langgraph_auth_user_id")``).
-        name / description: the tool's name and description (defaults: the seed's).
+        name: the tool's name (default :data:`RETRIEVE_MEMORY_TOOL_NAME`).
+        description: the tool's description (default :data:`RETRIEVE_MEMORY_DESCRIPTION`).
         max_results: most memories of one intention shown (an int >= 1, default :data:`DEFAULT_MAX_RESULTS`).
 
     Returns:
