@@ -1,8 +1,8 @@
 """``IntentionMemory``: tool results stored per user under the user's intention, found again by intention.
 
 An intention can hold several memories, one per tool call (``(tool, args)``): an agent often makes several calls for
-one user message. A lookup first picks the stored intention that answers the query (DESIGN.md, "Intention cache";
-seed ``000_*``):
+one user message. A lookup first picks the stored intention that answers the query (docs/architecture.md,
+"Intention cache"):
 
 1. **exact**: an earlier intention of the same user whose normalised form equals the query's
    (:func:`~promptcache.intention.normalize.normalize_intention`).

@@ -1,6 +1,6 @@
 """Is the latest question *conceptual* (general knowledge) or about the user's current work?
 
-The seed document (``004_*``) skips project-state lookups for purely conceptual questions ("What is the difference
+Typed memory (docs/architecture.md) skips project-state lookups for purely conceptual questions ("What is the difference
 between supervised and reinforcement learning?"): no ETA or task progress is needed to answer them. A wrong
 "conceptual" costs recall (project state the answer needed is not loaded); a wrong "not conceptual" only costs
 tokens. So the default leans to "not conceptual" whenever it sees any sign of the user's own work.
