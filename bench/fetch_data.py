@@ -207,7 +207,7 @@ def sha256_of(path: Path) -> str:
 def locate(entry: DataFile, folders: Iterable[Path]) -> tuple[Path | None, list[str]]:
     """The first ``folder / entry.name`` whose checksum matches, and the problems met on the way (one line per
     file found with another checksum)."""
-    problems = []
+    problems: list[str] = []
     for folder in folders:
         path = folder / entry.name
         if path.is_file():

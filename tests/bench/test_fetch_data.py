@@ -71,6 +71,7 @@ def test_bad_manifest_entries_are_refused() -> None:
 
 @pytest.mark.skipif(_SHARED is None, reason="the team's shared data folder is not beside this checkout")
 def test_present_data_matches_every_pinned_checksum_offline(tmp_path: Path) -> None:
+    assert _SHARED is not None
     outcomes = fetch(MANIFEST, folders=[_SHARED], dest=tmp_path / "cache", offline=True)
     assert [(o.entry.name, o.status, o.problems) for o in outcomes] == [(e.name, "present", ()) for e in MANIFEST]
     assert not (tmp_path / "cache").exists()  # offline: nothing written
@@ -131,6 +132,7 @@ def test_download_refuses_a_bad_timeout(tmp_path: Path) -> None:
 def test_bfcl_bundle_is_rebuilt_byte_for_byte_from_its_jsonl_files_over_file_urls(tmp_path: Path) -> None:
     # Stand-ins for the nine upstream JSONL files, made from the bundle's own rows (one JSON object per line, as
     # BFCL writes them): rebuilding must give the pinned checksum, which checks the grouping and serialisation.
+    assert _SHARED is not None
     entry = next(e for e in MANIFEST if e.name == "bfcl_v4_memory_bundle.json")
     bundle = json.loads((_SHARED / entry.name).read_text(encoding="utf-8"))
     root = tmp_path / "upstream"
