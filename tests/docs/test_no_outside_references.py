@@ -3,7 +3,7 @@
 Every source, test, example, benchmark, CI and documentation file is scanned for citations of a design document
 or of "seed" documents kept beside the project, and for paths into the folder beside the checkout. The only
 files allowed to name that folder are the two that look benchmark data up at run time (``bench/shared_data.py``,
-``bench/fetch_data.py``): a data location, not a citation.
+``bench/fetch_data.py``) and the page that documents the lookup (docs/data.md): a data location, not a citation.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ SCANNED = ("plugin", "integrations", "tests", "examples", "bench", "docs", ".ci"
 TOP_FILES = ("README.md", "pyproject.toml", "mkdocs.yml", "mkdocs_hooks.py")
 SKIPPED_DIRS = {"__pycache__", "venv", ".venv", "site", "out"}
 SUFFIXES = {".py", ".md", ".toml", ".yml", ".yaml", ".txt", ".cfg", ".ini", ".json", ".jsonl", ""}
-DATA_LOOKUP = {"bench/shared_data.py", "bench/fetch_data.py"}
+DATA_LOOKUP = {"bench/shared_data.py", "bench/fetch_data.py", "docs/data.md"}
 
 _CITATION = re.compile(r"DESIGN\.md|\bthe seed\b|\bseed's\b|\bseed doc|\bseeds?/|\bseed ``0", re.I)
 _OUTSIDE_PATH = re.compile(r"\.\./shared\b|\bshared/(data|seeds)\b")
