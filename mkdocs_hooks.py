@@ -2,7 +2,7 @@
 
 The distribution maps ``plugin/`` to ``promptcache`` and ``integrations/`` to ``promptcache.integrations``
 (pyproject.toml, setuptools ``package-dir``). griffe finds packages by folder name, so this builds
-``build/mkdocs-src/promptcache/`` out of symlinks to those two folders when mkdocs loads its configuration;
+``build/mkdocs-src/promptcache/`` out of symlinks to those two folders when mkdocs starts (``on_startup``);
 ``mkdocs.yml`` lists ``build/mkdocs-src`` in the Python handler's ``paths``. Nothing is copied.
 """
 
@@ -33,6 +33,3 @@ def build_source_tree(root: Path = ROOT, target: Path = SRC) -> Path:
 def on_startup(**_: object) -> None:
     """mkdocs event (runs before the configuration's plugins collect anything)."""
     build_source_tree()
-
-
-build_source_tree()
