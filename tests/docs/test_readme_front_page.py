@@ -35,3 +35,36 @@ def test_readme_links_resolve_inside_the_project() -> None:
 def test_every_plugin_has_a_readme_example_block() -> None:
     names = re.findall(r"```python\n# readme-example: ([\w-]+)\n", README.read_text())
     assert names == ["response-cache", "cache-points", "typed-memory", "intention-cache", "processors"]
+
+
+def test_readme_replay_table_matches_a_fresh_replay() -> None:
+    from promptcache.replay.engine import DEFAULT_STRATEGIES, run_replay
+
+    result = run_replay(
+        [str(ROOT / "examples" / "data" / "sample_conversations.json")],
+        "anthropic.claude-sonnet-4-20250514-v1:0",
+        DEFAULT_STRATEGIES,
+    )
+    section = README.read_text().split("## The replay table", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (\*\*)?([a-z+-]+)(\*\*)? \| (.+) \|$", section, re.M)
+    table = {name: [cell.strip() for cell in cells.split("|")] for _, name, _, cells in rows if name != "strategy"}
+    assert list(table) == [
+        "none",
+        "last-message",
+        "langchain-aws",
+        "multi-point",
+        "anchored-tail",
+        "anchored-tail+response-cache",
+    ]
+    for name, cells in table.items():
+        row = result.strategies[name]
+        rel = result.relative(name)
+        assert cells == [
+            f"{row.input_tokens:,}",
+            f"{row.read_tokens:,}",
+            f"{row.write_tokens:,}",
+            f"{row.cost_usd:,.4f}",
+            f"{rel:.1%}",
+            f"{row.read_share:.1%}",
+        ], name
+    assert f"{result.requests} requests, {result.input_tokens:,} input tokens" in " ".join(README.read_text().split())
