@@ -88,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="directory for replay.json and replay.png (default ./promptcache-replay)",
     )
     replay.add_argument(
+        "--response-cache-ttl-s",
         "--response-cache-ttl",
+        dest="response_cache_ttl",
         type=float,
         default=None,
         metavar="SECONDS",
