@@ -378,7 +378,8 @@ def make_similarity(name: str) -> Similarity:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
-        "--data", help="folder with Banking77 train.csv/test.csv (default: ../shared/data/intent/banking77)"
+        "--data",
+        help="folder with Banking77 train.csv/test.csv (default: intent/banking77, found by bench/shared_data.py)",
     )
     ap.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     ap.add_argument(

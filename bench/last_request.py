@@ -2,7 +2,7 @@
 
 Run by hand from the project root (figures go to bench/README.md, section "Replay: the last request"):
 
-    python bench/last_request.py [--data ../shared/data/tau_bench_gpt-4o-airline.json] [--gap-s 10]
+    python bench/last_request.py [--data tau_bench_gpt-4o-airline.json] [--gap-s 10]
 
 Needs the ``bench`` extra (scikit-learn for the online logistic regression).
 

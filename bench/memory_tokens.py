@@ -5,12 +5,12 @@ Run by hand (offline, no services):  python bench/memory_tokens.py [--json out.j
 Part 1 replays bench/data/memory_scenario.json (hand-written: 3 sessions, 39 questions of which 12 conceptual,
 44 memories of all four kinds, project state that is replaced and that goes stale) through a real LangGraph
 ``StateGraph`` with ``MemoryNode`` + ``MemorySaver`` (one thread per session) on an ``InMemoryStore`` with a
-simulated clock. Part 2 replays the real BFCL v4 memory conversations (../shared/data/bfcl_v4_memory_bundle.json):
+simulated clock. Part 2 replays the real BFCL v4 memory conversations (bfcl_v4_memory_bundle.json, found by bench/shared_data.py):
 every user statement becomes a memory (typing rule: :func:`bfcl_kind`), then each of the 155 recall questions is
 asked in a fresh thread. Part 3 (bench/memory_conversations.py) replays bench/data/memory_conversations.json: a
 multi-session conversation with follow-ups, team questions and facts / project state restated without subjects.
 
-Flat baseline = the beginner's approach of the seed document: every memory ever written, appended to one list and
+Flat baseline = the beginner's approach (docs/plugins/typed-memory.md): every memory ever written, appended to one list and
 sent every turn (no dedupe, no replacement, no expiry). Tokens: tiktoken ``cl100k_base`` (offline copy).
 
 Recall: a needed fact, rule or project-state memory counts as loaded when its text is in the typed block

@@ -2,7 +2,7 @@
 
 Run by hand from the project root (figures go to bench/README.md, section "Replay"):
 
-    python bench/replay_tau_bench.py [--data ../shared/data/tau_bench_gpt-4o-airline.json]
+    python bench/replay_tau_bench.py [--data tau_bench_gpt-4o-airline.json]
 
 For each model and request spacing it prints the input-side cost of each strategy relative to ``none``, plus a
 *foresight bound*: langchain-aws' placement minus the tail write of each conversation's final request (that write

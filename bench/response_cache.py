@@ -2,7 +2,7 @@
 
     python bench/response_cache.py [--n 300] [--runs 5] [--redis redis://127.0.0.1:6379/0]
 
-Data: the first ~20 messages of a real tau-bench airline conversation (../shared/data, MIT), grown with more of
+Data: the first ~20 messages of a real tau-bench airline conversation (found by bench/shared_data.py, MIT), grown with more of
 the same conversation to ~8,000 tokens (tiktoken cl100k_base, offline copy), and 10 tools.
 1. Key building, p50 and MB/s of the canonical JSON the key covers: the processor's key (``request_key``) with its
    memos in four states (the same prompt again; the thread's next call; the same values as new objects; emptied)

@@ -3,7 +3,7 @@
 Offline by default: a real boto3 ``bedrock-runtime`` client with botocore's Stubber (no AWS keys, no network),
 answering with made-up usage figures. With AWS credentials and ``PROMPTCACHE_BEDROCK_MODEL`` set (e.g.
 ``us.anthropic.claude-sonnet-4-20250514-v1:0``) it talks to real Bedrock instead. The placement strategy is the
-default ``anchored-tail``; set ``PROMPTCACHE_CACHE_STRATEGY=multi-point`` to see the seed's strategy instead.
+default ``anchored-tail``; set ``PROMPTCACHE_CACHE_STRATEGY=multi-point`` to see Roo-Code's strategy instead.
 
     python examples/bedrock_cache_points.py
 """

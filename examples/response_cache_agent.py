@@ -54,7 +54,7 @@ def main() -> None:
         model,
         tools=[population],
         system_prompt="You answer questions concisely.",
-        middleware=[PrintCalls(), ResponseCache(cache, ttl=600)],
+        middleware=[PrintCalls(), ResponseCache(cache, ttl_s=600)],
     )
     question = {"messages": [HumanMessage("How many people live in Paris?")]}
     runs = [

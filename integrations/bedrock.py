@@ -3,14 +3,14 @@
 ``CachePointChatBedrockConverse`` is a ``langchain_aws.ChatBedrockConverse`` whose final Converse request (system,
 messages, ``toolConfig.tools``) gets cache points from a placement strategy: ``strategy="anchored-tail"``
 (:class:`promptcache.cache_points.AnchoredTailStrategy`, the default) or ``"multi-point"``
-(:class:`promptcache.cache_points.MultiPointStrategy`, the seed's), or any ``CacheStrategy`` subclass.
+(:class:`promptcache.cache_points.MultiPointStrategy`, Roo-Code's), or any ``CacheStrategy`` subclass.
 
-Why the default deviates from DESIGN.md (which names the multi-point strategy): the replay measured both on real
+Why the default is not the multi-point strategy: the replay measured both on real
 agent traffic -- tau-bench airline, 200 conversations, 2,454 requests, 10 s apart (bench/README.md "## Replay",
 ``python bench/replay_tau_bench.py``). Input-side cost relative to no caching: Claude Sonnet 4, anchored-tail 17.5%
 vs multi-point 29.1% (multi-point costs 1.66x more); Nova Pro 32.7% vs 46.2%. Multi-point leaves each request's
 newest messages uncovered until they outweigh a gap (978k of 6.6M tokens billed at full price); anchored-tail's
-moving tail makes every request read what the previous one sent. The seed's strategy stays one option away.
+moving tail makes every request read what the previous one sent. Roo-Code's strategy stays one option away.
 The hook is langchain-aws' own ``_apply_cache_points(cache_control, system, bedrock_messages, params)``: both
 ``_generate`` and ``_stream`` call it once the request is fully built (after ``_messages_to_bedrock`` and
 ``_converse_params``), so ``invoke``, ``ainvoke``, ``stream``, ``astream``, ``batch`` and ``bind_tools`` all go
@@ -132,7 +132,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
     Extra fields:
         strategy: ``"anchored-tail"`` (default: anchor after tools/system, a tail point at the end of each request,
             a bridge past Bedrock's 20-block lookback; 17.5% of uncached cost on tau-bench vs 29.1% for
-            multi-point), ``"multi-point"`` (the seed's Roo-Code strategy, DESIGN.md's original choice), or a
+            multi-point), ``"multi-point"`` (Roo-Code's strategy), or a
             ``CacheStrategy`` subclass.
         cache_points: ``False`` turns placement off (langchain-aws' own ``cache_control`` handling then applies).
         cache_ttl: ``None``/``"5m"`` or ``"1h"``; checked against the model (``ValueError`` if not allowed).
@@ -283,12 +283,15 @@ class BedrockCachePoints(Processor):
         strategy: ``"anchored-tail"`` (default; cheapest in the replay), ``"multi-point"`` or a ``CacheStrategy``
             subclass (see :class:`CachePointChatBedrockConverse`).
         placement_store: ``ServerCache`` for placements (default: in-memory, shared by this processor's models).
-        cache_ttl, cache_model_info, cache_tools, placement_ttl_s, token_counter: as on
-            :class:`CachePointChatBedrockConverse`.
+        cache_ttl: as on :class:`CachePointChatBedrockConverse`.
+        cache_model_info: as on :class:`CachePointChatBedrockConverse`.
+        cache_tools: as on :class:`CachePointChatBedrockConverse`.
+        placement_ttl_s: as on :class:`CachePointChatBedrockConverse`.
+        token_counter: as on :class:`CachePointChatBedrockConverse`.
 
     Raises:
-        ValueError / TypeError: bad options (a bad ``strategy`` at once; the rest when the first Bedrock model is
-        wrapped; a TTL given with ``cache_model_info`` is checked at once).
+        ValueError: (also TypeError) bad options: a bad ``strategy`` at once; the rest when the first Bedrock model
+            is wrapped; a TTL given with ``cache_model_info`` is checked at once.
     """
 
     def __init__(

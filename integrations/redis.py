@@ -289,7 +289,7 @@ class RedisCache(RedisConnection, ServerCache):
 
 
 def __getattr__(name: str) -> Any:
-    # The Redis intention backend lives in its own module; re-exported here (DESIGN.md: integrations/redis.py).
+    # The Redis intention backend lives in its own module; re-exported here (docs/architecture.md, "Source layout").
     if name == "RedisIntentionBackend":
         from promptcache.integrations.redis_intention import RedisIntentionBackend
 

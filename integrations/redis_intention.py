@@ -1,6 +1,6 @@
 """``RedisIntentionBackend``: intention memories on Redis (redis-py, sync and ``redis.asyncio``).
 
-Layout, per user (DESIGN.md, "Intention cache"); every key of a user carries the same hash tag
+Layout, per user (docs/architecture.md, "Intention cache"); every key of a user carries the same hash tag
 (:func:`promptcache.keys.hash_tag` of the user id), so a user's pipelines and ``MGET`` stay in one Cluster slot:
 
 - ``{prefix}intent:{user}:idx`` — sorted set of memory ids, scored by expiry (epoch seconds). Expired ids are

@@ -1,6 +1,6 @@
 """The ``promptcache`` command (also ``python -m promptcache``).
 
-``promptcache replay FILE... [--model MODEL_ID] [--strategy NAME ...] [--gap-s SECONDS] [--out DIR]
+``promptcache --version``; ``promptcache replay FILE... [--model MODEL_ID] [--strategy NAME]... [--gap-s SECONDS] [--out DIR]
 [--response-cache-ttl SECONDS] [--no-chart]`` replays
 recorded agent conversations through the prompt-cache simulator and prints what each cache-point strategy, the
 ResponseCache and the intention cache would have saved; it writes ``replay.json`` and ``replay.png`` to ``DIR``.
@@ -46,7 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     check_strategy_names(())  # loads every strategy into STRATEGIES
 
+    from promptcache import __version__
+
     parser = _Parser(prog="promptcache", description="promptcache command-line tools")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     replay = sub.add_parser(
         "replay",
@@ -66,13 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument(
         "--strategy",
-        action="extend",
-        nargs="+",
+        action="append",
         metavar="NAME",
         dest="strategies",
-        help="strategies to compare, among " + ", ".join(STRATEGIES) + " (default: all); 'none' is "
-        "always included, and with anchored-tail the row anchored-tail+response-cache too. "
-        "Put it after FILE, or end the names with --",
+        help="a strategy to compare, among " + ", ".join(STRATEGIES) + "; repeat the option for several "
+        "(--strategy a --strategy b; default: all). 'none' is always included, and with anchored-tail the "
+        "row anchored-tail+response-cache too",
     )
     replay.add_argument(
         "--gap-s",
@@ -88,7 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="directory for replay.json and replay.png (default ./promptcache-replay)",
     )
     replay.add_argument(
+        "--response-cache-ttl-s",
         "--response-cache-ttl",
+        dest="response_cache_ttl",
         type=float,
         default=None,
         metavar="SECONDS",

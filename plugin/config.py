@@ -4,7 +4,7 @@ Every processor that takes per-call options keeps them in the call's config unde
 ``configurable[<context key>]`` (a dict). This module is the one place that reads and writes them, and the one
 place that resolves the *scope* (tenant) of a call, so every plugin agrees on both.
 
-Scope resolution (DESIGN.md, "The processor contract"), first match wins:
+Scope resolution (docs/architecture.md, "The processor contract"), first match wins:
 
 1. an explicit per-call ``scope`` (``configurable[<context key>]["scope"]``), ``None`` included;
 2. the processor's constructor ``scope`` when one was given (``None`` disables scoping);

@@ -1,7 +1,7 @@
 """Adversarial tests: Bedrock cache points (strategies, CachePointChatBedrockConverse, BedrockCachePoints) and
 ResponseCache / with_processors, fed bad input and unusual-but-valid input.
 
-Each test asserts the CORRECT behaviour (DESIGN.md, README):
+Each test asserts the CORRECT behaviour (docs/architecture.md, README):
 - bad input: a clear exception naming the bad value, raised before anything is sent or written;
 - a failing or corrupt cache: a miss, logged, never a broken call;
 - every Converse request valid: at most 4 cachePoint blocks, never first in a message, never after a reasoning
@@ -484,7 +484,7 @@ def test_with_structured_output_of_a_pydantic_model_through_the_cache():
 def test_fixed_key_in_a_tool_loop_gives_each_step_its_own_entry():
     """A per-call ``key`` (README: ``apply_context(config, key="faq")``) ignores the step number: step 1 of a tool
     loop hits step 0's entry, asks for the tool again, and so on until LangGraph's recursion limit (the tool ran
-    6 times here). DESIGN.md: each step of a tool loop has its own entry."""
+    6 times here). docs/architecture.md: each step of a tool loop has its own entry."""
     runs: list[int] = []
 
     @tool

@@ -1,4 +1,5 @@
-"""MultiPointStrategy against the seed's five examples (exact), plus the guards the seed lacks."""
+"""MultiPointStrategy against the five examples of Roo-Code's cache-strategy documentation (exact), plus the
+guards it lacks."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from promptcache.cache_points import (
 )
 from promptcache.cache_points import model_info as model_info_module
 
-# The seed's model: 3 points, 100-token minimum, system + messages.
+# The documentation's model: 3 points, 100-token minimum, system + messages.
 SEED_MODEL = get_model_info("anthropic.claude-3-7-sonnet-20250219-v1:0").with_overrides(
     max_tokens=4096,
     context_window=200_000,
@@ -24,7 +25,7 @@ SEED_MODEL = get_model_info("anthropic.claude-3-7-sonnet-20250219-v1:0").with_ov
 )
 SYSTEM = "You are a helpful assistant."
 
-# Examples 1-3: the seed's per-message "~N tokens" comments.
+# Examples 1-3: the documentation's per-message "~N tokens" comments.
 M0 = ("user", "Tell me about machine learning.", 50)
 M1 = ("assistant", "Machine learning is a field of study...", 150)
 M2 = ("user", "What about deep learning?", 40)
@@ -34,7 +35,7 @@ M5 = ("assistant", "Neural networks are composed of layers of nodes...", 180)
 M6 = ("user", "Can you explain backpropagation?", 40)
 M7 = ("assistant", "Backpropagation is an algorithm used to train neural networks...", 170)
 
-# Examples 4-5: "Previous 10 messages" with counts chosen to reproduce the seed's segments 240 / 440 / 260, and the
+# Examples 4-5: "Previous 10 messages" with counts chosen to reproduce the documentation's segments 240 / 440 / 260, and the
 # assistant reply at index 9 under 102 tokens (so Example 4's tail, 100 + 80 + 130 = 310, stays under 1.2 x 260):
 #   [0..2] 50 + 150 + 40 = 240;  [3..6] 160 + 50 + 180 + 50 = 440;  [7..8] 170 + 90 = 260;  [9] 100.
 PREVIOUS_10 = [
@@ -95,7 +96,7 @@ def _run(rows, previous=None, model=SEED_MODEL, system=SYSTEM, **kw):
 
 
 def _structure(result):
-    """The seed's "Resulting Message Structure" rendering."""
+    """The documentation's "Resulting Message Structure" rendering."""
     lines = []
     for message in result.messages:
         texts = [b["text"] for b in message["content"] if "text" in b]
@@ -121,7 +122,7 @@ def test_example_1_initial_placement():
 
 def test_example_2_one_exchange_preserves_and_adds():
     result = _run([M0, M1, M2, M3, M4, M5], previous=[CachePointPlacement(2, "message", 240)])
-    # tokens_covered per the seed's definition: messages 3..4 = 160 + 50 = 210 (the seed prints 230, the newest
+    # tokens_covered per the documentation's definition: messages 3..4 = 160 + 50 = 210 (the documentation prints 230, the newest
     # exchange 50 + 180).
     assert result.placements == [CachePointPlacement(2, "message", 240), CachePointPlacement(4, "message", 210)]
     assert _structure(result) == [
@@ -139,7 +140,7 @@ def test_example_2_one_exchange_preserves_and_adds():
 def test_example_3_another_exchange_uses_the_last_slot():
     previous = [CachePointPlacement(2, "message", 240), CachePointPlacement(4, "message", 230)]
     result = _run([M0, M1, M2, M3, M4, M5, M6, M7], previous=previous)
-    # Index 4 is recomputed to 210 (3..4); index 6 covers 5..6 = 180 + 40 = 220 (the seed prints 210 = 40 + 170).
+    # Index 4 is recomputed to 210 (3..4); index 6 covers 5..6 = 180 + 40 = 220 (the documentation prints 210 = 40 + 170).
     assert result.placements == [
         CachePointPlacement(2, "message", 240),
         CachePointPlacement(4, "message", 210),
@@ -180,7 +181,7 @@ def test_example_4_small_new_messages_keep_all_points():
 def test_example_5_large_new_messages_reallocate_the_smallest_gap():
     # New tokens = 100 + 100 + 300 = 500 > 312: the point closing the smallest gap (index 8, 260) moves to index 10.
     result = _run(PREVIOUS_10 + EX5_NEW, previous=EX3_PLACEMENTS)
-    # Index 10 covers 7..10 = 170 + 90 + 100 + 100 = 460 (the seed prints 660, counting the new pair 100 + 300).
+    # Index 10 covers 7..10 = 170 + 90 + 100 + 100 = 460 (the documentation prints 660, counting the new pair 100 + 300).
     assert result.placements == [
         CachePointPlacement(2, "message", 240),
         CachePointPlacement(6, "message", 440),

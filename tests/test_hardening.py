@@ -1,6 +1,6 @@
 """Hardening: every public API attacked with bad input and failing backends, as a hostile but realistic user would.
 
-Each test asserts the CORRECT behaviour (DESIGN.md / the engineering rules):
+Each test asserts the CORRECT behaviour (docs/architecture.md / the engineering rules):
 - bad input: a clear ``TypeError``/``ValueError`` naming the bad value, raised before anything is written;
 - a failing or corrupt backend: a miss (or a skipped write) plus one log line, never an exception in the user's call.
 

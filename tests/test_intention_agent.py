@@ -34,7 +34,7 @@ def memory():
     return IntentionMemory(ttl_s=600)
 
 
-def test_tool_schema_is_the_seeds(memory):
+def test_tool_schema_is_the_patterns(memory):
     t = make_retrieve_memory_tool(memory)
     assert t.name == "retrieve_memory"
     assert t.description == RETRIEVE_MEMORY_DESCRIPTION
@@ -62,7 +62,7 @@ def test_tool_exact_similar_miss_and_no_user(memory):
     assert t.invoke({"intention": "?!"}, config=user("u1")) == MEMORY_NOT_FOUND
     fixed = make_retrieve_memory_tool(memory, scope="u1")
     assert fixed.invoke({"intention": "What is the weather in Paris today?"}) == listed
-    memory.store("u1", "What is my name?", "Ana")  # no tool recorded: the result as is (the seed's contract)
+    memory.store("u1", "What is my name?", "Ana")  # no tool recorded: the result as is (the pattern's contract)
     assert t.invoke({"intention": "what is my name"}, config=user("u1")) == "Ana"
 
 

@@ -19,7 +19,9 @@ def _examples() -> list[tuple[str, str]]:
 
 
 def test_readme_has_examples() -> None:
-    assert {"processors", "response-cache", "intention-cache"} <= {name for name, _ in _examples()}
+    assert {"processors", "response-cache", "cache-points", "typed-memory", "intention-cache"} <= {
+        name for name, _ in _examples()
+    }
 
 
 @pytest.mark.parametrize("name, code", _examples(), ids=[name for name, _ in _examples()])

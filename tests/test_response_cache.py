@@ -283,7 +283,7 @@ def test_empty_reply_is_not_stored(server_cache: Any) -> None:
 
 # 5 -------------------------------------------------------------------------------------------------------------
 def test_ttl_reaches_backend_in_seconds(server_cache: Any) -> None:
-    agent = make_agent(ScriptedChatModel(replies=["Paris."]), server_cache, ttl=999)
+    agent = make_agent(ScriptedChatModel(replies=["Paris."]), server_cache, ttl_s=999)
     key = marker(ask(agent))["key"]
     if isinstance(server_cache, InMemoryServerCache):
         assert 998.0 < server_cache.ttl(key) <= 999.0
@@ -294,7 +294,7 @@ def test_ttl_reaches_backend_in_seconds(server_cache: Any) -> None:
 
 def test_entries_expire(server_cache: Any) -> None:
     model = ScriptedChatModel(replies=["one", "two"])
-    agent = make_agent(model, server_cache, ttl=0.15)
+    agent = make_agent(model, server_cache, ttl_s=0.15)
     assert ask(agent).content == "one"
     assert ask(agent).content == "one"
     time.sleep(0.3)

@@ -1,7 +1,7 @@
 """Bedrock cache points: placement strategies (pure, no I/O), the ``ModelInfo`` table, and token counting.
 
 - :class:`AnchoredTailStrategy` (anchor + moving tail + bridge; the wrappers' default, cheapest in the replay) and
-  :class:`MultiPointStrategy`, which implements the seed (Roo-Code's multi-point strategy) with extra guards;
+  :class:`MultiPointStrategy`, which implements Roo-Code's multi-point strategy (its cache-strategy documentation) with extra guards;
   :class:`CacheStrategyConfig` is its input, :class:`CacheResult` / :class:`CachePointPlacement` its output.
 - :func:`get_model_info` resolves Bedrock model ids, cross-region profiles and ARNs to a :class:`ModelInfo`.
 - :func:`default_count_tokens` counts a message's tokens (tiktoken ``cl100k_base``, offline).

@@ -11,7 +11,7 @@ Claude), write only what is new (1.25x), and write nothing that no later request
    caches nothing and spends a slot.
 2. **tail** -- a point at the end of the request, so the next request reads all of it. Where Bedrock forbids a
    point there (Nova after a ``toolResult`` or an image; any model after a reasoning block), the tail moves back to
-   the last message end that allows one -- an assistant message too (after a ``toolUse`` on Nova): unlike the seed's
+   the last message end that allows one -- an assistant message too (after a ``toolUse`` on Nova): unlike Roo-Code's
    multi-point rule, points are not limited to user messages. Placed even while the prefix up to it is under the
    minimum: Bedrock accepts such a point and caches nothing, and every other point would sit on a shorter prefix,
    so it takes no slot that could cache (the replay places it the same way).
@@ -106,7 +106,7 @@ class AnchoredTailStrategy(CacheStrategy):
         )
 
     def determine_optimal_cache_points(self) -> CacheResult:
-        """The :class:`CacheResult` of :meth:`plan` (placements ascending; ``tokens_covered`` per the seed)."""
+        """The :class:`CacheResult` of :meth:`plan` (placements ascending; ``tokens_covered`` as Roo-Code's documentation defines it)."""
         plan = self.plan()
         return self.format_result(plan.system_point, self.placements_for(plan.indices))
 
@@ -165,7 +165,7 @@ class AnchoredTailStrategy(CacheStrategy):
         return 0 if isinstance(content, Sequence) and content and is_cache_point(content[-1]) else 1
 
     def placements_for(self, indices: Sequence[int]) -> list[CachePointPlacement]:
-        """Placements for ascending ``indices``, ``tokens_covered`` from the previous point (the seed's rule)."""
+        """Placements for ascending ``indices``, ``tokens_covered`` from the previous point (Roo-Code's rule)."""
         out, start = [], 0
         for index in indices:
             out.append(

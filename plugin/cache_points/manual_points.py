@@ -14,7 +14,7 @@ Bedrock's rules for the points of one request, in prefix order ``toolConfig.tool
   Each breach is a ``ValidationException``;
 - a point is never a message's first block, nor directly after a reasoning block; on Nova never in
   ``toolConfig.tools`` (Nova caches system and messages only: ``ModelInfo.cachable_fields``) nor directly after a
-  ``toolResult`` or an image (:func:`~promptcache.cache_points.strategy.point_blocker`; DESIGN.md "Bedrock cache
+  ``toolResult`` or an image (:func:`~promptcache.cache_points.strategy.point_blocker`; docs/architecture.md "Bedrock cache
   points").
 
 Placement only adds blocks, so a caller's layout that already breaks a rule cannot be repaired without removing or
@@ -91,8 +91,9 @@ def check_manual_layout(
 
     Args:
         model_info: the model (its ``max_cache_points`` lowers the limit of 4 when it supports caching).
-        system / messages / tools: the request parts as given to
-            :func:`promptcache.cache_points.place_cache_points`.
+        system: the request's system blocks, as given to :func:`promptcache.cache_points.place_cache_points`.
+        messages: the request's messages, likewise.
+        tools: the request's tools (or ``None``), likewise.
 
     Raises:
         ValueError: more points than allowed (the count, the limit and the positions are named); a ``ttl`` other

@@ -70,8 +70,8 @@ class ModelInfo:
         provider: ``"anthropic"``, ``"amazon"`` (Nova) or ``"unknown"``; drives Nova's placement rules.
 
     Raises:
-        ValueError / TypeError (on construction or :meth:`with_overrides`): an unknown cachable field, a negative
-        minimum or point count, a TTL other than ``"5m"``/``"1h"``; the message names the bad value.
+        ValueError: (also TypeError; on construction or :meth:`with_overrides`) an unknown cachable field, a
+            negative minimum or point count, a TTL other than ``"5m"``/``"1h"``; the message names the bad value.
     """
 
     max_tokens: int

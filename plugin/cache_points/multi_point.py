@@ -1,6 +1,6 @@
-"""``MultiPointStrategy``: the seed's placement algorithm (Roo-Code's multi-point strategy documentation).
+"""``MultiPointStrategy``: Roo-Code's multi-point placement algorithm, as its Bedrock cache-strategy documentation gives it.
 
-The rules, as the seed's text and five examples give them:
+The rules, as that documentation's text and five examples give them:
 
 1. System: a point follows the system prompt when it alone reaches the model's minimum (and ``system`` is a
    cachable field); it takes one slot first.
@@ -19,10 +19,10 @@ The rules, as the seed's text and five examples give them:
    - With a single slot there is no gap to compare: the point moves to the candidate (Bedrock's ~20-block lookback
      still reads the previous prefix, so only the new part is written).
 
-Guards the seed lacks: previous placements that no longer point at a placeable user message of this history are
+Guards the documentation lacks: previous placements that no longer point at a placeable user message of this history are
 rebased by fingerprint (history truncated or summarised) or dropped; kept points whose segment fell under the
 minimum are merged into the next; never more points than the budget (the model's maximum, capped at Bedrock's 4,
-minus what the caller already used). Where Roo-Code's code and the seed disagree, the seed wins.
+minus what the caller already used). Where Roo-Code's code and its documentation disagree, the documentation wins.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from promptcache.cache_points.strategy import CachePointPlacement, CacheResult, 
 
 __all__ = ["REALLOCATION_INCREASE", "MultiPointStrategy"]
 
-#: New messages must exceed the smallest gap by this factor before a point is moved (seed, Example 5: 260 * 1.2).
+#: New messages must exceed the smallest gap by this factor before a point is moved (Roo-Code's documentation, Example 5: 260 * 1.2).
 REALLOCATION_INCREASE = 1.2
 
 

@@ -1,6 +1,6 @@
 """The cache-strategy contract: configuration, placements, results, and the shared helpers of every strategy.
 
-Names follow the seed (Roo-Code's ``CacheStrategy`` documentation): ``CacheStrategyConfig`` (model info, system
+Names follow Roo-Code's Bedrock cache-strategy documentation: ``CacheStrategyConfig`` (model info, system
 prompt, messages, whether to cache, previous placements), ``CachePointPlacement`` (``index``, ``type``,
 ``tokens_covered``), ``CacheResult`` (system blocks, messages with cache points, placements). Strategies are pure:
 they read the config and return a new result; nothing is mutated and nothing is stored.
@@ -36,7 +36,7 @@ _REASONING_TYPES = ("thinking", "redacted_thinking", "reasoning")
 def point_blocker(block: Any, nova: bool) -> str | None:
     """Why Bedrock rejects a cache point directly after ``block``, or ``None`` when it accepts one there: a
     reasoning block (``reasoningContent``, or a LangChain ``thinking``/``reasoning`` block), and on Nova (``nova``)
-    a ``toolResult`` or an image. Each is a Bedrock ``ValidationException`` (DESIGN.md "Bedrock cache points")."""
+    a ``toolResult`` or an image. Each is a Bedrock ``ValidationException`` (docs/architecture.md "Bedrock cache points")."""
     if not isinstance(block, Mapping):
         return None
     if any(k in block for k in _REASONING_KEYS) or block.get("type") in _REASONING_TYPES:
@@ -119,7 +119,7 @@ class CachePointPlacement:
         index: the message index (0-based, into ``CacheStrategyConfig.messages``); the point follows that message.
         type: ``"message"`` (the only kind strategies return; ``"system"`` is reported by ``CacheResult``).
         tokens_covered: tokens from the message after the previous point (or the first message) through this one
-            (the seed's definition, its "Important" note).
+            (the definition in Roo-Code's documentation, its "Important" note).
         fingerprint: a hash of the message at ``index`` when placed; lets a later call find the same message after
             the history was truncated (excluded from equality and ``repr``).
     """
@@ -208,7 +208,7 @@ class CacheStrategyConfig:
         ttl: ``None``/``"5m"`` or ``"1h"`` for the points placed; checked against ``model_info.allowed_ttls``.
         prefix_tokens: tokens the cache prefix holds before ``system_prompt`` (the tool specs, or a system prompt
             that already carries the caller's own point and is therefore passed as ``None``). Bedrock's minimum
-            applies to the whole prefix up to a point; ``MultiPointStrategy`` ignores it (the seed counts the system
+            applies to the whole prefix up to a point; ``MultiPointStrategy`` ignores it (Roo-Code counts the system
             prompt alone), ``AnchoredTailStrategy`` adds it.
 
     Raises:
@@ -330,7 +330,7 @@ class CacheStrategy(ABC):
 
     # -- placement rules -----------------------------------------------------------------------------------
     def is_placement_target(self, index: int) -> bool:
-        """Whether a point may follow message ``index``: a user message (the seed's rule) that
+        """Whether a point may follow message ``index``: a user message (Roo-Code's rule) that
         :meth:`point_allowed_after` accepts."""
         return self.config.messages[index].get("role") == "user" and self.point_allowed_after(index)
 
@@ -338,7 +338,7 @@ class CacheStrategy(ABC):
         """Whether Bedrock accepts a point after message ``index`` (any role): its content is not empty (a point is
         never a message's first block), does not end in a blank text block (:func:`is_blank_text`) nor in a block
         :func:`point_blocker` names (reasoning; on Nova a tool result or an image) -- each a Bedrock
-        ``ValidationException`` (DESIGN.md "Bedrock cache points")."""
+        ``ValidationException`` (docs/architecture.md "Bedrock cache points")."""
         content = self.config.messages[index].get("content")
         if isinstance(content, str):
             return bool(content.strip())

@@ -1,4 +1,4 @@
-"""The ``retrieve_memory`` tool: the agent asks for an earlier tool result by the user's intention (seed ``000_*``).
+"""The ``retrieve_memory`` tool: the agent asks for an earlier tool result by the user's intention.
 
 The model supplies one argument, ``intention``. The user comes from the call's ``RunnableConfig`` (the shared
 scope rule, :func:`promptcache.config.resolve_scope`: ``configurable["user_id"]``, then
@@ -34,17 +34,17 @@ __all__ = [
 
 RETRIEVE_MEMORY_TOOL_NAME = "retrieve_memory"
 RETRIEVE_MEMORY_DESCRIPTION = "Retrieve a tool call result from the previous user conversation by the user intention."
-"""The seed's tool description, verbatim."""
+"""The tool description of the intention-based caching pattern this cache follows (docs/architecture.md)."""
 MEMORY_NOT_FOUND = "Memory not found"
-"""What the tool returns on a miss (the seed's string)."""
+"""What the tool returns on a miss (the pattern's string)."""
 MEMORY_ERROR = "Error retrieving memory"
-"""What the tool returns when the backend fails (the seed's string)."""
+"""What the tool returns when the backend fails (the pattern's string)."""
 
 _log = get_logger("promptcache.intention.tool")
 
 
 class RetrieveMemoryInput(BaseModel):
-    """The tool's only argument, as in the seed's schema."""
+    """The tool's only argument, as in the pattern's schema."""
 
     intention: str = Field(description="The intention of the user.")
 
@@ -93,7 +93,7 @@ def format_matches(matches: Sequence[IntentionMatch], max_results: int = DEFAULT
 
     - no memory: ``"Memory not found"``;
     - one memory without a recorded tool, or one similar memory: :func:`format_match` (an exact one is the stored
-      result as is, the seed's contract);
+      result as is, the pattern's contract);
     - otherwise a header line (how many results; for a similar match the matched intention and its similarity),
       then per memory a line ``[i] tool({"arg":...}):`` and its result. At most ``max_results`` (the most recent
       ones) are listed, in a stable order: by tool name, then canonical arguments.
@@ -134,7 +134,8 @@ def make_retrieve_memory_tool(
         scope: a fixed user id for every call (e.g. a single-user app); default: resolved from the call's config.
         scope_fields: ``configurable`` fields tried for the user id (default ``("user_id",
             "langgraph_auth_user_id")``).
-        name / description: the tool's name and description (defaults: the seed's).
+        name: the tool's name (default :data:`RETRIEVE_MEMORY_TOOL_NAME`).
+        description: the tool's description (default :data:`RETRIEVE_MEMORY_DESCRIPTION`).
         max_results: most memories of one intention shown (an int >= 1, default :data:`DEFAULT_MAX_RESULTS`).
 
     Returns:
@@ -174,7 +175,7 @@ def make_retrieve_memory_tool(
             return _answer(memory.retrieve_all(user, intention, fail_open=False))
         except ValueError:
             return MEMORY_NOT_FOUND  # nothing usable in the intention (only punctuation)
-        except Exception:  # noqa: BLE001 - logged by the memory; the model gets the seed's error string
+        except Exception:  # noqa: BLE001 - logged by the memory; the model gets MEMORY_ERROR
             return MEMORY_ERROR
 
     async def aretrieve_memory(intention: str, config: RunnableConfig) -> str:

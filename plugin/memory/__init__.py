@@ -1,6 +1,6 @@
 """Typed memory: user facts, feedback, project state and references on a LangGraph ``BaseStore``.
 
-See DESIGN.md ("Typed memory") and the seed document ``004_*``. ``MemoryNode`` / ``MemoryState`` for LangGraph
+See docs/architecture.md ("Typed memory") and docs/plugins/typed-memory.md. ``MemoryNode`` / ``MemoryState`` for LangGraph
 graphs live in :mod:`promptcache.integrations.langgraph`.
 """
 

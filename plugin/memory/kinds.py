@@ -1,6 +1,6 @@
 """Memory kinds and their default lifetimes.
 
-The four kinds come from the typed-memory seed document (``004_*``): user facts (stable attributes of the user,
+The four kinds (docs/architecture.md, "Typed memory"): user facts (stable attributes of the user,
 kept for a whole session), feedback (explicit rules the agent must follow: they belong in the system prompt),
 project state (fast-moving data such as an ETA or task progress: it must expire) and references (pointers to
 external services, document ids or endpoints: paths to fresh data, not content to show).

@@ -1,6 +1,6 @@
 """The load policy of typed memory, shared by ``MemoryNode`` (LangGraph) and ``TypedMemoryMiddleware`` (agents).
 
-Per turn (one user question), from the seed document ``004_*``:
+Per turn (one user question; docs/architecture.md, "Typed memory"):
 
 - feedback rules: read once per thread, rendered first in the system-prompt section;
 - user facts: read once per thread;

@@ -246,10 +246,11 @@ class TypedMemory:
                 value must be of that kind, and project state read from the store must have ``expires_at``.
 
         Raises:
-            ValueError / KeyError / TypeError: the value is not a typed-memory record: a missing kind, an unknown
-            kind or one other than ``kind``, content that is not a non-empty string, a subject that is neither a
-            string nor null, metadata that is not an object, a ``created_at``/``expires_at`` that is not a finite
-            number, or project state read from its namespace without ``expires_at`` (project state must expire).
+            ValueError: (also KeyError / TypeError) the value is not a typed-memory record: a missing kind, an
+                unknown kind or one other than ``kind``, content that is not a non-empty string, a subject that is
+                neither a string nor null, metadata that is not an object, a ``created_at``/``expires_at`` that is
+                not a finite number, or project state read from its namespace without ``expires_at`` (project
+                state must expire).
         """
         if not isinstance(value, Mapping):
             raise TypeError(f"a stored memory must be a mapping, got {type(value).__name__}")

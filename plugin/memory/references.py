@@ -1,6 +1,6 @@
 """Reference pointers: the short id a reference is shown under, and finding a reference again by that id.
 
-The seed document (``004_*``) and the issue keep references as *pointers* in the prompt -- an id and a description,
+Typed memory (docs/architecture.md) keeps references as *pointers* in the prompt -- an id and a description,
 not the contents (a URL, a document id, an endpoint, or a longer text). The agent fetches the contents when it needs
 them, with the ``read_reference`` tool (:func:`promptcache.memory.make_reference_tool`).
 

@@ -109,9 +109,10 @@ def run_replay(
             hits and what the ``COMBINED`` row skips.
 
     Raises:
-        TranscriptError: unreadable or malformed input. KeyError: unknown model (no price) or strategy name
-        (both checked before any file is read). ValueError: bad ``gap_s`` or ``response_cache_ttl_s`` (checked
-        before any file is read), or no request in the files.
+        TranscriptError: unreadable or malformed input.
+        KeyError: unknown model (no price) or strategy name (both checked before any file is read).
+        ValueError: bad ``gap_s`` or ``response_cache_ttl_s`` (checked before any file is read), or no request in
+            the files.
     """
     started = time.perf_counter()
     if response_cache_ttl_s is not None and not (0 < response_cache_ttl_s < float("inf")):

@@ -212,7 +212,7 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     rc, it = result.response_cache, result.intention
     console.print(
         f"ResponseCache: {rc.hits:,} of {_n(rc.requests, 'request')} answered (exact repeat within "
-        f"{rc.ttl_s:g} s; {rc.repeats:,} repeat at any distance)."
+        f"{rc.ttl_s:g} s; {_n(rc.repeats, 'repeat')} at any distance)."
     )
     console.print(
         f"Intention cache (IntentionMemory in memory, threshold {it.threshold:g}, margin {it.margin:g}, "
@@ -220,7 +220,8 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         f"({it.exact:,} exact, {it.similar:,} similar), {it.right:,} listing the call's own result "
         f"({it.right_stale:,} of them changed since) and {it.wrong:,} only other calls'; "
         f"serve_repeats answered {it.served:,} without running the tool ({it.served_stale:,} with a result "
-        f"that changed since). {it.same_call_repeats:,} calls repeat an earlier successful call of the "
+        f"that changed since). {_n(it.same_call_repeats, 'call')} "
+        f"{'repeats' if it.same_call_repeats == 1 else 'repeat'} an earlier successful call of the "
         f"same user (same tool and arguments, any intention, at any distance; "
         f"{it.same_call_repeats_changed:,} of them with a changed result)."
     )

@@ -73,7 +73,7 @@ class NoCacheStrategy(Strategy):
 
 def point_allowed_after(rules: CacheRules, kind: str) -> bool:
     """Whether a cache point may directly follow a block of ``kind``: never after reasoning; on Nova never after a
-    tool result or an image (each a Bedrock validation error; DESIGN.md "Bedrock cache points")."""
+    tool result or an image (each a Bedrock validation error; docs/architecture.md "Bedrock cache points")."""
     if kind == "reasoning":
         return False
     return rules.family != "nova" or kind not in ("tool_result", "image")

@@ -1,6 +1,6 @@
 """Response-cache keys: what a key is made of (:class:`ResponseCacheKeyInputs`) and how it is hashed.
 
-Key format (DESIGN.md, "ResponseCache"): ``response:{agent_id}[:{sha256(scope)[:8]}]:{sha256(payload)[:32]}``,
+Key format (docs/architecture.md, "ResponseCache"): ``response:{agent_id}[:{sha256(scope)[:8]}]:{sha256(payload)[:32]}``,
 where ``payload`` is the canonical JSON (:mod:`promptcache.keys`) of every input that changes the reply: agent
 id, step number, scope, model identity and invocation parameters (``BaseChatModel._get_llm_string()``, the string
 LangChain's own ``BaseCache`` keys on), the model settings of the request, the prompt (system message included),
@@ -346,7 +346,7 @@ def resolved_system(request: Any) -> Any:
     """The system message the model will get once typed memory is applied: the request's own, plus the agent
     state's ``memory_prompt`` when ``TypedMemoryMiddleware`` has not added it yet (it sits inside the
     ResponseCache in the middleware list). The key is then the same in either order, and a reply written on one
-    user's memories is never served on another's (DESIGN.md: the key covers the prompt after memory loading).
+    user's memories is never served on another's (docs/architecture.md: the key covers the prompt after memory loading).
     """
     system = request.system_message
     state = request.state

@@ -1,7 +1,7 @@
 """The model part of a response-cache key: provider, model id and LangChain's ``_get_llm_string()``, fresh and cheap.
 
-``BaseChatModel._get_llm_string()`` is the string LangChain's own ``BaseCache`` keys on (DESIGN.md keeps it in
-our key). Calling it on every model call costs more than it should, and for serialisable models it can go stale:
+``BaseChatModel._get_llm_string()`` is the string LangChain's own ``BaseCache`` keys on (our key keeps it:
+docs/architecture.md, "ResponseCache"). Calling it on every model call costs more than it should, and for serialisable models it can go stale:
 
 - Non-serialisable models whose class keeps LangChain's implementation: the string is
   ``str(sorted({**_identifying_params, "_type": _llm_type, "stop": None}.items()))``. We build exactly that

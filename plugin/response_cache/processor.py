@@ -12,6 +12,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import var_child_runnable_config
 
+from promptcache._deprecation import deprecated_attribute, renamed_argument
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.backends.base import ServerCache, validate_ttl
 from promptcache.config import (
@@ -84,11 +85,12 @@ class ResponseCache(Processor):
 
     The request hook builds a key from the resolved prompt (after outer processors), model, settings, tools, tool
     choice, response format, step number and scope, and answers from the cache on a hit (the model is not called).
-    The response hook stores the complete reply for ``ttl`` seconds. Each step of a tool loop is its own entry.
+    The response hook stores the complete reply for ``ttl_s`` seconds. Each step of a tool loop is its own entry.
 
     Args:
         cache: the ``ServerCache`` holding entries (``InMemoryServerCache``, ``RedisCache`` or a subclass).
-        ttl: entry lifetime in seconds (number > 0; default 300, ``DEFAULT_RESPONSE_CACHE_TTL_SECONDS``).
+        ttl_s: entry lifetime in seconds (number > 0; default 300, ``DEFAULT_RESPONSE_CACHE_TTL_SECONDS``).
+        ttl: deprecated name of ``ttl_s`` (a ``DeprecationWarning``; giving both is a ``TypeError``).
         scope: tenant for every call; ``None`` shares entries across users; omitted: resolved per call
             (``configurable["user_id"]``, then ``configurable["langgraph_auth_user_id"]``).
         key: a fixed key (``str``, still namespaced by agent id and scope) or a function, sync or async, of
@@ -99,7 +101,7 @@ class ResponseCache(Processor):
             separator) or NUL, checked like a scope (:func:`promptcache.config.validate_key_part`).
 
     Per call (``ResponseCache.context(...)`` / ``apply_context(config, ...)``): ``key``, ``scope``, ``bust``.
-    ``cache``, ``ttl`` and ``agent_id`` belong to the instance.
+    ``cache``, ``ttl_s`` and ``agent_id`` belong to the instance.
 
     Hits carry ``response_metadata["promptcache"] = {"cache": "hit", "key", "age_s", "usage"}`` (``usage``: the
     original ``usage_metadata``), a fresh message id and zero billed ``usage_metadata``; misses carry
@@ -107,7 +109,7 @@ class ResponseCache(Processor):
     most once a minute; it never raises into the call.
 
     Raises:
-        TypeError / ValueError: bad ``cache``, ``ttl``, ``scope``, ``key``, ``bust`` or ``agent_id`` (message names
+        TypeError / ValueError: bad ``cache``, ``ttl_s``, ``scope``, ``key``, ``bust`` or ``agent_id`` (message names
             the value), at construction.
     """
 
@@ -120,18 +122,22 @@ class ResponseCache(Processor):
         self,
         cache: ServerCache,
         *,
-        ttl: float = DEFAULT_RESPONSE_CACHE_TTL_SECONDS,
+        ttl_s: float = DEFAULT_RESPONSE_CACHE_TTL_SECONDS,
         scope: Any = UNSET,
         key: Any = None,
         bust: bool = False,
         agent_id: str = DEFAULT_AGENT_ID,
+        ttl: Any = UNSET,
     ) -> None:
         super().__init__()
         if not isinstance(cache, ServerCache):
             raise TypeError(f"cache must be a promptcache ServerCache, got {type(cache).__name__}: {cache!r}")
-        if ttl is None:
-            raise TypeError("ttl must be a number of seconds > 0, got None")
-        self.ttl = validate_ttl(ttl, what="ttl")
+        name, seconds = renamed_argument(
+            "ResponseCache", "ttl", ttl, "ttl_s", ttl_s, DEFAULT_RESPONSE_CACHE_TTL_SECONDS
+        )
+        if seconds is None:
+            raise TypeError(f"{name} must be a number of seconds > 0, got None")
+        self.ttl_s = validate_ttl(seconds, what=name)
         if scope is not UNSET:
             validate_scope(scope, what="scope")
         if key is not None:
@@ -153,6 +159,12 @@ class ResponseCache(Processor):
         :mod:`promptcache.replay.pricing`, what that call cost as ``dollars_saved``. Failures a ``RedisCache``
         absorbs itself are in its own ``stats()``. Also sent to OpenTelemetry (:mod:`promptcache.metrics`)."""
         return self.metrics.snapshot(reset)
+
+    @property
+    def ttl(self) -> float:
+        """Deprecated name of :attr:`ttl_s` (seconds); reading it warns (``DeprecationWarning``)."""
+        deprecated_attribute("ResponseCache.ttl", "ResponseCache.ttl_s")
+        return self.ttl_s
 
     @property
     def name(self) -> str:
@@ -312,7 +324,7 @@ class ResponseCache(Processor):
         if value is None:
             return response
         try:
-            self.cache.set(key, value, self.ttl)
+            self.cache.set(key, value, self.ttl_s)
             self.metrics.write()
         except Exception as exc:  # noqa: BLE001 - a backend that raises: the write is skipped
             self.metrics.error()
@@ -324,7 +336,7 @@ class ResponseCache(Processor):
         if value is None:
             return response
         try:
-            await self.cache.aset(key, value, self.ttl)
+            await self.cache.aset(key, value, self.ttl_s)
             self.metrics.write()
         except Exception as exc:  # noqa: BLE001
             self.metrics.error()

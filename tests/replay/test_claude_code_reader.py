@@ -1,7 +1,7 @@
 """The Claude Code session reader: one request per API call, with the prompt that call really sent.
 
 Fixtures: ``tests/data/claude_code/`` (written for these tests, see the README there). The two real sessions of
-the team's shared data are checked too when present (``../shared/data/claude_code`` beside the project, or under
+the team's shared data are checked too when present (the benchmark data folder, docs/data.md, or under
 ``PROMPTCACHE_DATA``); the test skips without them.
 """
 
@@ -253,7 +253,7 @@ SESSIONS = {  # session -> (API calls in its log, sub-agent calls in its folder)
 }
 
 
-@pytest.mark.skipif(SHARED is None, reason="shared data (../shared/data/claude_code) not present")
+@pytest.mark.skipif(SHARED is None, reason="benchmark data (docs/data.md) not present")
 @pytest.mark.parametrize("session", sorted(SESSIONS))
 def test_shared_sessions_one_request_per_api_call(session: str) -> None:
     assert SHARED is not None
@@ -303,7 +303,7 @@ def test_synthetic_replies_are_not_calls(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.skipif(SHARED is None, reason="shared data (../shared/data/claude_code) not present")
+@pytest.mark.skipif(SHARED is None, reason="benchmark data (docs/data.md) not present")
 @pytest.mark.parametrize("session", sorted(SESSIONS))
 def test_cli_replays_shared_session_folder(session: str, tmp_path: Path) -> None:
     assert SHARED is not None
