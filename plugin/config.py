@@ -61,7 +61,7 @@ class _Unset:
     def __copy__(self) -> _Unset:
         return self
 
-    def __deepcopy__(self, memo: dict) -> _Unset:
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Unset:
         return self
 
 
@@ -123,7 +123,7 @@ def merge_call_options(
     current = configurable.get(context_key)
     merged = dict(current) if isinstance(current, Mapping) else {}
     merged.update(opts)
-    return RunnableConfig(**{**config, "configurable": {**configurable, context_key: merged}})  # type: ignore[typeddict-item]
+    return RunnableConfig(**{**config, "configurable": {**configurable, context_key: merged}})
 
 
 def apply_call_options(
