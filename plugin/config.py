@@ -310,6 +310,8 @@ class CurrentConfigMixin:
     (``batch``/``abatch`` go through ``invoke``/``ainvoke``). Put it before the model class in the bases.
     """
 
+    # The ``type: ignore[misc]`` below: mypy cannot see that the model class after this mixin in the bases defines
+    # ``invoke``/``ainvoke``/``stream``/``astream`` (a mixin's ``super()`` is only known in the final class).
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         config = ensure_config(config)
         with set_config_context(_context_config(config)) as ctx:

@@ -148,9 +148,9 @@ class CachePointPlacement:
         if isinstance(value, CachePointPlacement):
             placement = value
         elif isinstance(value, Mapping):
-            fields: Mapping[str, Any] = value
-            placement = cls(  # the fields are checked below, with the bad value named
-                index=fields.get("index"),  # type: ignore[arg-type]
+            fields: Any = value  # unchecked here: the checks below name a bad field's value
+            placement = cls(
+                index=fields.get("index"),
                 type=fields.get("type", "message"),
                 tokens_covered=fields.get("tokens_covered", fields.get("tokensCovered", 0)),
                 fingerprint=fields.get("fingerprint"),
