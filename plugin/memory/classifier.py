@@ -35,7 +35,14 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from promptcache._log import ThrottledWarning, get_logger
-from promptcache.memory.general_knowledge import alternation, followup_signals, general_form, normalise_question
+from promptcache.memory.general_knowledge import (
+    alternation,
+    followup_signals,
+    general_form,
+    new_references,
+    normalise_question,
+    open_definites,
+)
 from promptcache.memory.vocabulary import (
     INSTANCE_MODIFIERS,
     MONTHS,
@@ -154,12 +161,25 @@ def work_signals(question: str) -> list[str]:
     return found
 
 
-def _decide(question: str, inherited: bool | None) -> bool:
+def _decide(question: str, inherited: bool | None, previous: str | None = None) -> bool:
     """One turn: conceptual only when no work signal, no follow-up (else ``inherited``; ``None`` -> load) and a
-    general-knowledge form."""
+    general-knowledge form. ``previous`` is the user turn it follows (``None``: the first turn); with it:
+
+    - after a turn that loaded, an open definite ("how does *the retry* work?", :func:`open_definites`) is read as
+      pointing into that turn's context, so the question is a follow-up and loads too;
+    - a follow-up of a conceptual turn that brings in a referent the turn did not mention ("does *the plant* use
+      it?", "is that how *prod* is set up?", :func:`new_references`) applies the concept to something particular:
+      it does not inherit, it loads.
+    """
     if not question.strip() or work_signals(question):
         return False
-    if followup_signals(question):
+    followup = bool(followup_signals(question))
+    if previous is not None:
+        if inherited is False and open_definites(question):
+            return False
+        if followup and inherited and new_references(question, previous):
+            return False
+    if followup:
         return bool(inherited)
     return general_form(question) is not None
 
@@ -214,9 +234,11 @@ def is_conceptual_question(question: str, history: Sequence[Turn | str] | None =
     if not isinstance(question, str):
         raise TypeError(f"question must be a string, got {type(question).__name__}: {question!r}")
     inherited: bool | None = None
+    previous: str | None = None
     for earlier in _user_turns(history):
-        inherited = _decide(earlier, inherited)
-    return _decide(question, inherited)
+        inherited = _decide(earlier, inherited, previous)
+        previous = earlier
+    return _decide(question, inherited, previous)
 
 
 _SYSTEM = (
