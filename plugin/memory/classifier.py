@@ -128,6 +128,17 @@ _STATUS = re.compile(
     re.I,
 )
 _GENERIC_ETA = re.compile(r"\b(?:what does|what is|what's)\s+(?:an?\s+)?eta\b|\beta\s+(?:stand|mean)", re.I)
+_BARE_WORK_SUBJECT = re.compile(
+    rf"^(?:(?:why|how|when|where)\s+)?(?:is|isn't|does|doesn't|did|didn't|was|wasn't|has|hasn't|can|can't)\s+"
+    rf"(?:{_WORK_NOUNS})\b(?!\s+(?:a|an)\b)|"
+    rf"^(?:how|why|when)\s+(?:do|are|don't|aren't)\s+(?:[a-z-]+\s+)?(?:{_WORK_NOUNS})(?:s|es)\b",
+    re.I,
+)
+"""A work noun without a determiner as the subject ("Why is staging slow?", "Does checkout work?"): a bare singular
+count noun is the name of one system or thing of the asker's; a kind would be plural or take "a". And a work noun
+as the bare-plural subject of a how/why question ("How do refunds work?", "How are expense reports approved?"): asked
+of an assistant at work, it is the organisation's procedure (an answer from general knowledge could be wrong for
+it), so it loads -- the safe side for "How do databases work?" too."""
 _IDENTIFIER = re.compile(rf"#\d+|\b[A-Z]{{2,}}-\d+\b|\b(?:{_WORK_NOUNS})\s+#?\d+(?:\.\d+)*\b", re.I)
 
 
@@ -149,6 +160,8 @@ def work_signals(question: str) -> list[str]:
         found.append("state_attribute")
     if _ANY_WORK.search(text) and _WORK_STATE.search(text) and not _DEFINITIONAL.search(text):
         found.append("work_state")
+    if _BARE_WORK_SUBJECT.match(text):
+        found.append("named_work_subject")
     if _ONGOING.search(text):
         found.append("ongoing")
     if _NOW_WORDS.search(text):

@@ -191,7 +191,7 @@ def general_form(question: str) -> str | None:
         definite = target.lower().startswith("the ")
         superlative = re.match(r"(?:\w{2,}est|most|least)\b", aspect.group(1), re.I)  # one of a domain: "in the world"
         kind = bool(superlative or not open_definites(target)) if definite else _KIND_TARGET.match(aspect.group(3))
-        if aspect.group(2).lower() in _RELATIONAL and not kind:
+        if (aspect.group(2).lower() in _RELATIONAL or definite) and not kind:
             return None  # "the churn for enterprise": a value set for a local segment, not a kind's property
         return "definitional"
     if _INDEFINITE.match(text) or _WHAT_DOES.match(text) or _NAMED_CONCEPT.match(text):
@@ -250,6 +250,8 @@ _THE = re.compile(r"\bthe\s+((?:[\w'-]+\s*){1,3})", re.I)
 _SELF_ANCHORED = frozenset(
     {"of", "between", "among", "versus", "vs", "first", "second", "third", "last", "only", "most", "least", "same"}
 )
+_METALINGUISTIC = frozenset("word term phrase expression name letter number symbol prefix suffix idiom".split())
+"""Nouns followed by the thing they name ("the word quarantine", "the number 7"): the phrase identifies itself."""
 _NOT_A_SUBJECT = frozenset(
     "i you we they he she it this that these those there here much many long often far old else one people "
     "someone anyone everyone everybody nobody something anything everything".split()
@@ -284,7 +286,10 @@ def open_definites(question: str) -> list[str]:
         if not words or any(w[0].isupper() or w[0].isdigit() for w in words):
             continue
         lowered = [w.lower() for w in words]
+        appositive = lowered[0] in _METALINGUISTIC and len(lowered) > 1  # "the word quarantine": it names itself
         if any(w in _SELF_ANCHORED for w in lowered) or lowered[0].endswith("est") or lowered[0] in AUXILIARIES:
+            continue
+        if appositive or (lowered[0] in _METALINGUISTIC and re.match(r"\s*['\"]", text[match.end() :])):
             continue
         found.append(" ".join(lowered))
     return found
