@@ -10,10 +10,14 @@ costs tokens. So the default calls a question conceptual only when it is *clearl
    particular instance ("the new pricing", "the current plan") or to a team/organisation ("the team", "the retro", "legal", "the night shift"); a state attribute after a determiner
    ("the status", "the deadline", "the next steps"); a work object with a word for its state ("tickets still
    open"); a time anchor (today, this week, last night's, on Friday, in March, Q2); status phrasing ("status of",
-   "how is ... going", "where do things stand"); an identifier (``#42``, ``ABC-123``, "order 42");
+   "how is ... going", "where do things stand"); an identifier (``#42``, ``ABC-123``, "order 42"); a work noun
+   as a bare subject ("Why is staging slow?", "How do refunds work?");
 2. and it does not continue an earlier turn (:func:`~promptcache.memory.general_knowledge.followup_signals`:
    "And what is blocking it?", "What about the second one?", "Any news?") -- a follow-up inherits the decision of
-   the turn it follows, and a follow-up with no earlier turn loads;
+   the turn it follows, and a follow-up with no earlier turn loads. With the conversation: after a turn that
+   loaded, an open definite ("How does *the retry* work?") is read as pointing into it (a follow-up); a follow-up
+   of a general turn that brings in a new particular ("Does *the plant* use it?", "Is that how *prod* is set
+   up?") does not inherit, it loads;
 3. and it has a general-knowledge form (:func:`~promptcache.memory.general_knowledge.general_form`: definitional,
    explanatory, generic advice, trivia). Anything else loads.
 

@@ -23,6 +23,12 @@ A question outside these forms is never called general knowledge (the default er
 second one"; "it" not when expletive: "is it safe to ..."), a deictic "this <noun>", an elliptical tail ("...
 too?", "... again?", "Can you give an example?"), an explanation request with nothing to explain ("Explain why."), a bare definite with no complement ("What was the result?":
 which result?), or a fragment without a verb of at most four words ("Which gate?", "Enough for the offsite?").
+
+:func:`open_definites` and :func:`new_references` find the definite phrases that do not identify their referent by
+themselves ("the retry") and the particulars a follow-up brings in ("does *the plant* use it?"); the load decision
+uses them with the conversation (:mod:`promptcache.memory.classifier`). A definite target of "what is the <aspect>
+of/for/in ..." must identify itself too ("the capital of Canada", not "the cause of the latency spike"), and a bare
+singular target of "for/in" reads as a local label ("the churn for enterprise").
 """
 
 from __future__ import annotations
@@ -148,7 +154,8 @@ _PAST_NAMED = re.compile(r"^(?:[Ww]hy|[Hh]ow|[Ww]hen) (?:did|was|were|has|had) [
 _TRIVIA = re.compile(
     rf"^who (?:was |were |is )?(?:the )?(?:{alternation(TRIVIA_VERBS)})\b|^when (?:did|was|were)\b|"
     r"^(?:which|what) [\w-]+(?: [\w-]+)? (?:is|are|was|were) the (?:\w+est|most \w+|least \w+)\b|"
-    r"^what(?:'s| is| are| was| were) the (?:\w{2,}est|most [a-z]+|least [a-z]+) [a-z][\w-]*(?: [a-z][\w-]*)? (?:in|of|on) (?:the|a|an)\b|"
+    r"^what(?:'s| is| are| was| were) the (?:\w{2,}est|most [a-z]+|least [a-z]+) "
+    r"[a-z][\w-]*(?: [a-z][\w-]*)? (?:in|of|on) (?:the|a|an)\b|"
     r"^how (?:many|much) [\w-]+(?: [\w-]+)? (?:is|are) (?:there )?in (?:a|an|the)\b|"
     r"^how (?:many|much) [\w-]+(?: [\w-]+)? (?:does|do) (?:a|an|the)\b",
     re.I,
@@ -257,10 +264,12 @@ _NOT_A_SUBJECT = frozenset(
     "someone anyone everyone everybody nobody something anything everything".split()
 )
 _EMBEDDED_SUBJECT = re.compile(  # not at the start: "how efficient are they?" is a degree question
-    r"(?<=\S)\s+(?:how|what|where|why|when|whether|if)\s+([a-z][a-z-]*)\s+(?:is|are|was|were|does|do|did|has|have|gets?|uses?)\b"
+    r"(?<=\S)\s+(?:how|what|where|why|when|whether|if)\s+([a-z][a-z-]*)\s+"
+    r"(?:is|are|was|were|does|do|did|has|have|gets?|uses?)\b"
 )
 _SUBJECT_DEFINITE = re.compile(
-    r"^(?:does|did|do|is|was|are|has|have|can|could|will|would)\s+the\s+|(?<=\S)\s+(?:how|what|where|why|when|whether|if)\s+the\s+",
+    r"^(?:does|did|do|is|was|are|has|have|can|could|will|would)\s+the\s+|"
+    r"(?<=\S)\s+(?:how|what|where|why|when|whether|if)\s+the\s+",
     re.I,
 )
 _YES_NO_SUBJECT = re.compile(
@@ -276,15 +285,19 @@ def _stem(word: str) -> str:
 def open_definites(question: str) -> list[str]:
     """Definite noun phrases of ``question`` that do not identify their referent by themselves: "the" + lower-case
     words with no name or number in them, no complement ("the capital *of* ...", "the difference *between* ..."),
-    no superlative or ordinal ("the largest planet", "the first one"). A definite presupposes a referent the hearer
-    can identify; when the phrase does not, it must come from the conversation or the asker's situation (the
-    familiarity account of definiteness). Returns the phrases' words (up to three each), lower case."""
+    no superlative or ordinal ("the largest planet", "the first one"), not the complement of another phrase ("the
+    main ideas of the saga pattern"), not a self-naming phrase ("the word quarantine"). A definite presupposes a
+    referent the hearer can identify; when the phrase does not, it must come from the conversation or the asker's
+    situation (the familiarity account of definiteness). Returns the phrases' words (up to three each), lower
+    case."""
     text = _core(question)
     found = []
     for match in _THE.finditer(text):
         words = re.findall(r"[\w'-]+", match.group(1))
         if not words or any(w[0].isupper() or w[0].isdigit() for w in words):
             continue
+        if re.search(r"\b(?:of|between|among)\s+$", text[: match.start()], re.I):
+            continue  # inside another phrase's complement ("the main ideas of the saga pattern"): part of it
         lowered = [w.lower() for w in words]
         appositive = lowered[0] in _METALINGUISTIC and len(lowered) > 1  # "the word quarantine": it names itself
         if any(w in _SELF_ANCHORED for w in lowered) or lowered[0].endswith("est") or lowered[0] in AUXILIARIES:
@@ -297,9 +310,10 @@ def open_definites(question: str) -> list[str]:
 
 def new_references(question: str, previous: str) -> list[str]:
     """Referents ``question`` brings in that ``previous`` (the turn it follows) did not mention: an open definite
-    (:func:`open_definites`) as the subject, none of whose words occurs in ``previous``, and a bare lower-case singular subject
-    ("is that how *prod* is set up?", "does *staging* use it?"): a bare singular count noun is a name for one local
-    thing, where a kind would be a plural or take "a". Mass nouns read the same way and load (the safe side)."""
+    (:func:`open_definites`) as the subject, none of whose words occurs in ``previous``, and a bare lower-case
+    singular subject ("is that how *prod* is set up?", "does *staging* use it?"): a bare singular count noun is a
+    name for one local thing, where a kind would be a plural or take "a". Mass nouns read the same way and load
+    (the safe side). Returns the phrases (lower case); empty = nothing new."""
     seen = {_stem(w) for w in re.findall(r"[\w'-]+", previous)}
     text = _core(question)
     subject = _SUBJECT_DEFINITE.search(text)  # only a definite in subject position: "does the plant use it?", not
