@@ -88,9 +88,13 @@ _GENERIC_I = re.compile(
     rf"\b(?:{alternation(REQUEST_FRAMES)})\b",
     re.I,
 )
-_ONGOING = re.compile(r"^(?:how|why)(?: is| are|'s| isn't| aren't) (?:[\w'-]+ ){1,4}?[\w-]+ing\b", re.I)
-"""Present progressive ("How are sales tracking?", "Why are customers complaining?"): an ongoing, particular
-situation; general-knowledge questions use the simple present ("Why is the sky blue?")."""
+_ONGOING = re.compile(
+    r"^(?:how|why)(?: is| are|'s| isn't| aren't) (?:[\w'-]+ ){1,4}?[\w-]+ing\b|"
+    r"^(?:what|who|which)(?: is| are|'s) (?:[\w'-]+ ){1,3}?[\w-]+ing (?:on|about|for|with|to|at|from|into)\s*[?.!]*$",
+    re.I,
+)
+"""Present progressive ("How are sales tracking?", "Why are customers complaining?", "What is Jane working on?": a
+what/who question with the preposition left at the end): an ongoing, particular situation; general-knowledge questions use the simple present ("Why is the sky blue?")."""
 _PLACE = re.compile(
     r"\b(?:here|around here|at this company|in this company|at work|in the office)\b(?! is\b| are\b)", re.I
 )

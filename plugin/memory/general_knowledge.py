@@ -45,6 +45,7 @@ from promptcache.memory.vocabulary import (
     EXPLANATORY_OPENERS,
     MONTHS,
     REQUEST_FRAMES,
+    RULE_NOUNS,
     STATE_ATTRIBUTES,
     STATE_WORDS,
     TOPIC_OPENERS,
@@ -103,6 +104,7 @@ _COMPLEMENT = r"(?:of|between|for|in|behind|to|from|among|versus|vs)"
 _DEFINITE_ASPECT = re.compile(
     rf"^what(?:'s| is| are| was| were) the ((?:[\w'-]+ ){{0,3}}?)({_COMPLEMENT})\b\s*(\S*)", re.I
 )  # "what is the capital of ...": the words before the complement are the aspect asked about
+_RULE = re.compile(rf"\b(?:{alternation(RULE_NOUNS)})\b", re.I)
 _RELATIONAL = frozenset({"for", "in"})
 """Relational complements ("the <aspect> for/in X"). "Of/between" mark an inherent property ("the capital of ...",
 "the difference between ..."); "for/in" mark a value assigned to a target ("the budget for ...", "the churn in
@@ -194,6 +196,8 @@ def general_form(question: str) -> str | None:
     if aspect:
         if _STATE_ATTR.search(aspect.group(1)):
             return None
+        if _RULE.search(aspect.group(1)) and aspect.group(2).lower() in {"for", "to", "in"}:
+            return None  # "the process for requesting leave": whose process? the asker's organisation's
         target = text[aspect.start(3) :]
         definite = target.lower().startswith("the ")
         superlative = re.match(r"(?:\w{2,}est|most|least)\b", aspect.group(1), re.I)  # one of a domain: "in the world"

@@ -24,6 +24,7 @@ __all__ = [
     "EXPLANATORY_OPENERS",
     "INSTANCE_MODIFIERS",
     "REQUEST_FRAMES",
+    "RULE_NOUNS",
     "TOPIC_OPENERS",
     "MONTHS",
     "TRIVIA_VERBS",
@@ -208,3 +209,12 @@ APOSTROPHE_LESS: dict[str, str] = {
     "theyre": "they're",
     "whys": "why's",
 }
+
+# what an organisation sets for itself: its rules, procedures and the values it fixes ("the process for ...", "the
+# approval limit for ...", "the fee for ..."); asked "for/to/in" something, the answer depends on whose rules
+RULE_NOUNS: tuple[str, ...] = _words(
+    "process, procedure, protocol, rule, rules, guideline, guidelines, requirement, requirements, steps, workflow, "
+    "limit, limits, allowance, entitlement, quota, threshold, cutoff, cut-off, discount, fee, fees, rate, rates, "
+    "price, prices, pricing, cost, charge, charges, penalty, approval, sign-off, lead time, turnaround, window, "
+    "notice period, probation period, dress code, template, form, criteria, eligibility, allocation, tariff"
+)
