@@ -94,7 +94,8 @@ _ONGOING = re.compile(
     re.I,
 )
 """Present progressive ("How are sales tracking?", "Why are customers complaining?", "What is Jane working on?": a
-what/who question with the preposition left at the end): an ongoing, particular situation; general-knowledge questions use the simple present ("Why is the sky blue?")."""
+what/who question with the preposition left at the end): an ongoing, particular situation; general-knowledge
+questions use the simple present ("Why is the sky blue?")."""
 _PLACE = re.compile(
     r"\b(?:here|around here|at this company|in this company|at work|in the office)\b(?! is\b| are\b)", re.I
 )
@@ -139,14 +140,15 @@ _GENERIC_ETA = re.compile(r"\b(?:what does|what is|what's)\s+(?:an?\s+)?eta\b|\b
 _BARE_WORK_SUBJECT = re.compile(
     rf"^(?:(?:why|how|when|where)\s+)?(?:is|isn't|does|doesn't|did|didn't|was|wasn't|has|hasn't|can|can't)\s+"
     rf"(?:{_WORK_NOUNS})\b(?!\s+(?:a|an)\b)|"
-    rf"^(?:how|why|when)\s+(?:do|are|don't|aren't)\s+(?:[a-z-]+\s+)?(?:{_WORK_NOUNS})(?:s|es)\b",
+    rf"^(?:(?:how|why|when)\s+)?(?:do|are|can|should|will|don't|aren't|can't)\s+(?:[a-z-]+\s+)?"
+    rf"(?:{_WORK_NOUNS})(?:s|es)\b",
     re.I,
 )
 """A work noun without a determiner as the subject ("Why is staging slow?", "Does checkout work?"): a bare singular
 count noun is the name of one system or thing of the asker's; a kind would be plural or take "a". And a work noun
-as the bare-plural subject of a how/why question ("How do refunds work?", "How are expense reports approved?"): asked
-of an assistant at work, it is the organisation's procedure (an answer from general knowledge could be wrong for
-it), so it loads -- the safe side for "How do databases work?" too."""
+as a bare-plural subject ("How do refunds work?", "How are expense reports approved?", "Do contractors get
+laptops?"): asked of an assistant at work, it is the organisation's procedure or policy (an answer from general
+knowledge could be wrong for it), so it loads -- the safe side for "How do databases work?" too."""
 _IDENTIFIER = re.compile(rf"#\d+|\b[A-Z]{{2,}}-\d+\b|\b(?:{_WORK_NOUNS})\s+#?\d+(?:\.\d+)*\b", re.I)
 
 

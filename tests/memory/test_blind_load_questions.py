@@ -89,6 +89,14 @@ def test_blind_set_figures():
         # an open definite as the target of "of" is local; a self-naming phrase is not
         (None, "what is the cause of the latency spike", False),
         (None, "what's the etymology of the word quarantine", True),
+        # found by probes after the set: an organisation's rules and values, an ongoing activity, a policy
+        (None, "what is the process for requesting leave", False),
+        (None, "what is the approval limit for managers", False),
+        (None, "What is the rate of inflation?", True),  # "of": a property, not a value someone sets "for" X
+        (None, "what is jane working on", False),
+        (None, "what is machine learning", True),
+        (None, "do contractors get laptops", False),
+        (None, "do cats see color", True),
         # chat spelling: contractions without apostrophes
         (None, "whats the square root of 144", True),
         # yes/no about a kind ("a N"), not about where something stands
