@@ -36,7 +36,9 @@ def test_default_accuracy_is_the_reported_figure():
     (issue 14) a question is conceptual only in a general-knowledge form, so the misses are all on the loading
     side: no work question of these sets is skipped."""
     correct, total, wrong = _accuracy("conceptual_questions.jsonl")
-    assert (correct, total, wrong) == (79, 80, ["Is TCP faster than UDP?"])  # 80/80 with the earlier rules
+    # 80/80 with the earlier rules; the write-ahead-log question loads since a work noun as a bare-plural subject
+    # of a how/why question reads as the organisation's procedure (the blind-set rules, issue 14)
+    assert (correct, total, wrong) == (78, 80, ["Is TCP faster than UDP?", "Why do databases use write-ahead logs?"])
     correct, total, wrong = _accuracy("conceptual_questions_heldout.jsonl")
     assert (correct, total) == (38, 40)  # 36/40 with the earlier rules, 4 work questions skipped
     assert wrong == ["Is Rust memory safe?", "How can I improve my public speaking?"]
@@ -60,7 +62,7 @@ def test_default_accuracy_is_the_reported_figure():
         ("What is a pending transaction?", []),
         ("Explain why builds get blocked by flaky tests.", []),
         ("What does it mean when a PR is merged?", []),
-        ("Why are orders failing?", ["work_state", "ongoing"]),
+        ("Why are orders failing?", ["work_state", "named_work_subject", "ongoing"]),
         ("Where do I find the on-call runbook?", ["definite_work_object", "organisation"]),
         ("Which dashboard shows the shipping-API latency?", ["definite_work_object"]),
     ],
