@@ -242,6 +242,10 @@ class IntentionReplay:
             state = self._state[conv.id] = (messages, ends, _pair_results(conv))
         return state
 
+    def forget(self, conversation_id: str) -> None:
+        """Drop the messages kept for a finished conversation."""
+        self._state.pop(conversation_id, None)
+
     def feed(self, request: Request) -> None:
         """Replay the tool calls of ``request``'s recorded reply at ``request.time_s`` (seconds, replay clock)."""
         conv = request.prepared.conversation

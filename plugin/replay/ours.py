@@ -99,6 +99,12 @@ class AnchoredTailStrategy(Strategy):
         self._seq = 0
         self._stats: dict[object, _ReuseStats] = defaultdict(_ReuseStats)
 
+    def forget(self, conversation_id: str) -> None:
+        """Drop the placeholder messages kept for a finished conversation (its learned reuse stays)."""
+        for message in self._messages.pop(conversation_id, ()):
+            self._tokens.pop(id(message), None)
+        self._prev_tail.pop(conversation_id, None)
+
     # -- learning (past only) -------------------------------------------------------------------------------
     def _observe(self, now_s: float, key: object) -> None:
         """Close outcomes whose horizon passed, then the pending outcome of ``key`` (it is being used now)."""

@@ -142,6 +142,11 @@ class RepeatCounter:
             cached = self._lc[conv.id] = lc_messages(conv)
         return cached
 
+    def forget(self, conversation_id: str) -> None:
+        """Drop the messages kept for a finished conversation (its ResponseCache keys and memories stay)."""
+        self._lc.pop(conversation_id, None)
+        self._intentions.forget(conversation_id)
+
     def feed(self, request: Request) -> bool:
         """Account one request (in time order). Returns True when the ResponseCache would answer it."""
         prepared = request.prepared
