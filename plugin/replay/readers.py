@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from .claude_code import is_claude_code_log, is_session_folder, read_claude_code, read_session_folder
 from .jsonpos import line_at, line_of
 from .messages import BadRecord, _short, is_message_like, normalise_message, parse_timestamp
 from .transcript import Block, Conversation, Message, TranscriptError
@@ -65,6 +66,8 @@ def read_file(path: str | Path) -> list[Conversation]:
         raise TranscriptError(repr(name), 0, "an empty string is not a file name")
     try:
         if Path(path).is_dir():
+            if is_session_folder(path):
+                return read_session_folder(path)
             raise TranscriptError(
                 name, 0, f"is a directory; give the transcript files in it (e.g. {name.rstrip('/')}/*.json)"
             )
@@ -223,6 +226,8 @@ def _family(rec: dict[str, Any]) -> str | None:
 
 
 def _read_jsonl(name: str, data: bytes) -> list[Conversation]:
+    if is_claude_code_log(data):
+        return read_claude_code(name, data)
     conversations: list[Conversation] = []
     sessions: dict[str, tuple[int, list[Message], dict[str, Any]]] = {}
     order: list[tuple[str, str | None]] = []  # ("conv", None) placeholders keep file order between kinds

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Block", "Conversation", "Message", "TranscriptError", "BLOCK_KINDS", "ROLES"]
+__all__ = ["Block", "Conversation", "Message", "TranscriptError", "TranscriptWarning", "Usage", "BLOCK_KINDS", "ROLES"]
 
 #: Content block kinds: plain text, a model's tool call, a tool's result, an image, model reasoning.
 BLOCK_KINDS = frozenset({"text", "tool_use", "tool_result", "image", "reasoning"})
@@ -32,6 +32,11 @@ class TranscriptError(ValueError):
         self.path, self.line, self.reason = str(path), int(line), " ".join(str(reason).split())
         where = f"{self.path}:{self.line}" if self.line > 0 else self.path  # line 0: about the file as a whole
         super().__init__(f"{where}: {self.reason}")
+
+
+class TranscriptWarning(UserWarning):
+    """Something in a recorded conversation that the reader skipped (e.g. a record type it has never seen); the
+    message is one line, ``FILE:LINE: what was skipped``. Readers warn once per file and kind, not per record."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +126,10 @@ class Conversation:
         tools: tool schemas when the record carries them (JSON objects, counted as one block each).
         source: ``"FILE:LINE"`` where the conversation starts.
         meta: anything else worth keeping from the record (format name, trial, ...).
+        replies: indices of the messages that are the replies of this conversation's own model calls, when a
+            reader knows them (a log of real API calls: a conversation that repeats another one's history, such as
+            a rewound branch, must not count that history's replies again). ``None``: every assistant message
+            after the first message is a reply.
     """
 
     id: str
@@ -130,7 +139,11 @@ class Conversation:
     tools: list[dict[str, Any]] = field(default_factory=list)
     source: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+    replies: list[int] | None = None
 
     def request_ends(self) -> list[int]:
-        """Indices ``i`` such that ``messages[:i]`` is one model request: every assistant turn with history."""
+        """Indices ``i`` such that ``messages[:i]`` is one model request: ``replies`` when set (those with history),
+        else every assistant turn with history."""
+        if self.replies is not None:
+            return [i for i in self.replies if i > 0]
         return [i for i, m in enumerate(self.messages) if m.role == "assistant" and i > 0]
