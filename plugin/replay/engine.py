@@ -26,6 +26,7 @@ from .prepare import Request, assign_times, check_gap_s, prepare, requests_of
 from .pricing import ModelPrice
 from .repeats import IntentionStats, RepeatCounter, ResponseCacheStats
 from .simulator import PromptCacheSimulator, RequestCost
+from .sizes import split_on_prefix_change
 from .strategies import Strategy, StrategyUnavailable, check_strategy_names, make_strategy
 from .stream import TimeOrder, iter_conversations
 from .tokens import CLAUDE, RAW, TokenCounter
@@ -167,11 +168,15 @@ def run_replay(
         conversations += 1
         counter.prime(b.text for m in conv.messages for b in m.blocks)
         counter.prime(b.text for b in conv.system)
-        prepared = prepare(conv, counter)
-        reqs = requests_of(prepared, counter)
-        clock_end = assign_times(reqs, gap_s, clock_end)
-        for request in order.add(reqs):
-            run.replay(request, progress)
+        parts = [conv]
+        if conv.meta.get("hidden_prefix") is True:
+            parts = split_on_prefix_change(conv, [sum(counter.block(b) for b in m.blocks) for m in conv.messages])
+        for part in parts:
+            prepared = prepare(part, counter)
+            reqs = requests_of(prepared, counter)
+            clock_end = assign_times(reqs, gap_s, clock_end)
+            for request in order.add(reqs):
+                run.replay(request, progress)
     for request in order.drain():
         run.replay(request, progress)
     if not run.requests:
@@ -273,6 +278,8 @@ class _Run:
                 names = [*names, AS_LOGGED]
                 self.names = names
         cum, hashes, n = request.prepared.cum, request.prepared.hashes, request.n_blocks
+        if usage is not None and request.number == 0:
+            self._warm(request, model, names)
         for name in names:
             runner = self._runner(name, model)
             if runner is None:
@@ -302,6 +309,20 @@ class _Run:
             self._left[cid] = left
         if progress is not None:
             progress(self.requests, None)
+
+    def _warm(self, request: Request, model: str, names: list[str]) -> None:
+        """A conversation whose first call read its unlogged prefix from the cache found it cached by traffic
+        before the log (another session of the same agent): every strategy's simulator starts with that entry,
+        with the TTL the call wrote at (1 h if it wrote any 1-hour tokens, else 5 min)."""
+        prepared, usage = request.prepared, request.usage
+        hidden = prepared.hidden_end
+        if not hidden or usage is None or usage.cache_read_tokens != prepared.cum[hidden] or hidden > request.n_blocks:
+            return
+        ttl = 3600.0 if usage.cache_write_1h_tokens else 300.0
+        for name in [*names, COMBINED] if self.combined else names:
+            runner = self._runner(name, model)
+            if runner is not None:
+                runner[1].seed(prepared.hashes[hidden], request.time_s, ttl)
 
     def ordered_totals(self) -> dict[str, StrategyTotals]:
         """Rows in the requested order (``as-logged`` after them, the combined row last)."""

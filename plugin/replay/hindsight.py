@@ -4,7 +4,7 @@ It shows how much room is left above a strategy: the same points as a careful pl
 with the future known (the idea of the "foresight" bound in bench/last_request.py, extended to TTLs):
 
 - **anchor** at the end of the tools + system prefix when that prefix reaches the model's minimum, with the
-  longest TTL the model offers (the prefix is shared by every conversation of the agent);
+  tail's TTL (5 minutes when the tail writes nothing);
 - **tail** at the end of the request's last message (the last one a point may follow), written only when the
   conversation's next request comes within a TTL the model offers: 5 minutes when it comes within 300 s, else
   1 hour when it comes within 3,600 s; the final request of a conversation, or one whose successor comes later,
@@ -58,9 +58,10 @@ class HindsightStrategy(Strategy):
         nova = rules.family == "nova"
         if anchor == prepared.tools_end and (nova or "tools" not in rules.cachable):
             anchor = 0
-        if anchor and prepared.cum[anchor] >= rules.min_tokens and anchor < request.n_blocks:
-            points[anchor] = Checkpoint(anchor, longest, "system" if anchor == prepared.system_end else "tools")
         ttl = self._tail_ttl(request)
+        if anchor and prepared.cum[anchor] >= rules.min_tokens and anchor < request.n_blocks:
+            anchor_ttl = ttl or min(rules.ttls_s)
+            points[anchor] = Checkpoint(anchor, anchor_ttl, "system" if anchor == prepared.system_end else "tools")
         tail = last_allowed_boundary(request, rules)
         prev = self._prev.get(cid, 0)
         if prev and prev <= request.n_blocks and prev not in points:

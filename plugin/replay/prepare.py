@@ -152,6 +152,10 @@ def prepare(conv: Conversation, counter: TokenCounter) -> PreparedConversation:
     tokens = fit.tokens
     if hidden:  # conversations with the same unlogged prefix share its cache entry: keyed by its size
         keys[tools_end] = f"hidden\x00{conv.meta.get('hidden_key', '')}\x00{tokens[tools_end]}".encode()
+        if (
+            conv.meta.get("epoch") and len(keys) > tools_end + 1
+        ):  # content changed unseen (sizes.split_on_prefix_change)
+            keys[tools_end + 1] += f"\x00epoch{conv.meta['epoch']}".encode()
     cum = [0] * (len(tokens) + 1)
     hashes = [b""] * (len(tokens) + 1)
     running, h = 0, b"promptcache-replay"

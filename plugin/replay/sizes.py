@@ -16,15 +16,24 @@ cache write). The replay then simulates every strategy on those sizes instead of
 3. Blocks after the last logged request (the final reply) keep their estimate.
 
 Requests without usage in between are covered by the next logged one (their blocks share its growth).
+
+**A broken prefix** (``split_on_prefix_change``): when a later call of a hidden-prefix conversation reads from the
+cache less than half of the previous prompt, but not nothing, the log says everything after what it read missed
+the cache: the unlogged part changed (tools connected, a longer system prompt: the read is a new size) or the
+client changed earlier messages in a way the transcript does not show (the read is the unlogged prefix). The
+conversation is split there: the calls from that one on form a new conversation over the same messages, whose
+hidden prefix is the size that call read (``meta["hidden_size"]``) and whose messages hash differently
+(``meta["epoch"]``), so they have their own cache entries.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from .transcript import Conversation
 
-__all__ = ["fit_sizes", "hidden_prefix_size", "SizeFit"]
+__all__ = ["fit_sizes", "hidden_prefix_size", "split_on_prefix_change", "SizeFit"]
 
 
 class SizeFit:
@@ -81,8 +90,13 @@ def fit_sizes(
     start = 0
     if hidden_block is not None:
         n0, usage0 = logged[0]
+        known = conv.meta.get("hidden_size")
         visible = sum(tokens[hidden_block + 1 : n0])
-        tokens[hidden_block] = hidden_prefix_size(usage0.prompt_tokens, usage0.cache_read_tokens, visible)  # type: ignore[union-attr]
+        tokens[hidden_block] = (
+            int(known)
+            if isinstance(known, int)
+            else hidden_prefix_size(usage0.prompt_tokens, usage0.cache_read_tokens, visible)  # type: ignore[union-attr]
+        )
         start = hidden_block + 1
     done = start
     total = sum(tokens[:start])
@@ -114,3 +128,33 @@ def _spread(tokens: list[int], start: int, end: int, amount: int) -> None:
     for i in order[:left]:
         floors[i] += 1
     tokens[start:end] = floors
+
+
+def split_on_prefix_change(conv: Conversation, visible_estimate: Sequence[int]) -> list[Conversation]:
+    """``conv`` split where its hidden prefix changed (see the module docstring); ``[conv]`` when it did not.
+
+    Args:
+        conv: a conversation; only ``meta["hidden_prefix"]`` ones with logged usage can split.
+        visible_estimate: estimated tokens of each message (same indexing as ``conv.messages``), for the first
+            call's hidden-prefix inference.
+    """
+    if conv.meta.get("hidden_prefix") is not True:
+        return [conv]
+    ends = conv.request_ends()
+    logged = [(i, cut, conv.messages[cut].usage) for i, cut in enumerate(ends) if conv.messages[cut].usage]
+    if len(logged) < 2:
+        return [conv]
+    _, cut0, first = logged[0]
+    hidden = conv.meta.get("hidden_size")
+    if not isinstance(hidden, int):
+        hidden = hidden_prefix_size(first.prompt_tokens, first.cache_read_tokens, sum(visible_estimate[:cut0]))  # type: ignore[union-attr]
+    prev_prompt = first.prompt_tokens  # type: ignore[union-attr]
+    for i, _cut, usage in logged[1:]:
+        read = usage.cache_read_tokens  # type: ignore[union-attr]
+        if 0 < read < prev_prompt / 2:
+            head = dataclasses.replace(conv, replies=ends[:i])
+            meta = {**conv.meta, "hidden_size": read, "epoch": f"{conv.meta.get('epoch', '')}~{i}"}
+            tail = dataclasses.replace(conv, id=f"{conv.id}~{i}", replies=ends[i:], meta=meta)
+            return [head, *split_on_prefix_change(tail, visible_estimate)]
+        prev_prompt = usage.prompt_tokens  # type: ignore[union-attr]
+    return [conv]
