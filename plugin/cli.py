@@ -6,7 +6,8 @@
 recorded agent conversations through the prompt-cache simulator and prints what each cache-point strategy, the
 ResponseCache and the intention cache would have saved; it writes ``replay.json`` and ``replay.png`` to ``DIR``.
 Needs no services and no AWS account. Exit codes: 0 success, 2 bad input (one line on stderr naming the file and
-line, or the bad option value, or an ``--out`` that cannot be written).
+line, or the bad option value, or an ``--out`` that cannot be written). Records a reader skips (a record type it
+has never seen) are reported as one ``promptcache: warning: FILE:LINE: ...`` line each, once per file and type.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -131,6 +133,17 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _report_warnings(caught: list[warnings.WarningMessage]) -> None:
+    """Print the readers' ``TranscriptWarning`` s as one stderr line each; re-issue any other warning unchanged."""
+    from promptcache.replay.transcript import TranscriptWarning
+
+    for w in caught:
+        if issubclass(w.category, TranscriptWarning):
+            print(f"promptcache: warning: {' '.join(str(w.message).split())}", file=sys.stderr)
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno, w.file, w.line)
+
+
 def _run_replay(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
@@ -139,7 +152,7 @@ def _run_replay(args: argparse.Namespace) -> int:
     from promptcache.replay.engine import DEFAULT_STRATEGIES, run_replay
     from promptcache.replay.model_table import ModelTable, load_overrides
     from promptcache.replay.report import render_table, write_json
-    from promptcache.replay.transcript import TranscriptError
+    from promptcache.replay.transcript import TranscriptError, TranscriptWarning
 
     if not (args.gap_s >= 0 and args.gap_s != float("inf")):
         return _fail(f"--gap-s must be a finite number of seconds >= 0, got {args.gap_s!r}")
@@ -179,18 +192,21 @@ def _run_replay(args: argparse.Namespace) -> int:
         table = ModelTable(load_overrides(args.models) if args.models else None, args.min_tokens)
     except ValueError as exc:
         return _fail(f"--models: {exc}")
+    caught: list[warnings.WarningMessage] = []
     try:
-        result = run_replay(
-            args.files,
-            args.model if args.model is not None else DEFAULT_MODEL,
-            args.strategies or DEFAULT_STRATEGIES,
-            args.gap_s,
-            progress=progress,
-            response_cache_ttl_s=ttl,
-            force_model=args.model is not None,
-            models=table,
-            tokens=args.tokens,
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", TranscriptWarning)
+            result = run_replay(
+                args.files,
+                args.model if args.model is not None else DEFAULT_MODEL,
+                args.strategies or DEFAULT_STRATEGIES,
+                args.gap_s,
+                progress=progress,
+                response_cache_ttl_s=ttl,
+                force_model=args.model is not None,
+                models=table,
+                tokens=args.tokens,
+            )
     except TranscriptError as exc:
         return _fail(str(exc))
     except KeyError as exc:
@@ -200,6 +216,7 @@ def _run_replay(args: argparse.Namespace) -> int:
     finally:
         if state.get("bar") is not None:
             state["bar"].stop()  # type: ignore[union-attr]
+        _report_warnings(caught)
     console = Console(width=max(Console().width, 120))
     render_table(result, console)
     try:

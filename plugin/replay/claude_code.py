@@ -22,22 +22,25 @@ How the API calls are recovered (``claude_code_calls`` builds the prompts and th
   lines (skill text, command caveats, hook context) are sent and kept; an ``isMeta`` line with no children whose
   parent is on the chain (hook context attached after a tool result, as the compaction sub-agent's log records it)
   is placed right after its parent. Whitespace-only text blocks, which the API rejects, are dropped.
-- **Conversations**: calls are taken in log order; a call whose prompt extends a conversation's messages (same
-  messages, same order) continues it; any other call starts a new ``Conversation`` holding its whole prompt (after a
-  compaction the prompt is new; after a rewind it repeats part of an earlier conversation's history). Each
+- **Conversations**: calls are taken in log order; a call whose prompt extends a conversation of the same log file
+  (same messages, same order) continues it; any other call starts a new ``Conversation`` holding its whole prompt
+  (after a compaction the prompt is new; after a rewind, or in the compaction sub-agent's log, it repeats part of an
+  earlier conversation's history). Each
   conversation's ``replies`` lists only its own calls, so every API call is exactly one request and repeated history
   is never counted twice; repeated history still has the same prefix hashes, so the cache simulation sees it.
 - **A session folder** (``<session>/`` with ``subagents/agent-*.jsonl``, the session log ``<session>.jsonl`` beside
   it) is read as one tree: Task sub-agents become their own conversations, and the compaction call (whose log
-  ``agent-acompact-*.jsonl`` points into the main log) becomes one request whose prompt is the main conversation up
-  to the compaction plus the summary request. Each reply carries its own ``model``.
+  ``agent-acompact-*.jsonl`` points into the main log) becomes a conversation of one request whose prompt is the main
+  conversation up to the compaction plus the summary request. Each reply carries its own ``model``. A sub-agent log
+  read on its own (not through its folder) is read the same way, without the main log's history.
 
 ``Conversation.meta`` of every conversation: ``format="claude-code"``, ``hidden_prefix=True`` (the system prompt and
 the tool schemas were sent but are not in the log), ``session_id``, ``agent`` (``""`` for the main session, else
 the sub-agent file's stem, e.g. ``"agent-a881341"``), ``context_start`` (``"session"``: the prompt starts at the
 session's first message; ``"compact_boundary"``: it starts after a compaction; ``"missing_parent"``: the chain
-leaves this log, e.g. a compaction sub-agent log read without its session), and ``shared_messages`` (how many leading
-messages repeat an earlier conversation's history, 0 if none).
+leaves this log, e.g. a compaction sub-agent log read without its session), ``shared_messages`` (how many leading
+messages repeat an earlier conversation's history, 0 if none), ``request_ids`` (the call key of each reply in
+``replies``, in order) and ``call_sources`` (``"FILE:LINE"`` of each call's first line).
 """
 
 from __future__ import annotations
@@ -143,7 +146,8 @@ def is_session_folder(folder: str | Path) -> bool:
 def read_claude_code(name: str, data: bytes) -> list[Conversation]:
     """The conversations of one Claude Code session log (module docstring). Raises ``TranscriptError``."""
     session = Session()
-    _add_file(session, name, data, "")
+    path = Path(name)
+    _add_file(session, name, data, path.stem if path.parent.name == "subagents" else "")
     return _conversations(session)
 
 

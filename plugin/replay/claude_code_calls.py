@@ -31,6 +31,8 @@ class _Open:
     start: str = "session"
     shared: int = 0
     line: int = 0
+    calls: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
 
 
 def _before(line: Line, first: Line) -> bool:
@@ -154,7 +156,7 @@ def build_conversations(session: Session) -> list[Conversation]:
         reply = replies.get(first.call)
         if reply is None:
             reply = replies[first.call] = reply_message(lines)
-        target = _extended(convs, keys)
+        target = _extended(convs, keys, first.file)
         if target is None:
             shared = _shared(convs, keys)
             target = _Open(first.file, [], [], start=start, shared=shared, line=first.line)
@@ -162,14 +164,19 @@ def build_conversations(session: Session) -> list[Conversation]:
         target.messages.extend(messages[len(target.keys) :])
         target.keys.extend(keys[len(target.keys) :])
         target.replies.append(len(target.messages))
+        target.calls.append(first.call)
+        target.sources.append(f"{session.names[first.file]}:{first.line}")
         target.messages.append(reply)
         target.keys.append(("a", first.call))
     return [_finish(session, conv) for conv in convs]
 
 
-def _extended(convs: list[_Open], keys: list[Key]) -> _Open | None:
-    """The latest conversation whose messages the prompt ``keys`` starts with (``None`` if none does)."""
+def _extended(convs: list[_Open], keys: list[Key], file: int) -> _Open | None:
+    """The latest conversation of log ``file`` whose messages the prompt ``keys`` starts with (``None`` if none
+    does). Calls of another log (a sub-agent's) never continue it, so each log's calls stay its own."""
     for conv in reversed(convs):
+        if conv.file != file:
+            continue
         n = len(conv.keys)
         if n <= len(keys) and conv.keys[-1] == keys[n - 1] and conv.keys == keys[:n]:
             return conv
@@ -208,6 +215,8 @@ def _finish(session: Session, conv: _Open) -> Conversation:
             "agent": agent,
             "context_start": conv.start,
             "shared_messages": conv.shared,
+            "request_ids": conv.calls,
+            "call_sources": conv.sources,
         },
         replies=conv.replies,
     )
