@@ -14,6 +14,7 @@ calibrated for Claude when the model is a Claude model).
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -311,18 +312,23 @@ class _Run:
             progress(self.requests, None)
 
     def _warm(self, request: Request, model: str, names: list[str]) -> None:
-        """A conversation whose first call read its unlogged prefix from the cache found it cached by traffic
-        before the log (another session of the same agent): every strategy's simulator starts with that entry,
-        with the TTL the call wrote at (1 h if it wrote any 1-hour tokens, else 5 min)."""
+        """A conversation whose first call read from the cache found that prefix cached by traffic the replay
+        cannot see (another session of the same agent, the conversation a compaction call summarises): when a
+        block boundary ends exactly where the logged read ends (``promptcache.replay.sizes`` fits one there),
+        every strategy's simulator starts with that prefix cached, with the TTL the call wrote at (1 h if it wrote
+        any 1-hour tokens, else 5 min)."""
         prepared, usage = request.prepared, request.usage
-        hidden = prepared.hidden_end
-        if not hidden or usage is None or usage.cache_read_tokens != prepared.cum[hidden] or hidden > request.n_blocks:
+        if usage is None or not usage.cache_read_tokens:
+            return
+        cum = prepared.cum
+        boundary = bisect.bisect_left(cum, usage.cache_read_tokens, 1, request.n_blocks + 1)
+        if boundary > request.n_blocks or cum[boundary] != usage.cache_read_tokens:
             return
         ttl = 3600.0 if usage.cache_write_1h_tokens else 300.0
         for name in [*names, COMBINED] if self.combined else names:
             runner = self._runner(name, model)
             if runner is not None:
-                runner[1].seed(prepared.hashes[hidden], request.time_s, ttl)
+                runner[1].seed(prepared.hashes[boundary], request.time_s, ttl)
 
     def ordered_totals(self) -> dict[str, StrategyTotals]:
         """Rows in the requested order (``as-logged`` after them, the combined row last)."""

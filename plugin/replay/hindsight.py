@@ -9,7 +9,9 @@ with the future known (the idea of the "foresight" bound in bench/last_request.p
   conversation's next request comes within a TTL the model offers: 5 minutes when it comes within 300 s, else
   1 hour when it comes within 3,600 s; the final request of a conversation, or one whose successor comes later,
   writes nothing (a write nobody reads costs more than plain input);
-- **bridge**: the previous request's tail as a read-only point when it lies beyond the ~20-block lookback.
+- **bridge**: the previous request's tail as a read-only point when it lies beyond the ~20-block lookback, or
+  when the tail writes nothing; a conversation's only call keeps its tail point (at 5 minutes) so it can read a
+  prefix other conversations cached.
 
 It is a reference row, not an exact optimum (an exact one is a search over every point set of every request); on
 the sweep it is the cheapest row (bench/README.md, "Replay sweep").
@@ -70,6 +72,8 @@ class HindsightStrategy(Strategy):
         if ttl is not None and tail and tail not in points:
             points[tail] = Checkpoint(tail, ttl)
             self._prev[cid] = tail
+        elif ttl is None and not prev and tail and tail not in points:
+            points[tail] = Checkpoint(tail, min(rules.ttls_s))  # a one-call conversation: reads what others cached
         ordered = sorted(points.values(), key=lambda p: p.boundary)
         if len(ordered) > rules.max_points:
             ordered = ordered[:1] + ordered[-(rules.max_points - 1) :]

@@ -14,6 +14,10 @@ cache write). The replay then simulates every strategy on those sizes instead of
    exact). A request that logs a smaller prompt than its predecessor (content the client dropped) leaves its new
    blocks at 0 tokens; later requests are fitted from the sizes already assigned, so they stay exact.
 3. Blocks after the last logged request (the final reply) keep their estimate.
+4. When a conversation's first call read from the cache more than its fixed part (it repeats history another
+   conversation cached: a compaction call, a resumed session), its first prompt is fitted in two parts so that a
+   block boundary falls exactly where the read ends (the boundary whose estimated position is nearest); the replay
+   then starts every simulator with that prefix cached (``promptcache.replay.engine``: the log shows it was).
 
 Requests without usage in between are covered by the next logged one (their blocks share its growth).
 
@@ -101,8 +105,22 @@ def fit_sizes(
     done = start
     total = sum(tokens[:start])
     exact = 0
-    for n_blocks, usage in logged:
+    for number, (n_blocks, usage) in enumerate(logged):
         target = usage.prompt_tokens  # type: ignore[union-attr]
+        read = usage.cache_read_tokens  # type: ignore[union-attr]
+        if number == 0 and total < read < target and n_blocks - done > 1:
+            # rule 4: the first call read a longer prefix than the fixed part: make a block boundary end there
+            running, split = total, done + 1
+            best = abs(total + tokens[done] - read)
+            for k in range(done, n_blocks - 1):
+                running += tokens[k]
+                if abs(running - read) < best:
+                    best, split = abs(running - read), k + 1
+            _spread(tokens, done, split, read - total)
+            _spread(tokens, split, n_blocks, target - read)
+            total, done = target, n_blocks
+            exact += 1
+            continue
         if n_blocks <= done:  # no new block (should not happen: every request adds its last message)
             exact += total == target
             continue
