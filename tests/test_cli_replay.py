@@ -136,8 +136,8 @@ def test_short_prompts_are_told_they_are_below_the_minimum(tmp_path: Path, capsy
     out = " ".join(capsys.readouterr().out.split())
     assert "1 conversation, 1 request, " in out
     assert (
-        # 6 cl100k_base tokens, x1.23 for Claude text (promptcache.replay.tokens.CLAUDE): 7
-        "Nothing can be cached here: the largest request has 7 tokens, below the 1,024 tokens "
+        # 6 cl100k_base tokens, x1.37 for Claude text (promptcache.replay.tokens.CLAUDE): 8
+        "Nothing can be cached here: the largest request has 8 tokens, below the 1,024 tokens "
         f"{MODEL} needs before a cache point"
     ) in out
     assert "Requests spaced by their recorded timestamps." in out and "of 0 tool calls" in out

@@ -13,7 +13,8 @@ cache write). The replay then simulates every strategy on those sizes instead of
    are spread over the blocks it adds in proportion to their estimated sizes (largest remainder, so the sum is
    exact). A request that logs a smaller prompt than its predecessor (content the client dropped) leaves its new
    blocks at 0 tokens; later requests are fitted from the sizes already assigned, so they stay exact.
-3. Blocks after the last logged request (the final reply) keep their estimate.
+3. Blocks after the last logged request (the final reply) keep their estimate. Without any usage, a Claude Code
+   conversation's unlogged part is ``CLAUDE_CODE_CONTEXT_TOKENS``.
 4. When a conversation's first call read from the cache more than its fixed part (it repeats history another
    conversation cached: a compaction call, a resumed session), its first prompt is fitted in two parts so that a
    block boundary falls exactly where the read ends (the boundary whose estimated position is nearest); the replay
@@ -37,7 +38,13 @@ from collections.abc import Sequence
 
 from .transcript import Conversation
 
-__all__ = ["fit_sizes", "hidden_prefix_size", "split_on_prefix_change", "SizeFit"]
+__all__ = ["CLAUDE_CODE_CONTEXT_TOKENS", "fit_sizes", "hidden_prefix_size", "split_on_prefix_change", "SizeFit"]
+
+#: Tokens a Claude Code call sends that its transcript never shows — system prompt, tool schemas and the context
+#: attached to the first message (CLAUDE.md, environment) — used when the log has no usage to infer it from.
+#: Measured as the first call's logged prompt minus its visible messages, on the two Claude Code 2.1 sessions of
+#: bench/README.md "Replay: token estimate" (25,876 and 25,963 tokens).
+CLAUDE_CODE_CONTEXT_TOKENS = 25_900
 
 
 class SizeFit:
@@ -90,6 +97,9 @@ def fit_sizes(
     tokens = list(estimate)
     logged = [(n, conv.messages[cut].usage) for cut, n in request_ends if conv.messages[cut].usage is not None]
     if not logged:
+        if hidden_block is not None and conv.meta.get("format") == "claude-code":
+            known = conv.meta.get("hidden_size")
+            tokens[hidden_block] = int(known) if isinstance(known, int) else CLAUDE_CODE_CONTEXT_TOKENS
         return SizeFit(tokens, 0, 0)
     start = 0
     if hidden_block is not None:

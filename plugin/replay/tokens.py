@@ -48,9 +48,12 @@ class Calibration:
 
 #: Plain ``cl100k_base`` counts (what the replay counted before the Claude calibration).
 RAW = Calibration("cl100k")
-#: Claude (Anthropic tokenizer as billed), measured against logged usage; see bench/README.md "Replay: token
-#: estimate" for the sessions and the fit behind each value.
-CLAUDE = Calibration("claude", text=1.23, tool_args=1.26, tool_result=1.11, tool_block_overhead=50)
+#: Claude (Anthropic tokenizer as billed), fitted by least squares to the growth of the logged prompt between
+#: consecutive calls of two Claude Code sessions (365 call pairs; ``bench/token_estimate.py``; bench/README.md
+#: "Replay: token estimate" has the fit per session and its error on the other). Three constants: one multiplier
+#: for text and tool-call arguments, one for tool results, and the formatting tokens per tool_use/tool_result
+#: block (it also absorbs reasoning the transcript does not show).
+CLAUDE = Calibration("claude", text=1.37, tool_args=1.37, tool_result=1.05, tool_block_overhead=83)
 
 
 @functools.lru_cache(maxsize=1)
