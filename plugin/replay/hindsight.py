@@ -3,8 +3,8 @@
 It shows how much room is left above a strategy: the same points as a careful placement, but every write decided
 with the future known (the idea of the "foresight" bound in bench/last_request.py, extended to TTLs):
 
-- **anchor** at the end of the tools + system prefix when that prefix reaches the model's minimum, with the
-  tail's TTL (5 minutes when the tail writes nothing);
+- **anchor** at the end of the tools + system prefix when that prefix reaches the model's minimum and the tail
+  is written, with the tail's TTL;
 - **tail** at the end of the request's last message (the last one a point may follow), written only when the
   conversation's next request comes within a TTL the model offers: 5 minutes when it comes within 300 s, else
   1 hour when it comes within 3,600 s; the final request of a conversation, or one whose successor comes later,
@@ -61,8 +61,8 @@ class HindsightStrategy(Strategy):
         if anchor == prepared.tools_end and (nova or "tools" not in rules.cachable):
             anchor = 0
         ttl = self._tail_ttl(request)
-        if anchor and prepared.cum[anchor] >= rules.min_tokens and anchor < request.n_blocks:
-            anchor_ttl = ttl or min(rules.ttls_s)
+        if ttl is not None and anchor and prepared.cum[anchor] >= rules.min_tokens and anchor < request.n_blocks:
+            anchor_ttl = ttl
             points[anchor] = Checkpoint(anchor, anchor_ttl, "system" if anchor == prepared.system_end else "tools")
         tail = last_allowed_boundary(request, rules)
         prev = self._prev.get(cid, 0)
@@ -72,7 +72,7 @@ class HindsightStrategy(Strategy):
         if ttl is not None and tail and tail not in points:
             points[tail] = Checkpoint(tail, ttl)
             self._prev[cid] = tail
-        elif ttl is None and not prev and tail and tail not in points:
+        elif ttl is None and request.number == 0 and request.is_last and tail and tail not in points:
             points[tail] = Checkpoint(tail, min(rules.ttls_s))  # a one-call conversation: reads what others cached
         ordered = sorted(points.values(), key=lambda p: p.boundary)
         if len(ordered) > rules.max_points:

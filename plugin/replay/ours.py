@@ -16,10 +16,11 @@ costs 0.25x more than plain input). The points that achieve it:
 4. **TTL or no write, from observed reuse** — for the tail (per signature of the request's last block: user text,
    or the result of tool X) and for the anchor (per anchor prefix), the strategy records how long after a write
    the next use came (from its own past requests only). With ``P(T)`` the observed share of uses within TTL ``T``,
-   writing with TTL ``T`` instead of sending plain input gains ``(input - write_T) + P(T) * (write_5m - read)``
-   per token (the next request reads instead of writing). It picks the best of: no write (gain 0), 5 minutes,
-   1 hour (where the model offers it). For Claude: write at 5 m when ``P(5m) > 0.22``, at 1 h when
-   ``P(1h) > 0.87`` and better. Until 10 outcomes are known, it writes at 5 minutes like everyone else. Nova
+   writing with TTL ``T`` instead of sending plain input gains ``(input - write_T) + P(T) * (write_T - read)``
+   per token (the next request reads instead of writing those tokens itself at that TTL). It picks the best of: no
+   write (gain 0), 5 minutes, 1 hour (where the model offers it). For Claude: write at 5 m when ``P(5m) > 0.22``,
+   at 1 h when ``P(1h) > 0.53`` and better. Until a signature has 10 outcomes of its own it follows the outcomes of all
+   signatures pooled (once those are 10), and before that it writes at 5 minutes like everyone else. Nova
    writes cost the same as input, so there it always writes.
 
 TTLs stay non-increasing along the prompt (the anchor takes at least the tail's TTL). Nova: no tool points, and no
@@ -98,6 +99,7 @@ class AnchoredTailStrategy(Strategy):
         self._deadlines: list[tuple[float, int, object]] = []
         self._seq = 0
         self._stats: dict[object, _ReuseStats] = defaultdict(_ReuseStats)
+        self._pooled = _ReuseStats()  # every outcome of every signature: the prior of a signature still learning
 
     def forget(self, conversation_id: str) -> None:
         """Drop the placeholder messages kept for a finished conversation (its learned reuse stays)."""
@@ -113,10 +115,12 @@ class AnchoredTailStrategy(Strategy):
             pending = self._pending.get(k)
             if pending is not None and pending[0] + self._horizon == deadline:
                 self._stats[pending[1]].add(None)  # no use within the horizon
+                self._pooled.add(None)
                 del self._pending[k]
         pending = self._pending.pop(key, None)
         if pending is not None:
             self._stats[pending[1]].add(now_s - pending[0])
+            self._pooled.add(now_s - pending[0])
 
     def _expect_use(self, now_s: float, key: object, stats_key: object) -> None:
         self._pending[key] = (now_s, stats_key)
@@ -127,15 +131,17 @@ class AnchoredTailStrategy(Strategy):
         """The TTL (seconds) to write with for ``stats_key``, or ``None`` for no write (rule 4)."""
         stats = self._stats.get(stats_key)
         price = self.price
-        if price is None or stats is None or stats.total < _MIN_OBSERVATIONS:
+        if stats is None or stats.total < _MIN_OBSERVATIONS:
+            stats = self._pooled
+        if price is None or stats.total < _MIN_OBSERVATIONS:
             return 300.0
-        saved_on_reuse = price.write_5m - price.read
         best_ttl, best_gain = None, 0.0
         for ttl in self.rules.ttls_s:
             # Laplace's rule of succession: one pseudo-use and one pseudo-miss, so a handful of outcomes does not
             # swing the decision.
             share = ((stats.within_5m if ttl <= 300 else stats.within_1h) + 1) / (stats.total + 2)
-            gain = price.input - price.write(ttl) + share * saved_on_reuse
+            # on reuse the next request reads instead of writing the same tokens itself at the same TTL
+            gain = price.input - price.write(ttl) + share * (price.write(ttl) - price.read)
             if gain > best_gain + 1e-12:
                 best_ttl, best_gain = ttl, gain
         return best_ttl
