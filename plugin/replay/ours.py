@@ -16,10 +16,12 @@ costs 0.25x more than plain input). The points that achieve it:
 4. **TTL or no write, from observed reuse** — for the tail (per signature of the request's last block: user text,
    or the result of tool X) and for the anchor (per anchor prefix), the strategy records how long after a write
    the next use came (from its own past requests only). With ``P(T)`` the observed share of uses within TTL ``T``,
-   writing with TTL ``T`` instead of sending plain input gains ``(input - write_T) + P(T) * (write_T - read)``
-   per token (the next request reads instead of writing those tokens itself at that TTL). It picks the best of: no
-   write (gain 0), 5 minutes, 1 hour (where the model offers it). For Claude: write at 5 m when ``P(5m) > 0.22``,
-   at 1 h when ``P(1h) > 0.53`` and better. Until a signature has 10 outcomes of its own it follows the outcomes of all
+   writing with TTL ``T`` instead of sending plain input gains ``(input - write_T) + P(T) * (write_X - read)``
+   per token, ``X`` being the TTL the traffic as a whole is written with (the same rule on every outcome pooled;
+   5 minutes until that is known): on reuse the next request reads instead of writing those tokens itself. It
+   picks the best of: no write (gain 0), 5 minutes, 1 hour (where the model offers it). For Claude with ``X`` = 5
+   minutes: write at 5 m when ``P(5m) > 0.22``, at 1 h when ``P(1h) > 0.87`` and better; with ``X`` = 1 hour
+   (reuse mostly comes after 5 minutes), at 1 h when ``P(1h) > 0.53``. Until a signature has 10 outcomes of its own it follows the outcomes of all
    signatures pooled (once those are 10), and before that it writes at 5 minutes like everyone else. Nova
    writes cost the same as input, so there it always writes.
 
@@ -135,13 +137,24 @@ class AnchoredTailStrategy(Strategy):
             stats = self._pooled
         if price is None or stats.total < _MIN_OBSERVATIONS:
             return 300.0
+        # what a reuse saves: the next request reads instead of writing those tokens itself, at the TTL the
+        # traffic as a whole is written with (the pooled choice; 5 minutes until that is known)
+        pooled = (
+            self._best_ttl(self._pooled, price.write_5m - price.read)
+            if self._pooled.total >= _MIN_OBSERVATIONS
+            else None
+        )
+        return self._best_ttl(stats, price.write(pooled or 300.0) - price.read)
+
+    def _best_ttl(self, stats: _ReuseStats, saved_on_reuse: float) -> float | None:
+        price = self.price
+        assert price is not None
         best_ttl, best_gain = None, 0.0
         for ttl in self.rules.ttls_s:
             # Laplace's rule of succession: one pseudo-use and one pseudo-miss, so a handful of outcomes does not
             # swing the decision.
             share = ((stats.within_5m if ttl <= 300 else stats.within_1h) + 1) / (stats.total + 2)
-            # on reuse the next request reads instead of writing the same tokens itself at the same TTL
-            gain = price.input - price.write(ttl) + share * (price.write(ttl) - price.read)
+            gain = price.input - price.write(ttl) + share * saved_on_reuse
             if gain > best_gain + 1e-12:
                 best_ttl, best_gain = ttl, gain
         return best_ttl
