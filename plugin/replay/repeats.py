@@ -16,6 +16,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from promptcache.message_digests import forget_prefix
+
 from .intentions import IntentionReplay, IntentionStats
 from .prepare import PreparedConversation, Request
 from .transcript import Conversation, Message
@@ -144,7 +146,9 @@ class RepeatCounter:
 
     def forget(self, conversation_id: str) -> None:
         """Drop the messages kept for a finished conversation (its ResponseCache keys and memories stay)."""
-        self._lc.pop(conversation_id, None)
+        messages = self._lc.pop(conversation_id, None)
+        if messages:
+            forget_prefix(messages)
         self._intentions.forget(conversation_id)
 
     def feed(self, request: Request) -> bool:
