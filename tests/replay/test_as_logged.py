@@ -150,3 +150,18 @@ def test_without_usage_the_report_says_it_is_estimating(tmp_path: Path, capsys: 
     assert "vs as logged" not in out and "as-logged" not in out
     report = json.loads((tmp_path / "o" / "replay.json").read_text())
     assert report["as_logged"] is None and report["token_sizes"]["estimated_requests"] == 1
+
+
+def test_each_call_is_priced_by_its_own_model(tmp_path: Path) -> None:
+    opus = claude_code_session(tmp_path / "opus.jsonl", CALLS)
+    haiku = claude_code_session(tmp_path / "haiku.jsonl", CALLS, model="claude-haiku-4-5-20251001")
+    result = run_replay([opus, haiku], MODEL, ["none"], combined=False)
+    assert result.models == {"claude-opus-4-6": 3, "claude-haiku-4-5-20251001": 3}
+    # Haiku 4.5 costs a fifth of Opus 4.6 ($1 vs $5 input): the same usage is billed 1.2x the Opus bill
+    assert result.logged is not None and result.logged.cost_usd == pytest.approx(0.0267785 * 1.2, abs=1e-12)
+    assert result.strategies["none"].cost_usd == pytest.approx((6003 + 6504 + 6805) * 6e-6, abs=1e-12)
+    # --model prices every call as one model: the log's own bill stays priced by the logged models
+    forced = run_replay([opus, haiku], "claude-opus-4-6", ["none"], combined=False, force_model=True)
+    assert forced.models == {"claude-opus-4-6": 6}
+    assert forced.logged is not None and forced.logged.cost_usd == pytest.approx(0.0267785 * 1.2, abs=1e-12)
+    assert forced.strategies["none"].cost_usd == pytest.approx((6003 + 6504 + 6805) * 10e-6, abs=1e-12)
