@@ -1,6 +1,9 @@
 """The replay report: what promptcache would save on recorded agent traffic (``promptcache replay``).
 
 - ``readers``: OpenAI / Anthropic / LangChain transcripts (JSON, JSONL) -> ``Conversation``; errors name file:line.
+  Claude Code session logs (``claude_code``, ``claude_code_calls``) and Bedrock model invocation logs
+  (``bedrock_logs``, ``bedrock_bodies``) are detected and read as one request per logged API call, with the logged
+  ``Usage`` (``logged_usage``) and model on each reply.
 - ``prepare``: conversations -> requests (flat blocks, cumulative tokens and prefix hashes, counted once).
 - ``simulator``: ``PromptCacheSimulator`` — Bedrock's prompt-cache rules, per-model prices (``pricing``, ``models``).
 - ``strategies`` / ``ours`` / ``multipoint``: placements compared side by side.
@@ -15,7 +18,7 @@ from promptcache.replay.pricing import ModelPrice, price_for
 from promptcache.replay.readers import read_conversations, read_file
 from promptcache.replay.simulator import Checkpoint, PromptCacheSimulator, RequestCost
 from promptcache.replay.strategies import STRATEGIES, Strategy, make_strategy
-from promptcache.replay.transcript import Block, Conversation, Message, TranscriptError
+from promptcache.replay.transcript import Block, Conversation, Message, TranscriptError, TranscriptWarning, Usage
 
 __all__ = [
     "DEFAULT_STRATEGIES",
@@ -32,6 +35,8 @@ __all__ = [
     "Strategy",
     "StrategyTotals",
     "TranscriptError",
+    "TranscriptWarning",
+    "Usage",
     "cache_rules",
     "make_strategy",
     "price_for",

@@ -9,6 +9,8 @@ seen before is skipped with one ``TranscriptWarning`` per file and type.
 
 How the API calls are recovered (``claude_code_calls`` builds the prompts and the conversations):
 
+- **Synthetic replies** (``message.model == "<synthetic>"`` or ``isApiErrorMessage``: an API error or an interrupt
+  notice Claude Code writes itself) are not API calls and are not sent; they are links of the chain only.
 - **One API call per ``requestId``** (else ``message.id``): the reply is logged as one ``assistant`` line per content
   block, all with the same id; they are merged, in line order. Its ``Usage`` is the logged ``message.usage`` of the
   line with the largest ``output_tokens`` (earlier lines of one reply are written while it streams and carry partial
@@ -25,13 +27,16 @@ How the API calls are recovered (``claude_code_calls`` builds the prompts and th
 - **Conversations**: calls are taken in log order; a call whose prompt extends a conversation of the same log file
   (same messages, same order) continues it; any other call starts a new ``Conversation`` holding its whole prompt
   (after a compaction the prompt is new; after a rewind, or in the compaction sub-agent's log, it repeats part of an
-  earlier conversation's history). Each
-  conversation's ``replies`` lists only its own calls, so every API call is exactly one request and repeated history
-  is never counted twice; repeated history still has the same prefix hashes, so the cache simulation sees it.
+  earlier conversation's history). Each conversation's ``replies`` lists only its own calls, so every API call is
+  exactly one request and repeated history is never counted twice; repeated history still has the same prefix
+  hashes, so the cache simulation sees it.
 - **A session folder** (``<session>/`` with ``subagents/agent-*.jsonl``, the session log ``<session>.jsonl`` beside
   it) is read as one tree: Task sub-agents become their own conversations, and the compaction call (whose log
   ``agent-acompact-*.jsonl`` points into the main log) becomes a conversation of one request whose prompt is the main
-  conversation up to the compaction plus the summary request. Each reply carries its own ``model``. A sub-agent log
+  conversation up to the compaction plus the summary request. The hook-context lines that only the compaction log
+  records (``isMeta`` leaves whose parent is in the main log) were sent with the main conversation's later calls
+  too (the compaction call reads the main conversation's whole cached prefix), so they join every prompt logged
+  after them (across files, "after" is by timestamp). Each reply carries its own ``model``. A sub-agent log
   read on its own (not through its folder) is read the same way, without the main log's history.
 
 ``Conversation.meta`` of every conversation: ``format="claude-code"``, ``hidden_prefix=True`` (the system prompt and
@@ -52,6 +57,7 @@ from typing import Any
 
 import orjson
 
+from .logged_usage import anthropic_usage
 from .messages import BadRecord, _content_blocks, _short, parse_timestamp
 from .transcript import Block, Conversation, Message, TranscriptError, TranscriptWarning, Usage
 
@@ -60,6 +66,8 @@ __all__ = ["is_claude_code_log", "is_session_folder", "read_claude_code", "read_
 #: Record types Claude Code writes that are not messages to the model (observed in Claude Code 2.1 session logs).
 BOOKKEEPING_TYPES = frozenset({"file-history-snapshot", "progress", "queue-operation", "summary", "system"})
 MESSAGE_TYPES = frozenset({"user", "assistant"})
+#: ``message.model`` of assistant lines Claude Code writes itself (API errors, "No response requested.").
+SYNTHETIC_MODEL = "<synthetic>"
 _SIGNATURE_TYPES = frozenset({"file-history-snapshot", "queue-operation", "progress"})
 
 
@@ -129,17 +137,29 @@ def is_claude_code_log(data: bytes, limit: int = 50) -> bool:
 
 
 def session_files(folder: str | Path) -> list[Path]:
-    """The logs of a session folder: ``<folder>.jsonl`` beside it (when present), then ``subagents/agent-*.jsonl``
-    sorted by name. Empty when ``folder`` is not a session folder."""
+    """The logs of a session folder: the session log ``<folder>.jsonl`` beside it (or inside it), when it is a
+    Claude Code log, then ``subagents/agent-*.jsonl`` sorted by name. Empty when ``folder`` is not a session
+    folder."""
     path = Path(folder)
     agents = sorted((path / "subagents").glob("agent-*.jsonl")) if (path / "subagents").is_dir() else []
-    main = path.parent / f"{path.name}.jsonl"
-    return ([main] if main.is_file() else []) + agents
+    for main in (path.parent / f"{path.name}.jsonl", path / f"{path.name}.jsonl"):
+        if main.is_file() and _head_is_claude_code(main):
+            return [main, *agents]
+    return agents
+
+
+def _head_is_claude_code(path: Path, size: int = 1 << 16) -> bool:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(size)
+    except OSError:
+        return False
+    return is_claude_code_log(head.rsplit(b"\n", 1)[0] if len(head) == size else head)
 
 
 def is_session_folder(folder: str | Path) -> bool:
-    """True for a Claude Code session folder: a directory with ``subagents/agent-*.jsonl`` files or a
-    ``<folder>.jsonl`` session log beside it."""
+    """True for a Claude Code session folder: a directory with ``subagents/agent-*.jsonl`` files or a Claude Code
+    session log ``<folder>.jsonl`` beside it."""
     return Path(folder).is_dir() and bool(session_files(folder))
 
 
@@ -236,7 +256,8 @@ def _line(rec: dict[str, Any], file: int, lineno: int) -> Line | None:
     kind = rec["type"]
     if not isinstance(uuid, str) or not uuid:
         if kind in MESSAGE_TYPES:
-            raise BadRecord(("uuid",), f"{kind} record without a uuid")
+            what = "without a uuid" if uuid is None else f"whose uuid is not a non-empty string: {_short(uuid)}"
+            raise BadRecord(("uuid",), f"{kind} record {what}")
         return None
     parent = rec.get("parentUuid")
     if parent is not None and not isinstance(parent, str):
@@ -248,6 +269,8 @@ def _line(rec: dict[str, Any], file: int, lineno: int) -> Line | None:
     message = rec.get("message")
     if not isinstance(message, dict):
         raise BadRecord(("message",), f"{kind} record without a message object: {_short(rec)}")
+    if kind == "assistant" and (message.get("model") == SYNTHETIC_MODEL or rec.get("isApiErrorMessage")):
+        return Line(file, lineno, uuid, parent, "other", ts)  # written by Claude Code itself, not by a model call
     content = message.get("content")
     blocks = tuple(b for b in _content_blocks(content, ("message", "content")) if b.kind != "text" or b.text.strip())
     line = Line(file, lineno, uuid, parent, kind, ts, blocks, is_meta=bool(rec.get("isMeta")))
@@ -258,27 +281,8 @@ def _line(rec: dict[str, Any], file: int, lineno: int) -> Line | None:
         line.call = call
         model = message.get("model")
         line.model = model if isinstance(model, str) and model else None
-        line.usage = _usage(message.get("usage"))
+        line.usage = anthropic_usage(message.get("usage"))
     return line
-
-
-def _usage(raw: Any) -> Usage | None:
-    """``Usage`` from an Anthropic ``usage`` object (``None`` when absent). Counts that are not non-negative
-    integers read as 0."""
-    if not isinstance(raw, dict):
-        return None
-
-    def count(obj: Any, key: str) -> int:
-        value = obj.get(key) if isinstance(obj, dict) else None
-        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
-
-    return Usage(
-        input_tokens=count(raw, "input_tokens"),
-        cache_read_tokens=count(raw, "cache_read_input_tokens"),
-        cache_write_tokens=count(raw, "cache_creation_input_tokens"),
-        cache_write_1h_tokens=count(raw.get("cache_creation"), "ephemeral_1h_input_tokens"),
-        output_tokens=count(raw, "output_tokens"),
-    )
 
 
 def reply_message(lines: list[Line]) -> Message:

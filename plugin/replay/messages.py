@@ -10,6 +10,9 @@ Recognised shapes (the format is decided per message, so a file may mix them):
 - Anthropic messages: ``{"role": "user"|"assistant", "content": str | [{"type": "text"|"tool_use"|"tool_result"|
   "image"|"thinking"|"redacted_thinking"|"document", ...}]}``.
 
+An assistant message's logged ``usage`` (Anthropic, OpenAI or Converse shape; LangChain ``usage_metadata`` or
+``response_metadata.usage``) and ``model`` (``model``, ``response_metadata.model_name``/``model``) are kept.
+
 Anything else raises ``BadRecord`` naming the offending value; the reader adds the file and line.
 """
 
@@ -21,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from .logged_usage import message_usage
 from .transcript import Block, Message
 
 __all__ = ["BadRecord", "normalise_message", "parse_timestamp", "is_message_like"]
@@ -269,4 +273,12 @@ def normalise_message(raw: Any, where: tuple[Any, ...] = ()) -> Message:
             )
         )
     stamp = raw.get("timestamp", raw.get("created_at", body.get("timestamp")))
-    return Message(role, tuple(blocks), parse_timestamp(stamp, (*where, "timestamp")))
+    message = Message(role, tuple(blocks), parse_timestamp(stamp, (*where, "timestamp")))
+    if role == "assistant":  # logged usage and model, when the record keeps them (see ``logged_usage``)
+        message.usage = message_usage(body) or message_usage(raw)
+        meta = body.get("response_metadata") if isinstance(body.get("response_metadata"), dict) else {}
+        if message.usage is None and isinstance(meta.get("usage"), dict):
+            message.usage = message_usage(meta)
+        model = body.get("model") or meta.get("model_name") or meta.get("model")
+        message.model = model if isinstance(model, str) and model else None
+    return message

@@ -1,4 +1,5 @@
-"""Readers for recorded conversations: JSON and JSONL files of OpenAI, Anthropic or LangChain messages.
+"""Readers for recorded conversations: JSON and JSONL files of OpenAI, Anthropic or LangChain messages, Claude Code
+session logs and Bedrock model invocation logs.
 
 Accepted layouts (``read_conversations`` decides per file, the message format per message — see ``messages``):
 
@@ -12,17 +13,26 @@ Accepted layouts (``read_conversations`` decides per file, the message format pe
   by their session id in file order (no id: one conversation per file). Lines that are ``{"type": "summary"}``
   records are skipped.
 
+Two log formats are recognised by their records and read by their own modules: Claude Code session logs
+(``claude_code``; a session folder ``<session>/`` with its sub-agent logs too) and Bedrock model invocation logs
+(``bedrock_logs``, records with ``schemaType: "ModelInvocationLog"``, JSONL or a JSON array).
+
+A gzip-compressed file (e.g. ``.json.gz``, as Bedrock writes invocation logs to S3) is read as what it holds.
+
 Every error is a ``TranscriptError`` whose message is one line, ``FILE:LINE: reason``.
 """
 
 from __future__ import annotations
 
+import gzip
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from .bedrock_logs import is_invocation_log, read_invocation_log
 from .claude_code import is_claude_code_log, is_session_folder, read_claude_code, read_session_folder
 from .jsonpos import line_at, line_of
 from .messages import BadRecord, _short, is_message_like, normalise_message, parse_timestamp
@@ -76,9 +86,16 @@ def read_file(path: str | Path) -> list[Conversation]:
         raise TranscriptError(name, 0, "no such file") from None
     except OSError as exc:
         raise TranscriptError(name, 0, f"cannot read file: {exc.strerror or exc}") from None
+    suffix = Path(path).suffix.lower()
+    if data[:2] == b"\x1f\x8b":  # gzip (Bedrock delivers invocation logs to S3 as .json.gz): read what it holds
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise TranscriptError(name, 0, f"cannot decompress gzip file: {exc}") from None
+        inner = Path(Path(path).stem).suffix.lower()
+        suffix = inner if inner in (".jsonl", ".ndjson") else ""  # S3's .json.gz hold one record per line
     if not data.strip():
         raise TranscriptError(name, 1, "empty file: no conversations")
-    suffix = Path(path).suffix.lower()
     if suffix not in (".jsonl", ".ndjson"):
         try:
             doc = orjson.loads(data)
@@ -114,6 +131,8 @@ def _first_line_is_json(data: bytes) -> bool:
 
 
 def _read_json_document(name: str, data: bytes, doc: Any) -> list[Conversation]:
+    if is_invocation_log(doc):
+        return read_invocation_log(name, data, doc)
     try:
         return _conversations_from_document(name, doc)
     except BadRecord as bad:
@@ -228,6 +247,8 @@ def _family(rec: dict[str, Any]) -> str | None:
 def _read_jsonl(name: str, data: bytes) -> list[Conversation]:
     if is_claude_code_log(data):
         return read_claude_code(name, data)
+    if is_invocation_log(data=data):
+        return read_invocation_log(name, data)
     conversations: list[Conversation] = []
     sessions: dict[str, tuple[int, list[Message], dict[str, Any]]] = {}
     order: list[tuple[str, str | None]] = []  # ("conv", None) placeholders keep file order between kinds

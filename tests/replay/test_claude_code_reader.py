@@ -273,3 +273,68 @@ def test_shared_sessions_one_request_per_api_call(session: str) -> None:
             uses = [b.id for b in message.blocks if b.kind == "tool_use"]
             answers = [b.id for b in conv.messages[i + 1].blocks if b.kind == "tool_result"]
             assert answers[: len(uses)] == uses
+
+
+def test_synthetic_replies_are_not_calls(tmp_path: Path) -> None:
+    lines = [json.loads(x) for x in (DATA / "rewind.jsonl").read_text().splitlines()]
+    error = {
+        "type": "assistant",
+        "uuid": "w-e1",
+        "parentUuid": "w-u2",
+        "isApiErrorMessage": True,
+        "timestamp": "2026-03-02T10:00:02.500Z",
+        "message": {
+            "model": "<synthetic>",
+            "id": "e1",
+            "role": "assistant",
+            "content": [{"type": "text", "text": "API Error: 529"}],
+        },
+    }
+    lines[3]["parentUuid"] = "w-e1"  # the retried call hangs off the error line
+    path = tmp_path / "retry.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in [*lines[:3], error, *lines[3:]]) + "\n")
+    convs = read_file(path)
+    assert requests(convs) == 4
+    assert [t for m in convs[0].messages for t in (b.text for b in m.blocks)] == [
+        "Name a colour.",
+        "Blue.",
+        "Another one?",
+        "Green.",
+    ]
+
+
+@pytest.mark.skipif(SHARED is None, reason="shared data (../shared/data/claude_code) not present")
+@pytest.mark.parametrize("session", sorted(SESSIONS))
+def test_cli_replays_shared_session_folder(session: str, tmp_path: Path) -> None:
+    assert SHARED is not None
+    out = tmp_path / "out"
+    assert main(["replay", str(SHARED / session), "--out", str(out), "--no-chart"]) == 0
+    report = json.loads((out / "replay.json").read_text())
+    assert report["requests"] == sum(SESSIONS[session])
+
+
+def test_calls_without_request_id_merge_by_message_id(tmp_path: Path) -> None:
+    lines = [json.loads(x) for x in (DATA / "parallel_tools.jsonl").read_text().splitlines()]
+    for rec in lines:
+        rec.pop("requestId", None)
+    path = tmp_path / "old.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    [conv] = read_file(path)
+    assert conv.meta["request_ids"] == ["msg_P1", "msg_P2"]
+    assert shape(conv) == shape(read_file(DATA / "parallel_tools.jsonl")[0])
+
+
+def test_plain_directory_is_not_a_session_folder(tmp_path: Path) -> None:
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs.jsonl").write_text(json.dumps({"role": "user", "content": "hi"}) + "\n")
+    with pytest.raises(TranscriptError, match="is a directory; give the transcript files in it"):
+        read_file(tmp_path / "logs")
+
+
+def test_session_log_inside_its_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "sess"
+    (folder / "subagents").mkdir(parents=True)
+    (folder / "sess.jsonl").write_text((DATA / "folder-session.jsonl").read_text())
+    for agent in (DATA / "folder-session" / "subagents").iterdir():
+        (folder / "subagents" / agent.name).write_text(agent.read_text())
+    assert requests(read_file(folder)) == 5
