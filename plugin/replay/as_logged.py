@@ -9,10 +9,10 @@
     1 hour where its ``cache_creation`` says ``ephemeral_1h`` (``Usage.cache_write_1h_tokens``), else 5 minutes; a
     call that wrote nothing keeps the conversation's previous TTL. Where a call wrote at both TTLs, the prefix
     point takes 1 hour and the last-message point 5 minutes (TTLs may not increase along the prompt).
-  * Bedrock invocation logs: the ``cachePoint`` blocks each request carried, from
-    ``meta["cache_points"]`` — one entry per request of the conversation, each a list of ``[where, ttl]`` pairs,
-    ``where`` being ``"tools"``, ``"system"`` or the index of the message the point follows, ``ttl`` ``"5m"``/
-    ``"1h"`` (the layout the invocation-log reader records).
+  * Bedrock invocation logs: the ``cachePoint`` blocks each request carried, from ``meta["cache_points"]`` as
+    ``promptcache.replay.bedrock_logs`` records them — per request, a list of ``{"where": "tools" | "system" |
+    "message", "index": i, "after": k, "ttl": "5m" | "1h" | None}``: the point follows the first ``k`` tool
+    schemas, system blocks, or blocks of ``messages[i]``; no TTL means 5 minutes.
   * Any other log: no cache points (the log says nothing about its layout).
 
 - ``Fidelity`` compares, call by call, the simulated ``as-logged`` cache-read and cache-write tokens and cost with
@@ -177,22 +177,32 @@ class AsLoggedStrategy(Strategy):
         return points
 
     def _listed(self, request: Request, entries: list[Any]) -> list[Checkpoint]:
-        prepared = request.prepared
         points: dict[int, Checkpoint] = {}
-        for where, ttl in entries:
-            if where == "tools":
-                boundary, fld = prepared.tools_end, "tools"
-            elif where == "system":
-                boundary, fld = prepared.system_end, "system"
-            else:
-                index = int(where)
-                if not 0 <= index < request.cut:
-                    continue
-                boundary, fld = prepared.msg_end[index], "messages"
-            if boundary > 0:
-                points[boundary] = Checkpoint(boundary, self._clamp(TTL_SECONDS.get(str(ttl), 300.0)), fld)
+        for entry in entries:
+            boundary, fld = self._boundary(request, entry)
+            if 0 < boundary <= request.n_blocks:
+                ttl = TTL_SECONDS.get(str(entry.get("ttl") or "5m"), 300.0)
+                points[boundary] = Checkpoint(boundary, self._clamp(ttl), fld)
         ordered = sorted(points.values(), key=lambda p: p.boundary)[: self.rules.max_points]
         for i in range(len(ordered) - 2, -1, -1):  # keep TTLs non-increasing along the prompt
             if ordered[i].ttl_s < ordered[i + 1].ttl_s:
                 ordered[i] = Checkpoint(ordered[i].boundary, ordered[i + 1].ttl_s, ordered[i].field)
         return ordered
+
+    @staticmethod
+    def _boundary(request: Request, entry: Any) -> tuple[int, str]:
+        """The block boundary of one logged cache point (0 when it cannot be placed)."""
+        prepared = request.prepared
+        if not isinstance(entry, dict):
+            return 0, ""
+        where, after = entry.get("where"), int(entry.get("after") or 0)
+        if where == "tools":
+            return min(after, prepared.tools_end), "tools"
+        if where == "system":
+            start = prepared.hidden_end or prepared.tools_end
+            return min(start + after, prepared.system_end), "system"
+        index = entry.get("index")
+        if where != "message" or not isinstance(index, int) or not 0 <= index < request.cut:
+            return 0, ""
+        start = prepared.msg_end[index - 1] if index else prepared.system_end
+        return min(start + after, prepared.msg_end[index]), "messages"

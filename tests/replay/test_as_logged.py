@@ -165,3 +165,27 @@ def test_each_call_is_priced_by_its_own_model(tmp_path: Path) -> None:
     assert forced.models == {"claude-opus-4-6": 6}
     assert forced.logged is not None and forced.logged.cost_usd == pytest.approx(0.0267785 * 1.2, abs=1e-12)
     assert forced.strategies["none"].cost_usd == pytest.approx((6003 + 6504 + 6805) * 10e-6, abs=1e-12)
+
+
+def test_bedrock_invocation_logs_replay_the_cache_points_they_carried() -> None:
+    from promptcache.replay.as_logged import AsLoggedStrategy
+    from promptcache.replay.model_table import ModelTable
+    from promptcache.replay.prepare import prepare, requests_of
+    from promptcache.replay.readers import read_conversations
+    from promptcache.replay.simulator import Checkpoint
+    from promptcache.replay.tokens import TokenCounter
+
+    path = Path(__file__).resolve().parents[1] / "data" / "bedrock_logs" / "converse.jsonl"
+    with pytest.warns(UserWarning):
+        conv = read_conversations([path])[0]
+    counter = TokenCounter()
+    prepared = prepare(conv, counter)
+    strategy = AsLoggedStrategy(ModelTable().rules("anthropic.claude-sonnet-4-5-20250929-v1:0"))
+    placed = [strategy.place(r) for r in requests_of(prepared, counter)]
+    # one tool schema, one system block: the tools point (1 h) after block 1, the system point after block 2, then
+    # a point after the first block of the request's last user message (messages 0, 2, 4: blocks 3, 6, 8)
+    assert placed == [
+        [Checkpoint(1, 3600.0, "tools"), Checkpoint(2, 300.0, "system"), Checkpoint(3, 300.0, "messages")],
+        [Checkpoint(1, 3600.0, "tools"), Checkpoint(2, 300.0, "system"), Checkpoint(6, 300.0, "messages")],
+        [Checkpoint(1, 3600.0, "tools"), Checkpoint(2, 300.0, "system"), Checkpoint(8, 300.0, "messages")],
+    ]
