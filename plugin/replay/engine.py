@@ -172,12 +172,13 @@ def run_replay(
         parts = [conv]
         if conv.meta.get("hidden_prefix") is True:
             parts = split_on_prefix_change(conv, [sum(counter.block(b) for b in m.blocks) for m in conv.messages])
-        for part in parts:
-            prepared = prepare(part, counter)
-            reqs = requests_of(prepared, counter)
-            clock_end = assign_times(reqs, gap_s, clock_end)
-            for request in order.add(reqs):
-                run.replay(request, progress)
+        reqs = []
+        for part in parts:  # the parts of one conversation enter the time order together
+            part_reqs = requests_of(prepare(part, counter), counter)
+            clock_end = assign_times(part_reqs, gap_s, clock_end)
+            reqs.extend(part_reqs)
+        for request in order.add(reqs):
+            run.replay(request, progress)
     for request in order.drain():
         run.replay(request, progress)
     if not run.requests:

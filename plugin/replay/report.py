@@ -242,6 +242,11 @@ def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
         )
     else:
         console.print(f"Token sizes: from the logged usage of all {_n(result.requests, 'request')}.")
+    if result.late_conversations:
+        console.print(
+            f"{_n(result.late_conversations, 'conversation')} started before requests already replayed (the input "
+            "is not in time order across files or lines) and replayed after them."
+        )
     if len(result.models) > 1:
         console.print("Models (calls): " + ", ".join(f"{m} ({n:,})" for m, n in result.models.items()) + ".")
     fid, logged = result.fidelity, result.logged

@@ -3,7 +3,8 @@
 ``iter_conversations(paths)`` yields the conversations of ``paths`` in order with the ids made unique exactly as
 ``promptcache.replay.readers.read_conversations`` does. A ``.jsonl``/``.ndjson`` file whose lines are whole
 conversations is read line by line (one conversation in memory at a time); any other file is read whole by
-``readers.read_file`` and its conversations yielded one by one.
+``readers.read_file`` and its conversations yielded one by one, in order of their first request's recorded time when
+every one has one (a Claude Code session folder lists its sub-agents after the main log).
 
 ``TimeOrder`` releases requests in send-time order (ties in reading order) while conversations arrive: a request
 is released once no conversation still to come can start before it. That equals sorting every request up front
@@ -50,8 +51,22 @@ def iter_conversations(paths: Iterable[str | Path]) -> Iterator[Conversation]:
 def _file_conversations(path: str | Path) -> Iterator[Conversation]:
     if Path(path).suffix.lower() in (".jsonl", ".ndjson") and _lines_are_conversations(path):
         yield from _stream_jsonl(path)
-    else:
-        yield from readers.read_file(path)
+        return
+    conversations = readers.read_file(path)
+    starts = [_start(c) for c in conversations]
+    if all(t is not None for t in starts):  # a file read whole: hand its conversations over in time order
+        order = sorted(range(len(conversations)), key=lambda i: starts[i])  # type: ignore[arg-type,return-value]
+        conversations = [conversations[i] for i in order]
+    yield from conversations
+
+
+def _start(conv: Conversation) -> float | None:
+    """Send time of a conversation's first request (its recorded timestamp), ``None`` when not recorded."""
+    ends = conv.request_ends()
+    if not ends:
+        return None
+    stamp = conv.messages[ends[0] - 1].timestamp
+    return stamp if stamp is not None else conv.messages[ends[0]].timestamp
 
 
 def _lines_are_conversations(path: str | Path) -> bool:
