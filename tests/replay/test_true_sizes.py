@@ -118,3 +118,21 @@ def test_the_claude_estimate_scales_cl100k_per_block_kind() -> None:
     assert claude.block(result) == round(n_result * 1.05) + 83
     assert raw.block(call) == n_call  # plain cl100k_base: no overhead
     assert claude.tool_schema({"name": "Read"}) == round(raw.tool_schema({"name": "Read"}) * 1.37)
+
+
+def test_plain_cl100k_reproduces_the_figures_before_the_calibration() -> None:
+    from pathlib import Path
+
+    from promptcache.replay.engine import run_replay
+
+    sample = Path(__file__).resolve().parents[2] / "examples" / "data" / "sample_conversations.json"
+    model = "anthropic.claude-sonnet-4-20250514-v1:0"
+    raw = run_replay([sample], model, tokens="cl100k")
+    # the README table before this change: 60,546 input tokens; langchain-aws and anchored-tail 57,127 read, 3,419
+    # written; multi-point 14,640 uncached
+    assert (raw.input_tokens, raw.token_estimate) == (60_546, "cl100k")
+    for name in ("langchain-aws", "anchored-tail"):
+        assert (raw.strategies[name].read_tokens, raw.strategies[name].write_tokens) == (57_127, 3_419)
+    assert raw.strategies["multi-point"].input_tokens == 14_640
+    calibrated = run_replay([sample], model)
+    assert (calibrated.input_tokens, calibrated.token_estimate) == (97_781, "claude")
