@@ -26,6 +26,9 @@ __all__ = ["CLAUDE", "RAW", "Calibration", "TokenCounter", "IMAGE_TOKENS", "get_
 IMAGE_TOKENS = 1600
 
 
+_BATCH_MIN = 256  # texts: below this, ``prime`` encodes in the calling thread
+
+
 @dataclass(frozen=True, slots=True)
 class Calibration:
     """How a ``cl100k_base`` count becomes an estimate of a model's billed tokens.
@@ -85,9 +88,12 @@ class TokenCounter:
     def prime(self, texts: Iterable[str]) -> None:
         """Count every text of ``texts`` not seen before, in one batch."""
         todo = list({t for t in texts if t not in self._cache})
-        if todo:
+        if len(todo) >= _BATCH_MIN:
             for text, ids in zip(todo, self._enc.encode_ordinary_batch(todo, num_threads=2)):
                 self._cache[text] = len(ids)
+        else:  # a thread pool per handful of texts (one streamed conversation) costs more than it saves
+            for text in todo:
+                self._cache[text] = len(self._enc.encode_ordinary(text))
 
     def text(self, text: str) -> int:
         """Tokens in ``text`` (0 for the empty string)."""
