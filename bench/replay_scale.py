@@ -28,19 +28,22 @@ import resource, sys
 from promptcache.replay.engine import run_replay
 r = run_replay(sys.argv[1:], "anthropic.claude-sonnet-4-20250514-v1:0")
 print(f"{r.conversations:,}, {r.requests:,}")
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(f"{usage.ru_utime + usage.ru_stime:.1f}")
+print(usage.ru_maxrss)
 """
 
 
-def _run(paths: list[Path]) -> tuple[float, float, str]:
-    """(seconds, peak RSS in MB, child's counts) of one replay in a child process (its own ``ru_maxrss``, KB)."""
+def _run(paths: list[Path]) -> tuple[str, float, str]:
+    """(wall / CPU seconds, peak RSS in MB, child's counts) of one replay in a child process (its own
+    ``ru_utime + ru_stime`` and ``ru_maxrss``, KB)."""
     started = time.perf_counter()
     out = subprocess.run(
         [sys.executable, "-c", _CHILD, *map(str, paths)], check=True, capture_output=True, text=True
     ).stdout
     seconds = time.perf_counter() - started
-    counts, peak_kb = out.strip().splitlines()[-2:]
-    return seconds, int(peak_kb) / 1024, counts
+    counts, cpu, peak_kb = out.strip().splitlines()[-3:]
+    return f"{seconds:.1f} / {cpu}", int(peak_kb) / 1024, counts
 
 
 def _synthetic(tau: Path, n: int, folder: Path) -> Path:
@@ -62,18 +65,18 @@ def main() -> None:
     args = parser.parse_args()
     tau = find_data_file("tau_bench_gpt-4o-airline.json", args.tau)
     session = find_data_file("claude_code/258c7280-ae70-4798-800f-63464d01a85d.jsonl", args.session)
-    print("| input | size MB | conversations, requests | seconds | peak RSS MB |")
+    print("| input | size MB | conversations, requests | seconds wall / CPU | peak RSS MB |")
     print("|---|---|---|---|---|")
     seconds, peak, out = _run([session])
-    print(f"| Claude Code session {session.name[:8]} | {session.stat().st_size / 1e6:.1f} | {out} | {seconds:.1f} | "
+    print(f"| Claude Code session {session.name[:8]} | {session.stat().st_size / 1e6:.1f} | {out} | {seconds} | "
           f"{peak:.0f} |")  # fmt: skip
     seconds, peak, out = _run([tau])
-    print(f"| tau-bench airline (JSON) | {tau.stat().st_size / 1e6:.1f} | {out} | {seconds:.1f} | {peak:.0f} |")
+    print(f"| tau-bench airline (JSON) | {tau.stat().st_size / 1e6:.1f} | {out} | {seconds} | {peak:.0f} |")
     with tempfile.TemporaryDirectory() as tmp:
         for n in sorted(args.sizes):
             path = _synthetic(tau, n, Path(tmp))
             seconds, peak, out = _run([path])
-            print(f"| tau-bench x{n} (JSONL) | {path.stat().st_size / 1e6:.1f} | {out} | {seconds:.1f} | {peak:.0f} |")
+            print(f"| tau-bench x{n} (JSONL) | {path.stat().st_size / 1e6:.1f} | {out} | {seconds} | {peak:.0f} |")
             path.unlink()
 
 
