@@ -2,7 +2,7 @@
 
 Run by hand from the project root (the table goes to bench/README.md, section "Replay sweep"):
 
-    python bench/replay_sweep.py [--tau ../shared/data/tau_bench_gpt-4o-airline.json] [--sessions DIR]
+    python bench/replay_sweep.py [--tau DATA/tau_bench_gpt-4o-airline.json] [--sessions DIR]
 
 Settings: tau-bench airline (200 conversations, untimed) at 10 s, 120 s and 600 s between requests, on Claude
 Sonnet 4.5 offered only the 5-minute TTL (``--models`` override ``ttls = ["5m"]``), on Claude Sonnet 4.5 with the
