@@ -13,7 +13,7 @@ from langgraph.checkpoint.memory import MemorySaver
 from langgraph.graph import END, START, StateGraph
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the shared CountingStore
-from test_memory_support import CountingStore  # noqa: E402
+from support.memory import CountingStore  # noqa: E402
 
 from promptcache.integrations.langgraph import MemoryNode, MemoryState  # noqa: E402
 from promptcache.memory import ChatModelClassifier, TypedMemoryStore, is_conceptual_question  # noqa: E402

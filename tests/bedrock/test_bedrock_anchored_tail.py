@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
-from test_bedrock import (
+from support.bedrock import (
     CLAUDE,
     CP,
     NOVA,

@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_attack_bedrock_processors import strip_points, violations
+from support.bedrock_rules import strip_points, violations
 
 from promptcache.cache_points import AnchoredTailStrategy, MultiPointStrategy, get_model_info, place_cache_points
 

@@ -11,7 +11,7 @@ import pytest
 
 from promptcache.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "examples" / "data" / "sample_conversations.json"
 MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"
 ALL = ["none", "last-message", "langchain-aws", "multi-point", "anchored-tail", "anchored-tail+response-cache"]

@@ -1,38 +1,23 @@
-"""Adversarial tests: Bedrock cache points (strategies, CachePointChatBedrockConverse, BedrockCachePoints) and
-ResponseCache / with_processors, fed bad input and unusual-but-valid input.
-
-Each test asserts the CORRECT behaviour (docs/architecture.md, README):
-- bad input: a clear exception naming the bad value, raised before anything is sent or written;
-- a failing or corrupt cache: a miss, logged, never a broken call;
-- every Converse request valid: at most 4 cachePoint blocks, never first in a message, never after a reasoning
-  block, TTLs non-increasing along tools -> system -> messages, Nova: none in tools and none after a toolResult or
-  an image; placement only adds cachePoint blocks, it never changes the rest of the request.
-
-botocore's Stubber validates each request's shape against the Converse API model; the semantic rules above are
-not part of that model, so ``violations()`` checks them on the captured request. Tests marked ``# passes`` cover
-what other test files do not and pass today; every other test documents a finding and fails until it is fixed.
-"""
+"""Bedrock cache points: every request sent is one Bedrock accepts; strategies, token counting, unusual but valid input."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
 import copy
-import logging
 import os
 from typing import Any
 
 import boto3
 import pytest
 from botocore.stub import Stubber
-from langchain.agents import create_agent
 from langchain_aws import ChatBedrockConverse
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
-from pydantic import BaseModel, Field
-from test_bedrock import add_stream_response
+from support.bedrock import add_stream_response
+from support.bedrock_rules import Weather, all_points, joined, strip_points, violations
 
-from promptcache import InMemoryServerCache, ResponseCache, ServerCache, with_processors
+from promptcache import InMemoryServerCache, ResponseCache, with_processors
 from promptcache.cache_points import (
     default_count_tokens,
     get_model_info,
@@ -40,19 +25,25 @@ from promptcache.cache_points import (
     place_cache_points,
 )
 from promptcache.integrations.bedrock import BedrockCachePoints, CachePointChatBedrockConverse
-from promptcache.testing import ScriptedChatModel
 
 CLAUDE = "us.anthropic.claude-sonnet-4-20250514-v1:0"
+
+
 SONNET45 = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"  # allows the 1-hour TTL
+
+
 NOVA = "us.amazon.nova-pro-v1:0"
+
+
 CP = {"cachePoint": {"type": "default"}}
+
+
 HOUR = {"cachePoint": {"type": "default", "ttl": "1h"}}
+
+
 PNG = b"\x89PNG\r\n\x1a\n" + b"0" * 32
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# helpers
-# ---------------------------------------------------------------------------------------------------------------
 def client_stub_sent() -> tuple[Any, Stubber, list[dict[str, Any]]]:
     """A real bedrock-runtime client, its Stubber, and the list every request's parameters are copied into."""
     client = boto3.client("bedrock-runtime", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x")
@@ -87,63 +78,8 @@ def cp_model(client: Any, model_id: str = CLAUDE, min_tokens: int = 20, **kw: An
     )
 
 
-def all_points(params: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """Every cachePoint of a request in Bedrock's prefix order: tools, system, messages."""
-    out = [("tools", b) for b in (params.get("toolConfig") or {}).get("tools") or [] if is_cache_point(b)]
-    out += [("system", b) for b in params.get("system") or [] if is_cache_point(b)]
-    for i, message in enumerate(params["messages"]):
-        out += [(f"messages[{i}]", b) for b in message["content"] if is_cache_point(b)]
-    return out
-
-
-def violations(params: dict[str, Any], nova: bool = False) -> list[str]:
-    """The Bedrock cache-point rules the Stubber does not check (each one a ValidationException)."""
-    problems = []
-    if nova and any(where == "tools" for where, _ in all_points(params)):
-        problems.append("Nova: a point in tools")
-    for i, message in enumerate(params["messages"]):
-        content = message["content"]
-        for j, block in enumerate(content):
-            if not is_cache_point(block):
-                continue
-            before = content[j - 1] if j else None
-            if before is None:
-                problems.append(f"messages[{i}]: point is the first block")
-            elif "reasoningContent" in before:
-                problems.append(f"messages[{i}]: point right after a reasoning block")
-            elif nova and ("toolResult" in before or "image" in before):
-                problems.append(f"messages[{i}]: Nova point right after {next(iter(before))}")
-    points = all_points(params)
-    if len(points) > 4:
-        problems.append(f"{len(points)} cache points (max 4)")
-    cap = 1
-    for where, block in points:
-        rank = {"5m": 0, "1h": 1}[block["cachePoint"].get("ttl", "5m")]
-        if rank > cap:
-            problems.append(f"TTL increases at {where}")
-        cap = min(cap, rank)
-    return problems
-
-
-def strip_points(params: dict[str, Any]) -> dict[str, Any]:
-    params = copy.deepcopy(params)
-    params["system"] = [b for b in params.get("system") or [] if not is_cache_point(b)]
-    for message in params["messages"]:
-        message["content"] = [b for b in message["content"] if not is_cache_point(b)]
-    if "toolConfig" in params:
-        params["toolConfig"]["tools"] = [t for t in params["toolConfig"]["tools"] if not is_cache_point(t)]
-    return params
-
-
 def human(text: str, *extra: dict[str, Any]) -> HumanMessage:
     return HumanMessage(content=[{"type": "text", "text": text}, *extra])
-
-
-def joined(chunks: list[Any]) -> Any:
-    total = chunks[0]
-    for chunk in chunks[1:]:
-        total = total + chunk
-    return total
 
 
 @tool
@@ -152,9 +88,6 @@ def look(q: str) -> str:
     return "found"
 
 
-# =================================================================================================================
-# Bedrock: the request sent must be valid
-# =================================================================================================================
 def test_default_ttl_points_never_precede_a_callers_one_hour_point():
     """The caller ends the conversation with their own 1h point; the points we add before it (system, spare) use
     the default 5m TTL, so the TTL increases along the request: Bedrock rejects it."""
@@ -270,9 +203,6 @@ def test_per_call_cache_control_that_is_not_a_dict_is_named(cache_control):
     assert sent == []
 
 
-# =================================================================================================================
-# Bedrock: strategies and token counting
-# =================================================================================================================
 _SPEC = {"toolSpec": {"name": "f", "description": " ".join(["word"] * 40), "inputSchema": {"json": {}}}}
 
 
@@ -330,9 +260,6 @@ def test_guard_content_image_counts_like_an_image():
     assert tokens <= 10_000  # counted as an image, not from the bytes' repr (speed: bench/, not asserted here)
 
 
-# =================================================================================================================
-# Bedrock: unusual but valid input (# passes)
-# =================================================================================================================
 def _every_block_kind() -> list[Any]:
     img = {
         "type": "image",
@@ -446,13 +373,6 @@ def test_processor_and_response_cache_stream_then_hit():  # passes
     assert len(sent) == 1
 
 
-class Weather(BaseModel):
-    """Weather report for one city, with the temperature in whole degrees Celsius."""
-
-    city: str = Field(description="the name of the city the report is for " * 5)
-    temp: int
-
-
 def test_bedrock_structured_output_twice_keeps_one_tools_point():  # passes
     """with_structured_output on the cache-point model: the bound tool list is reused, never grows points."""
     client, stub, sent = client_stub_sent()
@@ -464,144 +384,3 @@ def test_bedrock_structured_output_twice_keeps_one_tools_point():  # passes
             assert structured.invoke([HumanMessage("weather?")]) == Weather(city="Paris", temp=21)
         assert [next(iter(t)) for t in sent[-1]["toolConfig"]["tools"]] == ["toolSpec", "cachePoint"]
         assert violations(sent[-1]) == []
-
-
-# =================================================================================================================
-# ResponseCache
-# =================================================================================================================
-def test_with_structured_output_of_a_pydantic_model_through_the_cache():
-    """``with_processors(model, [ResponseCache]).with_structured_output(PydanticModel)`` crashes while building the
-    key: LangChain binds ``ls_structured_output_format={"schema": <class>}``, which reaches the key's settings and
-    ``canonical_json`` cannot encode a class (TypeError: Type is not JSON serializable: ModelMetaclass)."""
-    call = AIMessage("", tool_calls=[{"name": "Weather", "args": {"city": "Paris", "temp": 21}, "id": "w1"}])
-    model = ScriptedChatModel(replies=[call, call])
-    structured = with_processors(model, [ResponseCache(InMemoryServerCache())]).with_structured_output(Weather)
-    assert structured.invoke("weather in Paris?") == Weather(city="Paris", temp=21)
-    assert structured.invoke("weather in Paris?") == Weather(city="Paris", temp=21)
-    assert model.calls == 1
-
-
-def test_fixed_key_in_a_tool_loop_gives_each_step_its_own_entry():
-    """A per-call ``key`` (README: ``apply_context(config, key="faq")``) ignores the step number: step 1 of a tool
-    loop hits step 0's entry, asks for the tool again, and so on until LangGraph's recursion limit (the tool ran
-    6 times here). docs/architecture.md: each step of a tool loop has its own entry."""
-    runs: list[int] = []
-
-    @tool
-    def add(a: int, b: int) -> int:
-        """Add two integers."""
-        runs.append(a + b)
-        return a + b
-
-    step0 = AIMessage("", tool_calls=[{"name": "add", "args": {"a": 2, "b": 3}, "id": "c1"}])
-    model = ScriptedChatModel(replies=[step0, "It is 5."])
-    agent = create_agent(model, tools=[add], middleware=[ResponseCache(InMemoryServerCache())])
-    out = agent.invoke(
-        {"messages": [HumanMessage("2+3?")]}, config={**ResponseCache.context(key="faq"), "recursion_limit": 12}
-    )
-    assert out["messages"][-1].content == "It is 5."
-    assert runs == [5] and model.calls == 2
-
-
-def test_stream_hit_keeps_invalid_tool_calls_and_name():
-    """A hit read with ``invoke`` keeps the reply's ``invalid_tool_calls`` and ``name``; the same hit read with
-    ``stream`` loses both (``ai_message_to_chunk`` drops them)."""
-    original = AIMessage(
-        content="text",
-        name="bot",
-        tool_calls=[{"name": "g", "args": {"a": 1}, "id": "y"}],
-        invalid_tool_calls=[{"name": "f", "args": "{bad", "id": "x", "error": "bad json", "type": "invalid_tool_call"}],
-    )
-    wrapped = with_processors(ScriptedChatModel(replies=[original]), [ResponseCache(InMemoryServerCache())])
-    wrapped.invoke("hi")
-    invoked = wrapped.invoke("hi")
-    streamed = joined(list(wrapped.stream("hi")))
-    assert streamed.response_metadata["promptcache"]["cache"] == invoked.response_metadata["promptcache"]["cache"]
-    assert streamed.invalid_tool_calls == invoked.invalid_tool_calls == original.invalid_tool_calls
-    assert streamed.name == invoked.name == "bot"
-
-
-def test_per_call_key_with_a_lone_surrogate_is_rejected_like_a_scope():
-    """``context(scope="\\ud800")`` is refused (no UTF-8 store can hold it); ``context(key="a\\ud800")`` is accepted
-    and then breaks the call (a key over 200 characters is hashed: UnicodeEncodeError) or, on Redis, never
-    caches."""
-    with pytest.raises(ValueError, match="key"):
-        ResponseCache.context(key="a\ud800")
-    wrapped = with_processors(ScriptedChatModel(replies=["a"]), [ResponseCache(InMemoryServerCache())])
-    with pytest.raises(ValueError, match="key"):
-        wrapped.invoke("hi", config={"configurable": {"promptcache.response_cache": {"key": "\ud800" * 300}}})
-
-
-@pytest.mark.parametrize("mode", ["sync", "async"])
-def test_key_function_returning_an_unencodable_string_falls_back(mode, caplog):
-    """A key function that raises or returns a non-string falls back to the default key; one returning a long
-    string with a lone surrogate raises UnicodeEncodeError into the user's call instead."""
-    model = ScriptedChatModel(replies=["a", "b"])
-    wrapped = with_processors(model, [ResponseCache(InMemoryServerCache(), key=lambda inputs: "\ud800" * 300)])
-    with caplog.at_level(logging.WARNING, logger="promptcache"):
-        first = wrapped.invoke("hi") if mode == "sync" else asyncio.run(wrapped.ainvoke("hi"))
-    assert first.content == "a" and ":key:" not in first.response_metadata["promptcache"]["key"]
-    assert any(r.name.startswith("promptcache") for r in caplog.records)
-
-
-@pytest.mark.parametrize(
-    "stored",
-    [
-        b'{"v":1,"created_at":1,"messages":[{"type":"ai","data":{"content":""}}]}',
-        b'{"v":1,"created_at":1,"messages":[{"type":"ai","data":{"content":[],"tool_calls":[]}}]}',
-    ],
-    ids=["empty-string", "empty-list"],
-)
-def test_entry_holding_an_empty_reply_is_a_miss(stored):
-    """An empty reply is never written; an entry that holds one (foreign or corrupt) is replayed as an empty hit,
-    so the user gets no answer and the model is never asked."""
-    cache = InMemoryServerCache()
-    model = ScriptedChatModel(replies=["first", "fresh"])
-    wrapped = with_processors(model, [ResponseCache(cache)])
-    key = wrapped.invoke("hi").response_metadata["promptcache"]["key"]
-    cache.set(key, stored, 60)
-    again = wrapped.invoke("hi")
-    assert (again.content, model.calls) == ("fresh", 2)
-
-
-class _Returns(ServerCache):
-    """A custom backend whose ``get`` returns whatever it was given (not bytes), and writes nothing."""
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def get(self, key):
-        return self.value
-
-    def set(self, key, value, ttl_s=None):
-        pass
-
-    def delete(self, key):
-        pass
-
-    def clear(self, prefix=""):
-        return 0
-
-
-@pytest.mark.parametrize(
-    "value", ["not json", 5, ["x"], {"v": 1}, object()], ids=["str", "int", "list", "dict", "object"]
-)
-def test_backend_returning_non_bytes_is_a_logged_miss(value, caplog):  # passes
-    model = ScriptedChatModel(replies=["fresh"])
-    wrapped = with_processors(model, [ResponseCache(_Returns(value))])
-    with caplog.at_level(logging.WARNING, logger="promptcache"):
-        out = wrapped.invoke("hi")
-    assert (out.content, out.response_metadata["promptcache"]["cache"], model.calls) == ("fresh", "miss", 1)
-    assert len([r for r in caplog.records if r.name.startswith("promptcache")]) == 1
-
-
-@pytest.mark.parametrize("key", ["a\x00b", "🙂 ключ", "x" * 500 + "\x00"], ids=["nul", "unicode", "long-nul"])
-def test_per_call_keys_with_nul_and_unicode_hit_on_redis(key, redis_cache):  # passes
-    model = ScriptedChatModel(replies=["shared", "other tenant"])
-    wrapped = with_processors(model, [ResponseCache(redis_cache)])
-    config = lambda user: ResponseCache.apply_context({"configurable": {"user_id": user}}, key=key)  # noqa: E731
-    assert wrapped.invoke("question one", config=config("u1")).content == "shared"
-    hit = wrapped.invoke("question two", config=config("u1"))
-    assert (hit.content, hit.response_metadata["promptcache"]["cache"]) == ("shared", "hit")
-    assert wrapped.invoke("question one", config=config("u2")).content == "other tenant"
-    assert model.calls == 2

@@ -7,7 +7,7 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import MemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
-from test_memory_support import CountingStore
+from support.memory import CountingStore
 
 from promptcache.memory import (
     MemoryKind,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import types
 from typing import Any
@@ -13,20 +12,13 @@ from langchain.agents.middleware import ModelRequest
 from langchain.agents.structured_output import ToolStrategy
 from langchain_core.messages import AIMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
 from pydantic import BaseModel
+from support.digests import reference
 
 import promptcache.message_digests as md
 from promptcache import InMemoryServerCache, ResponseCache, build_response_cache_key
-from promptcache.keys import canonical_json, canonical_messages
+from promptcache.keys import canonical_json
 from promptcache.response_cache.keys import inputs_from_request, request_key
 from promptcache.testing import ScriptedChatModel
-
-
-def reference(messages: list[Any]) -> list[bytes]:
-    """The definition: SHA-256 of each canonical message's JSON (128 bits), tool-call ids numbered across the list."""
-    return [
-        hashlib.sha256(canonical_json(m, exact_floats=False)).hexdigest()[:32].encode()
-        for m in canonical_messages(messages)
-    ]
 
 
 def conversation() -> list[Any]:

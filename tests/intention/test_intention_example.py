@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "intention_cache.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "intention_cache.py"
 EXPECTED = """turn 1: 'What is the weather in Paris today?'
   tool get_weather -> 'Paris: 21 C, sunny'
   answer: It is 21 C and sunny in Paris.

@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 from langgraph.store.memory import InMemoryStore
-from test_memory_support import CountingStore, purge_prefix
+from support.memory import CountingStore, purge_prefix
 
 from promptcache.memory import MemoryKind, TypedMemory, TypedMemoryStore
 

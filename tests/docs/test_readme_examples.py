@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 _BLOCK = re.compile(r"```python\n# readme-example: (?P<name>[\w-]+)\n(?P<code>.*?)```", re.S)
 _EXPECT = re.compile(r"print\(.*\)\s+# -> (?P<out>.+)$")
 

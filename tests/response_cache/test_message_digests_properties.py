@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
-from test_message_digests import reference
+from support.digests import reference
 
 import promptcache.message_digests as md
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from promptcache.memory.records import memory_key
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_example_runs_and_prints_loads_per_turn():

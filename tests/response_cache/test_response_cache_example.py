@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "response_cache_agent.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "response_cache_agent.py"
 EXPECTED = """\
 first call (model runs)
   step 0: miss  billed tokens: 16

@@ -12,7 +12,7 @@ from promptcache.memory import ChatModelClassifier, is_conceptual_question, make
 from promptcache.memory.classifier import aclassify
 from promptcache.testing import ScriptedChatModel
 
-DATA = Path(__file__).resolve().parents[1] / "bench" / "data"
+DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
 
 
 def _accuracy(name: str) -> tuple[int, int, list[str]]:

@@ -7,7 +7,7 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.checkpoint.memory import MemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
-from test_memory_support import CountingStore
+from support.memory import CountingStore
 
 from promptcache.integrations.langgraph import MemoryNode, MemoryState
 from promptcache.memory import TypedMemoryMiddleware, TypedMemoryStore, make_remember_tool
@@ -312,7 +312,7 @@ def test_memory_node_on_postgres_store(postgres_url):
     import uuid
 
     from langgraph.store.postgres import PostgresStore
-    from test_memory_support import purge_prefix
+    from support.memory import purge_prefix
 
     prefix = ("pctest", uuid.uuid4().hex[:12])
     with PostgresStore.from_conn_string(postgres_url) as store:
