@@ -106,11 +106,11 @@ def test_corrupt_entry_is_a_miss_and_is_overwritten(server_cache: Any, caplog: A
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"ttl": 0}, ValueError, "ttl .*got 0"),
-        ({"ttl": -5}, ValueError, "got -5"),
-        ({"ttl": "300"}, TypeError, "ttl must be a number.*'300'"),
-        ({"ttl": None}, TypeError, "ttl must be a number.*None"),
-        ({"ttl": True}, TypeError, "True"),
+        ({"ttl_s": 0}, ValueError, "ttl_s .*got 0"),
+        ({"ttl_s": -5}, ValueError, "got -5"),
+        ({"ttl_s": "300"}, TypeError, "ttl_s must be a number.*'300'"),
+        ({"ttl_s": None}, TypeError, "ttl_s must be a number.*None"),
+        ({"ttl_s": True}, TypeError, "True"),
         ({"key": 42}, TypeError, "key must be a str or a callable.*42"),
         ({"key": ""}, ValueError, "non-empty"),
         ({"bust": "yes"}, TypeError, "bust must be a bool.*'yes'"),

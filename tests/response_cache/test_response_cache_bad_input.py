@@ -31,11 +31,11 @@ class EchoModel(ScriptedChatModel):
 @pytest.mark.parametrize(
     "kwargs, exc, named",
     [
-        (dict(ttl=NAN), ValueError, "nan"),
-        (dict(ttl=-1), ValueError, "-1"),
-        (dict(ttl=True), TypeError, "True"),
-        (dict(ttl="300"), TypeError, "300"),
-        (dict(ttl=None), TypeError, "None"),
+        (dict(ttl_s=NAN), ValueError, "nan"),
+        (dict(ttl_s=-1), ValueError, "-1"),
+        (dict(ttl_s=True), TypeError, "True"),
+        (dict(ttl_s="300"), TypeError, "300"),
+        (dict(ttl_s=None), TypeError, "None"),
         (dict(scope=""), ValueError, "''"),
         (dict(scope=True), TypeError, "True"),
         (dict(key=""), ValueError, "''"),
