@@ -1,7 +1,8 @@
 """The ``promptcache`` command (also ``python -m promptcache``).
 
-``promptcache --version``; ``promptcache replay FILE... [--model MODEL_ID] [--strategy NAME]... [--gap-s SECONDS] [--out DIR]
-[--response-cache-ttl SECONDS] [--no-chart]`` replays
+``promptcache --version``; ``promptcache replay FILE... [--model MODEL_ID] [--min-tokens N] [--models FILE]
+[--tokens claude|cl100k] [--strategy NAME]... [--gap-s SECONDS] [--out DIR]
+[--response-cache-ttl-s SECONDS] [--no-chart]`` replays
 recorded agent conversations through the prompt-cache simulator and prints what each cache-point strategy, the
 ResponseCache and the intention cache would have saved; it writes ``replay.json`` and ``replay.png`` to ``DIR``.
 Needs no services and no AWS account. Exit codes: 0 success, 2 bad input (one line on stderr naming the file and
@@ -63,9 +64,31 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("files", nargs="+", metavar="FILE", help="transcript files (.json / .jsonl)")
     replay.add_argument(
         "--model",
-        default=DEFAULT_MODEL,
-        help=f"Bedrock model id (default {DEFAULT_MODEL}); regional prefixes (us., eu., global.) "
-        "and ARNs resolve; priced: " + ", ".join(sorted(KNOWN_PRICES)),
+        default=None,
+        help="price and cache every call as this model (Bedrock id, regional prefixes and ARNs resolve, or "
+        "Anthropic API id such as claude-opus-4-6); default: each call's own model where the log names it, "
+        f"else {DEFAULT_MODEL}; priced: " + ", ".join(sorted(KNOWN_PRICES)),
+    )
+    replay.add_argument(
+        "--min-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="minimum tokens per cache checkpoint for every model (overrides the model table)",
+    )
+    replay.add_argument(
+        "--models",
+        default=None,
+        metavar="FILE",
+        help="JSON or TOML file of model-table overrides, {model_id: {min_tokens, max_points, ttls, family, "
+        "input, output, cache_write_5m, cache_write_1h, cache_read}} (prices USD per 1M tokens)",
+    )
+    replay.add_argument(
+        "--tokens",
+        choices=("claude", "cl100k"),
+        default=None,
+        help="token estimate where the log records no usage: calibrated for Claude (default for Claude "
+        "models) or plain cl100k_base",
     )
     replay.add_argument(
         "--strategy",
@@ -131,6 +154,7 @@ def _run_replay(args: argparse.Namespace) -> int:
 
     from promptcache.replay.chart import write_chart
     from promptcache.replay.engine import DEFAULT_STRATEGIES, run_replay
+    from promptcache.replay.model_table import ModelTable, load_overrides
     from promptcache.replay.report import render_table, write_json
     from promptcache.replay.transcript import TranscriptError, TranscriptWarning
 
@@ -148,35 +172,44 @@ def _run_replay(args: argparse.Namespace) -> int:
         return _fail(f"--out {str(out)!r} cannot be used: {exc.strerror or exc}")
     state: dict[str, object] = {}
 
-    def progress(done: int, total: int) -> None:
-        if total <= PROGRESS_MIN_REQUESTS:
+    def progress(done: int, total: int | None) -> None:
+        if done <= PROGRESS_MIN_REQUESTS:
             return
         bar = state.get("bar")
         if bar is None:
             bar = Progress(
                 "replaying",
                 BarColumn(),
-                MofNCompleteColumn(),
+                MofNCompleteColumn() if total else "{task.completed} requests",
                 TimeRemainingColumn(),
                 console=Console(stderr=True),
                 transient=True,
             )
             bar.start()
             state["bar"], state["task"] = bar, bar.add_task("replay", total=total)
-        if done % 50 == 0 or done == total:
+        if done % 50 == 0 or done == total:  # the total is unknown while streaming (None)
             bar.update(state["task"], completed=done)  # type: ignore[union-attr]
 
+    if args.min_tokens is not None and args.min_tokens < 0:
+        return _fail(f"--min-tokens must be an integer >= 0, got {args.min_tokens!r}")
+    try:
+        table = ModelTable(load_overrides(args.models) if args.models else None, args.min_tokens)
+    except ValueError as exc:
+        return _fail(f"--models: {exc}")
     caught: list[warnings.WarningMessage] = []
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", TranscriptWarning)
             result = run_replay(
                 args.files,
-                args.model,
+                args.model if args.model is not None else DEFAULT_MODEL,
                 args.strategies or DEFAULT_STRATEGIES,
                 args.gap_s,
                 progress=progress,
                 response_cache_ttl_s=ttl,
+                force_model=args.model is not None,
+                models=table,
+                tokens=args.tokens,
             )
     except TranscriptError as exc:
         return _fail(str(exc))

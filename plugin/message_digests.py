@@ -43,7 +43,7 @@ import orjson
 
 from promptcache.keys import _is_mapping, _message, _ToolIds, canonical_json
 
-__all__ = ["message_digests", "prompt_digest_json"]
+__all__ = ["forget_prefix", "message_digests", "prompt_digest_json"]
 
 _Entry = tuple[tuple[Any, ...], dict[tuple[Any, ...], bytes]]  # (raw tool-call ids, {ordinals: hex digest})
 _MEMO: dict[tuple[Any, ...], _Entry] = {}  # value key -> entry
@@ -288,6 +288,13 @@ def message_digests(messages: Iterable[Any]) -> list[bytes]:
             tuple(messages), snapshots, containers, pieces, list(digests), counts, dict(ids.ids)
         )
     return digests
+
+
+def forget_prefix(messages: list[Any]) -> None:
+    """Drop the prefix memo of the conversation whose prompts start with these message objects (a caller that knows
+    the conversation is over, such as the replay, releases what the memo holds for it at once instead of at the
+    ``_PREFIXES_MAX`` clear). Digests are unaffected: the next call with those messages computes them again."""
+    _PREFIXES.pop(tuple(map(id, messages[:2])), None)
 
 
 def prompt_digest_json(messages: Iterable[Any]) -> bytes:

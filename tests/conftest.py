@@ -68,9 +68,9 @@ def redis_cache(redis_url: str, redis_prefix: str):
 
 @pytest.fixture(scope="session")
 def redis_cluster(tmp_path_factory):
-    """A local 3-master Redis Cluster for the session (``redis_cluster_support.LocalCluster``), stopped by PID at the
+    """A local 3-master Redis Cluster for the session (``support.redis_cluster.LocalCluster``), stopped by PID at the
     end. Skips without ``redis-server``/``redis-cli``; fails with CI=true."""
-    from redis_cluster_support import ClusterUnavailable, start_cluster
+    from support.redis_cluster import ClusterUnavailable, start_cluster
 
     try:
         cluster = start_cluster(tmp_path_factory.mktemp("redis-cluster"))
@@ -146,7 +146,7 @@ def pg_store(postgres_url: str):
 @pytest.fixture
 def pg_memory(pg_store):
     """A ``TypedMemoryStore`` on ``pg_store`` under a unique prefix, purged afterwards."""
-    from test_memory_support import purge_prefix
+    from support.memory import purge_prefix
 
     from promptcache.memory import TypedMemoryStore
 

@@ -5,7 +5,13 @@ Every value in the table comes from the Amazon Bedrock user guide, "Prompt cachi
 limits"), cross-checked with the Bedrock model cards for context windows and output limits (the same figures
 langchain-aws ships in its model profiles). Each entry names its source in ``ModelInfo.source``.
 
-Model ids resolve with or without a cross-region inference prefix (``us.``, ``eu.``, ``apac.``, ``global.``, ``au.``,
+The minimums were brought up to date with that page as read in 2026 (Claude Sonnet 4.x and Opus 4.8: 1,024; Opus
+4.5-4.7 and Haiku 4.5: 4,096; the newest family, Opus 5: 512; 1-hour TTL on the 4.5+ models), cross-checked with
+Anthropic's "Prompt caching" page (the same minimums for the same models on the Anthropic API).
+
+Anthropic API model ids (``claude-opus-4-6``, ``claude-haiku-4-5-20251001``, aliases such as ``claude-sonnet-4-5``)
+resolve to the Bedrock entry of the same model (``canonical_model_id``). Model ids resolve with or without a
+cross-region inference prefix (``us.``, ``eu.``, ``apac.``, ``global.``, ``au.``,
 ``ca.``, ``jp.``, ``in.``, ``us-gov.``) and from foundation-model / system inference-profile ARNs. Claude models that
 Bedrock serves but that are absent from that table (Claude 3 Haiku / Sonnet / Opus, Claude 3.5 Sonnet v1, Claude 2.x,
 Claude Instant) are listed with ``supports_prompt_cache=False``: Bedrock refuses any ``cachePoint`` on them. A model
@@ -28,6 +34,7 @@ __all__ = [
     "MODEL_INFO",
     "TTLS",
     "ModelInfo",
+    "canonical_model_id",
     "get_model_info",
     "resolve_model_id",
 ]
@@ -200,12 +207,16 @@ MODEL_INFO: dict[str, ModelInfo] = {
         _claude("anthropic.claude-3-7-sonnet-20250219-v1:0", 64_000, 200_000, 1_024, False),
         _claude("anthropic.claude-sonnet-4-20250514-v1:0", 64_000, 200_000, 1_024, False),
         _claude("anthropic.claude-sonnet-4-5-20250929-v1:0", 64_000, 200_000, 1_024, True),
-        _claude("anthropic.claude-sonnet-4-6", 128_000, 1_000_000, 2_048, True),
+        _claude("anthropic.claude-sonnet-4-6", 128_000, 1_000_000, 1_024, True),
         _claude("anthropic.claude-opus-4-20250514-v1:0", 32_000, 200_000, 1_024, False),
         _claude("anthropic.claude-opus-4-1-20250805-v1:0", 32_000, 200_000, 1_024, False),
         _claude("anthropic.claude-opus-4-5-20251101-v1:0", 64_000, 200_000, 4_096, True),
         _claude("anthropic.claude-opus-4-6-v1", 128_000, 1_000_000, 4_096, True),
         _claude("anthropic.claude-haiku-4-5-20251001-v1:0", 64_000, 200_000, 4_096, True),
+        _claude("anthropic.claude-opus-4-7", 128_000, 1_000_000, 4_096, True),
+        _claude("anthropic.claude-opus-4-8", 128_000, 1_000_000, 1_024, True),
+        _claude("anthropic.claude-sonnet-5", 128_000, 1_000_000, 1_024, True),
+        _claude("anthropic.claude-opus-5", 128_000, 1_000_000, 512, True),
         # Claude models on Bedrock without prompt caching (absent from the guide's table).
         _claude_uncached("anthropic.claude-3-haiku-20240307-v1:0", 4_096, 200_000),
         _claude_uncached("anthropic.claude-3-sonnet-20240229-v1:0", 4_096, 200_000),
@@ -235,6 +246,38 @@ _STEMS = sorted(((_stem(mid), mid) for mid in MODEL_INFO), key=lambda item: -len
 
 _warned: set[str] = set()
 _warned_lock = threading.Lock()
+
+
+#: Anthropic API aliases (no date) -> the dated Anthropic API id of the same model (Anthropic "Models overview").
+ANTHROPIC_ALIASES = {
+    "claude-3-5-haiku-latest": "claude-3-5-haiku-20241022",
+    "claude-3-7-sonnet-latest": "claude-3-7-sonnet-20250219",
+    "claude-sonnet-4-0": "claude-sonnet-4-20250514",
+    "claude-sonnet-4": "claude-sonnet-4-20250514",
+    "claude-opus-4-0": "claude-opus-4-20250514",
+    "claude-opus-4": "claude-opus-4-20250514",
+    "claude-opus-4-1": "claude-opus-4-1-20250805",
+    "claude-sonnet-4-5": "claude-sonnet-4-5-20250929",
+    "claude-opus-4-5": "claude-opus-4-5-20251101",
+    "claude-haiku-4-5": "claude-haiku-4-5-20251001",
+}
+
+
+def canonical_model_id(model_id: str) -> str:
+    """``model_id`` as a Bedrock base model id: an Anthropic API id (``claude-...``, aliases resolved through
+    ``ANTHROPIC_ALIASES``) gains the ``anthropic.`` provider prefix; anything else goes through
+    :func:`resolve_model_id` (ARN and cross-region prefix removed).
+
+    ``"claude-opus-4-6"`` -> ``"anthropic.claude-opus-4-6"``; ``"claude-haiku-4-5"`` ->
+    ``"anthropic.claude-haiku-4-5-20251001"``.
+
+    Raises:
+        TypeError / ValueError: ``model_id`` is not a non-empty string.
+    """
+    text = resolve_model_id(model_id)
+    if text.startswith("claude-"):
+        text = "anthropic." + ANTHROPIC_ALIASES.get(text, text)
+    return text
 
 
 def resolve_model_id(model_id: str) -> str:
@@ -285,7 +328,8 @@ def get_model_info(model_id: str, **overrides: Any) -> ModelInfo:
     """The :class:`ModelInfo` of a Bedrock model id, inference-profile id or ARN, with optional overrides.
 
     Args:
-        model_id: e.g. ``"anthropic.claude-sonnet-4-20250514-v1:0"``, ``"us.amazon.nova-pro-v1:0"``, an ARN.
+        model_id: e.g. ``"anthropic.claude-sonnet-4-20250514-v1:0"``, ``"us.amazon.nova-pro-v1:0"``, an ARN, or an
+            Anthropic API id (``"claude-opus-4-6"``).
         **overrides: field values to replace (``min_tokens_per_cache_point=2048``, ``max_cache_points=2`` ...).
 
     Returns:
@@ -296,7 +340,7 @@ def get_model_info(model_id: str, **overrides: Any) -> ModelInfo:
     Raises:
         TypeError / ValueError: bad ``model_id`` or override (named in the message).
     """
-    base = resolve_model_id(model_id)
+    base = canonical_model_id(model_id)
     info = MODEL_INFO.get(base)
     if info is None:
         for stem, full in _STEMS:

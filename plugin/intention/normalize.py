@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -100,7 +101,10 @@ def tokens(text: str) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=256)
 def normalize_intention_unchecked(text: str) -> str:
+    """``" ".join(tokens(text))``, no checks. Memoised (the last 256 texts): one agent turn looks its intention up,
+    stores and validates it several times, and an intention can be a long user message."""
     return " ".join(tokens(text))
 
 

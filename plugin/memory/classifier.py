@@ -10,10 +10,14 @@ costs tokens. So the default calls a question conceptual only when it is *clearl
    particular instance ("the new pricing", "the current plan") or to a team/organisation ("the team", "the retro", "legal", "the night shift"); a state attribute after a determiner
    ("the status", "the deadline", "the next steps"); a work object with a word for its state ("tickets still
    open"); a time anchor (today, this week, last night's, on Friday, in March, Q2); status phrasing ("status of",
-   "how is ... going", "where do things stand"); an identifier (``#42``, ``ABC-123``, "order 42");
+   "how is ... going", "where do things stand"); an identifier (``#42``, ``ABC-123``, "order 42"); a work noun
+   as a bare subject ("Why is staging slow?", "How do refunds work?");
 2. and it does not continue an earlier turn (:func:`~promptcache.memory.general_knowledge.followup_signals`:
    "And what is blocking it?", "What about the second one?", "Any news?") -- a follow-up inherits the decision of
-   the turn it follows, and a follow-up with no earlier turn loads;
+   the turn it follows, and a follow-up with no earlier turn loads. With the conversation: after a turn that
+   loaded, an open definite ("How does *the retry* work?") is read as pointing into it (a follow-up); a follow-up
+   of a general turn that brings in a new particular ("Does *the plant* use it?", "Is that how *prod* is set
+   up?") does not inherit, it loads;
 3. and it has a general-knowledge form (:func:`~promptcache.memory.general_knowledge.general_form`: definitional,
    explanatory, generic advice, trivia). Anything else loads.
 
@@ -35,7 +39,14 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from promptcache._log import ThrottledWarning, get_logger
-from promptcache.memory.general_knowledge import alternation, followup_signals, general_form, normalise_question
+from promptcache.memory.general_knowledge import (
+    alternation,
+    followup_signals,
+    general_form,
+    new_references,
+    normalise_question,
+    open_definites,
+)
 from promptcache.memory.vocabulary import (
     INSTANCE_MODIFIERS,
     MONTHS,
@@ -77,9 +88,14 @@ _GENERIC_I = re.compile(
     rf"\b(?:{alternation(REQUEST_FRAMES)})\b",
     re.I,
 )
-_ONGOING = re.compile(r"^(?:how|why)(?: is| are|'s| isn't| aren't) (?:[\w'-]+ ){1,4}?[\w-]+ing\b", re.I)
-"""Present progressive ("How are sales tracking?", "Why are customers complaining?"): an ongoing, particular
-situation; general-knowledge questions use the simple present ("Why is the sky blue?")."""
+_ONGOING = re.compile(
+    r"^(?:how|why)(?: is| are|'s| isn't| aren't) (?:[\w'-]+ ){1,4}?[\w-]+ing\b|"
+    r"^(?:what|who|which)(?: is| are|'s) (?:[\w'-]+ ){1,3}?[\w-]+ing (?:on|about|for|with|to|at|from|into)\s*[?.!]*$",
+    re.I,
+)
+"""Present progressive ("How are sales tracking?", "Why are customers complaining?", "What is Jane working on?": a
+what/who question with the preposition left at the end): an ongoing, particular situation; general-knowledge
+questions use the simple present ("Why is the sky blue?")."""
 _PLACE = re.compile(
     r"\b(?:here|around here|at this company|in this company|at work|in the office)\b(?! is\b| are\b)", re.I
 )
@@ -121,6 +137,18 @@ _STATUS = re.compile(
     re.I,
 )
 _GENERIC_ETA = re.compile(r"\b(?:what does|what is|what's)\s+(?:an?\s+)?eta\b|\beta\s+(?:stand|mean)", re.I)
+_BARE_WORK_SUBJECT = re.compile(
+    rf"^(?:(?:why|how|when|where)\s+)?(?:is|isn't|does|doesn't|did|didn't|was|wasn't|has|hasn't|can|can't)\s+"
+    rf"(?:{_WORK_NOUNS})\b(?!\s+(?:a|an)\b)|"
+    rf"^(?:(?:how|why|when)\s+)?(?:do|are|can|should|will|don't|aren't|can't)\s+(?:[a-z-]+\s+)?"
+    rf"(?:{_WORK_NOUNS})(?:s|es)\b",
+    re.I,
+)
+"""A work noun without a determiner as the subject ("Why is staging slow?", "Does checkout work?"): a bare singular
+count noun is the name of one system or thing of the asker's; a kind would be plural or take "a". And a work noun
+as a bare-plural subject ("How do refunds work?", "How are expense reports approved?", "Do contractors get
+laptops?"): asked of an assistant at work, it is the organisation's procedure or policy (an answer from general
+knowledge could be wrong for it), so it loads -- the safe side for "How do databases work?" too."""
 _IDENTIFIER = re.compile(rf"#\d+|\b[A-Z]{{2,}}-\d+\b|\b(?:{_WORK_NOUNS})\s+#?\d+(?:\.\d+)*\b", re.I)
 
 
@@ -142,6 +170,8 @@ def work_signals(question: str) -> list[str]:
         found.append("state_attribute")
     if _ANY_WORK.search(text) and _WORK_STATE.search(text) and not _DEFINITIONAL.search(text):
         found.append("work_state")
+    if _BARE_WORK_SUBJECT.match(text):
+        found.append("named_work_subject")
     if _ONGOING.search(text):
         found.append("ongoing")
     if _NOW_WORDS.search(text):
@@ -154,12 +184,25 @@ def work_signals(question: str) -> list[str]:
     return found
 
 
-def _decide(question: str, inherited: bool | None) -> bool:
+def _decide(question: str, inherited: bool | None, previous: str | None = None) -> bool:
     """One turn: conceptual only when no work signal, no follow-up (else ``inherited``; ``None`` -> load) and a
-    general-knowledge form."""
+    general-knowledge form. ``previous`` is the user turn it follows (``None``: the first turn); with it:
+
+    - after a turn that loaded, an open definite ("how does *the retry* work?", :func:`open_definites`) is read as
+      pointing into that turn's context, so the question is a follow-up and loads too;
+    - a follow-up of a conceptual turn that brings in a referent the turn did not mention ("does *the plant* use
+      it?", "is that how *prod* is set up?", :func:`new_references`) applies the concept to something particular:
+      it does not inherit, it loads.
+    """
     if not question.strip() or work_signals(question):
         return False
-    if followup_signals(question):
+    followup = bool(followup_signals(question))
+    if previous is not None:
+        if inherited is False and open_definites(question):
+            return False
+        if followup and inherited and new_references(question, previous):
+            return False
+    if followup:
         return bool(inherited)
     return general_form(question) is not None
 
@@ -214,9 +257,11 @@ def is_conceptual_question(question: str, history: Sequence[Turn | str] | None =
     if not isinstance(question, str):
         raise TypeError(f"question must be a string, got {type(question).__name__}: {question!r}")
     inherited: bool | None = None
+    previous: str | None = None
     for earlier in _user_turns(history):
-        inherited = _decide(earlier, inherited)
-    return _decide(question, inherited)
+        inherited = _decide(earlier, inherited, previous)
+        previous = earlier
+    return _decide(question, inherited, previous)
 
 
 _SYSTEM = (

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 __all__ = [
     "ANAPHORIC_PRONOUNS",
+    "APOSTROPHE_LESS",
     "ATTRIBUTE_NOUNS",
     "AUXILIARIES",
     "ELLIPTICAL_OPENERS",
@@ -23,6 +24,7 @@ __all__ = [
     "EXPLANATORY_OPENERS",
     "INSTANCE_MODIFIERS",
     "REQUEST_FRAMES",
+    "RULE_NOUNS",
     "TOPIC_OPENERS",
     "MONTHS",
     "TRIVIA_VERBS",
@@ -180,3 +182,39 @@ REQUEST_FRAMES: tuple[str, ...] = _words(
 
 # modifiers that make a noun phrase an attribute slot holding one value at a time
 SLOT_MODIFIERS: tuple[str, ...] = _words("favourite, favorite, preferred, usual, current, main, primary, default")
+
+# contractions typed without the apostrophe in chat ("whats", "doesnt"), mapped to their spelling; only forms that
+# are not also other English words ("its", "were", "well", "id", "shell" are left out)
+APOSTROPHE_LESS: dict[str, str] = {
+    "whats": "what's",
+    "hows": "how's",
+    "whos": "who's",
+    "wheres": "where's",
+    "whens": "when's",
+    "thats": "that's",
+    "isnt": "isn't",
+    "arent": "aren't",
+    "wasnt": "wasn't",
+    "werent": "weren't",
+    "doesnt": "doesn't",
+    "dont": "don't",
+    "didnt": "didn't",
+    "cant": "can't",
+    "wont": "won't",
+    "hasnt": "hasn't",
+    "havent": "haven't",
+    "im": "I'm",
+    "ive": "I've",
+    "youre": "you're",
+    "theyre": "they're",
+    "whys": "why's",
+}
+
+# what an organisation sets for itself: its rules, procedures and the values it fixes ("the process for ...", "the
+# approval limit for ...", "the fee for ..."); asked "for/to/in" something, the answer depends on whose rules
+RULE_NOUNS: tuple[str, ...] = _words(
+    "process, procedure, protocol, rule, rules, guideline, guidelines, requirement, requirements, steps, workflow, "
+    "limit, limits, allowance, entitlement, quota, threshold, cutoff, cut-off, discount, fee, fees, rate, rates, "
+    "price, prices, pricing, cost, charge, charges, penalty, approval, sign-off, lead time, turnaround, window, "
+    "notice period, probation period, dress code, template, form, criteria, eligibility, allocation, tariff"
+)

@@ -2,23 +2,35 @@
 
 ``run_replay(paths, model_id, ...)`` returns a ``ReplayResult``; ``promptcache.replay.report`` renders it (terminal
 table, JSON) and ``promptcache.replay.chart`` draws it. No network, no AWS account, no services.
+
+Conversations stream: each is read, counted, replayed and released before memory grows with the next
+(``promptcache.replay.stream``). Each call is priced and cached under its own model (the reply's ``Message.model``,
+else ``model_id``; ``force_model`` prices every call as ``model_id``): one simulator per strategy and model, since
+models do not share a cache. Where the log records usage, every strategy runs on the logged prompt sizes
+(``promptcache.replay.sizes``), the logged bill and the ``as-logged`` strategy are added, and the fidelity figure
+compares them (``promptcache.replay.as_logged``); elsewhere sizes are estimated (``promptcache.replay.tokens``,
+calibrated for Claude when the model is a Claude model).
 """
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .models import CacheRules, cache_rules
-from .prepare import check_gap_s, prepare, requests_of, schedule
-from .pricing import ModelPrice, price_for
-from .readers import read_conversations
+from .as_logged import Fidelity, LoggedTotals
+from .model_table import ModelTable
+from .models import CacheRules
+from .prepare import Request, assign_times, check_gap_s, prepare, requests_of
+from .pricing import ModelPrice
 from .repeats import IntentionStats, RepeatCounter, ResponseCacheStats
-from .simulator import PromptCacheSimulator
-from .strategies import StrategyUnavailable, check_strategy_names, make_strategy
-from .tokens import TokenCounter
+from .simulator import PromptCacheSimulator, RequestCost
+from .sizes import split_on_prefix_change
+from .strategies import Strategy, StrategyUnavailable, check_strategy_names, make_strategy
+from .stream import TimeOrder, iter_conversations
+from .tokens import CLAUDE, RAW, TokenCounter
 
 __all__ = ["DEFAULT_STRATEGIES", "COMBINED", "ReplayResult", "StrategyTotals", "run_replay"]
 
@@ -26,6 +38,8 @@ DEFAULT_STRATEGIES = ("none", "last-message", "langchain-aws", "multi-point", "a
 #: The product row: our placement with the ResponseCache in front (hits never reach Bedrock).
 COMBINED = "anchored-tail+response-cache"
 DEFAULT_GAP_S = 10.0
+AS_LOGGED = "as-logged"
+_NOT_PLACEMENTS = frozenset({COMBINED, AS_LOGGED, "hindsight"})
 
 
 @dataclass
@@ -70,6 +84,12 @@ class ReplayResult:
     seconds: float = 0.0
     largest_request_tokens: int = 0
     untimed_requests: int = 0  # requests spaced by ``gap_s`` (no recorded timestamp)
+    models: dict[str, int] = field(default_factory=dict)  # model id -> calls priced with it
+    token_estimate: str = "cl100k"  # the calibration of estimated sizes (``promptcache.replay.tokens``)
+    logged_requests: int = 0  # requests simulated on logged prompt sizes (the rest are estimated)
+    logged: LoggedTotals | None = None  # the log's own bill (``None``: no usage in the log)
+    fidelity: Fidelity | None = None  # simulated as-logged vs the log
+    late_conversations: int = 0  # conversations that started before already-replayed requests (replayed late)
 
     def relative(self, name: str) -> float | None:
         """Cost of ``name`` divided by the cost of ``none`` (``None`` when either is missing or zero)."""
@@ -80,8 +100,9 @@ class ReplayResult:
         return row.cost_usd / base.cost_usd
 
     def best(self) -> str | None:
-        """The available placement strategy (not the combined row) with the lowest cost."""
-        rows = [r for r in self.strategies.values() if not r.unavailable and r.name != COMBINED]
+        """The available placement strategy (not the combined row, nor the references ``as-logged`` and
+        ``hindsight``) with the lowest cost."""
+        rows = [r for r in self.strategies.values() if not r.unavailable and r.name not in _NOT_PLACEMENTS]
         return min(rows, key=lambda r: r.cost_usd).name if rows else None
 
 
@@ -91,106 +112,237 @@ def run_replay(
     strategies: Iterable[str] = DEFAULT_STRATEGIES,
     gap_s: float = DEFAULT_GAP_S,
     combined: bool = True,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int | None], None] | None = None,
     response_cache_ttl_s: float | None = None,
+    *,
+    force_model: bool = False,
+    models: ModelTable | None = None,
+    tokens: str | None = None,
 ) -> ReplayResult:
-    """Replay the conversations of ``paths`` against ``model_id``.
+    """Replay the conversations of ``paths``.
 
     Args:
         paths: JSON/JSONL transcript files (see ``promptcache.replay.readers``).
-        model_id: a Bedrock model id (regional prefixes and ARNs resolve); sets cache rules and prices.
-        strategies: names from ``promptcache.replay.strategies.STRATEGIES``; ``none`` is always added (the baseline).
+        model_id: the model of calls whose log names none (all calls with ``force_model``); a Bedrock model id
+            (regional prefixes and ARNs resolve) or an Anthropic API id (``claude-opus-4-6``).
+        strategies: names from ``promptcache.replay.strategies.STRATEGIES``; ``none`` is always added (the baseline),
+            and ``as-logged`` when the log records usage.
         gap_s: seconds between requests without recorded timestamps (>= 0).
         combined: also bill ``anchored-tail`` behind the ResponseCache (row ``COMBINED``) when ``anchored-tail`` is
             among ``strategies``.
-        progress: called as ``progress(done, total)`` after each request.
+        progress: called as ``progress(done, None)`` after each request (the total is unknown while streaming).
         response_cache_ttl_s: lifetime of a ResponseCache entry on the replay clock, seconds (> 0; default
-            ``DEFAULT_RESPONSE_CACHE_TTL_SECONDS``, the ResponseCache's own default). Sets which repeats count as
-            hits and what the ``COMBINED`` row skips.
+            ``DEFAULT_RESPONSE_CACHE_TTL_SECONDS``).
+        force_model: price and cache every call as ``model_id`` (the ``--model`` override).
+        models: cache rules and prices, with any user overrides (default: the shipped tables).
+        tokens: ``"claude"`` (calibrated estimate) or ``"cl100k"`` (plain ``cl100k_base``) for sizes the log does
+            not record; default ``"claude"`` for a Claude ``model_id``, else ``"cl100k"``.
 
     Raises:
-        TranscriptError: unreadable or malformed input.
-        KeyError: unknown model (no price) or strategy name (both checked before any file is read).
-        ValueError: bad ``gap_s`` or ``response_cache_ttl_s`` (checked before any file is read), or no request in
-            the files.
+        TranscriptError: unreadable or malformed input. KeyError: unknown model (no price) or strategy name
+        (checked before any file is read for ``model_id``; for a model named in the log, when it is reached).
+        ValueError: bad ``gap_s``, ``response_cache_ttl_s`` or ``tokens`` (checked before any file is read), or no
+        request in the files.
     """
     started = time.perf_counter()
     if response_cache_ttl_s is not None and not (0 < response_cache_ttl_s < float("inf")):
         raise ValueError(f"the ResponseCache TTL must be a finite number of seconds > 0, got {response_cache_ttl_s!r}")
     check_gap_s(gap_s)
-    price = price_for(model_id)
-    rules = cache_rules(model_id)
+    table = models or ModelTable()
+    table.price(model_id)  # unknown default model: KeyError before reading
+    default_rules = table.rules(model_id)
+    if tokens not in (None, "claude", "cl100k"):
+        raise ValueError(f"tokens must be 'claude' or 'cl100k', got {tokens!r}")
+    calibration = (
+        (CLAUDE if default_rules.family == "claude" else RAW)
+        if tokens is None
+        else (CLAUDE if tokens == "claude" else RAW)
+    )
     names = list(dict.fromkeys(["none", *strategies]))
-    check_strategy_names(names)  # before the (possibly long) reading
-    conversations = read_conversations(paths)
-    counter = TokenCounter()
-    counter.prime(b.text for c in conversations for m in c.messages for b in m.blocks)
-    counter.prime(b.text for c in conversations for b in c.system)
-    prepared = [prepare(c, counter) for c in conversations]
-    requests = schedule([requests_of(p, counter) for p in prepared], gap_s)
-    if not requests:
+    check_strategy_names(names)
+    run = _Run(names, table, combined and "anchored-tail" in names, response_cache_ttl_s, model_id, force_model)
+    counter = TokenCounter(calibration)
+    order = TimeOrder()
+    clock_end = 0.0
+    conversations = 0
+    for conv in iter_conversations(paths):
+        conversations += 1
+        counter.prime(b.text for m in conv.messages for b in m.blocks)
+        counter.prime(b.text for b in conv.system)
+        parts = [conv]
+        if conv.meta.get("hidden_prefix") is True:
+            parts = split_on_prefix_change(conv, [sum(counter.block(b) for b in m.blocks) for m in conv.messages])
+        reqs = []
+        for part in parts:  # the parts of one conversation enter the time order together
+            part_reqs = requests_of(prepare(part, counter), counter)
+            clock_end = assign_times(part_reqs, gap_s, clock_end)
+            reqs.extend(part_reqs)
+        for request in order.add(reqs):
+            run.replay(request, progress)
+    for request in order.drain():
+        run.replay(request, progress)
+    if not run.requests:
         raise ValueError(
-            f"nothing to replay in {', '.join(str(p) for p in paths)}: {len(conversations)} "
+            f"nothing to replay in {', '.join(str(p) for p in paths)}: {conversations} "
             "conversation(s) but no request (a request is an assistant reply that follows at least one "
             "message)"
         )
-
-    runners = {}
-    totals: dict[str, StrategyTotals] = {}
-    for name in names:
-        try:
-            strategy = make_strategy(name, rules, price)
-        except StrategyUnavailable as exc:
-            totals[name] = StrategyTotals(name, unavailable=str(exc))
-            continue
-        totals[name] = StrategyTotals(name, strategy.description)
-        runners[name] = (strategy, PromptCacheSimulator(rules, price))
-    combined = combined and "anchored-tail" in runners
-    if combined:
-        totals[COMBINED] = StrategyTotals(COMBINED, "anchored-tail, with the ResponseCache answering exact repeats")
-        combined_runner = (make_strategy("anchored-tail", rules, price), PromptCacheSimulator(rules, price))
-
-    repeats = RepeatCounter(model_id, response_cache_ttl_s)
-    output_price = price.output / 1_000_000
-    for done, request in enumerate(requests, start=1):
-        out_cost = request.output_tokens * output_price
-        hit = repeats.feed(request)
-        cum, hashes, n = request.prepared.cum, request.prepared.hashes, request.n_blocks
-        for name, (strategy, simulator) in runners.items():
-            _account(
-                totals[name], simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s), out_cost
-            )
-        if combined:
-            row = totals[COMBINED]
-            if hit:  # answered from the ResponseCache: no Bedrock call, nothing billed
-                row.requests += 1
-                row.cumulative_usd.append(row.cost_usd)
-            else:
-                strategy, simulator = combined_runner
-                _account(row, simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s), out_cost)
-        if progress is not None:
-            progress(done, len(requests))
-
+    main_model = max(run.models, key=lambda m: run.models[m]) if run.models else model_id
     return ReplayResult(
-        model_id=model_id,
+        model_id=main_model,
         files=[str(p) for p in paths],
-        conversations=len(conversations),
-        requests=len(requests),
-        input_tokens=sum(r.input_tokens for r in requests),
-        output_tokens=sum(r.output_tokens for r in requests),
+        conversations=conversations,
+        requests=run.requests,
+        input_tokens=run.input_tokens,
+        output_tokens=run.output_tokens,
         gap_s=gap_s,
-        rules=rules,
-        price=price,
-        strategies=totals,
-        response_cache=repeats.response,
-        intention=repeats.intention,
+        rules=table.rules(main_model),
+        price=table.price(main_model),
+        strategies=run.ordered_totals(),
+        response_cache=run.repeats.response,
+        intention=run.repeats.intention,
         seconds=time.perf_counter() - started,
-        largest_request_tokens=max(r.input_tokens for r in requests),
-        untimed_requests=sum(not r.timed for r in requests),
+        largest_request_tokens=run.largest,
+        untimed_requests=run.untimed,
+        models=dict(run.models),
+        token_estimate=calibration.name,
+        logged_requests=run.logged_requests,
+        logged=run.logged if run.logged.requests else None,
+        fidelity=run.fidelity if run.fidelity.calls else None,
+        late_conversations=order.late_conversations,
     )
 
 
-def _account(row: StrategyTotals, cost, out_cost: float) -> None:  # type: ignore[no-untyped-def]
+class _Run:
+    """The state of one replay: per strategy and model a strategy and its simulator, the totals, the log's bill."""
+
+    def __init__(
+        self,
+        names: list[str],
+        table: ModelTable,
+        combined: bool,
+        response_cache_ttl_s: float | None,
+        model_id: str,
+        force_model: bool,
+    ) -> None:
+        self.names, self.table, self.combined = names, table, combined
+        self.model_id, self.force_model = model_id, force_model
+        self.totals: dict[str, StrategyTotals] = {}
+        self.unavailable: dict[str, str] = {}
+        self.runners: dict[tuple[str, str], tuple[Strategy, PromptCacheSimulator]] = {}
+        self.repeats = RepeatCounter(model_id, response_cache_ttl_s)
+        self.logged = LoggedTotals()
+        self.fidelity = Fidelity()
+        self.models: dict[str, int] = {}
+        self.requests = self.input_tokens = self.output_tokens = self.largest = self.untimed = 0
+        self.logged_requests = 0
+        self._left: dict[str, int] = {}  # conversation id -> requests not yet replayed
+
+    def _runner(self, name: str, model: str) -> tuple[Strategy, PromptCacheSimulator] | None:
+        key = (name, model)
+        runner = self.runners.get(key)
+        if runner is None and name not in self.unavailable:
+            rules, price = self.table.rules(model), self.table.price(model)
+            try:
+                strategy = make_strategy("anchored-tail" if name == COMBINED else name, rules, price)
+            except StrategyUnavailable as exc:
+                self.unavailable[name] = str(exc)
+                return None
+            runner = self.runners[key] = (strategy, PromptCacheSimulator(rules, price))
+        return runner
+
+    def _row(self, name: str, description: str) -> StrategyTotals:
+        row = self.totals.get(name)
+        if row is None:
+            row = self.totals[name] = StrategyTotals(name, description)
+        return row
+
+    def replay(self, request: Request, progress: Callable[[int, int | None], None] | None) -> None:
+        model = self.model_id if self.force_model or not request.model else request.model
+        price = self.table.price(model)
+        self.models[model] = self.models.get(model, 0) + 1
+        self.requests += 1
+        self.input_tokens += request.input_tokens
+        self.output_tokens += request.output_tokens
+        self.largest = max(self.largest, request.input_tokens)
+        self.untimed += not request.timed
+        cid = request.prepared.conversation.id
+        if request.number == 0:
+            self._left[cid] = len(request.prepared.conversation.request_ends())
+        out_cost = request.output_tokens * price.output / 1_000_000
+        hit = self.repeats.feed(request)
+        names = self.names
+        usage = request.usage
+        if usage is not None:
+            self.logged_requests += 1
+            logged_usd = self.logged.add(usage, self.table.price(request.model or self.model_id))
+            if AS_LOGGED not in names:
+                names = [*names, AS_LOGGED]
+                self.names = names
+        cum, hashes, n = request.prepared.cum, request.prepared.hashes, request.n_blocks
+        if usage is not None and request.number == 0:
+            self._warm(request, model, names)
+        for name in names:
+            runner = self._runner(name, model)
+            if runner is None:
+                continue
+            strategy, simulator = runner
+            cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s)
+            _account(self._row(name, strategy.description), cost, out_cost)
+            if name == AS_LOGGED and usage is not None:
+                self.fidelity.add(request, model, logged_usd, cost)
+        if self.combined:
+            row = self._row(COMBINED, "anchored-tail, with the ResponseCache answering exact repeats")
+            if hit:  # answered from the ResponseCache: no model call, nothing billed
+                row.requests += 1
+                row.cumulative_usd.append(row.cost_usd)
+            else:
+                runner = self._runner(COMBINED, model)
+                if runner is not None:
+                    strategy, simulator = runner
+                    _account(row, simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s), out_cost)
+        left = self._left.get(cid, 1) - 1
+        if left <= 0:  # the conversation is over: release what strategies keep for it
+            self._left.pop(cid, None)
+            for (_, _), (strategy, _) in self.runners.items():
+                strategy.forget(cid)
+            self.repeats.forget(cid)
+        else:
+            self._left[cid] = left
+        if progress is not None:
+            progress(self.requests, None)
+
+    def _warm(self, request: Request, model: str, names: list[str]) -> None:
+        """A conversation whose first call read from the cache found that prefix cached by traffic the replay
+        cannot see (another session of the same agent, the conversation a compaction call summarises): when a
+        block boundary ends exactly where the logged read ends (``promptcache.replay.sizes`` fits one there),
+        every strategy's simulator starts with that prefix cached, with the TTL the call wrote at (1 h if it wrote
+        any 1-hour tokens, else 5 min)."""
+        prepared, usage = request.prepared, request.usage
+        if usage is None or not usage.cache_read_tokens:
+            return
+        cum = prepared.cum
+        boundary = bisect.bisect_left(cum, usage.cache_read_tokens, 1, request.n_blocks + 1)
+        if boundary > request.n_blocks or cum[boundary] != usage.cache_read_tokens:
+            return
+        ttl = 3600.0 if usage.cache_write_1h_tokens else 300.0
+        for name in [*names, COMBINED] if self.combined else names:
+            runner = self._runner(name, model)
+            if runner is not None:
+                runner[1].seed(prepared.hashes[boundary], request.time_s, ttl)
+
+    def ordered_totals(self) -> dict[str, StrategyTotals]:
+        """Rows in the requested order (``as-logged`` after them, the combined row last)."""
+        out: dict[str, StrategyTotals] = {}
+        for name in [*self.names, COMBINED]:
+            if name in self.unavailable:
+                out[name] = StrategyTotals(name, unavailable=self.unavailable[name])
+            elif name in self.totals:
+                out[name] = self.totals[name]
+        return out
+
+
+def _account(row: StrategyTotals, cost: RequestCost, out_cost: float) -> None:
     row.requests += 1
     row.model_calls += 1
     row.input_tokens += cost.input_tokens

@@ -242,6 +242,14 @@ class IntentionReplay:
             state = self._state[conv.id] = (messages, ends, _pair_results(conv))
         return state
 
+    def forget(self, conversation_id: str) -> None:
+        """Drop the messages kept for a finished conversation (and the digest memo of their prompts)."""
+        from promptcache.message_digests import forget_prefix
+
+        state = self._state.pop(conversation_id, None)
+        if state is not None:
+            forget_prefix(state[0])
+
     def feed(self, request: Request) -> None:
         """Replay the tool calls of ``request``'s recorded reply at ``request.time_s`` (seconds, replay clock)."""
         conv = request.prepared.conversation

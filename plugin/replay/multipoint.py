@@ -72,6 +72,14 @@ class MultiPointAdapter(Strategy):
             self._messages[cid] = cached
         return cached
 
+    def forget(self, conversation_id: str) -> None:
+        """Drop the messages kept for a finished conversation."""
+        for message in self._messages.pop(conversation_id, ()):
+            self._tokens.pop(id(message), None)
+            content = message.get("content") or [{}]
+            self._by_text.pop(content[0].get("text", ""), None)
+        self._previous.pop(conversation_id, None)
+
     def count_tokens(self, message: Any) -> int:
         """Tokens of a message dict the adapter built (or of any text / ``{"content": ...}``, counted afresh)."""
         known = self._tokens.get(id(message))

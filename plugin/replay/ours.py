@@ -16,10 +16,13 @@ costs 0.25x more than plain input). The points that achieve it:
 4. **TTL or no write, from observed reuse** — for the tail (per signature of the request's last block: user text,
    or the result of tool X) and for the anchor (per anchor prefix), the strategy records how long after a write
    the next use came (from its own past requests only). With ``P(T)`` the observed share of uses within TTL ``T``,
-   writing with TTL ``T`` instead of sending plain input gains ``(input - write_T) + P(T) * (write_5m - read)``
-   per token (the next request reads instead of writing). It picks the best of: no write (gain 0), 5 minutes,
-   1 hour (where the model offers it). For Claude: write at 5 m when ``P(5m) > 0.22``, at 1 h when
-   ``P(1h) > 0.87`` and better. Until 10 outcomes are known, it writes at 5 minutes like everyone else. Nova
+   writing with TTL ``T`` instead of sending plain input gains ``(input - write_T) + P(T) * (write_X - read)``
+   per token, ``X`` being the TTL the traffic as a whole is written with (the same rule on every outcome pooled;
+   5 minutes until that is known): on reuse the next request reads instead of writing those tokens itself. It
+   picks the best of: no write (gain 0), 5 minutes, 1 hour (where the model offers it). For Claude with ``X`` = 5
+   minutes: write at 5 m when ``P(5m) > 0.22``, at 1 h when ``P(1h) > 0.87`` and better; with ``X`` = 1 hour
+   (reuse mostly comes after 5 minutes), at 1 h when ``P(1h) > 0.53``. Until a signature has 10 outcomes of its own it follows the outcomes of all
+   signatures pooled (once those are 10), and before that it writes at 5 minutes like everyone else. Nova
    writes cost the same as input, so there it always writes.
 
 TTLs stay non-increasing along the prompt (the anchor takes at least the tail's TTL). Nova: no tool points, and no
@@ -98,6 +101,13 @@ class AnchoredTailStrategy(Strategy):
         self._deadlines: list[tuple[float, int, object]] = []
         self._seq = 0
         self._stats: dict[object, _ReuseStats] = defaultdict(_ReuseStats)
+        self._pooled = _ReuseStats()  # every outcome of every signature: the prior of a signature still learning
+
+    def forget(self, conversation_id: str) -> None:
+        """Drop the placeholder messages kept for a finished conversation (its learned reuse stays)."""
+        for message in self._messages.pop(conversation_id, ()):
+            self._tokens.pop(id(message), None)
+        self._prev_tail.pop(conversation_id, None)
 
     # -- learning (past only) -------------------------------------------------------------------------------
     def _observe(self, now_s: float, key: object) -> None:
@@ -107,10 +117,12 @@ class AnchoredTailStrategy(Strategy):
             pending = self._pending.get(k)
             if pending is not None and pending[0] + self._horizon == deadline:
                 self._stats[pending[1]].add(None)  # no use within the horizon
+                self._pooled.add(None)
                 del self._pending[k]
         pending = self._pending.pop(key, None)
         if pending is not None:
             self._stats[pending[1]].add(now_s - pending[0])
+            self._pooled.add(now_s - pending[0])
 
     def _expect_use(self, now_s: float, key: object, stats_key: object) -> None:
         self._pending[key] = (now_s, stats_key)
@@ -121,9 +133,22 @@ class AnchoredTailStrategy(Strategy):
         """The TTL (seconds) to write with for ``stats_key``, or ``None`` for no write (rule 4)."""
         stats = self._stats.get(stats_key)
         price = self.price
-        if price is None or stats is None or stats.total < _MIN_OBSERVATIONS:
+        if stats is None or stats.total < _MIN_OBSERVATIONS:
+            stats = self._pooled
+        if price is None or stats.total < _MIN_OBSERVATIONS:
             return 300.0
-        saved_on_reuse = price.write_5m - price.read
+        # what a reuse saves: the next request reads instead of writing those tokens itself, at the TTL the
+        # traffic as a whole is written with (the pooled choice; 5 minutes until that is known)
+        pooled = (
+            self._best_ttl(self._pooled, price.write_5m - price.read)
+            if self._pooled.total >= _MIN_OBSERVATIONS
+            else None
+        )
+        return self._best_ttl(stats, price.write(pooled or 300.0) - price.read)
+
+    def _best_ttl(self, stats: _ReuseStats, saved_on_reuse: float) -> float | None:
+        price = self.price
+        assert price is not None
         best_ttl, best_gain = None, 0.0
         for ttl in self.rules.ttls_s:
             # Laplace's rule of succession: one pseudo-use and one pseudo-miss, so a handful of outcomes does not

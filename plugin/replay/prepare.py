@@ -8,6 +8,11 @@ count: nothing is re-counted or re-hashed per request.
 Messages are grouped the way Converse sees them: tool results travel in ``user`` messages, and consecutive
 messages of the same role are merged (Converse requires alternating roles; ``ChatBedrockConverse`` merges them).
 A cache point placed "at the end of a message" sits at the block boundary where that group ends.
+
+A conversation whose log leaves out the system prompt and tools (``meta["hidden_prefix"]``, Claude Code) gets one
+placeholder block for them, after the (absent) tools and before any visible system blocks; where requests carry
+logged usage, every block's size is fitted to the logged prompt sizes (``promptcache.replay.sizes``), so every
+strategy is simulated on the real sizes.
 """
 
 from __future__ import annotations
@@ -15,10 +20,20 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from .sizes import fit_sizes
 from .tokens import TokenCounter
-from .transcript import Block, Conversation
+from .transcript import Block, Conversation, Usage
 
-__all__ = ["Group", "PreparedConversation", "Request", "check_gap_s", "prepare", "schedule"]
+__all__ = [
+    "Group",
+    "PreparedConversation",
+    "Request",
+    "assign_times",
+    "check_gap_s",
+    "prepare",
+    "requests_of",
+    "schedule",
+]
 
 
 @dataclass(slots=True)
@@ -58,6 +73,8 @@ class PreparedConversation:
     msg_group: list[int]
     group_tokens: list[int]
     system_text: str = ""
+    logged_requests: int = 0  # requests whose prompt size came from logged usage
+    hidden_end: int = 0  # boundary after the hidden-prefix placeholder (0: none)
 
 
 @dataclass(slots=True)
@@ -83,6 +100,9 @@ class Request:
     groups: list[Group] = field(default_factory=list)
     is_last: bool = False  # the conversation's final request: for reference bounds only, never for strategies
     timed: bool = False  # its send time comes from a recorded timestamp (else from the gap)
+    model: str | None = None  # the model the log names for this call (the reply's ``Message.model``)
+    usage: Usage | None = None  # the call's logged usage (the reply's ``Message.usage``)
+    next_time_s: float | None = None  # send time of the conversation's next request (hindsight reference only)
 
     @property
     def input_tokens(self) -> int:
@@ -101,6 +121,10 @@ def prepare(conv: Conversation, counter: TokenCounter) -> PreparedConversation:
         tokens.append(counter.tool_schema(schema))
         keys.append(b"tool\x00" + repr(sorted(schema.items())).encode())
     tools_end = len(tokens)
+    hidden = conv.meta.get("hidden_prefix") is True
+    if hidden:
+        tokens.append(0)  # sized by fit_sizes (or stays 0 without usage: nothing is known about it)
+        keys.append(b"")
     for block in conv.system:
         tokens.append(counter.block(block))
         keys.append(_key("system", True, block))
@@ -123,6 +147,15 @@ def prepare(conv: Conversation, counter: TokenCounter) -> PreparedConversation:
             group.last_kind = block.kind
         msg_end.append(len(tokens))
         msg_group.append(len(groups) - 1)
+    ends = [(cut, msg_end[cut - 1]) for cut in conv.request_ends()]
+    fit = fit_sizes(conv, tokens, ends, tools_end if hidden else None)
+    tokens = fit.tokens
+    if hidden:  # conversations with the same unlogged prefix share its cache entry: keyed by its size
+        keys[tools_end] = f"hidden\x00{conv.meta.get('hidden_key', '')}\x00{tokens[tools_end]}".encode()
+        if (
+            conv.meta.get("epoch") and len(keys) > tools_end + 1
+        ):  # content changed unseen (sizes.split_on_prefix_change)
+            keys[tools_end + 1] += f"\x00epoch{conv.meta['epoch']}".encode()
     cum = [0] * (len(tokens) + 1)
     hashes = [b""] * (len(tokens) + 1)
     running, h = 0, b"promptcache-replay"
@@ -143,6 +176,8 @@ def prepare(conv: Conversation, counter: TokenCounter) -> PreparedConversation:
         msg_group,
         group_tokens,
         "\n".join(b.text for b in conv.system),
+        fit.logged_requests,
+        tools_end + 1 if hidden else 0,
     )
 
 
@@ -190,9 +225,15 @@ def requests_of(prepared: PreparedConversation, counter: TokenCounter) -> list[R
                 number,
                 cut,
                 prepared.msg_end[cut - 1],
-                output_tokens=sum(counter.block(b) for b in reply.blocks),
+                output_tokens=(
+                    reply.usage.output_tokens
+                    if reply.usage is not None
+                    else sum(counter.block(b) for b in reply.blocks)
+                ),
                 groups=groups,
                 is_last=number == len(ends) - 1,
+                model=reply.model,
+                usage=reply.usage,
             )
         )
     return out
@@ -217,20 +258,30 @@ def schedule(per_conversation: list[list[Request]], gap_s: float) -> list[Reques
     check_gap_s(gap_s)
     clock_end = 0.0
     ordered: list[tuple[float, int, Request]] = []
-    seq = 0
     for reqs in per_conversation:
-        prev: float | None = None
-        for req in reqs:
-            messages = req.prepared.conversation.messages
-            stamp = messages[req.cut - 1].timestamp
-            if stamp is None:
-                stamp = messages[req.cut].timestamp
-            req.timed = stamp is not None
-            if stamp is None:
-                stamp = (clock_end + gap_s) if prev is None else prev + gap_s
-            req.time_s = prev = stamp
-            clock_end = max(clock_end, stamp)
-            ordered.append((stamp, seq, req))
-            seq += 1
+        clock_end = assign_times(reqs, gap_s, clock_end)
+        base = len(ordered)
+        ordered.extend((req.time_s, base + i, req) for i, req in enumerate(reqs))
     ordered.sort(key=lambda item: (item[0], item[1]))
     return [req for _, _, req in ordered]
+
+
+def assign_times(reqs: list[Request], gap_s: float, clock_end: float) -> float:
+    """Set ``time_s``, ``timed`` and ``next_time_s`` on one conversation's requests (rules of ``schedule``);
+    ``clock_end`` is the latest send time scheduled so far. Returns the new latest send time."""
+    prev: float | None = None
+    reqs_prev: Request | None = None
+    for req in reqs:
+        messages = req.prepared.conversation.messages
+        stamp = messages[req.cut - 1].timestamp
+        if stamp is None:
+            stamp = messages[req.cut].timestamp
+        req.timed = stamp is not None
+        if stamp is None:
+            stamp = (clock_end + gap_s) if prev is None else prev + gap_s
+        if reqs_prev is not None:
+            reqs_prev.next_time_s = stamp
+        reqs_prev = req
+        req.time_s = prev = stamp
+        clock_end = max(clock_end, stamp)
+    return clock_end

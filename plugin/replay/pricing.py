@@ -89,8 +89,15 @@ _REGION_PREFIXES = ("us.", "eu.", "apac.", "global.", "us-gov.", "jp.", "au.", "
 
 def base_model_id(model_id: str) -> str:
     """``model_id`` without ARN, cross-region prefix (``us.``, ``eu.``, ``global.`` ...) and ``-v1:0`` / ``:0``
-    version suffix: ``"us.anthropic.claude-sonnet-4-20250514-v1:0"`` -> ``"anthropic.claude-sonnet-4-20250514"``."""
+    version suffix: ``"us.anthropic.claude-sonnet-4-20250514-v1:0"`` -> ``"anthropic.claude-sonnet-4-20250514"``.
+    Anthropic API ids gain the ``anthropic.`` prefix (``"claude-opus-4-6"`` -> ``"anthropic.claude-opus-4-6"``;
+    aliases resolve, ``promptcache.cache_points.model_info.ANTHROPIC_ALIASES``): the Anthropic API bills these
+    models at the same list prices as Bedrock's on-demand tier."""
     text = model_id.strip()
+    if text.startswith("claude-"):
+        from promptcache.cache_points.model_info import ANTHROPIC_ALIASES
+
+        text = "anthropic." + ANTHROPIC_ALIASES.get(text, text)
     if text.startswith("arn:"):
         text = text.rsplit("/", 1)[-1]
     for prefix in _REGION_PREFIXES:

@@ -16,6 +16,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from promptcache.message_digests import forget_prefix
+
 from .intentions import IntentionReplay, IntentionStats
 from .prepare import PreparedConversation, Request
 from .transcript import Conversation, Message
@@ -147,6 +149,13 @@ class RepeatCounter:
         if cached is None:
             cached = self._lc[conv.id] = lc_messages(conv)
         return cached
+
+    def forget(self, conversation_id: str) -> None:
+        """Drop the messages kept for a finished conversation (its ResponseCache keys and memories stay)."""
+        messages = self._lc.pop(conversation_id, None)
+        if messages:
+            forget_prefix(messages)
+        self._intentions.forget(conversation_id)
 
     def feed(self, request: Request) -> bool:
         """Account one request (in time order). Returns True when the ResponseCache would answer it."""

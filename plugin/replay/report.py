@@ -5,7 +5,12 @@ JSON layout (``to_json``): ``{"model", "files", "conversations", "requests", "in
 "model_calls", "input_tokens", "cache_read_tokens", "cache_write_tokens", "cache_write_1h_tokens", "cost_usd",
 "output_cost_usd", "relative_to_none", "requests_with_cache_read_share", "unavailable"}}, "best_strategy",
 "response_cache": {...}, "intention_cache": {"tool_calls", "answered_exact", "answered_similar", "wrong_answers",
-"right_answers", "served_repeats", ...}, "seconds"}`` (intention figures: ``promptcache.replay.intentions.IntentionStats``). Costs are USD;
+"right_answers", "served_repeats", ...}, "models": {model: calls}, "token_sizes": {"logged_requests",
+"estimated_requests", "estimate"}, "as_logged": null | {"logged": {...the log's bill...}, "fidelity": {"calls",
+"cache_read_within_5pct", "cache_write_within_5pct", "cost_within_5pct", "logged_cost_usd", "simulated_cost_usd",
+"cost_difference", "per_call": [[source, request, model, logged read, simulated read, logged write, simulated
+write, logged USD, simulated USD], ...]}, "versus": {strategy: {"vs_logged", "vs_as_logged", "vs_langchain_aws"}}},
+"seconds"}`` (intention figures: ``promptcache.replay.intentions.IntentionStats``). Costs are USD;
 ``cost_usd`` is the input side (plain input + cache reads + cache writes), the part placement changes; output cost
 is listed separately.
 """
@@ -105,7 +110,58 @@ def to_json(result: ReplayResult) -> dict[str, Any]:
                 "serve_repeats": True,
             },
         },
+        "models": result.models,
+        "token_sizes": {
+            "logged_requests": result.logged_requests,
+            "estimated_requests": result.requests - result.logged_requests,
+            "estimate": result.token_estimate,
+        },
+        "as_logged": _as_logged_json(result),
+        "late_conversations": result.late_conversations,
         "seconds": round(result.seconds, 3),
+    }
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return round(a / b, 6) if b else None
+
+
+def _as_logged_json(result: ReplayResult) -> dict[str, Any] | None:
+    logged, fid = result.logged, result.fidelity
+    if logged is None or fid is None:
+        return None
+    as_logged = result.strategies.get("as-logged")
+    lc = result.strategies.get("langchain-aws")
+    versus = {
+        name: {
+            "vs_logged": _ratio(row.cost_usd, logged.cost_usd),
+            "vs_as_logged": _ratio(row.cost_usd, as_logged.cost_usd) if as_logged else None,
+            "vs_langchain_aws": _ratio(row.cost_usd, lc.cost_usd) if lc and not lc.unavailable else None,
+        }
+        for name, row in result.strategies.items()
+        if not row.unavailable
+    }
+    return {
+        "logged": {
+            "requests": logged.requests,
+            "input_tokens": logged.input_tokens,
+            "cache_read_tokens": logged.read_tokens,
+            "cache_write_tokens": logged.write_tokens,
+            "cache_write_1h_tokens": logged.write_1h_tokens,
+            "cost_usd": round(logged.cost_usd, 6),
+            "output_cost_usd": round(logged.output_cost_usd, 6),
+        },
+        "fidelity": {
+            "calls": fid.calls,
+            "cache_read_within_5pct": round(fid.read_within / fid.calls, 6),
+            "cache_write_within_5pct": round(fid.write_within / fid.calls, 6),
+            "cost_within_5pct": round(fid.cost_within / fid.calls, 6),
+            "logged_cost_usd": round(fid.logged_usd, 6),
+            "simulated_cost_usd": round(fid.simulated_usd, 6),
+            "cost_difference": None if fid.cost_difference is None else round(fid.cost_difference, 6),
+            "per_call": fid.per_call,
+        },
+        "versus": versus,
     }
 
 
@@ -173,6 +229,49 @@ def _print_advice(result: ReplayResult, best: str | None, console: Console) -> N
     console.print(f"Cheapest placement here: {names}. {_HOW_TO[tied[0]]}")
 
 
+def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
+    """Where the token sizes come from, the fidelity figure, and by how much the default strategy wins."""
+    estimated = result.requests - result.logged_requests
+    calibration = "calibrated for Claude over cl100k_base" if result.token_estimate == "claude" else "cl100k_base"
+    if not result.logged_requests:
+        console.print(f"Token sizes: estimating ({calibration}); the log records no usage.")
+    elif estimated:
+        console.print(
+            f"Token sizes: logged usage for {_n(result.logged_requests, 'request')}, estimating ({calibration}) "
+            f"for {_n(estimated, 'request')}."
+        )
+    else:
+        console.print(f"Token sizes: from the logged usage of all {_n(result.requests, 'request')}.")
+    if result.late_conversations:
+        console.print(
+            f"{_n(result.late_conversations, 'conversation')} started before requests already replayed (the input "
+            "is not in time order across files or lines) and replayed after them."
+        )
+    if len(result.models) > 1:
+        console.print("Models (calls): " + ", ".join(f"{m} ({n:,})" for m, n in result.models.items()) + ".")
+    fid, logged = result.fidelity, result.logged
+    if fid is not None and logged is not None and fid.cost_difference is not None:
+        console.print(
+            f"Fidelity: as-logged simulated ${fid.simulated_usd:,.4f} vs logged ${fid.logged_usd:,.4f} "
+            f"({fid.cost_difference:+.2%}); of {_n(fid.calls, 'call')}, {fid.read_within / fid.calls:.1%} within 5% "
+            f"on cache-read tokens, {fid.write_within / fid.calls:.1%} on cache-write tokens (per call in replay.json)."
+        )
+    ours = result.strategies.get("anchored-tail")
+    if ours is None or ours.unavailable:
+        return
+    for other, label in (("langchain-aws", "langchain-aws"), ("as-logged", "the log's own layout (as-logged)")):
+        row = result.strategies.get(other)
+        if row is None or row.unavailable or not row.cost_usd:
+            continue
+        saved = 1 - ours.cost_usd / row.cost_usd
+        if saved > 1e-9:
+            console.print(f"anchored-tail costs {saved:.1%} less than {label} (${row.cost_usd - ours.cost_usd:,.4f}).")
+        elif saved < -1e-9:
+            console.print(f"anchored-tail costs {-saved:.1%} more than {label}.")
+        else:
+            console.print(f"anchored-tail costs the same as {label}.")
+
+
 def _tok(n: int) -> str:
     return f"{n:,}"
 
@@ -184,26 +283,45 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         title=f"promptcache replay — {result.model_id}: {_n(result.conversations, 'conversation')}, "
         f"{_n(result.requests, 'request')}, {_n(result.input_tokens, 'input token')}"
     )
+    logged = result.logged
+    headers = ["uncached input", "cache read", "cache write", "USD (input side)", "vs none"]
+    if logged is not None:
+        headers.append("vs as logged")
     table.add_column("strategy", no_wrap=True)
-    for header in ("uncached input", "cache read", "cache write", "USD (input side)", "vs none", "requests w/ read"):
+    for header in (*headers, "requests w/ read"):
         table.add_column(header, justify="right")
     best = result.best()
     for name, row in result.strategies.items():
         if row.unavailable:
-            table.add_row(name, "—", "—", "—", "—", "—", "unavailable")
+            table.add_row(name, *["—"] * len(headers), "unavailable")
             continue
         rel = result.relative(name)
         label = f"[bold]{name}[/bold]" if name == best else name
-        table.add_row(
-            label,
+        cells = [
             _tok(row.input_tokens),
             _tok(row.read_tokens),
             _tok(row.write_tokens),
             f"{row.cost_usd:,.4f}",
             "—" if rel is None else f"{rel:.1%}",
-            f"{row.read_share:.1%}",
+        ]
+        if logged is not None:
+            cells.append(f"{row.cost_usd / logged.cost_usd:.1%}" if logged.cost_usd else "—")
+        table.add_row(label, *cells, f"{row.read_share:.1%}")
+    if logged is not None:
+        none = result.strategies.get("none")
+        base = none.cost_usd if none is not None and none.cost_usd else 0.0
+        table.add_row(
+            "[italic]as logged (billed)[/italic]",
+            _tok(logged.input_tokens),
+            _tok(logged.read_tokens),
+            _tok(logged.write_tokens),
+            f"{logged.cost_usd:,.4f}",
+            f"{logged.cost_usd / base:.1%}" if base else "—",
+            "100.0%",
+            "—",
         )
     console.print(table)
+    _print_sizes_and_fidelity(result, console)
     console.print(
         "Tokens: uncached input is billed at the input price, cache reads and writes at the model's cache "
         "prices; USD is the input side only; 'vs none' is the cost relative to no caching."

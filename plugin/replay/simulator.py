@@ -85,6 +85,14 @@ class PromptCacheSimulator:
         """Forget every cache entry."""
         self._entries.clear()
 
+    def seed(self, prefix_hash: bytes, now_s: float, ttl_s: float) -> None:
+        """Record that the prefix ``prefix_hash`` is cached at ``now_s`` (by traffic outside the replay), living
+        ``ttl_s`` seconds (clamped to the longest TTL the model offers). An entry already alive is left alone."""
+        entry = self._entries.get(prefix_hash)
+        if entry is None or entry[0] <= now_s:
+            ttl = min(ttl_s, max(self.rules.ttls_s))
+            self._entries[prefix_hash] = (now_s + ttl, ttl)
+
     def live_entries(self, now_s: float) -> int:
         """Number of entries alive at ``now_s`` (for tests and diagnostics)."""
         return sum(1 for expires, _ in self._entries.values() if expires > now_s)

@@ -11,6 +11,8 @@ future of a conversation.
   langchain-aws' ``BedrockPromptCachingMiddleware``); see ``LangChainAwsStrategy``.
 - ``multi-point``: the project's port of Roo-Code's ``MultiPointStrategy`` (``promptcache.cache_points``).
 - ``anchored-tail``: ours (see ``AnchoredTailStrategy``).
+- ``as-logged``: the log's own layout (``promptcache.replay.as_logged``), shown when the log records usage.
+- ``hindsight``: a reference that knows each conversation's next request time (``promptcache.replay.hindsight``).
 """
 
 from __future__ import annotations
@@ -59,6 +61,9 @@ class Strategy:
 
     def place(self, request: Request) -> list[Checkpoint]:
         raise NotImplementedError
+
+    def forget(self, conversation_id: str) -> None:
+        """Drop any state kept for a conversation that has ended (the replay streams; default: nothing kept)."""
 
 
 class NoCacheStrategy(Strategy):
@@ -151,11 +156,15 @@ STRATEGIES: dict[str, type[Strategy]] = {
 
 def _register_modules() -> None:
     """Add the strategies defined in their own modules (imported lazily: they import this one)."""
+    from .as_logged import AsLoggedStrategy
+    from .hindsight import HindsightStrategy
     from .multipoint import MultiPointAdapter
     from .ours import AnchoredTailStrategy
 
     STRATEGIES.setdefault(MultiPointAdapter.name, MultiPointAdapter)
     STRATEGIES.setdefault(AnchoredTailStrategy.name, AnchoredTailStrategy)
+    STRATEGIES.setdefault(AsLoggedStrategy.name, AsLoggedStrategy)
+    STRATEGIES.setdefault(HindsightStrategy.name, HindsightStrategy)
 
 
 def check_strategy_names(names: Iterable[str]) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from redis_cluster_support import async_cluster_client, cluster_client
+from support.redis_cluster import async_cluster_client, cluster_client
 
 from promptcache.integrations.redis import RedisCache, is_cluster
 

@@ -13,7 +13,7 @@ import pytest
 from conftest import service_missing
 from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage
-from redis_cluster_support import ClusterUnavailable, start_cluster
+from support.redis_cluster import ClusterUnavailable, start_cluster
 
 from promptcache import ResponseCache
 from promptcache.integrations.redis import RedisCache

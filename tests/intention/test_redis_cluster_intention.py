@@ -4,7 +4,7 @@ eviction, repair, corrupt records and forget across masters (no CROSSSLOT anywhe
 from __future__ import annotations
 
 import pytest
-from redis_cluster_support import async_cluster_client, cluster_client
+from support.redis_cluster import async_cluster_client, cluster_client
 
 from promptcache.integrations.redis import is_cluster
 from promptcache.integrations.redis_intention import RedisIntentionBackend

@@ -13,7 +13,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from typing_extensions import TypedDict
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the shared CountingStore
-from test_memory_support import CountingStore  # noqa: E402
+from support.memory import CountingStore  # noqa: E402
 
 from promptcache.integrations.langgraph import MemoryNode, MemoryState, MemoryStateError  # noqa: E402
 from promptcache.memory import TypedMemoryMiddleware, TypedMemoryStore  # noqa: E402

@@ -29,7 +29,7 @@ def _reply(out) -> tuple[str, str | None]:
 def test_bust_on_an_agent_with_a_checkpointer_keeps_thread_and_scope():
     model = ScriptedChatModel(replies=["Paris.", "Paris, France."])
     agent = create_agent(
-        model, tools=[], middleware=[ResponseCache(InMemoryServerCache(), ttl=600)], checkpointer=InMemorySaver()
+        model, tools=[], middleware=[ResponseCache(InMemoryServerCache(), ttl_s=600)], checkpointer=InMemorySaver()
     )
     assert _reply(agent.invoke(QUESTION, config=_config("t1"))) == ("Paris.", "miss")
     config = _config("t2")

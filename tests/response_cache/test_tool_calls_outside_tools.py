@@ -30,12 +30,12 @@ def weather(city: str) -> str:
 def test_cached_tool_call_for_a_tool_the_agent_no_longer_has_is_a_miss():
     cache = InMemoryServerCache()
     first = ScriptedChatModel(replies=[CALL, "7 open tickets."])
-    agent = create_agent(first, tools=[count_tickets], middleware=[ResponseCache(cache, ttl=600)])
+    agent = create_agent(first, tools=[count_tickets], middleware=[ResponseCache(cache, ttl_s=600)])
     out = agent.invoke(QUESTION, config=ResponseCache.context(key="faq"))
     assert out["messages"][-1].content == "7 open tickets." and first.calls == 2
 
     later = ScriptedChatModel(replies=["I cannot count tickets any more."])
-    agent = create_agent(later, tools=[weather], middleware=[ResponseCache(cache, ttl=600)])
+    agent = create_agent(later, tools=[weather], middleware=[ResponseCache(cache, ttl_s=600)])
     out = agent.invoke(QUESTION, config=ResponseCache.context(key="faq"))
     last = out["messages"][-1]
     assert (last.content, last.tool_calls, later.calls) == ("I cannot count tickets any more.", [], 1)
@@ -45,11 +45,11 @@ def test_cached_tool_call_for_a_tool_the_agent_no_longer_has_is_a_miss():
 def test_cached_tool_call_for_a_tool_still_offered_is_a_hit():
     cache = InMemoryServerCache()
     first = ScriptedChatModel(replies=[CALL, "7 open tickets."])
-    create_agent(first, tools=[count_tickets], middleware=[ResponseCache(cache, ttl=600)]).invoke(
+    create_agent(first, tools=[count_tickets], middleware=[ResponseCache(cache, ttl_s=600)]).invoke(
         QUESTION, config=ResponseCache.context(key="faq")
     )
     again = ScriptedChatModel(replies=["unused"])
-    agent = create_agent(again, tools=[weather, count_tickets], middleware=[ResponseCache(cache, ttl=600)])
+    agent = create_agent(again, tools=[weather, count_tickets], middleware=[ResponseCache(cache, ttl_s=600)])
     out = agent.invoke(QUESTION, config=ResponseCache.context(key="faq"))
     assert (out["messages"][-1].content, again.calls) == ("7 open tickets.", 0)  # both steps replayed
 
@@ -57,10 +57,10 @@ def test_cached_tool_call_for_a_tool_still_offered_is_a_hit():
 async def test_async_miss_alike():
     cache = InMemoryServerCache()
     first = ScriptedChatModel(replies=[CALL, "7 open tickets."])
-    agent = create_agent(first, tools=[count_tickets], middleware=[ResponseCache(cache, ttl=600)])
+    agent = create_agent(first, tools=[count_tickets], middleware=[ResponseCache(cache, ttl_s=600)])
     await agent.ainvoke(QUESTION, config=ResponseCache.context(key="faq"))
     later = ScriptedChatModel(replies=["No tools for that."])
-    agent = create_agent(later, tools=[], middleware=[ResponseCache(cache, ttl=600)])
+    agent = create_agent(later, tools=[], middleware=[ResponseCache(cache, ttl_s=600)])
     out = await agent.ainvoke(QUESTION, config=ResponseCache.context(key="faq"))
     assert (out["messages"][-1].content, later.calls) == ("No tools for that.", 1)
 
