@@ -131,9 +131,10 @@ def is_claude_code_log(data: bytes, limit: int = 50) -> bool:
             rec = orjson.loads(raw)
         except orjson.JSONDecodeError:
             continue
-        if isinstance(rec, dict) and (("uuid" in rec and "parentUuid" in rec) or rec.get("type") in _SIGNATURE_TYPES):
+        kind = rec.get("type") if isinstance(rec, dict) else None
+        if isinstance(rec, dict) and (("uuid" in rec and "parentUuid" in rec) or str(kind) in _SIGNATURE_TYPES):
             return True
-        if isinstance(rec, dict) and rec.get("type") == "summary" and "leafUuid" in rec:
+        if kind == "summary" and "leafUuid" in rec:
             return True  # a resumed session's log opens with one of these per earlier part, however many
         seen += 1
         if seen >= limit:
@@ -223,7 +224,7 @@ def _add_file(session: Session, name: str, data: bytes, agent: str) -> None:
             raise TranscriptError(name, lineno, f"expected a Claude Code record (a JSON object), got {_short(rec)}")
         records += 1
         kind = rec.get("type")
-        if kind not in MESSAGE_TYPES and kind not in BOOKKEEPING_TYPES:
+        if not isinstance(kind, str) or (kind not in MESSAGE_TYPES and kind not in BOOKKEEPING_TYPES):
             if str(kind) not in warned:
                 warned.add(str(kind))
                 warnings.warn(

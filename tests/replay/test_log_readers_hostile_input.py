@@ -145,6 +145,26 @@ def test_unknown_record_types_warn_once_per_type_and_are_skipped(tmp_path: Path)
     assert shape(conv) == [("user", [("text", "Hello")]), ("assistant", [("text", "Hi")])]
 
 
+def test_record_type_that_is_not_a_string_is_an_unknown_type(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "oddtype.jsonl",
+        [
+            user("u1", None, "Hello"),
+            {**user("x1", "u1", "?"), "type": ["user"]},
+            {**user("x2", "u1", "?"), "type": {"t": 1}},
+            assistant("a1", "u1", "r1", "Hi", USAGE),
+        ],
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        [conv] = read_file(path)
+    assert [str(w.message) for w in caught if issubclass(w.category, TranscriptWarning)] == [
+        f'{path}:2: skipped records of unknown type ["user"] (first on this line)',
+        f'{path}:3: skipped records of unknown type {{"t":1}} (first on this line)',
+    ]
+    assert shape(conv) == [("user", [("text", "Hello")]), ("assistant", [("text", "Hi")])]
+
+
 def test_many_leading_summary_records_still_read_as_a_claude_code_log(tmp_path: Path) -> None:
     """A resumed session starts with one ``summary`` line per earlier compaction; there can be many."""
     summaries = [{"type": "summary", "summary": f"Part {i}", "leafUuid": f"leaf{i}"} for i in range(80)]
