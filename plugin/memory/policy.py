@@ -33,11 +33,11 @@ from langgraph.graph import MessagesState
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.memory.classifier import (
-    content_text,
     ConceptualClassifier,
     Turn,
     aclassify,
     classify,
+    content_text,
     is_conceptual_question,
     make_classifier,
 )
