@@ -180,8 +180,12 @@ def read_claude_code(name: str, data: bytes) -> list[Conversation]:
 def read_session_folder(folder: str | Path) -> list[Conversation]:
     """The conversations of a session folder and the log beside it (``session_files``), read as one tree.
 
+    An empty sub-agent log (a sub-agent that stopped before writing a line) is skipped with one
+    ``TranscriptWarning``; the folder's other logs are read.
+
     Raises:
-        TranscriptError: no session log in the folder, or a file that is unreadable or malformed.
+        TranscriptError: no session log in the folder, a file that is unreadable or malformed, or no API call in
+            any of its logs.
     """
     files = session_files(folder)
     if not files:
@@ -193,6 +197,9 @@ def read_session_folder(folder: str | Path) -> list[Conversation]:
         except OSError as exc:
             raise TranscriptError(str(path), 0, f"cannot read file: {exc.strerror or exc}") from None
         agent = path.stem if path.parent.name == "subagents" else ""
+        if agent and not data.strip():
+            warnings.warn(f"{path}: skipped an empty sub-agent log", TranscriptWarning, stacklevel=2)
+            continue
         _add_file(session, str(path), data, agent)
     return _conversations(session, str(folder))
 

@@ -439,6 +439,40 @@ def test_symlink_loops(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     )
 
 
+def test_an_empty_sub_agent_log_in_a_session_folder_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    session = tmp_path / "sess-h"
+    (session / "subagents").mkdir(parents=True)
+    simple(tmp_path, "sess-h.jsonl")
+    empty = session / "subagents" / "agent-a1.jsonl"
+    empty.write_bytes(b"")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        [conv] = read_file(session)
+    assert [str(w.message) for w in caught if issubclass(w.category, TranscriptWarning)] == [
+        f"{empty}: skipped an empty sub-agent log"
+    ]
+    assert shape(conv) == [("user", [("text", "Hello")]), ("assistant", [("text", "Hi")])]
+
+
+def test_a_document_in_a_tool_result_is_kept_as_a_placeholder(tmp_path: Path) -> None:
+    use = [{"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "a.pdf"}}]
+    pdf = {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}}
+    result = [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "a.pdf"}, pdf]}]
+    path = write_jsonl(
+        tmp_path / "pdf.jsonl",
+        [
+            user("u1", None, "Read a.pdf"),
+            assistant("a1", "u1", "r1", use, USAGE),
+            user("u2", "a1", result, sec=3),
+            assistant("a2", "u2", "r2", "Done", USAGE, sec=4),
+        ],
+    )
+    [conv] = read_file(path)
+    assert [(b.kind, b.text, b.id) for b in conv.messages[2].blocks] == [
+        ("tool_result", "a.pdf\n[document]", "toolu_1")
+    ]
+
+
 def test_truncated_gzip_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = gzip.compress(simple(tmp_path).read_bytes())
     path = tmp_path / "cut.jsonl.gz"
