@@ -553,6 +553,22 @@ def test_bedrock_records_without_input_or_output_are_skipped_with_one_warning_ea
     assert [c.meta["request_ids"] for c in convs] == [["d"]]
 
 
+def test_a_bedrock_record_logged_twice_is_one_request(tmp_path: Path) -> None:
+    other = record("b")
+    other["input"]["inputBodyJson"]["messages"][0]["content"][0]["text"] = "Where is order 13?"
+    convs, warned = read_bedrock(tmp_path, record("a"), record("a"), other, record("a"))
+    assert warned == [f"{tmp_path / 'inv.jsonl'}:2: skipped records logged twice (the same record again) (first here)"]
+    assert [c.meta["request_ids"] for c in convs] == [["a"], ["b"]]
+
+
+def test_bedrock_records_sharing_a_request_id_but_not_content_are_both_kept(tmp_path: Path) -> None:
+    other = record("a")
+    other["input"]["inputBodyJson"]["messages"][0]["content"][0]["text"] = "Where is order 13?"
+    convs, warned = read_bedrock(tmp_path, record("a"), other)
+    assert warned == []
+    assert [c.meta["request_ids"] for c in convs] == [["a"], ["a"]]
+
+
 def test_bedrock_file_of_only_failed_calls_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_jsonl(tmp_path / "inv.jsonl", [record("a", out=...)])
     code, err = cli(tmp_path, path, capsys=capsys)
