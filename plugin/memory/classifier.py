@@ -275,12 +275,7 @@ class ChatModelClassifier:
 
     @staticmethod
     def _parse(reply: Any) -> bool:
-        text = (
-            reply.content
-            if isinstance(reply.content, str)
-            else " ".join(b.get("text", "") for b in reply.content if isinstance(b, dict))
-        )
-        return text.strip().lower().startswith("conceptual")
+        return content_text(reply.content).strip().lower().startswith("conceptual")
 
     def _fallback(self, question: str, history: Sequence[Turn | str] | None) -> bool:
         return bool(

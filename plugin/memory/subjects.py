@@ -38,6 +38,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from promptcache._log import ThrottledWarning, get_logger
+from promptcache.memory.classifier import content_text
 from promptcache.memory.general_knowledge import alternation
 from promptcache.memory.kinds import MemoryKind
 from promptcache.memory.records import TypedMemory, memory_key, resolve_duplicates, validate_subject
@@ -165,7 +166,7 @@ class ChatModelSubjectExtractor:
 
     @staticmethod
     def _parse(reply: Any) -> str | None:
-        text = reply.content if isinstance(reply.content, str) else str(reply.content)
+        text = content_text(reply.content)  # the text blocks of a reply, not the repr of its block list
         text = " ".join(text.strip().strip("'\".").split()).lower()
         return None if not text or text == "none" or len(text) > 80 else text
 

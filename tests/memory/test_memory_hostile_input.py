@@ -9,9 +9,10 @@ from langgraph.store.memory import InMemoryStore
 
 from integrations.langgraph import MemoryNode
 from promptcache.memory import TypedMemoryStore
-from promptcache.memory.classifier import as_turns, is_conceptual_question
+from promptcache.memory.classifier import ChatModelClassifier, as_turns, is_conceptual_question
 from promptcache.memory.policy import conversation
-from promptcache.memory.subjects import derive_subject
+from promptcache.memory.subjects import ChatModelSubjectExtractor, derive_subject
+from promptcache.testing import ScriptedChatModel
 
 # --- odd message contents -----------------------------------------------------------------------------------------
 
@@ -146,6 +147,18 @@ def test_two_different_attributes_are_both_kept(first, second):
 def test_derive_subject_on_hostile_shapes(content, subject):
     kind = "project_state" if "release" in content or "deadline" in content else "user_fact"
     assert derive_subject(content, kind) == subject
+
+
+def test_chat_model_replies_as_content_blocks_are_read_as_their_text():
+    blocks = [
+        {"type": "thinking", "thinking": "The user states a colour."},
+        {"type": "text", "text": "user: favourite colour"},
+    ]
+    extractor = ChatModelSubjectExtractor(ScriptedChatModel(replies=[AIMessage(blocks)]))
+    assert extractor("My favourite colour is blue.", "user_fact") == "user: favourite colour"
+    verdict = [{"type": "text", "text": None}, {"type": "text", "text": "conceptual"}]
+    classifier = ChatModelClassifier(ScriptedChatModel(replies=[AIMessage(verdict)]))
+    assert classifier("What is the offside rule?") is True
 
 
 def test_a_restatement_still_replaces():
