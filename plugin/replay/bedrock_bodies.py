@@ -88,7 +88,12 @@ def _converse_blocks(
             )
         elif kind == "toolResult" and isinstance(body, dict):
             parts = []
-            for j, item in enumerate(body.get("content") or []):
+            content = body.get("content") or []
+            if not isinstance(content, list):
+                raise BadRecord(
+                    (*here, "toolResult", "content"), f"toolResult content must be a list, got {_short(content)}"
+                )
+            for j, item in enumerate(content):
                 if isinstance(item, dict) and "text" in item:
                     parts.append(str(item["text"]))
                 elif isinstance(item, dict) and "json" in item:
@@ -143,7 +148,12 @@ def _converse(
     points: list[dict[str, Any]] = []
     tools: list[dict[str, Any]] = []
     config = body.get("toolConfig") or {}
-    for i, tool in enumerate(config.get("tools") or [] if isinstance(config, dict) else []):
+    raw_tools = config.get("tools") or [] if isinstance(config, dict) else []
+    if not isinstance(raw_tools, list):
+        raise BadRecord(
+            (*at, "toolConfig", "tools"), f"toolConfig.tools must be a list of tools, got {_short(raw_tools)}"
+        )
+    for i, tool in enumerate(raw_tools):
         if isinstance(tool, dict) and "cachePoint" in tool:
             cp = tool["cachePoint"]
             points.append(_point("tools", None, len(tools), cp.get("ttl") if isinstance(cp, dict) else None))

@@ -651,6 +651,30 @@ def test_anthropic_stream_with_missing_or_odd_events_does_not_crash(tmp_path: Pa
     assert conv.messages[1].role == "assistant"
 
 
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (
+            {"messages": [{"role": "user", "content": [{"text": "Hi"}]}], "toolConfig": {"tools": True}},
+            "toolConfig.tools must be a list of tools, got true",
+        ),
+        (
+            {"messages": [{"role": "user", "content": [{"toolResult": {"toolUseId": "t", "content": 5}}]}]},
+            "toolResult content must be a list, got 5",
+        ),
+        (
+            {"messages": [{"role": "user", "content": [{"toolResult": {"toolUseId": "t", "content": "done"}}]}]},
+            "toolResult content must be a list, got 'done'",
+        ),
+    ],
+)
+def test_converse_fields_of_the_wrong_shape_are_line_errors(tmp_path: Path, body: Any, reason: str) -> None:
+    path = write_jsonl(tmp_path / "inv.jsonl", [record("a"), record("b", body=body)])
+    with pytest.raises(TranscriptError) as info:
+        read_file(path)
+    assert str(info.value) == f"{path}:2: {reason}"
+
+
 def test_bedrock_json_array_with_a_bad_second_record_names_its_line(tmp_path: Path) -> None:
     path = tmp_path / "inv.json"
     path.write_text("[\n" + json.dumps(record("a")) + ",\n" + json.dumps({"schemaType": "Other"}) + "\n]\n")
