@@ -31,7 +31,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10: TOML files need the tomli backport
     tomllib = None
 
-from .models import TTL_SECONDS, CacheRules, cache_rules
+from .models import TTL_SECONDS, CacheRules, cache_rules, in_model_table
 from .pricing import ModelPrice, base_model_id, price_for
 
 __all__ = ["ModelTable", "load_overrides", "OVERRIDE_FIELDS"]
@@ -139,7 +139,7 @@ class ModelTable:
         rules = self._rules.get(model_id)
         if rules is None:
             entry = self._overrides.get(base_model_id(model_id), {})
-            rules = cache_rules(model_id) if not entry or _in_model_table(model_id) else _user_rules(model_id, entry)
+            rules = cache_rules(model_id) if not entry or in_model_table(model_id) else _user_rules(model_id, entry)
             changes: dict[str, Any] = {}
             if "min_tokens" in entry:
                 changes["min_tokens"] = entry["min_tokens"]
@@ -197,15 +197,6 @@ class ModelTable:
             )
             self._prices[model_id] = price
         return price
-
-
-def _in_model_table(model_id: str) -> bool:
-    """Whether ``promptcache.cache_points`` knows ``model_id`` (exact id or model stem), without its unknown-model
-    warning."""
-    from promptcache.cache_points import model_info
-
-    base = model_info.canonical_model_id(model_id)
-    return base in model_info.MODEL_INFO or any(base.startswith(stem) for stem, _ in model_info._STEMS)
 
 
 def _user_rules(model_id: str, entry: dict[str, Any]) -> CacheRules:
