@@ -9,7 +9,9 @@ else ``model_id``; ``force_model`` prices every call as ``model_id``): one simul
 models do not share a cache. Where the log records usage, every strategy runs on the logged prompt sizes
 (``promptcache.replay.sizes``), the logged bill and the ``as-logged`` strategy are added, and the fidelity figure
 compares them (``promptcache.replay.as_logged``); elsewhere sizes are estimated (``promptcache.replay.tokens``,
-calibrated for Claude when the model is a Claude model).
+calibrated for Claude when the model is a Claude model). Comparisons with the log cover the logged requests only:
+each row keeps its cost on them (``StrategyTotals.logged_cost_usd``), the ``as-logged`` row counts only them, and
+``ReplayResult.billed_mismatch`` says when ``force_model`` makes the bill incomparable.
 """
 
 from __future__ import annotations
