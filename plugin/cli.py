@@ -80,8 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--models",
         default=None,
         metavar="FILE",
-        help="JSON or TOML file of model-table overrides, {model_id: {min_tokens, max_points, ttls, family, "
-        "input, output, cache_write_5m, cache_write_1h, cache_read}} (prices USD per 1M tokens)",
+        help="JSON or TOML file of model-table overrides or models of your own, e.g. "
+        '{"my.model-v1": {"family": "claude", "min_tokens": 1024, "max_points": 4, "ttls": ["5m","1h"], '
+        '"cachable": ["system","messages","tools"], "input": 3.0, "output": 15.0, "cache_write_5m": 3.75, '
+        '"cache_write_1h": 6.0, "cache_read": 0.3}} (every field optional; prices USD per 1M tokens, all four '
+        "input-side prices needed for a model not in the tables)",
     )
     replay.add_argument(
         "--tokens",
@@ -193,7 +196,7 @@ def _run_replay(args: argparse.Namespace) -> int:
     if args.min_tokens is not None and args.min_tokens < 0:
         return _fail(f"--min-tokens must be an integer >= 0, got {args.min_tokens!r}")
     try:
-        table = ModelTable(load_overrides(args.models) if args.models else None, args.min_tokens)
+        table = ModelTable(load_overrides(args.models) if args.models else None, args.min_tokens, source=args.models)
     except ValueError as exc:
         return _fail(f"--models: {exc}")
     caught: list[warnings.WarningMessage] = []

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config, set_config_context
@@ -31,6 +31,7 @@ __all__ = [
     "UNSET",
     "apply_call_options",
     "check_call_options",
+    "existing_call_options",
     "make_call_options",
     "merge_call_options",
     "read_call_options",
@@ -74,7 +75,7 @@ DEFAULT_SCOPE_FIELDS: Final[tuple[str, ...]] = ("user_id", "langgraph_auth_user_
 
 def _check_options(context_key: str, allowed: Iterable[str], opts: Mapping[str, Any]) -> None:
     allowed = frozenset(allowed)
-    unknown = sorted(set(opts) - allowed)
+    unknown = sorted(set(opts) - allowed, key=str)  # names written by hand may not all be strings
     if unknown:
         raise ValueError(f"unknown per-call option(s) {unknown!r} for {context_key!r}; allowed: {sorted(allowed)!r}")
 
@@ -97,33 +98,60 @@ def make_call_options(context_key: str, allowed: Iterable[str], **opts: Any) -> 
     return RunnableConfig(configurable={context_key: dict(opts)})
 
 
+def _configurable(config: Any) -> Mapping[str, Any]:
+    """``config["configurable"]`` (``{}`` when ``config`` is ``None`` or has none), after checking the shapes.
+
+    Raises:
+        TypeError: ``config`` is not a mapping, or its ``configurable`` is not a mapping (the message shows it).
+    """
+    if config is None:
+        return {}
+    if not isinstance(config, Mapping):
+        raise TypeError(f"config must be a RunnableConfig dict, got {type(config).__name__}: {config!r:.80}")
+    configurable = config.get("configurable")
+    if configurable is None:
+        return {}
+    if not isinstance(configurable, Mapping):
+        raise TypeError(
+            f"config['configurable'] must be a dict, got {type(configurable).__name__}: {configurable!r:.80}"
+        )
+    return configurable
+
+
+def existing_call_options(config: Any, context_key: str, allowed: Iterable[str] | None) -> dict[str, Any]:
+    """The per-call options ``config`` already holds under ``configurable[context_key]`` (a new dict; ``{}`` for
+    none), checked as :func:`check_call_options` checks them, so merging into malformed options is an error rather
+    than dropping them or keeping a misspelt name.
+
+    Raises:
+        TypeError: ``config`` / its ``configurable`` is not a mapping, or the options are not a dict.
+        ValueError: an option name not in ``allowed``.
+    """
+    return check_call_options(context_key, allowed, _configurable(config).get(context_key))
+
+
 def merge_call_options(
-    config: RunnableConfig | None, context_key: str, allowed: Iterable[str], **opts: Any
+    config: RunnableConfig | Mapping[str, Any] | None, context_key: str, allowed: Iterable[str], **opts: Any
 ) -> RunnableConfig:
     """A copy of ``config`` with ``opts`` merged into ``configurable[context_key]``; ``config`` is not modified.
 
     Everything else is kept: ``configurable``'s other fields (``thread_id``, ``user_id``...), options already set
     for the same key (the new ones win), and the config's other entries (``callbacks``, ``tags``, ``metadata``,
-    ``recursion_limit``..., the same objects: a shallow copy). ``None`` gives a new config.
+    ``recursion_limit``..., the same objects: a shallow copy). ``None`` gives a new config; a read-only mapping
+    (``types.MappingProxyType``) is copied like a dict.
 
     Raises:
-        ValueError: an option name not in ``allowed``.
-        TypeError: ``config`` is not a dict, or its ``configurable`` is not a dict.
+        ValueError: an option name not in ``allowed``, among ``opts`` or the options already in ``config``.
+        TypeError: ``config`` is not a mapping, its ``configurable`` is not a mapping, or the options already under
+            ``context_key`` are not a dict.
     """
     _check_options(context_key, allowed, opts)
     if config is None:
         return make_call_options(context_key, allowed, **opts)
-    if not isinstance(config, dict):
-        raise TypeError(f"config must be a RunnableConfig dict, got {type(config).__name__}: {config!r:.80}")
-    configurable = config.get("configurable")
-    if configurable is None:
-        configurable = {}
-    if not isinstance(configurable, Mapping):
-        raise TypeError(f"config['configurable'] must be a dict, got {configurable!r:.80}")
-    current = configurable.get(context_key)
-    merged = dict(current) if isinstance(current, Mapping) else {}
+    merged = existing_call_options(config, context_key, allowed)
     merged.update(opts)
-    return RunnableConfig(**{**config, "configurable": {**configurable, context_key: merged}})
+    # A new dict, as ``RunnableConfig(**...)`` makes (a TypedDict call is a plain dict); ``config`` may be any mapping.
+    return cast(RunnableConfig, {**config, "configurable": {**_configurable(config), context_key: merged}})
 
 
 def apply_call_options(
@@ -135,21 +163,22 @@ def apply_call_options(
     ``None`` as ``config`` gives a new config.
 
     Raises:
-        ValueError: an option name not in ``allowed``.
-        TypeError: ``config`` is not a mapping, or its ``configurable`` is not a mapping.
+        ValueError: an option name not in ``allowed``, among ``opts`` or the options already in ``config``.
+        TypeError: ``config`` is not a dict, its ``configurable`` is not a dict (both are modified in place, so a
+            read-only mapping is refused), or the options already under ``context_key`` are not a dict. Nothing is
+            modified when it raises.
     """
     _check_options(context_key, allowed, opts)
     if config is None:
         config = RunnableConfig()
     if not isinstance(config, dict):
         raise TypeError(f"config must be a RunnableConfig dict, got {type(config).__name__}: {config!r}")
-    configurable = config.setdefault("configurable", {})
-    if not isinstance(configurable, dict):
+    configurable = config.get("configurable")
+    if configurable is not None and not isinstance(configurable, dict):
         raise TypeError(f"config['configurable'] must be a dict, got {configurable!r}")
-    current = configurable.get(context_key)
-    merged = dict(current) if isinstance(current, Mapping) else {}
+    merged = existing_call_options(config, context_key, allowed)
     merged.update(opts)
-    configurable[context_key] = merged
+    config.setdefault("configurable", {})[context_key] = merged
     return config
 
 
@@ -190,6 +219,7 @@ def read_call_options(
         TypeError / ValueError: options that are not a dict, or (with ``allowed``) an unknown option name
             (:func:`check_call_options`).
     """
+    _configurable(config)  # a bad shape is named here, not an AttributeError inside ensure_config
     cfg = ensure_config(config)
     opts = check_call_options(context_key, allowed, (cfg.get("configurable") or {}).get(context_key))
     return copy.copy(opts)
@@ -285,6 +315,7 @@ def resolve_scope(
         return validate_scope(call_options["scope"])
     if constructor_scope is not UNSET:
         return validate_scope(constructor_scope)
+    _configurable(config)  # a bad shape is named here, not an AttributeError inside ensure_config
     configurable = ensure_config(config).get("configurable") or {}
     for field in scope_fields:
         value = configurable.get(field)

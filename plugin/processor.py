@@ -30,6 +30,7 @@ from langchain_core.runnables import RunnableConfig
 from promptcache.config import (
     UNSET,
     apply_call_options,
+    existing_call_options,
     merge_call_options,
     read_call_options,
     resolve_scope,
@@ -218,11 +219,14 @@ class Processor(AgentMiddleware):
         holding only the options.
 
         Raises:
-            ValueError: an option name this class does not accept (named in the message).
-            TypeError: ``config`` (or its ``configurable``) is not a dict; a bad option value (see the class).
+            ValueError: an option name this class does not accept (named in the message), given or already in
+                ``config``.
+            TypeError: ``config`` (or its ``configurable``) is not a mapping; options already in ``config`` that
+                are not a dict; a bad option value, given or already in ``config`` (see the class).
         """
-        cls._check_option_values(opts)
-        return merge_call_options(config, cls._require_context_key(), cls.context_options, **opts)
+        key = cls._require_context_key()
+        cls._check_option_values({**existing_call_options(config, key, cls.context_options), **opts})
+        return merge_call_options(config, key, cls.context_options, **opts)
 
     @classmethod
     def apply_context(cls, config: RunnableConfig | None, **opts: Any) -> RunnableConfig:
@@ -232,11 +236,14 @@ class Processor(AgentMiddleware):
         A later call overwrites options set by an earlier one; other ``configurable`` keys are kept.
 
         Raises:
-            ValueError: an option name this class does not accept.
-            TypeError: ``config`` is not a dict.
+            ValueError: an option name this class does not accept, given or already in ``config``.
+            TypeError: ``config`` is not a dict; a bad option value, given or already in ``config``. Nothing is
+                modified when it raises.
         """
-        cls._check_option_values(opts)
-        return apply_call_options(config, cls._require_context_key(), cls.context_options, **opts)
+        key = cls._require_context_key()
+        if config is None or isinstance(config, dict):  # else apply_call_options names the bad config
+            cls._check_option_values({**existing_call_options(config, key, cls.context_options), **opts})
+        return apply_call_options(config, key, cls.context_options, **opts)
 
     @classmethod
     def _check_option_values(cls, opts: dict[str, Any]) -> None:

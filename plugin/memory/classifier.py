@@ -62,8 +62,10 @@ from promptcache.memory.vocabulary import WORK_NOUNS as _WORK_NOUN_LIST
 __all__ = [
     "ChatModelClassifier",
     "ConceptualClassifier",
+    "MAX_QUESTION_CHARS",
     "Turn",
     "as_turns",
+    "content_text",
     "is_conceptual_question",
     "make_classifier",
     "takes_history",
@@ -184,9 +186,16 @@ def work_signals(question: str) -> list[str]:
     return found
 
 
+MAX_QUESTION_CHARS = 2_000
+"""Longer turns are never conceptual (they load), and the rules do not read them: a general-knowledge question is
+a sentence or a few, while a turn of thousands of characters is a pasted document or log (about work, as far as
+the rules can tell). Loading only costs tokens, and the rules' time grows with the text. A policy bound, not
+measured on any data set: 2,000 characters is about 400 English words."""
+
+
 def _decide(question: str, inherited: bool | None, previous: str | None = None) -> bool:
     """One turn: conceptual only when no work signal, no follow-up (else ``inherited``; ``None`` -> load) and a
-    general-knowledge form. ``previous`` is the user turn it follows (``None``: the first turn); with it:
+    general-knowledge form (a turn over :data:`MAX_QUESTION_CHARS` loads). ``previous`` is the user turn it follows (``None``: the first turn); with it:
 
     - after a turn that loaded, an open definite ("how does *the retry* work?", :func:`open_definites`) is read as
       pointing into that turn's context, so the question is a follow-up and loads too;
@@ -194,7 +203,7 @@ def _decide(question: str, inherited: bool | None, previous: str | None = None) 
       it?", "is that how *prod* is set up?", :func:`new_references`) applies the concept to something particular:
       it does not inherit, it loads.
     """
-    if not question.strip() or work_signals(question):
+    if len(question) > MAX_QUESTION_CHARS or not question.strip() or work_signals(question):
         return False
     followup = bool(followup_signals(question))
     if previous is not None:
@@ -210,13 +219,15 @@ def _decide(question: str, inherited: bool | None, previous: str | None = None) 
 _ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant"}
 
 
-def _content_text(content: Any) -> str:
+def content_text(content: Any) -> str:
+    """The text of a message ``content``: a string as it is; of a list of content blocks, the strings and the string
+    ``text`` of the blocks, joined by spaces (images, tool calls, a ``null`` or non-string text add nothing);
+    anything else (``None``, a number, an object) -> ``""``, so no text is made up from a value's repr."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return " ".join(
-            b if isinstance(b, str) else str(b.get("text", "")) for b in content if isinstance(b, (str, dict))
-        )
+        parts = (b if isinstance(b, str) else b.get("text") if isinstance(b, Mapping) else None for b in content)
+        return " ".join(p for p in parts if isinstance(p, str))
     return ""
 
 
@@ -231,9 +242,9 @@ def as_turns(history: Sequence[Any] | None) -> list[Turn]:
         elif isinstance(turn, tuple) and len(turn) == 2 and isinstance(turn[1], str) and turn[0] in _ROLES:
             out.append((_ROLES[turn[0]], turn[1]))
         elif isinstance(turn, BaseMessage) and turn.type in _ROLES:
-            out.append((_ROLES[turn.type], _content_text(turn.content)))
+            out.append((_ROLES[turn.type], content_text(turn.content)))
         elif isinstance(turn, Mapping) and turn.get("role") in _ROLES:
-            out.append((_ROLES[turn["role"]], _content_text(turn.get("content", ""))))
+            out.append((_ROLES[turn["role"]], content_text(turn.get("content", ""))))
     return out
 
 
@@ -309,12 +320,7 @@ class ChatModelClassifier:
 
     @staticmethod
     def _parse(reply: Any) -> bool:
-        text = (
-            reply.content
-            if isinstance(reply.content, str)
-            else " ".join(b.get("text", "") for b in reply.content if isinstance(b, dict))
-        )
-        return text.strip().lower().startswith("conceptual")
+        return content_text(reply.content).strip().lower().startswith("conceptual")
 
     def _fallback(self, question: str, history: Sequence[Turn | str] | None) -> bool:
         return bool(

@@ -37,6 +37,7 @@ from promptcache.memory.classifier import (
     Turn,
     aclassify,
     classify,
+    content_text,
     is_conceptual_question,
     make_classifier,
 )
@@ -102,25 +103,15 @@ MEMORY_STATE_KEYS: tuple[str, ...] = (
 """The keys :class:`MemoryState` adds to ``MessagesState`` (what the node writes)."""
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(
-            b if isinstance(b, str) else str(b.get("text", "")) for b in content if isinstance(b, (str, dict))
-        )
-    return str(content)
-
-
 def latest_question(messages: Sequence[Any]) -> str:
     """The text of the last human message in ``messages`` (``BaseMessage`` or ``{"role", "content"}`` dicts); ""."""
     for message in reversed(list(messages or ())):
         if isinstance(message, HumanMessage):
-            return _text(message.content)
+            return content_text(message.content)
         if isinstance(message, Mapping) and message.get("role") in {"user", "human"}:
-            return _text(message.get("content", ""))
+            return content_text(message.get("content", ""))
         if isinstance(message, BaseMessage) and message.type == "human":
-            return _text(message.content)
+            return content_text(message.content)
     return ""
 
 
@@ -144,7 +135,7 @@ def conversation(messages: Sequence[Any]) -> tuple[str, list[Turn]]:
         if role is None:
             continue
         content = message.content if isinstance(message, BaseMessage) else message.get("content", "")
-        text = _text(content).strip()
+        text = content_text(content).strip()
         if text or role == "user":
             turns.append((role, text))
     for i in range(len(turns) - 1, -1, -1):

@@ -7,7 +7,7 @@ conservatively: it returns ``None`` (keep both memories, the behaviour without a
 statement of one of these shapes:
 
 - ``<owner> <attribute> is/are/was/were/is now/has changed to/will be <value>``, where the owner is a possessive
-  (my, our, his, her, their, the user's, Dana's) or ``the``, and the attribute is a noun phrase of at most four
+  (my, our, the user's, Dana's) or ``the``, and the attribute is a noun phrase of at most four
   words (optionally with an ``of``/``for`` qualifier: "the release date of version 4") whose head is an attribute
   noun ("name", "colour", "release date", "deadline", "employer": :data:`~promptcache.memory.vocabulary.
   ATTRIBUTE_NOUNS`) or that starts with a slot modifier ("favourite", "current", "preferred", "usual":
@@ -15,8 +15,12 @@ statement of one of these shapes:
 - ``I work at/for <value>`` (employer), ``I live in / I moved to <value>`` (home), ``I am <n> years old`` (age),
   ``I'm based in <value>`` (location).
 
-Not when the text holds more than one sentence or clause (";", " and my ...", " but ..."), a negated value ("is not
-blue"), a question, or a hedge ("maybe", "probably", "I think"): those keep both. The subject is the owner and the
+Not when the text holds more than one line, sentence or clause (";", ", my ...", "(my ...)", " - the ...", " and my
+...", " but ..."), a negated value ("is not blue"), a question, a hedge ("maybe", "probably", "I think"), a pronoun
+owner ("his name", "their deadline": whose is not in the memory, so two people's names would be one subject) or a
+qualifier after the value of an unqualified attribute ("The deadline is Friday for the API": which deadline is
+named after it, so each thing's deadline would be one subject; "The status of release 2.3 is rolled out to 10% of
+merchants" is qualified already): those keep both. The subject is the owner and the
 attribute, normalised (case, whitespace, British/American spellings of the slot words): ``"user: favourite
 colour"``, ``"release date of version 4"``. A chat model can do the same job better
 (:class:`ChatModelSubjectExtractor`).
@@ -34,6 +38,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from promptcache._log import ThrottledWarning, get_logger
+from promptcache.memory.classifier import content_text
 from promptcache.memory.general_knowledge import alternation
 from promptcache.memory.kinds import MemoryKind
 from promptcache.memory.records import TypedMemory, memory_key, resolve_duplicates, validate_subject
@@ -84,7 +89,15 @@ _UNSURE = re.compile(
     r"might|i think|i guess|not sure|unsure|either)\b|^(?:not|no longer|never|isn't|aren't)\b",
     re.I,
 )
-_SENTENCE_END = re.compile(r"[.!]\s+[A-Z]")
+_SENTENCE_END = re.compile(r"[.!]\s+\w")
+# a second clause after clause punctuation ("My name is Sam, my age is 40", "... (my age is 40)", "... - my age")
+_SECOND_CLAUSE = re.compile(
+    r"(?:[,:;()/\[\]\u2013\u2014]|\s-\s)\s*(?:my|our|his|her|their|the|i|i'm|we|[A-Z][\w-]*'s)\b", re.I
+)
+# a qualifier after the value names which thing it is ("The deadline is Friday for the API"): another attribute
+_TRAILING_QUALIFIER = re.compile(r"\s(?:for|of)\s", re.I)
+_LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_PRONOUN_OWNERS = frozenset({"his", "her", "their"})
 
 
 def _normalise(words: str) -> str:
@@ -105,8 +118,10 @@ def derive_subject(content: str, kind: MemoryKind | str = MemoryKind.USER_FACT) 
         raise TypeError(f"content must be a string, got {type(content).__name__}: {content!r}")
     if MemoryKind(kind) not in SUBJECT_KINDS:
         return None
+    if _LINE_BREAK.search(content.strip()):
+        return None  # two lines are two statements, whatever their punctuation
     text = " ".join(content.replace("\u2019", "'").split()).rstrip(".!")
-    if not text or _SENTENCE_END.search(text):
+    if not text or _SENTENCE_END.search(text) or _SECOND_CLAUSE.search(text):
         return None
     for pattern, attribute in _FIRST_PERSON:
         if pattern.match(text):
@@ -114,6 +129,10 @@ def derive_subject(content: str, kind: MemoryKind | str = MemoryKind.USER_FACT) 
     match = _ATTRIBUTE.match(text)
     if match is None or _UNSURE.search(match.group("value")) or _UNSURE.search(match.group("attr")):
         return None
+    if match.group("owner").lower() in _PRONOUN_OWNERS:
+        return None  # "his name": whose name is not in the memory
+    if not _TRAILING_QUALIFIER.search(match.group("attr")) and _TRAILING_QUALIFIER.search(match.group("value")):
+        return None  # "The deadline is Friday for the API": which deadline is named after the value
     attr = _normalise(match.group("attr"))
     head = re.split(r"\s+(?:of|for)\s+", attr, maxsplit=1)[0]
     if not (_ATTR_HEAD.search(head) or _SLOT_FIRST.match(head + " ")):
@@ -147,7 +166,7 @@ class ChatModelSubjectExtractor:
 
     @staticmethod
     def _parse(reply: Any) -> str | None:
-        text = reply.content if isinstance(reply.content, str) else str(reply.content)
+        text = content_text(reply.content)  # the text blocks of a reply, not the repr of its block list
         text = " ".join(text.strip().strip("'\".").split()).lower()
         return None if not text or text == "none" or len(text) > 80 else text
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from .logged_usage import anthropic_usage, converse_usage
+from .logged_usage import anthropic_usage, converse_usage, count_of
 from .messages import BadRecord, _args_text, _content_blocks, _short, normalise_message, parse_timestamp
 from .transcript import Block, Message, Usage
 
@@ -88,7 +88,12 @@ def _converse_blocks(
             )
         elif kind == "toolResult" and isinstance(body, dict):
             parts = []
-            for j, item in enumerate(body.get("content") or []):
+            content = body.get("content") or []
+            if not isinstance(content, list):
+                raise BadRecord(
+                    (*here, "toolResult", "content"), f"toolResult content must be a list, got {_short(content)}"
+                )
+            for j, item in enumerate(content):
                 if isinstance(item, dict) and "text" in item:
                     parts.append(str(item["text"]))
                 elif isinstance(item, dict) and "json" in item:
@@ -120,22 +125,17 @@ def _key(role: str, blocks: tuple[Block, ...]) -> bytes:
     return orjson.dumps([role, [[b.kind, b.text, b.name, b.id, b.is_error] for b in blocks]])
 
 
-def _count(obj: Any, key: str) -> int:
-    value = obj.get(key) if isinstance(obj, dict) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
-
-
 def _record_usage(rec: dict[str, Any]) -> Usage | None:
     """The record's own token counts (``input.inputTokenCount``, ...), when the body has no usage."""
     inp, out = rec.get("input"), rec.get("output")
     if not any(isinstance(o, dict) and k in o for o, k in ((inp, "inputTokenCount"), (out, "outputTokenCount"))):
         return None
     return Usage(
-        _count(inp, "inputTokenCount"),
-        _count(inp, "cacheReadInputTokenCount"),
-        _count(inp, "cacheWriteInputTokenCount"),
+        count_of(inp, "inputTokenCount"),
+        count_of(inp, "cacheReadInputTokenCount"),
+        count_of(inp, "cacheWriteInputTokenCount"),
         0,
-        _count(out, "outputTokenCount"),
+        count_of(out, "outputTokenCount"),
     )
 
 
@@ -148,7 +148,12 @@ def _converse(
     points: list[dict[str, Any]] = []
     tools: list[dict[str, Any]] = []
     config = body.get("toolConfig") or {}
-    for i, tool in enumerate(config.get("tools") or [] if isinstance(config, dict) else []):
+    raw_tools = config.get("tools") or [] if isinstance(config, dict) else []
+    if not isinstance(raw_tools, list):
+        raise BadRecord(
+            (*at, "toolConfig", "tools"), f"toolConfig.tools must be a list of tools, got {_short(raw_tools)}"
+        )
+    for i, tool in enumerate(raw_tools):
         if isinstance(tool, dict) and "cachePoint" in tool:
             cp = tool["cachePoint"]
             points.append(_point("tools", None, len(tools), cp.get("ttl") if isinstance(cp, dict) else None))
@@ -170,6 +175,21 @@ def _converse(
     return system, tools, messages, points, reply_blocks, usage
 
 
+def _index(value: Any) -> int:
+    """A stream event's block index: an int, or an int written as a string; anything else (absent, ``null``, not a
+    number) is block 0, as an event without an index means."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return 0
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else ``{}`` (a stream event field of the wrong shape carries nothing)."""
+    return value if isinstance(value, dict) else {}
+
+
 def _converse_output(out: Any) -> tuple[tuple[Block, ...], Usage | None]:
     at = ("output", "outputBodyJson")
     if isinstance(out, list):  # ConverseStream: the stream events
@@ -181,12 +201,12 @@ def _converse_output(out: Any) -> tuple[tuple[Block, ...], Usage | None]:
                 continue
             if isinstance(event.get("contentBlockStart"), dict):
                 e = event["contentBlockStart"]
-                starts[int(e.get("contentBlockIndex", 0))] = (e.get("start") or {}).get("toolUse") or {}
+                starts[_index(e.get("contentBlockIndex"))] = _obj(_obj(e.get("start")).get("toolUse"))
             elif isinstance(event.get("contentBlockDelta"), dict):
                 e = event["contentBlockDelta"]
-                delta = e.get("delta") or {}
-                piece = delta.get("text") or (delta.get("toolUse") or {}).get("input") or ""
-                texts.setdefault(int(e.get("contentBlockIndex", 0)), []).append(str(piece))
+                delta = _obj(e.get("delta"))
+                piece = delta.get("text") or _obj(delta.get("toolUse")).get("input") or ""
+                texts.setdefault(_index(e.get("contentBlockIndex")), []).append(str(piece))
             elif isinstance(event.get("metadata"), dict):
                 usage = converse_usage(event["metadata"].get("usage"))
         blocks = []
@@ -247,15 +267,15 @@ def _anthropic(
                 continue
             kind = event.get("type")
             if kind == "message_start" and isinstance(event.get("message"), dict):
-                usage_raw.update(event["message"].get("usage") or {})
+                usage_raw.update(_obj(event["message"].get("usage")))
             elif kind == "message_delta" and isinstance(event.get("usage"), dict):
                 usage_raw.update(event["usage"])
             elif kind == "content_block_start" and isinstance(event.get("content_block"), dict):
-                starts[int(event.get("index", 0))] = event["content_block"]
+                starts[_index(event.get("index"))] = event["content_block"]
             elif kind == "content_block_delta" and isinstance(event.get("delta"), dict):
                 d = event["delta"]
                 piece = d.get("text") or d.get("partial_json") or d.get("thinking") or ""
-                texts.setdefault(int(event.get("index", 0)), []).append(str(piece))
+                texts.setdefault(_index(event.get("index")), []).append(str(piece))
         blocks = []
         for index in sorted(starts):
             start, text = starts[index], "".join(texts.get(index, []))
@@ -286,6 +306,22 @@ def _is_anthropic(body: dict[str, Any]) -> bool:
     return False
 
 
+def _json_body(value: Any, part: str, key: str) -> Any:
+    """A logged body: JSON as logged, or a body logged as a JSON string (some log shippers re-encode it) parsed.
+
+    Raises:
+        BadRecord: a string body that is not JSON (names ``part.key``).
+    """
+    if not isinstance(value, str):
+        return value
+    try:
+        return orjson.loads(value)
+    except orjson.JSONDecodeError as exc:
+        raise BadRecord(
+            (part, key), f"{part}.{key} is a string that is not JSON ({exc.msg}): {_short(value)}"
+        ) from None
+
+
 def parse_record(rec: dict[str, Any]) -> ParsedCall:
     """Parse one ``ModelInvocationLog`` record.
 
@@ -298,8 +334,8 @@ def parse_record(rec: dict[str, Any]) -> ParsedCall:
     if not isinstance(model, str) or not model:
         raise BadRecord(("modelId",), f"record without a modelId: {_short(rec)}")
     inp, out = rec.get("input"), rec.get("output")
-    body = inp.get("inputBodyJson") if isinstance(inp, dict) else None
-    out_body = out.get("outputBodyJson") if isinstance(out, dict) else None
+    body = _json_body(inp.get("inputBodyJson") if isinstance(inp, dict) else None, "input", "inputBodyJson")
+    out_body = _json_body(out.get("outputBodyJson") if isinstance(out, dict) else None, "output", "outputBodyJson")
     if not isinstance(body, dict):
         raise UnsupportedBody("no-input", "records without an inline input.inputBodyJson (large bodies go to S3)")
     if out_body is None:

@@ -18,7 +18,8 @@ Bodies read (``bedrock_bodies`` converts them):
   An Amazon Nova InvokeModel body has the Converse shape (``{"text": ...}`` blocks, ``cachePoint``) and is read as
   one; its usage may name the cache counts ``cacheReadInputTokenCount`` / ``cacheWriteInputTokenCount``.
 
-Other bodies (Titan, Llama, ...) and records without an output (failed calls) are skipped with one
+Other bodies (Titan, Llama, ...), records without an output (failed calls) and a record logged twice (the same
+record again, as a re-delivered log file holds it: one call is one request) are skipped with one
 ``TranscriptWarning`` per file and kind. Without usage in the body, the record's own counts are used.
 
 **Conversations.** Records are taken in time order. A record whose prompt (same system prompt and tools) starts with
@@ -37,6 +38,7 @@ the log), ``request_ids`` (each reply's record ``requestId``), ``operations``, `
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -81,12 +83,13 @@ def read_invocation_log(name: str, data: bytes, doc: Any = None) -> list[Convers
     of records), else ``data`` as JSONL. Raises ``TranscriptError`` (``FILE:LINE: reason``)."""
     calls: list[ParsedCall] = []
     skipped: set[str] = set()
+    logged: set[bytes] = set()  # digest of every record taken, to skip a record logged twice
     if doc is not None:
         records = doc if isinstance(doc, list) else [doc]
         for i, rec in enumerate(records):
             where = (i,) if isinstance(doc, list) else ()
             try:
-                _take(calls, rec, where, name, 0 if isinstance(doc, list) else 1, skipped)
+                _take(calls, rec, where, name, 0 if isinstance(doc, list) else 1, skipped, logged)
             except BadRecord as bad:
                 text = data.decode("utf-8", errors="replace")
                 raise TranscriptError(name, line_of(text, (*where, *bad.where)), bad.reason) from None
@@ -99,7 +102,7 @@ def read_invocation_log(name: str, data: bytes, doc: Any = None) -> list[Convers
             except orjson.JSONDecodeError as exc:
                 raise TranscriptError(name, lineno, f"invalid JSON on this line: {exc.msg}") from None
             try:
-                _take(calls, rec, (), name, lineno, skipped)
+                _take(calls, rec, (), name, lineno, skipped, logged)
             except BadRecord as bad:
                 raise TranscriptError(name, lineno, bad.reason) from None
     if not calls:
@@ -107,10 +110,24 @@ def read_invocation_log(name: str, data: bytes, doc: Any = None) -> list[Convers
     return _conversations(name, calls)
 
 
-def _take(calls: list[ParsedCall], rec: Any, where: tuple[Any, ...], name: str, line: int, skipped: set[str]) -> None:
+def _take(
+    calls: list[ParsedCall],
+    rec: Any,
+    where: tuple[Any, ...],
+    name: str,
+    line: int,
+    skipped: set[str],
+    logged: set[bytes],
+) -> None:
     if not _is_record(rec):
         raise BadRecord(where, f"expected a {SCHEMA_TYPE} record, got {_short(rec)}")
     try:
+        digest = hashlib.blake2b(orjson.dumps(rec, option=orjson.OPT_SORT_KEYS), digest_size=16).digest()
+    except TypeError:  # nested past orjson's writer: cannot be compared cheaply, so it is not deduplicated
+        digest = b""
+    try:
+        if digest and digest in logged:
+            raise UnsupportedBody("repeat", "records logged twice (the same record again)")
         call = parse_record(rec)
     except UnsupportedBody as skip:
         if skip.kind not in skipped:
@@ -118,6 +135,7 @@ def _take(calls: list[ParsedCall], rec: Any, where: tuple[Any, ...], name: str, 
             at = f"{name}:{line}" if line else name
             warnings.warn(f"{at}: skipped {skip.reason} (first here)", TranscriptWarning, stacklevel=3)
         return
+    logged.add(digest)
     call.line = line
     calls.append(call)
 

@@ -14,9 +14,11 @@ How the API calls are recovered (``claude_code_calls`` builds the prompts and th
 - **One API call per ``requestId``** (else ``message.id``): the reply is logged as one ``assistant`` line per content
   block, all with the same id; they are merged, in line order. Its ``Usage`` is the logged ``message.usage`` of the
   line with the largest ``output_tokens`` (earlier lines of one reply are written while it streams and carry partial
-  output counts); ``Message.model`` is ``message.model``.
+  output counts); ``Message.model`` is ``message.model``. Lines that reuse an id with another model are another
+  call (keyed ``"<id>@<model>"``): one reply never comes from two models.
 - **The prompt of a call** is the chain of records from the parent of its first line back to the root (or to a
-  ``compact_boundary``): walking up the tree follows rewinds and branches to what was really sent. Parallel tool
+  ``compact_boundary``; a cycle in ``parentUuid`` ends the chain where it closes, before any line of the call
+  itself): walking up the tree follows rewinds and branches to what was really sent. Parallel tool
   calls are logged as a chain of ``tool_use`` lines whose ``tool_result`` lines hang off their own ``tool_use`` line,
   so most results are not on the chain: every result answering a ``tool_use`` of the prompt and logged before the
   call is regrouped into one user message right after the assistant message that made the calls, in call order
@@ -116,9 +118,10 @@ class Session:
 
 def is_claude_code_log(data: bytes, limit: int = 50) -> bool:
     """True when the JSONL ``data`` looks like a Claude Code session log: among its first ``limit`` parseable lines,
-    a record with both ``uuid`` and ``parentUuid`` keys, or of a type only Claude Code writes
-    (``file-history-snapshot``, ``queue-operation``, ``progress``)."""
-    if b"parentUuid" not in data and not any(t.encode() in data for t in _SIGNATURE_TYPES):
+    a record with both ``uuid`` and ``parentUuid`` keys, of a type only Claude Code writes
+    (``file-history-snapshot``, ``queue-operation``, ``progress``), or a ``summary`` record with a ``leafUuid``
+    (what a resumed session's log opens with)."""
+    if b"parentUuid" not in data and b"leafUuid" not in data and not any(t.encode() in data for t in _SIGNATURE_TYPES):
         return False
     seen = 0
     for raw in data.splitlines():
@@ -128,8 +131,11 @@ def is_claude_code_log(data: bytes, limit: int = 50) -> bool:
             rec = orjson.loads(raw)
         except orjson.JSONDecodeError:
             continue
-        if isinstance(rec, dict) and (("uuid" in rec and "parentUuid" in rec) or rec.get("type") in _SIGNATURE_TYPES):
+        kind = rec.get("type") if isinstance(rec, dict) else None
+        if isinstance(rec, dict) and (("uuid" in rec and "parentUuid" in rec) or str(kind) in _SIGNATURE_TYPES):
             return True
+        if kind == "summary" and "leafUuid" in rec:
+            return True  # a resumed session's log opens with one of these per earlier part, however many
         seen += 1
         if seen >= limit:
             break
@@ -168,14 +174,18 @@ def read_claude_code(name: str, data: bytes) -> list[Conversation]:
     session = Session()
     path = Path(name)
     _add_file(session, name, data, path.stem if path.parent.name == "subagents" else "")
-    return _conversations(session)
+    return _conversations(session, name)
 
 
 def read_session_folder(folder: str | Path) -> list[Conversation]:
     """The conversations of a session folder and the log beside it (``session_files``), read as one tree.
 
+    An empty sub-agent log (a sub-agent that stopped before writing a line) is skipped with one
+    ``TranscriptWarning``; the folder's other logs are read.
+
     Raises:
-        TranscriptError: no session log in the folder, or a file that is unreadable or malformed.
+        TranscriptError: no session log in the folder, a file that is unreadable or malformed, or no API call in
+            any of its logs.
     """
     files = session_files(folder)
     if not files:
@@ -187,13 +197,20 @@ def read_session_folder(folder: str | Path) -> list[Conversation]:
         except OSError as exc:
             raise TranscriptError(str(path), 0, f"cannot read file: {exc.strerror or exc}") from None
         agent = path.stem if path.parent.name == "subagents" else ""
+        if agent and not data.strip():
+            warnings.warn(f"{path}: skipped an empty sub-agent log", TranscriptWarning, stacklevel=2)
+            continue
         _add_file(session, str(path), data, agent)
-    return _conversations(session)
+    return _conversations(session, str(folder))
 
 
-def _conversations(session: Session) -> list[Conversation]:
+def _conversations(session: Session, name: str) -> list[Conversation]:
+    """The conversations of ``session``; a log with no API call in it (only bookkeeping records, or only lines
+    Claude Code wrote itself) raises ``TranscriptError`` naming ``name``, as an empty file does."""
     from .claude_code_calls import build_conversations  # the second half of this reader
 
+    if not session.calls:
+        raise TranscriptError(name, 0, "no API calls (assistant records) in the log")
     return build_conversations(session)
 
 
@@ -214,7 +231,7 @@ def _add_file(session: Session, name: str, data: bytes, agent: str) -> None:
             raise TranscriptError(name, lineno, f"expected a Claude Code record (a JSON object), got {_short(rec)}")
         records += 1
         kind = rec.get("type")
-        if kind not in MESSAGE_TYPES and kind not in BOOKKEEPING_TYPES:
+        if not isinstance(kind, str) or (kind not in MESSAGE_TYPES and kind not in BOOKKEEPING_TYPES):
             if str(kind) not in warned:
                 warned.add(str(kind))
                 warnings.warn(
@@ -235,6 +252,9 @@ def _add_file(session: Session, name: str, data: bytes, agent: str) -> None:
             continue
         session.by_uuid[line.uuid] = line
         if line.kind == "assistant":
+            same = session.calls.get(line.call)
+            if same and same[0].model and line.model and same[0].model != line.model:
+                line.call = f"{line.call}@{line.model}"  # one id, two models: two calls, not one merged reply
             session.calls.setdefault(line.call, []).append(line)
         elif line.kind == "user":
             for block in line.blocks:

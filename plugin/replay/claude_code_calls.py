@@ -57,6 +57,7 @@ def prompt_of(session: Session, first: Line, replies: dict[str, Message]) -> tup
     """
     chain: list[Line] = []
     seen: set[str] = set()
+    own = {line.uuid for line in session.calls[first.call]}
     start = "session"
     uuid = first.parent
     while uuid is not None:
@@ -67,7 +68,7 @@ def prompt_of(session: Session, first: Line, replies: dict[str, Message]) -> tup
         if node.kind == "boundary":
             start = "compact_boundary"
             break
-        if node.uuid in seen:  # a cycle in parentUuid: stop where it closes
+        if node.uuid in seen or node.uuid in own:  # a cycle in parentUuid: stop where it closes
             break
         seen.add(node.uuid)
         chain.append(node)

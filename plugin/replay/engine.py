@@ -9,7 +9,9 @@ else ``model_id``; ``force_model`` prices every call as ``model_id``): one simul
 models do not share a cache. Where the log records usage, every strategy runs on the logged prompt sizes
 (``promptcache.replay.sizes``), the logged bill and the ``as-logged`` strategy are added, and the fidelity figure
 compares them (``promptcache.replay.as_logged``); elsewhere sizes are estimated (``promptcache.replay.tokens``,
-calibrated for Claude when the model is a Claude model).
+calibrated for Claude when the model is a Claude model). Comparisons with the log cover the logged requests only:
+each row keeps its cost on them (``StrategyTotals.logged_cost_usd``), the ``as-logged`` row counts only them, and
+``ReplayResult.billed_mismatch`` says when ``force_model`` makes the bill incomparable.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from .as_logged import Fidelity, LoggedTotals
 from .model_table import ModelTable
 from .models import CacheRules
 from .prepare import Request, assign_times, check_gap_s, prepare, requests_of
-from .pricing import ModelPrice
+from .pricing import ModelPrice, base_model_id
 from .repeats import IntentionStats, RepeatCounter, ResponseCacheStats
 from .simulator import PromptCacheSimulator, RequestCost
 from .sizes import split_on_prefix_change
@@ -59,6 +61,10 @@ class StrategyTotals:
     output_cost_usd: float = 0.0
     cumulative_usd: list[float] = field(default_factory=list)
     unavailable: str | None = None
+    #: input-side USD over the requests that carry logged usage only (the like-for-like figure against the bill)
+    logged_cost_usd: float = 0.0
+    #: whether the row covers only the requests with logged usage (``as-logged``: the log's layout is known there)
+    logged_only: bool = False
 
     @property
     def read_share(self) -> float:
@@ -90,14 +96,30 @@ class ReplayResult:
     logged: LoggedTotals | None = None  # the log's own bill (``None``: no usage in the log)
     fidelity: Fidelity | None = None  # simulated as-logged vs the log
     late_conversations: int = 0  # conversations that started before already-replayed requests (replayed late)
+    forced_model: str | None = None  # the ``--model`` id when it forced every call's model
+    logged_models: dict[str, int] = field(default_factory=dict)  # model the log billed -> calls with usage
+    price_source: str = "https://aws.amazon.com/bedrock/pricing/"  # where ``price`` came from
 
     def relative(self, name: str) -> float | None:
-        """Cost of ``name`` divided by the cost of ``none`` (``None`` when either is missing or zero)."""
+        """Cost of ``name`` divided by the cost of ``none`` (``None`` when either is missing or zero); a row that
+        covers only the logged requests (``logged_only``) is divided by ``none`` on those requests."""
         base = self.strategies.get("none")
         row = self.strategies.get(name)
-        if base is None or row is None or row.unavailable or not base.cost_usd:
+        if base is None or row is None or row.unavailable:
             return None
-        return row.cost_usd / base.cost_usd
+        base_usd = base.logged_cost_usd if row.logged_only else base.cost_usd
+        return row.cost_usd / base_usd if base_usd else None
+
+    def billed_mismatch(self) -> str | None:
+        """Why the log's bill cannot be compared with the simulated rows, or ``None`` when it can: ``--model``
+        forced a model other than the one(s) the log was billed for (prices and cache rules differ)."""
+        if self.forced_model is None or not self.logged_models:
+            return None
+        forced = base_model_id(self.forced_model)
+        others = [m for m in self.logged_models if base_model_id(m) != forced]
+        if not others:
+            return None
+        return f"--model forces {self.forced_model} while the log was billed for {', '.join(sorted(others))}"
 
     def best(self) -> str | None:
         """The available placement strategy (not the combined row, nor the references ``as-logged`` and
@@ -210,6 +232,9 @@ def run_replay(
         logged=run.logged if run.logged.requests else None,
         fidelity=run.fidelity if run.fidelity.calls else None,
         late_conversations=order.late_conversations,
+        forced_model=model_id if force_model else None,
+        logged_models=dict(run.logged_models),
+        price_source=table.price_source(main_model),
     )
 
 
@@ -234,6 +259,7 @@ class _Run:
         self.logged = LoggedTotals()
         self.fidelity = Fidelity()
         self.models: dict[str, int] = {}
+        self.logged_models: dict[str, int] = {}
         self.requests = self.input_tokens = self.output_tokens = self.largest = self.untimed = 0
         self.logged_requests = 0
         self._left: dict[str, int] = {}  # conversation id -> requests not yet replayed
@@ -275,7 +301,9 @@ class _Run:
         usage = request.usage
         if usage is not None:
             self.logged_requests += 1
-            logged_usd = self.logged.add(usage, self.table.price(request.model or self.model_id))
+            billed = request.model or self.model_id
+            self.logged_models[billed] = self.logged_models.get(billed, 0) + 1
+            logged_usd = self.logged.add(usage, self.table.price(billed))
             if AS_LOGGED not in names:
                 names = [*names, AS_LOGGED]
                 self.names = names
@@ -288,9 +316,16 @@ class _Run:
                 continue
             strategy, simulator = runner
             cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s)
-            _account(self._row(name, strategy.description), cost, out_cost)
-            if name == AS_LOGGED and usage is not None:
+            row = self._row(name, strategy.description)
+            if name == AS_LOGGED:
+                # the log's layout is known (and billed) only where the call logged usage: the row covers those
+                # requests; the others are simulated (they keep the cache state right) but not counted
+                row.logged_only = True
+                if usage is None:
+                    row.cumulative_usd.append(row.cost_usd)
+                    continue
                 self.fidelity.add(request, model, logged_usd, cost)
+            _account(row, cost, out_cost, usage is not None)
         if self.combined:
             row = self._row(COMBINED, "anchored-tail, with the ResponseCache answering exact repeats")
             if hit:  # answered from the ResponseCache: no model call, nothing billed
@@ -300,7 +335,8 @@ class _Run:
                 runner = self._runner(COMBINED, model)
                 if runner is not None:
                     strategy, simulator = runner
-                    _account(row, simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s), out_cost)
+                    cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s)
+                    _account(row, cost, out_cost, usage is not None)
         left = self._left.get(cid, 1) - 1
         if left <= 0:  # the conversation is over: release what strategies keep for it
             self._left.pop(cid, None)
@@ -342,7 +378,7 @@ class _Run:
         return out
 
 
-def _account(row: StrategyTotals, cost: RequestCost, out_cost: float) -> None:
+def _account(row: StrategyTotals, cost: RequestCost, out_cost: float, logged: bool) -> None:
     row.requests += 1
     row.model_calls += 1
     row.input_tokens += cost.input_tokens
@@ -351,5 +387,7 @@ def _account(row: StrategyTotals, cost: RequestCost, out_cost: float) -> None:
     row.write_1h_tokens += cost.write_1h_tokens
     row.requests_with_read += cost.cache_hit
     row.cost_usd += cost.cost_usd
+    if logged:
+        row.logged_cost_usd += cost.cost_usd
     row.output_cost_usd += out_cost
     row.cumulative_usd.append(row.cost_usd)

@@ -14,7 +14,8 @@ Field meanings, by source:
 - LangChain ``AIMessage.usage_metadata``: ``input_tokens`` (the whole prompt), ``input_token_details.cache_read`` /
   ``cache_creation``, ``output_tokens``.
 
-A count that is absent or not a non-negative integer reads as 0.
+A count that is absent or not a non-negative integer reads as 0 (an integral float such as ``5.0``, as some log
+shippers re-encode numbers, is that integer; ``4.5``, a string, a bool or a negative number is not a count).
 """
 
 from __future__ import annotations
@@ -23,11 +24,14 @@ from typing import Any
 
 from .transcript import Usage
 
-__all__ = ["anthropic_usage", "converse_usage", "message_usage", "openai_usage", "langchain_usage"]
+__all__ = ["anthropic_usage", "converse_usage", "count_of", "message_usage", "openai_usage", "langchain_usage"]
 
 
-def _count(obj: Any, key: str) -> int:
+def count_of(obj: Any, key: str) -> int:
+    """The token count ``obj[key]`` by the rule of the module docstring (0 when ``obj`` is not an object)."""
     value = obj.get(key) if isinstance(obj, dict) else None
+    if isinstance(value, float) and value.is_integer() and 0 <= value < 2**63:
+        return int(value)
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
@@ -40,11 +44,11 @@ def anthropic_usage(raw: Any) -> Usage | None:
     if not isinstance(raw, dict):
         return None
     return Usage(
-        input_tokens=_count(raw, "input_tokens"),
-        cache_read_tokens=_count(raw, "cache_read_input_tokens"),
-        cache_write_tokens=_count(raw, "cache_creation_input_tokens"),
-        cache_write_1h_tokens=_count(raw.get("cache_creation"), "ephemeral_1h_input_tokens"),
-        output_tokens=_count(raw, "output_tokens"),
+        input_tokens=count_of(raw, "input_tokens"),
+        cache_read_tokens=count_of(raw, "cache_read_input_tokens"),
+        cache_write_tokens=count_of(raw, "cache_creation_input_tokens"),
+        cache_write_1h_tokens=count_of(raw.get("cache_creation"), "ephemeral_1h_input_tokens"),
+        output_tokens=count_of(raw, "output_tokens"),
     )
 
 
@@ -53,13 +57,13 @@ def converse_usage(raw: Any) -> Usage | None:
     if not isinstance(raw, dict):
         return None
     details = raw.get("cacheDetails")
-    one_hour = sum(_count(d, "inputTokens") for d in (details if isinstance(details, list) else []) if _is_1h(d))
+    one_hour = sum(count_of(d, "inputTokens") for d in (details if isinstance(details, list) else []) if _is_1h(d))
     return Usage(
-        _count(raw, "inputTokens"),
-        _count(raw, "cacheReadInputTokens") or _count(raw, "cacheReadInputTokenCount"),
-        _count(raw, "cacheWriteInputTokens") or _count(raw, "cacheWriteInputTokenCount"),
+        count_of(raw, "inputTokens"),
+        count_of(raw, "cacheReadInputTokens") or count_of(raw, "cacheReadInputTokenCount"),
+        count_of(raw, "cacheWriteInputTokens") or count_of(raw, "cacheWriteInputTokenCount"),
         one_hour,
-        _count(raw, "outputTokens"),
+        count_of(raw, "outputTokens"),
     )
 
 
@@ -67,8 +71,8 @@ def openai_usage(raw: Any) -> Usage | None:
     """``Usage`` from an OpenAI ``usage`` object: uncached input is ``prompt_tokens - cached_tokens``."""
     if not isinstance(raw, dict):
         return None
-    cached = _count(raw.get("prompt_tokens_details"), "cached_tokens")
-    return Usage(max(_count(raw, "prompt_tokens") - cached, 0), cached, 0, 0, _count(raw, "completion_tokens"))
+    cached = count_of(raw.get("prompt_tokens_details"), "cached_tokens")
+    return Usage(max(count_of(raw, "prompt_tokens") - cached, 0), cached, 0, 0, count_of(raw, "completion_tokens"))
 
 
 def langchain_usage(raw: Any) -> Usage | None:
@@ -76,8 +80,8 @@ def langchain_usage(raw: Any) -> Usage | None:
     if not isinstance(raw, dict):
         return None
     details = raw.get("input_token_details")
-    read, write = _count(details, "cache_read"), _count(details, "cache_creation")
-    return Usage(max(_count(raw, "input_tokens") - read - write, 0), read, write, 0, _count(raw, "output_tokens"))
+    read, write = count_of(details, "cache_read"), count_of(details, "cache_creation")
+    return Usage(max(count_of(raw, "input_tokens") - read - write, 0), read, write, 0, count_of(raw, "output_tokens"))
 
 
 def message_usage(body: dict[str, Any]) -> Usage | None:

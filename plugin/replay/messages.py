@@ -146,6 +146,8 @@ def _result_text(content: Any, where: tuple[Any, ...]) -> str:
                 parts.append(_text(part.get("text"), (*where, i, "text")))
             elif isinstance(part, dict) and part.get("type") in ("image", "image_url"):
                 parts.append("[image]")
+            elif isinstance(part, dict) and part.get("type") == "document":  # e.g. a PDF a Read tool returned
+                parts.append("[document]")
             elif isinstance(part, dict) and "json" in part:
                 parts.append(_args_text(part["json"], (*where, i, "json")))
             else:

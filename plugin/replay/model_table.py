@@ -7,8 +7,11 @@
 - ``overrides``: ``{model_id: {field: value}}``, read from a JSON or TOML file by ``load_overrides`` (``--models
   FILE``). Fields (all optional; a model that is not in the tables needs the four prices): ``min_tokens``
   (tokens), ``max_points`` (cache checkpoints per request), ``ttls`` (list of ``"5m"``/``"1h"``), ``family``
-  (``"claude"``/``"nova"``), and USD per 1M tokens ``input``, ``output``, ``cache_write_5m``, ``cache_write_1h``,
-  ``cache_read``.
+  (``"claude"``/``"nova"``), ``cachable`` (list of ``"system"``/``"messages"``/``"tools"``), and USD per 1M tokens
+  ``input``, ``output``, ``cache_write_5m``, ``cache_write_1h``, ``cache_read``. A model that is not in the tables
+  but has an entry is the user's own: no unknown-model warning, and its rules are the entry's, with defaults for
+  what it leaves out (1,024-token minimum, 4 points, ``["5m"]``, the family's fields: Claude system, messages and
+  tools; Nova system and messages; family Nova when the id names ``nova``, else Claude).
 
 Model ids match after ``promptcache.replay.pricing.base_model_id`` (regional prefix, ARN and version suffix
 removed; Anthropic API ids such as ``claude-opus-4-6`` map to the Bedrock entry of the same model).
@@ -28,14 +31,20 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10: TOML files need the tomli backport
     tomllib = None
 
-from .models import TTL_SECONDS, CacheRules, cache_rules
+from .models import TTL_SECONDS, CacheRules, cache_rules, in_model_table
 from .pricing import ModelPrice, base_model_id, price_for
 
 __all__ = ["ModelTable", "load_overrides", "OVERRIDE_FIELDS"]
 
 _PRICE_FIELDS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read")
 #: Fields an override entry may set.
-OVERRIDE_FIELDS = frozenset({"min_tokens", "max_points", "ttls", "family", *_PRICE_FIELDS})
+OVERRIDE_FIELDS = frozenset({"min_tokens", "max_points", "ttls", "family", "cachable", *_PRICE_FIELDS})
+_CACHABLE = ("system", "messages", "tools")
+#: Rules of a model the user defined with an override entry that leaves them out: the smallest minimum and the
+#: usual 4 points of the Bedrock prompt-caching table (Bedrock user guide, "Supported models, regions, and limits").
+_USER_MIN_TOKENS, _USER_MAX_POINTS = 1_024, 4
+_FAMILY_CACHABLE = {"claude": frozenset(_CACHABLE), "nova": frozenset({"system", "messages"})}
+_AWS_PRICES = "https://aws.amazon.com/bedrock/pricing/"
 
 
 def load_overrides(path: str | Path) -> dict[str, dict[str, Any]]:
@@ -77,6 +86,9 @@ def _check_entry(where: str, entry: Any) -> None:
     ttls = entry.get("ttls")
     if ttls is not None and (not isinstance(ttls, list) or not ttls or any(t not in TTL_SECONDS for t in ttls)):
         raise ValueError(f"{where}: ttls must be a non-empty list of {sorted(TTL_SECONDS)}, got {ttls!r}")
+    cachable = entry.get("cachable")
+    if cachable is not None and (not isinstance(cachable, list) or any(f not in _CACHABLE for f in cachable)):
+        raise ValueError(f"{where}: cachable must be a list of {list(_CACHABLE)}, got {cachable!r}")
     if entry.get("family") not in (None, "claude", "nova"):
         raise ValueError(f"{where}: family must be 'claude' or 'nova', got {entry['family']!r}")
     for key in _PRICE_FIELDS:
@@ -92,12 +104,18 @@ class ModelTable:
         overrides: ``{model_id: {field: value}}`` (see the module docstring), e.g. from ``load_overrides``.
         min_tokens: minimum tokens per checkpoint for every model (applied after ``overrides``); ``None`` keeps
             the table's.
+        source: where ``overrides`` came from (the ``--models`` file name), named by ``price_source``.
 
     Raises:
         ValueError: a bad override entry or ``min_tokens`` (named in the message).
     """
 
-    def __init__(self, overrides: dict[str, dict[str, Any]] | None = None, min_tokens: int | None = None) -> None:
+    def __init__(
+        self,
+        overrides: dict[str, dict[str, Any]] | None = None,
+        min_tokens: int | None = None,
+        source: str | None = None,
+    ) -> None:
         if min_tokens is not None and (
             isinstance(min_tokens, bool) or not isinstance(min_tokens, int) or min_tokens < 0
         ):
@@ -107,6 +125,7 @@ class ModelTable:
             _check_entry(str(model_id), entry)
             self._overrides[base_model_id(str(model_id))] = entry
         self._min_tokens = min_tokens
+        self._source = source
         self._rules: dict[str, CacheRules] = {}
         self._prices: dict[str, ModelPrice] = {}
 
@@ -119,8 +138,8 @@ class ModelTable:
         """The cache rules of ``model_id`` (table entry, then the override, then ``min_tokens``)."""
         rules = self._rules.get(model_id)
         if rules is None:
-            rules = cache_rules(model_id)
             entry = self._overrides.get(base_model_id(model_id), {})
+            rules = cache_rules(model_id) if not entry or in_model_table(model_id) else _user_rules(model_id, entry)
             changes: dict[str, Any] = {}
             if "min_tokens" in entry:
                 changes["min_tokens"] = entry["min_tokens"]
@@ -130,12 +149,30 @@ class ModelTable:
                 changes["ttls_s"] = tuple(sorted({TTL_SECONDS[t] for t in entry["ttls"]}))
             if "family" in entry:
                 changes["family"] = entry["family"]
+            if "cachable" in entry:
+                changes["cachable"] = frozenset(entry["cachable"])
             if changes and not rules.supports_cache and "min_tokens" in entry:
                 changes["supports_cache"] = True
             if self._min_tokens is not None:
                 changes["min_tokens"] = self._min_tokens
             rules = self._rules[model_id] = dataclasses.replace(rules, **changes) if changes else rules
         return rules
+
+    def price_source(self, model_id: str) -> str:
+        """Where the prices of ``model_id`` come from: the AWS pricing page, the user's file (``source``, else
+        "model overrides") when its entry sets them all or the model is not in the shipped prices, or both."""
+        entry = self._overrides.get(base_model_id(model_id), {})
+        given = [k for k in _PRICE_FIELDS if entry.get(k) is not None]
+        if not given:
+            return _AWS_PRICES
+        user = f"user file {self._source}" if self._source else "model overrides"
+        try:
+            price_for(model_id)
+        except KeyError:
+            return user
+        if len(given) == len(_PRICE_FIELDS):
+            return user
+        return f"{user} ({', '.join(given)}); the rest {_AWS_PRICES}"
 
     def price(self, model_id: str) -> ModelPrice:
         """The prices of ``model_id``. Raises ``KeyError`` (naming it) when neither the table nor an override has
@@ -160,6 +197,22 @@ class ModelTable:
             )
             self._prices[model_id] = price
         return price
+
+
+def _user_rules(model_id: str, entry: dict[str, Any]) -> CacheRules:
+    """The rules of a model the user defined (not in the tables): the entry's, defaults for the rest."""
+    family = entry.get("family") or ("nova" if "nova" in base_model_id(model_id) else "claude")
+    ttls = entry.get("ttls") or ["5m"]
+    cachable = entry.get("cachable")
+    return CacheRules(
+        model_id,
+        int(entry.get("min_tokens", _USER_MIN_TOKENS)),
+        int(entry.get("max_points", _USER_MAX_POINTS)),
+        tuple(sorted({TTL_SECONDS[t] for t in ttls})),
+        frozenset(cachable) if cachable is not None else _FAMILY_CACHABLE[family],
+        True,
+        family,
+    )
 
 
 def _opt(value: Any) -> float | None:

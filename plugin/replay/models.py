@@ -8,10 +8,11 @@ model inference", table "Supported models, regions, and limits"), so the replay 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .pricing import base_model_id
 
-__all__ = ["CacheRules", "cache_rules", "LOOKBACK_BLOCKS", "TTL_SECONDS"]
+__all__ = ["CacheRules", "cache_rules", "in_model_table", "model_info", "LOOKBACK_BLOCKS", "TTL_SECONDS"]
 
 #: How far back from a checkpoint a cache read is looked for, in content blocks. Anthropic: "the system
 #: automatically checks for cache hits at all previous content block boundaries (up to approximately 20 blocks
@@ -73,3 +74,31 @@ def cache_rules(model_id: str) -> CacheRules:
         bool(info.supports_prompt_cache),
         family,
     )
+
+
+def in_model_table(model_id: str) -> bool:
+    """Whether ``promptcache.cache_points`` knows ``model_id`` (exact base id or model stem), asked without its
+    unknown-model warning."""
+    from promptcache.cache_points import model_info as table
+
+    base = table.canonical_model_id(model_id)
+    return base in table.MODEL_INFO or any(base.startswith(stem) for stem, _ in table._STEMS)
+
+
+def model_info(rules: CacheRules) -> Any:
+    """The ``promptcache.cache_points.ModelInfo`` the placement strategies need, carrying ``rules`` (minimum, points,
+    cachable fields, TTLs, family): the table entry with those values for a known model, else built from ``rules``
+    alone (a model of the user's ``--models`` file: no unknown-model warning)."""
+    from promptcache.cache_points import ModelInfo, get_model_info
+
+    values: dict[str, Any] = {
+        "min_tokens_per_cache_point": rules.min_tokens,
+        "max_cache_points": rules.max_points,
+        "cachable_fields": tuple(sorted(rules.cachable)),
+        "allowed_ttls": tuple("1h" if t >= 3600 else "5m" for t in rules.ttls_s),
+        "supports_prompt_cache": rules.supports_cache,
+        "provider": "amazon" if rules.family == "nova" else "anthropic",
+    }
+    if in_model_table(rules.model_id):
+        return get_model_info(rules.model_id).with_overrides(**values)
+    return ModelInfo(max_tokens=4_096, context_window=200_000, source="the replay's model table", **values)

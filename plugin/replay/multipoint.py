@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .models import CacheRules
+from .models import CacheRules, model_info
 from .prepare import PreparedConversation, Request
 from .pricing import ModelPrice
 from .simulator import Checkpoint
@@ -37,13 +37,13 @@ class MultiPointAdapter(Strategy):
     def __init__(self, rules: CacheRules, price: ModelPrice | None = None, ttl_s: float = 300.0) -> None:
         super().__init__(rules, price, ttl_s)
         try:
-            from promptcache.cache_points import CacheStrategyConfig, MultiPointStrategy, get_model_info
+            from promptcache.cache_points import CacheStrategyConfig, MultiPointStrategy
         except ImportError as exc:
             raise StrategyUnavailable(
                 f"promptcache.cache_points.MultiPointStrategy is not installed in this build ({exc})"
             ) from None
         self._config_cls, self._strategy_cls = CacheStrategyConfig, MultiPointStrategy
-        self._info = get_model_info(rules.model_id)
+        self._info = model_info(rules)  # the table entry with the replay's rules (no warning for a user model)
         self._previous: dict[str, Any] = {}
         self._messages: dict[str, list[dict[str, Any]]] = {}
         self._tokens: dict[int, int] = {}  # id(message dict) -> tokens

@@ -42,10 +42,10 @@ import heapq
 from collections import defaultdict
 from typing import Any
 
-from promptcache.cache_points import AnchoredTailPlan, CachePointPlacement, CacheStrategyConfig, get_model_info
+from promptcache.cache_points import AnchoredTailPlan, CachePointPlacement, CacheStrategyConfig
 from promptcache.cache_points import AnchoredTailStrategy as _Placement
 
-from .models import CacheRules
+from .models import CacheRules, model_info
 from .prepare import Group, Request
 from .pricing import ModelPrice
 from .simulator import Checkpoint
@@ -87,13 +87,7 @@ class AnchoredTailStrategy(Strategy):
         super().__init__(rules, price, ttl_s)
         self._horizon = max(rules.ttls_s)  # how long an outcome stays open
         self._prev_tail: dict[str, tuple[int, int]] = {}  # conversation id -> (message, boundary) of its last tail
-        self._info = get_model_info(rules.model_id).with_overrides(
-            min_tokens_per_cache_point=rules.min_tokens,
-            max_cache_points=rules.max_points,
-            cachable_fields=tuple(sorted(rules.cachable)),
-            supports_prompt_cache=rules.supports_cache,
-            provider="amazon" if rules.family == "nova" else "anthropic",
-        )
+        self._info = model_info(rules)  # the table entry with the replay's rules (no warning for a user model)
         self._messages: dict[str, list[dict[str, Any]]] = {}
         self._tokens: dict[int, int] = {}  # id(message dict) -> tokens
         self._system_tokens = 0

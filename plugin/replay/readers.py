@@ -264,7 +264,7 @@ def _read_jsonl(name: str, data: bytes) -> list[Conversation]:
                 ) from None
             raise TranscriptError(name, lineno, f"invalid JSON on this line: {exc.msg}") from None
         try:
-            if isinstance(rec, dict) and rec.get("type") in _SKIPPED_EVENT_TYPES and "message" not in rec:
+            if isinstance(rec, dict) and str(rec.get("type")) in _SKIPPED_EVENT_TYPES and "message" not in rec:
                 continue
             if isinstance(rec, dict) and isinstance(rec.get("message"), dict):  # agent-log event
                 msg = normalise_message(rec["message"], ("message",))

@@ -6,13 +6,20 @@ JSON layout (``to_json``): ``{"model", "files", "conversations", "requests", "in
 "output_cost_usd", "relative_to_none", "requests_with_cache_read_share", "unavailable"}}, "best_strategy",
 "response_cache": {...}, "intention_cache": {"tool_calls", "answered_exact", "answered_similar", "wrong_answers",
 "right_answers", "served_repeats", ...}, "models": {model: calls}, "token_sizes": {"logged_requests",
-"estimated_requests", "estimate"}, "as_logged": null | {"logged": {...the log's bill...}, "fidelity": {"calls",
-"cache_read_within_5pct", "cache_write_within_5pct", "cost_within_5pct", "logged_cost_usd", "simulated_cost_usd",
-"cost_difference", "per_call": [[source, request, model, logged read, simulated read, logged write, simulated
-write, logged USD, simulated USD], ...]}, "versus": {strategy: {"vs_logged", "vs_as_logged", "vs_langchain_aws"}}},
-"seconds"}`` (intention figures: ``promptcache.replay.intentions.IntentionStats``). Costs are USD;
-``cost_usd`` is the input side (plain input + cache reads + cache writes), the part placement changes; output cost
-is listed separately.
+"estimated_requests", "estimate"}, "as_logged": null | {"logged_requests", "requests", "compared", "not_compared",
+"logged": {...the log's bill...}, "fidelity": null | {"calls", "cache_read_within_5pct", "cache_write_within_5pct",
+"cost_within_5pct", "logged_cost_usd", "simulated_cost_usd", "cost_difference", "per_call": [[source, request,
+model, logged read, simulated read, logged write, simulated write, logged USD, simulated USD], ...]}, "versus":
+{strategy: {"cost_on_logged_usd", "vs_logged", "vs_as_logged", "vs_langchain_aws"}}}, "seconds"}`` (intention
+figures: ``promptcache.replay.intentions.IntentionStats``). Costs are USD; ``cost_usd`` is the input side (plain
+input + cache reads + cache writes), the part placement changes; output cost is listed separately.
+
+Logged usage (one rule): every comparison with the log covers the requests that carry logged usage only.
+``vs_logged`` (the table's "vs billed" column) is a row's cost on those requests over the log's billed cost;
+``vs_as_logged`` and the "costs N% less than the log's own layout" line compare two simulated costs on those
+requests. The ``as-logged`` row itself covers those requests only. When ``--model`` forces a model other than the
+one(s) the log was billed for, the bill is not compared (``compared`` false, ``not_compared`` says why; no
+fidelity, ``vs_logged`` null).
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import orjson
 from rich.console import Console
 from rich.table import Table
 
-from .engine import ReplayResult
+from .engine import ReplayResult, StrategyTotals
 
 __all__ = ["render_table", "to_json", "write_json"]
 
@@ -72,7 +79,7 @@ def to_json(result: ReplayResult) -> dict[str, Any]:
             "cache_write_5m": price.write_5m,
             "cache_write_1h": price.write_1h,
             "cache_read": price.read,
-            "source": "https://aws.amazon.com/bedrock/pricing/",
+            "source": result.price_source,
         },
         "strategies": strategies,
         "best_strategy": result.best(),
@@ -132,16 +139,22 @@ def _as_logged_json(result: ReplayResult) -> dict[str, Any] | None:
         return None
     as_logged = result.strategies.get("as-logged")
     lc = result.strategies.get("langchain-aws")
+    mismatch = result.billed_mismatch()
     versus = {
         name: {
-            "vs_logged": _ratio(row.cost_usd, logged.cost_usd),
-            "vs_as_logged": _ratio(row.cost_usd, as_logged.cost_usd) if as_logged else None,
+            "cost_on_logged_usd": round(row.logged_cost_usd, 6),
+            "vs_logged": None if mismatch else _ratio(row.logged_cost_usd, logged.cost_usd),
+            "vs_as_logged": _ratio(row.logged_cost_usd, as_logged.logged_cost_usd) if as_logged else None,
             "vs_langchain_aws": _ratio(row.cost_usd, lc.cost_usd) if lc and not lc.unavailable else None,
         }
         for name, row in result.strategies.items()
         if not row.unavailable
     }
     return {
+        "logged_requests": logged.requests,
+        "requests": result.requests,
+        "compared": mismatch is None,
+        "not_compared": mismatch,
         "logged": {
             "requests": logged.requests,
             "input_tokens": logged.input_tokens,
@@ -151,7 +164,9 @@ def _as_logged_json(result: ReplayResult) -> dict[str, Any] | None:
             "cost_usd": round(logged.cost_usd, 6),
             "output_cost_usd": round(logged.output_cost_usd, 6),
         },
-        "fidelity": {
+        "fidelity": None
+        if mismatch
+        else {
             "calls": fid.calls,
             "cache_read_within_5pct": round(fid.read_within / fid.calls, 6),
             "cache_write_within_5pct": round(fid.write_within / fid.calls, 6),
@@ -189,14 +204,34 @@ def _n(count: int, noun: str) -> str:
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
-def _print_advice(result: ReplayResult, best: str | None, console: Console) -> None:
-    """One line: the cheapest placement and how to get it in an agent, or that caching does not pay here."""
-    none = result.strategies.get("none")
-    placements = {
+def _placements(result: ReplayResult) -> dict[str, StrategyTotals]:
+    return {
         n: r
         for n, r in result.strategies.items()
         if n in _HOW_TO and n != "anchored-tail+response-cache" and not r.unavailable
     }
+
+
+def _cheapest_tie(result: ReplayResult) -> list[str]:
+    """The placements the "Cheapest placement here" line names (ours first on a tie); empty when that line is not
+    the one printed (nothing to compare, nothing cachable, or no placement beats no caching)."""
+    none, placements = result.strategies.get("none"), _placements(result)
+    if result.best() is None or none is None or not placements or not none.cost_usd:
+        return []
+    if result.largest_request_tokens < result.rules.min_tokens:
+        return []
+    cheapest = min(r.cost_usd for r in placements.values())
+    if cheapest >= none.cost_usd * (1 - 1e-9):
+        return []
+    tied = [n for n, r in placements.items() if abs(r.cost_usd - cheapest) <= 1e-9 * max(1.0, cheapest)]
+    return sorted(tied, key=lambda n: n != "anchored-tail")  # ours first when costs tie: what the wrapper does
+
+
+def _print_advice(result: ReplayResult, best: str | None, console: Console) -> None:
+    """One line: the cheapest placement and how to get it in an agent, or that caching does not pay here. The
+    reference ``hindsight`` (it knows the future) is never counted, and the line says so when it is present."""
+    none = result.strategies.get("none")
+    placements = _placements(result)
     if best is None or none is None or not placements or not none.cost_usd:
         return  # nothing to compare (no strategies, or no input tokens at all)
     minimum = result.rules.min_tokens
@@ -223,10 +258,15 @@ def _print_advice(result: ReplayResult, best: str | None, console: Console) -> N
             f"Leave caching off for such traffic{hint}."
         )
         return
-    tied = [n for n, r in placements.items() if abs(r.cost_usd - cheapest) <= 1e-9 * max(1.0, cheapest)]
-    tied.sort(key=lambda n: n != "anchored-tail")  # ours first when costs tie: it is what the wrapper does
+    tied = _cheapest_tie(result)
     names = " = ".join(f"[bold]{n}[/bold]" for n in tied) + (" (same cost)" if len(tied) > 1 else "")
-    console.print(f"Cheapest placement here: {names}. {_HOW_TO[tied[0]]}")
+    hindsight = result.strategies.get("hindsight")
+    note = (
+        " (hindsight, which knows each conversation's next request time, is a reference and is not counted)"
+        if hindsight is not None and not hindsight.unavailable
+        else ""
+    )
+    console.print(f"Cheapest placement here: {names}{note}. {_HOW_TO[tied[0]]}")
 
 
 def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
@@ -241,7 +281,8 @@ def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
             f"for {_n(estimated, 'request')}."
         )
     else:
-        console.print(f"Token sizes: from the logged usage of all {_n(result.requests, 'request')}.")
+        every = "the one request" if result.requests == 1 else f"all {_n(result.requests, 'request')}"
+        console.print(f"Token sizes: from the logged usage of {every}.")
     if result.late_conversations:
         console.print(
             f"{_n(result.late_conversations, 'conversation')} started before requests already replayed (the input "
@@ -250,7 +291,10 @@ def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
     if len(result.models) > 1:
         console.print("Models (calls): " + ", ".join(f"{m} ({n:,})" for m, n in result.models.items()) + ".")
     fid, logged = result.fidelity, result.logged
-    if fid is not None and logged is not None and fid.cost_difference is not None:
+    mismatch = result.billed_mismatch()
+    if logged is not None:
+        console.print(f"as logged: {_logged_share(result, mismatch)}")
+    if fid is not None and logged is not None and fid.cost_difference is not None and mismatch is None:
         console.print(
             f"Fidelity: as-logged simulated ${fid.simulated_usd:,.4f} vs logged ${fid.logged_usd:,.4f} "
             f"({fid.cost_difference:+.2%}); of {_n(fid.calls, 'call')}, {fid.read_within / fid.calls:.1%} within 5% "
@@ -259,17 +303,41 @@ def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
     ours = result.strategies.get("anchored-tail")
     if ours is None or ours.unavailable:
         return
-    for other, label in (("langchain-aws", "langchain-aws"), ("as-logged", "the log's own layout (as-logged)")):
+    tie = _cheapest_tie(result)
+    for other in ("langchain-aws", "as-logged"):
         row = result.strategies.get(other)
         if row is None or row.unavailable or not row.cost_usd:
             continue
-        saved = 1 - ours.cost_usd / row.cost_usd
+        if other == "as-logged":  # like with like: both simulated, on the requests that carry logged usage
+            mine, theirs = ours.logged_cost_usd, row.cost_usd
+            label = "the log's own layout (as-logged), both simulated"
+            if row.requests < ours.requests:
+                label += f" on the {_n(row.requests, 'logged request')}"
+        else:
+            mine, theirs, label = ours.cost_usd, row.cost_usd, other
+        saved = 1 - mine / theirs
         if saved > 1e-9:
-            console.print(f"anchored-tail costs {saved:.1%} less than {label} (${row.cost_usd - ours.cost_usd:,.4f}).")
+            console.print(f"anchored-tail costs {saved:.1%} less than {label} (${theirs - mine:,.4f}).")
         elif saved < -1e-9:
             console.print(f"anchored-tail costs {-saved:.1%} more than {label}.")
-        else:
+        elif not {"anchored-tail", other} <= set(tie):  # a tie the "Cheapest placement" line already names
             console.print(f"anchored-tail costs the same as {label}.")
+
+
+def _logged_share(result: ReplayResult, mismatch: str | None) -> str:
+    """The "as logged:" line: how many requests carry logged usage, and what the comparison with the bill covers."""
+    logged = result.logged
+    assert logged is not None
+    if mismatch is not None:
+        return f"not compared, {mismatch} (the as-logged row is simulated for the forced model)."
+    if logged.requests < result.requests:
+        return (
+            f"{logged.requests:,} of {_n(result.requests, 'request')} carry logged usage; the billed row, "
+            "'vs billed', the fidelity and the as-logged row cover those only."
+        )
+    if result.requests == 1:
+        return "the one request carries logged usage."
+    return f"all {_n(result.requests, 'request')} carry logged usage."
 
 
 def _tok(n: int) -> str:
@@ -283,10 +351,10 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         title=f"promptcache replay — {result.model_id}: {_n(result.conversations, 'conversation')}, "
         f"{_n(result.requests, 'request')}, {_n(result.input_tokens, 'input token')}"
     )
-    logged = result.logged
+    logged = result.logged if result.billed_mismatch() is None else None
     headers = ["uncached input", "cache read", "cache write", "USD (input side)", "vs none"]
     if logged is not None:
-        headers.append("vs as logged")
+        headers.append("vs billed")
     table.add_column("strategy", no_wrap=True)
     for header in (*headers, "requests w/ read"):
         table.add_column(header, justify="right")
@@ -305,11 +373,11 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
             "—" if rel is None else f"{rel:.1%}",
         ]
         if logged is not None:
-            cells.append(f"{row.cost_usd / logged.cost_usd:.1%}" if logged.cost_usd else "—")
+            cells.append(f"{row.logged_cost_usd / logged.cost_usd:.1%}" if logged.cost_usd else "—")
         table.add_row(label, *cells, f"{row.read_share:.1%}")
     if logged is not None:
         none = result.strategies.get("none")
-        base = none.cost_usd if none is not None and none.cost_usd else 0.0
+        base = none.logged_cost_usd if none is not None else 0.0  # none on the same (logged) requests
         table.add_row(
             "[italic]as logged (billed)[/italic]",
             _tok(logged.input_tokens),
@@ -322,9 +390,15 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         )
     console.print(table)
     _print_sizes_and_fidelity(result, console)
+    billed = (
+        " 'vs billed' is the row's cost on the requests with logged usage relative to the log's billed cost "
+        "(row 'as logged (billed)')."
+        if logged is not None
+        else ""
+    )
     console.print(
         "Tokens: uncached input is billed at the input price, cache reads and writes at the model's cache "
-        "prices; USD is the input side only; 'vs none' is the cost relative to no caching."
+        f"prices; USD is the input side only; 'vs none' is the cost relative to no caching.{billed}"
     )
     _print_advice(result, best, console)
     rc, it = result.response_cache, result.intention
