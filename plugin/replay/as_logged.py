@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -173,7 +174,7 @@ class AsLoggedStrategy(Strategy):
         prefix = prepared.hidden_end or prepared.system_end or prepared.tools_end
         if 0 < prefix < request.n_blocks:
             points.append(Checkpoint(prefix, max(prefix_ttl, tail_ttl), "system"))
-        points.append(Checkpoint(request.n_blocks, tail_ttl))
+        points.append(Checkpoint(_cached_extent(request, prefix), tail_ttl))
         return points
 
     def _listed(self, request: Request, entries: list[Any]) -> list[Checkpoint]:
@@ -206,3 +207,16 @@ class AsLoggedStrategy(Strategy):
             return 0, ""
         start = prepared.msg_end[index - 1] if index else prepared.system_end
         return min(start + after, prepared.msg_end[index]), "messages"
+
+
+def _cached_extent(request: Request, prefix: int) -> int:
+    """Where the call's last breakpoint sat: the block boundary after ``prefix`` nearest the tokens the log shows
+    in the cache once the call was done (cache read + cache write), so a call whose tail was sent uncached (logged
+    ``input_tokens`` beyond a few) is replayed with that tail uncached; the request's end when nothing is logged."""
+    usage, cum, end = request.usage, request.prepared.cum, request.n_blocks
+    if usage is None or not usage.input_tokens or usage.cache_read_tokens + usage.cache_write_tokens == 0:
+        return end
+    target = usage.cache_read_tokens + usage.cache_write_tokens
+    at = bisect.bisect_left(cum, target, prefix + 1, end + 1)
+    candidates = [b for b in (at - 1, at) if prefix < b <= end]
+    return min(candidates, key=lambda b: (abs(cum[b] - target), -b)) if candidates else end

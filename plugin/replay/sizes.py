@@ -23,8 +23,9 @@ cache write). The replay then simulates every strategy on those sizes instead of
 Requests without usage in between are covered by the next logged one (their blocks share its growth).
 
 **A broken prefix** (``split_on_prefix_change``): when a later call of a hidden-prefix conversation reads from the
-cache less than half of the previous prompt, but not nothing, the log says everything after what it read missed
-the cache: the unlogged part changed (tools connected, a longer system prompt: the read is a new size) or the
+cache less than the previous call had in the cache when it finished (its cache read + cache write), but not
+nothing, and sooner than that write's TTL (so expiry does not explain it), the log says everything after what it
+read missed the cache: the unlogged part changed (tools connected, a longer system prompt: the read is a new size) or the
 client changed earlier messages in a way the transcript does not show (the read is the unlogged prefix). The
 conversation is split there: the calls from that one on form a new conversation over the same messages, whose
 hidden prefix is the size that call read (``meta["hidden_size"]``) and whose messages hash differently
@@ -176,13 +177,17 @@ def split_on_prefix_change(conv: Conversation, visible_estimate: Sequence[int]) 
     hidden = conv.meta.get("hidden_size")
     if not isinstance(hidden, int):
         hidden = hidden_prefix_size(first.prompt_tokens, first.cache_read_tokens, sum(visible_estimate[:cut0]))  # type: ignore[union-attr]
-    prev_prompt = first.prompt_tokens  # type: ignore[union-attr]
-    for i, _cut, usage in logged[1:]:
+    prev, prev_at = first, conv.messages[cut0].timestamp
+    for i, cut, usage in logged[1:]:
         read = usage.cache_read_tokens  # type: ignore[union-attr]
-        if 0 < read < prev_prompt / 2:
+        cached = prev.cache_read_tokens + prev.cache_write_tokens  # type: ignore[union-attr]
+        at = conv.messages[cut].timestamp
+        ttl_s = 3600.0 if prev.cache_write_1h_tokens else 300.0  # type: ignore[union-attr]
+        unexpired = at is None or prev_at is None or at - prev_at < ttl_s
+        if 0 < read < cached and unexpired:
             head = dataclasses.replace(conv, replies=ends[:i])
             meta = {**conv.meta, "hidden_size": read, "epoch": f"{conv.meta.get('epoch', '')}~{i}"}
             tail = dataclasses.replace(conv, id=f"{conv.id}~{i}", replies=ends[i:], meta=meta)
             return [head, *split_on_prefix_change(tail, visible_estimate)]
-        prev_prompt = usage.prompt_tokens  # type: ignore[union-attr]
+        prev, prev_at = usage, at
     return [conv]

@@ -189,3 +189,25 @@ def test_bedrock_invocation_logs_replay_the_cache_points_they_carried() -> None:
         [Checkpoint(1, 3600.0, "tools"), Checkpoint(2, 300.0, "system"), Checkpoint(6, 300.0, "messages")],
         [Checkpoint(1, 3600.0, "tools"), Checkpoint(2, 300.0, "system"), Checkpoint(8, 300.0, "messages")],
     ]
+
+
+def test_claude_code_tail_point_sits_where_the_logged_cache_ends() -> None:
+    """A call that sent its last 1,500 tokens uncached (logged input_tokens) is replayed with its last breakpoint
+    before them, at the block boundary nearest read + write."""
+    from promptcache.replay.as_logged import _cached_extent
+    from promptcache.replay.prepare import Request
+    from promptcache.replay.transcript import Usage
+
+    class _Prepared:
+        cum = [0, 18000, 28000, 28160, 29587, 31149]
+
+    usage = Usage(1562, 28160, 1427, 1427)
+    request = Request.__new__(Request)
+    object.__setattr__(request, "prepared", _Prepared())
+    object.__setattr__(request, "n_blocks", 5)
+    object.__setattr__(request, "usage", usage)
+    assert _cached_extent(request, 1) == 4  # cum 29,587 = 28,160 read + 1,427 written
+    object.__setattr__(request, "usage", Usage(2, 28160, 2987, 2987))
+    assert _cached_extent(request, 1) == 5  # nothing of note uncached: the end of the request
+    object.__setattr__(request, "usage", None)
+    assert _cached_extent(request, 1) == 5

@@ -136,3 +136,28 @@ def test_plain_cl100k_reproduces_the_figures_before_the_calibration() -> None:
     assert raw.strategies["multi-point"].input_tokens == 14_640
     calibrated = run_replay([sample], model)
     assert (calibrated.input_tokens, calibrated.token_estimate) == (97_781, "claude")
+
+
+def _timed(conv: Conversation, gaps_s: list[float]) -> Conversation:
+    """``conv`` with its assistant replies ``gaps_s`` seconds apart (the first at t=1000)."""
+    at = 1000.0
+    replies = [m for m in conv.messages if m.role == "assistant"]
+    for message, gap in zip(replies, [0.0, *gaps_s]):
+        at += gap
+        message.timestamp = at
+    return conv
+
+
+def test_a_read_short_of_what_the_previous_call_cached_splits_even_above_half() -> None:
+    # call 2 cached 26,003 (6,003 read + 20,000 written); call 3 reads 18,000 of it (69%, more than half), 60 s
+    # later with 1-hour writes: expiry cannot explain it, so the prefix broke at 18,000
+    usages = [Usage(3, 5000, 1000, 1000), Usage(1, 6003, 20000, 20000), Usage(3, 18000, 8500, 8500)]
+    parts = split_on_prefix_change(_timed(_conv(usages, CC), [60, 60]), [10] * 7)
+    assert [p.id for p in parts] == ["c", "c~2"] and parts[1].meta["hidden_size"] == 18000
+
+
+def test_a_short_read_after_the_write_expired_is_left_to_the_simulator() -> None:
+    # the same reads, but 400 s after 5-minute writes: the cache entry expired, the simulator's TTL explains it
+    usages = [Usage(3, 5000, 1000), Usage(1, 6003, 20000), Usage(3, 18000, 8500)]
+    conv = _timed(_conv(usages, CC), [60, 400])
+    assert split_on_prefix_change(conv, [10] * 7) == [conv]
