@@ -19,7 +19,9 @@ the sweep it is the cheapest row (bench/README.md, "Replay sweep").
 
 from __future__ import annotations
 
+from .models import CacheRules
 from .prepare import Request
+from .pricing import ModelPrice
 from .simulator import Checkpoint
 from .strategies import Strategy, last_allowed_boundary
 
@@ -32,7 +34,7 @@ class HindsightStrategy(Strategy):
     name = "hindsight"
     description = "reference: knows each conversation's next request time (no real client can)"
 
-    def __init__(self, rules, price=None, ttl_s: float = 300.0) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, rules: CacheRules, price: ModelPrice | None = None, ttl_s: float = 300.0) -> None:
         super().__init__(rules, price, ttl_s)
         self._prev: dict[str, int] = {}  # conversation id -> boundary of its last written tail
 

@@ -96,7 +96,7 @@ def fit_sizes(
         A ``SizeFit``; when no request has usage, the estimate unchanged.
     """
     tokens = list(estimate)
-    logged = [(n, conv.messages[cut].usage) for cut, n in request_ends if conv.messages[cut].usage is not None]
+    logged = [(n, usage) for cut, n in request_ends if (usage := conv.messages[cut].usage) is not None]
     if not logged:
         if hidden_block is not None and conv.meta.get("format") == "claude-code":
             known = conv.meta.get("hidden_size")
@@ -110,15 +110,15 @@ def fit_sizes(
         tokens[hidden_block] = (
             int(known)
             if isinstance(known, int)
-            else hidden_prefix_size(usage0.prompt_tokens, usage0.cache_read_tokens, visible)  # type: ignore[union-attr]
+            else hidden_prefix_size(usage0.prompt_tokens, usage0.cache_read_tokens, visible)
         )
         start = hidden_block + 1
     done = start
     total = sum(tokens[:start])
     exact = 0
     for number, (n_blocks, usage) in enumerate(logged):
-        target = usage.prompt_tokens  # type: ignore[union-attr]
-        read = usage.cache_read_tokens  # type: ignore[union-attr]
+        target = usage.prompt_tokens
+        read = usage.cache_read_tokens
         if number == 0 and total < read < target and n_blocks - done > 1:
             # rule 4: the first call read a longer prefix than the fixed part: make a block boundary end there
             running, split = total, done + 1
@@ -170,19 +170,19 @@ def split_on_prefix_change(conv: Conversation, visible_estimate: Sequence[int]) 
     if conv.meta.get("hidden_prefix") is not True:
         return [conv]
     ends = conv.request_ends()
-    logged = [(i, cut, conv.messages[cut].usage) for i, cut in enumerate(ends) if conv.messages[cut].usage]
+    logged = [(i, cut, usage) for i, cut in enumerate(ends) if (usage := conv.messages[cut].usage)]
     if len(logged) < 2:
         return [conv]
     _, cut0, first = logged[0]
     hidden = conv.meta.get("hidden_size")
     if not isinstance(hidden, int):
-        hidden = hidden_prefix_size(first.prompt_tokens, first.cache_read_tokens, sum(visible_estimate[:cut0]))  # type: ignore[union-attr]
+        hidden = hidden_prefix_size(first.prompt_tokens, first.cache_read_tokens, sum(visible_estimate[:cut0]))
     prev, prev_at = first, conv.messages[cut0].timestamp
     for i, cut, usage in logged[1:]:
-        read = usage.cache_read_tokens  # type: ignore[union-attr]
-        cached = prev.cache_read_tokens + prev.cache_write_tokens  # type: ignore[union-attr]
+        read = usage.cache_read_tokens
+        cached = prev.cache_read_tokens + prev.cache_write_tokens
         at = conv.messages[cut].timestamp
-        ttl_s = 3600.0 if prev.cache_write_1h_tokens else 300.0  # type: ignore[union-attr]
+        ttl_s = 3600.0 if prev.cache_write_1h_tokens else 300.0
         unexpired = at is None or prev_at is None or at - prev_at < ttl_s
         if 0 < read < cached and unexpired:
             head = dataclasses.replace(conv, replies=ends[:i])

@@ -55,8 +55,9 @@ def _file_conversations(path: str | Path) -> Iterator[Conversation]:
         return
     conversations = readers.read_file(path)
     starts = [_start(c) for c in conversations]
-    if all(t is not None for t in starts):  # a file read whole: hand its conversations over in time order
-        order = sorted(range(len(conversations)), key=lambda i: starts[i])  # type: ignore[arg-type,return-value]
+    known = [t for t in starts if t is not None]
+    if len(known) == len(starts):  # a file read whole: hand its conversations over in time order
+        order = sorted(range(len(conversations)), key=known.__getitem__)
         conversations = [conversations[i] for i in order]
     yield from conversations
 

@@ -14,11 +14,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from .transcript import Block
+
+if TYPE_CHECKING:
+    import tiktoken
 
 __all__ = ["CLAUDE", "RAW", "Calibration", "TokenCounter", "IMAGE_TOKENS", "get_encoding"]
 
@@ -61,7 +64,7 @@ CLAUDE = Calibration("claude", text=1.37, tool_args=1.37, tool_result=1.05, tool
 
 
 @functools.lru_cache(maxsize=1)
-def get_encoding():  # type: ignore[no-untyped-def]
+def get_encoding() -> tiktoken.Encoding:
     """The tiktoken encoding used for counting (offline ``cl100k_base``). Raises ``RuntimeError`` if none loads."""
     import tiktoken
 
