@@ -329,7 +329,7 @@ def _context_config(config: RunnableConfig) -> RunnableConfig:
     called inside must start its own run, or tracers see one id twice)."""
     if "run_id" not in config:
         return config
-    return {k: v for k, v in config.items() if k != "run_id"}  # type: ignore[return-value]
+    return cast(RunnableConfig, {k: v for k, v in config.items() if k != "run_id"})
 
 
 class CurrentConfigMixin:

@@ -224,7 +224,7 @@ class IntentionReplay:
             self.stats.stored += bool(written)
             return written
 
-        self.memory.store = counted_store  # type: ignore[method-assign]
+        self.memory.store = counted_store  # type: ignore[method-assign]  # this replay's own memory, counted
         self.stats = IntentionStats(
             ttl_s=self.memory.ttl_s,
             threshold=self.memory.threshold,

@@ -38,29 +38,37 @@ class _PosList(list[Any]):
 
 
 def _positioned_decoder() -> json.JSONDecoder:
-    decoder: Any = json.JSONDecoder()  # the pure-Python scanner's private hooks are not in the typeshed stubs
+    decoder = json.JSONDecoder()
+    hooks: Any = decoder  # the pure-Python scanner's private hooks are not in the typeshed stubs
     internals: Any = json.decoder
     base_object, base_array = internals.JSONObject, internals.JSONArray
 
-    def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo=None):  # type: ignore[no-untyped-def]
+    def parse_object(
+        s_and_end: tuple[str, int],
+        strict: bool,
+        scan_once: Any,
+        object_hook: Any,
+        object_pairs_hook: Any,
+        memo: Any = None,
+    ) -> tuple[_PosDict, int]:
         start = s_and_end[1] - 1
         value, end = base_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo)
         out = _PosDict(value)
         out.pos = start
         return out, end
 
-    def parse_array(s_and_end, scan_once):  # type: ignore[no-untyped-def]
+    def parse_array(s_and_end: tuple[str, int], scan_once: Any) -> tuple[_PosList, int]:
         start = s_and_end[1] - 1
         value, end = base_array(s_and_end, scan_once)
         out = _PosList(value)
         out.pos = start
         return out, end
 
-    decoder.parse_object = parse_object
-    decoder.parse_array = parse_array
+    hooks.parse_object = parse_object
+    hooks.parse_array = parse_array
     scanner: Any = json.scanner
-    decoder.scan_once = scanner.py_make_scanner(decoder)
-    return decoder  # type: ignore[no-any-return]
+    hooks.scan_once = scanner.py_make_scanner(decoder)
+    return decoder
 
 
 def line_of(text: str, path: tuple[Any, ...]) -> int:
