@@ -224,7 +224,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         if not self.cache_points or (self.raw_blocks is not None and bedrock_messages is self.raw_blocks):
             return super()._apply_cache_points(cache_control, system, bedrock_messages, params)
         ttl = (cache_control or {}).get("ttl") or self.cache_ttl
-        tool_config = (params or {}).get("toolConfig")
+        tool_config: Any = (params or {}).get("toolConfig")  # a dict whenever ``tools`` is not None
         tools = tool_config.get("tools") if isinstance(tool_config, dict) else None
         conv = conversation_id(system, bedrock_messages)
         model_key = self._info.model_id or self.model_id
@@ -323,7 +323,9 @@ class BedrockCachePoints(Processor):
             token_counter=token_counter,
         )
         # id(model) -> (model, settings snapshot, twin); bounded, so models made per request are not kept forever
-        self._wrapped: LRUCache = LRUCache(maxsize=_MAX_WRAPPED)
+        self._wrapped: LRUCache[int, tuple[ChatBedrockConverse, Any, CachePointChatBedrockConverse]] = LRUCache(
+            maxsize=_MAX_WRAPPED
+        )
         self._wrapped_lock = threading.Lock()
         self._warning = ThrottledWarning(logger, interval_s=3600)
         self.metrics = PluginMetrics("cache_points")

@@ -67,7 +67,7 @@ def _missing_channels(config: RunnableConfig) -> list[str]:
     return missing
 
 
-class MemoryNode(Runnable[dict, dict]):
+class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
     """A LangGraph node that loads typed memories into state (:class:`MemoryState` keys); sync and async.
 
     Args:
@@ -157,7 +157,7 @@ class MemoryNode(Runnable[dict, dict]):
                 f"class State(MessagesState, MemoryState) instead of MessagesState alone"
             )
 
-    def invoke(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
+    def invoke(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
         """Run the node on a state dict; returns the :class:`MemoryState` update.
 
         Raises:
@@ -167,7 +167,9 @@ class MemoryNode(Runnable[dict, dict]):
         self._check(input, config)
         return count_memory_turn(self.metrics, self._loader_for().load(input, self.resolve_scope(config)))
 
-    async def ainvoke(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
+    async def ainvoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         """Async twin of :meth:`invoke`."""
         config = ensure_config(config)
         self._check(input, config)

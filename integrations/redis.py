@@ -203,7 +203,8 @@ class RedisCache(RedisConnection, ServerCache):
             return None
         client = self._sync()
         try:
-            return client.get(k)
+            value: bytes | None = client.get(k)
+            return value
         except _ERRORS as exc:
             self._error("GET", exc)
             return None
@@ -212,7 +213,10 @@ class RedisCache(RedisConnection, ServerCache):
         ks = [self.full_key(k) for k in keys]
         if not ks:
             return []
-        return self._run("MGET", lambda c: c.mget_nonatomic(ks) if is_cluster(c) else c.mget(ks), [None] * len(ks))
+        values: list[bytes | None] = self._run(
+            "MGET", lambda c: c.mget_nonatomic(ks) if is_cluster(c) else c.mget(ks), [None] * len(ks)
+        )
+        return values
 
     def set(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
         k, v, ttl_s = self.full_key(key), validate_value(value), validate_ttl(ttl_s)
@@ -237,7 +241,8 @@ class RedisCache(RedisConnection, ServerCache):
                 removed += c.unlink(*batch)
             return removed
 
-        return self._run("SCAN/UNLINK", clear, 0)
+        removed: int = self._run("SCAN/UNLINK", clear, 0)
+        return removed
 
     def ttl(self, key: str) -> float | None:
         k = self.full_key(key)
@@ -249,10 +254,12 @@ class RedisCache(RedisConnection, ServerCache):
         k = self.full_key(key)
         client = self.async_client
         if client is None or time.monotonic() < self._open_until:
-            return await self._arun("GET", lambda c: c.get(k), None)
+            found: bytes | None = await self._arun("GET", lambda c: c.get(k), None)
+            return found
         before = cancel_count()
         try:
-            return await client.get(k)
+            value: bytes | None = await client.get(k)
+            return value
         except _ERRORS as exc:
             self._error("GET", exc)
             return None
@@ -263,9 +270,10 @@ class RedisCache(RedisConnection, ServerCache):
         ks = [self.full_key(k) for k in keys]
         if not ks:
             return []
-        return await self._arun(
+        values: list[bytes | None] = await self._arun(
             "MGET", lambda c: c.mget_nonatomic(ks) if is_cluster(c) else c.mget(ks), [None] * len(ks)
         )
+        return values
 
     async def aset(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
         k, v, ttl_s = self.full_key(key), validate_value(value), validate_ttl(ttl_s)
@@ -285,7 +293,8 @@ class RedisCache(RedisConnection, ServerCache):
                 removed += await c.unlink(*keys[i : i + 500])
             return removed
 
-        return await self._arun("SCAN/UNLINK", clear, 0)
+        removed: int = await self._arun("SCAN/UNLINK", clear, 0)
+        return removed
 
 
 def __getattr__(name: str) -> Any:

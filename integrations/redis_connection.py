@@ -16,8 +16,8 @@ import math
 import threading
 import time
 import weakref
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, ParamSpec, TypeVar
 
 import redis
 import redis.asyncio as aioredis
@@ -39,6 +39,7 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+_P = ParamSpec("_P")
 
 ERRORS = (redis.RedisError, redis.exceptions.RedisClusterException, OSError, asyncio.TimeoutError)
 """What a Redis call may raise that the adapters turn into a miss (``RedisClusterException`` is not a
@@ -87,11 +88,11 @@ def reraise_swallowed_cancel(before: int | None) -> None:
         raise asyncio.CancelledError("cancelled during a Redis call (the cancellation was swallowed by the client)")
 
 
-def keeps_cancellation(fn: Callable[..., Awaitable[_T]]) -> Callable[..., Awaitable[_T]]:
+def keeps_cancellation(fn: Callable[_P, Awaitable[_T]]) -> Callable[_P, Coroutine[Any, Any, _T]]:
     """Decorate an async method so a cancellation redis-py swallowed during it is raised at its end."""
 
     @functools.wraps(fn)
-    async def wrapper(*args: Any, **kwargs: Any) -> _T:
+    async def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _T:
         before = cancel_count()
         try:
             return await fn(*args, **kwargs)

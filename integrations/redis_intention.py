@@ -332,7 +332,8 @@ class RedisIntentionBackend(SignatureIndex, VersionRepairs, RedisConnection, Int
     def result(self, user: str, result_hash: str) -> bytes | None:
         self._check()
         try:
-            return self._sync().get(self.result_key(user, result_hash))
+            value: bytes | None = self._sync().get(self.result_key(user, result_hash))
+            return value
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
 
@@ -343,7 +344,8 @@ class RedisIntentionBackend(SignatureIndex, VersionRepairs, RedisConnection, Int
             return await super().aresult(user, result_hash)
         self._check()
         try:
-            return await client.get(self.result_key(user, result_hash))
+            value: bytes | None = await client.get(self.result_key(user, result_hash))
+            return value
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
 

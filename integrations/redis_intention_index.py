@@ -17,12 +17,18 @@ another type (a damaged key) is deleted: a miss for its memories, written again 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis
 
-from promptcache.integrations.redis_intention_versions import as_str, index_refused, rows_ttl_ms, settle
-from promptcache.intention.backends import MemoryRecord
+from promptcache.integrations.redis_intention_versions import (
+    VersionRepairs,
+    as_str,
+    index_refused,
+    rows_ttl_ms,
+    settle,
+)
+from promptcache.intention.backends import IntentionBackendError, MemoryRecord
 
 __all__ = ["SIG_POSITIONS", "SignatureIndex", "index_commands", "live_records"]
 
@@ -117,21 +123,30 @@ def live_records(
     return records, gone, dropped, corrupt
 
 
-class SignatureIndex:
+class SignatureIndex(VersionRepairs):
     """Candidate retrieval by meaning signature for :class:`RedisIntentionBackend
-    <promptcache.integrations.redis_intention.RedisIntentionBackend>` (a mixin: the backend provides the keys, the
-    client, the failure handling, ``_drop``/``_repair`` and the warnings)."""
+    <promptcache.integrations.redis_intention.RedisIntentionBackend>` (a mixin: :class:`VersionRepairs` gives the
+    keys, ``_repair`` and the warnings; the backend provides the clients, the failure handling and ``_drop``)."""
+
+    if TYPE_CHECKING:  # provided by RedisIntentionBackend and its RedisConnection base
+
+        @property
+        def async_client(self) -> Any: ...
+        def _check(self) -> None: ...
+        def _sync(self) -> Any: ...
+        def _fail(self, op: str, exc: BaseException) -> IntentionBackendError: ...
+        def _drop(self, pipe: Any, user: str, gone: list[bytes], ttl_ms: int) -> None: ...
 
     def signature_key(self, user: str, signature: str) -> str:
         """The set of ids of the user's memories with meaning signature ``signature``."""
-        return f"{self._base(user)}sig:{signature}"  # type: ignore[attr-defined]
+        return f"{self._base(user)}sig:{signature}"
 
     def _signature_refused(self, replies: list[Any]) -> bool:
         """Whether the store pipeline's commands on the signature set were refused (a key of another type)."""
         return index_refused(replies, SIG_POSITIONS)
 
     def _sig_replaced(self, key: str, replies: list[Any], fixed: list[Any]) -> list[Any]:
-        self._index_warning.warn("promptcache: replaced a damaged intention signature set (%s)", key)  # type: ignore[attr-defined]
+        self._index_warning.warn("promptcache: replaced a damaged intention signature set (%s)", key)
         out = list(replies)
         for pos, reply in zip(SIG_POSITIONS, fixed[1:]):
             out[pos] = reply
@@ -141,7 +156,7 @@ class SignatureIndex:
         self, client: Any, user: str, record: MemoryRecord, ttl_ms: int, replies: list[Any]
     ) -> list[Any]:
         """A signature set of another type (a damaged key) is deleted and written again: the store goes on."""
-        key = self.signature_key(user, record.signature)  # type: ignore[attr-defined]
+        key = self.signature_key(user, record.signature)
         pipe = client.pipeline(transaction=False)
         pipe.delete(key)
         index_commands(pipe, key, record.id, ttl_ms)
@@ -151,15 +166,15 @@ class SignatureIndex:
         self, client: Any, user: str, record: MemoryRecord, ttl_ms: int, replies: list[Any]
     ) -> list[Any]:
         """Async :meth:`_replace_signature_set`."""
-        key = self.signature_key(user, record.signature)  # type: ignore[attr-defined]
+        key = self.signature_key(user, record.signature)
         pipe = client.pipeline(transaction=False)
         pipe.delete(key)
         index_commands(pipe, key, record.id, ttl_ms)
         return self._sig_replaced(key, replies, await pipe.execute())
 
     def _match_args(self, user: str, signature: str, now: float) -> tuple[Any, ...]:
-        keys = (self.index_key(user), self.signature_key(user, signature))  # type: ignore[attr-defined]
-        prefixes = (self.memory_key(user, ""), self.result_key(user, ""))  # type: ignore[attr-defined]
+        keys = (self.index_key(user), self.signature_key(user, signature))
+        prefixes = (self.memory_key(user, ""), self.result_key(user, ""))
         return (MATCH_SCRIPT, 2, *keys, repr(now), *prefixes)
 
     def _split_live(self, reply: list[Any], now: float, signature: str) -> tuple[Any, ...]:
@@ -168,7 +183,7 @@ class SignatureIndex:
         by_id = dict(zip(ids, results))
         fetched = {r.result_hash: by_id.get(r.id.encode(), by_id.get(r.id)) for r in records}
         if corrupt:
-            self._warning.warn(  # type: ignore[attr-defined]
+            self._warning.warn(
                 "promptcache: dropped %d corrupt intention memory record(s) from a user's index (%s)",
                 len(corrupt),
                 corrupt[0][:200],
@@ -177,13 +192,13 @@ class SignatureIndex:
 
     def _damaged(self, code: int, key: str) -> None:
         what = "index" if code == 1 else "signature set"
-        self._index_warning.warn("promptcache: a damaged intention %s (%s): a miss", what, key)  # type: ignore[attr-defined]
+        self._index_warning.warn("promptcache: a damaged intention %s (%s): a miss", what, key)
 
     def _cleanup_commands(self, pipe: Any, user: str, key: str, gone: list[Any], dropped: list[Any], ttl: int) -> None:
         if gone:
             pipe.srem(key, *gone)
         if dropped:
-            self._drop(pipe, user, dropped, ttl)  # type: ignore[attr-defined]
+            self._drop(pipe, user, dropped, ttl)
 
     def matching(self, user: str, signature: str, now: float) -> list[MemoryRecord]:
         """The live memories with ``signature`` (see :meth:`matching_results`)."""
@@ -199,14 +214,14 @@ class SignatureIndex:
         """The live memories with ``signature`` and their results by hash (see the module docstring): one round
         trip whatever the number of the user's memories, a second only to clean up ids of gone memories or a
         damaged key."""
-        self._check()  # type: ignore[attr-defined]
+        self._check()
         try:
-            client = self._sync()  # type: ignore[attr-defined]
-            key = self.signature_key(user, signature)  # type: ignore[attr-defined]
+            client = self._sync()
+            key = self.signature_key(user, signature)
             reply = client.eval(*self._match_args(user, signature, now))
             code = int(reply[0])
             if code == 1:
-                self._replace_damaged_index(client, user)  # type: ignore[attr-defined]
+                self._replace_damaged_index(client, user)
                 return [], {}
             if code == 2:
                 self._damaged(code, key)
@@ -218,26 +233,26 @@ class SignatureIndex:
                 self._cleanup_commands(pipe, user, key, gone, dropped, ttl)
                 if settle(pipe.execute(raise_on_error=False), -1)[1] and dropped:
                     pipe = client.pipeline(transaction=False)
-                    self._repair(pipe, user, ttl)  # type: ignore[attr-defined]
+                    self._repair(pipe, user, ttl)
                     pipe.execute()
             return records, fetched
         except (redis.RedisError, OSError, asyncio.TimeoutError) as exc:
-            raise self._fail("read", exc) from exc  # type: ignore[attr-defined]
+            raise self._fail("read", exc) from exc
 
     async def amatching_results(
         self, user: str, signature: str, now: float
     ) -> tuple[list[MemoryRecord], dict[str, bytes | None]]:
         """Async :meth:`matching_results`."""
-        client = self.async_client  # type: ignore[attr-defined]
+        client = self.async_client
         if client is None:
             return await asyncio.to_thread(self.matching_results, user, signature, now)
-        self._check()  # type: ignore[attr-defined]
+        self._check()
         try:
-            key = self.signature_key(user, signature)  # type: ignore[attr-defined]
+            key = self.signature_key(user, signature)
             reply = await client.eval(*self._match_args(user, signature, now))
             code = int(reply[0])
             if code == 1:
-                await self._areplace_damaged_index(client, user)  # type: ignore[attr-defined]
+                await self._areplace_damaged_index(client, user)
                 return [], {}
             if code == 2:
                 self._damaged(code, key)
@@ -249,8 +264,8 @@ class SignatureIndex:
                 self._cleanup_commands(pipe, user, key, gone, dropped, ttl)
                 if settle(await pipe.execute(raise_on_error=False), -1)[1] and dropped:
                     pipe = client.pipeline(transaction=False)
-                    self._repair(pipe, user, ttl)  # type: ignore[attr-defined]
+                    self._repair(pipe, user, ttl)
                     await pipe.execute()
             return records, fetched
         except (redis.RedisError, OSError, asyncio.TimeoutError) as exc:
-            raise self._fail("read", exc) from exc  # type: ignore[attr-defined]
+            raise self._fail("read", exc) from exc

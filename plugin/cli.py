@@ -153,7 +153,7 @@ def _report_warnings(caught: list[warnings.WarningMessage]) -> None:
 
 def _run_replay(args: argparse.Namespace) -> int:
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeRemainingColumn
 
     from promptcache.replay.chart import write_chart
     from promptcache.replay.engine import DEFAULT_STRATEGIES, run_replay
@@ -173,13 +173,12 @@ def _run_replay(args: argparse.Namespace) -> int:
             return _fail(f"--out must be a directory, but {str(blocker)!r} is a file")
     except OSError as exc:  # e.g. a name longer than the file system allows
         return _fail(f"--out {str(out)!r} cannot be used: {exc.strerror or exc}")
-    state: dict[str, object] = {}
+    shown: list[tuple[Progress, TaskID]] = []  # the progress bar and its task, once the run is long enough for one
 
     def progress(done: int, total: int | None) -> None:
         if done <= PROGRESS_MIN_REQUESTS:
             return
-        bar = state.get("bar")
-        if bar is None:
+        if not shown:
             bar = Progress(
                 "replaying",
                 BarColumn(),
@@ -189,9 +188,10 @@ def _run_replay(args: argparse.Namespace) -> int:
                 transient=True,
             )
             bar.start()
-            state["bar"], state["task"] = bar, bar.add_task("replay", total=total)
+            shown.append((bar, bar.add_task("replay", total=total)))
         if done % 50 == 0 or done == total:  # the total is unknown while streaming (None)
-            bar.update(state["task"], completed=done)  # type: ignore[union-attr]
+            bar, task = shown[0]
+            bar.update(task, completed=done)
 
     if args.min_tokens is not None and args.min_tokens < 0:
         return _fail(f"--min-tokens must be an integer >= 0, got {args.min_tokens!r}")
@@ -221,8 +221,8 @@ def _run_replay(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     finally:
-        if state.get("bar") is not None:
-            state["bar"].stop()  # type: ignore[union-attr]
+        if shown:
+            shown[0][0].stop()
         _report_warnings(caught)
     console = Console(width=max(Console().width, 120))
     render_table(result, console)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config, set_config_context
@@ -62,7 +62,7 @@ class _Unset:
     def __copy__(self) -> _Unset:
         return self
 
-    def __deepcopy__(self, memo: dict) -> _Unset:
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Unset:
         return self
 
 
@@ -150,8 +150,8 @@ def merge_call_options(
         return make_call_options(context_key, allowed, **opts)
     merged = existing_call_options(config, context_key, allowed)
     merged.update(opts)
-    configurable = _configurable(config)
-    return RunnableConfig(**{**config, "configurable": {**configurable, context_key: merged}})  # type: ignore[typeddict-item]
+    # A new dict, as ``RunnableConfig(**...)`` makes (a TypedDict call is a plain dict); ``config`` may be any mapping.
+    return cast(RunnableConfig, {**config, "configurable": {**_configurable(config), context_key: merged}})
 
 
 def apply_call_options(
@@ -341,6 +341,8 @@ class CurrentConfigMixin:
     (``batch``/``abatch`` go through ``invoke``/``ainvoke``). Put it before the model class in the bases.
     """
 
+    # The ``type: ignore[misc]`` below: mypy cannot see that the model class after this mixin in the bases defines
+    # ``invoke``/``ainvoke``/``stream``/``astream`` (a mixin's ``super()`` is only known in the final class).
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         config = ensure_config(config)
         with set_config_context(_context_config(config)) as ctx:

@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = ["EVENTS", "METER_NAME", "PluginMetrics", "PluginStats", "otel_available", "set_meter_provider"]
 
 METER_NAME = "promptcache"
 """The OpenTelemetry Meter (instrumentation scope) every promptcache counter belongs to."""
+
+_T = TypeVar("_T")
 
 EVENTS: tuple[str, ...] = (
     "hits",
@@ -231,7 +233,7 @@ class PluginMetrics:
         self._add(2 if ok else 3, 1)
         return ok
 
-    def lookup(self, found: Any) -> Any:
+    def lookup(self, found: _T) -> _T:
         """Count a hit when ``found`` is truthy (a reply, a non-empty list of matches), else a miss; returns
         ``found`` (so a plugin's ``return x`` becomes ``return self.metrics.lookup(x)``)."""
         self._add(0 if found else 1, 1)

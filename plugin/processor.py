@@ -123,7 +123,7 @@ def _pin_hook_signatures(cls: type) -> None:
     for name in _WRAP_HOOKS:
         func = cls.__dict__.get(name)
         if inspect.isfunction(func) and "__signature__" not in func.__dict__:
-            func.__signature__ = inspect.signature(func)  # type: ignore[attr-defined]
+            func.__signature__ = inspect.signature(func)  # type: ignore[attr-defined]  # not in FunctionType's stub
 
 
 class Processor(AgentMiddleware):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from promptcache.metrics import PluginMetrics
 from promptcache.replay.pricing import ModelPrice, price_for
@@ -26,6 +26,7 @@ __all__ = [
     "price_or_none",
 ]
 
+_T = TypeVar("_T")
 _MODEL_ID_FIELDS = ("base_model_id", "model_id", "model_name", "model")
 
 
@@ -71,7 +72,7 @@ def cache_point_dollars(read: int, write: int, price: ModelPrice, ttl_s: float =
     return float(read * (price.input - price.read) - write * (price.write(ttl_s) - price.input)) / 1e6
 
 
-def count_reply_hit(metrics: PluginMetrics, response: Any, model: Any) -> Any:
+def count_reply_hit(metrics: PluginMetrics, response: _T, model: Any) -> _T:
     """Count a ResponseCache hit and what it saved: the whole call the recorded reply cost (its stored
     ``usage_metadata``: input and output tokens; dollars when the model's price is known). Returns ``response``."""
     metrics.hit()

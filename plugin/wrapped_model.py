@@ -17,12 +17,12 @@ agent, a LangGraph node and an LCEL chain.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from typing import Any, cast
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, AnyMessage, BaseMessage, SystemMessage, ToolCallChunk
 from langchain_core.messages.utils import message_chunk_to_message
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import RunnableConfig
@@ -57,14 +57,10 @@ def ai_message_to_chunk(message: AIMessage) -> AIMessageChunk:
     Invalid tool calls travel as tool-call chunks with their raw arguments (so a consumer adding chunks sees them),
     and the chunk's parsed ``invalid_tool_calls`` are then set to the message's own, which keep their ``error``.
     """
-    calls = [
-        {"name": tc["name"], "args": json.dumps(tc["args"]), "id": tc.get("id"), "type": "tool_call_chunk"}
-        for tc in message.tool_calls
+    calls: list[tuple[str | None, str | None, str | None]] = [
+        (tc["name"], json.dumps(tc["args"]), tc.get("id")) for tc in message.tool_calls
     ]
-    calls += [
-        {"name": tc.get("name"), "args": tc.get("args"), "id": tc.get("id"), "type": "tool_call_chunk"}
-        for tc in message.invalid_tool_calls
-    ]
+    calls += [(tc.get("name"), tc.get("args"), tc.get("id")) for tc in message.invalid_tool_calls]
     chunk = AIMessageChunk(
         content=message.content,
         name=message.name,
@@ -72,11 +68,14 @@ def ai_message_to_chunk(message: AIMessage) -> AIMessageChunk:
         response_metadata=dict(message.response_metadata),
         usage_metadata=message.usage_metadata,
         id=message.id,
-        tool_call_chunks=[{**c, "index": i} for i, c in enumerate(calls)],
+        tool_call_chunks=[
+            ToolCallChunk(name=name, args=args, id=id_, type="tool_call_chunk", index=i)
+            for i, (name, args, id_) in enumerate(calls)
+        ],
         chunk_position="last",
     )
     if message.invalid_tool_calls:
-        chunk.invalid_tool_calls = [dict(tc) for tc in message.invalid_tool_calls]
+        chunk.invalid_tool_calls = [tc.copy() for tc in message.invalid_tool_calls]
     return chunk
 
 
@@ -131,7 +130,8 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
         if stop is not None:
             settings["stop"] = stop
         system = None
-        rest = list(messages)
+        # The messages a chat model receives are the AnyMessage kinds (BaseMessage is their common base).
+        rest = cast("list[AnyMessage]", list(messages))
         if rest and isinstance(rest[0], SystemMessage):
             system, rest = rest[0], rest[1:]
         settings.update({f"{_BIND_KWARGS}:{k}": v for k, v in bind_kwargs.items()})
@@ -142,7 +142,7 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
             tool_choice=tool_choice,
             tools=tools,
             response_format=None,
-            state={"messages": list(messages)},
+            state=cast("AgentState[Any]", {"messages": list(messages)}),  # a model call's state: its messages
             runtime=None,
             model_settings=settings,
         )
@@ -157,7 +157,8 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
             model = model.bind_tools(request.tools, **extra, **bind_kwargs)
         if settings:
             model = model.bind(**settings)
-        messages = ([request.system_message] if request.system_message else []) + list(request.messages)
+        messages: list[BaseMessage] = [request.system_message] if request.system_message else []
+        messages.extend(request.messages)
         return model, messages
 
     def _call(self, request: ModelRequest) -> ModelResponse:
@@ -169,11 +170,15 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
         return ModelResponse(result=[await model.ainvoke(messages, config=_INNER_CONFIG)], structured_response=None)
 
     @staticmethod
-    def _result(response: ModelResponse) -> ChatResult:
+    def _reply(response: ModelResponse) -> AIMessage:
         messages = [m for m in response.result if isinstance(m, AIMessage)]
         if not messages:
             raise ValueError(f"processors produced no AIMessage: {response.result!r}")
-        return ChatResult(generations=[ChatGeneration(message=messages[-1])])
+        return messages[-1]
+
+    @classmethod
+    def _result(cls, response: ModelResponse) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=cls._reply(response))])
 
     # -- invoke / ainvoke ----------------------------------------------------------------------------------
     def _generate(
@@ -198,9 +203,7 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         request = self._request(messages, stop, kwargs)
         if not self._hooks_only():
-            yield ChatGenerationChunk(
-                message=ai_message_to_chunk(self._result(self._generate_from(request)).generations[0].message)
-            )
+            yield ChatGenerationChunk(message=ai_message_to_chunk(self._reply(self._generate_from(request))))
             return
         for p in self.processors:
             if p._async_only:
@@ -227,15 +230,14 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
         for p, req in reversed(sent):
             response = as_model_response(p.process_response(req, response))
         if short is not None:
-            yield ChatGenerationChunk(message=ai_message_to_chunk(self._result(response).generations[0].message))
+            yield ChatGenerationChunk(message=ai_message_to_chunk(self._reply(response)))
 
     async def _astream(
         self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
     ) -> AsyncIterator[ChatGenerationChunk]:
         request = self._request(messages, stop, kwargs)
         if not self._hooks_only():
-            result = self._result(await self._agenerate_from(request))
-            yield ChatGenerationChunk(message=ai_message_to_chunk(result.generations[0].message))
+            yield ChatGenerationChunk(message=ai_message_to_chunk(self._reply(await self._agenerate_from(request))))
             return
         sent: list[tuple[Processor, ModelRequest]] = []
         short: ModelResponse | None = None
@@ -259,16 +261,16 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
         for p, req in reversed(sent):
             response = as_model_response(await p.aprocess_response(req, response))
         if short is not None:
-            yield ChatGenerationChunk(message=ai_message_to_chunk(self._result(response).generations[0].message))
+            yield ChatGenerationChunk(message=ai_message_to_chunk(self._reply(response)))
 
     def _generate_from(self, request: ModelRequest) -> ModelResponse:
-        handler = self._call
+        handler: Callable[[ModelRequest], ModelResponse] = self._call
         for p in reversed(self.processors):
             handler = (lambda proc, inner: lambda req: as_model_response(proc.wrap_model_call(req, inner)))(p, handler)
         return handler(request)
 
     async def _agenerate_from(self, request: ModelRequest) -> ModelResponse:
-        handler = self._acall
+        handler: Callable[[ModelRequest], Awaitable[ModelResponse]] = self._acall
         for p in reversed(self.processors):
 
             async def step(req: ModelRequest, proc: Any = p, inner: Any = handler) -> ModelResponse:
@@ -290,4 +292,4 @@ def _aggregate(chunks: list[AIMessageChunk]) -> AIMessage:
     total = chunks[0]
     for c in chunks[1:]:
         total = total + c
-    return message_chunk_to_message(total)
+    return cast(AIMessage, message_chunk_to_message(total))  # the message of an AIMessageChunk

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar, overload
 
 from promptcache.config import is_unicode
 
@@ -16,6 +17,15 @@ MAX_TTL_S = 10 * 365 * 24 * 3600.0
 ``PX`` values past 2**63 ms (its ``SET`` reply "invalid expire time"), so they fail here, loudly, instead."""
 
 
+_T = TypeVar("_T")
+
+
+@overload
+def validate_ttl(ttl_s: None, *, what: str = ...) -> None: ...
+@overload
+def validate_ttl(ttl_s: float, *, what: str = ...) -> float: ...
+@overload
+def validate_ttl(ttl_s: object, *, what: str = ...) -> float | None: ...
 def validate_ttl(ttl_s: object, *, what: str = "ttl_s") -> float | None:
     """Check a TTL in seconds: ``None`` (no expiry) or a finite number > 0, at most :data:`MAX_TTL_S`.
 
@@ -152,5 +162,5 @@ class ServerCache(ABC):
 
         return NamespacedServerCache(self, namespace)
 
-    async def _to_thread(self, fn, *args):  # pragma: no cover - helper for subclasses
+    async def _to_thread(self, fn: Callable[..., _T], *args: Any) -> _T:  # pragma: no cover - helper for subclasses
         return await asyncio.to_thread(fn, *args)

@@ -179,7 +179,7 @@ class AnchoredTailStrategy(CacheStrategy):
         if not previous:
             return None
         last = max(previous, key=lambda p: p.index)
-        index = last.index
+        index: int = last.index
         if (
             index <= tail
             and self.point_allowed_after(index)

@@ -24,7 +24,7 @@ changing the caller's blocks: :func:`check_manual_layout` refuses it with a ``Va
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from promptcache.cache_points.model_info import BEDROCK_MAX_CACHE_POINTS, TTLS, ModelInfo
 from promptcache.cache_points.strategy import cache_point_block, is_cache_point, point_blocker
@@ -151,7 +151,8 @@ def fit_added_ttls(
     gives later requests (and other conversations sharing the prefix, for the system anchor) a point to read from.
     A dropped point would save nothing and lose those reads.
     """
-    points = list(iter_cache_points(system, messages, tools))
+    # The arguments are lists, so each point's ``blocks`` is one of them (or a message's content list).
+    points = cast("list[tuple[str, list[Any], int]]", list(iter_cache_points(system, messages, tools)))
     want = TTLS.index(ttl) if ttl in TTLS else 0
     # floors[k]: longest TTL rank among the caller's points at or after position k.
     floors = [0] * (len(points) + 1)

@@ -137,16 +137,17 @@ class MultiPointStrategy(CacheStrategy):
         by_fingerprint: dict[str, int] | None = None
         indices: set[int] = set()
         for p in previous:
-            index: int | None = p.index
+            start: int = p.index
+            index: int | None = start
             if p.fingerprint is not None:
-                if not (index < n and self.is_placement_target(index) and self.fingerprint(index) == p.fingerprint):
+                if not (start < n and self.is_placement_target(start) and self.fingerprint(start) == p.fingerprint):
                     if by_fingerprint is None:
                         by_fingerprint = {}
                         for i in range(n):
                             if self.is_placement_target(i):
                                 by_fingerprint.setdefault(self.fingerprint(i), i)
                     index = by_fingerprint.get(p.fingerprint)
-            elif not (index < n and self.is_placement_target(index)):
+            elif not (start < n and self.is_placement_target(start)):
                 index = None
             if index is not None:
                 indices.add(index)

@@ -148,11 +148,12 @@ class CachePointPlacement:
         if isinstance(value, CachePointPlacement):
             placement = value
         elif isinstance(value, Mapping):
+            fields: Any = value  # unchecked here: the checks below name a bad field's value
             placement = cls(
-                index=value.get("index"),
-                type=value.get("type", "message"),  # type: ignore[arg-type]
-                tokens_covered=value.get("tokens_covered", value.get("tokensCovered", 0)),
-                fingerprint=value.get("fingerprint"),
+                index=fields.get("index"),
+                type=fields.get("type", "message"),
+                tokens_covered=fields.get("tokens_covered", fields.get("tokensCovered", 0)),
+                fingerprint=fields.get("fingerprint"),
             )
         else:
             raise TypeError(f"previous placement must be a CachePointPlacement or dict, got {value!r}")
@@ -367,7 +368,7 @@ class CacheStrategy(ABC):
         system = self.config.system_prompt
         if not system:
             return []
-        blocks = (
+        blocks: list[Any] = (
             [{"text": system}]
             if isinstance(system, str)
             else [dict(b) if isinstance(b, Mapping) else b for b in system]

@@ -126,7 +126,7 @@ class IntentionMemory:
         self.clock = clock
         self._warning = ThrottledWarning(_log)
         self._lock = threading.Lock()
-        self._prepared: LRUCache[tuple[str, ...], Any] = LRUCache(maxsize=64)
+        self._prepared: LRUCache[tuple[tuple[str, float], ...], Any] = LRUCache(maxsize=64)
         self.metrics = PluginMetrics("intention_memory")
 
     def stats(self, reset: bool = False) -> PluginStats:
@@ -222,7 +222,8 @@ class IntentionMemory:
                 else:
                     raws = self.backend.results(user, [r.result_hash for r in group])
         except Exception as exc:  # noqa: BLE001
-            return self._failed(exc, fail_open) or []
+            self._failed(exc, fail_open)  # raises unless fail_open
+            return []
         corrupt: list[str] = []
         matches = to_matches(group, picked, raws, now, corrupt)
         self._corrupt(user, corrupt)
@@ -244,7 +245,8 @@ class IntentionMemory:
                 else:
                     raws = await self.backend.aresults(user, [r.result_hash for r in group])
         except Exception as exc:  # noqa: BLE001
-            return self._failed(exc, fail_open) or []
+            self._failed(exc, fail_open)  # raises unless fail_open
+            return []
         corrupt: list[str] = []
         matches = to_matches(group, picked, raws, now, corrupt)
         await self._acorrupt(user, corrupt)

@@ -22,7 +22,7 @@ from promptcache.intention.normalize import tokens
 try:  # optional: vectorised scoring of many candidates (a dependency of matplotlib, so normally present)
     import numpy as _np
 except ImportError:  # pragma: no cover - exercised only without numpy
-    _np = None
+    _np = None  # type: ignore[assignment]  # the module or None: every use checks `_np is None` first
 
 __all__ = ["EmbeddingsSimilarity", "LexicalSimilarity", "Similarity", "as_similarity"]
 

@@ -23,7 +23,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-import snowballstemmer
+import snowballstemmer  # untyped: ignore_missing_imports in pyproject.toml
 
 __all__ = ["Vocabulary", "default_vocabulary", "stem"]
 
@@ -93,7 +93,7 @@ class Vocabulary:
 
 
 def _load(name: str) -> tuple[dict[str, Any], bytes]:
-    raw = resources.files("promptcache.intention").joinpath("data", name).read_bytes()
+    raw = resources.files("promptcache.intention").joinpath("data").joinpath(name).read_bytes()
     return json.loads(raw), raw
 
 

@@ -365,7 +365,8 @@ def make_classifier(classifier: Any = None) -> ConceptualClassifier:
     if isinstance(classifier, BaseChatModel):
         return ChatModelClassifier(classifier)
     if callable(classifier):
-        return classifier
+        given: ConceptualClassifier = classifier
+        return given
     raise TypeError(f"classifier must be a callable(str) -> bool or a chat model, got {classifier!r}")
 
 

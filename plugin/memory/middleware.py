@@ -8,7 +8,7 @@ makes feedback and user facts "once per thread". ``process_request`` then append
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from langchain.agents.middleware import AgentState, ModelRequest
 from langgraph.store.base import BaseStore
@@ -132,7 +132,8 @@ class TypedMemoryMiddleware(Processor):
 
     def process_request(self, request: ModelRequest) -> ModelRequest:
         """Append ``state["memory_prompt"]`` to the system message, on a new request."""
-        prompt = (request.state or {}).get("memory_prompt")
+        # MemoryState's ``memory_prompt`` (a str the loader wrote), a key the agent's state type does not declare
+        prompt = cast("str | None", (request.state or {}).get("memory_prompt"))
         if not prompt:
             return request
         return request.override(system_message=with_memory_prompt(request.system_message, prompt))

@@ -103,9 +103,9 @@ def validate_memory_id(memory_id: Any) -> str:
     """
     if isinstance(memory_id, bool) or not isinstance(memory_id, (str, int)):
         raise TypeError(f"memory id must be a string, got {type(memory_id).__name__}: {memory_id!r}")
-    memory_id = str(memory_id)
-    _storable_text(memory_id, "memory id")
-    return memory_id
+    text = str(memory_id)
+    _storable_text(text, "memory id")
+    return text
 
 
 def _storable_text(text: str, what: str) -> None:

@@ -17,6 +17,7 @@ error). A stored value that is not a typed memory is skipped and logged (throttl
 
 from __future__ import annotations
 
+import builtins  # annotations after the method `list` name the builtin through it
 import threading
 import time
 import uuid
@@ -49,13 +50,13 @@ __all__ = ["TypedMemoryStore"]
 _log = get_logger("promptcache.memory")
 _bad_value = ThrottledWarning(_log)
 _PAGE = 100
-_SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_LOCKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_SHARED: weakref.WeakKeyDictionary[BaseStore, TypedMemoryStore] = weakref.WeakKeyDictionary()
+_LOCKS: weakref.WeakKeyDictionary[BaseStore, threading.Lock] = weakref.WeakKeyDictionary()
 _SHARED_LOCK = threading.Lock()
 _LOCKS_LOCK = threading.Lock()
 
 
-def _store_lock(store: BaseStore) -> threading.Lock | nullcontext:
+def _store_lock(store: BaseStore) -> threading.Lock | nullcontext[None]:
     """One lock per ``InMemoryStore`` object: it is a plain dict that a search iterating it while another thread
     writes breaks (``RuntimeError: dictionary changed size during iteration``). Other stores handle concurrency."""
     if not isinstance(store, InMemoryStore):
@@ -293,7 +294,7 @@ class TypedMemoryStore:
 
     def search(
         self, scope: str | None, kind: MemoryKind | str, query: str | None = None, *, limit: int = 10
-    ) -> list[TypedMemory]:
+    ) -> builtins.list[TypedMemory]:
         """Live memories of ``(scope, kind)`` matching ``query`` (step one of two-step retrieval: filter by kind).
 
         Without ``query``: the first ``limit`` of :meth:`list`. With a query: the store's semantic search when it
@@ -339,8 +340,8 @@ class TypedMemoryStore:
         return deleted
 
     # -- async -----------------------------------------------------------------------------------------------------
-    async def _ascan(self, ns: tuple[str, ...], kind: MemoryKind) -> list[Item]:
-        items: list[Item] = []
+    async def _ascan(self, ns: tuple[str, ...], kind: MemoryKind) -> builtins.list[Item]:
+        items: builtins.list[Item] = []
         offset = 0
         while True:
             page = await self.store.asearch(ns, limit=_PAGE, offset=offset, refresh_ttl=self._refresh(kind))
@@ -377,14 +378,14 @@ class TypedMemoryStore:
         found = self._parse([item], kind, self.clock())
         return found[0] if found else None
 
-    async def alist(self, scope: str | None, kind: MemoryKind | str) -> list[TypedMemory]:
+    async def alist(self, scope: str | None, kind: MemoryKind | str) -> builtins.list[TypedMemory]:
         """Async twin of :meth:`list`."""
         kind = parse_kind(kind)
         return stable_order(self._parse(await self._ascan(self.namespace(scope, kind), kind), kind, self.clock()))
 
     async def asearch(
         self, scope: str | None, kind: MemoryKind | str, query: str | None = None, *, limit: int = 10
-    ) -> list[TypedMemory]:
+    ) -> builtins.list[TypedMemory]:
         """Async twin of :meth:`search`."""
         kind, ns = self._search_args(scope, kind, query, limit)
         if query is None:

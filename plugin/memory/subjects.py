@@ -260,5 +260,6 @@ def make_subject_extractor(extractor: Any) -> SubjectExtractor | None:
     if isinstance(extractor, BaseChatModel):
         return ChatModelSubjectExtractor(extractor)
     if callable(extractor):
-        return extractor
+        given: SubjectExtractor = extractor
+        return given
     raise TypeError(f"subject_extractor must be a bool, a callable(content, kind) or a chat model, got {extractor!r}")

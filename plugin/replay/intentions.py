@@ -305,7 +305,7 @@ class IntentionReplay:
         message = ToolMessage(
             content=result.text, tool_call_id=block.id or "", name=block.name, status="error" if error else "success"
         )
-        call = {"name": block.name, "args": _args(block), "id": block.id or None, "type": "tool_call"}
+        call: dict[str, Any] = {"name": block.name, "args": _args(block), "id": block.id or None, "type": "tool_call"}
         request = SimpleNamespace(
             tool_call=call, tool=None, state={"messages": history}, runtime=SimpleNamespace(config=config)
         )

@@ -125,10 +125,11 @@ def parse_timestamp(value: Any, where: tuple[Any, ...] = ()) -> float | None:
 
 def _args_text(args: Any, where: tuple[Any, ...] = ()) -> str:
     if isinstance(args, str):
+        text = args
         try:
-            args = orjson.loads(args) if args.strip() else {}
+            args = orjson.loads(text) if text.strip() else {}
         except orjson.JSONDecodeError:
-            return args  # recorded verbatim (not JSON, or nested past orjson's 1,024 levels); odd but usable
+            return text  # recorded verbatim (not JSON, or nested past orjson's 1,024 levels); odd but usable
     return _dumps(args, where)
 
 
@@ -262,7 +263,8 @@ def normalise_message(raw: Any, where: tuple[Any, ...] = ()) -> Message:
         at = (*body_at, "tool_calls", i)
         if not isinstance(call, dict):
             raise BadRecord(at, f"tool call {_short(call)} is not an object")
-        fn = call.get("function") if isinstance(call.get("function"), dict) else call  # OpenAI nests it
+        nested = call.get("function")
+        fn: dict[str, Any] = nested if isinstance(nested, dict) else call  # OpenAI nests it
         name = fn.get("name")
         if not isinstance(name, str) or not name:
             raise BadRecord(at, f"tool call without a name: {_short(call)}")
@@ -278,7 +280,8 @@ def normalise_message(raw: Any, where: tuple[Any, ...] = ()) -> Message:
     message = Message(role, tuple(blocks), parse_timestamp(stamp, (*where, "timestamp")))
     if role == "assistant":  # logged usage and model, when the record keeps them (see ``logged_usage``)
         message.usage = message_usage(body) or message_usage(raw)
-        meta = body.get("response_metadata") if isinstance(body.get("response_metadata"), dict) else {}
+        found = body.get("response_metadata")
+        meta: dict[str, Any] = found if isinstance(found, dict) else {}
         if message.usage is None and isinstance(meta.get("usage"), dict):
             message.usage = message_usage(meta)
         model = body.get("model") or meta.get("model_name") or meta.get("model")

@@ -20,6 +20,7 @@ from .pricing import ModelPrice
 from .simulator import Checkpoint
 from .strategies import Strategy, StrategyUnavailable
 from .tokens import TokenCounter
+from .transcript import Block
 
 __all__ = ["MultiPointAdapter"]
 
@@ -135,7 +136,7 @@ class MultiPointAdapter(Strategy):
 _MARKER_TYPES = {"tool_result": "tool_result", "image": "image", "reasoning": "thinking"}
 
 
-def _block_text(block: Any) -> str:
+def _block_text(block: Block) -> str:
     if block.kind == "tool_use":
         return f"{block.name}({block.text})"
     return block.text

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from typing import Any
+from typing import Any, cast
 
 from promptcache.cache_points import AnchoredTailPlan, CachePointPlacement, CacheStrategyConfig
 from promptcache.cache_points import AnchoredTailStrategy as _Placement
@@ -251,7 +251,7 @@ class AnchoredTailStrategy(Strategy):
                 points.append(Checkpoint(prev, msg_ttl))  # no write (rule 4) or nothing new: read-only point
         else:
             points.extend(Checkpoint(groups[i].end, msg_ttl) for i in plan.indices)  # bridge, spares, tail
-            self._prev_tail[conv_id] = (plan.tail, tail)
+            self._prev_tail[conv_id] = (cast(int, plan.tail), tail)  # a tail TTL is chosen only when there is a tail
         if anchor_key is not None:
             self._expect_use(now, anchor_key, anchor_key)
         self._expect_use(now, ("tail", conv_id), signature)

@@ -141,6 +141,7 @@ def _read_json_document(name: str, data: bytes, doc: Any) -> list[Conversation]:
 
 
 def _conversations_from_document(name: str, doc: Any) -> list[Conversation]:
+    base: tuple[str, ...]
     if isinstance(doc, dict) and isinstance(doc.get("conversations"), list):
         items, base = doc["conversations"], ("conversations",)
     elif isinstance(doc, dict):
@@ -285,15 +286,15 @@ def _read_jsonl(name: str, data: bytes) -> list[Conversation]:
     # Events become conversations; keep whole-conversation lines and sessions in first-seen order.
     out: list[Conversation] = []
     whole = iter(conversations)
-    for kind, session in order:
-        if kind == "conv":
+    for _, key in order:
+        if key is None:  # ("conv", None): a whole-conversation line
             out.append(next(whole))
             continue
-        first_line, messages, first = sessions[session]  # type: ignore[index]
+        first_line, messages, first = sessions[key]
         try:
             conv = _assemble(
                 name,
-                {"id": session or None, **{k: first[k] for k in ("user_id",) if k in first}},
+                {"id": key or None, **{k: first[k] for k in ("user_id",) if k in first}},
                 messages,
                 (),
                 len(out),

@@ -73,10 +73,10 @@ def _lc(message: Message) -> BaseMessage:
             status="error" if results[0].is_error else "success",
         )
     if results:  # Anthropic: tool results inside a user message
-        return HumanMessage(
-            content=[{"type": "tool_result", "tool_use_id": b.id, "content": b.text} for b in results]
-            + ([{"type": "text", "text": text}] if text else [])
-        )
+        content: list[str | dict[Any, Any]] = [
+            {"type": "tool_result", "tool_use_id": b.id, "content": b.text} for b in results
+        ]
+        return HumanMessage(content=content + ([{"type": "text", "text": text}] if text else []))
     return HumanMessage(content=text)
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import orjson
 
 from . import readers
+from .messages import BadRecord
 from .prepare import Request
 from .transcript import Conversation, TranscriptError
 
@@ -100,7 +101,7 @@ def _stream_jsonl(path: str | Path) -> Iterator[Conversation]:
                 )
             try:
                 yield readers._conversation(name, rec, (), index, line=lineno)
-            except readers.BadRecord as bad:
+            except BadRecord as bad:
                 raise TranscriptError(name, lineno, bad.reason) from None
             index += 1
     if index == 0:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 
@@ -118,7 +119,7 @@ class TokenCounter:
             return round(self.text(block.text) * cal.tool_result) + cal.tool_block_overhead
         return round(self.text(block.text) * cal.text)
 
-    def tool_schema(self, schema: dict) -> int:
+    def tool_schema(self, schema: dict[str, Any]) -> int:
         """Tokens of one tool schema, as its canonical JSON (scaled like tool-call arguments)."""
         n = self.text(orjson.dumps(schema, option=orjson.OPT_SORT_KEYS).decode())
         return n if self.calibration is RAW else round(n * self.calibration.tool_args)

@@ -47,7 +47,7 @@ _MISSING: Final = object()
 _PYDANTIC_GETATTR: Final = getattr(BaseModel, "__getattr__", None)
 _EXCLUDED: dict[type, tuple[str, ...]] = {}
 
-_MEMO: LRUCache = LRUCache(maxsize=256)  # id(model) -> (model, _Snapshot, llm_string)
+_MEMO: LRUCache[int, tuple[Any, _Snapshot, str]] = LRUCache(maxsize=256)  # id(model) -> (model, _Snapshot, llm_string)
 _MEMO_LOCK = threading.Lock()
 
 
@@ -143,7 +143,7 @@ def _serializable_llm_string(model: Any) -> str:
         return hit[2]
     model.__dict__.pop("_serialized", None)  # LangChain's cached dumpd(model), stale once a field changed
     snap = _snapshot(model)  # taken before computing: a change racing the computation makes the next call miss
-    value = model._get_llm_string()
+    value: str = model._get_llm_string()
     if snap is not None:
         with _MEMO_LOCK:
             _MEMO[key] = (model, snap, value)  # the references keep ids from being reused while memoised
@@ -167,7 +167,8 @@ def llm_string(model: Any) -> str:
         return str(sorted(params.items()))
     if path == _SERIALIZABLE:
         return _serializable_llm_string(model)
-    return model._get_llm_string()
+    value: str = model._get_llm_string()
+    return value
 
 
 def _lookups(cls: type) -> tuple[bool, ...]:

@@ -25,7 +25,8 @@ def _name(tool: Any) -> str | None:
     if isinstance(tool, Mapping):
         for inner in (tool, tool.get("function"), tool.get("toolSpec")):
             if isinstance(inner, Mapping) and isinstance(inner.get("name"), str):
-                return inner["name"]
+                found: str = inner["name"]
+                return found
         return None
     name = getattr(tool, "name", None)
     if isinstance(name, str):

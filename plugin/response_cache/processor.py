@@ -137,7 +137,7 @@ class ResponseCache(Processor):
         )
         if seconds is None:
             raise TypeError(f"{name} must be a number of seconds > 0, got None")
-        self.ttl_s = validate_ttl(seconds, what=name)
+        self.ttl_s: float = validate_ttl(seconds, what=name)
         if scope is not UNSET:
             validate_scope(scope, what="scope")
         if key is not None:
