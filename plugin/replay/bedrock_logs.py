@@ -46,7 +46,7 @@ from typing import Any
 import orjson
 
 from .bedrock_bodies import ParsedCall, UnsupportedBody, parse_record
-from .jsonpos import line_of
+from .jsonpos import jsonl_records, line_of
 from .messages import BadRecord, _short
 from .transcript import Conversation, Message, TranscriptError, TranscriptWarning
 
@@ -94,13 +94,7 @@ def read_invocation_log(name: str, data: bytes, doc: Any = None) -> list[Convers
                 text = data.decode("utf-8", errors="replace")
                 raise TranscriptError(name, line_of(text, (*where, *bad.where)), bad.reason) from None
     else:
-        for lineno, raw in enumerate(data.splitlines(), start=1):
-            if not raw.strip():
-                continue
-            try:
-                rec = orjson.loads(raw)
-            except orjson.JSONDecodeError as exc:
-                raise TranscriptError(name, lineno, f"invalid JSON on this line: {exc.msg}") from None
+        for lineno, rec in jsonl_records(name, data.splitlines()):
             try:
                 _take(calls, rec, (), name, lineno, skipped, logged)
             except BadRecord as bad:

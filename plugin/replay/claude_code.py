@@ -59,6 +59,7 @@ from typing import Any
 
 import orjson
 
+from .jsonpos import jsonl_records
 from .logged_usage import anthropic_usage
 from .messages import BadRecord, _content_blocks, _short, parse_timestamp
 from .transcript import Block, Conversation, Message, TranscriptError, TranscriptWarning, Usage
@@ -220,13 +221,7 @@ def _add_file(session: Session, name: str, data: bytes, agent: str) -> None:
     session.agents.append(agent)
     warned: set[str] = set()
     records = 0
-    for lineno, raw in enumerate(data.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            rec = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            raise TranscriptError(name, lineno, f"invalid JSON on this line: {exc.msg}") from None
+    for lineno, rec in jsonl_records(name, data.splitlines()):
         if not isinstance(rec, dict):
             raise TranscriptError(name, lineno, f"expected a Claude Code record (a JSON object), got {_short(rec)}")
         records += 1

@@ -10,7 +10,12 @@ import json
 import json.decoder
 import json.scanner
 import sys
+from collections.abc import Iterable, Iterator
 from typing import Any
+
+import orjson
+
+from .transcript import TranscriptError
 
 __all__ = ["line_of", "line_at"]
 
@@ -93,3 +98,18 @@ def line_of(text: str, path: tuple[Any, ...]) -> int:
             break
         best = getattr(node, "pos", best)
     return line_at(text, best)
+
+
+def jsonl_records(name: str, lines: Iterable[bytes]) -> Iterator[tuple[int, Any]]:
+    """``(line number, parsed value)`` for each non-blank line of a JSONL file (1-based numbers, blank lines counted).
+
+    Raises:
+        TranscriptError: ``name:LINE: invalid JSON on this line: ...`` for the first line orjson cannot parse.
+    """
+    for lineno, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            yield lineno, orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise TranscriptError(name, lineno, f"invalid JSON on this line: {exc.msg}") from None

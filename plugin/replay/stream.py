@@ -22,6 +22,7 @@ from pathlib import Path
 import orjson
 
 from . import readers
+from .jsonpos import jsonl_records
 from .messages import BadRecord
 from .prepare import Request
 from .transcript import Conversation, TranscriptError
@@ -89,13 +90,7 @@ def _stream_jsonl(path: str | Path) -> Iterator[Conversation]:
     name = str(path)
     index = 0
     with open(path, "rb") as handle:
-        for lineno, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                rec = orjson.loads(raw)
-            except orjson.JSONDecodeError as exc:
-                raise TranscriptError(name, lineno, f"invalid JSON on this line: {exc.msg}") from None
+        for lineno, rec in jsonl_records(name, handle):
             if not readers._is_conversation(rec) or (isinstance(rec, dict) and "message" in rec):
                 raise TranscriptError(
                     name, lineno, "expected a whole conversation on every line (as the first line is)"

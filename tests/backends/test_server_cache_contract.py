@@ -194,13 +194,9 @@ async def test_redis_down_async(caplog: pytest.LogCaptureFixture) -> None:
 def test_circuit_break_skips_the_network() -> None:
     cache = _dead_cache(breaker_s=30.0)
     assert cache.get("k") is None  # the failure that opens the break
-    start = time.perf_counter()
     assert cache.get("k") is None
     cache.set("k", b"v")
-    elapsed = time.perf_counter() - start
-    assert cache.failures == 1  # the calls during the break never reached the network
-    # The failure count above is the proof; this is a generous bound on one cheap check (~20 us measured).
-    assert elapsed < 0.5
+    assert cache.failures == 1  # the calls during the break never reached the network (speed: bench/backends.py)
 
 
 @pytest.mark.parametrize("ttl", [1e17, MAX_TTL_S * 1.5])
