@@ -3,7 +3,7 @@
 
 Builds a tree of symlinks with the import names in a temporary folder and runs mypy on it with the settings in
 ``pyproject.toml`` (``[tool.mypy]``). mypy's messages name the files as they are in the repository
-(``plugin/keys.py``, ``integrations/redis.py``), so an editor or a terminal can open them.
+(``plugin/_keys.py``, ``integrations/redis.py``), so an editor or a terminal can open them.
 
 Usage: ``python .ci/typecheck.py [extra mypy args]``; the exit code is mypy's.
 """

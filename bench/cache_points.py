@@ -16,13 +16,8 @@ import random
 import statistics
 import time
 
-from promptcache.cache_points import (
-    CacheStrategyConfig,
-    MultiPointStrategy,
-    count_text_tokens,
-    default_count_tokens,
-    get_model_info,
-)
+from promptcache.cache_points import CacheStrategyConfig, MultiPointStrategy, default_count_tokens, get_model_info
+from promptcache.cache_points._tokens import count_text_tokens
 
 WORDS = (
     "model cache token prompt bedrock request message system layer network gradient training data "

@@ -6,7 +6,7 @@ and hit rate (hits / lookups) at the defaults and over the threshold (and margin
 intentions in one user's memory, 1,000 sampled ones (the per-user default cap), and 1,000 sampled ones where each
 stored row carries its own result (``label#row``: real tool output differs call by call; correct when the label
 part matches). The decision rule is the library's own (exact match first, then the verified candidates: the meaning
-signature of :mod:`promptcache.intention.meaning` and :func:`promptcache.intention.matching.choose`); a sample of
+signature of :mod:`promptcache.intention._meaning` and :func:`promptcache.intention._matching.choose`); a sample of
 lookups is also run end to end through ``IntentionMemory`` to check the two agree. ``--pairs`` runs the hard-negative
 and paraphrase sets of tests/data/.
 
@@ -36,16 +36,16 @@ from typing import Any, NamedTuple
 from shared_data import find_data_file
 
 from promptcache.intention import (
-    DEFAULT_INTENTION_MARGIN,
     DEFAULT_INTENTION_THRESHOLD,
     InMemoryIntentionBackend,
     IntentionMemory,
     LexicalSimilarity,
-    Similarity,
-    normalize_intention,
 )
-from promptcache.intention.matching import choose
-from promptcache.intention.meaning import signature
+from promptcache.intention._matching import choose
+from promptcache.intention._meaning import signature
+from promptcache.intention._memory import DEFAULT_INTENTION_MARGIN
+from promptcache.intention._normalize import normalize_intention
+from promptcache.intention._similarity import Similarity
 
 THRESHOLDS = [0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
 MARGINS = [0.0, 0.15, 1.0]
@@ -266,7 +266,7 @@ def _texts(train: list[str], n: int) -> list[str]:
 
 
 def latency(args) -> dict:
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
 
     data = find_data(args.data)
     train = [t for t, _ in load(data / "train.csv")]

@@ -38,12 +38,12 @@ from typing import ClassVar
 import numpy as np
 from shared_data import find_data_file
 
-from promptcache.replay.engine import run_replay
-from promptcache.replay.models import CacheRules
-from promptcache.replay.prepare import Request
-from promptcache.replay.pricing import ModelPrice
-from promptcache.replay.simulator import Checkpoint
-from promptcache.replay.strategies import STRATEGIES, LangChainAwsStrategy
+from promptcache.replay._engine import run_replay
+from promptcache.replay._models import CacheRules
+from promptcache.replay._prepare import Request
+from promptcache.replay._pricing import ModelPrice
+from promptcache.replay._simulator import Checkpoint
+from promptcache.replay._strategies import STRATEGIES, LangChainAwsStrategy
 
 _NAME = "tau_bench_gpt-4o-airline.json"
 MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"

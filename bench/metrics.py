@@ -1,4 +1,4 @@
-"""Cost of the plugins' counters (promptcache.metrics): on the ResponseCache miss path, and per collection.
+"""Cost of the plugins' counters (promptcache._metrics): on the ResponseCache miss path, and per collection.
 
     python bench/metrics.py [--n 200000]
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import time
 
-import promptcache.metrics as pm
+import promptcache._metrics as pm
 
 
 def per_pair_ns(metrics: pm.PluginMetrics, n: int) -> float:

@@ -25,7 +25,7 @@ from shared_data import find_data_file
 
 _CHILD = """
 import resource, sys
-from promptcache.replay.engine import run_replay
+from promptcache.replay._engine import run_replay
 r = run_replay(sys.argv[1:], "anthropic.claude-sonnet-4-20250514-v1:0")
 print(f"{r.conversations:,}, {r.requests:,}")
 usage = resource.getrusage(resource.RUSAGE_SELF)

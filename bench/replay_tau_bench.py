@@ -18,10 +18,10 @@ import time
 
 from shared_data import find_data_file
 
-from promptcache.replay.engine import run_replay
-from promptcache.replay.prepare import Request
-from promptcache.replay.simulator import Checkpoint
-from promptcache.replay.strategies import STRATEGIES, LangChainAwsStrategy
+from promptcache.replay._engine import run_replay
+from promptcache.replay._prepare import Request
+from promptcache.replay._simulator import Checkpoint
+from promptcache.replay._strategies import STRATEGIES, LangChainAwsStrategy
 
 _NAME = "tau_bench_gpt-4o-airline.json"
 

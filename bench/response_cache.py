@@ -36,10 +36,10 @@ from pydantic import Field, create_model
 from shared_data import find_data_file
 
 from promptcache import InMemoryServerCache, ResponseCache
+from promptcache._keys import canonical_json
 from promptcache.integrations.redis import RedisCache
-from promptcache.keys import canonical_json
-from promptcache.response_cache.keys import request_key
-from promptcache.response_cache.model_identity import llm_string
+from promptcache.response_cache._keys import request_key
+from promptcache.response_cache._model_identity import llm_string
 from promptcache.testing import ScriptedChatModel
 
 
@@ -133,8 +133,8 @@ def bench_keys(msgs: list[Any], tls: list[Any], n: int) -> None:
     """Our key in four states of its memos vs LangChain's key (which has none), interleaved in one run."""
     import copy
 
-    from promptcache import message_digests as md
-    from promptcache.keys import canonical_messages, canonical_tools
+    from promptcache import _message_digests as md
+    from promptcache._keys import canonical_messages, canonical_tools
 
     model = ScriptedChatModel(replies=["ok"], cycle=True)
     formatted = [convert_to_openai_tool(t) for t in tls]  # what bind_tools hands LangChain's cache

@@ -1,4 +1,4 @@
-"""How well does the token estimate match what Claude billed? Fits and checks ``promptcache.replay.tokens.CLAUDE``.
+"""How well does the token estimate match what Claude billed? Fits and checks ``promptcache.replay._tokens.CLAUDE``.
 
 Run by hand from the project root (figures go to bench/README.md, section "Replay: token estimate"):
 
@@ -13,7 +13,7 @@ that only fits one file shows), then on all together.
 
 It then strips the usage fields and compares the calibrated estimate of every request's prompt with the logged
 size, in total, through the replay's own path (``prepare`` on the stripped conversations: the unlogged prefix is
-``promptcache.replay.sizes.CLAUDE_CODE_CONTEXT_TOKENS``), for the session file and for the session folder (with
+``promptcache.replay._sizes.CLAUDE_CODE_CONTEXT_TOKENS``), for the session file and for the session folder (with
 its sub-agents), plain ``cl100k_base`` and calibrated.
 """
 
@@ -27,10 +27,10 @@ from pathlib import Path
 import numpy as np
 from shared_data import find_data_file
 
-from promptcache.replay.prepare import prepare, requests_of
-from promptcache.replay.readers import read_conversations
-from promptcache.replay.tokens import CLAUDE, RAW, Calibration, TokenCounter
-from promptcache.replay.transcript import Conversation, Message
+from promptcache.replay._prepare import prepare, requests_of
+from promptcache.replay._readers import read_conversations
+from promptcache.replay._tokens import CLAUDE, RAW, Calibration, TokenCounter
+from promptcache.replay._transcript import Conversation, Message
 
 _SESSIONS = ("258c7280-ae70-4798-800f-63464d01a85d.jsonl", "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl")
 

@@ -32,7 +32,7 @@ def get_weather(city: str) -> str:
 def main(use_redis: bool = False) -> None:
     backend = None
     if use_redis:
-        from promptcache.integrations.redis_intention import RedisIntentionBackend
+        from promptcache.integrations._redis_intention import RedisIntentionBackend
 
         backend = RedisIntentionBackend(
             url=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),

@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import tool
 
 from promptcache import InMemoryServerCache, Processor, ResponseCache
-from promptcache.response_cache.keys import step_number
+from promptcache.response_cache._keys import step_number
 from promptcache.testing import ScriptedChatModel
 
 

@@ -43,32 +43,23 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
 from pydantic import ConfigDict, PrivateAttr, model_validator
 
+from promptcache._config import CurrentConfigMixin
+from promptcache._keys import stable_hash
 from promptcache._log import ThrottledWarning
+from promptcache._metrics import PluginMetrics, PluginStats
+from promptcache._processor import ModelRequest, Processor
+from promptcache._savings import count_cache_usage, count_stream_usage
 from promptcache.backends import ServerCache
-from promptcache.cache_points import (
-    AnchoredTailStrategy,
-    CacheStrategy,
-    ConversePlan,
-    ModelInfo,
-    MultiPointStrategy,
-    get_model_info,
-    place_cache_points,
-)
-from promptcache.cache_points.model_info import TTLS
-from promptcache.config import CurrentConfigMixin
-from promptcache.integrations.bedrock_placements import DEFAULT_PLACEMENT_TTL_SECONDS, PlacementStore
-from promptcache.keys import stable_hash
-from promptcache.metrics import PluginMetrics, PluginStats
-from promptcache.processor import ModelRequest, Processor
-from promptcache.savings import count_cache_usage, count_stream_usage
+from promptcache.cache_points import AnchoredTailStrategy, CacheStrategy, ModelInfo, MultiPointStrategy, get_model_info
+from promptcache.cache_points._converse import ConversePlan, place_cache_points
+from promptcache.cache_points._model_info import TTLS
+from promptcache.integrations._bedrock_placements import DEFAULT_PLACEMENT_TTL_SECONDS, PlacementStore
 
 __all__ = [
     "DEFAULT_PLACEMENT_TTL_SECONDS",
-    "STRATEGIES",
     "BedrockCachePoints",
     "CachePointChatBedrockConverse",
     "PlacementStore",
-    "resolve_strategy",
 ]
 
 logger = logging.getLogger("promptcache.integrations.bedrock")
@@ -182,8 +173,8 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         prompt cache), ``misses`` (calls that did not), ``writes`` (calls that wrote to it), cache read/write tokens,
         ``input_tokens_saved`` (tokens read from the cache, billed at the read price instead of the input price),
         ``dollars_saved`` (reads saved minus what writes cost above the input price, per
-        :mod:`promptcache.replay.pricing`, at the write tier of ``cache_ttl``; models in its table only), and
-        ``errors`` (placement store failures). Also sent to OpenTelemetry (:mod:`promptcache.metrics`)."""
+        :mod:`promptcache.replay._pricing`, at the write tier of ``cache_ttl``; models in its table only), and
+        ``errors`` (placement store failures). Also sent to OpenTelemetry (:mod:`promptcache._metrics`)."""
         return self._metrics.snapshot(reset)
 
     def _cache_usage_args(self) -> tuple[str, float]:

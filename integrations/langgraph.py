@@ -10,7 +10,7 @@ MemoryState)``)::
     builder.add_edge(START, "memory"); builder.add_edge("memory", "model")
     graph = builder.compile(checkpointer=MemorySaver())
 
-The node follows :mod:`promptcache.memory.policy`: feedback, user facts and references once per thread (kept in
+The node follows :mod:`promptcache.memory._policy`: feedback, user facts and references once per thread (kept in
 state, so the checkpointer carries them), project state every turn unless the question is conceptual.
 
 Misuse is loud: a graph whose state lacks the memory keys (e.g. ``StateGraph(MessagesState)``: LangGraph would drop
@@ -28,13 +28,13 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config
 from langgraph.store.base import BaseStore
 
-from promptcache.config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
-from promptcache.memory.middleware import with_memory_prompt
-from promptcache.memory.namespaces import UnscopedWarning, check_fixed_scope, memory_call_options
-from promptcache.memory.policy import MEMORY_STATE_KEYS, MemoryLoader, MemoryState
-from promptcache.memory.store import TypedMemoryStore
-from promptcache.metrics import PluginMetrics, PluginStats
-from promptcache.savings import count_memory_turn
+from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
+from promptcache._metrics import PluginMetrics, PluginStats
+from promptcache._savings import count_memory_turn
+from promptcache.memory._middleware import with_memory_prompt
+from promptcache.memory._namespaces import UnscopedWarning, check_fixed_scope, memory_call_options
+from promptcache.memory._policy import MEMORY_STATE_KEYS, MemoryLoader, MemoryState
+from promptcache.memory._store import TypedMemoryStore
 
 __all__ = ["MemoryNode", "MemoryState", "MemoryStateError", "with_memory_prompt"]
 
@@ -132,7 +132,7 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
         return self._make_loader(TypedMemoryStore.for_store(store))
 
     def resolve_scope(self, config: RunnableConfig | None = None) -> str | None:
-        """The scope of this call, by the shared rule (:func:`promptcache.config.resolve_scope`). When nothing
+        """The scope of this call, by the shared rule (:func:`promptcache._config.resolve_scope`). When nothing
         gives one (no per-call scope, no ``scope=``, none of ``scope_fields`` in ``configurable``), logs a warning
         once per node and returns ``None`` (the unscoped memories); pass ``scope=None`` to mean that on purpose."""
         options = memory_call_options(config)

@@ -22,15 +22,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from promptcache._log import ThrottledWarning, get_logger
-from promptcache.backends.base import (
+from promptcache._metrics import PluginMetrics, PluginStats
+from promptcache.backends._base import (
     ServerCache,
     validate_clear_prefix,
     validate_key,
     validate_ttl,
     validate_value,
 )
-from promptcache.backends.namespaced import validate_namespace
-from promptcache.integrations.redis_connection import (
+from promptcache.backends._namespaced import validate_namespace
+from promptcache.integrations._redis_connection import (
     ERRORS,
     RedisConnection,
     cancel_count,
@@ -39,7 +40,6 @@ from promptcache.integrations.redis_connection import (
     reraise_swallowed_cancel,
     server_refused,
 )
-from promptcache.metrics import PluginMetrics, PluginStats
 
 __all__ = [  # noqa: F822 (RedisIntentionBackend: lazy, below)
     "DEFAULT_NAMESPACE",
@@ -47,9 +47,6 @@ __all__ = [  # noqa: F822 (RedisIntentionBackend: lazy, below)
     "RedisCache",
     "RedisConnection",
     "RedisIntentionBackend",
-    "glob_escape",
-    "is_cluster",
-    "server_refused",
 ]
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -93,7 +90,7 @@ class RedisCache(RedisConnection, ServerCache):
     Raises:
         TypeError: neither ``client`` nor ``url``, or a client of another type; see :meth:`RedisConnection._connect`
             for the other arguments. ValueError: an empty ``prefix``; a bad ``namespace``
-            (:func:`~promptcache.backends.namespaced.validate_namespace`).
+            (:func:`~promptcache.backends._namespaced.validate_namespace`).
     """
 
     def __init__(
@@ -126,7 +123,7 @@ class RedisCache(RedisConnection, ServerCache):
     def stats(self, reset: bool = False) -> PluginStats:
         """``errors``: Redis calls that failed and were answered as a miss or a skipped write (as ``failures``, which
         is never reset). Hits and misses are counted by the plugin using the cache (e.g. ``ResponseCache.stats()``).
-        Also sent to OpenTelemetry as ``promptcache.redis_cache.errors`` (:mod:`promptcache.metrics`)."""
+        Also sent to OpenTelemetry as ``promptcache.redis_cache.errors`` (:mod:`promptcache._metrics`)."""
         return self.metrics.snapshot(reset)
 
     def namespaced(self, namespace: str) -> RedisCache:
@@ -134,7 +131,7 @@ class RedisCache(RedisConnection, ServerCache):
         ``clear()`` removes that namespace's keys only, and this cache's ``clear()`` never reaches them.
 
         Raises:
-            TypeError / ValueError: a bad namespace (:func:`~promptcache.backends.namespaced.validate_namespace`).
+            TypeError / ValueError: a bad namespace (:func:`~promptcache.backends._namespaced.validate_namespace`).
         """
         view = copy.copy(self)  # shares the clients, the per-loop async clients and their lock
         view.namespace = validate_namespace(namespace)
@@ -300,7 +297,7 @@ class RedisCache(RedisConnection, ServerCache):
 def __getattr__(name: str) -> Any:
     # The Redis intention backend lives in its own module; re-exported here (docs/architecture.md, "Source layout").
     if name == "RedisIntentionBackend":
-        from promptcache.integrations.redis_intention import RedisIntentionBackend
+        from promptcache.integrations._redis_intention import RedisIntentionBackend
 
         return RedisIntentionBackend
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

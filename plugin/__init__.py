@@ -14,15 +14,10 @@ __version__ = "0.1.0"
 # name -> module that defines it. One block per capability.
 _EXPORTS: dict[str, str] = {
     # core
-    "Processor": "promptcache.processor",
-    "with_processors": "promptcache.processor",
-    "ProcessedChatModel": "promptcache.wrapped_model",
+    "Processor": "promptcache._processor",
+    "with_processors": "promptcache._processor",
     "ServerCache": "promptcache.backends",
     "InMemoryServerCache": "promptcache.backends",
-    "UNSET": "promptcache.config",
-    "resolve_scope": "promptcache.config",
-    "canonical_json": "promptcache.keys",
-    "stable_hash": "promptcache.keys",
     # response cache
     "ResponseCache": "promptcache.response_cache",
     "ResponseCacheKeyInputs": "promptcache.response_cache",

@@ -2,6 +2,6 @@
 
 import sys
 
-from promptcache.cli import main
+from promptcache._cli import main
 
 sys.exit(main())

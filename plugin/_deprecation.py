@@ -9,7 +9,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from promptcache.config import UNSET
+from promptcache._config import UNSET
 
 __all__ = ["deprecated_attribute", "renamed_argument"]
 

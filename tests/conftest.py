@@ -97,7 +97,7 @@ def redis_cluster_cache(redis_cluster, redis_prefix: str):
 @pytest.fixture
 def redis_cluster_intention(redis_cluster, redis_prefix: str):
     """``RedisIntentionBackend`` on the session's Redis Cluster (``url=..., cluster=True``); its keys removed after."""
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
 
     backend = RedisIntentionBackend(url=redis_cluster.url, cluster=True, prefix=redis_prefix)
     yield backend

@@ -11,54 +11,20 @@
 The request-time wrapper lives in :mod:`promptcache.integrations.bedrock`.
 """
 
-from promptcache.cache_points.anchored_tail import LOOKBACK_BLOCKS, AnchoredTailPlan, AnchoredTailStrategy
-from promptcache.cache_points.converse import ConversePlan, place_cache_points, tool_spec_tokens
-from promptcache.cache_points.manual_points import check_manual_layout, count_manual_cache_points
-from promptcache.cache_points.model_info import (
-    BEDROCK_MAX_CACHE_POINTS,
-    CACHABLE_FIELDS,
-    MODEL_INFO,
-    TTLS,
-    ModelInfo,
-    get_model_info,
-    resolve_model_id,
-)
-from promptcache.cache_points.multi_point import REALLOCATION_INCREASE, MultiPointStrategy
-from promptcache.cache_points.strategy import (
-    CachePointPlacement,
-    CacheResult,
-    CacheStrategy,
-    CacheStrategyConfig,
-    cache_point_block,
-    is_cache_point,
-)
-from promptcache.cache_points.tokens import IMAGE_TOKEN_ESTIMATE, count_text_tokens, default_count_tokens
+from promptcache.cache_points._anchored_tail import AnchoredTailStrategy
+from promptcache.cache_points._model_info import ModelInfo, get_model_info
+from promptcache.cache_points._multi_point import MultiPointStrategy
+from promptcache.cache_points._strategy import CachePointPlacement, CacheResult, CacheStrategy, CacheStrategyConfig
+from promptcache.cache_points._tokens import default_count_tokens
 
 __all__ = [
-    "BEDROCK_MAX_CACHE_POINTS",
-    "CACHABLE_FIELDS",
-    "IMAGE_TOKEN_ESTIMATE",
-    "LOOKBACK_BLOCKS",
-    "MODEL_INFO",
-    "REALLOCATION_INCREASE",
-    "TTLS",
-    "AnchoredTailPlan",
     "AnchoredTailStrategy",
     "CachePointPlacement",
-    "ConversePlan",
     "CacheResult",
     "CacheStrategy",
     "CacheStrategyConfig",
     "ModelInfo",
     "MultiPointStrategy",
-    "cache_point_block",
-    "check_manual_layout",
-    "count_manual_cache_points",
-    "count_text_tokens",
     "default_count_tokens",
     "get_model_info",
-    "is_cache_point",
-    "place_cache_points",
-    "resolve_model_id",
-    "tool_spec_tokens",
 ]

@@ -8,81 +8,34 @@
 - :class:`IntentionCache` — a processor for ``create_agent`` that stores tool results as they come back and, with
   ``serve_repeats=True``, answers a repeated call (same intention, tool and arguments) from memory.
 - Judges of a similar match: :class:`LexicalVerifier` (default: every difference an equivalence,
-  :mod:`promptcache.intention.meaning`) and :class:`ChatModelVerifier` (asks a chat model; more hits).
+  :mod:`promptcache.intention._meaning`) and :class:`ChatModelVerifier` (asks a chat model; more hits).
 - Backends: :class:`InMemoryIntentionBackend` (default) and, on Redis,
-  ``promptcache.integrations.redis_intention.RedisIntentionBackend``.
+  ``promptcache.integrations._redis_intention.RedisIntentionBackend``.
 """
 
-from promptcache.intention.backends import (
-    DEFAULT_MAX_MEMORIES_PER_USER,
-    InMemoryIntentionBackend,
-    IntentionBackend,
-    IntentionBackendError,
-    MemoryRecord,
-)
-from promptcache.intention.judges import ChatModelVerifier, LexicalVerifier, Verifier
-from promptcache.intention.memory import (
-    DEFAULT_INTENTION_MARGIN,
+from promptcache.intention._backends import InMemoryIntentionBackend, IntentionBackend
+from promptcache.intention._judges import ChatModelVerifier, LexicalVerifier
+from promptcache.intention._memory import (
     DEFAULT_INTENTION_THRESHOLD,
     DEFAULT_INTENTION_TTL_SECONDS,
     IntentionMatch,
     IntentionMemory,
 )
-from promptcache.intention.middleware import (
-    DEFAULT_DENY_TOOLS,
-    DEFAULT_SIDE_EFFECT_PREFIXES,
-    DEFAULT_VOLATILE_ARGS,
-    SIDE_EFFECT_METADATA_KEY,
-    IntentionCache,
-    current_intention,
-    served_message,
-)
-from promptcache.intention.normalize import anchors, anchors_agree, normalize_intention
-from promptcache.intention.similarity import EmbeddingsSimilarity, LexicalSimilarity, Similarity
-from promptcache.intention.tool import (
-    DEFAULT_MAX_RESULTS,
-    MEMORY_ERROR,
-    MEMORY_NOT_FOUND,
-    RETRIEVE_MEMORY_DESCRIPTION,
-    RETRIEVE_MEMORY_TOOL_NAME,
-    format_match,
-    format_matches,
-    make_retrieve_memory_tool,
-)
+from promptcache.intention._middleware import IntentionCache
+from promptcache.intention._similarity import EmbeddingsSimilarity, LexicalSimilarity
+from promptcache.intention._tool import make_retrieve_memory_tool
 
 __all__ = [
-    "DEFAULT_INTENTION_MARGIN",
     "DEFAULT_INTENTION_THRESHOLD",
     "DEFAULT_INTENTION_TTL_SECONDS",
-    "DEFAULT_MAX_MEMORIES_PER_USER",
-    "DEFAULT_DENY_TOOLS",
-    "DEFAULT_MAX_RESULTS",
-    "DEFAULT_SIDE_EFFECT_PREFIXES",
-    "DEFAULT_VOLATILE_ARGS",
-    "MEMORY_ERROR",
-    "MEMORY_NOT_FOUND",
-    "RETRIEVE_MEMORY_DESCRIPTION",
-    "RETRIEVE_MEMORY_TOOL_NAME",
-    "SIDE_EFFECT_METADATA_KEY",
     "ChatModelVerifier",
     "EmbeddingsSimilarity",
     "InMemoryIntentionBackend",
     "IntentionBackend",
-    "IntentionBackendError",
     "IntentionCache",
     "IntentionMatch",
     "IntentionMemory",
     "LexicalSimilarity",
     "LexicalVerifier",
-    "MemoryRecord",
-    "Similarity",
-    "Verifier",
-    "anchors",
-    "anchors_agree",
-    "current_intention",
-    "format_match",
-    "format_matches",
     "make_retrieve_memory_tool",
-    "normalize_intention",
-    "served_message",
 ]

@@ -1,12 +1,12 @@
 """Response cache: replay whole model replies when the resolved prompt repeats (Mastra's ResponseCache, and more).
 
-- :mod:`~promptcache.response_cache.keys`: :class:`ResponseCacheKeyInputs` and :func:`build_response_cache_key`.
-- :mod:`~promptcache.response_cache.entry`: the stored form of a reply and the hit rebuilt from it.
-- :mod:`~promptcache.response_cache.processor`: :class:`ResponseCache`, the processor.
+- :mod:`~promptcache.response_cache._keys`: :class:`ResponseCacheKeyInputs` and :func:`build_response_cache_key`.
+- :mod:`~promptcache.response_cache._entry`: the stored form of a reply and the hit rebuilt from it.
+- :mod:`~promptcache.response_cache._processor`: :class:`ResponseCache`, the processor.
 """
 
-from promptcache.response_cache.keys import ResponseCacheKeyInputs, build_response_cache_key
-from promptcache.response_cache.processor import (
+from promptcache.response_cache._keys import ResponseCacheKeyInputs, build_response_cache_key
+from promptcache.response_cache._processor import (
     DEFAULT_RESPONSE_CACHE_TTL_SECONDS,
     RESPONSE_CACHE_CONTEXT_KEY,
     ResponseCache,

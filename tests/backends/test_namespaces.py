@@ -8,9 +8,9 @@ import pytest
 
 from promptcache.backends import InMemoryServerCache, ServerCache
 from promptcache.cache_points import CachePointPlacement
+from promptcache.integrations._redis_intention import RedisIntentionBackend
 from promptcache.integrations.bedrock import PlacementStore
 from promptcache.integrations.redis import RedisCache
-from promptcache.integrations.redis_intention import RedisIntentionBackend
 from promptcache.intention import IntentionMemory
 
 PLACED = [CachePointPlacement(index=2, type="message", tokens_covered=1500)]

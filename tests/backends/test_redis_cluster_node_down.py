@@ -16,8 +16,8 @@ from langchain_core.messages import HumanMessage
 from support.redis_cluster import ClusterUnavailable, start_cluster
 
 from promptcache import ResponseCache
+from promptcache.integrations._redis_intention import RedisIntentionBackend
 from promptcache.integrations.redis import RedisCache
-from promptcache.integrations.redis_intention import RedisIntentionBackend
 from promptcache.intention import IntentionMemory
 from promptcache.testing import ScriptedChatModel
 

@@ -9,8 +9,8 @@ import sys
 import pytest
 import redis.asyncio as aioredis
 
+from promptcache.integrations._redis_intention import RedisIntentionBackend
 from promptcache.integrations.redis import RedisCache
-from promptcache.integrations.redis_intention import RedisIntentionBackend
 
 pytestmark = pytest.mark.skipif(sys.version_info < (3, 11), reason="Task.cancelling() is Python >= 3.11")
 

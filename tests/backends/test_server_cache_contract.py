@@ -10,7 +10,7 @@ import time
 import pytest
 
 from promptcache.backends import InMemoryServerCache, ServerCache
-from promptcache.backends.base import MAX_TTL_S
+from promptcache.backends._base import MAX_TTL_S
 from promptcache.integrations.redis import RedisCache
 
 
@@ -146,7 +146,7 @@ def test_a_client_that_decodes_responses_is_refused(redis_url: str, redis_prefix
     import redis
     import redis.asyncio as aioredis
 
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
 
     factory = redis.Redis if which == "sync" else aioredis.Redis
     for backend in (RedisCache, RedisIntentionBackend):

@@ -18,12 +18,9 @@ from support.bedrock import add_stream_response
 from support.bedrock_rules import Weather, all_points, joined, strip_points, violations
 
 from promptcache import InMemoryServerCache, ResponseCache, with_processors
-from promptcache.cache_points import (
-    default_count_tokens,
-    get_model_info,
-    is_cache_point,
-    place_cache_points,
-)
+from promptcache.cache_points import default_count_tokens, get_model_info
+from promptcache.cache_points._converse import place_cache_points
+from promptcache.cache_points._strategy import is_cache_point
 from promptcache.integrations.bedrock import BedrockCachePoints, CachePointChatBedrockConverse
 
 CLAUDE = "us.anthropic.claude-sonnet-4-20250514-v1:0"

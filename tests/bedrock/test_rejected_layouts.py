@@ -9,7 +9,8 @@ import pytest
 from botocore.stub import Stubber
 from langchain_core.messages import HumanMessage
 
-from promptcache.cache_points import get_model_info, place_cache_points
+from promptcache.cache_points import get_model_info
+from promptcache.cache_points._converse import place_cache_points
 from promptcache.integrations.bedrock import CachePointChatBedrockConverse
 
 CLAUDE = "us.anthropic.claude-sonnet-4-20250514-v1:0"

@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from promptcache.cache_points import (
-    LOOKBACK_BLOCKS,
-    AnchoredTailPlan,
-    AnchoredTailStrategy,
-    CachePointPlacement,
-    CacheStrategyConfig,
-    get_model_info,
-    place_cache_points,
-)
+from promptcache.cache_points import AnchoredTailStrategy, CachePointPlacement, CacheStrategyConfig, get_model_info
+from promptcache.cache_points._anchored_tail import LOOKBACK_BLOCKS, AnchoredTailPlan
+from promptcache.cache_points._converse import place_cache_points
 
 CP = {"cachePoint": {"type": "default"}}
 CLAUDE = get_model_info("anthropic.claude-sonnet-4-20250514-v1:0", min_tokens_per_cache_point=20)
@@ -229,12 +223,12 @@ def test_bad_prefix_tokens_and_strategy_rejected():
 def test_replay_and_wrapper_place_the_same_boundaries(model_id):
     """The replay's ``anchored-tail`` and the wrapper's placement, on the same agent conversation (a tool loop with
     12 parallel calls, past the lookback): the same points, request by request."""
-    from promptcache.replay.models import cache_rules
-    from promptcache.replay.ours import AnchoredTailStrategy as ReplayAnchoredTail
-    from promptcache.replay.prepare import prepare, requests_of, schedule
-    from promptcache.replay.pricing import price_for
-    from promptcache.replay.tokens import TokenCounter
-    from promptcache.replay.transcript import Block, Conversation, Message
+    from promptcache.replay._models import cache_rules
+    from promptcache.replay._ours import AnchoredTailStrategy as ReplayAnchoredTail
+    from promptcache.replay._prepare import prepare, requests_of, schedule
+    from promptcache.replay._pricing import price_for
+    from promptcache.replay._tokens import TokenCounter
+    from promptcache.replay._transcript import Block, Conversation, Message
 
     system = " alpha" * 1100
     calls = [Block("tool_use", f'{{"q":{i}}}', "lookup", f"t{i}") for i in range(12)]

@@ -13,7 +13,7 @@ from promptcache.cache_points import (
     MultiPointStrategy,
     get_model_info,
 )
-from promptcache.cache_points import model_info as model_info_module
+from promptcache.cache_points import _model_info as model_info_module
 
 # The documentation's model: 3 points, 100-token minimum, system + messages.
 SEED_MODEL = get_model_info("anthropic.claude-3-7-sonnet-20250219-v1:0").with_overrides(

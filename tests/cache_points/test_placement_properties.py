@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.bedrock_rules import strip_points, violations
 
-from promptcache.cache_points import AnchoredTailStrategy, MultiPointStrategy, get_model_info, place_cache_points
+from promptcache.cache_points import AnchoredTailStrategy, MultiPointStrategy, get_model_info
+from promptcache.cache_points._converse import place_cache_points
 
 CLAUDE_1H = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 NOVA = "amazon.nova-pro-v1:0"

@@ -8,13 +8,8 @@ import copy
 
 import pytest
 
-from promptcache.cache_points import (
-    AnchoredTailStrategy,
-    CacheStrategyConfig,
-    MultiPointStrategy,
-    get_model_info,
-    place_cache_points,
-)
+from promptcache.cache_points import AnchoredTailStrategy, CacheStrategyConfig, MultiPointStrategy, get_model_info
+from promptcache.cache_points._converse import place_cache_points
 
 CLAUDE = get_model_info("anthropic.claude-sonnet-4-20250514-v1:0", min_tokens_per_cache_point=100)
 CP = {"cachePoint": {"type": "default"}}

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage
 
-from promptcache.cache_points import (
-    IMAGE_TOKEN_ESTIMATE,
-    CachePointPlacement,
-    default_count_tokens,
-    get_model_info,
-    place_cache_points,
-)
-from promptcache.cache_points import tokens as tokens_module
+from promptcache.cache_points import CachePointPlacement, default_count_tokens, get_model_info
+from promptcache.cache_points import _tokens as tokens_module
+from promptcache.cache_points._converse import place_cache_points
+from promptcache.cache_points._tokens import IMAGE_TOKEN_ESTIMATE
 
 CP = {"cachePoint": {"type": "default"}}
 HOUR = {"cachePoint": {"type": "default", "ttl": "1h"}}

@@ -6,7 +6,7 @@ import pytest
 
 
 def _cli(argv, capsys):
-    from promptcache.cli import main
+    from promptcache._cli import main
 
     code = main(argv)
     captured = capsys.readouterr()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from promptcache.cli import main
+from promptcache._cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "examples" / "data" / "sample_conversations.json"
@@ -136,7 +136,7 @@ def test_short_prompts_are_told_they_are_below_the_minimum(tmp_path: Path, capsy
     out = " ".join(capsys.readouterr().out.split())
     assert "1 conversation, 1 request, " in out
     assert (
-        # 6 cl100k_base tokens, x1.37 for Claude text (promptcache.replay.tokens.CLAUDE): 8
+        # 6 cl100k_base tokens, x1.37 for Claude text (promptcache.replay._tokens.CLAUDE): 8
         "Nothing can be cached here: the largest request has 8 tokens, below the 1,024 tokens "
         f"{MODEL} needs before a cache point"
     ) in out
@@ -235,7 +235,7 @@ def test_out_must_be_a_writable_directory(tmp_path: Path, capsys: pytest.Capture
     [({"response_cache_ttl_s": -1.0}, "ResponseCache TTL"), ({"gap_s": float("nan")}, "gap_s must be")],
 )
 def test_run_replay_checks_its_numbers_before_reading(tmp_path: Path, kwargs: dict[str, float], needle: str) -> None:
-    from promptcache.replay.engine import run_replay
+    from promptcache.replay._engine import run_replay
 
     with pytest.raises(ValueError, match=needle):  # the file does not exist: had it been read, TranscriptError
         run_replay([tmp_path / "missing.json"], MODEL, **kwargs)

@@ -13,9 +13,9 @@ import pytest
 from rich.console import Console
 
 import promptcache
-from promptcache.cli import main
-from promptcache.replay.engine import run_replay
-from promptcache.replay.report import render_table
+from promptcache._cli import main
+from promptcache.replay._engine import run_replay
+from promptcache.replay._report import render_table
 
 SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "data" / "sample_conversations.json"
 

@@ -38,7 +38,7 @@ def test_every_plugin_has_a_readme_example_block() -> None:
 
 
 def test_readme_replay_table_matches_a_fresh_replay() -> None:
-    from promptcache.replay.engine import DEFAULT_STRATEGIES, run_replay
+    from promptcache.replay._engine import DEFAULT_STRATEGIES, run_replay
 
     result = run_replay(
         [str(ROOT / "examples" / "data" / "sample_conversations.json")],

@@ -7,7 +7,7 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from promptcache.intention import IntentionMemory
-from promptcache.intention.judges import ChatModelVerifier, LexicalVerifier, as_verifier
+from promptcache.intention._judges import ChatModelVerifier, LexicalVerifier, as_verifier
 from promptcache.testing import ScriptedChatModel
 
 STORED = "weather in Paris"

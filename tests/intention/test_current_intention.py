@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from promptcache.intention import current_intention
+from promptcache.intention._middleware import current_intention
 
 HISTORY = [
     SystemMessage("sys"),

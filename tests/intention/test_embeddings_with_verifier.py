@@ -8,7 +8,7 @@ import math
 from langchain_core.embeddings import Embeddings
 
 from promptcache.intention import EmbeddingsSimilarity, IntentionMemory
-from promptcache.intention.judges import ChatModelVerifier
+from promptcache.intention._judges import ChatModelVerifier
 from promptcache.testing import ScriptedChatModel
 
 VOCAB = ["flights", "from", "paris", "to", "london", "please", "weather", "in", "oslo", "today", "the"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from promptcache.intention import IntentionMemory, make_retrieve_memory_tool
-from promptcache.intention.backends import InMemoryIntentionBackend
+from promptcache.intention._backends import InMemoryIntentionBackend
 
 
 class Clock:
@@ -23,7 +23,7 @@ def backend(request):
     if request.param == "memory":
         yield InMemoryIntentionBackend()
         return
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
 
     url = request.getfixturevalue("redis_url")
     b = RedisIntentionBackend(url=url, prefix=request.getfixturevalue("redis_prefix"), socket_timeout_s=5.0)

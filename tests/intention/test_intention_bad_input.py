@@ -15,7 +15,7 @@ from support.hardening import DEAD_REDIS, INF, NAN, promptcache_warnings
 @pytest.fixture
 def intention_redis(redis_url, redis_prefix):
     from promptcache import IntentionMemory
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
 
     backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix)
     yield IntentionMemory(backend)
@@ -91,7 +91,7 @@ def test_intention_user_ids_with_separators_stay_apart_on_redis(intention_redis)
 
 
 def test_intention_hash_tag_never_mixes_two_users(intention_redis):
-    from promptcache.keys import stable_hash
+    from promptcache._keys import stable_hash
 
     victim = "{alice}"
     intention_redis.store(victim, "my bank balance", {"balance": 1000})
@@ -153,7 +153,7 @@ def test_intention_one_users_wrongtype_key_does_not_blind_other_users(intention_
 
 def test_intention_huge_ttl_is_rejected_or_works_on_redis(redis_url, redis_prefix):
     from promptcache import IntentionMemory
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
 
     try:
         memory = IntentionMemory(RedisIntentionBackend(url=redis_url, prefix=redis_prefix), ttl_s=1e300)
@@ -164,8 +164,8 @@ def test_intention_huge_ttl_is_rejected_or_works_on_redis(redis_url, redis_prefi
 
 def test_intention_closed_port_fails_open(caplog):
     from promptcache import IntentionMemory, make_retrieve_memory_tool
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
-    from promptcache.intention.backends import IntentionBackendError
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
+    from promptcache.intention._backends import IntentionBackendError
 
     memory = IntentionMemory(RedisIntentionBackend(url=DEAD_REDIS))
     with caplog.at_level(logging.WARNING):

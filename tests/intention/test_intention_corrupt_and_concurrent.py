@@ -23,7 +23,7 @@ DEAD_REDIS = "redis://127.0.0.1:1/0"
 
 @pytest.fixture
 def redis_backend(redis_url, redis_prefix):
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
 
     backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix)
     yield backend
@@ -41,7 +41,7 @@ def any_backend(request):
 
 def _fresh_redis_memory(redis_url, prefix, **kwargs):
     """Another process's view of the same Redis data (no local record cache shared)."""
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
 
     return IntentionMemory(RedisIntentionBackend(url=redis_url, prefix=prefix), **kwargs)
 
@@ -217,7 +217,7 @@ def test_a_raising_tool_propagates_and_nothing_is_stored(aio):
 
 
 def test_dead_redis_during_store_and_serve_never_breaks_the_tool_call(caplog):
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
 
     memory = IntentionMemory(RedisIntentionBackend(url=DEAD_REDIS))
     cache = IntentionCache(memory, serve_repeats=True)
@@ -268,7 +268,7 @@ def test_intention_expiry_boundary(any_backend):
 
 
 def test_redis_threads_store_and_retrieve_one_user(redis_url, redis_prefix):
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
 
     backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix, socket_timeout_s=2)
     memory = IntentionMemory(backend, threshold=1.0)
@@ -291,7 +291,7 @@ def test_redis_threads_store_and_retrieve_one_user(redis_url, redis_prefix):
 
 
 async def test_redis_async_gather_store_and_retrieve_one_user(redis_url, redis_prefix):
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
 
     backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix, socket_timeout_s=2)
     memory = IntentionMemory(backend, threshold=1.0)

@@ -32,7 +32,7 @@ def backend(request):
     if request.param == "redis-cluster":
         yield request.getfixturevalue("redis_cluster_intention")
         return
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
 
     url, prefix = request.getfixturevalue("redis_url"), request.getfixturevalue("redis_prefix")
     b = RedisIntentionBackend(url=url, prefix=prefix)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from promptcache.intention import IntentionMemory
-from promptcache.intention.backends import InMemoryIntentionBackend
-from promptcache.intention.meaning import signature
+from promptcache.intention._backends import InMemoryIntentionBackend
+from promptcache.intention._meaning import signature
 
 
 class Clock:
@@ -25,7 +25,7 @@ def make_backend(request):
     def make(cap: int = 1000):
         if request.param == "memory":
             return InMemoryIntentionBackend(max_memories_per_user=cap)
-        from promptcache.integrations.redis_intention import RedisIntentionBackend
+        from promptcache.integrations._redis_intention import RedisIntentionBackend
 
         b = RedisIntentionBackend(
             url=request.getfixturevalue("redis_url"),
@@ -95,7 +95,7 @@ async def test_async_matching_agrees(make_backend):
 
 
 def test_redis_signature_set_of_another_type_is_a_miss_then_rewritten(redis_url, redis_prefix, redis_client):
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
 
     backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix, socket_timeout_s=5.0)
     memory = IntentionMemory(backend, ttl_s=600)
@@ -113,7 +113,7 @@ def test_redis_signature_set_of_another_type_is_a_miss_then_rewritten(redis_url,
 
 
 def test_redis_ids_of_gone_memories_leave_the_signature_set(redis_url, redis_prefix, redis_client):
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
 
     backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix, max_memories_per_user=1, socket_timeout_s=5.0)
     clock = Clock()

@@ -1,12 +1,12 @@
-"""The lexical verifier's normal form (promptcache.intention.meaning): which differences are equivalences, which
+"""The lexical verifier's normal form (promptcache.intention._meaning): which differences are equivalences, which
 block a match, and how a difference is explained."""
 
 from __future__ import annotations
 
 import pytest
 
-from promptcache.intention.meaning import analyze, compare, explain, signature
-from promptcache.intention.vocabulary import default_vocabulary
+from promptcache.intention._meaning import analyze, compare, explain, signature
+from promptcache.intention._vocabulary import default_vocabulary
 
 
 @pytest.mark.parametrize(

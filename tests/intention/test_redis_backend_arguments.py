@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import redis
 
-from promptcache.integrations.redis_intention import RedisIntentionBackend
+from promptcache.integrations._redis_intention import RedisIntentionBackend
 
 URL = "redis://127.0.0.1:6379/0"  # never connected to: every case fails before a connection is made
 

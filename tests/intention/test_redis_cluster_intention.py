@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from support.redis_cluster import async_cluster_client, cluster_client
 
+from promptcache.integrations._redis_intention import RedisIntentionBackend
 from promptcache.integrations.redis import is_cluster
-from promptcache.integrations.redis_intention import RedisIntentionBackend
 from promptcache.intention import IntentionMemory
 
 USERS = [f"user-{i}" for i in range(12)]

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import logging
 
-from promptcache.integrations.redis_intention import RedisIntentionBackend
+from promptcache.integrations._redis_intention import RedisIntentionBackend
 from promptcache.intention import IntentionMemory
 
-_LOGGER = "promptcache.integrations.redis_intention"
+_LOGGER = "promptcache.integrations._redis_intention"
 
 
 def _repair_logs(caplog) -> list[str]:

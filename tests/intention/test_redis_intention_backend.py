@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 import redis
 
-from promptcache.integrations.redis_intention import RedisIntentionBackend
+from promptcache.integrations._redis_intention import RedisIntentionBackend
 from promptcache.intention import IntentionMemory
-from promptcache.intention.backends import IntentionBackendError
-from promptcache.intention.meaning import signature
+from promptcache.intention._backends import IntentionBackendError
+from promptcache.intention._meaning import signature
 
 
 class CountingRedis(redis.Redis):
@@ -140,7 +140,7 @@ def test_constructor_errors():
 
 
 def test_hash_tag_is_injective_and_keeps_plain_ids_readable():
-    from promptcache.keys import hash_tag, stable_hash
+    from promptcache._keys import hash_tag, stable_hash
 
     assert hash_tag("user-42") == "{user-42}"
     assert hash_tag(42) == "{42}"

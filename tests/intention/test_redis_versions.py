@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import redis
 
-from promptcache.integrations.redis_intention import RedisIntentionBackend
+from promptcache.integrations._redis_intention import RedisIntentionBackend
 from promptcache.intention import IntentionMemory
 
 

@@ -5,13 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from promptcache.intention import (
-    MEMORY_NOT_FOUND,
-    InMemoryIntentionBackend,
-    IntentionMemory,
-    format_matches,
-    make_retrieve_memory_tool,
-)
+from promptcache.intention import InMemoryIntentionBackend, IntentionMemory, make_retrieve_memory_tool
+from promptcache.intention._tool import MEMORY_NOT_FOUND, format_matches
 
 
 class Clock:
@@ -30,7 +25,7 @@ def backend(request):
     if request.param == "redis-cluster":
         yield request.getfixturevalue("redis_cluster_intention")
         return
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
 
     b = RedisIntentionBackend(url=request.getfixturevalue("redis_url"), prefix=request.getfixturevalue("redis_prefix"))
     yield b
@@ -141,8 +136,8 @@ async def test_async_twins(memory, clock):
 
 
 def test_retrieve_all_fails_open_on_a_dead_backend():
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
-    from promptcache.intention import IntentionBackendError
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
+    from promptcache.intention._backends import IntentionBackendError
 
     dead = IntentionMemory(RedisIntentionBackend(url="redis://127.0.0.1:1/0", socket_timeout_s=0.05), ttl_s=60)
     assert dead.retrieve_all("u1", ASK) == []

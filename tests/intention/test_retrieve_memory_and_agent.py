@@ -9,14 +9,8 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 
-from promptcache.intention import (
-    MEMORY_ERROR,
-    MEMORY_NOT_FOUND,
-    RETRIEVE_MEMORY_DESCRIPTION,
-    IntentionCache,
-    IntentionMemory,
-    make_retrieve_memory_tool,
-)
+from promptcache.intention import IntentionCache, IntentionMemory, make_retrieve_memory_tool
+from promptcache.intention._tool import MEMORY_ERROR, MEMORY_NOT_FOUND, RETRIEVE_MEMORY_DESCRIPTION
 from promptcache.testing import ScriptedChatModel
 
 BALANCE = "What is my account balance?"
@@ -80,7 +74,7 @@ def test_tool_user_id_from_config_never_from_model_arguments(memory):
 
 
 async def test_tool_async_and_backend_failure(redis_url, caplog):
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
 
     dead = IntentionMemory(RedisIntentionBackend(url="redis://127.0.0.1:1/0", socket_timeout_s=0.05), ttl_s=60)
     t = make_retrieve_memory_tool(dead)
@@ -200,7 +194,7 @@ def scripted():
 @pytest.mark.parametrize("backend", ["memory", "redis"])
 def test_agent_second_turn_uses_retrieve_memory_not_the_tool(backend, request):
     if backend == "redis":
-        from promptcache.integrations.redis_intention import RedisIntentionBackend
+        from promptcache.integrations._redis_intention import RedisIntentionBackend
 
         b = RedisIntentionBackend(
             url=request.getfixturevalue("redis_url"), prefix=request.getfixturevalue("redis_prefix")

@@ -8,7 +8,8 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 
-from promptcache.intention import DEFAULT_SIDE_EFFECT_PREFIXES, IntentionCache, IntentionMemory
+from promptcache.intention import IntentionCache, IntentionMemory
+from promptcache.intention._middleware import DEFAULT_SIDE_EFFECT_PREFIXES
 from promptcache.testing import ScriptedChatModel
 
 ASK = "My user id is omar_3817, what are my reservations?"
@@ -19,7 +20,7 @@ CONFIG = {"configurable": {"user_id": "u1"}}
 def memory(request):
     if request.param == "memory":
         return IntentionMemory(ttl_s=600)
-    from promptcache.integrations.redis_intention import RedisIntentionBackend
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
 
     backend = RedisIntentionBackend(
         url=request.getfixturevalue("redis_url"), prefix=request.getfixturevalue("redis_prefix")

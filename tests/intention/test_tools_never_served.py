@@ -12,7 +12,7 @@ from langgraph.store.memory import InMemoryStore
 from support.followups import _call
 
 from promptcache import IntentionCache, IntentionMemory
-from promptcache.intention import DEFAULT_DENY_TOOLS, SIDE_EFFECT_METADATA_KEY
+from promptcache.intention._middleware import DEFAULT_DENY_TOOLS, SIDE_EFFECT_METADATA_KEY
 from promptcache.memory import TypedMemoryStore, make_remember_tool
 from promptcache.testing import ScriptedChatModel
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from promptcache.intention import IntentionMemory
-from promptcache.intention.meaning import compare
+from promptcache.intention._meaning import compare
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from promptcache.memory import is_conceptual_question
-from promptcache.memory.general_knowledge import new_references, normalise_question, open_definites
+from promptcache.memory._general_knowledge import new_references, normalise_question, open_definites
 
 BLIND = Path(__file__).resolve().parents[1] / "data" / "memory_load_blind.jsonl"
 FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b", re.I)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage
 
-from promptcache.memory import ChatModelClassifier, is_conceptual_question, make_classifier, work_signals
-from promptcache.memory.classifier import aclassify
+from promptcache.memory import is_conceptual_question
+from promptcache.memory._classifier import ChatModelClassifier, aclassify, make_classifier, work_signals
 from promptcache.testing import ScriptedChatModel
 
 DATA = Path(__file__).resolve().parents[2] / "bench" / "data"

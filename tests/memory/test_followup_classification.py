@@ -16,9 +16,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the shar
 from support.memory import CountingStore  # noqa: E402
 
 from promptcache.integrations.langgraph import MemoryNode, MemoryState  # noqa: E402
-from promptcache.memory import ChatModelClassifier, TypedMemoryStore, is_conceptual_question  # noqa: E402
-from promptcache.memory.general_knowledge import followup_signals, general_form  # noqa: E402
-from promptcache.memory.policy import conversation  # noqa: E402
+from promptcache.memory import TypedMemoryStore, is_conceptual_question
+from promptcache.memory._classifier import ChatModelClassifier
+from promptcache.memory._general_knowledge import followup_signals, general_form  # noqa: E402
+from promptcache.memory._policy import conversation  # noqa: E402
 from promptcache.testing import ScriptedChatModel  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "data"

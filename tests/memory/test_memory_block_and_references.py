@@ -14,13 +14,11 @@ from promptcache.memory import (
     TypedMemory,
     TypedMemoryMiddleware,
     TypedMemoryStore,
-    find_reference,
     make_reference_tool,
     make_remember_tool,
     render_memory_block,
-    short_reference_id,
 )
-from promptcache.memory.references import reference_ids
+from promptcache.memory._references import find_reference, reference_ids, short_reference_id
 from promptcache.testing import ScriptedChatModel
 
 URL = "https://wiki.example/payments"

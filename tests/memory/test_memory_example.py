@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from promptcache.memory.records import memory_key
+from promptcache.memory._records import memory_key
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,9 +9,9 @@ from langgraph.store.memory import InMemoryStore
 
 from integrations.langgraph import MemoryNode
 from promptcache.memory import TypedMemoryStore
-from promptcache.memory.classifier import ChatModelClassifier, as_turns, is_conceptual_question
-from promptcache.memory.policy import conversation
-from promptcache.memory.subjects import ChatModelSubjectExtractor, derive_subject
+from promptcache.memory._classifier import ChatModelClassifier, as_turns, is_conceptual_question
+from promptcache.memory._policy import conversation
+from promptcache.memory._subjects import ChatModelSubjectExtractor, derive_subject
 from promptcache.testing import ScriptedChatModel
 
 # --- odd message contents -----------------------------------------------------------------------------------------

@@ -363,7 +363,7 @@ def test_middleware_per_call_scope_and_chat_model_classifier_stays_out_of_the_st
 
 async def test_a_raising_classifier_falls_back_to_the_rules_and_is_logged_once(monkeypatch, caplog):
     from promptcache._log import ThrottledWarning
-    from promptcache.memory import policy
+    from promptcache.memory import _policy as policy
 
     monkeypatch.setattr(policy, "_classifier_failed", ThrottledWarning(policy._log))
     calls = []

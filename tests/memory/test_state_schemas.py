@@ -17,7 +17,7 @@ from support.memory import CountingStore  # noqa: E402
 
 from promptcache.integrations.langgraph import MemoryNode, MemoryState, MemoryStateError  # noqa: E402
 from promptcache.memory import TypedMemoryMiddleware, TypedMemoryStore  # noqa: E402
-from promptcache.memory.policy import MEMORY_STATE_KEYS  # noqa: E402
+from promptcache.memory._policy import MEMORY_STATE_KEYS  # noqa: E402
 
 PROMPT = "Rules:\nKeep answers short.\n\nCurrent state:\nRelease 2.3 ships on 12 May."
 

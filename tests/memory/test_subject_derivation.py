@@ -8,7 +8,7 @@ import pytest
 from langgraph.store.memory import InMemoryStore
 
 from promptcache.memory import TypedMemoryStore
-from promptcache.memory.subjects import ChatModelSubjectExtractor, derive_subject, make_subject_extractor
+from promptcache.memory._subjects import ChatModelSubjectExtractor, derive_subject, make_subject_extractor
 from promptcache.testing import ScriptedChatModel
 
 

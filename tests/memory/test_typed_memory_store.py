@@ -178,7 +178,7 @@ def test_corrupt_value_is_skipped(memory):
 
 
 def test_longest_ttl_is_accepted_by_every_store(memory):
-    from promptcache.memory.records import MAX_TTL_S
+    from promptcache.memory._records import MAX_TTL_S
 
     m = memory.put("u1", "project_state", "Archived for a century", ttl_s=MAX_TTL_S)
     assert (m.expires_at, MAX_TTL_S) == (m.created_at + MAX_TTL_S, 315_360_000.0)  # 10 years

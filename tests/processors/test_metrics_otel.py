@@ -20,14 +20,14 @@ from langgraph.store.memory import InMemoryStore
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 
-import promptcache.metrics as pm
+import promptcache._metrics as pm
 from promptcache import InMemoryServerCache, ResponseCache
+from promptcache._metrics import PluginMetrics, PluginStats
 from promptcache.cache_points import get_model_info
 from promptcache.integrations.bedrock import BedrockCachePoints, CachePointChatBedrockConverse
 from promptcache.integrations.langgraph import MemoryNode
 from promptcache.intention import IntentionCache, IntentionMemory
 from promptcache.memory import TypedMemoryStore
-from promptcache.metrics import PluginMetrics, PluginStats
 from promptcache.testing import ScriptedChatModel
 
 CLAUDE = "us.anthropic.claude-sonnet-4-20250514-v1:0"  # $3 input, $15 output, $3.75 write (5 m), $0.30 read per 1M

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from promptcache import ResponseCache
-from promptcache.backends.namespaced import validate_namespace
-from promptcache.config import check_call_options, read_call_options, resolve_scope, validate_key_part
+from promptcache._config import check_call_options, read_call_options, resolve_scope, validate_key_part
+from promptcache.backends._namespaced import validate_namespace
 from promptcache.memory import TypedMemoryMiddleware
 
 KEY = "promptcache.response_cache"

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from promptcache.cli import main
-from promptcache.replay.engine import run_replay
+from promptcache._cli import main
+from promptcache.replay._engine import run_replay
 
 MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"  # the default; the session's own model (Opus 4.6) prices it
 
@@ -168,12 +168,12 @@ def test_each_call_is_priced_by_its_own_model(tmp_path: Path) -> None:
 
 
 def test_bedrock_invocation_logs_replay_the_cache_points_they_carried() -> None:
-    from promptcache.replay.as_logged import AsLoggedStrategy
-    from promptcache.replay.model_table import ModelTable
-    from promptcache.replay.prepare import prepare, requests_of
-    from promptcache.replay.readers import read_conversations
-    from promptcache.replay.simulator import Checkpoint
-    from promptcache.replay.tokens import TokenCounter
+    from promptcache.replay._as_logged import AsLoggedStrategy
+    from promptcache.replay._model_table import ModelTable
+    from promptcache.replay._prepare import prepare, requests_of
+    from promptcache.replay._readers import read_conversations
+    from promptcache.replay._simulator import Checkpoint
+    from promptcache.replay._tokens import TokenCounter
 
     path = Path(__file__).resolve().parents[1] / "data" / "bedrock_logs" / "converse.jsonl"
     with pytest.warns(UserWarning):
@@ -194,9 +194,9 @@ def test_bedrock_invocation_logs_replay_the_cache_points_they_carried() -> None:
 def test_claude_code_tail_point_sits_where_the_logged_cache_ends() -> None:
     """A call that sent its last 1,500 tokens uncached (logged input_tokens) is replayed with its last breakpoint
     before them, at the block boundary nearest read + write."""
-    from promptcache.replay.as_logged import _cached_extent
-    from promptcache.replay.prepare import Request
-    from promptcache.replay.transcript import Usage
+    from promptcache.replay._as_logged import _cached_extent
+    from promptcache.replay._prepare import Request
+    from promptcache.replay._transcript import Usage
 
     class _Prepared:
         cum = [0, 18000, 28000, 28160, 29587, 31149]

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from promptcache.cli import main
-from promptcache.replay.engine import run_replay
-from promptcache.replay.model_table import ModelTable
-from promptcache.replay.report import to_json
+from promptcache._cli import main
+from promptcache.replay._engine import run_replay
+from promptcache.replay._model_table import ModelTable
+from promptcache.replay._report import to_json
 
 MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"  # the default model: prices the unlogged transcript ($3 input)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from promptcache.replay.chart import LINE_STYLES, line_specs, write_chart
-from promptcache.replay.engine import run_replay
+from promptcache.replay._chart import LINE_STYLES, line_specs, write_chart
+from promptcache.replay._engine import run_replay
 
 SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "data" / "sample_conversations.json"
 MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from promptcache.cli import main
-from promptcache.replay.readers import read_file
-from promptcache.replay.transcript import Block, Conversation, TranscriptError, TranscriptWarning, Usage
+from promptcache._cli import main
+from promptcache.replay._readers import read_file
+from promptcache.replay._transcript import Block, Conversation, TranscriptError, TranscriptWarning, Usage
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "claude_code"
 

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from promptcache.cli import main
-from promptcache.replay.readers import read_conversations, read_file
-from promptcache.replay.transcript import Block, Conversation, TranscriptError, TranscriptWarning, Usage
+from promptcache._cli import main
+from promptcache.replay._readers import read_conversations, read_file
+from promptcache.replay._transcript import Block, Conversation, TranscriptError, TranscriptWarning, Usage
 
 TS = "2026-03-02T10:00:0{}.000Z"
 

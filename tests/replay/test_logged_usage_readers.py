@@ -7,8 +7,8 @@ from pathlib import Path
 
 from langchain_core.messages import AIMessage, HumanMessage, messages_to_dict
 
-from promptcache.replay.readers import read_file
-from promptcache.replay.transcript import Usage
+from promptcache.replay._readers import read_file
+from promptcache.replay._transcript import Usage
 
 
 def test_openai_usage_cached_tokens_split_from_the_prompt(tmp_path: Path) -> None:

@@ -41,7 +41,7 @@ def test_token_counting_needs_no_network(tmp_path: Path) -> None:
     proc = _run_offline(
         """
         from promptcache.cache_points import default_count_tokens
-        from promptcache.replay.tokens import get_encoding
+        from promptcache.replay._tokens import get_encoding
         print(default_count_tokens({"role": "user", "content": "hello world"}), get_encoding().name)
         """,
         tmp_path,
@@ -56,7 +56,7 @@ def test_replay_cli_runs_offline(tmp_path: Path) -> None:
     proc = _run_offline(
         f"""
         import sys
-        from promptcache.cli import main
+        from promptcache._cli import main
         sys.exit(main(["replay", {str(sample)!r}, "--out", "out", "--no-chart"]))
         """,
         tmp_path,

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from promptcache.cli import main
-from promptcache.replay.readers import read_file
-from promptcache.replay.transcript import TranscriptError
+from promptcache._cli import main
+from promptcache.replay._readers import read_file
+from promptcache.replay._transcript import TranscriptError
 
 U = {"role": "user", "content": "hi"}
 A = {"role": "assistant", "content": "yo"}

@@ -5,10 +5,10 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from promptcache.intention import IntentionMemory
-from promptcache.replay.intentions import IntentionReplay, IntentionStats, agent_messages
-from promptcache.replay.prepare import prepare, requests_of, schedule
-from promptcache.replay.tokens import TokenCounter
-from promptcache.replay.transcript import Block, Conversation, Message
+from promptcache.replay._intentions import IntentionReplay, IntentionStats, agent_messages
+from promptcache.replay._prepare import prepare, requests_of, schedule
+from promptcache.replay._tokens import TokenCounter
+from promptcache.replay._transcript import Block, Conversation, Message
 
 
 def user(text: str) -> Message:

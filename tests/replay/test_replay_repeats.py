@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from promptcache.replay.prepare import prepare, requests_of, schedule
-from promptcache.replay.repeats import RepeatCounter, lc_messages, response_cache_key
-from promptcache.replay.tokens import TokenCounter
-from promptcache.replay.transcript import Block, Conversation, Message
+from promptcache.replay._prepare import prepare, requests_of, schedule
+from promptcache.replay._repeats import RepeatCounter, lc_messages, response_cache_key
+from promptcache.replay._tokens import TokenCounter
+from promptcache.replay._transcript import Block, Conversation, Message
 from promptcache.response_cache import ResponseCacheKeyInputs, build_response_cache_key
 
 MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"

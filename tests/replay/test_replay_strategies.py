@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from promptcache.replay.models import cache_rules
-from promptcache.replay.ours import AnchoredTailStrategy
-from promptcache.replay.prepare import prepare, requests_of, schedule
-from promptcache.replay.pricing import price_for
-from promptcache.replay.simulator import Checkpoint, PromptCacheSimulator
-from promptcache.replay.strategies import STRATEGIES, make_strategy
-from promptcache.replay.tokens import TokenCounter
-from promptcache.replay.transcript import Block, Conversation, Message
+from promptcache.replay._models import cache_rules
+from promptcache.replay._ours import AnchoredTailStrategy
+from promptcache.replay._prepare import prepare, requests_of, schedule
+from promptcache.replay._pricing import price_for
+from promptcache.replay._simulator import Checkpoint, PromptCacheSimulator
+from promptcache.replay._strategies import STRATEGIES, make_strategy
+from promptcache.replay._tokens import TokenCounter
+from promptcache.replay._transcript import Block, Conversation, Message
 
 SONNET4 = "anthropic.claude-sonnet-4-20250514-v1:0"
 NOVA = "amazon.nova-pro-v1:0"
@@ -164,7 +164,7 @@ def test_unknown_strategy_names_the_known_ones() -> None:
 
 def test_multi_point_uses_the_real_strategy() -> None:
     from promptcache.cache_points import MultiPointStrategy
-    from promptcache.replay.multipoint import MultiPointAdapter
+    from promptcache.replay._multipoint import MultiPointAdapter
 
     strategy = make_strategy("multi-point", cache_rules(SONNET4))
     assert isinstance(strategy, MultiPointAdapter) and strategy._strategy_cls is MultiPointStrategy

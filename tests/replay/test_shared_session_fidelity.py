@@ -12,7 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from shared_data import find_data_file  # noqa: E402
 
-from promptcache.replay.engine import run_replay  # noqa: E402
+from promptcache.replay._engine import run_replay  # noqa: E402
 
 SESSIONS = ("258c7280-ae70-4798-800f-63464d01a85d", "ae4a77f8-aedd-4bc1-888f-c94edc91af04")
 

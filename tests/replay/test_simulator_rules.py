@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from promptcache.replay.models import cache_rules
-from promptcache.replay.pricing import price_for
-from promptcache.replay.simulator import Checkpoint, PromptCacheSimulator
+from promptcache.replay._models import cache_rules
+from promptcache.replay._pricing import price_for
+from promptcache.replay._simulator import Checkpoint, PromptCacheSimulator
 
 SONNET4 = "anthropic.claude-sonnet-4-20250514-v1:0"  # min 1,024 tokens, 5-minute TTL only, $3 / 1M input
 SONNET45 = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"  # also offers the 1-hour TTL

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from promptcache.replay.engine import run_replay
-from promptcache.replay.stream import TimeOrder, iter_conversations
-from promptcache.replay.transcript import TranscriptError
+from promptcache.replay._engine import run_replay
+from promptcache.replay._stream import TimeOrder, iter_conversations
+from promptcache.replay._transcript import TranscriptError
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "examples" / "data" / "sample_conversations.json"
@@ -79,7 +79,7 @@ def test_time_order_releases_requests_once_no_later_conversation_can_precede_the
 
 
 def test_finished_conversations_leave_no_state_in_the_strategies(tmp_path: Path) -> None:
-    import promptcache.replay.engine as engine
+    import promptcache.replay._engine as engine
 
     kept: dict[str, object] = {}
     original = engine._Run.ordered_totals

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage, messages_to_dict
 
-from promptcache.replay.readers import read_conversations, read_file
-from promptcache.replay.transcript import Block, TranscriptError
+from promptcache.replay._readers import read_conversations, read_file
+from promptcache.replay._transcript import Block, TranscriptError
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:

@@ -3,15 +3,15 @@ split off, and the Claude-calibrated estimate where nothing is logged."""
 
 from __future__ import annotations
 
-from promptcache.replay.prepare import prepare, requests_of
-from promptcache.replay.sizes import (
+from promptcache.replay._prepare import prepare, requests_of
+from promptcache.replay._sizes import (
     CLAUDE_CODE_CONTEXT_TOKENS,
     fit_sizes,
     hidden_prefix_size,
     split_on_prefix_change,
 )
-from promptcache.replay.tokens import CLAUDE, RAW, TokenCounter
-from promptcache.replay.transcript import Block, Conversation, Message, Usage
+from promptcache.replay._tokens import CLAUDE, RAW, TokenCounter
+from promptcache.replay._transcript import Block, Conversation, Message, Usage
 
 CC = {"format": "claude-code", "hidden_prefix": True}
 
@@ -123,7 +123,7 @@ def test_the_claude_estimate_scales_cl100k_per_block_kind() -> None:
 def test_plain_cl100k_reproduces_the_figures_before_the_calibration() -> None:
     from pathlib import Path
 
-    from promptcache.replay.engine import run_replay
+    from promptcache.replay._engine import run_replay
 
     sample = Path(__file__).resolve().parents[2] / "examples" / "data" / "sample_conversations.json"
     model = "anthropic.claude-sonnet-4-20250514-v1:0"

@@ -15,11 +15,11 @@ from langchain_core.runnables.config import var_child_runnable_config
 from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, Field
 
-import promptcache.keys as pk
+import promptcache._keys as pk
 from promptcache import InMemoryServerCache, ResponseCache, ResponseCacheKeyInputs, build_response_cache_key
-from promptcache.response_cache import model_identity as mi
-from promptcache.response_cache.entry import CorruptEntry, decode_hit, encode_entry
-from promptcache.response_cache.keys import _digest, _payload, _tools_digest, model_identity
+from promptcache.response_cache import _model_identity as mi
+from promptcache.response_cache._entry import CorruptEntry, decode_hit, encode_entry
+from promptcache.response_cache._keys import _digest, _payload, _tools_digest, model_identity
 from promptcache.testing import ScriptedChatModel
 
 

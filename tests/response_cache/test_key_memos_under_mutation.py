@@ -1,4 +1,4 @@
-"""Attack cases for the response-cache key memos (plugin/message_digests.py, plugin/response_cache/keys.py).
+"""Attack cases for the response-cache key memos (plugin/_message_digests.py, plugin/response_cache/_keys.py).
 
 Every test asserts the contract:
 
@@ -37,13 +37,13 @@ from langchain_core.messages import (
 from langchain_core.tools import tool as make_tool
 from pydantic import BaseModel
 
-import promptcache.keys as pk
-import promptcache.message_digests as md
-import promptcache.response_cache.keys as rk
-import promptcache.response_cache.model_identity as mi
-from promptcache.keys import canonical_json, canonical_messages
-from promptcache.message_digests import message_digests
-from promptcache.response_cache.keys import (
+import promptcache._keys as pk
+import promptcache._message_digests as md
+import promptcache.response_cache._keys as rk
+import promptcache.response_cache._model_identity as mi
+from promptcache._keys import canonical_json, canonical_messages
+from promptcache._message_digests import message_digests
+from promptcache.response_cache._keys import (
     ResponseCacheKeyInputs,
     build_response_cache_key,
     describe_response_format,
@@ -542,7 +542,7 @@ def test_attack_str_subclass_with_permissive_eq_content_reassigned() -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="known gap (plugin/message_digests.py docstring): values swapped between fields "
+    reason="known gap (plugin/_message_digests.py docstring): values swapped between fields "
     "by writing to __dict__ directly, bypassing pydantic; checking field names too cost ~10 us a call",
 )
 def test_attack_dict_keys_swapped_values_order_kept() -> None:

@@ -8,8 +8,8 @@ import hashlib
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from promptcache import ResponseCacheKeyInputs, build_response_cache_key
-from promptcache.keys import canonical_messages
-from promptcache.response_cache.keys import custom_key, model_identity, step_number
+from promptcache._keys import canonical_messages
+from promptcache.response_cache._keys import custom_key, model_identity, step_number
 from promptcache.testing import ScriptedChatModel
 
 

@@ -14,10 +14,10 @@ from langchain_core.messages import AIMessage, ChatMessage, HumanMessage, System
 from pydantic import BaseModel
 from support.digests import reference
 
-import promptcache.message_digests as md
+import promptcache._message_digests as md
 from promptcache import InMemoryServerCache, ResponseCache, build_response_cache_key
-from promptcache.keys import canonical_json
-from promptcache.response_cache.keys import inputs_from_request, request_key
+from promptcache._keys import canonical_json
+from promptcache.response_cache._keys import inputs_from_request, request_key
 from promptcache.testing import ScriptedChatModel
 
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from support.digests import reference
 
-import promptcache.message_digests as md
+import promptcache._message_digests as md
 
 _words = st.text(alphabet="abc xyz", min_size=0, max_size=30)
 

@@ -8,9 +8,9 @@ import hashlib
 import pytest
 
 from promptcache import InMemoryServerCache, ResponseCache
-from promptcache.config import validate_key_part
-from promptcache.replay.repeats import response_cache_key
-from promptcache.response_cache.keys import key_namespace
+from promptcache._config import validate_key_part
+from promptcache.replay._repeats import response_cache_key
+from promptcache.response_cache._keys import key_namespace
 
 
 def test_a_colon_in_agent_id_would_reach_another_namespace():

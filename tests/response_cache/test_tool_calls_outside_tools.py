@@ -66,8 +66,8 @@ async def test_async_miss_alike():
 
 
 def test_only_custom_keys_get_the_tool_check():
-    from promptcache.response_cache.keys import custom_key, key_namespace
-    from promptcache.response_cache.offered_tools import is_custom_key
+    from promptcache.response_cache._keys import custom_key, key_namespace
+    from promptcache.response_cache._offered_tools import is_custom_key
 
     digest = "0123456789abcdef0123456789abcdef"
     for agent in ("bot", "key"):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from promptcache import InMemoryServerCache, IntentionMemory, ResponseCache, TypedMemoryStore
-from promptcache.cli import main
+from promptcache._cli import main
 from promptcache.integrations.bedrock import BedrockCachePoints, CachePointChatBedrockConverse
 
 SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "data" / "sample_conversations.json"

@@ -7,9 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from promptcache.cache_points import (
-    is_cache_point,
-)
+from promptcache.cache_points._strategy import is_cache_point
 
 
 def all_points(params: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

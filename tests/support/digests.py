@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from promptcache.keys import canonical_json, canonical_messages
+from promptcache._keys import canonical_json, canonical_messages
 
 
 def reference(messages: list[Any]) -> list[bytes]:

@@ -1,0 +1,108 @@
+"""The per-process cache of parsed intention memory records of :class:`RedisIntentionBackend
+<promptcache.integrations._redis_intention.RedisIntentionBackend>`, and the parsing of the records Redis returns.
+
+Per user it keeps the version counter it read the records at, the live records, and each record by id with the
+index score (expiry) it had: a replaced memory has a new score, so a stale copy is never used. Thread-safe.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from cachetools import LRUCache
+
+from promptcache.intention._backends import MemoryRecord
+
+__all__ = ["RecordCache", "Row"]
+
+Row = tuple[Any, Any, "MemoryRecord | None"]
+"""One index entry: (memory id as Redis returned it, its score, its parsed record or ``None`` when not known)."""
+
+
+class _UserCache:
+    """What this process knows of one user's memories: the index version it read them at, the live records, and
+    each record by id with the index score it had (a replaced memory has a new score)."""
+
+    __slots__ = ("by_id", "records", "version")
+
+    def __init__(self, version: Any, records: list[MemoryRecord], by_id: dict[Any, tuple[Any, MemoryRecord]]):
+        self.version, self.records, self.by_id = version, records, by_id
+
+
+class RecordCache:
+    """Parsed records of up to ``users`` users (least recently used dropped first; ``0``: nothing is kept)."""
+
+    def __init__(self, users: int) -> None:
+        self._users: LRUCache[str, _UserCache] | None = LRUCache(maxsize=users) if users > 0 else None
+        self._lock = threading.Lock()
+
+    def _get(self, user: str) -> _UserCache | None:
+        if self._users is None:
+            return None
+        with self._lock:
+            return self._users.get(user)
+
+    def reuse(self, user: str, version: Any, now: float) -> list[MemoryRecord] | None:
+        """The cached records when the user's version is the one they were read at (expired ones, by ``now`` in
+        epoch seconds, filtered out), else ``None``. A ``None`` version (missing or damaged counter) never
+        matches."""
+        entry = self._get(user)
+        if entry is None or version is None or entry.version != version:
+            return None
+        return [r for r in entry.records if r.expires_at > now]
+
+    def split(self, user: str, reply: list[Any]) -> tuple[list[Row], list[int]]:
+        """The index reply (RESP2: ``[id, score, ...]``; RESP3: ``[[id, score], ...]``) as rows with the cached
+        record where its score is unchanged, and the positions of the rows whose record must be fetched."""
+        entry = self._get(user)
+        get = entry.by_id.get if entry is not None else {}.get
+        pairs = reply if isinstance(reply[0], (list, tuple)) else zip(reply[0::2], reply[1::2])
+        rows: list[Row] = []
+        missing: list[int] = []
+        for mid, score in pairs:
+            hit = get(mid)
+            if hit is not None and hit[0] == score:
+                rows.append((mid, score, hit[1]))
+            else:
+                missing.append(len(rows))
+                rows.append((mid, score, None))
+        return rows, missing
+
+    def merge(
+        self, user: str, version: Any, rows: list[Row], missing: list[int], raw: list[Any]
+    ) -> tuple[list[MemoryRecord], list[Any], list[str]]:
+        """Parse the fetched records ``raw`` (``MGET`` of the rows at ``missing``) into ``rows`` and cache the
+        result under ``version`` (none when some rows are gone: the index is about to change).
+
+        Returns:
+            ``(live records, ids of the rows to drop from the index, why each corrupt record was refused)``: a
+            row is dropped when its record expired (``None``) or is corrupt (not a record, or a field of the wrong
+            type, :meth:`~promptcache.intention._backends.MemoryRecord.loads`).
+        """
+        gone: list[Any] = []
+        corrupt: list[str] = []
+        for pos, data in zip(missing, raw):
+            mid, score, _ = rows[pos]
+            record = None
+            if data is not None:
+                try:
+                    record = MemoryRecord.loads(data)
+                except ValueError as exc:
+                    corrupt.append(str(exc))
+            if record is None:
+                gone.append(mid)
+            rows[pos] = (mid, score, record)
+        live = [(m, s, r) for m, s, r in rows if r is not None]
+        records = [r for _, _, r in live]
+        if self._users is not None:
+            entry = _UserCache(None if gone else version, records, {m: (s, r) for m, s, r in live})
+            with self._lock:
+                self._users[user] = entry
+        return records, gone, corrupt
+
+    def forget(self, user: str) -> None:
+        """Drop what is cached for ``user``."""
+        if self._users is not None:
+            with self._lock:
+                self._users.pop(user, None)

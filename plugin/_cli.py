@@ -1,0 +1,248 @@
+"""The ``promptcache`` command (also ``python -m promptcache``).
+
+``promptcache --version``; ``promptcache replay FILE... [--model MODEL_ID] [--min-tokens N] [--models FILE]
+[--tokens claude|cl100k] [--strategy NAME]... [--gap-s SECONDS] [--out DIR]
+[--response-cache-ttl-s SECONDS] [--no-chart]`` replays
+recorded agent conversations through the prompt-cache simulator and prints what each cache-point strategy, the
+ResponseCache and the intention cache would have saved; it writes ``replay.json`` and ``replay.png`` to ``DIR``.
+Needs no services and no AWS account. Exit codes: 0 success, 2 bad input (one line on stderr naming the file and
+line, or the bad option value, or an ``--out`` that cannot be written). Records a reader skips (a record type it
+has never seen) are reported as one ``promptcache: warning: FILE:LINE: ...`` line each, once per file and type.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+__all__ = ["main", "build_parser"]
+
+DEFAULT_MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"
+PROGRESS_MIN_REQUESTS = 300
+
+
+class _Parser(argparse.ArgumentParser):
+    """``argparse`` with the command's error style: one line on stderr, exit code 2 (not a usage block), and
+    option values such as ``-1`` or ``-inf`` read as numbers (argparse would take ``-inf`` for an option)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # argparse's own pattern only knows -1 and -.5; no option of ours looks like a number
+        self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$|^-(inf|infinity|nan)$", re.I)
+
+    def error(self, message: str) -> NoReturn:
+        sys.exit(_fail(f"{message} (see {self.prog} --help)"))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (sub-command ``replay``)."""
+    from promptcache.replay._engine import DEFAULT_GAP_S
+    from promptcache.replay._pricing import KNOWN_PRICES
+    from promptcache.replay._strategies import STRATEGIES, check_strategy_names
+
+    check_strategy_names(())  # loads every strategy into STRATEGIES
+
+    from promptcache import __version__
+
+    parser = _Parser(prog="promptcache", description="promptcache command-line tools")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    replay = sub.add_parser(
+        "replay",
+        help="what would the plugins save on recorded conversations?",
+        description="Replay recorded agent conversations (OpenAI, Anthropic or LangChain "
+        "messages; JSON or JSONL) offline through a Bedrock prompt-cache "
+        "simulator, and count what the ResponseCache and the intention cache "
+        "(IntentionMemory) would have answered. Prints a table; writes "
+        "DIR/replay.json and DIR/replay.png.",
+    )
+    replay.add_argument("files", nargs="+", metavar="FILE", help="transcript files (.json / .jsonl)")
+    replay.add_argument(
+        "--model",
+        default=None,
+        help="price and cache every call as this model (Bedrock id, regional prefixes and ARNs resolve, or "
+        "Anthropic API id such as claude-opus-4-6); default: each call's own model where the log names it, "
+        f"else {DEFAULT_MODEL}; priced: " + ", ".join(sorted(KNOWN_PRICES)),
+    )
+    replay.add_argument(
+        "--min-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="minimum tokens per cache checkpoint for every model (overrides the model table)",
+    )
+    replay.add_argument(
+        "--models",
+        default=None,
+        metavar="FILE",
+        help="JSON or TOML file of model-table overrides or models of your own, e.g. "
+        '{"my.model-v1": {"family": "claude", "min_tokens": 1024, "max_points": 4, "ttls": ["5m","1h"], '
+        '"cachable": ["system","messages","tools"], "input": 3.0, "output": 15.0, "cache_write_5m": 3.75, '
+        '"cache_write_1h": 6.0, "cache_read": 0.3}} (every field optional; prices USD per 1M tokens, all four '
+        "input-side prices needed for a model not in the tables)",
+    )
+    replay.add_argument(
+        "--tokens",
+        choices=("claude", "cl100k"),
+        default=None,
+        help="token estimate where the log records no usage: calibrated for Claude (default for Claude "
+        "models) or plain cl100k_base",
+    )
+    replay.add_argument(
+        "--strategy",
+        action="append",
+        metavar="NAME",
+        dest="strategies",
+        help="a strategy to compare, among " + ", ".join(STRATEGIES) + "; repeat the option for several "
+        "(--strategy a --strategy b; default: all). 'none' is always included, and with anchored-tail the "
+        "row anchored-tail+response-cache too",
+    )
+    replay.add_argument(
+        "--gap-s",
+        type=float,
+        default=DEFAULT_GAP_S,
+        metavar="SECONDS",
+        help=f"seconds between requests without recorded timestamps (default {DEFAULT_GAP_S:g})",
+    )
+    replay.add_argument(
+        "--out",
+        default="promptcache-replay",
+        metavar="DIR",
+        help="directory for replay.json and replay.png (default ./promptcache-replay)",
+    )
+    replay.add_argument(
+        "--response-cache-ttl-s",
+        "--response-cache-ttl",
+        dest="response_cache_ttl",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="lifetime of a ResponseCache entry, for its hits and the combined row (default: the "
+        "ResponseCache default, " + _rc_default() + " s)",
+    )
+    replay.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
+    return parser
+
+
+def _rc_default() -> str:
+    from promptcache.response_cache import DEFAULT_RESPONSE_CACHE_TTL_SECONDS
+
+    return f"{DEFAULT_RESPONSE_CACHE_TTL_SECONDS:g}"
+
+
+def _fail(message: str) -> int:
+    print(f"promptcache: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2
+
+
+def _report_warnings(caught: list[warnings.WarningMessage]) -> None:
+    """Print the readers' ``TranscriptWarning`` s as one stderr line each; re-issue any other warning unchanged."""
+    from promptcache.replay._transcript import TranscriptWarning
+
+    for w in caught:
+        if issubclass(w.category, TranscriptWarning):
+            print(f"promptcache: warning: {' '.join(str(w.message).split())}", file=sys.stderr)
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno, w.file, w.line)
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeRemainingColumn
+
+    from promptcache.replay._chart import write_chart
+    from promptcache.replay._engine import DEFAULT_STRATEGIES, run_replay
+    from promptcache.replay._model_table import ModelTable, load_overrides
+    from promptcache.replay._report import render_table, write_json
+    from promptcache.replay._transcript import TranscriptError, TranscriptWarning
+
+    if not (args.gap_s >= 0 and args.gap_s != float("inf")):
+        return _fail(f"--gap-s must be a finite number of seconds >= 0, got {args.gap_s!r}")
+    ttl = args.response_cache_ttl
+    if ttl is not None and not (0 < ttl < float("inf")):
+        return _fail(f"--response-cache-ttl must be a finite number of seconds > 0, got {ttl!r}")
+    out = Path(args.out)
+    try:
+        blocker = next((p for p in (out, *out.parents) if p.exists()), None)  # checked before the run, not after
+        if blocker is not None and not blocker.is_dir():
+            return _fail(f"--out must be a directory, but {str(blocker)!r} is a file")
+    except OSError as exc:  # e.g. a name longer than the file system allows
+        return _fail(f"--out {str(out)!r} cannot be used: {exc.strerror or exc}")
+    shown: list[tuple[Progress, TaskID]] = []  # the progress bar and its task, once the run is long enough for one
+
+    def progress(done: int, total: int | None) -> None:
+        if done <= PROGRESS_MIN_REQUESTS:
+            return
+        if not shown:
+            bar = Progress(
+                "replaying",
+                BarColumn(),
+                MofNCompleteColumn() if total else "{task.completed} requests",
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            bar.start()
+            shown.append((bar, bar.add_task("replay", total=total)))
+        if done % 50 == 0 or done == total:  # the total is unknown while streaming (None)
+            bar, task = shown[0]
+            bar.update(task, completed=done)
+
+    if args.min_tokens is not None and args.min_tokens < 0:
+        return _fail(f"--min-tokens must be an integer >= 0, got {args.min_tokens!r}")
+    try:
+        table = ModelTable(load_overrides(args.models) if args.models else None, args.min_tokens, source=args.models)
+    except ValueError as exc:
+        return _fail(f"--models: {exc}")
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", TranscriptWarning)
+            result = run_replay(
+                args.files,
+                args.model if args.model is not None else DEFAULT_MODEL,
+                args.strategies or DEFAULT_STRATEGIES,
+                args.gap_s,
+                progress=progress,
+                response_cache_ttl_s=ttl,
+                force_model=args.model is not None,
+                models=table,
+                tokens=args.tokens,
+            )
+    except TranscriptError as exc:
+        return _fail(str(exc))
+    except KeyError as exc:
+        return _fail(str(exc.args[0]) if exc.args else str(exc))
+    except ValueError as exc:
+        return _fail(str(exc))
+    finally:
+        if shown:
+            shown[0][0].stop()
+        _report_warnings(caught)
+    console = Console(width=max(Console().width, 120))
+    render_table(result, console)
+    try:
+        written = [str(write_json(result, out / "replay.json"))]
+        if not args.no_chart:
+            written.append(str(write_chart(result, out / "replay.png")))
+    except OSError as exc:
+        return _fail(f"cannot write to --out {str(out)!r}: {exc.strerror or exc}")
+    console.print(f"wrote {', '.join(written)} ({result.seconds:.1f} s)")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``promptcache`` console script. Returns the exit code (0 ok, 2 bad input)."""
+    args = build_parser().parse_args(argv)
+    if args.command == "replay":
+        return _run_replay(args)
+    return _fail(f"unknown command {args.command!r}")  # pragma: no cover - argparse rejects it first
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,305 @@
+"""Per-message digests of a prompt, remembered by value and by conversation prefix: what a response-cache key hashes.
+
+A conversation resends the same messages on every model call, each call one or two messages longer. Hashing the
+whole prompt's canonical JSON every time costs time in proportion to the conversation (escaping a long tool
+result, then SHA-256 over tens of kilobytes); here each message is canonicalised and hashed once, and a prompt is
+the list of its messages' digests (128 bits each), so a call costs a check of what was seen plus the work for what
+is new. Two memos, neither of which can serve a digest for a value it was not computed from:
+
+- **By value** (:data:`_MEMO`): keyed by what ``_message`` reads of a message: its string fields (type, content,
+  name, tool-call id, status, role; absent fields apart from ``None`` ones) as they are, its containers (block
+  content, tool calls, additional kwargs) as JSON bytes written by orjson with no ``default`` (so ``1``, ``1.0``
+  and ``True`` differ, and any value orjson would write through ``repr``, a set, bytes, a subclass or a numpy value
+  keeps the message out of the memo: two such values can share JSON). Tool-call ids are numbered by order of first
+  appearance across the prompt (:func:`promptcache._keys.canonical_messages`), so an entry records the raw ids the
+  message holds (only ``str`` ids: ``None`` and NaN both write ``null``) and keeps a digest per tuple of ordinals
+  those ids get. An entry is stored only if the key read again after the digest is unchanged (another thread).
+  This memo serves messages rebuilt as new objects (a checkpoint read back) and costs a key per message.
+- **By prefix** (:data:`_PREFIXES`): LangGraph hands the same message objects to every call of a thread, the
+  previous call's list being a prefix of this one (or sharing its start, for a fork or a retry). The last prompt
+  seen per conversation (keyed by the identity of its first two messages) keeps the message objects, a snapshot
+  of each one's field values taken before its digest, its containers and their JSON bytes, the digests and the
+  tool-id numbering. The leading messages of a call that are those very objects, whose fields are still the very
+  same objects, in the same number (identity, not equality: ``1.0`` can replace ``1``)
+  and whose containers still give the same JSON bytes (edits made in place) take their digests as they are: a few
+  C-level passes over the list instead of Python work per message. The rest go through the value memo. A prompt
+  holding a message the value memo refuses is not remembered as a prefix.
+
+Known gaps, both outside what pydantic lets a message hold: a tool-call id that is an ``Enum`` member writes its
+value's JSON (an enum id and a string id equal to its value could share a value-memo entry; LangChain types ids
+as strings), and two field values swapped by writing to ``message.__dict__`` directly, bypassing pydantic, in
+the same order and number, pass the prefix check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from itertools import chain, islice
+from operator import is_
+from typing import Any, Final
+
+import orjson
+
+from promptcache._keys import _is_mapping, _message, _ToolIds, canonical_json
+
+__all__ = ["forget_prefix", "message_digests", "prompt_digest_json"]
+
+_Entry = tuple[tuple[Any, ...], dict[tuple[Any, ...], bytes]]  # (raw tool-call ids, {ordinals: hex digest})
+_MEMO: dict[tuple[Any, ...], _Entry] = {}  # value key -> entry
+_MEMO_LIMIT: Final = 32 * 1024 * 1024  # characters of content + JSON bytes held by value keys; cleared past it
+_MEMO_MAX_ENTRIES: Final = 200_000  # messages; cleared past it too
+_memo_size = 0
+
+# (id of message 0, id of message 1) -> the last prompt seen that starts with them
+_PREFIXES: dict[tuple[int, ...], _Prefix] = {}
+_PREFIXES_MAX: Final = 4096  # conversations; cleared past it
+_STRING_FIELDS: Final = ("type", "name", "tool_call_id", "status", "role")
+_DIGEST_HEX: Final = 32  # hex digits of SHA-256 per message (128 bits)
+
+
+class _RecordingIds:
+    """Wraps the prompt's :class:`~promptcache._keys._ToolIds`, recording the raw ids a message hands it, in order."""
+
+    __slots__ = ("ids", "seen", "ordinals")
+
+    def __init__(self, ids: _ToolIds) -> None:
+        self.ids = ids
+        self.seen: list[Any] = []
+        self.ordinals: list[Any] = []
+
+    def __call__(self, value: Any) -> Any:
+        ordinal = self.ids(value)
+        self.seen.append(value)
+        self.ordinals.append(ordinal)
+        return ordinal
+
+
+def _hex_digest(out: dict[str, Any]) -> bytes:
+    """First 32 hex digits (ASCII bytes) of SHA-256 over one canonical message's JSON (``exact_floats=False``)."""
+    return hashlib.sha256(canonical_json(out, exact_floats=False)).hexdigest()[:_DIGEST_HEX].encode()
+
+
+_STRICT: Final = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_NON_STR_KEYS
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+)
+
+
+def _containers_json(containers: Any) -> bytes | None:
+    """Containers as JSON bytes when they hold plain JSON values only, else ``None`` (no memo for the message).
+
+    No ``default``: an object orjson would write through ``repr`` (two objects can share one), a set, bytes, a
+    ``str``/``dict``/``list`` subclass, a dataclass or a numpy value makes the message go without the memos, so
+    equal bytes mean values whose canonical JSON is equal too (the canonical form writes them the same way).
+    """
+    try:
+        return orjson.dumps(containers, option=_STRICT)
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+
+
+def _remember(key: tuple[Any, ...], seen: list[Any], ordinals: tuple[Any, ...], digest: bytes) -> _Entry:
+    global _memo_size
+    size = len(key[1]) if type(key[1]) is str else 0
+    size += len(key[7]) if key[7] is not None else 0
+    if _memo_size + size > _MEMO_LIMIT or len(_MEMO) >= _MEMO_MAX_ENTRIES:
+        _MEMO.clear()
+        _memo_size = 0
+    entry = _MEMO[key] = (tuple(seen), {ordinals: digest})
+    _memo_size += size
+    return entry
+
+
+def _entry_digest(entry: _Entry, message: Any, ids: _ToolIds) -> bytes:
+    """The digest of a memoised message at this position: its raw ids are numbered as ``_message`` would."""
+    raw_ids, by_ordinals = entry
+    if not raw_ids:
+        ordinals: tuple[Any, ...] = ()
+    else:
+        numbered = ids.ids.get  # ids(raw), skipping the call for ids already numbered (a result's id was its call's)
+        ordinals = tuple([numbered(raw) or ids(raw) for raw in raw_ids])
+    digest = by_ordinals.get(ordinals)
+    if digest is None:  # the same message at another position: the ids above already numbered its ids
+        digest = by_ordinals[ordinals] = _hex_digest(_message(message, ids))
+    return digest
+
+
+_ABSENT: Final = object()  # a field missing from ``__dict__`` (``_message`` then uses its own default)
+
+
+def _digest_by_value(message: Any, ids: _ToolIds) -> tuple[bytes, Any, bytes | None]:
+    """One message's digest through the value memo, its containers (``None``: it cannot join a prefix) and their
+    JSON when the key already wrote it (non-empty containers)."""
+    fields: Any = getattr(message, "__dict__", None)
+    found = None
+    if fields is not None and not _is_mapping(type(message)):  # dict messages (and objects without fields): no memo
+        found = _value_key(type(message), fields)
+    if found is None:
+        return _hex_digest(_message(message, ids)), None, None
+    key, containers = found
+    entry = _MEMO.get(key)
+    if entry is not None:
+        return _entry_digest(entry, message, ids), containers, key[7]
+    recorder = _RecordingIds(ids)
+    digest = _hex_digest(_message(message, recorder))
+    # Remembered only when every raw tool-call id is a str (the key's JSON then pins which ids are equal; None and
+    # NaN ids both write null) and the fields did not change while the digest was computed (another thread).
+    again = _value_key(type(message), fields)
+    if all(type(raw) is str for raw in recorder.seen) and again is not None and again[0] == key:
+        _remember(key, recorder.seen, tuple(recorder.ordinals), digest)
+        return digest, containers, key[7]
+    return digest, None, None
+
+
+def _value_key(cls: type, fields: dict[str, Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+    """``(key, containers)``: what ``_message`` reads of a message as an exact hashable value (module docstring),
+    and the container objects (for the prefix memo); ``None`` when there is no exact key."""
+    get = fields.get
+    content = get("content")
+    text = type(content) is str
+    containers = (
+        (get("tool_calls"), get("invalid_tool_calls"), get("additional_kwargs"))
+        if text
+        else (get("tool_calls"), get("invalid_tool_calls"), get("additional_kwargs"), content)
+    )
+    mutable = None
+    if not text or containers[0] or containers[1] or containers[2]:
+        mutable = _containers_json(containers)
+        if mutable is None:
+            return None
+    for name in _STRING_FIELDS:  # keys compare by ==, exact only for strings (1 == True == 1.0 as keys)
+        value = get(name)
+        if value is not None and type(value) is not str:
+            return None
+    return (
+        cls,
+        content if text else type(content),
+        get("type", _ABSENT),
+        get("name"),
+        get("tool_call_id"),
+        get("status", _ABSENT),
+        get("role"),
+        mutable,
+    ), containers
+
+
+class _Prefix:
+    """The last prompt seen for a conversation: its message objects and, per message, what the check compares."""
+
+    __slots__ = ("messages", "values", "sizes", "containers", "pieces", "digests", "counts", "numbering")
+
+    def __init__(
+        self,
+        messages: tuple[Any, ...],
+        values: list[tuple[Any, ...]],
+        containers: list[Any],
+        pieces: list[bytes],
+        digests: list[bytes],
+        counts: list[int],
+        numbering: dict[Any, str],
+    ) -> None:
+        self.messages = messages  # the objects (held, so their ids stay theirs)
+        self.values = values  # tuple(message.__dict__.values()) before the digest was computed (held, likewise)
+        self.sizes = list(map(len, values))  # fields per message
+        self.containers = containers  # (tool calls, invalid tool calls, additional kwargs[, block content])
+        self.pieces = pieces  # the JSON bytes of each message's containers
+        self.digests = digests
+        self.counts = counts  # tool ids numbered after each message
+        self.numbering = numbering  # raw tool-call id -> ordinal, after the last message
+
+    def holds(self, messages: list[Any]) -> int:
+        """How many leading messages are this prefix's very objects, unchanged since (module docstring); 0: none."""
+        refs = self.messages
+        same = list(map(is_, refs, messages))
+        try:
+            count = same.index(False)
+        except ValueError:
+            count = len(same)
+        if not count:
+            return 0
+        # every field still the very object it was (identity: an equal replacement can have other JSON, 1 vs 1.0)
+        fields: list[Any] = list(map(vars, refs[:count]))
+        if list(map(len, fields)) != self.sizes[:count] or not all(
+            map(is_, chain.from_iterable(map(dict.values, fields)), chain.from_iterable(self.values[:count]))
+        ):
+            return 0
+        if _containers_json(self.containers[:count]) != b"[" + b",".join(self.pieces[:count]) + b"]":
+            return 0  # a container edited in place
+        return count
+
+
+def message_digests(messages: Iterable[Any]) -> list[bytes]:
+    """The first 32 hex digits (ASCII bytes) of SHA-256 over each message's canonical JSON, in order.
+
+    The canonical form is :func:`promptcache._keys.canonical_messages` of the whole list (tool-call ids numbered
+    across it), each message then written with :func:`promptcache._keys.canonical_json` (``exact_floats=False``):
+    ``message_digests(m)[i] == sha256(canonical_json(canonical_messages(m)[i])).hexdigest()[:32].encode()``.
+
+    Args:
+        messages: LangChain ``BaseMessage`` objects (or OpenAI-style dicts, digested without the memos).
+
+    Returns:
+        One 32-character hex digest (``bytes``) per message.
+    """
+    messages = messages if type(messages) is list else list(messages)
+    ids = _ToolIds()
+    prefix_key = tuple(map(id, messages[:2]))
+    prefix = _PREFIXES.get(prefix_key)
+    start = prefix.holds(messages) if prefix is not None else 0
+    if start and prefix is not None:
+        if start == len(messages) == len(prefix.messages):  # the same prompt again (a retry, another processor)
+            return list(prefix.digests)
+        digests, snapshots = prefix.digests[:start], prefix.values[:start]
+        containers, pieces, counts = prefix.containers[:start], prefix.pieces[:start], prefix.counts[:start]
+        numbered = counts[-1]
+        ids.ids.update(
+            prefix.numbering if numbered == len(prefix.numbering) else islice(prefix.numbering.items(), numbered)
+        )
+    else:
+        digests, snapshots, containers, pieces, counts = [], [], [], [], []
+    keep = True  # every message can join a prefix
+    for message in messages[start:] if start else messages:
+        fields = getattr(message, "__dict__", None)
+        # the snapshot comes first: a change made while the digest is computed (another thread) fails the next check
+        values: Any = tuple(fields.values()) if keep and fields is not None else None
+        digest, held, held_json = _digest_by_value(message, ids)
+        digests.append(digest)
+        if keep:
+            piece = (
+                None
+                if held is None or values is None
+                else (held_json if held_json is not None else _containers_json(held))
+            )
+            if piece is None:
+                keep = False
+            else:
+                snapshots.append(values)
+                containers.append(held)
+                pieces.append(piece)
+                counts.append(len(ids.ids))
+    if keep and messages:
+        if len(_PREFIXES) >= _PREFIXES_MAX and prefix_key not in _PREFIXES:
+            _PREFIXES.clear()
+        _PREFIXES[prefix_key] = _Prefix(
+            tuple(messages), snapshots, containers, pieces, list(digests), counts, dict(ids.ids)
+        )
+    return digests
+
+
+def forget_prefix(messages: list[Any]) -> None:
+    """Drop the prefix memo of the conversation whose prompts start with these message objects (a caller that knows
+    the conversation is over, such as the replay, releases what the memo holds for it at once instead of at the
+    ``_PREFIXES_MAX`` clear). Digests are unaffected: the next call with those messages computes them again."""
+    _PREFIXES.pop(tuple(map(id, messages[:2])), None)
+
+
+def prompt_digest_json(messages: Iterable[Any]) -> bytes:
+    """``canonical_json([d.decode() for d in message_digests(messages)])``, written without a JSON encoder."""
+    digests = message_digests(messages)
+    if not digests:
+        return b"[]"
+    return b'["' + b'","'.join(digests) + b'"]'

@@ -1,0 +1,166 @@
+"""``ServerCache``: the byte-level key/value contract every promptcache cache uses (sync and async)."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar, overload
+
+from promptcache._config import is_unicode
+
+__all__ = ["MAX_TTL_S", "ServerCache", "validate_clear_prefix", "validate_key", "validate_ttl", "validate_value"]
+
+MAX_TTL_S = 10 * 365 * 24 * 3600.0
+"""Longest TTL accepted: 10 years in seconds. Longer values are almost always a unit mistake, and Redis rejects
+``PX`` values past 2**63 ms (its ``SET`` reply "invalid expire time"), so they fail here, loudly, instead."""
+
+
+_T = TypeVar("_T")
+
+
+@overload
+def validate_ttl(ttl_s: None, *, what: str = ...) -> None: ...
+@overload
+def validate_ttl(ttl_s: float, *, what: str = ...) -> float: ...
+@overload
+def validate_ttl(ttl_s: object, *, what: str = ...) -> float | None: ...
+def validate_ttl(ttl_s: object, *, what: str = "ttl_s") -> float | None:
+    """Check a TTL in seconds: ``None`` (no expiry) or a finite number > 0, at most :data:`MAX_TTL_S`.
+
+    Returns it as a float.
+
+    Raises:
+        TypeError: not a number (``bool`` counts as not a number); the message names the value.
+        ValueError: zero, negative, NaN, infinite or above ``MAX_TTL_S``; the message names the value.
+    """
+    if ttl_s is None:
+        return None
+    if isinstance(ttl_s, bool) or not isinstance(ttl_s, (int, float)):
+        raise TypeError(f"{what} must be a number of seconds or None, got {type(ttl_s).__name__}: {ttl_s!r}")
+    value = float(ttl_s)
+    if math.isnan(value) or math.isinf(value) or value <= 0:
+        raise ValueError(f"{what} must be a finite number of seconds > 0 (or None for no expiry), got {ttl_s!r}")
+    if value > MAX_TTL_S:
+        raise ValueError(f"{what} must be at most {MAX_TTL_S:.0f} seconds (10 years), got {ttl_s!r}")
+    return value
+
+
+def validate_key(key: object) -> str:
+    """Check a cache key: a non-empty ``str`` of valid Unicode text (no lone surrogate such as ``"\ud800"``: a
+    Redis key is UTF-8, so no backend may accept what another cannot store). Every backend calls it on every key
+    of every method, so all refuse the same keys with the same error.
+
+    Raises:
+        TypeError: not a string. ValueError: empty, or a lone surrogate.
+    """
+    if not isinstance(key, str):
+        raise TypeError(f"cache key must be a str, got {type(key).__name__}: {key!r}")
+    if not key:
+        raise ValueError("cache key must be a non-empty string, got ''")
+    if not is_unicode(key):
+        raise ValueError(f"cache key must be valid Unicode text (it holds a lone surrogate), got {key!r}")
+    return key
+
+
+def validate_clear_prefix(prefix: object) -> str:
+    """Check the ``prefix`` of ``clear``: a ``str`` (``""``: everything) of valid Unicode text.
+
+    Raises:
+        TypeError: not a string. ValueError: a lone surrogate.
+    """
+    if not isinstance(prefix, str):
+        raise TypeError(f"clear prefix must be a str, got {type(prefix).__name__}: {prefix!r}")
+    if not is_unicode(prefix):
+        raise ValueError(f"clear prefix must be valid Unicode text (it holds a lone surrogate), got {prefix!r}")
+    return prefix
+
+
+def validate_value(value: object) -> bytes:
+    """Check a cache value: ``bytes`` (``bytearray``/``memoryview`` are copied to ``bytes``).
+
+    Raises:
+        TypeError: anything else (e.g. ``str``: encode it first).
+    """
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    raise TypeError(f"cache value must be bytes, got {type(value).__name__}")
+
+
+class ServerCache(ABC):
+    """A key/value cache of bytes with per-entry TTL, shared by every promptcache plugin.
+
+    Keys are strings, values ``bytes`` (callers serialise; a cached value can never be mutated by a caller).
+    TTLs are seconds (``float``); ``None`` means no expiry. Implementations are thread-safe. Backends that talk to
+    a server fail open: an unreachable server reads as a miss and a write is skipped, never an exception.
+
+    The async twins default to the sync methods (fine for in-process backends); network backends override them.
+    """
+
+    @abstractmethod
+    def get(self, key: str) -> bytes | None:
+        """The value stored under ``key``, or ``None`` (missing, expired or backend unavailable)."""
+
+    @abstractmethod
+    def set(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
+        """Store ``value`` under ``key`` for ``ttl_s`` seconds (``None``: no expiry).
+
+        Raises:
+            TypeError / ValueError: bad key, value or TTL (checked before anything is written).
+        """
+
+    @abstractmethod
+    def delete(self, key: str) -> None:
+        """Remove ``key`` (no error if missing)."""
+
+    @abstractmethod
+    def clear(self, prefix: str = "") -> int:
+        """Remove every key starting with ``prefix`` (all keys of this cache for ``""``); returns how many."""
+
+    def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
+        """Values for ``keys`` in order (``None`` where missing). Network backends do this in one round trip."""
+        return [self.get(k) for k in keys]
+
+    def ttl(self, key: str) -> float | None:
+        """Seconds left before ``key`` expires; ``None`` if it has no expiry or does not exist."""
+        return None
+
+    async def aget(self, key: str) -> bytes | None:
+        """Async :meth:`get`."""
+        return self.get(key)
+
+    async def aset(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
+        """Async :meth:`set`."""
+        self.set(key, value, ttl_s)
+
+    async def adelete(self, key: str) -> None:
+        """Async :meth:`delete`."""
+        self.delete(key)
+
+    async def aclear(self, prefix: str = "") -> int:
+        """Async :meth:`clear`."""
+        return self.clear(prefix)
+
+    async def aget_many(self, keys: Sequence[str]) -> list[bytes | None]:
+        """Async :meth:`get_many`."""
+        return self.get_many(keys)
+
+    def namespaced(self, namespace: str) -> ServerCache:
+        """A cache on the same storage whose keys live under ``namespace`` (``"placements:"``: one segment ending
+        with ``:``); its ``clear()`` removes that namespace's keys only. This default is a key-prefixing view
+        (:class:`~promptcache.backends._namespaced.NamespacedServerCache`); ``RedisCache`` returns a ``RedisCache``
+        on the same connections whose Redis keys are ``prefix + namespace + key``.
+
+        Raises:
+            TypeError / ValueError: a bad namespace
+                (:func:`~promptcache.backends._namespaced.validate_namespace`).
+        """
+        from promptcache.backends._namespaced import NamespacedServerCache
+
+        return NamespacedServerCache(self, namespace)
+
+    async def _to_thread(self, fn: Callable[..., _T], *args: Any) -> _T:  # pragma: no cover - helper for subclasses
+        return await asyncio.to_thread(fn, *args)

@@ -1,0 +1,223 @@
+"""Placing cache points on a whole Converse request (tools, system, messages), following Bedrock's rules.
+
+Pure: takes the request's ``system`` blocks, ``messages`` and ``toolConfig.tools`` and returns copies with points
+added. The rules (each one a documented Bedrock ``ValidationException`` or a silently wasted point):
+
+- at most ``min(model max, 4)`` points in the request, counting the caller's own (manual) points;
+  a request that already holds 4 gets none; one with 3 gets at most 1;
+- a point is its own block, appended after a message's content (so never the first block, never inside a
+  ``toolResult``), only after user messages, never directly after a reasoning block;
+- tools get a point only when ``tools`` is a cachable field (never on Nova) and the tool specs alone reach the
+  minimum; the system gets one when it alone reaches the minimum and holds no manual point;
+- Nova: no point after a ``toolResult`` or an image (see ``CacheStrategy.is_placement_target``);
+- TTLs never increase along tools -> system -> messages: an added ``1h`` point after a manual ``5m`` one becomes
+  ``5m``, and an added point before a manual ``1h`` one becomes ``1h`` (see
+  :func:`promptcache.cache_points._manual_points.fit_added_ttls` for why raising beats dropping it);
+- a caller's ``cachePoint`` inside a ``toolResult``'s content is moved right after the ``toolResult`` (where
+  Bedrock takes it, as langchain-aws does for a ``ToolMessage``) and counted toward the 4; no point is placed after
+  an empty or whitespace-only text block;
+- a caller's layout that already breaks a rule (more than 4 points, a ``1h`` point after a ``5m`` one, a TTL other
+  than ``5m``/``1h``) is refused with a ``ValueError`` (:mod:`promptcache.cache_points._manual_points`): placement
+  only adds blocks, so it cannot repair the caller's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from promptcache.cache_points._manual_points import (
+    check_manual_layout,
+    count_manual_cache_points,
+    fit_added_ttls,
+    iter_cache_points,
+)
+from promptcache.cache_points._model_info import BEDROCK_MAX_CACHE_POINTS, ModelInfo
+from promptcache.cache_points._multi_point import MultiPointStrategy
+from promptcache.cache_points._strategy import (
+    CachePointPlacement,
+    CacheStrategy,
+    CacheStrategyConfig,
+    cache_point_block,
+    hoist_tool_result_points,
+    is_cache_point,
+)
+from promptcache.cache_points._tokens import count_text_tokens, default_count_tokens
+
+__all__ = ["ConversePlan", "count_manual_cache_points", "place_cache_points", "tool_spec_tokens"]
+
+
+@dataclass
+class ConversePlan:
+    """The request with points placed (copies), and what was decided.
+
+    Attributes:
+        system / messages / tools: the new request parts (``tools`` is ``None`` when the request had none).
+        placements: message placements (store them for the conversation's next request).
+        system_point / tools_point: whether those got a point. manual_points: points the caller already had.
+    """
+
+    system: list[Any]
+    messages: list[dict[str, Any]]
+    tools: list[Any] | None
+    placements: list[CachePointPlacement] = field(default_factory=list)
+    system_point: bool = False
+    tools_point: bool = False
+    manual_points: int = 0
+
+    @property
+    def points_added(self) -> int:
+        """Points this plan added (tools + system + messages)."""
+        return len(self.placements) + int(self.system_point) + int(self.tools_point)
+
+
+def tool_spec_tokens(tools: Sequence[Any]) -> int:
+    """Estimated tokens of the tool specs (their JSON, tiktoken ``cl100k_base``)."""
+    import orjson
+
+    specs = [t for t in tools if not is_cache_point(t)]
+    return count_text_tokens(orjson.dumps(specs, default=str, option=orjson.OPT_SORT_KEYS).decode()) if specs else 0
+
+
+def place_cache_points(
+    model_info: ModelInfo,
+    system: Sequence[Any] | str | None,
+    messages: Sequence[Mapping[str, Any]],
+    tools: Sequence[Any] | None = None,
+    *,
+    previous_placements: Sequence[Any] | None = None,
+    ttl: str | None = None,
+    count_tokens: Callable[[Any], int] | None = None,
+    cache_tools: bool = True,
+    strategy: type[CacheStrategy] = MultiPointStrategy,
+) -> ConversePlan:
+    """Add cache points to a Converse request (see the module docstring for the rules).
+
+    Args:
+        model_info: the model's limits.
+        system: the request's ``system`` blocks (a list of dicts); a non-empty str is taken as one text block
+            ``[{"text": system}]``, ``None`` or ``""`` as no system prompt (as ``CacheStrategyConfig.system_prompt``).
+        messages: the request's ``messages``, a list of ``{"role", "content"}`` dicts.
+        tools: ``toolConfig["tools"]`` (a list of dicts) or ``None``.
+        previous_placements: this conversation's stored placements (see ``MultiPointStrategy``).
+        ttl: ``None``/``"5m"`` or ``"1h"``. count_tokens: per-message counter (default tiktoken, offline).
+        cache_tools: ``False`` never adds a tools point.
+        strategy: the :class:`CacheStrategy` subclass placing system + message points (``MultiPointStrategy`` by
+            default here; the wrappers default to ``AnchoredTailStrategy``). Its ``tools_point_wanted`` decides the
+            tools point; the tool specs' tokens (plus a system prompt that holds a manual point) reach it as
+            ``prefix_tokens``.
+
+    Returns:
+        A :class:`ConversePlan`; the inputs are not modified. ``plan.system`` is always a list of blocks.
+
+    Raises:
+        ValueError: ``ttl`` not allowed for the model; a caller's layout Bedrock rejects (see
+            :func:`promptcache.cache_points._manual_points.check_manual_layout`); ``count_tokens`` returned something
+            other than an int >= 0 (``count_tokens(system_prompt)`` / ``count_tokens(messages[i])`` named); a
+            malformed message (from ``CacheStrategyConfig``).
+        TypeError: ``system`` / ``tools`` / ``messages`` of the wrong shape (a str ``tools``, a dict ``system``, a
+            non-dict block; the argument is named); ``strategy`` is not a ``CacheStrategy`` subclass.
+    """
+    model_info.check_ttl(ttl)
+    system, tools = _system_blocks(system), _tool_list(tools)
+    _check_messages(messages)
+    messages = hoist_tool_result_points(messages)  # copies where a toolResult holds a caller's point
+    manual = check_manual_layout(model_info, system, messages, tools)
+    budget = min(model_info.max_cache_points, BEDROCK_MAX_CACHE_POINTS) - manual
+    new_tools = list(tools) if tools is not None else None
+    if not model_info.supports_prompt_cache or budget <= 0 or not messages:
+        return ConversePlan(list(system), [dict(m) for m in messages], new_tools, manual_points=manual)
+
+    if not (isinstance(strategy, type) and issubclass(strategy, CacheStrategy)):
+        raise TypeError(f"strategy must be a CacheStrategy subclass, got {strategy!r}")
+    tools_point = False
+    tool_tokens = tool_spec_tokens(new_tools) if new_tools else 0
+    system_has_manual = any(map(is_cache_point, system))
+    if (
+        cache_tools
+        and new_tools
+        and not any(map(is_cache_point, new_tools))
+        and strategy.tools_point_wanted(model_info, tool_tokens, bool(system), budget)
+    ):
+        new_tools.append(cache_point_block(ttl))
+        tools_point = True
+        budget -= 1
+
+    prefix_tokens = tool_tokens
+    if system_has_manual:
+        counter = count_tokens or default_count_tokens
+        counted = counter({"role": "system", "content": [b for b in system if not is_cache_point(b)]})
+        prefix_tokens += CacheStrategy.checked_count(counted, "system_prompt")
+    config = CacheStrategyConfig(
+        model_info,
+        None if system_has_manual else (list(system) or None),
+        list(messages),
+        previous_placements=previous_placements,
+        count_tokens=count_tokens,
+        max_points=budget,
+        ttl=ttl,
+        prefix_tokens=prefix_tokens,
+    )
+    result = strategy(config).determine_optimal_cache_points()
+    new_system = list(system) if system_has_manual else result.system
+    plan = ConversePlan(
+        new_system, result.messages, new_tools, result.placements, result.system_cache_point, tools_point, manual
+    )
+    if manual:
+        fit_added_ttls(plan.system, plan.messages, plan.tools, _added_point_ids(plan, system, messages, tools), ttl)
+    return plan
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _dict_list(value: Any, name: str, expected: str, item: str) -> list[Any]:
+    """``value`` as a list of dicts (not a str, bytes or a single dict).
+
+    Raises:
+        TypeError: naming ``name`` (e.g. ``tools``) or the first bad ``name[i]``, with what was ``expected``.
+    """
+    if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be {expected}, got {type(value).__name__}: {_short(value)}")
+    for i, entry in enumerate(value):
+        if not isinstance(entry, Mapping):
+            raise TypeError(f"{name}[{i}] must be a dict ({item}), got {_short(entry)}")
+    return list(value)
+
+
+def _system_blocks(system: Any) -> list[Any]:
+    """``system`` as a list of blocks: ``None`` or ``""`` -> ``[]``, a non-empty str -> ``[{"text": system}]``."""
+    if system is None:
+        return []
+    if isinstance(system, str):
+        return [{"text": system}] if system else []
+    return _dict_list(system, "system", "a list of Converse system blocks, a str or None", "a Converse system block")
+
+
+def _tool_list(tools: Any) -> list[Any] | None:
+    """``tools`` as a list (``None`` stays ``None``)."""
+    if tools is None:
+        return None
+    return _dict_list(
+        tools, "tools", "a list of Converse tool entries (toolConfig['tools']) or None", "a Converse tool entry"
+    )
+
+
+def _check_messages(messages: Any) -> None:
+    _dict_list(messages, "messages", "a list of dicts", "with 'role' and 'content'")
+
+
+def _added_point_ids(
+    plan: ConversePlan, system: Sequence[Any], messages: Sequence[Mapping[str, Any]], tools: Sequence[Any] | None
+) -> set[int]:
+    """``id()`` of every cachePoint block in ``plan`` that is not one of the caller's (the inputs' blocks are shared
+    with the plan, not copied, so identity tells them apart)."""
+    before = {id(blocks[i]) for _, blocks, i in iter_cache_points(system, messages, tools)}
+    return {
+        id(blocks[i])
+        for _, blocks, i in iter_cache_points(plan.system, plan.messages, plan.tools)
+        if id(blocks[i]) not in before
+    }

@@ -1,0 +1,407 @@
+"""The cache-strategy contract: configuration, placements, results, and the shared helpers of every strategy.
+
+Names follow Roo-Code's Bedrock cache-strategy documentation: ``CacheStrategyConfig`` (model info, system
+prompt, messages, whether to cache, previous placements), ``CachePointPlacement`` (``index``, ``type``,
+``tokens_covered``), ``CacheResult`` (system blocks, messages with cache points, placements). Strategies are pure:
+they read the config and return a new result; nothing is mutated and nothing is stored.
+"""
+
+from __future__ import annotations
+
+import itertools
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from promptcache._keys import stable_hash
+from promptcache.cache_points._model_info import BEDROCK_MAX_CACHE_POINTS, ModelInfo
+from promptcache.cache_points._tokens import default_count_tokens
+
+__all__ = [
+    "CachePointPlacement",
+    "CacheResult",
+    "CacheStrategy",
+    "CacheStrategyConfig",
+    "cache_point_block",
+    "is_cache_point",
+]
+
+_ROLES = ("user", "assistant")
+# Blocks a cache point may not directly follow: reasoning (Claude rejects it), and on Nova a tool result or image.
+_REASONING_KEYS = ("reasoningContent",)
+_REASONING_TYPES = ("thinking", "redacted_thinking", "reasoning")
+
+
+def point_blocker(block: Any, nova: bool) -> str | None:
+    """Why Bedrock rejects a cache point directly after ``block``, or ``None`` when it accepts one there: a
+    reasoning block (``reasoningContent``, or a LangChain ``thinking``/``reasoning`` block), and on Nova (``nova``)
+    a ``toolResult`` or an image. Each is a Bedrock ``ValidationException`` (docs/architecture.md "Bedrock cache points")."""
+    if not isinstance(block, Mapping):
+        return None
+    if any(k in block for k in _REASONING_KEYS) or block.get("type") in _REASONING_TYPES:
+        return "a reasoning block"
+    if nova:
+        if "toolResult" in block or block.get("type") == "tool_result":
+            return "a toolResult block"
+        if "image" in block or block.get("type") in ("image", "image_url"):
+            return "an image block"
+    return None
+
+
+def is_blank_text(block: Any) -> bool:
+    """Whether ``block`` is a text block (``{"text": ...}`` or ``{"type": "text", "text": ...}``) whose text is
+    empty or whitespace only: Bedrock refuses such a block ("blank text field"), so no point is placed after it."""
+    if not isinstance(block, Mapping) or not isinstance(block.get("text"), str):
+        return False
+    return set(block) <= {"text", "type"} and not block["text"].strip()
+
+
+def hoist_tool_result_points(messages: Sequence[Any]) -> list[Any]:
+    """``messages`` with every ``cachePoint`` found inside a ``toolResult``'s ``content`` moved to right after that
+    ``toolResult`` block, where Bedrock takes it (``ToolResultContentBlock`` holds no cache point; langchain-aws
+    moves a ``ToolMessage``'s points there too). Messages that need no move are the same objects; the others are
+    copies (the caller's messages are never modified), and the moved point blocks are the caller's own objects.
+    """
+    out = list(messages)
+    for m, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if not isinstance(content, list) or not any(_holds_inner_point(b) for b in content):
+            continue
+        blocks: list[Any] = []
+        for block in content:
+            if not _holds_inner_point(block):
+                blocks.append(block)
+                continue
+            inner = block["toolResult"]["content"]
+            kept = [b for b in inner if not is_cache_point(b)]
+            blocks.append({**block, "toolResult": {**block["toolResult"], "content": kept}})
+            blocks.extend(b for b in inner if is_cache_point(b))
+        out[m] = {**message, "content": blocks}
+    return out
+
+
+def _holds_inner_point(block: Any) -> bool:
+    if not isinstance(block, Mapping) or not isinstance(block.get("toolResult"), Mapping):
+        return False
+    inner = block["toolResult"].get("content")
+    return isinstance(inner, list) and any(is_cache_point(b) for b in inner)
+
+
+def count_message_points(system: Any, messages: Sequence[Any]) -> int:
+    """``cachePoint`` blocks already in a list-valued ``system`` and in list-valued message contents."""
+    total = sum(1 for b in system if is_cache_point(b)) if isinstance(system, list) else 0
+    for message in messages:
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if isinstance(content, list):
+            total += sum(1 for b in content if is_cache_point(b))
+    return total
+
+
+def cache_point_block(ttl: str | None = None) -> dict[str, Any]:
+    """A Converse cache point: ``{"cachePoint": {"type": "default"}}`` (+ ``"ttl"`` unless it is the default 5m)."""
+    point: dict[str, Any] = {"type": "default"}
+    if ttl and ttl != "5m":
+        point["ttl"] = ttl
+    return {"cachePoint": point}
+
+
+def is_cache_point(block: Any) -> bool:
+    """True for a Converse ``{"cachePoint": {...}}`` block."""
+    return isinstance(block, Mapping) and isinstance(block.get("cachePoint"), Mapping)
+
+
+@dataclass(frozen=True)
+class CachePointPlacement:
+    """Where one message cache point goes.
+
+    Attributes:
+        index: the message index (0-based, into ``CacheStrategyConfig.messages``); the point follows that message.
+        type: ``"message"`` (the only kind strategies return; ``"system"`` is reported by ``CacheResult``).
+        tokens_covered: tokens from the message after the previous point (or the first message) through this one
+            (the definition in Roo-Code's documentation, its "Important" note).
+        fingerprint: a hash of the message at ``index`` when placed; lets a later call find the same message after
+            the history was truncated (excluded from equality and ``repr``).
+    """
+
+    index: int
+    type: str = "message"
+    tokens_covered: int = 0
+    fingerprint: str | None = field(default=None, compare=False, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (what the placement store keeps)."""
+        return {
+            "index": self.index,
+            "type": self.type,
+            "tokens_covered": self.tokens_covered,
+            "fingerprint": self.fingerprint,
+        }
+
+    @classmethod
+    def from_value(cls, value: Any) -> CachePointPlacement:
+        """Accept a placement or a dict with ``index`` (+ ``type``, ``tokens_covered``/``tokensCovered``).
+
+        Raises:
+            TypeError / ValueError: not a placement, or a missing/negative/non-int ``index`` (named in the message).
+        """
+        if isinstance(value, CachePointPlacement):
+            placement = value
+        elif isinstance(value, Mapping):
+            fields: Any = value  # unchecked here: the checks below name a bad field's value
+            placement = cls(
+                index=fields.get("index"),
+                type=fields.get("type", "message"),
+                tokens_covered=fields.get("tokens_covered", fields.get("tokensCovered", 0)),
+                fingerprint=fields.get("fingerprint"),
+            )
+        else:
+            raise TypeError(f"previous placement must be a CachePointPlacement or dict, got {value!r}")
+        if isinstance(placement.index, bool) or not isinstance(placement.index, int) or placement.index < 0:
+            raise ValueError(f"placement index must be an int >= 0, got {placement.index!r}")
+        return placement
+
+
+@dataclass
+class CacheResult:
+    """A strategy's answer.
+
+    Attributes:
+        system: the system prompt as Converse blocks (``[{"text": ...}]``), with a cache point appended when one
+            was placed there; ``[]`` without a system prompt.
+        messages: a copy of the messages (string content turned into ``[{"text": ...}]``) with a cache point block
+            appended to each placed message. The input messages are never modified.
+        placements: the message placements, in index order (store them and pass them back next turn).
+        system_cache_point: whether a point follows the system prompt.
+        system_tokens: the system prompt's token count. message_tokens: each message's count.
+    """
+
+    system: list[dict[str, Any]]
+    messages: list[dict[str, Any]]
+    placements: list[CachePointPlacement]
+    system_cache_point: bool = False
+    system_tokens: int = 0
+    message_tokens: list[int] = field(default_factory=list)
+
+    @property
+    def points_used(self) -> int:
+        """Cache points this result adds (system + messages)."""
+        return len(self.placements) + int(self.system_cache_point)
+
+
+@dataclass
+class CacheStrategyConfig:
+    """Input of a strategy.
+
+    Args:
+        model_info: the model's limits (:func:`promptcache.cache_points.get_model_info`).
+        system_prompt: ``None``, a string, or a list of Converse system blocks.
+        messages: ``[{"role": "user" | "assistant", "content": str | list[block]}, ...]`` (Converse or Anthropic
+            blocks). A caller's ``cachePoint`` inside a ``toolResult``'s content is moved right after the
+            ``toolResult`` (:func:`hoist_tool_result_points`, on copies); the caller's points count toward the 4.
+        use_prompt_cache: ``False`` returns the messages with no points.
+        previous_placements: the placements returned for this conversation last time (``CachePointPlacement`` or
+            dicts); stale ones are dropped or rebased, never applied blindly.
+        count_tokens: ``count_tokens(message) -> int`` (tokens, >= 0); default
+            :func:`promptcache.cache_points.default_count_tokens` (tiktoken ``cl100k_base``, offline).
+        max_points: points this strategy may use for system + messages; default ``model_info.max_cache_points``
+            capped at Bedrock's 4. Callers that already spent slots (tools, manual points) pass what is left.
+        ttl: ``None``/``"5m"`` or ``"1h"`` for the points placed; checked against ``model_info.allowed_ttls``.
+        prefix_tokens: tokens the cache prefix holds before ``system_prompt`` (the tool specs, or a system prompt
+            that already carries the caller's own point and is therefore passed as ``None``). Bedrock's minimum
+            applies to the whole prefix up to a point; ``MultiPointStrategy`` ignores it (Roo-Code counts the system
+            prompt alone), ``AnchoredTailStrategy`` adds it.
+
+    Raises:
+        TypeError / ValueError: a bad model info, message (role, shape), placement, budget or TTL; the message
+            names the value and its position. Raised on construction, before any work.
+    """
+
+    model_info: ModelInfo
+    system_prompt: str | Sequence[Any] | None
+    messages: Sequence[Mapping[str, Any]]
+    use_prompt_cache: bool = True
+    previous_placements: Sequence[Any] | None = None
+    count_tokens: Callable[[Any], int] | None = None
+    max_points: int | None = None
+    ttl: str | None = None
+    prefix_tokens: int = 0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.model_info, ModelInfo):
+            raise TypeError(f"model_info must be a ModelInfo, got {type(self.model_info).__name__}")
+        if isinstance(self.messages, (str, bytes)) or not isinstance(self.messages, Sequence):
+            raise TypeError(f"messages must be a list of dicts, got {type(self.messages).__name__}")
+        for i, message in enumerate(self.messages):
+            if not isinstance(message, Mapping):
+                raise TypeError(f"messages[{i}] must be a dict with 'role' and 'content', got {message!r}")
+            if message.get("role") not in _ROLES:
+                raise ValueError(f"messages[{i}]['role'] must be 'user' or 'assistant', got {message.get('role')!r}")
+            content = message.get("content")
+            if isinstance(content, (bytes, Mapping)) or not isinstance(content, (str, Sequence)):
+                raise TypeError(f"messages[{i}]['content'] must be a str or a list of content blocks, got {content!r}")
+        if self.system_prompt is not None and not isinstance(self.system_prompt, (str, Sequence)):
+            raise TypeError(f"system_prompt must be a str, a list of blocks or None, got {self.system_prompt!r}")
+        self.previous_placements = [CachePointPlacement.from_value(p) for p in (self.previous_placements or [])]
+        if self.count_tokens is not None and not callable(self.count_tokens):
+            raise TypeError(f"count_tokens must be callable, got {self.count_tokens!r}")
+        if self.max_points is not None and (
+            isinstance(self.max_points, bool) or not isinstance(self.max_points, int) or self.max_points < 0
+        ):
+            raise ValueError(f"max_points must be an int >= 0, got {self.max_points!r}")
+        if isinstance(self.prefix_tokens, bool) or not isinstance(self.prefix_tokens, int) or self.prefix_tokens < 0:
+            raise ValueError(f"prefix_tokens must be an int >= 0, got {self.prefix_tokens!r}")
+        self.model_info.check_ttl(self.ttl)
+        self.messages = hoist_tool_result_points(self.messages)
+
+
+class CacheStrategy(ABC):
+    """Base of placement strategies: token counts, placement rules, and building the result.
+
+    Subclasses implement :meth:`determine_optimal_cache_points`. Token counts are taken once, on construction.
+
+    Raises:
+        ValueError: ``count_tokens`` returned something other than an int >= 0 (the message index is named).
+    """
+
+    def __init__(self, config: CacheStrategyConfig) -> None:
+        self.config = config
+        self.model_info = config.model_info
+        self._count = config.count_tokens or default_count_tokens
+        self.system_token_count = self._calculate_system_tokens()
+        self.message_tokens = [
+            self.checked_count(self._count(m), f"messages[{i}]") for i, m in enumerate(config.messages)
+        ]
+        self._prefix = [0, *itertools.accumulate(self.message_tokens)]
+
+    @classmethod
+    def tools_point_wanted(cls, model_info: ModelInfo, tool_tokens: int, has_system_prompt: bool, budget: int) -> bool:
+        """Whether :func:`promptcache.cache_points.place_cache_points` puts a point after the tool specs (before the
+        strategy runs; it takes one of ``budget`` slots). Default (the multi-point rule): tools are a cachable field
+        (never on Nova) and the specs alone reach the minimum."""
+        return (
+            budget > 0
+            and "tools" in model_info.cachable_fields
+            and not model_info.is_nova
+            and tool_tokens >= model_info.min_tokens_per_cache_point
+        )
+
+    @abstractmethod
+    def determine_optimal_cache_points(self) -> CacheResult:
+        """Return the result for this config (see :class:`CacheResult`)."""
+
+    # -- counting ------------------------------------------------------------------------------------------
+    @staticmethod
+    def checked_count(value: Any, what: str) -> int:
+        """``value`` when it is an int >= 0 (a token count returned by ``count_tokens`` for ``what``).
+
+        Raises:
+            ValueError: anything else (bool, negative, float, str, None), naming ``count_tokens(<what>)`` and the
+                value.
+        """
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"count_tokens({what}) must return an int >= 0, got {value!r}")
+        return value
+
+    def _calculate_system_tokens(self) -> int:
+        system = self.config.system_prompt
+        if not system:
+            return 0
+        content = system if isinstance(system, str) else list(system)
+        return self.checked_count(self._count({"role": "system", "content": content}), "system_prompt")
+
+    def tokens_between(self, start: int, end: int) -> int:
+        """Tokens of messages ``start..end`` inclusive (0 when the range is empty)."""
+        if end < start:
+            return 0
+        return self._prefix[end + 1] - self._prefix[start]
+
+    def meets_min_token_threshold(self, token_count: int) -> bool:
+        """``token_count >= model_info.min_tokens_per_cache_point``."""
+        return token_count >= self.model_info.min_tokens_per_cache_point
+
+    def point_budget(self) -> int:
+        """Points available for system + messages: the model's maximum (never above 4) less the caller's own points
+        already in the system prompt and messages, and at most ``max_points``."""
+        limit = min(self.model_info.max_cache_points, BEDROCK_MAX_CACHE_POINTS)
+        limit -= count_message_points(self.config.system_prompt, self.config.messages)
+        if self.config.max_points is not None:
+            limit = min(limit, self.config.max_points)
+        return max(limit, 0)
+
+    # -- placement rules -----------------------------------------------------------------------------------
+    def is_placement_target(self, index: int) -> bool:
+        """Whether a point may follow message ``index``: a user message (Roo-Code's rule) that
+        :meth:`point_allowed_after` accepts."""
+        return self.config.messages[index].get("role") == "user" and self.point_allowed_after(index)
+
+    def point_allowed_after(self, index: int) -> bool:
+        """Whether Bedrock accepts a point after message ``index`` (any role): its content is not empty (a point is
+        never a message's first block), does not end in a blank text block (:func:`is_blank_text`) nor in a block
+        :func:`point_blocker` names (reasoning; on Nova a tool result or an image) -- each a Bedrock
+        ``ValidationException`` (docs/architecture.md "Bedrock cache points")."""
+        content = self.config.messages[index].get("content")
+        if isinstance(content, str):
+            return bool(content.strip())
+        if not isinstance(content, Sequence):
+            return False
+        blocks = [b for b in content if not is_cache_point(b)]
+        if not blocks:
+            return False
+        return not is_blank_text(blocks[-1]) and point_blocker(blocks[-1], self.model_info.is_nova) is None
+
+    def fingerprint(self, index: int) -> str:
+        """A short hash of message ``index`` (role + content without cache points)."""
+        message = self.config.messages[index]
+        content = message.get("content")
+        if isinstance(content, Sequence) and not isinstance(content, str):
+            content = [b for b in content if not is_cache_point(b)]
+        return stable_hash({"role": message.get("role"), "content": content}, 16)
+
+    def create_cache_point(self) -> dict[str, Any]:
+        """The block to insert (with the config's TTL)."""
+        return cache_point_block(self.config.ttl)
+
+    # -- result ------------------------------------------------------------------------------------------
+    def system_blocks(self, with_point: bool) -> list[dict[str, Any]]:
+        """The system prompt as Converse blocks, plus a cache point when ``with_point``."""
+        system = self.config.system_prompt
+        if not system:
+            return []
+        blocks: list[Any] = (
+            [{"text": system}]
+            if isinstance(system, str)
+            else [dict(b) if isinstance(b, Mapping) else b for b in system]
+        )
+        if with_point:
+            blocks.append(self.create_cache_point())
+        return blocks
+
+    def apply_cache_points(self, placements: Sequence[CachePointPlacement]) -> list[dict[str, Any]]:
+        """A copy of the messages with a cache point block after each placed message's content."""
+        placed = {p.index for p in placements}
+        out: list[dict[str, Any]] = []
+        for i, message in enumerate(self.config.messages):
+            copy = dict(message)
+            content = message.get("content")
+            blocks = [{"text": content}] if isinstance(content, str) else list(content or [])
+            if i in placed and not (blocks and is_cache_point(blocks[-1])):
+                blocks.append(self.create_cache_point())
+            copy["content"] = blocks
+            out.append(copy)
+        return out
+
+    def format_result(self, system_point: bool, placements: Sequence[CachePointPlacement]) -> CacheResult:
+        """Build the :class:`CacheResult` (copies only)."""
+        return CacheResult(
+            system=self.system_blocks(system_point),
+            messages=self.apply_cache_points(placements),
+            placements=list(placements),
+            system_cache_point=system_point,
+            system_tokens=self.system_token_count,
+            message_tokens=list(self.message_tokens),
+        )
+
+    def format_without_cache_points(self) -> CacheResult:
+        """The result with no cache points at all."""
+        return self.format_result(False, [])

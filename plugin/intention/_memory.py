@@ -1,0 +1,405 @@
+"""``IntentionMemory``: tool results stored per user under the user's intention, found again by intention.
+
+An intention can hold several memories, one per tool call (``(tool, args)``): an agent often makes several calls for
+one user message. A lookup first picks the stored intention that answers the query
+(:mod:`promptcache.intention._lookup`):
+
+1. **exact**: an earlier intention of the same user whose normalised form equals the query's
+   (:func:`~promptcache.intention._normalize.normalize_intention`).
+2. **similar**: otherwise an earlier intention that *means the same* — a :class:`~promptcache.intention._judges.
+   Verifier` accepted it (by default the model-free :class:`~promptcache.intention._judges.LexicalVerifier`: every
+   difference between the two texts is an equivalence, :mod:`promptcache.intention._meaning`) — whose similarity is
+   at least ``threshold``; of several such intentions about as similar as the best (within ``margin``), the
+   newest. Tool results change over time, so intentions that mean the same but hold different results are not
+   a conflict: the newest result is served.
+
+:meth:`IntentionMemory.retrieve_all` returns every memory of that intention (most recent first);
+:meth:`IntentionMemory.retrieve` the most recent one. Both can be narrowed to one ``tool`` and/or ``args`` first
+(then only memories of that call are candidates). ``threshold=1.0`` or ``exact_only=True`` means exact matches only.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from cachetools import LRUCache
+
+from promptcache._keys import stable_hash
+from promptcache._log import ThrottledWarning, get_logger
+from promptcache._metrics import PluginMetrics, PluginStats
+from promptcache.backends._base import validate_ttl
+from promptcache.intention._backends import (
+    InMemoryIntentionBackend,
+    IntentionBackend,
+    IntentionBackendError,
+    MemoryRecord,
+)
+from promptcache.intention._checks import check_call, check_unit, check_user
+from promptcache.intention._judges import Verifier, as_verifier
+from promptcache.intention._lookup import afind, find
+from promptcache.intention._meaning import signature
+from promptcache.intention._normalize import normalize_intention
+from promptcache.intention._results import IntentionMatch, serialise_json, to_matches
+from promptcache.intention._similarity import Similarity, as_similarity
+
+__all__ = [
+    "DEFAULT_INTENTION_MARGIN",
+    "DEFAULT_INTENTION_THRESHOLD",
+    "DEFAULT_INTENTION_TTL_SECONDS",
+    "IntentionMatch",
+    "IntentionMemory",
+]
+
+DEFAULT_INTENTION_TTL_SECONDS = 3600.0
+"""How long a tool result is kept (seconds). Tool results go stale; one hour is a conservative default."""
+DEFAULT_INTENTION_THRESHOLD = 0.5
+"""Default minimum similarity of a similar match (lexical scale) among the candidates the verifier accepted. The
+verifier decides whether two intentions mean the same; the threshold only keeps out equivalent-by-rule pairs that
+share little text. Measured on the package's hand-written paraphrase set (tests/data/intention_paraphrases.tsv):
+every verified paraphrase pair scores at least 0.6; Banking77 precision by threshold is in bench/README.md
+("Intention cache")."""
+DEFAULT_INTENTION_MARGIN = 0.15
+"""Verified candidates within this much of the best similarity count as equally good; the newest of them is served
+(a later result of the same request is the fresher one)."""
+
+_log = get_logger("promptcache.intention")
+
+
+def _check_lookup(user_id: Any, intention: Any, tool: Any, args: Any) -> str:
+    """The user id of a lookup whose arguments are all valid (the checks ``store`` makes)."""
+    user = check_user(user_id)
+    normalize_intention(intention)
+    check_call(tool, args)
+    return user
+
+
+class IntentionMemory:
+    """Tool results per user, keyed by intention, with expiry (sync and async).
+
+    Args:
+        backend: an :class:`~promptcache.intention._backends.IntentionBackend` (default: a new
+            ``InMemoryIntentionBackend``; Redis: ``promptcache.integrations._redis_intention.RedisIntentionBackend``).
+        ttl_s: seconds a memory lives (default :data:`DEFAULT_INTENTION_TTL_SECONDS`), a finite number > 0.
+        similarity: ``None`` (the model-free :class:`~promptcache.intention._similarity.LexicalSimilarity`), a
+            :class:`~promptcache.intention._similarity.Similarity`, or any LangChain ``Embeddings``.
+        threshold: minimum similarity of a similar match, in ``[0, 1]`` (``1.0``: exact only). Default
+            :data:`DEFAULT_INTENTION_THRESHOLD` (tuned for the lexical default; tune it for an embedding model).
+        margin: verified candidates within this much of the best similarity count as equally good, and the
+            newest of them is served; in ``[0, 1]`` (default :data:`DEFAULT_INTENTION_MARGIN`).
+        verifier: what a similar match must pass before it is served: ``None`` (the model-free
+            :class:`~promptcache.intention._judges.LexicalVerifier`) or a
+            :class:`~promptcache.intention._judges.Verifier` such as
+            :class:`~promptcache.intention._judges.ChatModelVerifier` (more hits; asks a chat model).
+        clock: returns epoch seconds (default ``time.time``; injectable for tests).
+
+    Raises:
+        TypeError / ValueError: a bad argument, named in the message.
+    """
+
+    def __init__(
+        self,
+        backend: IntentionBackend | None = None,
+        *,
+        ttl_s: float = DEFAULT_INTENTION_TTL_SECONDS,
+        similarity: Any = None,
+        threshold: float = DEFAULT_INTENTION_THRESHOLD,
+        margin: float = DEFAULT_INTENTION_MARGIN,
+        clock: Callable[[], float] = time.time,
+        verifier: Verifier | None = None,
+    ) -> None:
+        if backend is None:
+            backend = InMemoryIntentionBackend()
+        if not isinstance(backend, IntentionBackend):
+            raise TypeError(f"backend must be an IntentionBackend, got {type(backend).__name__}")
+        if ttl_s is None:
+            raise ValueError("ttl_s must be a finite number of seconds > 0, got None (memories must expire)")
+        self.backend = backend
+        self.ttl_s = validate_ttl(ttl_s)
+        self.similarity: Similarity = as_similarity(similarity)
+        self.threshold = check_unit(threshold, "threshold")
+        self.margin = check_unit(margin, "margin")
+        self.verifier: Verifier = as_verifier(verifier)
+        self.clock = clock
+        self._warning = ThrottledWarning(_log)
+        self._lock = threading.Lock()
+        self._prepared: LRUCache[tuple[tuple[str, float], ...], Any] = LRUCache(maxsize=64)
+        self.metrics = PluginMetrics("intention_memory")
+
+    def stats(self, reset: bool = False) -> PluginStats:
+        """Counts: ``hits`` / ``misses`` (lookups: ``retrieve``, ``retrieve_all`` and their async twins, that found
+        a memory or not, failures included as misses), ``writes`` (memories stored), ``errors`` (backend failures
+        of stores and lookups). Tokens and dollars are not known here (see ``IntentionCache``). Also sent to
+        OpenTelemetry (:mod:`promptcache._metrics`)."""
+        return self.metrics.snapshot(reset)
+
+    # -- store -----------------------------------------------------------------------------------------------
+    def _prepare(
+        self, user_id: Any, intention: Any, result: Any, tool: Any, args: Any
+    ) -> tuple[str, MemoryRecord, bytes]:
+        user = check_user(user_id)
+        normalized = normalize_intention(intention)
+        check_call(tool, args)
+        data = serialise_json(result, "result")
+        now = self.clock()
+        record = MemoryRecord(
+            id=stable_hash([normalized, tool, args], 32),
+            intention=intention,
+            normalized=normalized,
+            tool=tool,
+            args=args,
+            result_hash=stable_hash(data),
+            created_at=now,
+            expires_at=now + self.ttl_s,
+            similarity=self.similarity.name,
+            signature=signature(intention),
+        )
+        return user, record, data
+
+    def store(self, user_id: str, intention: str, result: Any, tool: str | None = None, args: Any = None) -> bool:
+        """Remember ``result`` (a JSON value) for ``user_id`` under ``intention``.
+
+        The same (intention, tool, args) stored again replaces the earlier memory; an identical result is stored
+        once, under its content hash.
+
+        Args:
+            user_id: a non-empty ``str`` (or ``int``). intention: text with at least one letter or digit.
+            result: a JSON value (``str``, number, ``bool``, ``None``, ``list``/``tuple``/``dict`` of those).
+            tool: the tool's name (a non-empty ``str``) or ``None``. args: its arguments (a JSON value) or ``None``.
+
+        Returns:
+            True when written, False when the backend failed (logged at most once a minute).
+
+        Raises:
+            TypeError / ValueError: empty intention or user id; a user id, intention or tool name holding a lone
+                surrogate (not storable as UTF-8); a result or args that are not JSON values (e.g. a ``datetime``,
+                ``date``, ``UUID`` or object) or hold NaN/infinity (JSON has neither); a bad tool name. All checked
+                before anything is written, whatever the backend.
+        """
+        user, record, data = self._prepare(user_id, intention, result, tool, args)
+        try:
+            features = self.similarity.encode([intention])[0]
+            self.backend.put(user, _with_features(record, features), data, record.created_at)
+        except Exception as exc:  # noqa: BLE001 - a failing store never breaks the caller
+            self.metrics.error()
+            self._warning.warn("promptcache: intention memory store failed; not stored", exc=exc)
+            return False
+        self.metrics.write()
+        return True
+
+    async def astore(
+        self, user_id: str, intention: str, result: Any, tool: str | None = None, args: Any = None
+    ) -> bool:
+        """Async :meth:`store`."""
+        user, record, data = self._prepare(user_id, intention, result, tool, args)
+        try:
+            features = (await self.similarity.aencode([intention]))[0]
+            await self.backend.aput(user, _with_features(record, features), data, record.created_at)
+        except Exception as exc:  # noqa: BLE001
+            self.metrics.error()
+            self._warning.warn("promptcache: intention memory store failed; not stored", exc=exc)
+            return False
+        self.metrics.write()
+        return True
+
+    # -- retrieve --------------------------------------------------------------------------------------------
+    def _lookup(
+        self, user_id: Any, intention: Any, tool: Any, args: Any, exact_only: bool, fail_open: bool, first: bool
+    ) -> list[IntentionMatch]:
+        user = _check_lookup(user_id, intention, tool, args)
+        try:
+            picked, now = find(self, user, intention, tool, args, exact_only)
+            if picked is None:
+                return self.metrics.lookup([])
+            group = picked.group[:1] if first else picked.group
+            raws = _prefetched(group, picked.results)
+            if raws is None:
+                if first:
+                    raws = [self.backend.result(user, group[0].result_hash)]
+                else:
+                    raws = self.backend.results(user, [r.result_hash for r in group])
+        except Exception as exc:  # noqa: BLE001
+            self._failed(exc, fail_open)  # raises unless fail_open
+            return []
+        corrupt: list[str] = []
+        matches = to_matches(group, picked, raws, now, corrupt)
+        self._corrupt(user, corrupt)
+        return self.metrics.lookup(matches)
+
+    async def _alookup(
+        self, user_id: Any, intention: Any, tool: Any, args: Any, exact_only: bool, fail_open: bool, first: bool
+    ) -> list[IntentionMatch]:
+        user = _check_lookup(user_id, intention, tool, args)
+        try:
+            picked, now = await afind(self, user, intention, tool, args, exact_only)
+            if picked is None:
+                return self.metrics.lookup([])
+            group = picked.group[:1] if first else picked.group
+            raws = _prefetched(group, picked.results)
+            if raws is None:
+                if first:
+                    raws = [await self.backend.aresult(user, group[0].result_hash)]
+                else:
+                    raws = await self.backend.aresults(user, [r.result_hash for r in group])
+        except Exception as exc:  # noqa: BLE001
+            self._failed(exc, fail_open)  # raises unless fail_open
+            return []
+        corrupt: list[str] = []
+        matches = to_matches(group, picked, raws, now, corrupt)
+        await self._acorrupt(user, corrupt)
+        return self.metrics.lookup(matches)
+
+    def retrieve(
+        self,
+        user_id: str,
+        intention: str,
+        *,
+        tool: str | None = None,
+        args: Any = None,
+        exact_only: bool = False,
+        fail_open: bool = True,
+    ) -> IntentionMatch | None:
+        """The most recent memory of ``user_id`` under the intention that answers ``intention``, or ``None``.
+
+        Which stored intention answers is decided as the module docstring says; an intention can hold several
+        memories (one per tool call), and this returns the most recent of them (see :meth:`retrieve_all` for all).
+
+        Args:
+            tool: only memories of this tool (``None``: any).
+            args: only memories with these arguments (a JSON value compared as canonical JSON; ``None``: any).
+            exact_only: only an exact match (no similar match, whatever the threshold).
+            fail_open: when True (default) a backend failure is a miss (logged); when False it raises
+                :class:`~promptcache.intention._backends.IntentionBackendError`.
+
+        Raises:
+            TypeError / ValueError: what :meth:`store` raises for the same ``user_id``, ``intention``, ``tool`` and
+                ``args`` (a bad value is an error, not a miss).
+        """
+        matches = self._lookup(user_id, intention, tool, args, exact_only, fail_open, first=True)
+        return matches[0] if matches else None
+
+    async def aretrieve(
+        self,
+        user_id: str,
+        intention: str,
+        *,
+        tool: str | None = None,
+        args: Any = None,
+        exact_only: bool = False,
+        fail_open: bool = True,
+    ) -> IntentionMatch | None:
+        """Async :meth:`retrieve`."""
+        matches = await self._alookup(user_id, intention, tool, args, exact_only, fail_open, first=True)
+        return matches[0] if matches else None
+
+    def retrieve_all(
+        self,
+        user_id: str,
+        intention: str,
+        *,
+        tool: str | None = None,
+        args: Any = None,
+        exact_only: bool = False,
+        fail_open: bool = True,
+    ) -> list[IntentionMatch]:
+        """Every memory stored under the intention that answers ``intention``, most recent first (``[]``: none).
+
+        The same stored intention :meth:`retrieve` picks, with all its memories (one per tool call), their results
+        fetched in one backend call. All matches share ``kind`` and ``similarity``. Arguments and errors as
+        :meth:`retrieve` (a backend failure is ``[]`` when ``fail_open``).
+        """
+        return self._lookup(user_id, intention, tool, args, exact_only, fail_open, first=False)
+
+    async def aretrieve_all(
+        self,
+        user_id: str,
+        intention: str,
+        *,
+        tool: str | None = None,
+        args: Any = None,
+        exact_only: bool = False,
+        fail_open: bool = True,
+    ) -> list[IntentionMatch]:
+        """Async :meth:`retrieve_all`."""
+        return await self._alookup(user_id, intention, tool, args, exact_only, fail_open, first=False)
+
+    def forget(self, user_id: str) -> int:
+        """Remove every memory of ``user_id``; returns how many were removed.
+
+        Raises:
+            IntentionBackendError: the backend failed (a deliberate delete must not fail silently).
+        """
+        return self.backend.forget(check_user(user_id))
+
+    async def aforget(self, user_id: str) -> int:
+        """Async :meth:`forget`."""
+        return await self.backend.aforget(check_user(user_id))
+
+    # -- matching ----------------------------------------------------------------------------------------------
+    def _failed(self, exc: Exception, fail_open: bool) -> None:
+        self.metrics.error()
+        self.metrics.miss()
+        self._warning.warn("promptcache: intention memory lookup failed; treating as a miss", exc=exc)
+        if fail_open:
+            return
+        if isinstance(exc, IntentionBackendError):
+            raise exc
+        raise IntentionBackendError(f"intention memory lookup failed: {type(exc).__name__}: {exc}") from exc
+
+    def _note_corrupt(self, result_hashes: list[str]) -> bool:
+        # An unreadable stored result is a miss (logged); it is dropped so the next store of it writes it again.
+        if result_hashes:
+            self._warning.warn(
+                "promptcache: ignoring %d corrupt intention result(s); treating as a miss", len(result_hashes)
+            )
+        return bool(result_hashes)
+
+    def _corrupt(self, user: str, result_hashes: list[str]) -> None:
+        if not self._note_corrupt(result_hashes):
+            return
+        try:
+            self.backend.discard_results(user, result_hashes)
+        except Exception:  # noqa: BLE001 - best effort: the entry stays a miss until it expires
+            pass
+
+    async def _acorrupt(self, user: str, result_hashes: list[str]) -> None:
+        if not self._note_corrupt(result_hashes):
+            return
+        try:
+            await self.backend.adiscard_results(user, result_hashes)
+        except Exception:  # noqa: BLE001
+            pass
+
+    def _prepared_for(self, records: list[MemoryRecord], candidates: Callable[[], list[Any]]) -> Any:
+        """The similarity's prepared form of ``candidates()`` for ``records`` (cached until they change)."""
+        # The user's candidates in the similarity's prepared form, reused until the memories change (a replaced
+        # memory keeps its id but gets a new creation time).
+        key = tuple((r.id, r.created_at) for r in records)
+        with self._lock:
+            hit = self._prepared.get(key)
+        if hit is None:
+            hit = self.similarity.prepare(candidates())
+            with self._lock:
+                self._prepared[key] = hit
+        return hit
+
+    def __repr__(self) -> str:
+        return (
+            f"IntentionMemory(backend={type(self.backend).__name__}, ttl_s={self.ttl_s}, "
+            f"similarity={self.similarity!r}, threshold={self.threshold}, margin={self.margin}, "
+            f"verifier={self.verifier!r})"
+        )
+
+
+def _prefetched(group: list[MemoryRecord], results: dict[str, bytes | None] | None) -> list[bytes | None] | None:
+    """The group's results when the backend already read them all with the candidates, else ``None``."""
+    if not results or any(r.result_hash not in results for r in group):
+        return None
+    return [results[r.result_hash] for r in group]
+
+
+def _with_features(record: MemoryRecord, features: Any) -> MemoryRecord:
+    return record if features is None else replace(record, features=features)

@@ -1,0 +1,417 @@
+"""``IntentionCache``: a processor for ``create_agent`` that stores tool results under the user's intention.
+
+It wraps every tool call (``wrap_tool_call`` / ``awrap_tool_call``, LangChain's ``AgentMiddleware`` API), lets the
+tool run, and stores a successful result in an :class:`~promptcache.intention._memory.IntentionMemory` under the
+current intention: the tool call's ``intention`` argument when it has one, else the latest human message. One
+intention holds one memory per tool call (tool + arguments). Later, the agent's ``retrieve_memory`` tool
+(:func:`~promptcache.intention._tool.make_retrieve_memory_tool`) finds them.
+
+With ``serve_repeats=True`` it also answers a *repeated* tool call from memory, without running the tool: the same
+user, the same current intention (exact match only), the same tool and arguments (volatile ones left out), stored
+and not expired. The answer is a ``ToolMessage`` with the call's ``tool_call_id``, the stored content, and
+``response_metadata["promptcache"]`` marking it as a hit (``{"intention_cache": "hit", ...}``).
+
+Not stored (and never served): tool errors (``ToolMessage.status == "error"`` or an exception), ``Command``
+results, the ``retrieve_memory`` tool itself, side-effecting tools (a deny list of name prefixes,
+:data:`DEFAULT_SIDE_EFFECT_PREFIXES`; of names, :data:`DEFAULT_DENY_TOOLS`, which holds promptcache's own
+``remember``; and tools marked ``metadata={SIDE_EFFECT_METADATA_KEY: True}``, as ``make_remember_tool`` does), and
+results that carry an artifact (``response_format="content_and_artifact"`` tools, or a ``ToolMessage`` with an
+``artifact``): the artifact is for the application and is often not JSON (documents, ``datetime``), so a repeat
+answered from memory could not hand it back; such tools always run. Volatile arguments (by default time stamps and
+request ids) are left out of the stored arguments, so they do not split one call's result into many memories.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from langchain_core.messages import HumanMessage, ToolMessage
+
+from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope, validate_scope
+from promptcache._log import ThrottledWarning, get_logger
+from promptcache._metrics import PluginMetrics, PluginStats
+from promptcache._processor import Processor
+from promptcache.intention._checks import check_user
+from promptcache.intention._memory import IntentionMatch, IntentionMemory
+from promptcache.intention._tool import RETRIEVE_MEMORY_TOOL_NAME
+
+__all__ = [
+    "DEFAULT_DENY_TOOLS",
+    "DEFAULT_SIDE_EFFECT_PREFIXES",
+    "DEFAULT_VOLATILE_ARGS",
+    "IntentionCache",
+    "SIDE_EFFECT_METADATA_KEY",
+    "current_intention",
+    "served_message",
+    "tool_words",
+]
+
+DEFAULT_SIDE_EFFECT_PREFIXES: tuple[str, ...] = (
+    # the issue's default deny list
+    "send_",
+    "delete_",
+    "create_",
+    "update_",
+    "write_",
+    # state-changing verbs seen in recorded agent traffic (tau-bench airline: book_reservation, cancel_reservation,
+    # transfer_to_human_agents; update_reservation_* is covered above) and their common synonyms
+    "book_",
+    "cancel_",
+    "change_",
+    "modify_",
+    "transfer_",
+    "edit_",
+    "set_",
+    "reset_",
+    "add_",
+    "remove_",
+    "insert_",
+    "upsert_",
+    "save_",
+    "upload_",
+    "submit_",
+    "publish_",
+    "deploy_",
+    "execute_",
+    "post_",
+    "put_",
+    "patch_",
+    "pay_",
+    "refund_",
+    "charge_",
+    "purchase_",
+    "redeem_",
+    "reserve_",
+    "schedule_",
+    "register_",
+    "subscribe_",
+    "unsubscribe_",
+    "enroll_",
+    "join_",
+    "leave_",
+    "start_",
+    "stop_",
+    "approve_",
+    "reject_",
+    "assign_",
+    "grant_",
+    "revoke_",
+    "notify_",
+    "email_",
+)
+"""Tool-name prefixes treated as side-effecting: their results are never stored, so never handed back from memory.
+
+A tool whose name starts with a state-changing verb acts on the world (a booking, a payment, a message): replaying
+its earlier result would skip the action while telling the model it happened, and its result describes a one-off
+event rather than a fact to look up again. The list holds the issue's five (``send_ delete_ create_ update_
+write_``), the state-changing verbs of the recorded tau-bench airline traffic (``book_``, ``cancel_``,
+``transfer_``; ``update_reservation_*`` and ``send_certificate`` are already covered; see bench/README.md
+"Replay"), their synonyms (``change_ modify_ edit_ set_ reset_``), and the usual write verbs of CRUD/REST APIs
+(``add_ remove_ insert_ upsert_ save_ upload_ submit_ publish_ deploy_ execute_``; HTTP ``post_ put_ patch_``),
+payments, bookings and memberships (``pay_ refund_ charge_ purchase_ redeem_ reserve_ schedule_ register_
+subscribe_ unsubscribe_ enroll_ join_ leave_``), processes (``start_ stop_``, e.g. ``start_return``) and
+workflows/messaging (``approve_ reject_ assign_ grant_ revoke_ notify_ email_``). Read
+verbs (``get_ list_ search_ find_ lookup_ fetch_ read_ check_ calculate``) are not on it.
+
+Matching is by prefix of the tool name in snake_case (:func:`tool_words`): camelCase, PascalCase and kebab-case
+names are split into lower-case words joined by ``_`` first, so ``sendEmail``, ``SendEmail``, ``send-email`` and
+``send_email`` all match ``send_`` (and ``HTTPPost`` -> ``http_post``). A name that is the bare verb (``send``) or
+runs words together in one case (``sendemail``) does not match. A false positive only costs a cache miss, a false
+negative can replay an action, so the list errs on the side of denying. Pass ``deny_prefixes=`` to replace it
+(given prefixes are put in the same form), ``deny_tools=``/``allow_tools=`` to adjust single tools.
+
+Tools whose name no prefix catches are denied by name (:data:`DEFAULT_DENY_TOOLS`: promptcache's own ``remember``,
+which writes a memory) or by a mark on the tool (``metadata={SIDE_EFFECT_METADATA_KEY: True}``, set by
+:func:`promptcache.memory.make_remember_tool` whatever its ``name``)."""
+DEFAULT_DENY_TOOLS: tuple[str, ...] = ("remember",)
+"""Tool names denied by default (``IntentionCache(deny_tools=...)``; passing ``deny_tools`` replaces them: add
+``*DEFAULT_DENY_TOOLS`` to keep them): ``remember`` (:func:`promptcache.memory.make_remember_tool`) saves a memory,
+so serving its earlier reply would tell the model a memory was saved that was not."""
+SIDE_EFFECT_METADATA_KEY = "promptcache_side_effect"
+"""A tool whose ``metadata`` has this key set to ``True`` is side-effecting: never stored nor served by
+:class:`IntentionCache`, whatever its name and the deny/allow lists."""
+DEFAULT_VOLATILE_ARGS: frozenset[str] = frozenset(
+    {"timestamp", "ts", "time", "now", "current_time", "datetime", "request_id", "trace_id", "nonce"}
+)
+"""Argument names left out of the stored arguments (values that change on every call)."""
+
+_log = get_logger("promptcache.intention._middleware")
+
+_SEPARATORS_RE = re.compile(r"[\W_]+")
+_LOWER_UPPER_RE = re.compile(r"(?<=[^\W_A-Z])(?=[A-Z])")  # a lower-case letter or digit, then a capital: sendEmail
+_ACRONYM_RE = re.compile(r"(?<=[A-Z])(?=[A-Z][a-z])")  # the last capital of an acronym starts a word: HTTPPost
+
+
+@lru_cache(maxsize=4096)
+def tool_words(name: str) -> str:
+    """``name`` in snake_case, the form :data:`DEFAULT_SIDE_EFFECT_PREFIXES` are matched against: camelCase /
+    PascalCase words split (``BookFlight`` -> ``book_flight``, ``HTTPPost`` -> ``http_post``), runs of other
+    characters than letters and digits (``-``, ``.``, spaces, ``__``) made one ``_``, lower-cased; leading ``_`` are
+    dropped, a trailing one kept (a prefix such as ``"send_"`` keeps its meaning)."""
+    text = _ACRONYM_RE.sub("_", _LOWER_UPPER_RE.sub("_", name))
+    return _SEPARATORS_RE.sub("_", text).lower().lstrip("_")
+
+
+def _message_text(message: Any) -> str:
+    content = getattr(message, "content", "")
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or []:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, Mapping) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+    return " ".join(p for p in parts if p)
+
+
+def current_intention(
+    args: Mapping[str, Any] | None, messages: Sequence[Any], intention_arg: str = "intention"
+) -> str | None:
+    """The intention :class:`IntentionCache` files a tool call under (also used by ``promptcache replay``).
+
+    Args:
+        args: the tool call's arguments (``tool_call["args"]``).
+        messages: the agent state's messages up to the call (LangChain messages, oldest first).
+        intention_arg: the argument that carries the intention when a tool has one.
+
+    Returns:
+        ``args[intention_arg]`` when it is a non-blank string, else the text of the latest ``HumanMessage`` (its
+        string content, or its text blocks joined by spaces); ``None`` when that is blank or there is none.
+    """
+    intention = (args or {}).get(intention_arg)
+    if not isinstance(intention, str) or not intention.strip():
+        intention = ""
+        for message in reversed(messages):
+            if isinstance(message, HumanMessage):
+                intention = _message_text(message)
+                break
+    return intention if intention.strip() else None
+
+
+def _messages(state: Any) -> list[Any]:
+    if isinstance(state, Mapping):
+        return list(state.get("messages") or [])
+    return list(getattr(state, "messages", None) or [])
+
+
+class IntentionCache(Processor):
+    """Stores tool results as they come back, under the current user's intention; optionally serves repeats.
+
+    Args:
+        memory: the :class:`~promptcache.intention._memory.IntentionMemory` to write (and read, with
+            ``serve_repeats``).
+        scope: a fixed user id; default: from the call's config (the shared scope rule).
+        scope_fields: ``configurable`` fields tried for the user id.
+        deny_prefixes: tool-name prefixes never stored nor served (default :data:`DEFAULT_SIDE_EFFECT_PREFIXES`;
+            prefixes and tool names are compared in snake_case, :func:`tool_words`: ``sendEmail`` and
+            ``send-email`` match ``send_``).
+        deny_tools: tool names never stored nor served, in addition to the prefixes (default
+            :data:`DEFAULT_DENY_TOOLS`: ``remember``; given names replace it). Tools marked
+            ``metadata={SIDE_EFFECT_METADATA_KEY: True}`` are denied too, and so are tools whose results carry an
+            artifact (``response_format="content_and_artifact"``; see the module docstring).
+        allow_tools: when given, only these tools are stored and served.
+        volatile_args: argument names left out of the stored arguments (default :data:`DEFAULT_VOLATILE_ARGS`).
+        intention_arg: the tool argument that carries the intention, when a tool has one (default
+            ``"intention"``).
+        retrieve_tool_name: the ``retrieve_memory`` tool's name (its results are never stored again).
+        serve_repeats: when True, a call whose (user, current intention, tool, arguments without the volatile ones)
+            is stored and not expired is answered from memory without running the tool (see the module
+            docstring). Default False: every tool runs.
+        serve_similar: with ``serve_repeats``, also serve when the current intention is a verified similar match
+            of the stored one (the memory's verifier found every difference an equivalence, or its chat model said
+            yes). Default False: only an exact intention match short-circuits a tool (a read after a write within
+            one request is the risk, whatever the wording).
+
+    Raises:
+        TypeError: ``memory`` is not an ``IntentionMemory``, a name list holds a non-string, or ``scope`` is neither
+            a string, an int nor ``None``.
+        ValueError: ``scope`` is an empty or blank string.
+
+    A call's user id that is not a usable string (``configurable["user_id"]`` a dict, a bool, blank, holding a lone
+    surrogate) raises ``TypeError``/``ValueError`` naming it *before* the tool runs (for tools whose results are
+    stored), never after the tool's side effects happened.
+    """
+
+    def __init__(
+        self,
+        memory: IntentionMemory,
+        *,
+        scope: Any = UNSET,
+        scope_fields: Iterable[str] = DEFAULT_SCOPE_FIELDS,
+        deny_prefixes: Iterable[str] = DEFAULT_SIDE_EFFECT_PREFIXES,
+        deny_tools: Iterable[str] = DEFAULT_DENY_TOOLS,
+        allow_tools: Iterable[str] | None = None,
+        volatile_args: Iterable[str] = DEFAULT_VOLATILE_ARGS,
+        intention_arg: str = "intention",
+        retrieve_tool_name: str = RETRIEVE_MEMORY_TOOL_NAME,
+        serve_repeats: bool = False,
+        serve_similar: bool = False,
+    ) -> None:
+        super().__init__()
+        if not isinstance(memory, IntentionMemory):
+            raise TypeError(f"memory must be an IntentionMemory, got {type(memory).__name__}")
+        self.memory = memory
+        self._scope = scope if scope is UNSET else validate_scope(scope)
+        self.scope_fields = tuple(scope_fields)
+        self.deny_prefixes = tuple(tool_words(p) for p in _names(deny_prefixes, "deny_prefixes"))
+        self.deny_tools = frozenset(_names(deny_tools, "deny_tools"))
+        self.allow_tools = None if allow_tools is None else frozenset(_names(allow_tools, "allow_tools"))
+        self.volatile_args = frozenset(_names(volatile_args, "volatile_args"))
+        self.intention_arg = intention_arg
+        self.retrieve_tool_name = retrieve_tool_name
+        self.serve_repeats = bool(serve_repeats)
+        self.serve_similar = bool(serve_similar)
+        self._warning = ThrottledWarning(_log)
+        self.metrics = PluginMetrics("intention_cache")
+
+    def stats(self, reset: bool = False) -> PluginStats:
+        """Counts of tool calls: ``hits`` (answered from memory without running the tool, ``serve_repeats``),
+        ``misses`` (looked up, not found: the tool ran), ``writes`` (results stored), ``errors`` (a result that
+        could not be stored). The memory's own counts are ``memory.stats()``. Tokens and dollars are not known here
+        (a served repeat saves a tool run, not model tokens). Also sent to OpenTelemetry
+        (:mod:`promptcache._metrics`)."""
+        return self.metrics.snapshot(reset)
+
+    def should_store(self, tool_name: str) -> bool:
+        """Whether results of ``tool_name`` may be stored and served (not denied, allowed, not
+        ``retrieve_memory``)."""
+        if tool_name == self.retrieve_tool_name or tool_name in self.deny_tools:
+            return False
+        words = tool_words(tool_name)
+        if any(words.startswith(p) for p in self.deny_prefixes):
+            return False
+        return self.allow_tools is None or tool_name in self.allow_tools
+
+    def kept_args(self, args: Mapping[str, Any] | None) -> dict[str, Any]:
+        """``args`` without the volatile arguments: what a memory's ``args`` hold."""
+        return {k: v for k, v in (args or {}).items() if k not in self.volatile_args}
+
+    def _key(self, request: Any, warn: bool) -> tuple[str, str, str, dict[str, Any]] | None:
+        """(user, intention, tool, kept args) of a storable call, or None."""
+        call = request.tool_call
+        name = call.get("name") or ""
+        if not self.should_store(name) or _never_stored(getattr(request, "tool", None)):
+            return None
+        config = getattr(getattr(request, "runtime", None), "config", None)
+        user = resolve_scope(None, self._scope, config, self.scope_fields)
+        if user is None:
+            if warn:
+                self._warning.warn("promptcache: IntentionCache saw a tool call without a user id; not stored")
+            return None
+        check_user(user)  # a user id no backend can store (a lone surrogate) raises before the tool runs
+        args = dict(call.get("args") or {})
+        intention = current_intention(args, _messages(request.state), self.intention_arg)
+        if intention is None:
+            return None
+        return user, intention, name, self.kept_args(args)
+
+    @staticmethod
+    def _storable(result: Any) -> bool:
+        # A result with an artifact is not stored: a served repeat could not give the application the artifact.
+        return isinstance(result, ToolMessage) and result.status != "error" and result.artifact is None
+
+    def _lookup_kwargs(self, key: tuple[str, str, str, dict[str, Any]]) -> dict[str, Any]:
+        user, intention, tool, args = key
+        return {
+            "user_id": user,
+            "intention": intention,
+            "tool": tool,
+            "args": args,
+            "exact_only": not self.serve_similar,
+        }
+
+    def _skip(self, exc: Exception) -> None:
+        self.metrics.error()
+        self._warning.warn("promptcache: IntentionCache could not store a tool result", exc=exc)
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        """Serve a stored repeat (``serve_repeats``), else run the tool and store its result (see the module
+        docstring). Never changes a result the tool returned."""
+        key = self._key(request, warn=True)  # before the tool runs: a bad user id raises here
+        if key is not None and self.serve_repeats:
+            try:
+                match = self.metrics.lookup(self.memory.retrieve(**self._lookup_kwargs(key)))
+            except (TypeError, ValueError) as exc:  # e.g. an intention that normalises to nothing
+                match = None
+                self._skip(exc)
+            if match is not None:
+                return served_message(request.tool_call, match)
+        result = handler(request)
+        if key is not None and self._storable(result):
+            try:
+                u, i, t, a = key
+                self.metrics.stored(self.memory.store(u, i, result.content, tool=t, args=a))
+            except (TypeError, ValueError) as exc:  # e.g. a result that is not JSON
+                self._skip(exc)
+        return result
+
+    async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
+        """Async :meth:`wrap_tool_call`."""
+        key = self._key(request, warn=True)
+        if key is not None and self.serve_repeats:
+            try:
+                match = self.metrics.lookup(await self.memory.aretrieve(**self._lookup_kwargs(key)))
+            except (TypeError, ValueError) as exc:
+                match = None
+                self._skip(exc)
+            if match is not None:
+                return served_message(request.tool_call, match)
+        result = await handler(request)
+        if key is not None and self._storable(result):
+            try:
+                u, i, t, a = key
+                self.metrics.stored(await self.memory.astore(u, i, result.content, tool=t, args=a))
+            except (TypeError, ValueError) as exc:
+                self._skip(exc)
+        return result
+
+
+def served_message(tool_call: Mapping[str, Any], match: IntentionMatch) -> ToolMessage:
+    """The ``ToolMessage`` that answers ``tool_call`` from memory.
+
+    Its content is the stored content (a string or a list of content blocks as the tool returned it; any other JSON
+    value as JSON text), ``tool_call_id``/``name`` those of the call, and ``response_metadata["promptcache"]``
+    ``{"intention_cache": "hit", "kind", "intention", "memory_id", "age_s"}`` (age in seconds) marks the hit.
+    """
+    result = match.result
+    ok_list = isinstance(result, list) and all(isinstance(b, (str, dict)) for b in result)
+    content = result if isinstance(result, str) or ok_list else match.result_text()
+    meta = {
+        "intention_cache": "hit",
+        "kind": match.kind,
+        "intention": match.intention,
+        "memory_id": match.memory_id,
+        "age_s": round(match.age_s, 3),
+    }
+    return ToolMessage(
+        content=content,
+        tool_call_id=tool_call.get("id") or "",
+        name=tool_call.get("name"),
+        status="success",
+        response_metadata={"promptcache": meta},
+    )
+
+
+def _never_stored(tool: Any) -> bool:
+    """Whether the tool object itself rules storing out: marked side-effecting (:data:`SIDE_EFFECT_METADATA_KEY`)
+    or returning ``(content, artifact)`` (``response_format="content_and_artifact"``)."""
+    if tool is None:
+        return False
+    metadata = getattr(tool, "metadata", None)
+    if isinstance(metadata, Mapping) and metadata.get(SIDE_EFFECT_METADATA_KEY) is True:
+        return True
+    return getattr(tool, "response_format", None) == "content_and_artifact"
+
+
+def _names(values: Iterable[str], what: str) -> tuple[str, ...]:
+    if isinstance(values, str):
+        values = (values,)
+    out = tuple(values)
+    for v in out:
+        if not isinstance(v, str):
+            raise TypeError(f"{what} must hold strings, got {v!r}")
+    return out

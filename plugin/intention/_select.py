@@ -1,0 +1,42 @@
+"""Choosing which stored memories answer an intention: the tool/argument filter and the group of an intention.
+
+An intention can hold several memories, one per ``(tool, args)`` (an agent makes several tool calls for one user
+message). A lookup first decides *which stored intention* answers the query
+(:func:`~promptcache.intention._matching.choose`), then returns that intention's memories (most recent first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from promptcache._keys import canonical_json
+from promptcache.intention._backends import MemoryRecord
+
+__all__ = ["exact_group", "filter_records", "group_of", "recent_first"]
+
+
+def filter_records(records: list[MemoryRecord], tool: str | None, args: Any) -> list[MemoryRecord]:
+    """The records of ``tool`` (when not ``None``) whose arguments equal ``args`` (when not ``None``; compared as
+    canonical JSON, so key order does not matter)."""
+    if tool is None and args is None:
+        return records
+    wanted = None if args is None else canonical_json(args)
+    return [
+        r for r in records if (tool is None or r.tool == tool) and (wanted is None or canonical_json(r.args) == wanted)
+    ]
+
+
+def recent_first(records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    """``records`` sorted by creation time, newest first (ties by id, so the order is stable)."""
+    return sorted(records, key=lambda r: (-r.created_at, r.id))
+
+
+def exact_group(records: list[MemoryRecord], normalized: str) -> list[MemoryRecord]:
+    """The records whose normalised intention is ``normalized``, most recent first (empty when none)."""
+    return recent_first([r for r in records if r.normalized == normalized])
+
+
+def group_of(records: list[MemoryRecord], record: MemoryRecord) -> list[MemoryRecord]:
+    """The records stored under ``record``'s normalised intention, most recent first."""
+    return exact_group(records, record.normalized)

@@ -1,0 +1,139 @@
+"""``TypedMemoryMiddleware``: the typed-memory load policy as a processor for ``create_agent``.
+
+``before_agent`` (once per agent invocation, i.e. once per user turn -- not once per model step of a tool loop)
+loads memories into the agent state with :class:`MemoryLoader`; the agent's checkpointer keeps them, which is what
+makes feedback and user facts "once per thread". ``process_request`` then appends the rendered block
+(``memory_prompt``) to the system message of every model call of the turn, on a copy of the request.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, cast
+
+from langchain.agents.middleware import AgentState, ModelRequest
+from langgraph.store.base import BaseStore
+
+from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET
+from promptcache._metrics import PluginMetrics, PluginStats
+from promptcache._processor import Processor
+from promptcache._savings import count_memory_turn
+from promptcache.memory._namespaces import (
+    MEMORY_CONTEXT_KEY,
+    MEMORY_CONTEXT_OPTIONS,
+    UnscopedWarning,
+    check_fixed_scope,
+    scope_label,
+)
+from promptcache.memory._policy import MemoryLoader, MemoryState
+from promptcache.memory._render import with_memory_prompt
+from promptcache.memory._store import TypedMemoryStore
+from promptcache.memory._tools import make_reference_tool
+
+__all__ = ["MEMORY_CONTEXT_KEY", "MemoryAgentState", "TypedMemoryMiddleware", "with_memory_prompt"]
+
+
+class MemoryAgentState(MemoryState, AgentState):
+    """``AgentState`` plus the :class:`~promptcache.memory._policy.MemoryState` keys (``AgentState``'s own
+    ``messages`` definition wins: it is the later base)."""
+
+
+class TypedMemoryMiddleware(Processor):
+    """Load typed memories for each turn of a ``create_agent`` agent and add them to the system prompt.
+
+    Args:
+        memory: a :class:`TypedMemoryStore`, a LangGraph ``BaseStore`` (wrapped with default settings), or
+            ``None`` to use the agent's store (``create_agent(..., store=...)``) at run time.
+        classifier: conceptual-question classifier (``Callable[[str], bool]``, a chat model, or ``None`` for the
+            default rules).
+        scope: fixed scope; default: the shared rule (per-call ``scope`` via :meth:`context`, then
+            ``configurable["user_id"]``, then ``configurable["langgraph_auth_user_id"]``). ``None``: unscoped.
+        load_references: render references as pointers (default True).
+        reference_tool: with ``load_references``, also give the agent the ``read_reference`` tool
+            (:func:`~promptcache.memory.make_reference_tool`, same store and scope rule) so it can fetch what a
+            pointer points to (default True; pass False when you add your own).
+        scope_fields: the ``configurable`` fields tried for the scope.
+
+    Per call: ``TypedMemoryMiddleware.context(scope=...)`` / ``apply_context(config, scope=...)`` (read by this
+    middleware, ``MemoryNode`` and the memory tools alike); the scope is checked at once like a fixed one (a
+    non-empty string or int without ``"."``, or ``None`` for the unscoped memories).
+
+    Raises:
+        TypeError: ``memory`` of another type.
+        TypeError / ValueError: a bad fixed ``scope`` (empty, containing ``"."``), at construction; a bad per-call
+            ``scope`` (empty, a float, bool or dict, containing ``"."``) in ``context``/``apply_context``.
+        RuntimeError (at run time): ``memory=None`` and the agent has no store.
+    """
+
+    context_key: ClassVar[str | None] = MEMORY_CONTEXT_KEY
+    context_options: ClassVar[frozenset[str]] = MEMORY_CONTEXT_OPTIONS
+    state_schema = MemoryAgentState
+
+    def __init__(
+        self,
+        memory: TypedMemoryStore | BaseStore | None = None,
+        *,
+        classifier: Any = None,
+        scope: Any = UNSET,
+        load_references: bool = True,
+        reference_tool: bool = True,
+        scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
+    ) -> None:
+        super().__init__()
+        check_fixed_scope(scope)
+        memory = TypedMemoryStore.coerce(memory)
+        self._memory = memory
+        self._classifier = classifier
+        self._load_references = load_references
+        self._scope = scope
+        self.scope_fields = tuple(scope_fields)
+        self._unscoped = UnscopedWarning("TypedMemoryMiddleware")
+        self._loader = None if memory is None else MemoryLoader(memory, classifier, load_references=load_references)
+        self.tools = (
+            [make_reference_tool(memory, scope=scope, scope_fields=self.scope_fields)]
+            if load_references and reference_tool
+            else []
+        )
+        self.metrics = PluginMetrics("typed_memory", "TypedMemoryMiddleware")
+
+    def stats(self, reset: bool = False) -> PluginStats:
+        """Counts per turn loaded: ``hits`` (the thread's feedback, user facts and references came from the agent
+        state: no store read), ``misses`` (they were read from the store). Tokens and dollars are not known here
+        (the memory block adds to the prompt). Also sent to OpenTelemetry (:mod:`promptcache._metrics`)."""
+        return self.metrics.snapshot(reset)
+
+    @classmethod
+    def _check_option_values(cls, opts: dict[str, Any]) -> None:
+        """A per-call ``scope`` must be a valid namespace label or ``None`` (:func:`scope_label`), checked when
+        :meth:`context` / :meth:`apply_context` is called, before any run."""
+        if "scope" in opts:
+            scope_label(opts["scope"], what="per-call scope")
+
+    def _loader_for(self, runtime: Any) -> MemoryLoader:
+        if self._loader is not None:
+            return self._loader
+        store = getattr(runtime, "store", None)
+        if store is None:
+            raise RuntimeError("TypedMemoryMiddleware(memory=None) needs an agent store: create_agent(..., store=...)")
+        return MemoryLoader(TypedMemoryStore.for_store(store), self._classifier, load_references=self._load_references)
+
+    def _turn_scope(self) -> str | None:
+        scope = self.resolve_scope()
+        self._unscoped.check(scope, self._scope is not UNSET or "scope" in self.call_options(), self.scope_fields)
+        return scope
+
+    def before_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        """Load this turn's memories into the agent state (see the module docstring); no scope found -> one
+        warning per middleware (:class:`~promptcache.memory._namespaces.UnscopedWarning`)."""
+        return count_memory_turn(self.metrics, self._loader_for(runtime).load(state, self._turn_scope()))
+
+    async def abefore_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        """Async twin of :meth:`before_agent`."""
+        return count_memory_turn(self.metrics, await self._loader_for(runtime).aload(state, self._turn_scope()))
+
+    def process_request(self, request: ModelRequest) -> ModelRequest:
+        """Append ``state["memory_prompt"]`` to the system message, on a new request."""
+        # MemoryState's ``memory_prompt`` (a str the loader wrote), a key the agent's state type does not declare
+        prompt = cast("str | None", (request.state or {}).get("memory_prompt"))
+        if not prompt:
+            return request
+        return request.override(system_message=with_memory_prompt(request.system_message, prompt))

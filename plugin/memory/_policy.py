@@ -1,0 +1,274 @@
+"""The load policy of typed memory, shared by ``MemoryNode`` (LangGraph) and ``TypedMemoryMiddleware`` (agents).
+
+Per turn (one user question; docs/architecture.md, "Typed memory"):
+
+- feedback rules: read once per thread, rendered first in the system-prompt section;
+- user facts: read once per thread;
+- references: read once per thread, rendered as pointers (``[short id] description``), never their contents (the
+  agent fetches them with the ``read_reference`` tool);
+- project state: read fresh every turn (expired entries never appear), and not at all when the latest question is
+  conceptual (the classifier says so, from the latest question and the earlier turns: a follow-up inherits the
+  decision of the turn it follows).
+
+"Once per thread" works through state: what was loaded is written to the graph/agent state (:class:`MemoryState`
+keys), with the scope it was loaded for; the checkpointer keeps it, so the next turn on the same thread sees it and
+does not read the store again. A new thread (empty state) or a different scope reads again, and so does a turn
+after a feedback / user-fact / reference memory of that scope was written or deleted through the same
+``TypedMemoryStore`` object (its :meth:`~TypedMemoryStore.write_token` changed). Writes made by another process are
+seen from the next thread on.
+
+The rendered block (:mod:`promptcache.memory._render`) has a fixed section order and, within a section, memories
+oldest first (ties by id), so the same memories always give the same text and the per-thread part (feedback, user
+facts, references) is a stable prefix; the per-turn part (project state) comes last. That keeps downstream prompt
+caching intact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import BaseMessage, HumanMessage
+from langgraph.graph import MessagesState
+
+from promptcache._log import ThrottledWarning, get_logger
+from promptcache.memory._classifier import (
+    ConceptualClassifier,
+    Turn,
+    aclassify,
+    classify,
+    content_text,
+    is_conceptual_question,
+    make_classifier,
+)
+from promptcache.memory._kinds import MemoryKind
+from promptcache.memory._namespaces import scope_label
+from promptcache.memory._records import TypedMemory
+from promptcache.memory._render import render_memory_block
+from promptcache.memory._store import TypedMemoryStore
+
+__all__ = ["MEMORY_STATE_KEYS", "MemoryLoader", "MemoryState", "conversation", "latest_question", "render_memory_block"]
+
+_log = get_logger("promptcache.memory")
+_classifier_failed = ThrottledWarning(_log)
+_corrupt_state = ThrottledWarning(_log)
+
+THREAD_KINDS: tuple[MemoryKind, ...] = (MemoryKind.FEEDBACK, MemoryKind.USER_FACT, MemoryKind.REFERENCE)
+_STATE_KEY = {
+    MemoryKind.FEEDBACK: "memory_feedback",
+    MemoryKind.USER_FACT: "memory_user_facts",
+    MemoryKind.REFERENCE: "memory_references",
+    MemoryKind.PROJECT_STATE: "memory_project_state",
+}
+
+
+class MemoryState(MessagesState, total=False):
+    """LangGraph's ``MessagesState`` plus the keys written by ``MemoryNode`` / ``TypedMemoryMiddleware``.
+
+    Use it as the graph state (``StateGraph(MemoryState)``) or mix it into yours the way LangGraph states compose:
+    ``class State(MessagesState, MemoryState)``, ``class State(AgentState, MemoryState)`` -- the ``messages`` key
+    (with its ``add_messages`` reducer) is the same one in each. Memories are plain dicts
+    (:meth:`TypedMemory.to_dict`) so any checkpointer can serialise them.
+
+    Keys (besides ``messages``; all optional):
+        memory_scope: the scope label the per-thread memories were loaded for.
+        memory_version: :meth:`TypedMemoryStore.write_token` at load time; a write through the same
+            ``TypedMemoryStore`` (e.g. the ``remember`` tool) changes it, so the next turn reloads.
+        memory_feedback / memory_user_facts / memory_references: loaded once per thread.
+        memory_project_state: loaded every turn (empty for a conceptual question).
+        memory_prompt: the rendered memory block (put it in the system prompt).
+        memory_turn: what this turn did: ``{"question", "conceptual", "read": [kinds read from the store]}``.
+    """
+
+    memory_scope: str
+    memory_version: str
+    memory_feedback: list[dict[str, Any]]
+    memory_user_facts: list[dict[str, Any]]
+    memory_references: list[dict[str, Any]]
+    memory_project_state: list[dict[str, Any]]
+    memory_prompt: str
+    memory_turn: dict[str, Any]
+
+
+MEMORY_STATE_KEYS: tuple[str, ...] = (
+    "memory_scope",
+    "memory_version",
+    "memory_feedback",
+    "memory_user_facts",
+    "memory_references",
+    "memory_project_state",
+    "memory_prompt",
+    "memory_turn",
+)
+"""The keys :class:`MemoryState` adds to ``MessagesState`` (what the node writes)."""
+
+
+def latest_question(messages: Sequence[Any]) -> str:
+    """The text of the last human message in ``messages`` (``BaseMessage`` or ``{"role", "content"}`` dicts); ""."""
+    for message in reversed(list(messages or ())):
+        if isinstance(message, HumanMessage):
+            return content_text(message.content)
+        if isinstance(message, Mapping) and message.get("role") in {"user", "human"}:
+            return content_text(message.get("content", ""))
+        if isinstance(message, BaseMessage) and message.type == "human":
+            return content_text(message.content)
+    return ""
+
+
+def _role(message: Any) -> str | None:
+    if isinstance(message, BaseMessage):
+        return {"human": "user", "ai": "assistant"}.get(message.type)
+    if isinstance(message, Mapping):
+        return {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant"}.get(
+            str(message.get("role"))
+        )
+    return None
+
+
+def conversation(messages: Sequence[Any]) -> tuple[str, list[Turn]]:
+    """The latest user question of ``messages`` and the earlier turns, oldest first, as ``(role, text)`` pairs
+    (``"user"`` / ``"assistant"``; system and tool messages and empty texts, e.g. an AI message that only calls
+    tools, are left out). ``("", [...])`` when there is no user message."""
+    turns: list[Turn] = []
+    for message in messages or ():
+        role = _role(message)
+        if role is None:
+            continue
+        content = message.content if isinstance(message, BaseMessage) else message.get("content", "")
+        text = content_text(content).strip()
+        if text or role == "user":
+            turns.append((role, text))
+    for i in range(len(turns) - 1, -1, -1):
+        if turns[i][0] == "user":
+            return turns[i][1], turns[:i]
+    return "", turns
+
+
+class MemoryLoader:
+    """Applies the load policy (module docstring) to a state; used by the node and the middleware.
+
+    Args:
+        memory: the :class:`TypedMemoryStore` to read.
+        classifier: ``Callable[[str], bool]`` (True = conceptual), a chat model, or ``None`` for the default rules.
+            When it raises, the turn uses the default rules (:func:`is_conceptual_question`) and logs it (throttled).
+        load_references: include references (as pointers); default True.
+        messages_key: the state key holding the conversation (default ``"messages"``).
+    """
+
+    def __init__(
+        self,
+        memory: TypedMemoryStore,
+        classifier: Any = None,
+        *,
+        load_references: bool = True,
+        messages_key: str = "messages",
+    ) -> None:
+        if not isinstance(memory, TypedMemoryStore):
+            raise TypeError(f"memory must be a TypedMemoryStore, got {type(memory).__name__}")
+        self.memory = memory
+        self.classifier: ConceptualClassifier = make_classifier(classifier)
+        self.thread_kinds = THREAD_KINDS if load_references else THREAD_KINDS[:2]
+        self.messages_key = messages_key
+
+    def _from_state(
+        self, state: Mapping[str, Any], label: str, scope: str | None
+    ) -> dict[MemoryKind, list[TypedMemory]] | None:
+        """The per-thread memories kept in ``state``, or ``None`` when they must be read from the store: a new
+        thread, another scope, a write since (:meth:`TypedMemoryStore.write_token`), a kept memory that has expired
+        since it was loaded, or one that is not a valid record (e.g. state checkpointed by an older version) --
+        logged (throttled), then reloaded."""
+        if state.get("memory_scope") != label or state.get("memory_version") != self.memory.write_token(scope):
+            return None
+        kept: dict[MemoryKind, list[TypedMemory]] = {}
+        for kind in self.thread_kinds:
+            entries = state.get(_STATE_KEY[kind]) or []
+            try:
+                if not isinstance(entries, list):
+                    raise TypeError(f"expected a list, got {type(entries).__name__}")
+                kept[kind] = [m if isinstance(m, TypedMemory) else TypedMemory.from_dict(m) for m in entries]
+            except (KeyError, TypeError, ValueError) as exc:
+                _corrupt_state.warn(
+                    "state key %s holds a memory that is not a typed memory; reloading from the store",
+                    _STATE_KEY[kind],
+                    exc=exc,
+                )
+                return None
+        now = self.memory.clock()
+        if any(m.is_expired(now) for memories in kept.values() for m in memories):
+            return None  # a kept memory has expired since (e.g. a rule written with ttl_s): read the live set
+        return kept
+
+    def _classify(self, question: str, history: list[Turn]) -> bool:
+        try:
+            return classify(self.classifier, question, history)
+        except Exception as exc:  # noqa: BLE001 - a classifier failure must not break the turn
+            _classifier_failed.warn("the conceptual-question classifier failed; using the default rules", exc=exc)
+            return is_conceptual_question(question, history)
+
+    async def _aclassify(self, question: str, history: list[Turn]) -> bool:
+        try:
+            return await aclassify(self.classifier, question, history)
+        except Exception as exc:  # noqa: BLE001
+            _classifier_failed.warn("the conceptual-question classifier failed; using the default rules", exc=exc)
+            return is_conceptual_question(question, history)
+
+    def _finish(
+        self,
+        label: str,
+        version: str,
+        question: str,
+        conceptual: bool,
+        kept: dict[MemoryKind, list[TypedMemory]] | None,
+        loaded: dict[MemoryKind, list[TypedMemory]],
+    ) -> dict[str, Any]:
+        update: dict[str, Any] = {"memory_scope": label, "memory_version": version}
+        block: dict[MemoryKind, Sequence[TypedMemory]] = {}
+        for kind in self.thread_kinds:
+            if kind in loaded:
+                update[_STATE_KEY[kind]] = [m.to_dict() for m in loaded[kind]]
+                block[kind] = loaded[kind]
+            else:
+                block[kind] = (kept or {}).get(kind, [])
+        project = loaded.get(MemoryKind.PROJECT_STATE, [])
+        update["memory_project_state"] = [m.to_dict() for m in project]
+        block[MemoryKind.PROJECT_STATE] = project
+        update["memory_prompt"] = render_memory_block(block)
+        update["memory_turn"] = {"question": question, "conceptual": conceptual, "read": [k.value for k in loaded]}
+        return update
+
+    def load(self, state: Mapping[str, Any], scope: str | None) -> dict[str, Any]:
+        """Read what this turn needs and return the state update (:class:`MemoryState` keys).
+
+        A classifier that raises is replaced by the default rules for the turn (logged, throttled); per-thread
+        memories in ``state`` that are not valid records are reloaded from the store (logged, throttled).
+
+        Raises:
+            ValueError / TypeError: a bad scope (empty, containing ``"."``). Store errors propagate.
+        """
+        label = scope_label(scope)
+        question, history = conversation(state.get(self.messages_key) or [])
+        loaded: dict[MemoryKind, list[TypedMemory]] = {}
+        version = self.memory.write_token(scope)
+        kept = self._from_state(state, label, scope)
+        if kept is None:
+            for kind in self.thread_kinds:
+                loaded[kind] = self.memory.list(scope, kind)
+        conceptual = self._classify(question, history) if question else False
+        if not conceptual:
+            loaded[MemoryKind.PROJECT_STATE] = self.memory.list(scope, MemoryKind.PROJECT_STATE)
+        return self._finish(label, version, question, conceptual, kept, loaded)
+
+    async def aload(self, state: Mapping[str, Any], scope: str | None) -> dict[str, Any]:
+        """Async twin of :meth:`load`."""
+        label = scope_label(scope)
+        question, history = conversation(state.get(self.messages_key) or [])
+        loaded: dict[MemoryKind, list[TypedMemory]] = {}
+        version = self.memory.write_token(scope)
+        kept = self._from_state(state, label, scope)
+        if kept is None:
+            for kind in self.thread_kinds:
+                loaded[kind] = await self.memory.alist(scope, kind)
+        conceptual = await self._aclassify(question, history) if question else False
+        if not conceptual:
+            loaded[MemoryKind.PROJECT_STATE] = await self.memory.alist(scope, MemoryKind.PROJECT_STATE)
+        return self._finish(label, version, question, conceptual, kept, loaded)

@@ -1,0 +1,128 @@
+"""Rendering loaded memories as the memory block of the system prompt: compact, and the same text for the same
+memories (prompt caching downstream depends on it).
+
+Layout (sections left out when empty)::
+
+    Rules:
+    Keep answers short.
+    Never paste passwords.
+
+    About the user:
+    Dana leads the shipping-API team.
+
+    References (fetch by id):
+    [3fa9e1] shipping-API on-call runbook
+
+    Current state:
+    Main-branch build #841 passed.
+
+- Section order is fixed: feedback rules, user facts, references (the per-thread part, a stable prefix), then
+  project state (the per-turn part) last.
+- Within a section, memories oldest first, ties by memory id.
+- One memory per line, no bullet: runs of whitespace in a memory (newlines included) become one space, so a line
+  is always exactly one memory and a bullet would add a token per memory without adding information.
+- A reference renders as a pointer, ``[short id] description`` (:mod:`promptcache.memory._references`): never its
+  contents. The description is ``metadata["description"]``, else the subject, else the contents cut to
+  :data:`DESCRIPTION_MAX_CHARS` (a reference written without any description has nothing else to show).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import SystemMessage
+
+from promptcache.memory._kinds import MemoryKind
+from promptcache.memory._records import TypedMemory
+from promptcache.memory._references import reference_ids
+
+__all__ = [
+    "DESCRIPTION_MAX_CHARS",
+    "HEADINGS",
+    "SECTION_ORDER",
+    "holds_memory_prompt",
+    "render_memory_block",
+    "render_reference",
+    "with_memory_prompt",
+]
+
+SECTION_ORDER: tuple[MemoryKind, ...] = (
+    MemoryKind.FEEDBACK,
+    MemoryKind.USER_FACT,
+    MemoryKind.REFERENCE,
+    MemoryKind.PROJECT_STATE,
+)
+HEADINGS: Mapping[MemoryKind, str] = {
+    MemoryKind.FEEDBACK: "Rules:",
+    MemoryKind.USER_FACT: "About the user:",
+    MemoryKind.REFERENCE: "References (fetch by id):",
+    MemoryKind.PROJECT_STATE: "Current state:",
+}
+DESCRIPTION_MAX_CHARS = 80
+"""A reference without a description or subject shows at most this many characters of its contents."""
+
+_WS = re.compile(r"\s+")
+
+
+def _one_line(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def render_reference(memory: TypedMemory, short_id: str) -> str:
+    """One reference as a pointer line: ``[short_id] description`` (module docstring)."""
+    desc = (memory.metadata.get("description") if memory.metadata else None) or memory.subject
+    text = _one_line(str(desc)) if desc else _one_line(memory.content)
+    if not desc and len(text) > DESCRIPTION_MAX_CHARS:
+        text = text[: DESCRIPTION_MAX_CHARS - 3].rstrip() + "..."
+    return f"[{short_id}] {text}"
+
+
+def render_memory_block(memories: Mapping[MemoryKind, Sequence[TypedMemory | Mapping[str, Any]]]) -> str:
+    """Render loaded memories as one text block (layout in the module docstring); "" when nothing is loaded.
+
+    Args:
+        memories: ``kind -> memories`` (:class:`TypedMemory` or :meth:`TypedMemory.to_dict` dicts); kinds missing
+            or empty are left out.
+    """
+    parts = []
+    for kind in SECTION_ORDER:
+        items = [m if isinstance(m, TypedMemory) else TypedMemory.from_dict(m) for m in memories.get(kind, ())]
+        if not items:
+            continue
+        items.sort(key=lambda m: (m.created_at, m.id))
+        if kind is MemoryKind.REFERENCE:
+            ids = reference_ids(items)
+            lines = [render_reference(m, ids[m.id]) for m in items]
+        else:
+            lines = [_one_line(m.content) for m in items]
+        parts.append("\n".join([HEADINGS[kind], *lines]))
+    return "\n\n".join(parts)
+
+
+def with_memory_prompt(system: SystemMessage | None, memory_prompt: str | None) -> SystemMessage | None:
+    """A new system message: ``system`` followed by ``memory_prompt`` (``system`` itself when there is no block).
+
+    String content gets ``"\\n\\n" + block``; a list of content blocks gets a text block appended.
+    """
+    if not memory_prompt:
+        return system
+    if system is None:
+        return SystemMessage(content=memory_prompt)
+    if isinstance(system.content, str):
+        content: Any = f"{system.content}\n\n{memory_prompt}" if system.content else memory_prompt
+    else:
+        content = [*system.content, {"type": "text", "text": memory_prompt}]
+    return SystemMessage(content=content, additional_kwargs=dict(system.additional_kwargs))
+
+
+def holds_memory_prompt(system: SystemMessage | None, memory_prompt: str) -> bool:
+    """Whether ``system`` already ends with ``memory_prompt`` as :func:`with_memory_prompt` appends it."""
+    if system is None:
+        return False
+    content = system.content
+    if isinstance(content, str):
+        return content.endswith(memory_prompt)
+    last = content[-1] if content else None
+    return isinstance(last, dict) and last.get("text") == memory_prompt

@@ -1,0 +1,115 @@
+"""Line numbers for values inside a JSON document, so a reader can say *where* a bad message is.
+
+Files are parsed with orjson (fast); only when a record turns out to be malformed is the text parsed a second time
+with the standard library's pure-Python scanner, patched to remember where each object and array starts.
+"""
+
+from __future__ import annotations
+
+import json
+import json.decoder
+import json.scanner
+import sys
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import orjson
+
+from ._transcript import TranscriptError
+
+__all__ = ["line_of", "line_at"]
+
+# orjson parses at most 1,024 levels; the pure-Python scanner takes a few frames per level
+_RECURSION_NEEDED = 8_000
+
+
+def line_at(text: str | bytes, pos: int) -> int:
+    """1-based line of offset ``pos`` in ``text``, counting ``\r\n``, ``\r`` and ``\n`` as line breaks (as
+    ``bytes.splitlines`` does for JSONL files, so a file's lines are numbered the same whatever its format)."""
+    head = text[:pos]
+    if isinstance(head, bytes):
+        return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n") + 1
+    return head.count("\n") + head.count("\r") - head.count("\r\n") + 1
+
+
+class _PosDict(dict[str, Any]):
+    __slots__ = ("pos",)
+    pos: int
+
+
+class _PosList(list[Any]):
+    __slots__ = ("pos",)
+    pos: int
+
+
+def _positioned_decoder() -> json.JSONDecoder:
+    decoder = json.JSONDecoder()
+    hooks: Any = decoder  # the pure-Python scanner's private hooks are not in the typeshed stubs
+    internals: Any = json.decoder
+    base_object, base_array = internals.JSONObject, internals.JSONArray
+
+    def parse_object(
+        s_and_end: tuple[str, int],
+        strict: bool,
+        scan_once: Any,
+        object_hook: Any,
+        object_pairs_hook: Any,
+        memo: Any = None,
+    ) -> tuple[_PosDict, int]:
+        start = s_and_end[1] - 1
+        value, end = base_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo)
+        out = _PosDict(value)
+        out.pos = start
+        return out, end
+
+    def parse_array(s_and_end: tuple[str, int], scan_once: Any) -> tuple[_PosList, int]:
+        start = s_and_end[1] - 1
+        value, end = base_array(s_and_end, scan_once)
+        out = _PosList(value)
+        out.pos = start
+        return out, end
+
+    hooks.parse_object = parse_object
+    hooks.parse_array = parse_array
+    scanner: Any = json.scanner
+    hooks.scan_once = scanner.py_make_scanner(decoder)
+    return decoder
+
+
+def line_of(text: str, path: tuple[Any, ...]) -> int:
+    """1-based line where the value at ``path`` (keys / indices from the document root) starts in ``text``.
+
+    Follows ``path`` as far as it exists and returns the line of the deepest object or array reached; returns 1
+    when the document cannot be parsed at all (the caller reports parse errors with the parser's own line).
+    """
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _RECURSION_NEEDED))
+    try:
+        node: Any = _positioned_decoder().decode(text)
+    except (ValueError, RecursionError):
+        return 1
+    finally:
+        sys.setrecursionlimit(limit)
+    best = getattr(node, "pos", 0)
+    for step in path:
+        try:
+            node = node[step]
+        except (KeyError, IndexError, TypeError):
+            break
+        best = getattr(node, "pos", best)
+    return line_at(text, best)
+
+
+def jsonl_records(name: str, lines: Iterable[bytes]) -> Iterator[tuple[int, Any]]:
+    """``(line number, parsed value)`` for each non-blank line of a JSONL file (1-based numbers, blank lines counted).
+
+    Raises:
+        TranscriptError: ``name:LINE: invalid JSON on this line: ...`` for the first line orjson cannot parse.
+    """
+    for lineno, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            yield lineno, orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise TranscriptError(name, lineno, f"invalid JSON on this line: {exc.msg}") from None

@@ -1,0 +1,219 @@
+"""The replay's model table: cache rules and prices per model id, with user overrides (no release needed).
+
+``ModelTable()`` answers from the project's tables (``promptcache.cache_points.get_model_info`` for the cache rules,
+``promptcache.replay._pricing.KNOWN_PRICES`` for prices). ``ModelTable(overrides, min_tokens=N)`` replaces entries:
+
+- ``min_tokens``: the minimum tokens per cache checkpoint for every model of the replay (``--min-tokens N``);
+- ``overrides``: ``{model_id: {field: value}}``, read from a JSON or TOML file by ``load_overrides`` (``--models
+  FILE``). Fields (all optional; a model that is not in the tables needs the four prices): ``min_tokens``
+  (tokens), ``max_points`` (cache checkpoints per request), ``ttls`` (list of ``"5m"``/``"1h"``), ``family``
+  (``"claude"``/``"nova"``), ``cachable`` (list of ``"system"``/``"messages"``/``"tools"``), and USD per 1M tokens
+  ``input``, ``output``, ``cache_write_5m``, ``cache_write_1h``, ``cache_read``. A model that is not in the tables
+  but has an entry is the user's own: no unknown-model warning, and its rules are the entry's, with defaults for
+  what it leaves out (1,024-token minimum, 4 points, ``["5m"]``, the family's fields: Claude system, messages and
+  tools; Nova system and messages; family Nova when the id names ``nova``, else Claude).
+
+Model ids match after ``promptcache.replay._pricing.base_model_id`` (regional prefix, ARN and version suffix
+removed; Anthropic API ids such as ``claude-opus-4-6`` map to the Bedrock entry of the same model).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10: TOML files need the tomli backport
+    tomllib = None
+
+from ._models import TTL_SECONDS, CacheRules, cache_rules, in_model_table
+from ._pricing import ModelPrice, base_model_id, price_for
+
+__all__ = ["ModelTable", "load_overrides", "OVERRIDE_FIELDS"]
+
+_PRICE_FIELDS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read")
+#: Fields an override entry may set.
+OVERRIDE_FIELDS = frozenset({"min_tokens", "max_points", "ttls", "family", "cachable", *_PRICE_FIELDS})
+_CACHABLE = ("system", "messages", "tools")
+#: Rules of a model the user defined with an override entry that leaves them out: the smallest minimum and the
+#: usual 4 points of the Bedrock prompt-caching table (Bedrock user guide, "Supported models, regions, and limits").
+_USER_MIN_TOKENS, _USER_MAX_POINTS = 1_024, 4
+_FAMILY_CACHABLE = {"claude": frozenset(_CACHABLE), "nova": frozenset({"system", "messages"})}
+_AWS_PRICES = "https://aws.amazon.com/bedrock/pricing/"
+
+
+def load_overrides(path: str | Path) -> dict[str, dict[str, Any]]:
+    """Read a model-override file: JSON (``.json``) or TOML (any other suffix), ``{model_id: {field: value}}``.
+
+    Raises:
+        ValueError: unreadable file, bad syntax, or an entry that is not a table / names an unknown field / has a
+            bad value (the message names the file, the model and the field).
+    """
+    name = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ValueError(f"{name}: cannot read the model file: {exc.strerror or exc}") from None
+    is_json = name.lower().endswith(".json")
+    if not is_json and tomllib is None:  # pragma: no cover
+        raise ValueError(f"{name}: TOML model files need Python 3.11+; give a .json file")
+    try:
+        doc = orjson.loads(data) if is_json else tomllib.loads(data.decode("utf-8"))
+    except (orjson.JSONDecodeError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"{name}: not a valid model file: {exc}") from None
+    if not isinstance(doc, dict):
+        raise ValueError(f"{name}: expected a table of model ids, got {type(doc).__name__}")
+    for model_id, entry in doc.items():
+        _check_entry(f"{name}: {model_id}", entry)
+    return doc
+
+
+def _check_entry(where: str, entry: Any) -> None:
+    if not isinstance(entry, dict):
+        raise ValueError(f"{where}: expected a table of fields, got {entry!r}")
+    unknown = sorted(set(entry) - OVERRIDE_FIELDS)
+    if unknown:
+        raise ValueError(f"{where}: unknown field(s) {unknown}; allowed: {sorted(OVERRIDE_FIELDS)}")
+    for key in ("min_tokens", "max_points"):
+        value = entry.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise ValueError(f"{where}: {key} must be an integer >= 0, got {value!r}")
+    ttls = entry.get("ttls")
+    if ttls is not None and (not isinstance(ttls, list) or not ttls or any(t not in TTL_SECONDS for t in ttls)):
+        raise ValueError(f"{where}: ttls must be a non-empty list of {sorted(TTL_SECONDS)}, got {ttls!r}")
+    cachable = entry.get("cachable")
+    if cachable is not None and (not isinstance(cachable, list) or any(f not in _CACHABLE for f in cachable)):
+        raise ValueError(f"{where}: cachable must be a list of {list(_CACHABLE)}, got {cachable!r}")
+    if entry.get("family") not in (None, "claude", "nova"):
+        raise ValueError(f"{where}: family must be 'claude' or 'nova', got {entry['family']!r}")
+    for key in _PRICE_FIELDS:
+        value = entry.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
+            raise ValueError(f"{where}: {key} must be a price >= 0 (USD per 1M tokens), got {value!r}")
+
+
+class ModelTable:
+    """Cache rules and prices per model id, memoised.
+
+    Args:
+        overrides: ``{model_id: {field: value}}`` (see the module docstring), e.g. from ``load_overrides``.
+        min_tokens: minimum tokens per checkpoint for every model (applied after ``overrides``); ``None`` keeps
+            the table's.
+        source: where ``overrides`` came from (the ``--models`` file name), named by ``price_source``.
+
+    Raises:
+        ValueError: a bad override entry or ``min_tokens`` (named in the message).
+    """
+
+    def __init__(
+        self,
+        overrides: dict[str, dict[str, Any]] | None = None,
+        min_tokens: int | None = None,
+        source: str | None = None,
+    ) -> None:
+        if min_tokens is not None and (
+            isinstance(min_tokens, bool) or not isinstance(min_tokens, int) or min_tokens < 0
+        ):
+            raise ValueError(f"min_tokens must be an integer >= 0, got {min_tokens!r}")
+        self._overrides: dict[str, dict[str, Any]] = {}
+        for model_id, entry in (overrides or {}).items():
+            _check_entry(str(model_id), entry)
+            self._overrides[base_model_id(str(model_id))] = entry
+        self._min_tokens = min_tokens
+        self._source = source
+        self._rules: dict[str, CacheRules] = {}
+        self._prices: dict[str, ModelPrice] = {}
+
+    @property
+    def overridden(self) -> bool:
+        """Whether any entry differs from the shipped tables."""
+        return bool(self._overrides) or self._min_tokens is not None
+
+    def rules(self, model_id: str) -> CacheRules:
+        """The cache rules of ``model_id`` (table entry, then the override, then ``min_tokens``)."""
+        rules = self._rules.get(model_id)
+        if rules is None:
+            entry = self._overrides.get(base_model_id(model_id), {})
+            rules = cache_rules(model_id) if not entry or in_model_table(model_id) else _user_rules(model_id, entry)
+            changes: dict[str, Any] = {}
+            if "min_tokens" in entry:
+                changes["min_tokens"] = entry["min_tokens"]
+            if "max_points" in entry:
+                changes["max_points"] = entry["max_points"]
+            if "ttls" in entry:
+                changes["ttls_s"] = tuple(sorted({TTL_SECONDS[t] for t in entry["ttls"]}))
+            if "family" in entry:
+                changes["family"] = entry["family"]
+            if "cachable" in entry:
+                changes["cachable"] = frozenset(entry["cachable"])
+            if changes and not rules.supports_cache and "min_tokens" in entry:
+                changes["supports_cache"] = True
+            if self._min_tokens is not None:
+                changes["min_tokens"] = self._min_tokens
+            rules = self._rules[model_id] = dataclasses.replace(rules, **changes) if changes else rules
+        return rules
+
+    def price_source(self, model_id: str) -> str:
+        """Where the prices of ``model_id`` come from: the AWS pricing page, the user's file (``source``, else
+        "model overrides") when its entry sets them all or the model is not in the shipped prices, or both."""
+        entry = self._overrides.get(base_model_id(model_id), {})
+        given = [k for k in _PRICE_FIELDS if entry.get(k) is not None]
+        if not given:
+            return _AWS_PRICES
+        user = f"user file {self._source}" if self._source else "model overrides"
+        try:
+            price_for(model_id)
+        except KeyError:
+            return user
+        if len(given) == len(_PRICE_FIELDS):
+            return user
+        return f"{user} ({', '.join(given)}); the rest {_AWS_PRICES}"
+
+    def price(self, model_id: str) -> ModelPrice:
+        """The prices of ``model_id``. Raises ``KeyError`` (naming it) when neither the table nor an override has
+        all four input-side prices."""
+        price = self._prices.get(model_id)
+        if price is None:
+            entry = self._overrides.get(base_model_id(model_id), {})
+            try:
+                base: ModelPrice | None = price_for(model_id)
+            except KeyError:
+                if not all(entry.get(k) is not None for k in ("input", "output", "cache_write_5m", "cache_read")):
+                    raise
+                base = None
+            family = entry.get("family") or (base.family if base else "claude")
+            price = ModelPrice(
+                float(entry.get("input", base.input if base else 0.0)),
+                float(entry.get("output", base.output if base else 0.0)),
+                float(entry.get("cache_write_5m", base.write_5m if base else 0.0)),
+                _opt(entry.get("cache_write_1h", base.write_1h if base else None)),
+                float(entry.get("cache_read", base.read if base else 0.0)),
+                family,
+            )
+            self._prices[model_id] = price
+        return price
+
+
+def _user_rules(model_id: str, entry: dict[str, Any]) -> CacheRules:
+    """The rules of a model the user defined (not in the tables): the entry's, defaults for the rest."""
+    family = entry.get("family") or ("nova" if "nova" in base_model_id(model_id) else "claude")
+    ttls = entry.get("ttls") or ["5m"]
+    cachable = entry.get("cachable")
+    return CacheRules(
+        model_id,
+        int(entry.get("min_tokens", _USER_MIN_TOKENS)),
+        int(entry.get("max_points", _USER_MAX_POINTS)),
+        tuple(sorted({TTL_SECONDS[t] for t in ttls})),
+        frozenset(cachable) if cachable is not None else _FAMILY_CACHABLE[family],
+        True,
+        family,
+    )
+
+
+def _opt(value: Any) -> float | None:
+    return None if value is None else float(value)

@@ -1,0 +1,323 @@
+"""Readers for recorded conversations: JSON and JSONL files of OpenAI, Anthropic or LangChain messages, Claude Code
+session logs and Bedrock model invocation logs.
+
+Accepted layouts (``read_conversations`` decides per file, the message format per message — see ``messages``):
+
+- JSON: one conversation as a list of messages; a list of conversations; ``{"conversations": [...]}``. A
+  conversation is a list of messages or an object with ``messages`` (or ``traj``/``trajectory``, as tau-bench
+  writes) plus optional ``system`` (Anthropic: string or blocks), ``tools``, ``id``/``conversation_id``/
+  ``session_id``/``thread_id``/``task_id``+``trial``, ``user_id`` (the intention-cache family).
+- JSONL (``.jsonl``/``.ndjson``, or any file that is not one JSON document): one record per line; a line is either
+  a whole conversation (as above) or one event — a message, or ``{"message": {...}, "sessionId"|"session_id"|
+  "conversation_id"|"thread_id": ..., "timestamp": ...}`` as Anthropic-style agent logs write it. Events are grouped
+  by their session id in file order (no id: one conversation per file). Lines that are ``{"type": "summary"}``
+  records are skipped.
+
+Two log formats are recognised by their records and read by their own modules: Claude Code session logs
+(``claude_code``; a session folder ``<session>/`` with its sub-agent logs too) and Bedrock model invocation logs
+(``bedrock_logs``, records with ``schemaType: "ModelInvocationLog"``, JSONL or a JSON array).
+
+A gzip-compressed file (e.g. ``.json.gz``, as Bedrock writes invocation logs to S3) is read as what it holds.
+
+Every error is a ``TranscriptError`` whose message is one line, ``FILE:LINE: reason``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ._bedrock_logs import is_invocation_log, read_invocation_log
+from ._claude_code import is_claude_code_log, is_session_folder, read_claude_code, read_session_folder
+from ._jsonpos import line_at, line_of
+from ._messages import BadRecord, _short, is_message_like, normalise_message, parse_timestamp
+from ._transcript import Block, Conversation, Message, TranscriptError
+
+__all__ = ["read_conversations", "read_file"]
+
+_MESSAGE_KEYS = ("messages", "traj", "trajectory", "conversation")
+_SESSION_KEYS = ("sessionId", "session_id", "conversation_id", "thread_id")
+_SKIPPED_EVENT_TYPES = frozenset({"summary"})
+
+
+def read_conversations(paths: Iterable[str | Path]) -> list[Conversation]:
+    """All conversations of all ``paths``, in order. Conversation ids are made unique across the replay (a repeated
+    id gets ``#2``, ``#3``, ... in reading order), so two files of the same name or two records with one id replay
+    as the separate conversations they are.
+
+    Raises:
+        TranscriptError: a file that does not exist, is not JSON/JSONL, or holds a malformed record.
+    """
+    out: list[Conversation] = []
+    seen: dict[str, int] = {}
+    for path in paths:
+        for conv in read_file(path):
+            count = seen.get(conv.id, 0) + 1
+            seen[conv.id] = count
+            if count > 1:
+                conv.id = f"{conv.id}#{count}"
+                while conv.id in seen:  # "x#2" itself recorded earlier
+                    count += 1
+                    conv.id = f"{conv.id.rsplit('#', 1)[0]}#{count}"
+                seen[conv.id] = 1
+            out.append(conv)
+    return out
+
+
+def read_file(path: str | Path) -> list[Conversation]:
+    """The conversations in one file (see the module docstring). Raises ``TranscriptError``."""
+    name = str(path)
+    if not name:
+        raise TranscriptError(repr(name), 0, "an empty string is not a file name")
+    try:
+        if Path(path).is_dir():
+            if is_session_folder(path):
+                return read_session_folder(path)
+            raise TranscriptError(
+                name, 0, f"is a directory; give the transcript files in it (e.g. {name.rstrip('/')}/*.json)"
+            )
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise TranscriptError(name, 0, "no such file") from None
+    except OSError as exc:
+        raise TranscriptError(name, 0, f"cannot read file: {exc.strerror or exc}") from None
+    suffix = Path(path).suffix.lower()
+    if data[:2] == b"\x1f\x8b":  # gzip (Bedrock delivers invocation logs to S3 as .json.gz): read what it holds
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise TranscriptError(name, 0, f"cannot decompress gzip file: {exc}") from None
+        inner = Path(Path(path).stem).suffix.lower()
+        suffix = inner if inner in (".jsonl", ".ndjson") else ""  # S3's .json.gz hold one record per line
+    if not data.strip():
+        raise TranscriptError(name, 1, "empty file: no conversations")
+    if suffix not in (".jsonl", ".ndjson"):
+        try:
+            doc = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            if suffix == ".json":
+                raise TranscriptError(name, _error_line(data, exc), f"invalid JSON: {exc.msg}") from None
+            if not _first_line_is_json(data):  # not JSONL either: the document's own error says where
+                raise TranscriptError(
+                    name, _error_line(data, exc), f"not a JSON or JSONL transcript (invalid JSON: {exc.msg})"
+                ) from None
+        else:
+            return _read_json_document(name, data, doc)
+    return _read_jsonl(name, data)
+
+
+def _error_line(data: bytes, exc: orjson.JSONDecodeError) -> int:
+    """The line of a JSON parse error: of the first byte that is not UTF-8, else of the parser's position (a
+    character offset), with ``\r``, ``\n`` and ``\r\n`` all counted as line breaks."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return line_at(data, bad.start)
+    return line_at(text, exc.pos)
+
+
+def _first_line_is_json(data: bytes) -> bool:
+    first = next((line for line in data.splitlines() if line.strip()), b"")
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+def _read_json_document(name: str, data: bytes, doc: Any) -> list[Conversation]:
+    if is_invocation_log(doc):
+        return read_invocation_log(name, data, doc)
+    try:
+        return _conversations_from_document(name, doc)
+    except BadRecord as bad:
+        text = data.decode("utf-8", errors="replace")
+        raise TranscriptError(name, line_of(text, bad.where), bad.reason) from None
+
+
+def _conversations_from_document(name: str, doc: Any) -> list[Conversation]:
+    base: tuple[str, ...]
+    if isinstance(doc, dict) and isinstance(doc.get("conversations"), list):
+        items, base = doc["conversations"], ("conversations",)
+    elif isinstance(doc, dict):
+        return [_conversation(name, doc, (), 0, line=1)]
+    elif isinstance(doc, list) and any(map(is_message_like, doc)) and not any(map(_is_conversation, doc)):
+        return [_conversation(name, doc, (), 0, line=1)]  # one conversation; a bad message in it is named
+    elif isinstance(doc, list):
+        items, base = doc, ()
+    else:
+        raise BadRecord((), f"expected conversations (a JSON list or object), got {_short(doc)}")
+    if not items:
+        raise BadRecord(base, "no conversations in the file")
+    return [_conversation(name, item, (*base, i), i) for i, item in enumerate(items)]
+
+
+def _is_conversation(value: Any) -> bool:
+    return isinstance(value, list) or (
+        isinstance(value, dict)
+        and not is_message_like(value)
+        and any(isinstance(value.get(k), list) for k in _MESSAGE_KEYS)
+    )
+
+
+def _conversation(name: str, rec: Any, where: tuple[Any, ...], index: int, line: int | None = None) -> Conversation:
+    """One conversation from a list of messages or a container object (see the module docstring)."""
+    meta: dict[str, Any] = {}
+    if isinstance(rec, list):
+        raw_messages, msg_at, rec_obj = rec, where, {}
+    elif isinstance(rec, dict):
+        key = next((k for k in _MESSAGE_KEYS if isinstance(rec.get(k), list)), None)
+        if key is None:
+            raise BadRecord(where, f"conversation has no message list ({'/'.join(_MESSAGE_KEYS)}): {_short(rec)}")
+        raw_messages, msg_at, rec_obj = rec[key], (*where, key), rec
+    else:
+        raise BadRecord(where, f"a conversation must be a list of messages or an object, got {_short(rec)}")
+    messages = [normalise_message(m, (*msg_at, i)) for i, m in enumerate(raw_messages)]
+    return _assemble(name, rec_obj, messages, where, index, meta, line)
+
+
+def _assemble(
+    name: str,
+    rec: dict[str, Any],
+    messages: list[Message],
+    where: tuple[Any, ...],
+    index: int,
+    meta: dict[str, Any],
+    line: int | None,
+) -> Conversation:
+    system: list[Block] = []
+    raw_system = rec.get("system")
+    if raw_system is not None:
+        if isinstance(raw_system, str):
+            system.append(Block("text", raw_system))
+        else:
+            system.extend(normalise_message({"role": "system", "content": raw_system}, (*where, "system")).blocks)
+    while messages and messages[0].role == "system":  # leading system messages form the system prompt
+        system.extend(messages.pop(0).blocks)
+    messages = [Message("user", m.blocks, m.timestamp) if m.role == "system" else m for m in messages]
+    if not messages:
+        raise BadRecord(where, "conversation has no messages besides the system prompt")
+    tools = rec.get("tools") or []
+    if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
+        raise BadRecord((*where, "tools"), f"tools must be a list of tool schemas, got {_short(tools)}")
+    for i, tool in enumerate(tools):
+        try:
+            orjson.dumps(tool)
+        except TypeError:  # orjson writes at most 255 levels; no real schema comes near
+            raise BadRecord(
+                (*where, "tools", i), f"tool schema {_short(tool)} is nested deeper than 255 levels"
+            ) from None
+    conv_id = next((str(rec[k]) for k in ("id", *_SESSION_KEYS) if rec.get(k) is not None), None)
+    if conv_id is None and rec.get("task_id") is not None:
+        conv_id = f"task{rec['task_id']}" + (f"-trial{rec['trial']}" if rec.get("trial") is not None else "")
+    family = _family(rec)
+    for key in ("task_id", "trial", "reward"):
+        if key in rec:
+            meta[key] = rec[key]
+    conv_id = conv_id or f"{Path(name).name}#{index}"
+    return Conversation(
+        id=conv_id,
+        family=family or conv_id,
+        system=tuple(system),
+        messages=messages,
+        tools=list(tools),
+        source=f"{name}:{line if line is not None else '?'}",
+        meta=meta,
+    )
+
+
+def _family(rec: dict[str, Any]) -> str | None:
+    """The intention-cache family: a user id when recorded (also tau-bench's ``info.task.user_id``), else task id."""
+    for key in ("user_id", "family"):
+        if rec.get(key) is not None:
+            return f"user:{rec[key]}"
+    info = rec.get("info")
+    task = info.get("task") if isinstance(info, dict) else None
+    if isinstance(task, dict) and task.get("user_id") is not None:
+        return f"user:{task['user_id']}"
+    if rec.get("task_id") is not None:
+        return f"task:{rec['task_id']}"
+    return None
+
+
+def _read_jsonl(name: str, data: bytes) -> list[Conversation]:
+    if is_claude_code_log(data):
+        return read_claude_code(name, data)
+    if is_invocation_log(data=data):
+        return read_invocation_log(name, data)
+    conversations: list[Conversation] = []
+    sessions: dict[str, tuple[int, list[Message], dict[str, Any]]] = {}
+    order: list[tuple[str, str | None]] = []  # ("conv", None) placeholders keep file order between kinds
+    for lineno, raw_line in enumerate(data.splitlines(), start=1):
+        if not raw_line.strip():
+            continue
+        try:
+            rec = orjson.loads(raw_line)
+        except orjson.JSONDecodeError as exc:
+            if not order:  # the first record already fails: probably not a transcript at all
+                raise TranscriptError(
+                    name, lineno, f"not a JSON or JSONL transcript (invalid JSON: {exc.msg})"
+                ) from None
+            raise TranscriptError(name, lineno, f"invalid JSON on this line: {exc.msg}") from None
+        try:
+            if isinstance(rec, dict) and str(rec.get("type")) in _SKIPPED_EVENT_TYPES and "message" not in rec:
+                continue
+            if isinstance(rec, dict) and isinstance(rec.get("message"), dict):  # agent-log event
+                msg = normalise_message(rec["message"], ("message",))
+                if msg.timestamp is None and rec.get("timestamp") is not None:
+                    msg.timestamp = parse_timestamp(rec["timestamp"], ("timestamp",))
+                session = next((str(rec[k]) for k in _SESSION_KEYS if rec.get(k) is not None), "")
+                _add_event(sessions, order, session, lineno, msg, rec)
+            elif is_message_like(rec):
+                session = next((str(rec[k]) for k in _SESSION_KEYS if rec.get(k) is not None), "")
+                _add_event(sessions, order, session, lineno, normalise_message(rec), rec)
+            elif isinstance(rec, (dict, list)):
+                conversations.append(_conversation(name, rec, (), len(conversations), line=lineno))
+                order.append(("conv", None))
+            else:
+                raise BadRecord((), f"expected a message, an event or a conversation, got {_short(rec)}")
+        except BadRecord as bad:
+            raise TranscriptError(name, lineno, bad.reason) from None
+    # Events become conversations; keep whole-conversation lines and sessions in first-seen order.
+    out: list[Conversation] = []
+    whole = iter(conversations)
+    for _, key in order:
+        if key is None:  # ("conv", None): a whole-conversation line
+            out.append(next(whole))
+            continue
+        first_line, messages, first = sessions[key]
+        try:
+            conv = _assemble(
+                name,
+                {"id": key or None, **{k: first[k] for k in ("user_id",) if k in first}},
+                messages,
+                (),
+                len(out),
+                {},
+                first_line,
+            )
+        except BadRecord as bad:
+            raise TranscriptError(name, first_line, bad.reason) from None
+        out.append(conv)
+    if not out:
+        raise TranscriptError(name, 1, "no conversations in the file")
+    return out
+
+
+def _add_event(
+    sessions: dict[str, tuple[int, list[Message], dict[str, Any]]],
+    order: list[tuple[str, str | None]],
+    session: str,
+    lineno: int,
+    msg: Message,
+    rec: dict[str, Any],
+) -> None:
+    if session not in sessions:
+        sessions[session] = (lineno, [], rec)
+        order.append(("session", session))
+    sessions[session][1].append(msg)

@@ -1,0 +1,181 @@
+"""What the ResponseCache and the intention cache would have answered on the replayed traffic.
+
+- Response cache: a request is a hit when the key the real ``ResponseCache`` builds for it
+  (``promptcache.response_cache.build_response_cache_key``, scoped by the recorded user id as the processor's
+  ``configurable["user_id"]`` fallback would) was stored by an earlier request less than the cache's TTL ago
+  (default ``DEFAULT_RESPONSE_CACHE_TTL_SECONDS``). The key covers agent id, scope, model, step number,
+  system prompt, messages (content, tool calls, tool results) and tools, so only exact repeats hit.
+- Intention cache: the real ``IntentionMemory`` and ``IntentionCache`` replayed call by call
+  (``promptcache.replay._intentions``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+from promptcache._message_digests import forget_prefix
+
+from ._intentions import IntentionReplay, IntentionStats
+from ._prepare import PreparedConversation, Request
+from ._transcript import Conversation, Message
+
+__all__ = ["RepeatCounter", "ResponseCacheStats", "IntentionStats", "response_cache_key", "lc_messages"]
+
+DEFAULT_AGENT_ID = "promptcache-response-cache"
+
+
+def _default_ttl() -> float:
+    from promptcache.response_cache import DEFAULT_RESPONSE_CACHE_TTL_SECONDS
+
+    return float(DEFAULT_RESPONSE_CACHE_TTL_SECONDS)
+
+
+def lc_messages(conv: Conversation) -> list[BaseMessage]:
+    """The conversation's messages as LangChain messages (system first, when present)."""
+    out: list[BaseMessage] = []
+    if conv.system:
+        out.append(SystemMessage("\n".join(b.text for b in conv.system)))
+    for message in conv.messages:
+        out.append(_lc(message))
+    return out
+
+
+def _lc(message: Message) -> BaseMessage:
+    text = "\n".join(b.text for b in message.blocks if b.kind in ("text", "reasoning", "image"))
+    if message.role == "assistant":
+        import orjson
+
+        calls = []
+        for b in message.blocks:
+            if b.kind != "tool_use":
+                continue
+            try:
+                args = orjson.loads(b.text)
+            except orjson.JSONDecodeError:
+                args = {"__raw__": b.text}
+            calls.append(
+                {
+                    "name": b.name,
+                    "args": args if isinstance(args, dict) else {"value": args},
+                    "id": b.id or None,
+                    "type": "tool_call",
+                }
+            )
+        return AIMessage(content=text, tool_calls=calls)
+    results = [b for b in message.blocks if b.kind == "tool_result"]
+    if message.role == "tool" and results:
+        return ToolMessage(
+            content=results[0].text,
+            tool_call_id=results[0].id or "",
+            status="error" if results[0].is_error else "success",
+        )
+    if results:  # Anthropic: tool results inside a user message
+        content: list[str | dict[Any, Any]] = [
+            {"type": "tool_result", "tool_use_id": b.id, "content": b.text} for b in results
+        ]
+        return HumanMessage(content=content + ([{"type": "text", "text": text}] if text else []))
+    return HumanMessage(content=text)
+
+
+def response_cache_key(
+    prompt: list[BaseMessage],
+    model_id: str,
+    agent_id: str = DEFAULT_AGENT_ID,
+    scope: str | None = None,
+    tools: list[dict[str, Any]] | None = None,
+) -> str:
+    """The key the real ``ResponseCache`` would build for ``prompt`` sent to ``model_id`` (its default key).
+
+    Calls ``promptcache.response_cache.build_response_cache_key`` with the step number the processor computes. The
+    model identity is ``{"provider": "amazon_bedrock_converse", "model_id": model_id, "llm_string": ...}``: a live
+    ``ChatBedrockConverse`` would add its constructor arguments to ``llm_string``, which are the same for every
+    replayed request, so the hits are the same.
+
+    Raises:
+        TypeError / ValueError: a bad ``agent_id`` (:func:`promptcache._config.validate_key_part`).
+    """
+    from promptcache._config import validate_key_part
+    from promptcache.response_cache import ResponseCacheKeyInputs, build_response_cache_key
+    from promptcache.response_cache._keys import step_number
+
+    validate_key_part(agent_id, "agent_id")
+
+    model = {"provider": "amazon_bedrock_converse", "model_id": model_id, "llm_string": f"replay:{model_id}"}
+    inputs = ResponseCacheKeyInputs(
+        agent_id=agent_id,
+        scope=scope,
+        model=model,
+        prompt=prompt,
+        step_number=step_number(prompt),
+        tools=list(tools or ()),
+    )
+    return build_response_cache_key(inputs)
+
+
+@dataclass
+class ResponseCacheStats:
+    """``hits``: requests answered by the ResponseCache (key stored < ``ttl_s`` ago); ``repeats``: requests whose
+    key was seen before at any distance; ``hit_requests``: ids ``(conversation id, request number)`` of the hits."""
+
+    requests: int = 0
+    hits: int = 0
+    repeats: int = 0
+    ttl_s: float = 300.0
+    hit_requests: set[tuple[str, int]] = field(default_factory=set)
+
+
+class RepeatCounter:
+    """Feeds requests in replay order; counts ResponseCache hits and intention-cache answers (``intention``).
+
+    Args:
+        model_id: the model the keys are built for.
+        ttl_s: ResponseCache entry lifetime in seconds (default: the ResponseCache default).
+    """
+
+    def __init__(self, model_id: str, ttl_s: float | None = None) -> None:
+        self.model_id = model_id
+        self.response = ResponseCacheStats(ttl_s=_default_ttl() if ttl_s is None else float(ttl_s))
+        self._intentions = IntentionReplay()
+        self.intention: IntentionStats = self._intentions.stats
+        self._keys: dict[str, float] = {}
+        self._lc: dict[str, list[BaseMessage]] = {}
+
+    def _conversation_messages(self, prepared: PreparedConversation) -> list[BaseMessage]:
+        conv = prepared.conversation
+        cached = self._lc.get(conv.id)
+        if cached is None:
+            cached = self._lc[conv.id] = lc_messages(conv)
+        return cached
+
+    def forget(self, conversation_id: str) -> None:
+        """Drop the messages kept for a finished conversation (its ResponseCache keys and memories stay)."""
+        messages = self._lc.pop(conversation_id, None)
+        if messages:
+            forget_prefix(messages)
+        self._intentions.forget(conversation_id)
+
+    def feed(self, request: Request) -> bool:
+        """Account one request (in time order). Returns True when the ResponseCache would answer it."""
+        prepared = request.prepared
+        conv = prepared.conversation
+        full = self._conversation_messages(prepared)
+        offset = 1 if conv.system else 0
+        scope = conv.family[len("user:") :] if conv.family.startswith("user:") else None  # configurable user_id
+        key = response_cache_key(full[: offset + request.cut], self.model_id, scope=scope, tools=conv.tools or None)
+        stats = self.response
+        stats.requests += 1
+        stored = self._keys.get(key)
+        hit = False
+        if stored is not None:
+            stats.repeats += 1
+            if request.time_s - stored < stats.ttl_s:
+                hit = True
+                stats.hits += 1
+                stats.hit_requests.add((conv.id, request.number))
+        if not hit:
+            self._keys[key] = request.time_s  # a miss calls the model and stores the reply
+        self._intentions.feed(request)
+        return hit

@@ -1,0 +1,185 @@
+"""A prompt-cache simulator that follows Bedrock's documented behaviour, one request at a time.
+
+Rules (Amazon Bedrock user guide, "Prompt caching for faster model inference"; Anthropic "Prompt caching", whose
+mechanics Bedrock's Claude models share):
+
+1. A request is a list of content blocks; a checkpoint sits at a block boundary ``b`` and names the prefix
+   ``blocks[:b]``. At most ``rules.max_points`` checkpoints per request (Bedrock rejects more: ``ValueError``).
+2. A checkpoint caches its prefix only if the prefix has at least ``rules.min_tokens`` tokens (the *cumulative*
+   prefix, not the segment since the previous checkpoint). A smaller one is accepted but caches nothing.
+3. Read: for each checkpoint, the longest cached prefix ending at the checkpoint or at a block boundary up to
+   ``rules.lookback_blocks`` (20) blocks before it; the request reads the longest such prefix over all its
+   checkpoints. Cache entries exist only where an earlier request placed a (qualifying) checkpoint.
+4. Write: the tokens from the read position to the last qualifying checkpoint are written; each segment is
+   billed at the write price of the TTL of the checkpoint that ends it. Every qualifying checkpoint beyond the read
+   position becomes a cache entry.
+5. The remaining tokens (after the last qualifying checkpoint, or all when nothing is cached) are plain input.
+6. Entries live their TTL (300 s, or 3,600 s where the model allows) from their last use: the entry read and any
+   live entry at one of the request's own checkpoints inside the read prefix are refreshed ("the cache is
+   refreshed each time the cached content is used"). TTLs must not increase along the prompt (a longer-TTL
+   checkpoint after a shorter one is a Bedrock validation error: ``ValueError``).
+
+The cache is keyed by prefix hash, so it is shared by every conversation replayed with the same simulator (as the
+real cache is shared within an account and model).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ._models import CacheRules
+from ._pricing import ModelPrice
+
+__all__ = ["Checkpoint", "PromptCacheSimulator", "RequestCost"]
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """A cache point at block boundary ``boundary`` (1..n), with ``ttl_s`` seconds; ``field`` is where it sits
+    (``"tools"``, ``"system"`` or ``"messages"``) — informational, used by placement checks."""
+
+    boundary: int
+    ttl_s: float = 300.0
+    field: str = "messages"
+
+
+@dataclass(frozen=True, slots=True)
+class RequestCost:
+    """What one request is billed.
+
+    Attributes:
+        input_tokens: plain input tokens (full price).
+        read_tokens: cache-read tokens. write_tokens: cache-write tokens (all TTLs); write_1h_tokens: of those,
+            written with the 1-hour TTL.
+        cost_usd: input-side cost (input + read + write), USD.
+        read_boundary: block boundary of the prefix read (0: no read).
+    """
+
+    input_tokens: int
+    read_tokens: int
+    write_tokens: int
+    write_1h_tokens: int
+    cost_usd: float
+    read_boundary: int
+
+    @property
+    def cache_hit(self) -> bool:
+        return self.read_tokens > 0
+
+
+class PromptCacheSimulator:
+    """Bills requests under the rules in the module docstring.
+
+    Args:
+        rules: the model's cache rules (``cache_rules(model_id)``).
+        price: the model's prices (``price_for(model_id)``), USD per 1M tokens.
+    """
+
+    def __init__(self, rules: CacheRules, price: ModelPrice) -> None:
+        self.rules = rules
+        self.price = price
+        self._entries: dict[bytes, tuple[float, float]] = {}  # prefix hash -> (expires at, ttl)
+
+    def reset(self) -> None:
+        """Forget every cache entry."""
+        self._entries.clear()
+
+    def seed(self, prefix_hash: bytes, now_s: float, ttl_s: float) -> None:
+        """Record that the prefix ``prefix_hash`` is cached at ``now_s`` (by traffic outside the replay), living
+        ``ttl_s`` seconds (clamped to the longest TTL the model offers). An entry already alive is left alone."""
+        entry = self._entries.get(prefix_hash)
+        if entry is None or entry[0] <= now_s:
+            ttl = min(ttl_s, max(self.rules.ttls_s))
+            self._entries[prefix_hash] = (now_s + ttl, ttl)
+
+    def live_entries(self, now_s: float) -> int:
+        """Number of entries alive at ``now_s`` (for tests and diagnostics)."""
+        return sum(1 for expires, _ in self._entries.values() if expires > now_s)
+
+    def _validate(self, checkpoints: Sequence[Checkpoint], n_blocks: int) -> list[Checkpoint]:
+        points = sorted(checkpoints, key=lambda c: c.boundary)
+        if len(points) > self.rules.max_points:
+            raise ValueError(
+                f"{len(points)} cache checkpoints in one request; {self.rules.model_id} allows at most "
+                f"{self.rules.max_points}"
+            )
+        seen: set[int] = set()
+        for i, cp in enumerate(points):
+            if not 1 <= cp.boundary <= n_blocks:
+                raise ValueError(f"checkpoint boundary {cp.boundary} outside the request (1..{n_blocks} blocks)")
+            if cp.boundary in seen:
+                raise ValueError(f"two checkpoints at block boundary {cp.boundary}")
+            seen.add(cp.boundary)
+            if cp.ttl_s not in self.rules.ttls_s:
+                raise ValueError(
+                    f"TTL {cp.ttl_s:g} s is not offered for {self.rules.model_id} "
+                    f"(allowed: {', '.join(f'{t:g}' for t in self.rules.ttls_s)})"
+                )
+            if i and cp.ttl_s > points[i - 1].ttl_s:
+                raise ValueError(
+                    f"checkpoint at {cp.boundary} has a longer TTL ({cp.ttl_s:g} s) than the one "
+                    f"before it ({points[i - 1].ttl_s:g} s); Bedrock requires non-increasing TTLs"
+                )
+        return points
+
+    def simulate(
+        self,
+        cum: Sequence[int],
+        hashes: Sequence[bytes],
+        n_blocks: int,
+        checkpoints: Sequence[Checkpoint],
+        now_s: float,
+    ) -> RequestCost:
+        """Bill one request and update the cache.
+
+        Args:
+            cum: cumulative tokens per boundary (``cum[k]`` = tokens of blocks ``[0, k)``); may be longer than the
+                request (a conversation's array shared by its requests).
+            hashes: prefix hash per boundary (same indexing as ``cum``).
+            n_blocks: blocks in this request.
+            checkpoints: the strategy's cache points for this request.
+            now_s: the request's send time in seconds.
+
+        Raises:
+            ValueError: more checkpoints than allowed, a boundary outside the request, two at one boundary, a TTL
+                the model does not offer, or TTLs increasing along the prompt.
+        """
+        points = self._validate(checkpoints, n_blocks) if self.rules.supports_cache else []
+        entries = self._entries
+        lookback = self.rules.lookback_blocks
+        read_b = 0
+        for cp in points:  # rule 3: longest live prefix within the lookback window of any checkpoint
+            for k in range(cp.boundary, max(read_b, cp.boundary - lookback - 1, 0), -1):
+                entry = entries.get(hashes[k])
+                if entry is not None and entry[0] > now_s:
+                    read_b = k
+                    break
+        read_tokens = cum[read_b] if read_b else 0
+        if read_b:
+            entries[hashes[read_b]] = (now_s + entries[hashes[read_b]][1], entries[hashes[read_b]][1])
+        minimum = self.rules.min_tokens
+        covered = read_tokens
+        write = write_1h = 0
+        cost = 0.0
+        for cp in points:
+            if cum[cp.boundary] < minimum:
+                continue  # rule 2
+            key = hashes[cp.boundary]
+            if cp.boundary <= read_b:  # rule 6: a live entry at one of our checkpoints inside the read is used
+                entry = entries.get(key)
+                if entry is not None and entry[0] > now_s:
+                    entries[key] = (now_s + entry[1], entry[1])
+                continue
+            segment = cum[cp.boundary] - covered  # rule 4
+            covered = cum[cp.boundary]
+            write += segment
+            if cp.ttl_s > 300:
+                write_1h += segment
+            cost += segment * self.price.write(cp.ttl_s)
+            entries[key] = (now_s + cp.ttl_s, cp.ttl_s)
+        plain = cum[n_blocks] - read_tokens - write  # rule 5
+        cost += plain * self.price.input + read_tokens * self.price.read
+        if len(entries) > 200_000:
+            self._entries = {k: v for k, v in entries.items() if v[0] > now_s}
+        return RequestCost(plain, read_tokens, write, write_1h, cost / 1_000_000, read_b)

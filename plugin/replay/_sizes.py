@@ -1,0 +1,193 @@
+"""True token sizes from logged usage: every block's size fitted so each request's prompt is what the log billed.
+
+With usage logged, a request's real prompt size is known: ``Usage.prompt_tokens`` (uncached input + cache read +
+cache write). The replay then simulates every strategy on those sizes instead of on an estimate:
+
+1. **The part the log never shows** (``Conversation.meta["hidden_prefix"]``: system prompt, tool schemas,
+   attached context — absent from a Claude Code transcript) is one block at the start of the prompt. Its size is
+   inferred from the first call: the tokens that call read from the cache when that read is no longer than the
+   prompt minus half the estimated size of its visible messages (a new conversation can only read a prefix
+   an earlier conversation cached, and the one such prefix short of the whole prompt is the system/tools
+   prefix); otherwise the first prompt minus the estimate of its visible messages.
+2. **Each message's size from the growth between calls**: the tokens a request adds over the previous logged one
+   are spread over the blocks it adds in proportion to their estimated sizes (largest remainder, so the sum is
+   exact). A request that logs a smaller prompt than its predecessor (content the client dropped) leaves its new
+   blocks at 0 tokens; later requests are fitted from the sizes already assigned, so they stay exact.
+3. Blocks after the last logged request (the final reply) keep their estimate. Without any usage, a Claude Code
+   conversation's unlogged part is ``CLAUDE_CODE_CONTEXT_TOKENS``.
+4. When a conversation's first call read from the cache more than its fixed part (it repeats history another
+   conversation cached: a compaction call, a resumed session), its first prompt is fitted in two parts so that a
+   block boundary falls exactly where the read ends (the boundary whose estimated position is nearest); the replay
+   then starts every simulator with that prefix cached (``promptcache.replay._engine``: the log shows it was).
+
+Requests without usage in between are covered by the next logged one (their blocks share its growth).
+
+**A broken prefix** (``split_on_prefix_change``): when a later call of a hidden-prefix conversation reads from the
+cache less than the previous call had in the cache when it finished (its cache read + cache write), but not
+nothing, and sooner than that write's TTL (so expiry does not explain it), the log says everything after what it
+read missed the cache: the unlogged part changed (tools connected, a longer system prompt: the read is a new size) or the
+client changed earlier messages in a way the transcript does not show (the read is the unlogged prefix). The
+conversation is split there: the calls from that one on form a new conversation over the same messages, whose
+hidden prefix is the size that call read (``meta["hidden_size"]``) and whose messages hash differently
+(``meta["epoch"]``), so they have their own cache entries.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from ._transcript import Conversation
+
+__all__ = ["CLAUDE_CODE_CONTEXT_TOKENS", "fit_sizes", "hidden_prefix_size", "split_on_prefix_change", "SizeFit"]
+
+#: Tokens a Claude Code call sends that its transcript never shows — system prompt, tool schemas and the context
+#: attached to the first message (CLAUDE.md, environment) — used when the log has no usage to infer it from.
+#: Measured as the first call's logged prompt minus its visible messages, on the two Claude Code 2.1 sessions of
+#: bench/README.md "Replay: token estimate" (25,876 and 25,963 tokens).
+CLAUDE_CODE_CONTEXT_TOKENS = 25_900
+
+
+class SizeFit:
+    """Result of ``fit_sizes``.
+
+    Attributes:
+        tokens: fitted tokens per block (same indexing as the input estimate).
+        logged_requests: requests whose prompt size came from the log.
+        exact_requests: of those, how many the fit reproduces exactly (the others logged a shrinking prompt).
+    """
+
+    __slots__ = ("tokens", "logged_requests", "exact_requests")
+
+    def __init__(self, tokens: list[int], logged_requests: int, exact_requests: int) -> None:
+        self.tokens, self.logged_requests, self.exact_requests = tokens, logged_requests, exact_requests
+
+
+def hidden_prefix_size(first_prompt: int, first_read: int, visible_estimate: int) -> int:
+    """The inferred size of the unlogged prefix (rule 1 of the module docstring), tokens >= 0.
+
+    Args:
+        first_prompt: the first logged call's prompt tokens (input + cache read + cache write).
+        first_read: that call's cache-read tokens.
+        visible_estimate: estimated tokens of the messages that call sent.
+    """
+    if 0 < first_read <= first_prompt - visible_estimate / 2:
+        return first_read
+    return max(0, first_prompt - visible_estimate)
+
+
+def fit_sizes(
+    conv: Conversation,
+    estimate: Sequence[int],
+    request_ends: Sequence[tuple[int, int]],
+    hidden_block: int | None,
+) -> SizeFit:
+    """Fit block sizes to the logged prompt sizes (see the module docstring).
+
+    Args:
+        conv: the conversation (its assistant messages' ``usage``).
+        estimate: estimated tokens per block of the flattened prompt (``promptcache.replay._prepare``), the hidden
+            block (if any) included at 0.
+        request_ends: ``(cut, n_blocks)`` per request in order: the request is ``messages[:cut]`` and spans blocks
+            ``[0, n_blocks)``; its usage is ``messages[cut].usage``.
+        hidden_block: index of the hidden-prefix block, or ``None``.
+
+    Returns:
+        A ``SizeFit``; when no request has usage, the estimate unchanged.
+    """
+    tokens = list(estimate)
+    logged = [(n, usage) for cut, n in request_ends if (usage := conv.messages[cut].usage) is not None]
+    if not logged:
+        if hidden_block is not None and conv.meta.get("format") == "claude-code":
+            known = conv.meta.get("hidden_size")
+            tokens[hidden_block] = int(known) if isinstance(known, int) else CLAUDE_CODE_CONTEXT_TOKENS
+        return SizeFit(tokens, 0, 0)
+    start = 0
+    if hidden_block is not None:
+        n0, usage0 = logged[0]
+        known = conv.meta.get("hidden_size")
+        visible = sum(tokens[hidden_block + 1 : n0])
+        tokens[hidden_block] = (
+            int(known)
+            if isinstance(known, int)
+            else hidden_prefix_size(usage0.prompt_tokens, usage0.cache_read_tokens, visible)
+        )
+        start = hidden_block + 1
+    done = start
+    total = sum(tokens[:start])
+    exact = 0
+    for number, (n_blocks, usage) in enumerate(logged):
+        target = usage.prompt_tokens
+        read = usage.cache_read_tokens
+        if number == 0 and total < read < target and n_blocks - done > 1:
+            # rule 4: the first call read a longer prefix than the fixed part: make a block boundary end there
+            running, split = total, done + 1
+            best = abs(total + tokens[done] - read)
+            for k in range(done, n_blocks - 1):
+                running += tokens[k]
+                if abs(running - read) < best:
+                    best, split = abs(running - read), k + 1
+            _spread(tokens, done, split, read - total)
+            _spread(tokens, split, n_blocks, target - read)
+            total, done = target, n_blocks
+            exact += 1
+            continue
+        if n_blocks <= done:  # no new block (should not happen: every request adds its last message)
+            exact += total == target
+            continue
+        _spread(tokens, done, n_blocks, max(0, target - total))
+        total = sum(tokens[:n_blocks])
+        exact += total == target
+        done = n_blocks
+    return SizeFit(tokens, len(logged), exact)
+
+
+def _spread(tokens: list[int], start: int, end: int, amount: int) -> None:
+    """Set ``tokens[start:end]`` to integers summing to ``amount``, proportional to their current values
+    (equal shares when they are all 0), by largest remainder."""
+    weights = tokens[start:end]
+    total = sum(weights)
+    if total <= 0:
+        weights = [1] * (end - start)
+        total = end - start
+    shares = [amount * w / total for w in weights]
+    floors = [int(s) for s in shares]
+    left = amount - sum(floors)
+    order = sorted(range(len(shares)), key=lambda i: floors[i] - shares[i])  # largest remainder first
+    for i in order[:left]:
+        floors[i] += 1
+    tokens[start:end] = floors
+
+
+def split_on_prefix_change(conv: Conversation, visible_estimate: Sequence[int]) -> list[Conversation]:
+    """``conv`` split where its hidden prefix changed (see the module docstring); ``[conv]`` when it did not.
+
+    Args:
+        conv: a conversation; only ``meta["hidden_prefix"]`` ones with logged usage can split.
+        visible_estimate: estimated tokens of each message (same indexing as ``conv.messages``), for the first
+            call's hidden-prefix inference.
+    """
+    if conv.meta.get("hidden_prefix") is not True:
+        return [conv]
+    ends = conv.request_ends()
+    logged = [(i, cut, usage) for i, cut in enumerate(ends) if (usage := conv.messages[cut].usage)]
+    if len(logged) < 2:
+        return [conv]
+    _, cut0, first = logged[0]
+    hidden = conv.meta.get("hidden_size")
+    if not isinstance(hidden, int):
+        hidden = hidden_prefix_size(first.prompt_tokens, first.cache_read_tokens, sum(visible_estimate[:cut0]))
+    prev, prev_at = first, conv.messages[cut0].timestamp
+    for i, cut, usage in logged[1:]:
+        read = usage.cache_read_tokens
+        cached = prev.cache_read_tokens + prev.cache_write_tokens
+        at = conv.messages[cut].timestamp
+        ttl_s = 3600.0 if prev.cache_write_1h_tokens else 300.0
+        unexpired = at is None or prev_at is None or at - prev_at < ttl_s
+        if 0 < read < cached and unexpired:
+            head = dataclasses.replace(conv, replies=ends[:i])
+            meta = {**conv.meta, "hidden_size": read, "epoch": f"{conv.meta.get('epoch', '')}~{i}"}
+            tail = dataclasses.replace(conv, id=f"{conv.id}~{i}", replies=ends[i:], meta=meta)
+            return [head, *split_on_prefix_change(tail, visible_estimate)]
+        prev, prev_at = usage, at
+    return [conv]

