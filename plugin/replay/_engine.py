@@ -25,10 +25,11 @@ from pathlib import Path
 from ._as_logged import Fidelity, LoggedTotals
 from ._model_table import ModelTable
 from ._models import CacheRules
+from ._openai_cache import OpenAIPrefixCache
 from ._prepare import Request, assign_times, check_gap_s, prepare, requests_of
 from ._pricing import ModelPrice, base_model_id
 from ._repeats import IntentionStats, RepeatCounter, ResponseCacheStats
-from ._simulator import PromptCacheSimulator, RequestCost
+from ._simulator import PromptCacheSimulator, RequestCost, make_simulator
 from ._sizes import split_on_prefix_change
 from ._strategies import Strategy, StrategyUnavailable, check_strategy_names, make_strategy
 from ._stream import TimeOrder, iter_conversations
@@ -254,7 +255,7 @@ class _Run:
         self.model_id, self.force_model = model_id, force_model
         self.totals: dict[str, StrategyTotals] = {}
         self.unavailable: dict[str, str] = {}
-        self.runners: dict[tuple[str, str], tuple[Strategy, PromptCacheSimulator]] = {}
+        self.runners: dict[tuple[str, str], tuple[Strategy, PromptCacheSimulator | OpenAIPrefixCache]] = {}
         self.repeats = RepeatCounter(model_id, response_cache_ttl_s)
         self.logged = LoggedTotals()
         self.fidelity = Fidelity()
@@ -264,7 +265,7 @@ class _Run:
         self.logged_requests = 0
         self._left: dict[str, int] = {}  # conversation id -> requests not yet replayed
 
-    def _runner(self, name: str, model: str) -> tuple[Strategy, PromptCacheSimulator] | None:
+    def _runner(self, name: str, model: str) -> tuple[Strategy, PromptCacheSimulator | OpenAIPrefixCache] | None:
         key = (name, model)
         runner = self.runners.get(key)
         if runner is None and name not in self.unavailable:
@@ -274,7 +275,7 @@ class _Run:
             except StrategyUnavailable as exc:
                 self.unavailable[name] = str(exc)
                 return None
-            runner = self.runners[key] = (strategy, PromptCacheSimulator(rules, price))
+            runner = self.runners[key] = (strategy, make_simulator(rules, price))
         return runner
 
     def _row(self, name: str, description: str) -> StrategyTotals:
@@ -295,7 +296,7 @@ class _Run:
         cid = request.prepared.conversation.id
         if request.number == 0:
             self._left[cid] = len(request.prepared.conversation.request_ends())
-        out_cost = request.output_tokens * price.output / 1_000_000
+        out_cost = request.output_tokens * price.at(request.input_tokens).output / 1_000_000
         hit = self.repeats.feed(request)
         names = self.names
         usage = request.usage
@@ -308,6 +309,8 @@ class _Run:
                 names = [*names, AS_LOGGED]
                 self.names = names
         cum, hashes, n = request.prepared.cum, request.prepared.hashes, request.n_blocks
+        key = request.prepared.conversation.meta.get("prompt_cache_key")
+        cache_key = key if isinstance(key, str) else None
         if usage is not None and request.number == 0:
             self._warm(request, model, names)
         for name in names:
@@ -315,7 +318,7 @@ class _Run:
             if runner is None:
                 continue
             strategy, simulator = runner
-            cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s)
+            cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s, cache_key)
             row = self._row(name, strategy.description)
             if name == AS_LOGGED:
                 # the log's layout is known (and billed) only where the call logged usage: the row covers those
@@ -335,7 +338,7 @@ class _Run:
                 runner = self._runner(COMBINED, model)
                 if runner is not None:
                     strategy, simulator = runner
-                    cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s)
+                    cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s, cache_key)
                     _account(row, cost, out_cost, usage is not None)
         left = self._left.get(cid, 1) - 1
         if left <= 0:  # the conversation is over: release what strategies keep for it
