@@ -20,6 +20,12 @@ cache write). The replay then simulates every strategy on those sizes instead of
    block boundary falls exactly where the read ends (the boundary whose estimated position is nearest); the replay
    then starts every simulator with that prefix cached (``promptcache.replay._engine``: the log shows it was).
 
+5. **Where the log names the caller's cache points** (Bedrock invocation logs: ``meta["cache_points"]``, given
+   with ``layout``), a request that wrote at both TTLs pins a boundary too: its 1-hour write ends at its last
+   1-hour point (1-hour points come first), so the new blocks up to that point share read + 1-hour write tokens and
+   the rest the remainder. The split between the TTLs, which the bill prices differently, then comes from the
+   log instead of from the estimate's proportions.
+
 Requests without usage in between are covered by the next logged one (their blocks share its growth).
 
 **A broken prefix** (``split_on_prefix_change``): when a later call of a hidden-prefix conversation reads from the
@@ -76,11 +82,46 @@ def hidden_prefix_size(first_prompt: int, first_read: int, visible_estimate: int
     return max(0, first_prompt - visible_estimate)
 
 
+def point_boundary(entry: object, layout: tuple[int, int, Sequence[int]], cut: int) -> int:
+    """The block boundary of one logged cache point (``promptcache.replay._bedrock_logs`` shape
+    ``{"where", "index", "after", "ttl"}``) in a request of ``cut`` messages; 0 when it cannot be placed.
+
+    Args:
+        entry: the logged point.
+        layout: ``(tools_end, system_end, msg_end)`` of the flattened prompt (``promptcache.replay._prepare``).
+        cut: messages in the request.
+    """
+    tools_end, system_end, msg_end = layout
+    if not isinstance(entry, dict):
+        return 0
+    where, after = entry.get("where"), entry.get("after")
+    after = after if isinstance(after, int) and after >= 0 else 0
+    if where == "tools":
+        return min(after, tools_end)
+    if where == "system":
+        return min(tools_end + after, system_end)
+    index = entry.get("index")
+    if where != "message" or not isinstance(index, int) or not 0 <= index < min(cut, len(msg_end)):
+        return 0
+    start = msg_end[index - 1] if index else system_end
+    return min(start + after, msg_end[index])
+
+
+def _one_hour_end(conv: Conversation, number: int, cut: int, layout: tuple[int, int, Sequence[int]] | None) -> int:
+    """Boundary of request ``number``'s last 1-hour cache point (0: none, or no layout)."""
+    points = conv.meta.get("cache_points")
+    if layout is None or not isinstance(points, list) or number >= len(points) or not points[number]:
+        return 0
+    ends = [point_boundary(p, layout, cut) for p in points[number] if isinstance(p, dict) and p.get("ttl") == "1h"]
+    return max(ends, default=0)
+
+
 def fit_sizes(
     conv: Conversation,
     estimate: Sequence[int],
     request_ends: Sequence[tuple[int, int]],
     hidden_block: int | None,
+    layout: tuple[int, int, Sequence[int]] | None = None,
 ) -> SizeFit:
     """Fit block sizes to the logged prompt sizes (see the module docstring).
 
@@ -91,12 +132,17 @@ def fit_sizes(
         request_ends: ``(cut, n_blocks)`` per request in order: the request is ``messages[:cut]`` and spans blocks
             ``[0, n_blocks)``; its usage is ``messages[cut].usage``.
         hidden_block: index of the hidden-prefix block, or ``None``.
+        layout: ``(tools_end, system_end, msg_end)`` of the flattened prompt, for rule 5 (``None``: no rule 5).
 
     Returns:
         A ``SizeFit``; when no request has usage, the estimate unchanged.
     """
     tokens = list(estimate)
-    logged = [(n, usage) for cut, n in request_ends if (usage := conv.messages[cut].usage) is not None]
+    logged = [
+        (n, usage, _one_hour_end(conv, number, cut, layout))
+        for number, (cut, n) in enumerate(request_ends)
+        if (usage := conv.messages[cut].usage) is not None
+    ]
     if not logged:
         if hidden_block is not None and conv.meta.get("format") == "claude-code":
             known = conv.meta.get("hidden_size")
@@ -104,7 +150,7 @@ def fit_sizes(
         return SizeFit(tokens, 0, 0)
     start = 0
     if hidden_block is not None:
-        n0, usage0 = logged[0]
+        n0, usage0, _ = logged[0]
         known = conv.meta.get("hidden_size")
         visible = sum(tokens[hidden_block + 1 : n0])
         tokens[hidden_block] = (
@@ -116,9 +162,17 @@ def fit_sizes(
     done = start
     total = sum(tokens[:start])
     exact = 0
-    for number, (n_blocks, usage) in enumerate(logged):
+    for number, (n_blocks, usage, one_hour_end) in enumerate(logged):
         target = usage.prompt_tokens
         read = usage.cache_read_tokens
+        pin = read + usage.cache_write_1h_tokens
+        if done < one_hour_end < n_blocks and usage.cache_write_1h_tokens and total <= pin < target:
+            # rule 5: the 1-hour write ends at the last 1-hour point
+            _spread(tokens, done, one_hour_end, pin - total)
+            _spread(tokens, one_hour_end, n_blocks, target - pin)
+            total, done = target, n_blocks
+            exact += 1
+            continue
         if number == 0 and total < read < target and n_blocks - done > 1:
             # rule 4: the first call read a longer prefix than the fixed part: make a block boundary end there
             running, split = total, done + 1
