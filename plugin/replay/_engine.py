@@ -33,7 +33,7 @@ from ._simulator import PromptCacheSimulator, RequestCost, make_simulator
 from ._sizes import split_on_prefix_change
 from ._strategies import Strategy, StrategyUnavailable, check_strategy_names, make_strategy
 from ._stream import TimeOrder, iter_conversations
-from ._tokens import CLAUDE, RAW, TokenCounter
+from ._tokens import CLAUDE, RAW, TokenCounter, calibration_for
 
 __all__ = ["DEFAULT_STRATEGIES", "COMBINED", "ReplayResult", "StrategyTotals", "run_replay"]
 
@@ -100,6 +100,9 @@ class ReplayResult:
     forced_model: str | None = None  # the ``--model`` id when it forced every call's model
     logged_models: dict[str, int] = field(default_factory=dict)  # model the log billed -> calls with usage
     price_source: str = "https://aws.amazon.com/bedrock/pricing/"  # where ``price`` came from
+    #: where the ``as-logged`` row's figures come from: ``"logged"`` (the log's usage: sizes, TTLs, breakpoints),
+    #: ``"predicted"`` (no usage: the client's placement rules on estimated sizes), ``"mixed"``, or ``None``
+    as_logged_source: str | None = None
 
     def relative(self, name: str) -> float | None:
         """Cost of ``name`` divided by the cost of ``none`` (``None`` when either is missing or zero); a row that
@@ -177,9 +180,7 @@ def run_replay(
     if tokens not in (None, "claude", "cl100k"):
         raise ValueError(f"tokens must be 'claude' or 'cl100k', got {tokens!r}")
     calibration = (
-        (CLAUDE if default_rules.family == "claude" else RAW)
-        if tokens is None
-        else (CLAUDE if tokens == "claude" else RAW)
+        calibration_for(model_id, default_rules.family) if tokens is None else (CLAUDE if tokens == "claude" else RAW)
     )
     names = list(dict.fromkeys(["none", *strategies]))
     check_strategy_names(names)
@@ -192,12 +193,15 @@ def run_replay(
         conversations += 1
         counter.prime(b.text for m in conv.messages for b in m.blocks)
         counter.prime(b.text for b in conv.system)
+        conv_counter = counter
+        if tokens is None and calibration is not RAW and not force_model:  # each Claude model's own tokenizer
+            conv_counter = counter.calibrated(calibration_for(_conversation_model(conv) or model_id))
         parts = [conv]
         if conv.meta.get("hidden_prefix") is True:
-            parts = split_on_prefix_change(conv, [sum(counter.block(b) for b in m.blocks) for m in conv.messages])
+            parts = split_on_prefix_change(conv, [sum(conv_counter.block(b) for b in m.blocks) for m in conv.messages])
         reqs = []
         for part in parts:  # the parts of one conversation enter the time order together
-            part_reqs = requests_of(prepare(part, counter), counter)
+            part_reqs = requests_of(prepare(part, conv_counter), conv_counter)
             clock_end = assign_times(part_reqs, gap_s, clock_end)
             reqs.extend(part_reqs)
         for request in order.add(reqs):
@@ -236,7 +240,22 @@ def run_replay(
         forced_model=model_id if force_model else None,
         logged_models=dict(run.logged_models),
         price_source=table.price_source(main_model),
+        as_logged_source=_as_logged_source(run.logged_requests, run.predicted_requests),
     )
+
+
+def _conversation_model(conv: object) -> str | None:
+    """The model of a conversation's first reply that names one."""
+    for message in getattr(conv, "messages", ()):
+        if message.role == "assistant" and message.model:
+            return str(message.model)
+    return None
+
+
+def _as_logged_source(logged: int, predicted: int) -> str | None:
+    if not logged and not predicted:
+        return None
+    return "mixed" if logged and predicted else ("logged" if logged else "predicted")
 
 
 class _Run:
@@ -263,6 +282,7 @@ class _Run:
         self.logged_models: dict[str, int] = {}
         self.requests = self.input_tokens = self.output_tokens = self.largest = self.untimed = 0
         self.logged_requests = 0
+        self.predicted_requests = 0  # as-logged requests priced from the client's placement rules (no usage)
         self._left: dict[str, int] = {}  # conversation id -> requests not yet replayed
 
     def _runner(self, name: str, model: str) -> tuple[Strategy, PromptCacheSimulator | OpenAIPrefixCache] | None:
@@ -300,14 +320,18 @@ class _Run:
         hit = self.repeats.feed(request)
         names = self.names
         usage = request.usage
+        # a Claude Code log without usage: the client's own layout is known (its placement rules), so as-logged is
+        # still priced, on estimated sizes: a predicted row
+        predicted = usage is None and request.prepared.conversation.meta.get("format") == "claude-code"
         if usage is not None:
             self.logged_requests += 1
             billed = request.model or self.model_id
             self.logged_models[billed] = self.logged_models.get(billed, 0) + 1
             logged_usd = self.logged.add(usage, self.table.price(billed))
-            if AS_LOGGED not in names:
-                names = [*names, AS_LOGGED]
-                self.names = names
+        if (usage is not None or predicted) and AS_LOGGED not in names:
+            names = [*names, AS_LOGGED]
+            self.names = names
+        self.predicted_requests += predicted
         cum, hashes, n = request.prepared.cum, request.prepared.hashes, request.n_blocks
         key = request.prepared.conversation.meta.get("prompt_cache_key")
         cache_key = key if isinstance(key, str) else None
@@ -322,12 +346,14 @@ class _Run:
             row = self._row(name, strategy.description)
             if name == AS_LOGGED:
                 # the log's layout is known (and billed) only where the call logged usage: the row covers those
-                # requests; the others are simulated (they keep the cache state right) but not counted
-                row.logged_only = True
-                if usage is None:
+                # requests; the others are simulated (they keep the cache state right) but not counted, except
+                # where the layout is predicted (no usage at all: the row covers every request)
+                row.logged_only = not self.predicted_requests
+                if usage is None and not predicted:
                     row.cumulative_usd.append(row.cost_usd)
                     continue
-                self.fidelity.add(request, model, logged_usd, cost)
+                if usage is not None:
+                    self.fidelity.add(request, model, logged_usd, cost)
             _account(row, cost, out_cost, usage is not None)
         if self.combined:
             row = self._row(COMBINED, "anchored-tail, with the ResponseCache answering exact repeats")

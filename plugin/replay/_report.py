@@ -272,7 +272,9 @@ def _print_advice(result: ReplayResult, best: str | None, console: Console) -> N
 def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
     """Where the token sizes come from, the fidelity figure, and by how much the default strategy wins."""
     estimated = result.requests - result.logged_requests
-    calibration = "calibrated for Claude over cl100k_base" if result.token_estimate == "claude" else "cl100k_base"
+    calibration = (
+        "calibrated for Claude over cl100k_base" if result.token_estimate.startswith("claude") else "cl100k_base"
+    )
     if not result.logged_requests:
         console.print(f"Token sizes: estimating ({calibration}); the log records no usage.")
     elif estimated:

@@ -14,7 +14,11 @@ cache write). The replay then simulates every strategy on those sizes instead of
    exact). A request that logs a smaller prompt than its predecessor (content the client dropped) leaves its new
    blocks at 0 tokens; later requests are fitted from the sizes already assigned, so they stay exact.
 3. Blocks after the last logged request (the final reply) keep their estimate. Without any usage, a Claude Code
-   conversation's unlogged part is ``CLAUDE_CODE_CONTEXT_TOKENS``.
+   conversation's unlogged part is ``unlogged_prefix_tokens``: ``CLAUDE_CODE_CONTEXT_TOKENS`` for the main thread
+   (system prompt, tools and the context attached to the first message), ``CLAUDE_CODE_SUBAGENT_TOKENS`` for a Task
+   sub-agent (its own system prompt and tools; none of the main thread's attached context), and
+   ``CLAUDE_CODE_COMPACTED_TOKENS`` for the conversation that continues after a compaction (system prompt, tools and
+   the context Claude Code attaches again with the summary).
 4. When a conversation's first call read from the cache more than its fixed part (it repeats history another
    conversation cached: a compaction call, a resumed session), its first prompt is fitted in two parts so that a
    block boundary falls exactly where the read ends (the boundary whose estimated position is nearest); the replay
@@ -45,13 +49,43 @@ from collections.abc import Sequence
 
 from ._transcript import Conversation
 
-__all__ = ["CLAUDE_CODE_CONTEXT_TOKENS", "fit_sizes", "hidden_prefix_size", "split_on_prefix_change", "SizeFit"]
+__all__ = [
+    "CLAUDE_CODE_COMPACTED_TOKENS",
+    "CLAUDE_CODE_CONTEXT_TOKENS",
+    "CLAUDE_CODE_SUBAGENT_TOKENS",
+    "fit_sizes",
+    "hidden_prefix_size",
+    "point_boundary",
+    "split_on_prefix_change",
+    "unlogged_prefix_tokens",
+    "SizeFit",
+]
 
 #: Tokens a Claude Code call sends that its transcript never shows — system prompt, tool schemas and the context
 #: attached to the first message (CLAUDE.md, environment) — used when the log has no usage to infer it from.
 #: Measured as the first call's logged prompt minus its visible messages, on the two Claude Code 2.1 sessions of
 #: bench/README.md "Replay: token estimate" (25,876 and 25,963 tokens).
 CLAUDE_CODE_CONTEXT_TOKENS = 25_900
+#: The same for a Task sub-agent's conversation: the first call's logged prompt minus its visible messages, median
+#: of the 8 sub-agents of the shared sessions that log usage (8,833 to 13,686; bench/README.md "Replay: prediction
+#: without usage").
+CLAUDE_CODE_SUBAGENT_TOKENS = 11_224
+#: The same for the conversation after a compaction (its first call's prompt minus the summary and what follows):
+#: mean of the two compactions of the shared sessions that log usage (29,235 and 37,453 tokens).
+CLAUDE_CODE_COMPACTED_TOKENS = 33_300
+
+
+def unlogged_prefix_tokens(conv: Conversation) -> int:
+    """The assumed size of a Claude Code conversation's unlogged prefix when no usage is logged (rule 3)."""
+    known = conv.meta.get("hidden_size")
+    if isinstance(known, int):
+        return known
+    agent = str(conv.meta.get("agent") or "")
+    if agent and not agent.startswith("agent-acompact"):
+        return CLAUDE_CODE_SUBAGENT_TOKENS
+    if conv.meta.get("context_start") == "compact_boundary":
+        return CLAUDE_CODE_COMPACTED_TOKENS
+    return CLAUDE_CODE_CONTEXT_TOKENS
 
 
 class SizeFit:
@@ -145,8 +179,7 @@ def fit_sizes(
     ]
     if not logged:
         if hidden_block is not None and conv.meta.get("format") == "claude-code":
-            known = conv.meta.get("hidden_size")
-            tokens[hidden_block] = int(known) if isinstance(known, int) else CLAUDE_CODE_CONTEXT_TOKENS
+            tokens[hidden_block] = unlogged_prefix_tokens(conv)
         return SizeFit(tokens, 0, 0)
     start = 0
     if hidden_block is not None:
