@@ -42,6 +42,11 @@ DEFAULT_STRATEGIES = ("none", "last-message", "langchain-aws", "multi-point", "a
 COMBINED = "anchored-tail+response-cache"
 DEFAULT_GAP_S = 10.0
 AS_LOGGED = "as-logged"
+#: ``ReplayResult.output_tokens_note`` for a log with Claude Code usage.
+CLAUDE_CODE_OUTPUT_NOTE = (
+    "streaming snapshot: Claude Code logs output_tokens while the reply streams, often under half of the final "
+    "count; output figures from this log are lower bounds"
+)
 _NOT_PLACEMENTS = frozenset({COMBINED, AS_LOGGED, "hindsight"})
 
 
@@ -103,6 +108,9 @@ class ReplayResult:
     #: where the ``as-logged`` row's figures come from: ``"logged"`` (the log's usage: sizes, TTLs, breakpoints),
     #: ``"predicted"`` (no usage: the client's placement rules on estimated sizes), ``"mixed"``, or ``None``
     as_logged_source: str | None = None
+    #: why the output-token figures are not exact, or ``None``: Claude Code writes each reply's ``usage`` while it
+    #: streams, so its logged ``output_tokens`` is a snapshot taken before the reply ended (often under half of it)
+    output_tokens_note: str | None = None
 
     def relative(self, name: str) -> float | None:
         """Cost of ``name`` divided by the cost of ``none`` (``None`` when either is missing or zero); a row that
@@ -241,6 +249,7 @@ def run_replay(
         logged_models=dict(run.logged_models),
         price_source=table.price_source(main_model),
         as_logged_source=_as_logged_source(run.logged_requests, run.predicted_requests),
+        output_tokens_note=CLAUDE_CODE_OUTPUT_NOTE if run.claude_code_usage else None,
     )
 
 
@@ -283,6 +292,7 @@ class _Run:
         self.requests = self.input_tokens = self.output_tokens = self.largest = self.untimed = 0
         self.logged_requests = 0
         self.predicted_requests = 0  # as-logged requests priced from the client's placement rules (no usage)
+        self.claude_code_usage = False  # a Claude Code call logged usage (its output_tokens is a snapshot)
         self._left: dict[str, int] = {}  # conversation id -> requests not yet replayed
 
     def _runner(self, name: str, model: str) -> tuple[Strategy, PromptCacheSimulator | OpenAIPrefixCache] | None:
@@ -325,6 +335,7 @@ class _Run:
         predicted = usage is None and request.prepared.conversation.meta.get("format") == "claude-code"
         if usage is not None:
             self.logged_requests += 1
+            self.claude_code_usage |= request.prepared.conversation.meta.get("format") == "claude-code"
             billed = request.model or self.model_id
             self.logged_models[billed] = self.logged_models.get(billed, 0) + 1
             logged_usd = self.logged.add(usage, self.table.price(billed))
