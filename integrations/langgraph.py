@@ -29,6 +29,7 @@ from langchain_core.runnables.config import ensure_config
 from langgraph.store.base import BaseStore
 
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
+from promptcache._errors import PromptCacheError
 from promptcache._metrics import PluginMetrics, PluginStats
 from promptcache._savings import count_memory_turn
 from promptcache.memory._middleware import with_memory_prompt
@@ -43,7 +44,7 @@ _READ_KEY = "__pregel_read"
 .CONFIG_KEY_READ``); absent when the node is called outside a graph run, and then the channel check is skipped."""
 
 
-class MemoryStateError(KeyError):
+class MemoryStateError(PromptCacheError, KeyError):
     """The graph state cannot carry what ``MemoryNode`` reads or writes; the message names the missing key."""
 
     def __str__(self) -> str:
