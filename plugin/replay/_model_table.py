@@ -1,7 +1,7 @@
 """The replay's model table: cache rules and prices per model id, with user overrides (no release needed).
 
 ``ModelTable()`` answers from the project's tables (``promptcache.cache_points.get_model_info`` for the cache rules,
-``promptcache.replay._pricing.KNOWN_PRICES`` for prices). ``ModelTable(overrides, min_tokens=N)`` replaces entries:
+``promptcache._pricing.KNOWN_PRICES`` for prices). ``ModelTable(overrides, min_tokens=N)`` replaces entries:
 
 - ``min_tokens``: the minimum tokens per cache checkpoint for every model of the replay (``--min-tokens N``);
 - ``overrides``: ``{model_id: {field: value}}``, read from a JSON or TOML file by ``load_overrides`` (``--models
@@ -13,11 +13,9 @@
   what it leaves out (1,024-token minimum, 4 points, ``["5m"]``, the family's fields: Claude system, messages and
   tools; Nova system and messages; family Nova when the id names ``nova``, else Claude).
 
-Model ids match after ``promptcache.replay._pricing.base_model_id`` (regional prefix, ARN and version suffix
-removed). Prices come from the model's provider (``promptcache.replay._pricing.price_for``: ``claude-...`` ids from
-the Anthropic API table, ``gpt-...`` from OpenAI's, the rest from Bedrock's); cache rules likewise
-(``promptcache.replay._models.provider_rules``: the Anthropic API's minimums and 1-hour TTL for ``claude-...`` ids,
-OpenAI's automatic caching for OpenAI ids, Bedrock's table otherwise).
+from promptcache._pricing import ModelPrice, base_model_id, price_for
+
+from ._models import TTL_SECONDS, CacheRules, cache_rules, in_model_table, provider_rules
 """
 
 from __future__ import annotations
@@ -34,8 +32,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10: TOML files need the tomli backport
     tomllib = None
 
+from promptcache._pricing import ModelPrice, base_model_id, price_for
+
 from ._models import TTL_SECONDS, CacheRules, cache_rules, in_model_table, provider_rules
-from ._pricing import ModelPrice, base_model_id, price_for
 
 __all__ = ["ModelTable", "load_overrides", "OVERRIDE_FIELDS"]
 
@@ -169,7 +168,7 @@ class ModelTable:
 
     def price_source(self, model_id: str) -> str:
         """Where the prices of ``model_id`` come from: its provider's pricing page and the day it was read
-        (``promptcache.replay._price_tables``), the user's file (``source``, else "model overrides") when its
+        (``promptcache._price_tables``), the user's file (``source``, else "model overrides") when its
         entry sets them all or the model is not in the shipped prices, or both."""
         entry = self._overrides.get(base_model_id(model_id), {})
         given = [k for k in _PRICE_FIELDS if entry.get(k) is not None]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ._pricing import base_model_id, price_key
+from promptcache._pricing import base_model_id, price_key
 
 __all__ = [
     "CacheRules",
@@ -115,13 +115,13 @@ def model_info(rules: CacheRules) -> Any:
 def provider_rules(model_id: str) -> CacheRules | None:
     """The cache rules of a model served outside Bedrock, or ``None`` for a Bedrock id (``cache_rules`` then).
 
-    - Anthropic API ids (``claude-...``) with a minimum in ``promptcache.replay._price_tables.ANTHROPIC_MIN_TOKENS``:
+    - Anthropic API ids (``claude-...``) with a minimum in ``promptcache._price_tables.ANTHROPIC_MIN_TOKENS``:
       that minimum (the Anthropic "Prompt caching" page; it differs from Bedrock's for some models, e.g. Opus 4.7:
       2,048 on the API, 4,096 on Bedrock), 5-minute and 1-hour TTLs (sold for every model on the API), 4 points,
       system / messages / tools.
     - OpenAI ids: automatic prefix caching (``promptcache.replay._openai_cache.openai_rules``).
     """
-    from ._price_tables import ANTHROPIC_MIN_TOKENS
+    from promptcache._price_tables import ANTHROPIC_MIN_TOKENS
 
     provider, stem = price_key(model_id)
     if provider == "openai":

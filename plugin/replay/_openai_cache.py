@@ -7,7 +7,7 @@ Rules (OpenAI, "Prompt caching", https://developers.openai.com/api/docs/guides/p
 2. Hits come in increments of ``OPENAI_INCREMENT`` (128) tokens: the cached count is 1,024 + 128 k, the largest
    such number not above the matched prefix (``cached_tokens``).
 3. There is no write charge: uncached tokens are plain input, cached tokens are billed at the model's cached-input
-   price (``promptcache.replay._price_tables.OPENAI``).
+   price (``promptcache._price_tables.OPENAI``).
 4. Routing: requests go to a machine by a hash of the prompt's first tokens, combined with the ``prompt_cache_key``
    when the request sets one. Requests with different keys do not share cache entries here (each key is its own
    namespace; no key is one namespace). OpenAI also notes that above roughly 15 requests per minute for one
@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from promptcache._pricing import ModelPrice
+
 from ._models import CacheRules
-from ._pricing import ModelPrice
 from ._simulator import Checkpoint, RequestCost
 
 __all__ = [

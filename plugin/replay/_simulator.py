@@ -34,8 +34,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from promptcache._pricing import ModelPrice
+
 from ._models import CacheRules
-from ._pricing import ModelPrice
 
 if TYPE_CHECKING:
     from ._openai_cache import OpenAIPrefixCache

@@ -93,7 +93,7 @@ def calibration_for(model_id: str, family: str = "claude") -> Calibration:
     ``CLAUDE`` for earlier Claude models, ``RAW`` (plain ``cl100k_base``) for any other family (Nova, OpenAI)."""
     if family != "claude":
         return RAW
-    from ._pricing import price_key
+    from promptcache._pricing import price_key
 
     _, stem = price_key(model_id)
     stem = stem.removeprefix("anthropic.")

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from promptcache._pricing import price_for
 from promptcache.replay._engine import run_replay
 from promptcache.replay._model_table import ModelTable
 from promptcache.replay._openai_cache import OpenAIPrefixCache, cached_tokens, openai_request_cost
-from promptcache.replay._pricing import price_for
 from promptcache.replay._simulator import Checkpoint, PromptCacheSimulator, make_simulator
 
 

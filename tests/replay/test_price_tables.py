@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from promptcache._cli import main
+from promptcache._price_tables import ANTHROPIC, BEDROCK, OPENAI, UNPRICED
+from promptcache._pricing import KNOWN_PRICES, price_for, price_key
 from promptcache.replay._model_table import ModelTable
-from promptcache.replay._price_tables import ANTHROPIC, BEDROCK, OPENAI, UNPRICED
-from promptcache.replay._pricing import KNOWN_PRICES, price_for, price_key
 
 
 def test_every_row_names_its_page_and_the_day_it_was_read() -> None:

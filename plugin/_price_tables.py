@@ -2,7 +2,7 @@
 
 USD per 1,000,000 tokens. Every row names the page it was read from (``source``) and the day it was read
 (``as_of``). A model whose price could not be confirmed is listed in ``UNPRICED`` (with the reason) and refused by
-``promptcache.replay._pricing.price_for``: a guessed price would make every figure of a report wrong.
+``promptcache._pricing.price_for``: a guessed price would make every figure of a report wrong.
 
 - **Anthropic API** (Claude Code sessions, Message Batches results, any ``claude-...`` id):
   https://platform.claude.com/docs/en/about-claude/pricing, table "Model pricing" (base input, 5-minute and 1-hour
@@ -87,7 +87,7 @@ def _anthropic(input_: float, output: float, w5: float, w1: float, read: float, 
     return Row(input_, output, w5, w1, read, "claude", _ANTHROPIC_URL)
 
 
-#: Anthropic API, keyed by model stem (``promptcache.replay._pricing.price_key``: no ``anthropic.`` provider
+#: Anthropic API, keyed by model stem (``promptcache._pricing.price_key``: no ``anthropic.`` provider
 #: prefix handling needed by callers, no date suffix).
 ANTHROPIC: dict[str, Row] = {
     "claude-opus-5": _anthropic(5.00, 25.00, 6.25, 10.00, 0.50),

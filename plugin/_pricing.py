@@ -1,6 +1,6 @@
 """Prices per model for the replay: which provider's table a model id belongs to, and its dated price.
 
-The tables and their sources are in ``promptcache.replay._price_tables`` (one per provider: Anthropic API, Amazon
+The tables and their sources are in ``promptcache._price_tables`` (one per provider: Anthropic API, Amazon
 Bedrock, OpenAI; every row with its page and the day it was read). A model id is priced from its provider's table:
 
 - ``claude-...`` (the Anthropic API, as Claude Code and the Anthropic SDK name models) -> the Anthropic table;
