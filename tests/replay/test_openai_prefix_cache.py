@@ -115,3 +115,24 @@ def test_an_openai_log_is_priced_under_openai_rules_and_compared_with_claude(tmp
     )  # fmt: skip
     assert moved.strategies["none"].read_tokens == 0 and moved.strategies["last-message"].write_tokens > 0
     assert moved.strategies["last-message"].cost_usd == pytest.approx(bedrock.strategies["last-message"].cost_usd)
+
+
+def test_an_openai_log_with_usage_gives_a_fair_as_logged_row(tmp_path: Path) -> None:
+    """Logged OpenAI usage (``prompt_tokens`` with ``cached_tokens``) that follows OpenAI's rules is reproduced by
+    the as-logged row: each turn reads the previous prompt, rounded down to 1,024 + 128 k tokens."""
+    system = {"role": "system", "content": "You are the airline desk. " * 240}
+    messages: list[dict[str, object]] = [system]
+    prompts = [2_006, 2_410, 2_930]
+    for turn, prompt in enumerate(prompts):
+        cached = cached_tokens(prompts[turn - 1]) if turn else 0
+        messages.append({"role": "user", "content": f"question {turn} " + "about my booking " * 40})
+        usage = {"prompt_tokens": prompt, "completion_tokens": 40, "prompt_tokens_details": {"cached_tokens": cached}}
+        messages.append({"role": "assistant", "content": "answer " * 30, "model": "gpt-4.1", "usage": usage})
+    path = tmp_path / "logged.json"
+    path.write_text(json.dumps([{"id": "chat-2", "messages": messages}]))
+    result = run_replay([path], "gpt-4.1", ["none"], combined=False)
+    assert result.logged is not None and result.fidelity is not None and result.as_logged_source == "logged"
+    assert result.logged.read_tokens == 1_920 + 2_304 == result.strategies["as-logged"].read_tokens
+    assert result.fidelity.cost_difference == pytest.approx(0.0, abs=1e-12)
+    # gpt-4.1: $2.00 input, $0.50 cached input per 1M
+    assert result.logged.cost_usd == pytest.approx(((2_006 + 490 + 626) * 2.0 + 4_224 * 0.5) / 1e6)
