@@ -76,16 +76,23 @@ CLAUDE_CODE_COMPACTED_TOKENS = 33_300
 
 
 def unlogged_prefix_tokens(conv: Conversation) -> int:
-    """The assumed size of a Claude Code conversation's unlogged prefix when no usage is logged (rule 3)."""
+    """The assumed size of a Claude Code conversation's unlogged prefix when no usage is logged (rule 3). The
+    constants were measured on models of the older tokenizer; a conversation of Claude Opus 4.7 or later (the
+    first reply's model) counts them ``promptcache.replay._tokens.NEW_TOKENIZER_FACTOR`` times."""
+    from ._tokens import CLAUDE_2026, NEW_TOKENIZER_FACTOR, calibration_for
+
     known = conv.meta.get("hidden_size")
     if isinstance(known, int):
         return known
     agent = str(conv.meta.get("agent") or "")
     if agent and not agent.startswith("agent-acompact"):
-        return CLAUDE_CODE_SUBAGENT_TOKENS
-    if conv.meta.get("context_start") == "compact_boundary":
-        return CLAUDE_CODE_COMPACTED_TOKENS
-    return CLAUDE_CODE_CONTEXT_TOKENS
+        size = CLAUDE_CODE_SUBAGENT_TOKENS
+    elif conv.meta.get("context_start") == "compact_boundary":
+        size = CLAUDE_CODE_COMPACTED_TOKENS
+    else:
+        size = CLAUDE_CODE_CONTEXT_TOKENS
+    model = next((m.model for m in conv.messages if m.role == "assistant" and m.model), None)
+    return round(size * NEW_TOKENIZER_FACTOR) if model and calibration_for(model) is CLAUDE_2026 else size
 
 
 class SizeFit:

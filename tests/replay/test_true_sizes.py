@@ -161,3 +161,18 @@ def test_a_short_read_after_the_write_expired_is_left_to_the_simulator() -> None
     usages = [Usage(3, 5000, 1000), Usage(1, 6003, 20000), Usage(3, 18000, 8500)]
     conv = _timed(_conv(usages, CC), [60, 400])
     assert split_on_prefix_change(conv, [10] * 7) == [conv]
+
+
+def test_unlogged_prefix_without_usage_per_conversation_kind() -> None:
+    from promptcache.replay._sizes import unlogged_prefix_tokens
+
+    def conv(model: str, **meta: object) -> Conversation:
+        messages = [Message("user", (Block("text", "hi"),)), Message("assistant", (Block("text", "ok"),), model=model)]
+        return Conversation("c", "c", (), messages, meta={"format": "claude-code", "hidden_prefix": True, **meta})
+
+    assert unlogged_prefix_tokens(conv("claude-opus-4-6", agent="", context_start="session")) == 25_900
+    assert unlogged_prefix_tokens(conv("claude-opus-4-6", agent="agent-a881341")) == 11_224  # a Task sub-agent
+    assert unlogged_prefix_tokens(conv("claude-opus-4-6", agent="agent-acompact-1")) == 25_900  # the compaction
+    assert unlogged_prefix_tokens(conv("claude-opus-4-6", context_start="compact_boundary")) == 33_300
+    assert unlogged_prefix_tokens(conv("claude-opus-4-7", agent="")) == 33_670  # newer tokenizer: x1.30
+    assert unlogged_prefix_tokens(conv("claude-opus-4-6", hidden_size=17_842)) == 17_842
