@@ -18,6 +18,8 @@ _EXPORTS: dict[str, str] = {
     "with_processors": "promptcache._processor",
     "ServerCache": "promptcache.backends",
     "InMemoryServerCache": "promptcache.backends",
+    # recording traffic for the replay
+    "TrafficRecorder": "promptcache._recorder",
     # response cache
     "ResponseCache": "promptcache.response_cache",
     "ResponseCacheKeyInputs": "promptcache.response_cache",
