@@ -26,9 +26,10 @@ import orjson
 
 from ._bedrock_bodies import ParsedCall
 from ._bedrock_logs import _conversations
+from ._messages import BadRecord, _short
 from ._transcript import Block, Conversation, Message, TranscriptError, Usage
 
-__all__ = ["SIZES_ONLY", "conversations", "make_call", "sized_call"]
+__all__ = ["SIZES_ONLY", "conversations", "make_call", "plain_message", "prompt_of", "sized_call", "usage_of"]
 
 #: ``ParsedCall.operation`` of a call made by ``sized_call``.
 SIZES_ONLY = "sizes-only"
@@ -142,3 +143,89 @@ def conversations(
         if families and families.get(first):
             conv.family = families[first]
     return out
+
+
+_LC_ROLES = {
+    "HumanMessage": "user",
+    "AIMessage": "assistant",
+    "SystemMessage": "system",
+    "ToolMessage": "tool",
+    "FunctionMessage": "tool",
+    "ChatMessage": "user",
+    "HumanMessageChunk": "user",
+    "AIMessageChunk": "assistant",
+}
+
+
+def plain_message(raw: Any) -> Any:
+    """A LangChain-serialised message (``{"lc": 1, "type": "constructor", "id": [..., "AIMessage"], "kwargs":
+    {...}}``, as LangSmith stores chat-model inputs and outputs) as a role message; anything else unchanged."""
+    if isinstance(raw, dict) and raw.get("lc") is not None and isinstance(raw.get("kwargs"), dict):
+        ids = raw.get("id")
+        kind = ids[-1] if isinstance(ids, list) and ids else ""
+        kwargs = raw["kwargs"]
+        return {**kwargs, "role": kwargs.get("role") or _LC_ROLES.get(str(kind), "user")}
+    return raw
+
+
+def prompt_of(raw: Any, where: tuple[Any, ...]) -> tuple[tuple[Block, ...], list[Message], list[dict[str, Any]]]:
+    """System blocks, messages and ``cache_control`` cache points of a logged message list (OpenAI, Anthropic or
+    LangChain messages; leading system messages are the system prompt).
+
+    Raises:
+        BadRecord: ``raw`` is not a list, or one of its messages is malformed (names its index).
+    """
+    from ._messages import normalise_message
+
+    if not isinstance(raw, list):
+        raise BadRecord(where, f"expected a list of messages, got {_short(raw)}")
+    system: list[Block] = []
+    messages: list[Message] = []
+    points: list[dict[str, Any]] = []
+    for i, item in enumerate(raw):
+        item = plain_message(item)
+        message = normalise_message(item, (*where, i))
+        content = item.get("content") if isinstance(item, dict) else None
+        marks = (
+            [k + 1 for k, p in enumerate(content) if isinstance(p, dict) and "cache_control" in p]
+            if isinstance(content, list)
+            else []
+        )
+        if message.role == "system" and not messages:
+            points.extend({"where": "system", "index": None, "after": len(system) + k, "ttl": None} for k in marks)
+            system.extend(message.blocks)
+            continue
+        points.extend({"where": "message", "index": len(messages), "after": k, "ttl": None} for k in marks)
+        messages.append(message)
+    return tuple(system), messages, points
+
+
+def usage_of(raw: Any) -> Usage | None:
+    """``Usage`` from a logged usage object of any provider shape (``None`` when ``raw`` is none of them):
+
+    - OpenAI Chat Completions (``prompt_tokens``, ``prompt_tokens_details.cached_tokens``): the prompt includes the
+      cached part;
+    - OpenAI Responses (``input_tokens`` with ``input_tokens_details.cached_tokens``): likewise;
+    - LangChain ``usage_metadata`` (``input_tokens`` with ``input_token_details.cache_read`` / ``cache_creation``):
+      likewise;
+    - Anthropic (``input_tokens``, ``cache_read_input_tokens``, ``cache_creation_input_tokens``): ``input_tokens``
+      is the uncached part;
+    - Bedrock Converse (``inputTokens``, ``cacheReadInputTokens``, ``cacheWriteInputTokens``).
+    """
+    from ._logged_usage import anthropic_usage, converse_usage, count_of, langchain_usage, openai_usage
+
+    if not isinstance(raw, dict):
+        return None
+    if "prompt_tokens" in raw:
+        return openai_usage(raw)
+    if "inputTokens" in raw:
+        return converse_usage(raw)
+    if isinstance(raw.get("input_tokens_details"), dict):
+        cached = count_of(raw["input_tokens_details"], "cached_tokens")
+        total = count_of(raw, "input_tokens")
+        return Usage(max(total - cached, 0), cached, 0, 0, count_of(raw, "output_tokens"))
+    if isinstance(raw.get("input_token_details"), dict):
+        return langchain_usage(raw)
+    if "input_tokens" in raw:
+        return anthropic_usage(raw)
+    return None

@@ -43,6 +43,8 @@ class Format:
         parse: ``parse(record, line)`` -> the calls it holds, each with its intention-cache family (a user id,
             or ``None``); raises ``BadRecord``.
         finish: ``finish(name, calls)`` -> conversations, when the format groups calls itself (optional).
+        read_file: ``read_file(name, jsonl_bytes)`` -> conversations, for a format read whole rather than record
+            by record (``parse`` is then unused).
     """
 
     name: str
@@ -51,11 +53,19 @@ class Format:
     matches: Callable[[Any], bool]
     parse: Callable[[Any, int], list[tuple[ParsedCall, str | None]]]
     finish: Callable[[str, list[ParsedCall]], list[Conversation]] | None = None
+    read_file: Callable[[str, bytes], list[Conversation]] | None = None
 
 
 def _registry() -> list[Format]:
-    from . import _read_anthropic_batches, _read_langfuse, _read_langsmith, _read_openai, _read_otel
-    from . import _read_recording, _read_stream_json
+    from . import (
+        _read_anthropic_batches,
+        _read_langfuse,
+        _read_langsmith,
+        _read_openai,
+        _read_otel,
+        _read_recording,
+        _read_stream_json,
+    )
 
     return [
         _read_recording.FORMAT_SPEC,
@@ -167,6 +177,10 @@ def read_with(fmt: Format, name: str, data: bytes, doc: Any = None) -> list[Conv
         TranscriptError: ``FILE:LINE: reason`` for a malformed record (the line of the JSONL record, or of the
             value inside a JSON document), or a file without any call.
     """
+    if fmt.read_file is not None:
+        if doc is not None:  # records of a JSON array, one per line (their line numbers are record numbers)
+            data = b"\n".join(orjson.dumps(r) for r in _document_records(doc)[0])
+        return fmt.read_file(name, data)
     calls: list[ParsedCall] = []
     families: dict[str, str] = {}
     try:

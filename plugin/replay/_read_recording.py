@@ -40,7 +40,7 @@ def parse(rec: Any, lineno: int) -> list[tuple[ParsedCall, str | None]]:
 
 def _call(rec: Any, lineno: int) -> tuple[ParsedCall, str | None]:
     if not is_recording(rec):
-        raise BadRecord((), f"expected a recorded call (\"promptcache\": \"call\"), got {_short(rec)}")
+        raise BadRecord((), f'expected a recorded call ("promptcache": "call"), got {_short(rec)}')
     if rec.get("version") != VERSION:
         raise BadRecord(("version",), f"recording version {_short(rec.get('version'))} is not {VERSION}")
     rec = restore(rec)

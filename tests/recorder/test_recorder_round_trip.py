@@ -59,7 +59,9 @@ class SimulatedBedrock:
 
     def __call__(self, params: dict[str, Any], **_: Any) -> None:
         system, tools, messages, points, _, _ = _converse(params, {"output": {"message": {"content": []}}})
-        conv = Conversation("c", "c", system, [*messages, Message("assistant", ())], tools=tools, replies=[len(messages)])
+        conv = Conversation(
+            "c", "c", system, [*messages, Message("assistant", ())], tools=tools, replies=[len(messages)]
+        )
         prepared = prepare(conv, self.counter)
         request = requests_of(prepared, self.counter)[0]
         checkpoints = AsLoggedStrategy(self.rules)._listed(request, points)
@@ -70,7 +72,9 @@ class SimulatedBedrock:
             stop = "end_turn"
         else:
             city = f"City{len(self.usages)}"
-            content = [{"toolUse": {"toolUseId": f"tu{len(self.usages)}", "name": "get_weather", "input": {"city": city}}}]
+            content = [
+                {"toolUse": {"toolUseId": f"tu{len(self.usages)}", "name": "get_weather", "input": {"city": city}}}
+            ]
             stop = "tool_use"
         usage = {
             "inputTokens": cost.input_tokens,
@@ -101,7 +105,10 @@ def _record(target: Any, drop_text: bool = False, caching: bool = True) -> Simul
     for turn in range(CALLS // 2):
         agent.invoke({"messages": [HumanMessage(f"What is the weather in place {turn}?")]}, config)
     # the same first question in a new thread: ResponseCache answers it, so the model is not called
-    agent.invoke({"messages": [HumanMessage("What is the weather in place 0?")]}, {"configurable": {"thread_id": "x", "user_id": "ada"}})
+    agent.invoke(
+        {"messages": [HumanMessage("What is the weather in place 0?")]},
+        {"configurable": {"thread_id": "x", "user_id": "ada"}},
+    )
     stub.assert_no_pending_responses()
     return bedrock
 
