@@ -119,7 +119,7 @@ def sized_call(
 
 
 def conversations(
-    name: str, calls: list[ParsedCall], fmt: str, families: dict[str, str] | None = None, sizes_only: bool = False
+    name: str, calls: list[ParsedCall], fmt: str, families: dict[str, str] | None = None
 ) -> list[Conversation]:
     """Group ``calls`` into conversations (module docstring).
 
@@ -128,7 +128,6 @@ def conversations(
         calls: the file's calls in file order.
         fmt: ``Conversation.meta["format"]`` of every conversation.
         families: request id of a conversation's first call -> its intention-cache family (a user id).
-        sizes_only: the calls hold no content (``sized_call``).
 
     Raises:
         TranscriptError: ``calls`` is empty (``FILE: no model call ... in the file``).
@@ -139,7 +138,7 @@ def conversations(
     for conv in out:
         first = conv.meta["request_ids"][0]
         conv.meta["format"] = fmt
-        conv.meta["sizes_only"] = sizes_only
+        conv.meta["sizes_only"] = all(op == SIZES_ONLY for op in conv.meta["operations"])
         if families and families.get(first):
             conv.family = families[first]
     return out

@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from ._bedrock_bodies import ParsedCall
-from ._calls import SIZES_ONLY, conversations
+from ._calls import conversations
 from ._jsonpos import jsonl_records, line_of
 from ._messages import BadRecord
 from ._transcript import Conversation, TranscriptError
@@ -167,7 +167,7 @@ def _items(name: str, data: bytes, doc: Any) -> Iterator[tuple[int, tuple[Any, .
     records, base = _document_records(doc)
     single = not isinstance(doc, list) and not base
     for i, rec in enumerate(records):
-        yield (1 if single else 0), (() if single else (*base, i)), rec
+        yield 0, (() if single else (*base, i)), rec
 
 
 def read_with(fmt: Format, name: str, data: bytes, doc: Any = None) -> list[Conversation]:
@@ -199,5 +199,4 @@ def read_with(fmt: Format, name: str, data: bytes, doc: Any = None) -> list[Conv
         raise TranscriptError(name, line, f"{fmt.name}: {at.reason}") from None
     if fmt.finish is not None:
         return fmt.finish(name, calls)
-    sizes_only = bool(calls) and all(c.operation == SIZES_ONLY for c in calls)
-    return conversations(name, calls, fmt.key, families, sizes_only=sizes_only)
+    return conversations(name, calls, fmt.key, families)

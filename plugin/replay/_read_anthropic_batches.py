@@ -78,7 +78,7 @@ def finish(name: str, calls: list[ParsedCall]) -> list[Conversation]:
         request.model = request.model or call.model
         request.operation = "batch"
         joined.append(request)
-    return conversations(name, joined, "anthropic-batch", sizes_only=all(c.operation == SIZES_ONLY for c in joined))
+    return conversations(name, joined, "anthropic-batch")
 
 
 FORMAT_SPEC = Format(

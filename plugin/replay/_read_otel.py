@@ -7,8 +7,9 @@ document): ``resourceSpans[].scopeSpans[].spans[]`` with ``traceId``, ``spanId``
 
 Attributes read (OpenTelemetry semantic conventions for generative AI):
 
-- a span is a model call when it carries ``gen_ai.request.model`` or a ``gen_ai.usage.*`` count (agent and tool
-  spans do not); ``gen_ai.provider.name`` (older: ``gen_ai.system``) and ``gen_ai.request.model`` /
+- a span is a model call when it carries ``gen_ai.request.model`` or a ``gen_ai.usage.*`` count and its
+  ``gen_ai.operation.name`` (when set) is ``chat``, ``text_completion`` or ``generate_content``;
+  ``gen_ai.provider.name`` (older: ``gen_ai.system``) and ``gen_ai.request.model`` /
   ``gen_ai.response.model`` name the provider and model;
 - usage: ``gen_ai.usage.input_tokens`` (which, by the conventions, includes cached tokens),
   ``gen_ai.usage.cache_read.input_tokens``, ``gen_ai.usage.cache_creation.input_tokens``,
@@ -43,6 +44,11 @@ _ROLE_EVENTS = {
     "gen_ai.assistant.message": "assistant",
     "gen_ai.tool.message": "tool",
 }
+
+
+#: ``gen_ai.operation.name`` values of model inference spans (``invoke_agent``, ``execute_tool``, ``embeddings``...
+#: are not calls of a chat model).
+_INFERENCE = frozenset({"chat", "text_completion", "generate_content"})
 
 
 def _is_otlp(rec: Any) -> bool:
@@ -95,6 +101,8 @@ def _span(span: Any, line: int) -> ParsedCall | None:
         raise BadRecord((), f"a span must be an object, got {_short(span)}")
     attrs = _attributes(span.get("attributes"))
     if "gen_ai.request.model" not in attrs and not any(k.startswith("gen_ai.usage.") for k in attrs):
+        return None
+    if attrs.get("gen_ai.operation.name", "chat") not in _INFERENCE:  # agent, tool and embedding spans
         return None
     model = str(attrs.get("gen_ai.response.model") or attrs.get("gen_ai.request.model") or "")
     read = _count(attrs, "gen_ai.usage.cache_read.input_tokens")
