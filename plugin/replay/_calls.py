@@ -13,8 +13,9 @@ result without its request) is ``sized_call``: one opaque user block per call, k
 shared across calls; its size comes from the logged usage (``promptcache.replay._sizes``).
 
 ``Conversation.meta``: ``format`` (the reader's name), ``hidden_prefix=False``, ``request_ids``, ``cache_points``
-(per request, as ``promptcache.replay._as_logged`` reads them), ``shared_messages``, and ``sizes_only`` (True when
-the log held no content for the conversation's calls).
+(per request, as ``promptcache.replay._as_logged`` reads them), ``shared_messages``, ``sizes_only`` (True when
+the log held no content for the conversation's calls), and ``layout="from-usage"`` when no call logged a cache point
+but some logged cache reads or writes (the ``as-logged`` strategy then infers the points from the usage).
 """
 
 from __future__ import annotations
@@ -118,6 +119,10 @@ def sized_call(
     )
 
 
+def _caches(usage: Usage | None) -> bool:
+    return usage is not None and (usage.cache_read_tokens > 0 or usage.cache_write_tokens > 0)
+
+
 def conversations(
     name: str, calls: list[ParsedCall], fmt: str, families: dict[str, str] | None = None
 ) -> list[Conversation]:
@@ -139,6 +144,8 @@ def conversations(
         first = conv.meta["request_ids"][0]
         conv.meta["format"] = fmt
         conv.meta["sizes_only"] = all(op == SIZES_ONLY for op in conv.meta["operations"])
+        if not any(conv.meta["cache_points"]) and any(_caches(conv.messages[i].usage) for i in conv.request_ends()):
+            conv.meta["layout"] = "from-usage"  # cache usage logged, cache points not: as-logged infers them
         if families and families.get(first):
             conv.family = families[first]
     return out

@@ -50,6 +50,7 @@ def parse(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:
     if not isinstance(inputs, dict):
         raise BadRecord(("inputs",), f"an llm run's inputs must be an object, got {_short(inputs)}")
     raw_messages = inputs.get("messages")
+    where: tuple[Any, ...]
     if isinstance(raw_messages, list) and raw_messages and isinstance(raw_messages[0], list):
         raw_messages, where = raw_messages[0], ("inputs", "messages", 0)
     else:
@@ -61,9 +62,8 @@ def parse(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:
     system, messages, points = prompt_of(raw_messages, where)
     if not messages:
         raise BadRecord(where, "llm run whose prompt has no messages besides the system prompt")
-    extra = rec.get("extra") if isinstance(rec.get("extra"), dict) else {}
-    metadata = extra.get("metadata") if isinstance(extra.get("metadata"), dict) else {}
-    params = extra.get("invocation_params") if isinstance(extra.get("invocation_params"), dict) else {}
+    extra = _obj(rec.get("extra"))
+    metadata, params = _obj(extra.get("metadata")), _obj(extra.get("invocation_params"))
     tools = inputs.get("tools") or params.get("tools") or []
     if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
         raise BadRecord(("inputs", "tools"), f"tools must be a list of tool schemas, got {_short(tools)}")
@@ -94,7 +94,12 @@ def parse(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:
     return [(call, f"user:{user}" if user else None)]
 
 
+def _obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _reply(outputs: Any) -> tuple[Any, tuple[Any, ...]]:
+    at: tuple[Any, ...]
     if not isinstance(outputs, dict):
         raise BadRecord(("outputs",), f"an llm run's outputs must be an object, got {_short(outputs)}")
     gens = outputs.get("generations")
@@ -119,7 +124,7 @@ def _reply(outputs: Any) -> tuple[Any, tuple[Any, ...]]:
 def _outputs_usage(outputs: Any) -> Usage | None:
     if not isinstance(outputs, dict):
         return None
-    llm_output = outputs.get("llm_output") if isinstance(outputs.get("llm_output"), dict) else {}
+    llm_output = _obj(outputs.get("llm_output"))
     for raw in (outputs.get("usage_metadata"), outputs.get("usage"), llm_output.get("token_usage")):
         usage = usage_of(raw)
         if usage is not None:

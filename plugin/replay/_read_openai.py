@@ -94,6 +94,9 @@ def _responses_reply(output: list[Any]) -> dict[str, Any]:
 
 def parse(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:
     """The call of one logged request/response pair. Raises ``BadRecord``."""
+    req_at: tuple[Any, ...]
+    where: tuple[Any, ...]
+    reply_at: tuple[Any, ...]
     if "request" in rec:
         request, req_at = _body(rec["request"]), ("request",)
     else:  # LiteLLM StandardLoggingPayload

@@ -109,10 +109,8 @@ def _span(span: Any, line: int) -> ParsedCall | None:
     write = _count(attrs, "gen_ai.usage.cache_creation.input_tokens")
     total = _count(attrs, "gen_ai.usage.input_tokens")
     usage = Usage(max(total - read - write, 0), read, write, 0, _count(attrs, "gen_ai.usage.output_tokens"))
-    try:
-        stamp: float | None = int(span.get("startTimeUnixNano")) / 1e9
-    except (TypeError, ValueError):
-        stamp = None
+    start = span.get("startTimeUnixNano")
+    stamp = int(start) / 1e9 if isinstance(start, (int, str)) and str(start).isdigit() else None
     span_id = str(span.get("spanId") or f"line{line}")
     scope = str(attrs.get("gen_ai.conversation.id") or span.get("traceId") or "")
     raw_messages, reply_raw = _content(attrs, span.get("events"))
