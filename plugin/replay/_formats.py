@@ -153,10 +153,12 @@ def _has(rec: dict[str, Any], dotted: str) -> bool:
     return True
 
 
-class _At(Exception):
+class _At(BadRecord):
+    """A malformed record with its line (0: inside a JSON document, found by ``where``)."""
+
     def __init__(self, line: int, where: tuple[Any, ...], reason: str) -> None:
-        super().__init__(reason)
-        self.line, self.where, self.reason = line, where, reason
+        super().__init__(where, reason)
+        self.line = line
 
 
 def _items(name: str, data: bytes, doc: Any) -> Iterator[tuple[int, tuple[Any, ...], Any]]:
