@@ -1,4 +1,4 @@
-"""A real ``create_agent`` recorded for 20 model calls with Bedrock cache points and ResponseCache on, replayed.
+"""A real ``create_agent`` recorded for 20 turns (40 model calls) with Bedrock cache points and ResponseCache on, replayed.
 
 The Bedrock stand-in is a real boto3 ``bedrock-runtime`` client with botocore's Stubber; each reply is added just
 before the call is made (a ``provide-client-params`` handler registered before the recorder's) and carries the
@@ -9,6 +9,7 @@ the simulator's cache rules applied to the ``cachePoint`` blocks the plugins pla
 
 from __future__ import annotations
 
+import asyncio
 import io
 import time
 from pathlib import Path
@@ -23,6 +24,7 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 
 from promptcache import ResponseCache, TrafficRecorder
+from promptcache._pricing import price_for
 from promptcache.backends import InMemoryServerCache
 from promptcache.integrations.bedrock import BedrockCachePoints
 from promptcache.replay._as_logged import AsLoggedStrategy
@@ -30,7 +32,6 @@ from promptcache.replay._bedrock_bodies import _converse
 from promptcache.replay._engine import run_replay
 from promptcache.replay._models import cache_rules
 from promptcache.replay._prepare import prepare, requests_of
-from promptcache.replay._pricing import price_for
 from promptcache.replay._simulator import PromptCacheSimulator
 from promptcache.replay._tokens import CLAUDE, TokenCounter
 from promptcache.replay._transcript import Conversation, Message
@@ -38,7 +39,8 @@ from tests.support.bedrock import CLAUDE as MODEL
 from tests.support.bedrock import client_and_stub, words
 
 SYSTEM = "You are a careful travel assistant. " + words("policy", 1600)
-CALLS = 20
+TURNS = 20
+CALLS = 2 * TURNS  # each turn: a tool call, then the answer
 
 
 @tool
@@ -102,7 +104,7 @@ def _record(target: Any, drop_text: bool = False, caching: bool = True) -> Simul
         model, tools=[get_weather], system_prompt=SYSTEM, middleware=middleware, checkpointer=InMemorySaver()
     )
     config = {"configurable": {"thread_id": "trip-1", "user_id": "ada"}}
-    for turn in range(CALLS // 2):
+    for turn in range(TURNS):
         agent.invoke({"messages": [HumanMessage(f"What is the weather in place {turn}?")]}, config)
     # the same first question in a new thread: ResponseCache answers it, so the model is not called
     agent.invoke(
@@ -131,7 +133,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, SimulatedB
 def test_one_line_per_model_call_with_the_sent_cache_points(recorded: tuple[Path, SimulatedBedrock]) -> None:
     path, bedrock = recorded
     lines = [orjson.loads(x) for x in path.read_bytes().splitlines()]
-    # the 11th turn's first call was answered by ResponseCache: 20 model calls, 20 lines
+    # the repeated question in a new thread was answered by ResponseCache: one line per model call
     assert len(lines) == CALLS == len(bedrock.usages)
     first = lines[0]
     assert (first["thread_id"], first["user"], first["model"]) == ("trip-1", "ada", MODEL)
@@ -186,3 +188,18 @@ def test_a_recording_with_caching_off_shows_the_saving_of_turning_it_on(tmp_path
     assert result.fidelity is not None and round(result.fidelity.cost_difference or 0.0, 6) == 0.0
     ours = result.relative("anchored-tail")
     assert ours is not None and ours < 0.5  # caching on would bill less than half the uncached input
+
+
+def test_an_async_agent_call_records_the_sent_body_too(tmp_path: Path) -> None:
+    client, stub = client_and_stub()
+    bedrock = SimulatedBedrock(stub)
+    client.meta.events.register("provide-client-params.bedrock-runtime.Converse", bedrock)
+    stub.activate()
+    model = ChatBedrockConverse(model=MODEL, client=client, region_name="us-east-1")
+    path = tmp_path / "async.jsonl"
+    agent = create_agent(model, tools=[get_weather], system_prompt=SYSTEM,
+                         middleware=[BedrockCachePoints(), TrafficRecorder(path)])  # fmt: skip
+    asyncio.run(agent.ainvoke({"messages": [HumanMessage("What is the weather in place 0?")]}))
+    lines = [orjson.loads(x) for x in path.read_bytes().splitlines()]
+    assert len(lines) == 2 and all(line["sent"]["operation"] == "Converse" for line in lines)
+    assert lines[1]["sent"]["body"]["messages"][-1]["content"][0]["toolResult"]["toolUseId"] == "tu0"

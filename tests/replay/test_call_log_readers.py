@@ -213,6 +213,12 @@ def _epoch(iso: str) -> float:
             "Anthropic Message Batches results: a succeeded result needs its message",
         ),
         (
+            "calls.jsonl",
+            [{"promptcache": "call", "version": 2, "request": {}, "response": {}}],
+            1,
+            "promptcache TrafficRecorder recording: recording version 2 is not 1",
+        ),
+        (
             "stream.jsonl",
             [{"type": "system", "subtype": "init", "session_id": "s"},
              {"type": "assistant", "session_id": "s", "parent_tool_use_id": None, "message": "x"}],
