@@ -13,7 +13,8 @@ Attributes read (OpenTelemetry semantic conventions for generative AI):
   ``gen_ai.response.model`` name the provider and model;
 - usage: ``gen_ai.usage.input_tokens`` (which, by the conventions, includes cached tokens),
   ``gen_ai.usage.cache_read.input_tokens``, ``gen_ai.usage.cache_creation.input_tokens``,
-  ``gen_ai.usage.output_tokens``;
+  ``gen_ai.usage.output_tokens`` (earlier versions of the conventions named the two ``gen_ai.usage.prompt_tokens`` and
+  ``gen_ai.usage.completion_tokens``: read too);
 - content, where the instrumentation captured it: ``gen_ai.system_instructions``, ``gen_ai.input.messages``,
   ``gen_ai.output.messages`` (JSON with ``role`` and ``parts`` of type ``text``, ``tool_call``,
   ``tool_call_response``), ``gen_ai.tool.definitions``; or the older span events ``gen_ai.system.message``,
@@ -107,8 +108,9 @@ def _span(span: Any, line: int) -> ParsedCall | None:
     model = str(attrs.get("gen_ai.response.model") or attrs.get("gen_ai.request.model") or "")
     read = _count(attrs, "gen_ai.usage.cache_read.input_tokens")
     write = _count(attrs, "gen_ai.usage.cache_creation.input_tokens")
-    total = _count(attrs, "gen_ai.usage.input_tokens")
-    usage = Usage(max(total - read - write, 0), read, write, 0, _count(attrs, "gen_ai.usage.output_tokens"))
+    total = _count(attrs, "gen_ai.usage.input_tokens") or _count(attrs, "gen_ai.usage.prompt_tokens")
+    output = _count(attrs, "gen_ai.usage.output_tokens") or _count(attrs, "gen_ai.usage.completion_tokens")
+    usage = Usage(max(total - read - write, 0), read, write, 0, output)
     start = span.get("startTimeUnixNano")
     stamp = int(start) / 1e9 if isinstance(start, (int, str)) and str(start).isdigit() else None
     span_id = str(span.get("spanId") or f"line{line}")

@@ -126,3 +126,12 @@ def test_dropped_text_keeps_sizes_and_digests_only() -> None:
     (line,) = _lines(text)
     mark = line["request"]["messages"][0]["data"]["content"]["promptcache_redacted"]
     assert mark == {"chars": 22, "sha256": "53c88962bd9cf9904c01a774e23adf66c75345103a8e915f42ba4fee4fc0df0a"}
+
+
+def test_a_streamed_call_is_recorded_once_with_its_whole_reply() -> None:
+    stream = io.StringIO()
+    model = ScriptedChatModel(replies=["three little words"])
+    chunks = list(with_processors(model, [TrafficRecorder(stream)]).stream([HumanMessage("say three words")]))
+    assert "".join(str(c.content) for c in chunks) == "three little words"
+    (line,) = _lines(stream.getvalue())
+    assert line["response"]["message"]["data"]["content"] == "three little words"

@@ -266,3 +266,25 @@ def test_a_file_of_no_known_format_names_the_formats_tried_and_the_nearest_ones_
     assert message.count("\n") == 0 and message.startswith(f"{path}:1: ")
     assert "tried promptcache TrafficRecorder recording, LangSmith runs, Langfuse observations" in message
     assert "nearest: LangSmith runs, which needs 'run_type'" in message
+
+
+def test_otel_older_usage_names_are_read(tmp_path: Path) -> None:
+    attrs = [
+        {"key": "gen_ai.request.model", "value": {"stringValue": "gpt-4o-mini"}},
+        {"key": "gen_ai.usage.prompt_tokens", "value": {"intValue": "120"}},
+        {"key": "gen_ai.usage.completion_tokens", "value": {"intValue": 7}},
+    ]
+    path = tmp_path / "old.json"
+    path.write_text(
+        json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": "x", "attributes": attrs}]}]}]})
+    )
+    (conv,) = read_file(path)
+    assert _usages(conv) == [Usage(120, 0, 0, 0, 7)] and conv.meta["sizes_only"] is True
+
+
+def test_a_json_document_of_no_known_format_gets_the_hint_too(tmp_path: Path) -> None:
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([{"custom_id": "a", "outcome": {}}]))
+    with pytest.raises(TranscriptError) as err:
+        read_file(path)
+    assert "nearest: Anthropic Message Batches results, which needs 'result'" in err.value.reason
