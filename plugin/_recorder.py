@@ -54,8 +54,8 @@ _ACTIVE: contextvars.ContextVar[_Call | None] = contextvars.ContextVar("promptca
 def _capture(params: dict[str, Any], model: Any, **_: Any) -> None:
     """botocore ``provide-client-params`` handler: keep the request of the recorded call running here."""
     call = _ACTIVE.get()
-    if call is not None:
-        call.sent.append((str(getattr(model, "name", "")), params))
+    if call is not None:  # only the latest attempt is kept (a retried call: the one that answered)
+        call.sent[:] = [(str(getattr(model, "name", "")), params)]
 
 
 def _hook(model: Any) -> None:
@@ -155,6 +155,10 @@ class TrafficRecorder(Processor):
         scope: the user scope recorded with each call (default: resolved per call from ``configurable``
             ``user_id`` / ``langgraph_auth_user_id``, as the other processors do).
 
+    Attributes:
+        lines_written: lines written so far. lines_lost: lines lost to a failed write (each logged, at most once a
+            minute, by ``promptcache._log.ThrottledWarning``).
+
     Raises:
         TypeError: ``target`` is neither a path nor a writable stream.
         ValueError: ``max_bytes`` or ``backups`` negative.
@@ -240,7 +244,7 @@ class TrafficRecorder(Processor):
             "text": "dropped" if self.drop_text else "kept",
         }
         if call is not None and call.sent:
-            operation, params = call.sent[-1]  # a retried call: the attempt that answered
+            operation, params = call.sent[-1]
             body["sent"] = {"api": "bedrock-converse", "operation": operation, "body": params}
         if self.drop_text:
             body["request"]["messages"] = redact(body["request"]["messages"])
