@@ -39,10 +39,9 @@ from langchain_core.runnables import RunnableConfig
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.memory._classifier import content_text
-from promptcache.memory._general_knowledge import alternation
 from promptcache.memory._kinds import MemoryKind
 from promptcache.memory._records import TypedMemory, memory_key, resolve_duplicates, validate_subject
-from promptcache.memory._vocabulary import ATTRIBUTE_NOUNS, SLOT_MODIFIERS
+from promptcache.memory._vocabulary import ATTRIBUTE_NOUNS, SLOT_MODIFIERS, alternation
 
 __all__ = [
     "SUBJECT_KINDS",
