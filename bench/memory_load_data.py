@@ -14,7 +14,11 @@ from typing import Any, NamedTuple
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 TRAIN_FILES = ("memory_load_questions.jsonl", "memory_load_code_and_trivia.jsonl")
 """What the shipped model was fitted on."""
-HELDOUT_FILES = ("memory_load_blind.jsonl", "memory_load_questions_heldout.jsonl", "memory_load_code_and_trivia_heldout.jsonl")
+HELDOUT_FILES = (
+    "memory_load_blind.jsonl",
+    "memory_load_questions_heldout.jsonl",
+    "memory_load_code_and_trivia_heldout.jsonl",
+)
 """Never fitted on: the held-out evaluation (``bench/memory_load_eval.py``)."""
 
 _PREVIOUS = {

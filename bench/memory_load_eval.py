@@ -39,9 +39,11 @@ def main(argv: list[str] | None = None) -> int:
             totals[key] += 1
             skipped[key] += said
         if said != r.general:
-            errors.append((cls, r.group, r.history[-1:] , r.question))
+            errors.append((cls, r.group, r.history[-1:], r.question))
     for key in sorted(totals, key=lambda k: (k[0] != "all", k)):
-        print(f"{key[0]:45s} {key[1]:8s} skipped {skipped[key]:4d}/{totals[key]:4d} = {skipped[key] / totals[key]:6.1%}")
+        print(
+            f"{key[0]:45s} {key[1]:8s} skipped {skipped[key]:4d}/{totals[key]:4d} = {skipped[key] / totals[key]:6.1%}"
+        )
     if args.errors:
         for e in errors:
             print("  wrong:", *e)

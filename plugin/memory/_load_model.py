@@ -73,9 +73,7 @@ class LoadModel:
         return self.score(features(question)) > self.threshold
 
     @classmethod
-    def fit(
-        cls, rows: Sequence[tuple[Sequence[str], bool]], alpha: float = 1.0, threshold: float = 0.0
-    ) -> LoadModel:
+    def fit(cls, rows: Sequence[tuple[Sequence[str], bool]], alpha: float = 1.0, threshold: float = 0.0) -> LoadModel:
         """Fit on ``(features, is_general)`` pairs with Laplace smoothing ``alpha`` (> 0).
 
         Raises:

@@ -123,9 +123,7 @@ def test_twenty_turns_keep_the_cached_prefix_until_a_memory_changes() -> None:
     assert len(sent) == 20
     # general questions were recognised, and still did not change the block (caching on: per conversation)
     assert sum(conceptual) >= 8
-    broken = [
-        i for i in range(19) if not _bytes(_items(sent[i + 1])).startswith(cached_prefix(sent[i]))
-    ]
+    broken = [i for i in range(19) if not _bytes(_items(sent[i + 1])).startswith(cached_prefix(sent[i]))]
     assert broken == [changed_before - 1]
     for request in sent:
         system = request["system"]

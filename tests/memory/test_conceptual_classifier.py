@@ -9,6 +9,7 @@ from promptcache.memory import is_conceptual_question
 from promptcache.memory._classifier import ChatModelClassifier, aclassify, make_classifier
 from promptcache.testing import ScriptedChatModel
 
+
 def test_empty_question_is_not_conceptual_and_bad_type_raises():
     assert is_conceptual_question("   ") is False
     with pytest.raises(TypeError, match="question must be a string"):
