@@ -54,7 +54,8 @@ class Change(NamedTuple):
 
 
 def _name(phrase: str) -> str:
-    for word in _WORD.findall(phrase):
+    words: list[str] = _WORD.findall(phrase)
+    for word in words:
         low = word.lower()
         if low in _DETERMINERS or not low[0].isalpha():
             continue
@@ -81,7 +82,8 @@ def change_of(content: str) -> Change | None:
 
 
 def _mentions(text: str, thing: str) -> bool:
-    for word in _WORD.findall(text):
+    words: list[str] = _WORD.findall(text)
+    for word in words:
         low = word.lower()
         if low == thing:
             return True
