@@ -12,7 +12,8 @@ rules and a trained model:
    an earlier work turn refers back to the last work turn: work, whatever came between;
 3. a turn over :data:`MAX_QUESTION_CHARS` (a pasted document or log) or an empty one is work;
 4. a follow-up (:func:`is_followup`: it opens with "and" / "what about" / "also", or refers back with a pronoun:
-   "how did he die", "what causes it") inherits the decision of the turn it follows;
+   "how did he die", "what causes it") inherits the decision of the turn it follows -- unless it turns to the
+   asker's own ("and ours?", "what about my team?": a first-person word), which is work;
 5. otherwise the naive Bayes model of :mod:`promptcache.memory._load_model` decides from the turn's words.
 
 Rules 1, 2 and 4 are written from the conventions they name (how code is named; how English refers back), not
@@ -98,6 +99,9 @@ _FOLLOWUP = re.compile(
 )
 
 
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|we|us|our|ours|i'm|we're|i've|we've)\b", re.I)
+
+
 def is_followup(question: str) -> bool:
     """Whether ``question`` leans on an earlier turn: an elliptical opener ("and ...", "what about ...") or an
     anaphoric pronoun or deictic ("it", "they", "he", "that", "those", "there", "then")."""
@@ -112,7 +116,7 @@ def _decide(question: str, previous: str, any_work: bool) -> bool:
     if any_work and is_pronoun_command(question):
         return False
     if previous != "none" and is_followup(question):
-        return previous == "general"
+        return previous == "general" and not _FIRST_PERSON.search(question)
     return load_model().is_general(question)
 
 
