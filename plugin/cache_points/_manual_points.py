@@ -77,15 +77,21 @@ def check_points(model_info: ModelInfo, points: Sequence[Point]) -> int:
     checked their positions); return how many there are.
 
     Raises:
-        ValueError: more points than allowed (the count, the limit and the positions are named); a ``ttl`` other
+        ValueError: any point on a model without prompt caching; more points than allowed (the count, the limit
+            and the positions are named); a ``ttl`` other
             than ``"5m"``/``"1h"``, or one the model does not offer (``model_info.allowed_ttls``, as for the
             configured TTL); a ``1h`` point after a ``5m`` one (both positions named).
     """
     if not points:
         return 0
-    limit = BEDROCK_MAX_CACHE_POINTS
-    if model_info.supports_prompt_cache:
-        limit = min(limit, model_info.max_cache_points)
+    if not model_info.supports_prompt_cache:
+        raise ValueError(
+            f"the request holds {len(points)} cachePoint block(s) ({', '.join(p[0] for p in points)}), but "
+            f"{model_info.model_id or 'this model'} offers no prompt caching on Bedrock (rule 'uncached-model'; "
+            f"source: {model_info.source}); remove them, or pass cache_model_info=get_model_info(model_id, "
+            f"supports_prompt_cache=True, max_cache_points=..., min_tokens_per_cache_point=...) if it does"
+        )
+    limit = min(BEDROCK_MAX_CACHE_POINTS, model_info.max_cache_points)
     if len(points) > limit:
         where = ", ".join(p[0] for p in points)
         raise ValueError(
@@ -98,7 +104,7 @@ def check_points(model_info: ModelInfo, points: Sequence[Point]) -> int:
         ttl = _ttl_of(blocks[i])
         if ttl not in TTLS:
             raise ValueError(f"cachePoint ttl at {where} must be one of {list(TTLS)} (or omitted), got {ttl!r}")
-        if model_info.supports_prompt_cache and ttl not in model_info.allowed_ttls:
+        if ttl not in model_info.allowed_ttls:
             raise ValueError(
                 f"cachePoint ttl {ttl!r} at {where} is not allowed for model "
                 f"{model_info.model_id or '<custom>'!r}; allowed: {list(model_info.allowed_ttls)} "

@@ -100,6 +100,14 @@ class PlacementRule:
 #: The table. Validation and placement read it; nothing else lists these rules.
 PLACEMENT_RULES: tuple[PlacementRule, ...] = (
     PlacementRule(
+        "uncached-model",
+        _ALL,
+        "any cachePoint on a model Bedrock offers no prompt caching on (ModelInfo.supports_prompt_cache False: the "
+        "models absent from the guide's table, e.g. Claude 3 Haiku)",
+        "[AWS-GUIDE] Supported models, regions, and limits; [BEDROCK-ERROR] You invoked an unsupported model or your "
+        "request did not allow prompt caching",
+    ),
+    PlacementRule(
         "max-points",
         _ALL,
         "more cachePoint blocks in one request than min(the model's maximum, 4), the caller's own included",
