@@ -116,14 +116,17 @@ def _scan_entries(name: str, entries: list[Any], item: str, checker: _Checker, p
 def _hoisted(block: Mapping[str, Any]) -> list[Any] | None:
     """``[toolResult without its points, *its points]`` when ``block`` is a ``toolResult`` holding points."""
     result = block.get("toolResult")
-    if not isinstance(result, Mapping):
+    if type(result) is not dict and not isinstance(result, Mapping):
         return None
     inner = result.get("content")
-    if not isinstance(inner, list):
+    if type(inner) is not list:
+        return None
+    for b in inner:
+        if (type(b) is dict or isinstance(b, Mapping)) and "cachePoint" in b and _is_point(b):
+            break
+    else:
         return None
     moved = [b for b in inner if isinstance(b, Mapping) and _is_point(b)]
-    if not moved:
-        return None
     kept = [b for b in inner if not (isinstance(b, Mapping) and _is_point(b))]
     return [{**block, "toolResult": {**result, "content": kept}}, *moved]
 

@@ -112,8 +112,9 @@ class CacheResult:
     Attributes:
         system: the system prompt as Converse blocks (``[{"text": ...}]``), with a cache point appended when one
             was placed there; ``[]`` without a system prompt.
-        messages: a copy of the messages (string content turned into ``[{"text": ...}]``) with a cache point block
-            appended to each placed message. The input messages are never modified.
+        messages: the messages (a new list; string content turned into ``[{"text": ...}]``) with a cache point
+            block appended to each placed message; placed and string-content messages are copies, the others the
+            input's own objects. The input messages are never modified.
         placements: the message placements, in index order (store them and pass them back next turn).
         system_cache_point: whether a point follows the system prompt.
         system_tokens: the system prompt's token count. message_tokens: each message's count.
@@ -205,9 +206,12 @@ class CacheStrategy(ABC):
         self._count = config.count_tokens or default_count_tokens
         self._family = family_of(config.model_info)
         self.system_token_count = self._calculate_system_tokens()
-        self.message_tokens = [
-            self.checked_count(self._count(m), f"messages[{i}]") for i, m in enumerate(config.messages)
-        ]
+        if self._count is default_count_tokens:  # an int >= 0 by construction
+            self.message_tokens = [default_count_tokens(m) for m in config.messages]
+        else:
+            self.message_tokens = [
+                self.checked_count(self._count(m), f"messages[{i}]") for i, m in enumerate(config.messages)
+            ]
         self._prefix = [0, *itertools.accumulate(self.message_tokens)]
 
     @classmethod
@@ -320,17 +324,21 @@ class CacheStrategy(ABC):
         return blocks
 
     def apply_cache_points(self, placements: Sequence[CachePointPlacement]) -> list[dict[str, Any]]:
-        """A copy of the messages with a cache point block after each placed message's content."""
+        """The messages with a cache point block after each placed message's content: a new list, where a placed
+        message (and one whose content is a string, turned into ``[{"text": ...}]``) is a copy and every other
+        message is the input's own object (shared, not copied). The input messages are never modified."""
         placed = {p.index for p in placements}
-        out: list[dict[str, Any]] = []
-        for i, message in enumerate(self.config.messages):
-            copy = dict(message)
+        out: list[dict[str, Any]] = list(self.config.messages)  # type: ignore[arg-type]
+        for i, message in enumerate(out):
             content = message.get("content")
+            if type(content) is list and i not in placed:
+                continue
+            copy = dict(message)
             blocks = [{"text": content}] if isinstance(content, str) else list(content or [])
             if i in placed and not (blocks and is_cache_point(blocks[-1])):
                 blocks.append(self.create_cache_point())
             copy["content"] = blocks
-            out.append(copy)
+            out[i] = copy
         return out
 
     def format_result(self, system_point: bool, placements: Sequence[CachePointPlacement]) -> CacheResult:

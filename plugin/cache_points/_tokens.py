@@ -21,7 +21,7 @@ Block estimates (Converse, Anthropic and LangChain shapes are all understood):
 
 from __future__ import annotations
 
-import functools
+import itertools
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -32,7 +32,10 @@ __all__ = [
     "BYTES_PER_TOKEN_ESTIMATE",
     "ENCODING_NAME",
     "IMAGE_TOKEN_ESTIMATE",
+    "LONG_TEXT_CHARS",
+    "MEMO_ENTRIES",
     "MESSAGE_OVERHEAD_TOKENS",
+    "clear_token_memo",
     "count_text_tokens",
     "default_count_tokens",
     "get_encoding",
@@ -77,12 +80,92 @@ def get_encoding() -> Any:
     return _encoding
 
 
-@functools.lru_cache(maxsize=8192)
+#: Texts longer than this (characters) are estimated from their length (see :func:`count_text_tokens`): BPE
+#: encoding is super-linear in the length of a run without whitespace, and this is about where counting the worst
+#: case (one such run) stops taking well under a few milliseconds (bench/README.md "## Cache points").
+LONG_TEXT_CHARS = 8_192
+#: Windows encoded to estimate a long text, and their length in characters.
+SAMPLE_WINDOWS = 8
+SAMPLE_CHARS = 512
+#: Texts the memo keeps (their counts, keyed by the text's hash and length; the texts themselves are not kept).
+MEMO_ENTRIES = 1 << 17
+
+_memo: dict[int, int] = {}
+
+
+def clear_token_memo() -> None:
+    """Forget every memoised count (benchmarks and tests start cold with it)."""
+    _memo.clear()
+
+
 def count_text_tokens(text: str) -> int:
-    """BPE tokens of ``text`` (memoised: a growing conversation re-counts the same texts every turn)."""
+    """BPE tokens of ``text`` (``cl100k_base``), memoised: a growing conversation re-counts the same texts every turn.
+
+    Texts up to :data:`LONG_TEXT_CHARS` characters are encoded. Longer ones are estimated from their length: the
+    tokens per character of :data:`SAMPLE_WINDOWS` windows of :data:`SAMPLE_CHARS` characters spread over the text
+    (each trimmed to whitespace where it holds some, so no word is cut), times the length -- a constant cost
+    instead of one that grows faster than the length on runs without whitespace (a 2 MB one took over a second).
+
+    The memo holds up to :data:`MEMO_ENTRIES` counts keyed by ``(hash(text), len(text))``, dropping the oldest half
+    when full (so a long history never thrashes it); it keeps no text alive. Two texts of the same length whose
+    64-bit hashes collide would share a count -- an estimate off for one text, never a request Bedrock refuses.
+    """
     if not text:
         return 0
+    size = len(text)
+    key = hash(text)
+    known = _memo.get(key)
+    if known is not None and known >> 32 == size:
+        return known & 0xFFFFFFFF
+    count = _encode_count(text) if size <= LONG_TEXT_CHARS else _estimate(text)
+    if len(_memo) >= MEMO_ENTRIES:
+        _evict()
+    _memo[key] = (size << 32) | min(count, 0xFFFFFFFF)
+    return count
+
+
+def _encode_count(text: str) -> int:
     return len(get_encoding().encode(text, disallowed_special=()))
+
+
+def _estimate(text: str) -> int:
+    """Tokens of a long ``text`` from the tokens per character of evenly spread windows (see
+    :func:`count_text_tokens`)."""
+    size = len(text)
+    step = (size - SAMPLE_CHARS) // (SAMPLE_WINDOWS - 1)
+    chars = tokens = 0
+    for k in range(SAMPLE_WINDOWS):
+        window = text[k * step : k * step + SAMPLE_CHARS]
+        first, last = _first_space(window), _last_space(window)
+        if first is not None and last is not None and last > first:
+            window = window[first:last]
+        chars += len(window)
+        tokens += _encode_count(window)
+    return max(1, round(tokens * size / chars)) if chars else 0
+
+
+def _first_space(window: str) -> int | None:
+    for i, ch in enumerate(window):
+        if ch.isspace():
+            return i
+    return None
+
+
+def _last_space(window: str) -> int | None:
+    for i in range(len(window) - 1, -1, -1):
+        if window[i].isspace():
+            return i
+    return None
+
+
+def _evict() -> None:
+    """Drop the oldest half of the memo (dicts keep insertion order)."""
+    with _lock:
+        try:
+            for key in list(itertools.islice(_memo, len(_memo) // 2)):
+                _memo.pop(key, None)
+        except RuntimeError:  # another thread inserted meanwhile: start afresh
+            _memo.clear()
 
 
 def _json_tokens(value: Any) -> int:
@@ -179,6 +262,27 @@ def _block_tokens(block: Any) -> int:
     return _json_tokens({k: v for k, v in block.items() if k != "type"})
 
 
+def _list_tokens(content: list[Any]) -> int:
+    """``sum(_block_tokens(b) for b in content)``, with the common Converse blocks (text, a tool result, a cache
+    point; plain dicts) counted inline: the same values, without a call per block."""
+    total = 0
+    for block in content:
+        if type(block) is dict:
+            if "cachePoint" in block:
+                continue
+            if "type" not in block:
+                if "text" in block:
+                    text = block["text"]
+                    total += count_text_tokens(text if type(text) is str else str(text))
+                    continue
+                if "toolUse" not in block and "toolResult" in block:
+                    inner = (block["toolResult"] or {}).get("content") or []
+                    total += _list_tokens(inner) if type(inner) is list else sum(_block_tokens(b) for b in inner)
+                    continue
+        total += _block_tokens(block)
+    return total
+
+
 def default_count_tokens(message: Any) -> int:
     """Estimated input tokens of one message (see the module docstring for the encoding and per-block rules).
 
@@ -190,17 +294,19 @@ def default_count_tokens(message: Any) -> int:
     Returns:
         Tokens (an int >= 0), including :data:`MESSAGE_OVERHEAD_TOKENS`.
     """
-    if isinstance(message, Mapping):
+    if type(message) is dict or isinstance(message, Mapping):
         content = message.get("content")
         tool_calls = message.get("tool_calls") or []
     else:
         content = getattr(message, "content", message)
         tool_calls = getattr(message, "tool_calls", None) or []
     total = MESSAGE_OVERHEAD_TOKENS
-    if isinstance(content, str):
+    if type(content) is list:
+        total += _list_tokens(content)
+    elif isinstance(content, str):
         total += count_text_tokens(content)
     elif isinstance(content, list):
-        total += sum(_block_tokens(b) for b in content)
+        total += _list_tokens(content)
     elif content is not None:
         total += _block_tokens(content)
     for call in tool_calls:
