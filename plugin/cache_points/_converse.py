@@ -121,7 +121,8 @@ def place_cache_points(
     """
     model_info.check_ttl(ttl)
     system, tools = _system_blocks(system), _tool_list(tools)
-    scan = scan_request(model_info, system, messages, tools)  # the one walk: shapes, hoisting, point positions
+    # the one walk: shapes, hoisting, point positions, and (default counter) each message's tokens
+    scan = scan_request(model_info, system, messages, tools, count_tokens=count_tokens is None)
     messages = scan.messages
     manual = check_points(model_info, scan.points)
     budget = min(model_info.max_cache_points, BEDROCK_MAX_CACHE_POINTS) - manual

@@ -19,13 +19,20 @@ from typing import Any
 
 from promptcache.cache_points._model_info import ModelInfo
 from promptcache.cache_points._rules import blocking_rule, family_of
+from promptcache.cache_points._tokens import (
+    MESSAGE_OVERHEAD_TOKENS,
+    block_tokens,
+    count_text_tokens,
+    default_count_tokens,
+    json_tokens,
+)
+from promptcache.cache_points._tokens import _memo as _tokens_memo
 
 __all__ = ["Point", "RequestScan", "ScannedMessages", "scan_messages", "scan_request"]
 
 #: ``(where, blocks, index)``: ``blocks[index]`` is the point; ``where`` names it (``"messages[3].content[1]"``).
 Point = tuple[str, list[Any], int]
 
-_ROLES = ("user", "assistant")
 _START = object()  # "no block before this one"
 
 
@@ -34,13 +41,15 @@ class ScannedMessages(list):  # type: ignore[type-arg]
 
     Attributes:
         message_points: ``cachePoint`` blocks in the messages' list contents.
+        tokens: each message's ``default_count_tokens``, counted in the same walk (``None`` when not asked for).
     """
 
-    __slots__ = ("message_points",)
+    __slots__ = ("message_points", "tokens")
 
     def __init__(self, messages: list[Any], message_points: int) -> None:
         super().__init__(messages)
         self.message_points = message_points
+        self.tokens: list[int] | None = None
 
 
 @dataclass
@@ -167,29 +176,80 @@ def _scan_content(m: int, content: list[Any], checker: _Checker, points: list[Po
 _FIRST = "the message's first block"
 
 
-def _scan_messages(messages: Sequence[Any], checker: _Checker, points: list[Point]) -> ScannedMessages:
+def _quick(content: list[Any], counting: bool) -> int | None:
+    """For a list ``content`` with no cache point anywhere (tool results included) and only plain-dict blocks: its
+    tokens by the default counter (0 when not ``counting``). ``None`` otherwise (the full walk takes over)."""
+    total = 0
+    memo = _tokens_memo
+    for block in content:
+        if type(block) is not dict or "cachePoint" in block:
+            return None
+        if "type" not in block:
+            if "text" in block:
+                if counting:
+                    text = block["text"]
+                    if type(text) is str:  # the memo, looked up inline (count_text_tokens on a hit)
+                        known = memo.get(hash(text))
+                        if known is not None and known >> 32 == len(text):
+                            total += known & 0xFFFFFFFF
+                            continue
+                    total += count_text_tokens(text if type(text) is str else str(text))
+                continue
+            if "toolUse" in block:
+                use = block["toolUse"]
+                if type(use) is dict:
+                    if counting:
+                        name = use.get("name", "")
+                        total += count_text_tokens(name if type(name) is str else str(name))
+                        total += json_tokens(use.get("input"))
+                    continue
+            elif "toolResult" in block:
+                result = block["toolResult"]
+                inner = result.get("content") if type(result) is dict else None
+                sub = _quick(inner, counting) if type(inner) is list else None
+                if sub is None:
+                    return None
+                total += sub
+                continue
+        if counting:
+            total += block_tokens(block)
+    return total
+
+
+def _scan_messages(
+    messages: Sequence[Any], checker: _Checker, points: list[Point], counting: bool = False
+) -> ScannedMessages:
     if isinstance(messages, (str, bytes, bytearray, Mapping)) or not isinstance(messages, Sequence):
         raise TypeError(f"messages must be a list of dicts, got {type(messages).__name__}: {_short(messages)}")
     out: list[Any] | None = None
+    tokens: list[int] = []
     before = len(points)
     for m, message in enumerate(messages):
         if type(message) is not dict and not isinstance(message, Mapping):
             raise TypeError(f"messages[{m}] must be a dict with 'role' and 'content', got {_short(message)}")
         role = message.get("role")
-        if role not in _ROLES:
+        if role != "user" and role != "assistant":
             raise ValueError(f"messages[{m}]['role'] must be 'user' or 'assistant', got {role!r}")
         content = message.get("content")
         if type(content) is list:
+            quick = _quick(content, counting) if type(message) is dict and "tool_calls" not in message else None
+            if quick is not None:
+                tokens.append(quick + MESSAGE_OVERHEAD_TOKENS)
+                continue
             rebuilt = _scan_content(m, content, checker, points)
             if rebuilt is not None:
                 if out is None:
                     out = list(messages)
-                out[m] = {**message, "content": rebuilt}
+                out[m] = message = {**message, "content": rebuilt}
         elif type(content) is not str and (
             isinstance(content, (bytes, Mapping)) or not isinstance(content, (str, Sequence))
         ):
             raise TypeError(f"messages[{m}]['content'] must be a str or a list of content blocks, got {content!r}")
-    return ScannedMessages(out if out is not None else list(messages), len(points) - before)
+        if counting:
+            tokens.append(default_count_tokens(message))
+    scanned = ScannedMessages(out if out is not None else list(messages), len(points) - before)
+    scanned.tokens = tokens if counting else None
+    return scanned
 
 
 def scan_messages(messages: Sequence[Any]) -> ScannedMessages:
@@ -204,7 +264,12 @@ def scan_messages(messages: Sequence[Any]) -> ScannedMessages:
 
 
 def scan_request(
-    model_info: ModelInfo, system: list[Any], messages: Sequence[Any], tools: list[Any] | None
+    model_info: ModelInfo,
+    system: list[Any],
+    messages: Sequence[Any],
+    tools: list[Any] | None,
+    *,
+    count_tokens: bool = False,
 ) -> RequestScan:
     """Check a Converse request's shapes and the positions of the caller's points, in one walk over it.
 
@@ -213,6 +278,8 @@ def scan_request(
         system: the request's system blocks (a list).
         messages: the request's messages (a list of ``{"role", "content"}`` dicts).
         tools: ``toolConfig["tools"]`` (a list) or ``None``.
+        count_tokens: also count each message's tokens (``default_count_tokens``) in the same walk
+            (``RequestScan.messages.tokens``).
 
     Returns:
         The :class:`RequestScan`: the hoisted messages and every point in prefix order.
@@ -229,5 +296,5 @@ def scan_request(
     if tools is not None:
         _scan_entries("tools", tools, "a Converse tool entry", checker, points)
     _scan_entries("system", system, "a Converse system block", checker, points)
-    scanned = _scan_messages(messages, checker, points)
+    scanned = _scan_messages(messages, checker, points, count_tokens)
     return RequestScan(scanned, points)

@@ -35,10 +35,12 @@ __all__ = [
     "LONG_TEXT_CHARS",
     "MEMO_ENTRIES",
     "MESSAGE_OVERHEAD_TOKENS",
+    "block_tokens",
     "clear_token_memo",
     "count_text_tokens",
     "default_count_tokens",
     "get_encoding",
+    "json_tokens",
 ]
 
 #: Tokens charged for one image block (Anthropic vision docs: tokens ~= width*height/750, ~1,600 at 1.15 MP).
@@ -168,13 +170,17 @@ def _evict() -> None:
             _memo.clear()
 
 
-def _json_tokens(value: Any) -> int:
+def json_tokens(value: Any) -> int:
     """Tokens of ``value``'s JSON; binary values inside count :data:`BYTES_PER_TOKEN_ESTIMATE` bytes per token
     (never their repr, which is slow and several times larger)."""
     if value is None or value == {} or value == "":
         return 0
     if isinstance(value, str):
         return count_text_tokens(value)
+    try:  # the common case: plain JSON values, no binary inside
+        return count_text_tokens(orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode())
+    except TypeError:
+        pass
     binary = 0
 
     def default(obj: Any) -> Any:
@@ -210,10 +216,11 @@ def _guard_tokens(guard: Any) -> int:
             return count_text_tokens(str(text.get("text", "")))
         if isinstance(text, str):
             return count_text_tokens(text)
-    return _json_tokens(guard)
+    return json_tokens(guard)
 
 
-def _block_tokens(block: Any) -> int:
+def block_tokens(block: Any) -> int:
+    """Estimated tokens of one content block (the rules of the module docstring)."""
     if isinstance(block, str):
         return count_text_tokens(block)
     if not isinstance(block, Mapping):
@@ -226,11 +233,11 @@ def _block_tokens(block: Any) -> int:
         return count_text_tokens(str(block["text"]))
     if "toolUse" in block:
         use = block["toolUse"] or {}
-        return count_text_tokens(str(use.get("name", ""))) + _json_tokens(use.get("input"))
+        return count_text_tokens(str(use.get("name", ""))) + json_tokens(use.get("input"))
     if "toolResult" in block:
-        return sum(_block_tokens(b) for b in (block["toolResult"] or {}).get("content") or [])
+        return sum(block_tokens(b) for b in (block["toolResult"] or {}).get("content") or [])
     if "json" in block and kind is None:
-        return _json_tokens(block["json"])
+        return json_tokens(block["json"])
     if "reasoningContent" in block:
         reasoning = block["reasoningContent"] or {}
         return count_text_tokens(str((reasoning.get("reasoningText") or {}).get("text", "")))
@@ -246,12 +253,12 @@ def _block_tokens(block: Any) -> int:
         return _guard_tokens(block["guardContent"])
     # --- Anthropic / LangChain shapes -----------------------------------------------------------------------
     if kind in ("tool_use", "tool_call"):
-        return count_text_tokens(str(block.get("name", ""))) + _json_tokens(block.get("input", block.get("args")))
+        return count_text_tokens(str(block.get("name", ""))) + json_tokens(block.get("input", block.get("args")))
     if kind == "tool_result":
         content = block.get("content")
         if isinstance(content, list):
-            return sum(_block_tokens(b) for b in content)
-        return _json_tokens(content)
+            return sum(block_tokens(b) for b in content)
+        return json_tokens(content)
     if kind in ("thinking", "reasoning"):
         return count_text_tokens(str(block.get("thinking", block.get("reasoning", ""))))
     if kind in ("document", "file"):
@@ -259,11 +266,11 @@ def _block_tokens(block: Any) -> int:
         if isinstance(source, Mapping) and isinstance(source.get("data"), str) and source.get("type") == "text":
             return count_text_tokens(source["data"])
         return _bytes_len(source) // BYTES_PER_TOKEN_ESTIMATE or IMAGE_TOKEN_ESTIMATE
-    return _json_tokens({k: v for k, v in block.items() if k != "type"})
+    return json_tokens({k: v for k, v in block.items() if k != "type"})
 
 
 def _list_tokens(content: list[Any]) -> int:
-    """``sum(_block_tokens(b) for b in content)``, with the common Converse blocks (text, a tool result, a cache
+    """``sum(block_tokens(b) for b in content)``, with the common Converse blocks (text, a tool result, a cache
     point; plain dicts) counted inline: the same values, without a call per block."""
     total = 0
     for block in content:
@@ -277,9 +284,9 @@ def _list_tokens(content: list[Any]) -> int:
                     continue
                 if "toolUse" not in block and "toolResult" in block:
                     inner = (block["toolResult"] or {}).get("content") or []
-                    total += _list_tokens(inner) if type(inner) is list else sum(_block_tokens(b) for b in inner)
+                    total += _list_tokens(inner) if type(inner) is list else sum(block_tokens(b) for b in inner)
                     continue
-        total += _block_tokens(block)
+        total += block_tokens(block)
     return total
 
 
@@ -308,11 +315,11 @@ def default_count_tokens(message: Any) -> int:
     elif isinstance(content, list):
         total += _list_tokens(content)
     elif content is not None:
-        total += _block_tokens(content)
+        total += block_tokens(content)
     for call in tool_calls:
         if isinstance(call, Mapping):
             fn = call.get("function") or call
-            total += count_text_tokens(str(fn.get("name", ""))) + _json_tokens(fn.get("args", fn.get("arguments")))
+            total += count_text_tokens(str(fn.get("name", ""))) + json_tokens(fn.get("args", fn.get("arguments")))
     return total
 
 
