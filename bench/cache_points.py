@@ -16,16 +16,19 @@ assistant text + ``toolUse`` / user ``toolResult`` pairs, every text distinct). 
 
 Each round times both variants in a shuffled order (median of ``--repeat`` calls each) and takes their ratio; the
 table gives the median and range of the ratios over ``--rounds`` rounds, and the per-message cost above the
-fixed cost, (t(n) - t(smallest n)) / (n - smallest n).
+fixed cost, (t(n) - t(smallest n)) / (n - smallest n). The garbage collector is off during each timed call (as
+``timeit`` does), for both variants: with it on, a collection of the whole request triggered by either call's
+allocations lands on a random call and swamps the comparison.
 
     python bench/cache_points.py                     # sizes 200, 1000, 10000; 7 rounds
     python bench/cache_points.py --sizes 200 --rounds 5 --repeat 200
-    python bench/cache_points.py --long-text         # a 2 MB text without whitespace: count time
+    python bench/cache_points.py --long-text         # long texts: the length estimate against a full encode
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import statistics
 import time
@@ -34,7 +37,6 @@ from typing import Any
 import boto3
 from langchain_aws import ChatBedrockConverse
 
-from promptcache.cache_points import get_model_info
 from promptcache.cache_points._tokens import clear_token_memo, count_text_tokens, default_count_tokens
 from promptcache.integrations.bedrock import CachePointChatBedrockConverse, conversation_id
 
@@ -76,9 +78,11 @@ def request(n: int, seed: int = 7) -> tuple[list[Any], list[dict[str, Any]], lis
 
 def fresh(system: list[Any], messages: list[dict[str, Any]], tools: list[Any]) -> tuple[Any, Any, Any]:
     """New lists (blocks shared), as langchain-aws builds them for every call."""
-    return list(system), [{"role": m["role"], "content": list(m["content"])} for m in messages], {
-        "toolConfig": {"tools": list(tools)}
-    }
+    return (
+        list(system),
+        [{"role": m["role"], "content": list(m["content"])} for m in messages],
+        {"toolConfig": {"tools": list(tools)}},
+    )
 
 
 def _client() -> Any:
@@ -108,18 +112,22 @@ class Variants:
             self.ours._store.save(self.conv, self.model_key, self.previous)
             if cold:
                 clear_token_memo()
+            gc.disable()
             start = time.perf_counter_ns()
             self.ours._apply_cache_points(None, *args)
             samples.append(time.perf_counter_ns() - start)
+            gc.enable()
         return statistics.median(samples) / 1e6
 
     def time_theirs(self, repeat: int) -> float:
         samples = []
         for _ in range(repeat):
             args = fresh(*self.request)
+            gc.disable()
             start = time.perf_counter_ns()
             self.theirs._apply_cache_points({"ttl": "5m"}, *args)
             samples.append(time.perf_counter_ns() - start)
+            gc.enable()
         return statistics.median(samples) / 1e6
 
 
@@ -142,8 +150,10 @@ def run(sizes: list[int], rounds: int, repeat: int) -> None:
                 theirs[n].append(variants[n].time_theirs(reps))
     cold = {n: variants[n].time_ours(3, cold=True) for n in sizes}
     base = sizes[0]
-    print("| messages | ours warm (ms) | langchain-aws (ms) | ratio median (range) | ours per message above fixed (us) "
-          "| ours cold (ms) |")
+    print(
+        "| messages | ours warm (ms) | langchain-aws (ms) | ratio median (range) | ours per message above fixed (us) "
+        "| ours cold (ms) |"
+    )
     print("|---:|---:|---:|---:|---:|---:|")
     for n in sizes:
         ratios = sorted(o / t for o, t in zip(ours[n], theirs[n]))
@@ -156,19 +166,51 @@ def run(sizes: list[int], rounds: int, repeat: int) -> None:
 
 
 def long_text() -> None:
-    """Count time of long texts without whitespace (estimated from their length above a size)."""
+    """Long texts: the estimate (above ``LONG_TEXT_CHARS``) against encoding the whole text, time and tokens."""
+    from promptcache.cache_points._tokens import LONG_TEXT_CHARS, _encode_count
+
     rng = random.Random(3)
-    print("| text | chars | tokens counted | count time (ms) |")
-    print("|---|---:|---:|---:|")
-    for label, size in (("no whitespace", 2_000_000), ("no whitespace", 200_000), ("prose", 2_000_000)):
-        if label == "prose":
-            text = " ".join(rng.choices(WORDS, k=size // 6))[:size]
-        else:
-            text = "".join(rng.choices("abcdefghijklmnopqrstuvwxyz0123456789+/", k=size))
+    print(f"LONG_TEXT_CHARS = {LONG_TEXT_CHARS:,}")
+    print("| text | chars | estimate (tokens) | estimate (ms) | full encode (tokens) | full encode (ms) | error |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    cases = [
+        ("letters, no whitespace", "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=2_000_000))),
+        (
+            "base64-like, no whitespace",
+            "".join(rng.choices("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/", k=2_000_000)),
+        ),
+        ("prose", " ".join(rng.choices(WORDS, k=330_000))[:2_000_000]),
+        ("prose", " ".join(rng.choices(WORDS, k=3_300))[:20_000]),
+    ]
+    for label, text in cases:
         clear_token_memo()
         start = time.perf_counter()
-        tokens = count_text_tokens(text)
-        print(f"| {label} | {len(text):,} | {tokens:,} | {(time.perf_counter() - start) * 1e3:.1f} |")
+        estimate = count_text_tokens(text)
+        t_est = (time.perf_counter() - start) * 1e3
+        start = time.perf_counter()
+        exact = _encode_count(text)
+        t_exact = (time.perf_counter() - start) * 1e3
+        print(
+            f"| {label} | {len(text):,} | {estimate:,} | {t_est:.1f} | {exact:,} | {t_exact:.0f} | "
+            f"{(estimate - exact) / exact:+.1%} |"
+        )
+
+
+def exact_cost() -> None:
+    """Encoding time of texts without whitespace by length: where ``LONG_TEXT_CHARS`` sits."""
+    from promptcache.cache_points._tokens import _encode_count
+
+    rng = random.Random(5)
+    print("| chars (letters, no whitespace) | encode (ms) |")
+    print("|---:|---:|")
+    for size in (1_024, 4_096, 8_192, 16_384, 65_536):
+        text = "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=size))
+        samples = []
+        for _ in range(5):
+            start = time.perf_counter()
+            _encode_count(text)
+            samples.append((time.perf_counter() - start) * 1e3)
+        print(f"| {size:,} | {min(samples):.2f} |")
 
 
 def main() -> None:
@@ -180,6 +222,7 @@ def main() -> None:
     args = parser.parse_args()
     default_count_tokens({"role": "user", "content": "warm up the encoding"})
     if args.long_text:
+        exact_cost()
         long_text()
         return
     run([int(s) for s in args.sizes.split(",")], args.rounds, args.repeat)

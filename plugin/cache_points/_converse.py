@@ -1,24 +1,24 @@
 """Placing cache points on a whole Converse request (tools, system, messages), following Bedrock's rules.
 
 Pure: takes the request's ``system`` blocks, ``messages`` and ``toolConfig.tools`` and returns copies with points
-added. The rules (each one a documented Bedrock ``ValidationException`` or a silently wasted point):
+added. The rules are those of :data:`promptcache.cache_points._rules.PLACEMENT_RULES` (one table per model family,
+each rule with its source); here they mean:
 
+- the request is walked once (``scan_request``): shapes checked, a caller's ``cachePoint`` inside a
+  ``toolResult``'s content moved right after the ``toolResult`` (where Bedrock takes it, as langchain-aws does for
+  a ``ToolMessage``), every caller's point checked against the table, and the default counter's counts taken;
 - at most ``min(model max, 4)`` points in the request, counting the caller's own (manual) points;
   a request that already holds 4 gets none; one with 3 gets at most 1;
 - a point is its own block, appended after a message's content (so never the first block, never inside a
-  ``toolResult``), only after user messages, never directly after a reasoning block;
+  ``toolResult``), never directly after a blocker of the model's family (reasoning; on Claude a non-PDF document;
+  on Nova a ``toolResult`` or an image; see ``CacheStrategy.point_allowed_after``) nor after a blank text block;
 - tools get a point only when ``tools`` is a cachable field (never on Nova) and the tool specs alone reach the
   minimum; the system gets one when it alone reaches the minimum and holds no manual point;
-- Nova: no point after a ``toolResult`` or an image (see ``CacheStrategy.is_placement_target``);
 - TTLs never increase along tools -> system -> messages: an added ``1h`` point after a manual ``5m`` one becomes
   ``5m``, and an added point before a manual ``1h`` one becomes ``1h`` (see
   :func:`promptcache.cache_points._manual_points.fit_added_ttls` for why raising beats dropping it);
-- a caller's ``cachePoint`` inside a ``toolResult``'s content is moved right after the ``toolResult`` (where
-  Bedrock takes it, as langchain-aws does for a ``ToolMessage``) and counted toward the 4; no point is placed after
-  an empty or whitespace-only text block;
-- a caller's layout that already breaks a rule (more than 4 points, a ``1h`` point after a ``5m`` one, a TTL other
-  than ``5m``/``1h``) is refused with a ``ValueError`` (:mod:`promptcache.cache_points._manual_points`): placement
-  only adds blocks, so it cannot repair the caller's own.
+- a caller's layout that already breaks a rule is refused with a ``ValueError`` naming the position and the rule:
+  placement only adds blocks, so it cannot repair the caller's own.
 """
 
 from __future__ import annotations

@@ -206,7 +206,8 @@ class CacheStrategy(ABC):
         self._count = config.count_tokens or default_count_tokens
         self._family = family_of(config.model_info)
         self.system_token_count = self._calculate_system_tokens()
-        counted = getattr(config.messages, "tokens", None)  # ScannedMessages counted in place_cache_points' walk
+        counted: list[int] | None = getattr(config.messages, "tokens", None)  # counted in place_cache_points' walk
+        self.message_tokens: list[int]
         if self._count is default_count_tokens and counted is not None and len(counted) == len(config.messages):
             self.message_tokens = list(counted)
         elif self._count is default_count_tokens:  # an int >= 0 by construction
