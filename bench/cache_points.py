@@ -14,7 +14,8 @@ assistant text + ``toolUse`` / user ``toolResult`` pairs, every text distinct). 
 (both placements modify them; copying is outside the timing). "warm": the texts were counted by an earlier request
 (a conversation's later turns); "cold": the token memo cleared first (every text encoded).
 
-Each round times both variants in a shuffled order (median of ``--repeat`` calls each) and takes their ratio; the
+Each round times both variants in a shuffled order (the fastest of ``--repeat`` calls each: the least disturbed by
+other load on the machine) and takes their ratio; the
 table gives the median and range of the ratios over ``--rounds`` rounds, and the per-message cost above the
 fixed cost, (t(n) - t(smallest n)) / (n - smallest n). The garbage collector is off during each timed call (as
 ``timeit`` does), for both variants: with it on, a collection of the whole request triggered by either call's
@@ -117,7 +118,7 @@ class Variants:
             self.ours._apply_cache_points(None, *args)
             samples.append(time.perf_counter_ns() - start)
             gc.enable()
-        return statistics.median(samples) / 1e6
+        return min(samples) / 1e6
 
     def time_theirs(self, repeat: int) -> float:
         samples = []
@@ -128,7 +129,7 @@ class Variants:
             self.theirs._apply_cache_points({"ttl": "5m"}, *args)
             samples.append(time.perf_counter_ns() - start)
             gc.enable()
-        return statistics.median(samples) / 1e6
+        return min(samples) / 1e6
 
 
 def run(sizes: list[int], rounds: int, repeat: int) -> None:
