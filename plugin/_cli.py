@@ -2,11 +2,14 @@
 
 ``promptcache --version``; ``promptcache replay FILE... [--model MODEL_ID] [--min-tokens N] [--models FILE]
 [--tokens claude|cl100k] [--strategy NAME]... [--gap-s SECONDS] [--out DIR]
-[--response-cache-ttl-s SECONDS] [--no-chart]`` replays
+[--response-cache-ttl-s SECONDS] [--no-chart] [--strict]`` replays
 recorded agent conversations through the prompt-cache simulator and prints what each cache-point strategy, the
 ResponseCache and the intention cache would have saved; it writes ``replay.json`` and ``replay.png`` to ``DIR``.
 Needs no services and no AWS account. Exit codes: 0 success, 2 bad input (one line on stderr naming the file and
-line, or the bad option value, or an ``--out`` that cannot be written). Records a reader skips (a record type it
+line, or the bad option value, or an ``--out`` that cannot be written). A JSONL line that is not valid JSON is
+skipped (one warning for the run: how many, and the first FILE:LINE; ``--strict`` makes it exit 2 instead); inputs
+given twice, a session log beside its folder, and API calls logged in several files are counted once (one warning
+line says what was merged). A FILE may be a Claude Code project folder (every session in it). Records a reader skips (a record type it
 has never seen) are reported as one ``promptcache: warning: FILE:LINE: ...`` line each, once per file and type.
 """
 
@@ -126,6 +129,12 @@ def build_parser() -> argparse.ArgumentParser:
         "ResponseCache default, " + _rc_default() + " s)",
     )
     replay.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
+    replay.add_argument(
+        "--strict",
+        action="store_true",
+        help="stop (exit 2) at the first JSONL line that is not valid JSON; by default such lines are skipped, "
+        "counted in replay.json (skipped_lines) and named in one warning",
+    )
     return parser
 
 
@@ -213,6 +222,7 @@ def _run_replay(args: argparse.Namespace) -> int:
                 force_model=args.model is not None,
                 models=table,
                 tokens=args.tokens,
+                strict=args.strict,
             )
     except TranscriptError as exc:
         return _fail(str(exc))
@@ -224,6 +234,9 @@ def _run_replay(args: argparse.Namespace) -> int:
         if shown:
             shown[0][0].stop()
         _report_warnings(caught)
+    for note in (result.skipped.warning(), result.merged.summary()):
+        if note:
+            print(f"promptcache: warning: {' '.join(note.split())}", file=sys.stderr)
     console = Console(width=max(Console().width, 120))
     render_table(result, console)
     try:

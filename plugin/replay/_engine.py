@@ -17,12 +17,14 @@ each row keeps its cost on them (``StrategyTotals.logged_cost_usd``), the ``as-l
 from __future__ import annotations
 
 import bisect
+import contextlib
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._as_logged import Fidelity, LoggedTotals
+from ._inputs import MergedInput, expand_inputs
 from ._model_table import ModelTable
 from ._models import CacheRules
 from ._prepare import Request, assign_times, check_gap_s, prepare, requests_of
@@ -30,9 +32,11 @@ from ._pricing import ModelPrice, base_model_id
 from ._repeats import IntentionStats, RepeatCounter, ResponseCacheStats
 from ._simulator import PromptCacheSimulator, RequestCost
 from ._sizes import split_on_prefix_change
+from ._skipped import SkippedLines, skipping
 from ._strategies import Strategy, StrategyUnavailable, check_strategy_names, make_strategy
 from ._stream import TimeOrder, iter_conversations
 from ._tokens import CLAUDE, RAW, TokenCounter
+from ._transcript import Conversation
 
 __all__ = ["DEFAULT_STRATEGIES", "COMBINED", "ReplayResult", "StrategyTotals", "run_replay"]
 
@@ -99,6 +103,8 @@ class ReplayResult:
     forced_model: str | None = None  # the ``--model`` id when it forced every call's model
     logged_models: dict[str, int] = field(default_factory=dict)  # model the log billed -> calls with usage
     price_source: str = "https://aws.amazon.com/bedrock/pricing/"  # where ``price`` came from
+    skipped: SkippedLines = field(default_factory=SkippedLines)  # broken lines the readers skipped
+    merged: MergedInput = field(default_factory=MergedInput)  # inputs and calls read more than once, counted once
 
     def relative(self, name: str) -> float | None:
         """Cost of ``name`` divided by the cost of ``none`` (``None`` when either is missing or zero); a row that
@@ -140,6 +146,7 @@ def run_replay(
     force_model: bool = False,
     models: ModelTable | None = None,
     tokens: str | None = None,
+    strict: bool = False,
 ) -> ReplayResult:
     """Replay the conversations of ``paths``.
 
@@ -159,6 +166,8 @@ def run_replay(
         models: cache rules and prices, with any user overrides (default: the shipped tables).
         tokens: ``"claude"`` (calibrated estimate) or ``"cl100k"`` (plain ``cl100k_base``) for sizes the log does
             not record; default ``"claude"`` for a Claude ``model_id``, else ``"cl100k"``.
+        strict: stop at the first JSONL line that is not valid JSON (``TranscriptError``); by default such lines
+            are skipped and counted in ``ReplayResult.skipped`` (``promptcache.replay._skipped``).
 
     Raises:
         TranscriptError: unreadable or malformed input. KeyError: unknown model (no price) or strategy name
@@ -185,24 +194,12 @@ def run_replay(
     run = _Run(names, table, combined and "anchored-tail" in names, response_cache_ttl_s, model_id, force_model)
     counter = TokenCounter(calibration)
     order = TimeOrder()
-    clock_end = 0.0
-    conversations = 0
-    for conv in iter_conversations(paths):
-        conversations += 1
-        counter.prime(b.text for m in conv.messages for b in m.blocks)
-        counter.prime(b.text for b in conv.system)
-        parts = [conv]
-        if conv.meta.get("hidden_prefix") is True:
-            parts = split_on_prefix_change(conv, [sum(counter.block(b) for b in m.blocks) for m in conv.messages])
-        reqs = []
-        for part in parts:  # the parts of one conversation enter the time order together
-            part_reqs = requests_of(prepare(part, counter), counter)
-            clock_end = assign_times(part_reqs, gap_s, clock_end)
-            reqs.extend(part_reqs)
-        for request in order.add(reqs):
-            run.replay(request, progress)
-    for request in order.drain():
-        run.replay(request, progress)
+    inputs, merged = expand_inputs(paths)
+    skipped = SkippedLines()
+    with contextlib.ExitStack() as stack:
+        if not strict:
+            stack.enter_context(skipping(skipped))
+        conversations = _replay_all(run, iter_conversations(inputs, merged), counter, gap_s, order, progress)
     if not run.requests:
         raise ValueError(
             f"nothing to replay in {', '.join(str(p) for p in paths)}: {conversations} "
@@ -235,7 +232,39 @@ def run_replay(
         forced_model=model_id if force_model else None,
         logged_models=dict(run.logged_models),
         price_source=table.price_source(main_model),
+        skipped=skipped,
+        merged=merged,
     )
+
+
+def _replay_all(
+    run: _Run,
+    conversations_in: Iterable[Conversation],
+    counter: TokenCounter,
+    gap_s: float,
+    order: TimeOrder,
+    progress: Callable[[int, int | None], None] | None,
+) -> int:
+    """Replay every conversation, in send-time order; returns how many were read."""
+    clock_end = 0.0
+    conversations = 0
+    for conv in conversations_in:
+        conversations += 1
+        counter.prime(b.text for m in conv.messages for b in m.blocks)
+        counter.prime(b.text for b in conv.system)
+        parts = [conv]
+        if conv.meta.get("hidden_prefix") is True:
+            parts = split_on_prefix_change(conv, [sum(counter.block(b) for b in m.blocks) for m in conv.messages])
+        reqs = []
+        for part in parts:  # the parts of one conversation enter the time order together
+            part_reqs = requests_of(prepare(part, counter), counter)
+            clock_end = assign_times(part_reqs, gap_s, clock_end)
+            reqs.extend(part_reqs)
+        for request in order.add(reqs):
+            run.replay(request, progress)
+    for request in order.drain():
+        run.replay(request, progress)
+    return conversations
 
 
 class _Run:

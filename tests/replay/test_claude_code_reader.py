@@ -220,7 +220,7 @@ def test_malformed_line_is_one_error_line_with_exit_2(
     with pytest.raises(TranscriptError) as info:
         read_file(path)
     assert (info.value.path, info.value.line) == (str(path), 4) and reason in info.value.reason
-    assert main(["replay", str(path), "--out", str(tmp_path / "out"), "--no-chart"]) == 2
+    assert main(["replay", str(path), "--out", str(tmp_path / "out"), "--no-chart", "--strict"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"promptcache: error: {path}:4: ")
 
