@@ -47,7 +47,8 @@ the sub-agent file's stem, e.g. ``"agent-a881341"``), ``context_start`` (``"sess
 session's first message; ``"compact_boundary"``: it starts after a compaction; ``"missing_parent"``: the chain
 leaves this log, e.g. a compaction sub-agent log read without its session), ``shared_messages`` (how many leading
 messages repeat an earlier conversation's history, 0 if none), ``request_ids`` (the call key of each reply in
-``replies``, in order) and ``call_sources`` (``"FILE:LINE"`` of each call's first line).
+``replies``, in order), ``call_sources`` (``"FILE:LINE"`` of each call's first line) and ``reply_done_s`` (reply
+message index -> epoch seconds of the call's last logged line: when the reply was done).
 """
 
 from __future__ import annotations

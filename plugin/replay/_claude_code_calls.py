@@ -33,6 +33,7 @@ class _Open:
     line: int = 0
     calls: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
+    done: dict[int, float] = field(default_factory=dict)  # reply index -> time its last line was logged
 
 
 def _before(line: Line, first: Line) -> bool:
@@ -167,6 +168,9 @@ def build_conversations(session: Session) -> list[Conversation]:
         target.replies.append(len(target.messages))
         target.calls.append(first.call)
         target.sources.append(f"{session.names[first.file]}:{first.line}")
+        stamps = [line.ts for line in lines if line.ts is not None]
+        if stamps:
+            target.done[len(target.messages)] = max(stamps)
         target.messages.append(reply)
         target.keys.append(("a", first.call))
     return [_finish(session, conv) for conv in convs]
@@ -218,6 +222,7 @@ def _finish(session: Session, conv: _Open) -> Conversation:
             "shared_messages": conv.shared,
             "request_ids": conv.calls,
             "call_sources": conv.sources,
+            "reply_done_s": conv.done,
         },
         replies=conv.replies,
     )

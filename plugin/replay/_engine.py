@@ -337,14 +337,14 @@ class _Run:
                 names = [*names, AS_LOGGED]
                 self.names = names
         cum, hashes, n = request.prepared.cum, request.prepared.hashes, request.n_blocks
-        if usage is not None and request.number == 0:
+        if usage is not None:
             self._warm(request, model, names)
         for name in names:
             runner = self._runner(name, model)
             if runner is None:
                 continue
             strategy, simulator = runner
-            cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s)
+            cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s, request.done_s)
             row = self._row(name, strategy.description)
             if name == AS_LOGGED:
                 # the log's layout is known (and billed) only where the call logged usage: the row covers those
@@ -364,7 +364,7 @@ class _Run:
                 runner = self._runner(COMBINED, model)
                 if runner is not None:
                     strategy, simulator = runner
-                    cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s)
+                    cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s, request.done_s)
                     _account(row, cost, out_cost, usage is not None)
         left = self._left.get(cid, 1) - 1
         if left <= 0:  # the conversation is over: release what strategies keep for it
@@ -378,23 +378,36 @@ class _Run:
             progress(self.requests, None)
 
     def _warm(self, request: Request, model: str, names: list[str]) -> None:
-        """A conversation whose first call read from the cache found that prefix cached by traffic the replay
-        cannot see (another session of the same agent, the conversation a compaction call summarises): when a
-        block boundary ends exactly where the logged read ends (``promptcache.replay._sizes`` fits one there),
-        every strategy's simulator starts with that prefix cached, with the TTL the call wrote at (1 h if it wrote
-        any 1-hour tokens, else 5 min)."""
+        """What the log read from the cache that the replay cannot have written: prefixes cached by traffic the
+        replay does not see (the account's other sessions, the conversation a compaction call summarises). Every
+        strategy's simulator gets the prefix cached, with the TTL the call wrote at (1 h if it wrote any 1-hour
+        tokens, else 5 min), where an entry there is not already alive:
+
+        - at a conversation's first call, the prefix the logged read ends at, when a block boundary ends exactly
+          there (``promptcache.replay._sizes`` fits one there);
+        - at any call, the unlogged system/tools prefix (``PreparedConversation.hidden_end``) when the logged read
+          covers it: it is the same for every session of the account, which keeps it warm through idle gaps.
+        """
         prepared, usage = request.prepared, request.usage
         if usage is None or not usage.cache_read_tokens:
             return
         cum = prepared.cum
-        boundary = bisect.bisect_left(cum, usage.cache_read_tokens, 1, request.n_blocks + 1)
-        if boundary > request.n_blocks or cum[boundary] != usage.cache_read_tokens:
+        boundaries = []
+        if request.number == 0:
+            boundary = bisect.bisect_left(cum, usage.cache_read_tokens, 1, request.n_blocks + 1)
+            if boundary <= request.n_blocks and cum[boundary] == usage.cache_read_tokens:
+                boundaries.append(boundary)
+        hidden = prepared.hidden_end
+        if 0 < hidden <= request.n_blocks and cum[hidden] and usage.cache_read_tokens >= cum[hidden]:
+            boundaries.append(hidden)
+        if not boundaries:
             return
         ttl = 3600.0 if usage.cache_write_1h_tokens else 300.0
         for name in [*names, COMBINED] if self.combined else names:
             runner = self._runner(name, model)
             if runner is not None:
-                runner[1].seed(prepared.hashes[boundary], request.time_s, ttl)
+                for boundary in boundaries:
+                    runner[1].seed(prepared.hashes[boundary], request.time_s, ttl)
 
     def ordered_totals(self) -> dict[str, StrategyTotals]:
         """Rows in the requested order (``as-logged`` after them, the combined row last)."""

@@ -16,7 +16,10 @@ mechanics Bedrock's Claude models share):
 5. The remaining tokens (after the last qualifying checkpoint, or all when nothing is cached) are plain input.
 6. Entries live their TTL (300 s, or 3,600 s where the model allows) from their last use: the entry read and any
    live entry at one of the request's own checkpoints inside the read prefix are refreshed ("the cache is
-   refreshed each time the cached content is used"). TTLs must not increase along the prompt (a longer-TTL
+   refreshed each time the cached content is used"). The lifetime of what a request writes or refreshes runs from
+   when its reply was done, where the log says (a Claude Code log stamps each line of the reply), else from its
+   send time: on real logs a prefix is still read 294 s after the reply that wrote it ended, 307 s after that
+   request was sent (bench/README.md, "Replay: cache timeline"). TTLs must not increase along the prompt (a longer-TTL
    checkpoint after a shorter one is a Bedrock validation error: ``ValueError``).
 
 The cache is keyed by prefix hash, so it is shared by every conversation replayed with the same simulator (as the
@@ -130,6 +133,7 @@ class PromptCacheSimulator:
         n_blocks: int,
         checkpoints: Sequence[Checkpoint],
         now_s: float,
+        done_s: float | None = None,
     ) -> RequestCost:
         """Bill one request and update the cache.
 
@@ -139,7 +143,9 @@ class PromptCacheSimulator:
             hashes: prefix hash per boundary (same indexing as ``cum``).
             n_blocks: blocks in this request.
             checkpoints: the strategy's cache points for this request.
-            now_s: the request's send time in seconds.
+            now_s: the request's send time in seconds (what it reads must be alive then).
+            done_s: when its reply was done, seconds (>= ``now_s``; ``None``: ``now_s``): what it writes or
+                refreshes lives from then (rule 6).
 
         Raises:
             ValueError: more checkpoints than allowed, a boundary outside the request, two at one boundary, a TTL
@@ -156,8 +162,9 @@ class PromptCacheSimulator:
                     read_b = k
                     break
         read_tokens = cum[read_b] if read_b else 0
+        stamp = now_s if done_s is None or done_s < now_s else done_s
         if read_b:
-            entries[hashes[read_b]] = (now_s + entries[hashes[read_b]][1], entries[hashes[read_b]][1])
+            entries[hashes[read_b]] = (stamp + entries[hashes[read_b]][1], entries[hashes[read_b]][1])
         minimum = self.rules.min_tokens
         covered = read_tokens
         write = write_1h = 0
@@ -169,7 +176,7 @@ class PromptCacheSimulator:
             if cp.boundary <= read_b:  # rule 6: a live entry at one of our checkpoints inside the read is used
                 entry = entries.get(key)
                 if entry is not None and entry[0] > now_s:
-                    entries[key] = (now_s + entry[1], entry[1])
+                    entries[key] = (stamp + entry[1], entry[1])
                 continue
             segment = cum[cp.boundary] - covered  # rule 4
             covered = cum[cp.boundary]
@@ -177,7 +184,7 @@ class PromptCacheSimulator:
             if cp.ttl_s > 300:
                 write_1h += segment
             cost += segment * self.price.write(cp.ttl_s)
-            entries[key] = (now_s + cp.ttl_s, cp.ttl_s)
+            entries[key] = (stamp + cp.ttl_s, cp.ttl_s)
         plain = cum[n_blocks] - read_tokens - write  # rule 5
         cost += plain * self.price.input + read_tokens * self.price.read
         if len(entries) > 200_000:

@@ -5,10 +5,10 @@ cache write). The replay then simulates every strategy on those sizes instead of
 
 1. **The part the log never shows** (``Conversation.meta["hidden_prefix"]``: system prompt, tool schemas,
    attached context — absent from a Claude Code transcript) is one block at the start of the prompt. Its size is
-   inferred from the first call: the tokens that call read from the cache when that read is no longer than the
-   prompt minus half the estimated size of its visible messages (a new conversation can only read a prefix
-   an earlier conversation cached, and the one such prefix short of the whole prompt is the system/tools
-   prefix); otherwise the first prompt minus the estimate of its visible messages.
+   inferred from the cache reads: the shortest read, over the conversation's calls, that is no longer than the
+   first prompt minus half the estimated size of its visible messages (such a read is a prefix of the first
+   prompt that some traffic had cached, and the shortest is the system/tools prefix every session shares);
+   otherwise the first prompt minus the estimate of its visible messages.
 2. **Each message's size from the growth between calls**: the tokens a request adds over the previous logged one
    are spread over the blocks it adds in proportion to their estimated sizes (largest remainder, so the sum is
    exact). A request that logs a smaller prompt than its predecessor (content the client dropped) leaves its new
@@ -63,17 +63,23 @@ class SizeFit:
         self.tokens, self.logged_requests, self.exact_requests = tokens, logged_requests, exact_requests
 
 
-def hidden_prefix_size(first_prompt: int, first_read: int, visible_estimate: int) -> int:
+def hidden_prefix_size(
+    first_prompt: int, first_read: int, visible_estimate: int, later_reads: Sequence[int] = ()
+) -> int:
     """The inferred size of the unlogged prefix (rule 1 of the module docstring), tokens >= 0.
 
     Args:
         first_prompt: the first logged call's prompt tokens (input + cache read + cache write).
         first_read: that call's cache-read tokens.
         visible_estimate: estimated tokens of the messages that call sent.
+        later_reads: cache-read tokens of the conversation's later logged calls: a read short of the first prompt
+            minus half its visible messages is a prefix of the first prompt that was cached, and the shortest such
+            read, over all calls, is the fixed prefix (a call that found only it cached: the rest had expired or
+            changed; a longer one was a longer prefix another session had cached, e.g. the same opening message).
     """
-    if 0 < first_read <= first_prompt - visible_estimate / 2:
-        return first_read
-    return max(0, first_prompt - visible_estimate)
+    limit = first_prompt - visible_estimate / 2
+    reads = [read for read in (first_read, *later_reads) if 0 < read <= limit]
+    return min(reads) if reads else max(0, first_prompt - visible_estimate)
 
 
 def fit_sizes(
@@ -110,7 +116,9 @@ def fit_sizes(
         tokens[hidden_block] = (
             int(known)
             if isinstance(known, int)
-            else hidden_prefix_size(usage0.prompt_tokens, usage0.cache_read_tokens, visible)
+            else hidden_prefix_size(
+                usage0.prompt_tokens, usage0.cache_read_tokens, visible, [u.cache_read_tokens for _, u in logged[1:]]
+            )
         )
         start = hidden_block + 1
     done = start
@@ -186,7 +194,8 @@ def split_on_prefix_change(conv: Conversation, visible_estimate: Sequence[int]) 
         unexpired = at is None or prev_at is None or at - prev_at < ttl_s
         if 0 < read < cached and unexpired:
             head = dataclasses.replace(conv, replies=ends[:i])
-            meta = {**conv.meta, "hidden_size": read, "epoch": f"{conv.meta.get('epoch', '')}~{i}"}
+            meta = {**conv.meta, "epoch": f"{conv.meta.get('epoch', '')}~{i}"}
+            meta.pop("hidden_size", None)  # the tail's own reads tell it (``hidden_prefix_size``)
             tail = dataclasses.replace(conv, id=f"{conv.id}~{i}", replies=ends[i:], meta=meta)
             return [head, *split_on_prefix_change(tail, visible_estimate)]
         prev, prev_at = usage, at
