@@ -67,7 +67,14 @@ from ._logged_usage import anthropic_usage
 from ._messages import BadRecord, _content_blocks, _short, parse_timestamp
 from ._transcript import Block, Conversation, Message, TranscriptError, TranscriptWarning, Usage
 
-__all__ = ["is_claude_code_log", "is_session_folder", "read_claude_code", "read_claude_code_file", "read_session_folder", "session_files"]
+__all__ = [
+    "is_claude_code_log",
+    "is_session_folder",
+    "read_claude_code",
+    "read_claude_code_file",
+    "read_session_folder",
+    "session_files",
+]
 
 #: Record types Claude Code writes that are not messages to the model (observed in Claude Code 2.1 session logs).
 BOOKKEEPING_TYPES = frozenset({"file-history-snapshot", "progress", "queue-operation", "summary", "system"})

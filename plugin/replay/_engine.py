@@ -17,6 +17,7 @@ each row keeps its cost on them (``StrategyTotals.logged_cost_usd``), the ``as-l
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import contextlib
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -254,7 +255,8 @@ def _replay_all(
         counter.prime(b.text for b in conv.system)
         parts = [conv]
         if conv.meta.get("hidden_prefix") is True:
-            parts = split_on_prefix_change(conv, [sum(counter.block(b) for b in m.blocks) for m in conv.messages])
+            visible = [sum(counter.block(b) for b in m.blocks) for m in conv.messages]
+            parts = [part for view in model_views(conv) for part in split_on_prefix_change(view, visible)]
         reqs = []
         for part in parts:  # the parts of one conversation enter the time order together
             part_reqs = requests_of(prepare(part, counter), counter)
@@ -265,6 +267,27 @@ def _replay_all(
     for request in order.drain():
         run.replay(request, progress)
     return conversations
+
+
+def model_views(conv: Conversation) -> list[Conversation]:
+    """One view of a hidden-prefix conversation per model its calls went to (``[conv]`` when one model did): the
+    same messages, with only that model's calls as requests (id ``"<id>@<model>"``). A model switch on one thread
+    (``/model``) is not a broken prefix: each model has its own cache (a simulator per model) and its own unlogged
+    system prompt, whose size that model's logged usage tells (``promptcache.replay._sizes``); the other model's
+    turns are history, sized from the growth between this model's calls."""
+    ends = conv.request_ends()
+    models = list(dict.fromkeys(conv.messages[cut].model for cut in ends))
+    if len(models) < 2:
+        return [conv]
+    return [
+        dataclasses.replace(
+            conv,
+            id=f"{conv.id}@{model}",
+            replies=[cut for cut in ends if conv.messages[cut].model == model],
+            meta={**conv.meta, "model_view": model},
+        )
+        for model in models
+    ]
 
 
 class _Run:
@@ -344,7 +367,9 @@ class _Run:
             if runner is None:
                 continue
             strategy, simulator = runner
-            cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s, request.done_s)
+            cost = simulator.simulate(
+                cum, hashes, n, strategy.place(request), request.time_s, request.done_s, request.start_s
+            )
             row = self._row(name, strategy.description)
             if name == AS_LOGGED:
                 # the log's layout is known (and billed) only where the call logged usage: the row covers those
@@ -364,7 +389,9 @@ class _Run:
                 runner = self._runner(COMBINED, model)
                 if runner is not None:
                     strategy, simulator = runner
-                    cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s, request.done_s)
+                    cost = simulator.simulate(
+                        cum, hashes, n, strategy.place(request), request.time_s, request.done_s, request.start_s
+                    )
                     _account(row, cost, out_cost, usage is not None)
         left = self._left.get(cid, 1) - 1
         if left <= 0:  # the conversation is over: release what strategies keep for it

@@ -45,11 +45,11 @@ class MergedInput:
         """One line on what was counted once (``None``: nothing was)."""
         parts = []
         if self.repeated_files:
-            parts.append(f"{_n(len(self.repeated_files), 'input')} given twice ({', '.join(self.repeated_files)})")
+            parts.append(f"{_n(len(self.repeated_files), 'input')} given twice ({_names(self.repeated_files)})")
         if self.covered_files:
             parts.append(
                 f"{_n(len(self.covered_files), 'log')} also read through its session folder "
-                f"({', '.join(self.covered_files)})"
+                f"({_names(self.covered_files)})"
             )
         if self.merged_calls:
             parts.append(f"{_n(self.merged_calls, 'API call')} logged in more than one file")
@@ -62,6 +62,11 @@ class MergedInput:
             "project_folders": list(self.project_folders),
             "merged_calls": self.merged_calls,
         }
+
+
+def _names(names: list[str]) -> str:
+    """The first name, and how many more (the summary stays one line)."""
+    return names[0] + (f" and {len(names) - 1:,} more" if len(names) > 1 else "")
 
 
 def _n(count: int, noun: str) -> str:

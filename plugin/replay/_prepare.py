@@ -104,6 +104,7 @@ class Request:
     usage: Usage | None = None  # the call's logged usage (the reply's ``Message.usage``)
     next_time_s: float | None = None  # send time of the conversation's next request (hindsight reference only)
     done_s: float | None = None  # when the reply was done, where the log says (``meta["reply_done_s"]``)
+    start_s: float | None = None  # when the reply began, where the log says (the reply's timestamp)
 
     @property
     def input_tokens(self) -> int:
@@ -238,6 +239,7 @@ def requests_of(prepared: PreparedConversation, counter: TokenCounter) -> list[R
                 model=reply.model,
                 usage=reply.usage,
                 done_s=done.get(cut),
+                start_s=reply.timestamp if done else None,
             )
         )
     return out

@@ -31,9 +31,7 @@ from ._transcript import Conversation, TranscriptError
 __all__ = ["TimeOrder", "iter_conversations"]
 
 
-def iter_conversations(
-    paths: Iterable[str | Path], merged: MergedInput | None = None
-) -> Iterator[Conversation]:
+def iter_conversations(paths: Iterable[str | Path], merged: MergedInput | None = None) -> Iterator[Conversation]:
     """The conversations of ``paths``, one at a time, ids unique across the replay (``#2``, ``#3`` ... on repeats).
 
     Conversations of several files come in order of their first request's recorded time (one account's sessions
