@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ._claude_code import Line, Session, reply_message
+from ._claude_code_walk import PromptWalker
 from ._transcript import Block, Conversation, Message
 
 __all__ = ["build_conversations", "prompt_of"]
@@ -152,9 +153,10 @@ def build_conversations(session: Session) -> list[Conversation]:
     replies: dict[str, Message] = {}
     convs: list[_Open] = []
     calls = sorted(session.calls.values(), key=lambda lines: (lines[0].file, lines[0].line))
+    walker = PromptWalker(session, replies)
     for lines in calls:
         first = lines[0]
-        keys, messages, start = prompt_of(session, first, replies)
+        keys, messages, start = walker.prompt(first)
         reply = replies.get(first.call)
         if reply is None:
             reply = replies[first.call] = reply_message(lines)

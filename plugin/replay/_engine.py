@@ -17,8 +17,8 @@ each row keeps its cost on them (``StrategyTotals.logged_cost_usd``), the ``as-l
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import contextlib
+import dataclasses
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._models import CacheRules, model_info
+from ._placement_config import checked_messages, replay_config
 from ._prepare import PreparedConversation, Request
 from ._pricing import ModelPrice
 from ._simulator import Checkpoint
@@ -43,7 +44,12 @@ class MultiPointAdapter(Strategy):
             raise StrategyUnavailable(
                 f"promptcache.cache_points.MultiPointStrategy is not installed in this build ({exc})"
             ) from None
-        self._config_cls, self._strategy_cls = CacheStrategyConfig, MultiPointStrategy
+        from ._placement_config import ReplayBudget
+
+        class _ReplayMultiPoint(ReplayBudget, MultiPointStrategy):
+            """``MultiPointStrategy`` on replay-built messages (``promptcache.replay._placement_config``)."""
+
+        self._config_cls, self._strategy_cls = CacheStrategyConfig, _ReplayMultiPoint
         self._info = model_info(rules)  # the table entry with the replay's rules (no warning for a user model)
         self._previous: dict[str, Any] = {}
         self._messages: dict[str, list[dict[str, Any]]] = {}
@@ -70,7 +76,7 @@ class MultiPointAdapter(Strategy):
             self._by_text.setdefault(
                 prepared.system_text, prepared.cum[prepared.system_end] - prepared.cum[prepared.tools_end]
             )
-            self._messages[cid] = cached
+            cached = self._messages[cid] = checked_messages(self._info, cached)
         return cached
 
     def forget(self, conversation_id: str) -> None:
@@ -103,7 +109,7 @@ class MultiPointAdapter(Strategy):
         messages = list(self._conversation_messages(prepared)[: len(request.groups)])
         if request.groups[-1].end != prepared.groups[len(request.groups) - 1].end:  # a cut group: count afresh
             messages[-1] = dict(messages[-1])
-        config = self._config_cls(
+        config = replay_config(
             model_info=self._info,
             system_prompt=prepared.system_text or None,
             messages=messages,
