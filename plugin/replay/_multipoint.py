@@ -107,8 +107,10 @@ class MultiPointAdapter(Strategy):
         prepared = request.prepared
         cid = prepared.conversation.id
         messages = list(self._conversation_messages(prepared)[: len(request.groups)])
+        tokens = prepared.group_tokens[: len(request.groups)]  # what ``count_tokens`` says of each
         if request.groups[-1].end != prepared.groups[len(request.groups) - 1].end:  # a cut group: count afresh
             messages[-1] = dict(messages[-1])
+            tokens[-1] = self.count_tokens(messages[-1])
         config = replay_config(
             model_info=self._info,
             system_prompt=prepared.system_text or None,
@@ -117,7 +119,7 @@ class MultiPointAdapter(Strategy):
             previous_placements=self._previous.get(cid),
             count_tokens=self.count_tokens,
         )
-        result = self._strategy_cls(config).determine_optimal_cache_points()
+        result = self._strategy_cls(config, tokens).determine_optimal_cache_points()
         placements = list(getattr(result, "placements", None) or [])
         self._previous[cid] = placements
         points: dict[int, Checkpoint] = {}

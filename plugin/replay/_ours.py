@@ -58,9 +58,9 @@ __all__ = ["AnchoredTailStrategy"]
 _MIN_OBSERVATIONS = 10  # a signature acts on what it learned only after this many resolved outcomes
 
 
-
 class _ReplayPlacement(ReplayBudget, _Placement):
     """The anchored-tail placement on replay-built messages (``promptcache.replay._placement_config``)."""
+
 
 class _ReuseStats:
     """Observed delays between a write and the next use, as counts: uses within 5 min, within 1 h, total."""
@@ -188,9 +188,11 @@ class AnchoredTailStrategy(Strategy):
             built = [self._message(g, t) for g, t in zip(prepared.groups, prepared.group_tokens)]
             messages = self._messages[cid] = checked_messages(self._info, built)
         messages = messages[: len(request.groups)]
+        tokens = prepared.group_tokens[: len(request.groups)]  # what ``_count`` says of each (no call per message)
         last = request.groups[-1]
         if last.end != prepared.groups[len(request.groups) - 1].end:  # a group this request cuts
-            messages[-1] = self._message(last, prepared.cum[last.end] - prepared.cum[last.start])
+            tokens[-1] = prepared.cum[last.end] - prepared.cum[last.start]
+            messages[-1] = self._message(last, tokens[-1])
         has_system = prepared.system_end > prepared.tools_end
         tool_tokens = prepared.cum[prepared.tools_end]
         tools_anchor = (
@@ -215,7 +217,7 @@ class AnchoredTailStrategy(Strategy):
             prefix_tokens=tool_tokens,
         )
         try:
-            return _ReplayPlacement(config).plan(), tools_anchor
+            return _ReplayPlacement(config, tokens).plan(), tools_anchor
         finally:
             if messages[-1] is not self._messages[cid][len(messages) - 1]:
                 del self._tokens[id(messages[-1])]  # a one-off message: its id may be reused once it is freed

@@ -12,10 +12,11 @@ which never hold a cache point of their own (the replay builds them without one)
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from promptcache.cache_points import CachePointPlacement, CacheStrategyConfig
+from promptcache.cache_points import CachePointPlacement, CacheStrategyConfig, default_count_tokens
 from promptcache.cache_points._model_info import BEDROCK_MAX_CACHE_POINTS
 
 __all__ = ["ReplayBudget", "checked_messages", "replay_config"]
@@ -46,11 +47,27 @@ def replay_config(**fields: Any) -> CacheStrategyConfig:
 
 
 class ReplayBudget:
-    """Mixin for a placement strategy run on replay-built messages: ``point_budget`` without counting the caller's
-    points (there are none), so it does not walk the messages."""
+    """Mixin for a placement strategy run on replay-built messages: the message token counts are the ones the
+    replay made (``message_tokens``, one per message, instead of one ``count_tokens`` call each), and
+    ``point_budget`` does not count the caller's points (there are none), so neither walks the messages."""
 
     config: CacheStrategyConfig
     model_info: Any
+    message_tokens: list[int]
+    _prefix: list[int]
+    _count: Any
+    system_token_count: int
+
+    def __init__(self, config: CacheStrategyConfig, message_tokens: Sequence[int] | None = None) -> None:
+        if message_tokens is None or len(message_tokens) != len(config.messages):
+            super().__init__(config)  # type: ignore[call-arg]
+            return
+        self.config = config
+        self.model_info = config.model_info
+        self._count = config.count_tokens or default_count_tokens
+        self.system_token_count = self._calculate_system_tokens()  # type: ignore[attr-defined]
+        self.message_tokens = list(message_tokens)
+        self._prefix = [0, *itertools.accumulate(self.message_tokens)]
 
     def point_budget(self) -> int:
         limit = min(self.model_info.max_cache_points, BEDROCK_MAX_CACHE_POINTS)

@@ -28,7 +28,8 @@ nothing, and sooner than that write's TTL (so expiry does not explain it), the l
 read missed the cache: the unlogged part changed (tools connected, a longer system prompt: the read is a new size) or the
 client changed earlier messages in a way the transcript does not show (the read is the unlogged prefix). The
 conversation is split there: the calls from that one on form a new conversation over the same messages, whose
-hidden prefix is the size that call read (``meta["hidden_size"]``) and whose messages hash differently
+hidden prefix is the size that call read (``meta["hidden_size"]``; a shorter read among its later calls, by rule 1,
+is the fixed part) and whose messages hash differently
 (``meta["epoch"]``), so they have their own cache entries.
 """
 
@@ -113,13 +114,11 @@ def fit_sizes(
         n0, usage0 = logged[0]
         known = conv.meta.get("hidden_size")
         visible = sum(tokens[hidden_block + 1 : n0])
-        tokens[hidden_block] = (
-            int(known)
-            if isinstance(known, int)
-            else hidden_prefix_size(
-                usage0.prompt_tokens, usage0.cache_read_tokens, visible, [u.cache_read_tokens for _, u in logged[1:]]
-            )
-        )
+        later = [u.cache_read_tokens for _, u in logged[1:]]
+        if isinstance(known, int):  # the read where the prefix broke; a shorter read later is the fixed part
+            tokens[hidden_block] = hidden_prefix_size(usage0.prompt_tokens, int(known), visible, later)
+        else:
+            tokens[hidden_block] = hidden_prefix_size(usage0.prompt_tokens, usage0.cache_read_tokens, visible, later)
         start = hidden_block + 1
     done = start
     total = sum(tokens[:start])
@@ -194,8 +193,7 @@ def split_on_prefix_change(conv: Conversation, visible_estimate: Sequence[int]) 
         unexpired = at is None or prev_at is None or at - prev_at < ttl_s
         if 0 < read < cached and unexpired:
             head = dataclasses.replace(conv, replies=ends[:i])
-            meta = {**conv.meta, "epoch": f"{conv.meta.get('epoch', '')}~{i}"}
-            meta.pop("hidden_size", None)  # the tail's own reads tell it (``hidden_prefix_size``)
+            meta = {**conv.meta, "hidden_size": read, "epoch": f"{conv.meta.get('epoch', '')}~{i}"}
             tail = dataclasses.replace(conv, id=f"{conv.id}~{i}", replies=ends[i:], meta=meta)
             return [head, *split_on_prefix_change(tail, visible_estimate)]
         prev, prev_at = usage, at

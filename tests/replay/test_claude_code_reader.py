@@ -83,6 +83,7 @@ def test_blocks_of_one_call_merged_and_parallel_results_regrouped() -> None:
         "shared_messages": 0,
         "request_ids": ["req_P1", "req_P2"],
         "call_sources": [f"{DATA / 'parallel_tools.jsonl'}:4", f"{DATA / 'parallel_tools.jsonl'}:12"],
+        "reply_done_s": {1: 1772445603.0, 3: 1772445607.0},  # each call's last line: when its reply was done
     }
     assert (conv.id, conv.family, conv.system, conv.tools) == ("sess-parallel", "sess-parallel", (), [])
 
