@@ -63,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         "simulator, and count what the ResponseCache and the intention cache "
         "(IntentionMemory) would have answered. Prints a table; writes "
         "DIR/replay.json and DIR/replay.png.",
+        formatter_class=_HelpFormatter,
     )
     replay.add_argument("files", nargs="+", metavar="FILE", help="transcript files (.json / .jsonl)")
     replay.add_argument(
@@ -126,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="SECONDS",
         help="lifetime of a ResponseCache entry, for its hits and the combined row (default: the "
-        "ResponseCache default, " + _rc_default() + " s)",
+        "ResponseCache default, {rc_default} s)",
     )
     replay.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
     replay.add_argument(
@@ -136,6 +137,15 @@ def build_parser() -> argparse.ArgumentParser:
         "counted in replay.json (skipped_lines) and named in one warning",
     )
     return parser
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Fills in ``{rc_default}`` only when the help is shown: the ResponseCache (and LangChain with it) is not
+    imported to parse arguments."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = super()._get_help_string(action)
+        return text.replace("{rc_default}", _rc_default()) if text else text
 
 
 def _rc_default() -> str:
@@ -161,13 +171,10 @@ def _report_warnings(caught: list[warnings.WarningMessage]) -> None:
 
 
 def _run_replay(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeRemainingColumn
-
-    from promptcache.replay._chart import write_chart
+    # what the replay needs before it reads the first file; the terminal table, the chart and the progress bar
+    # (rich) are imported once they are used
     from promptcache.replay._engine import DEFAULT_STRATEGIES, run_replay
     from promptcache.replay._model_table import ModelTable, load_overrides
-    from promptcache.replay._report import render_table, write_json
     from promptcache.replay._transcript import TranscriptError, TranscriptWarning
 
     if not (args.gap_s >= 0 and args.gap_s != float("inf")):
@@ -182,12 +189,15 @@ def _run_replay(args: argparse.Namespace) -> int:
             return _fail(f"--out must be a directory, but {str(blocker)!r} is a file")
     except OSError as exc:  # e.g. a name longer than the file system allows
         return _fail(f"--out {str(out)!r} cannot be used: {exc.strerror or exc}")
-    shown: list[tuple[Progress, TaskID]] = []  # the progress bar and its task, once the run is long enough for one
+    shown: list[tuple[Any, Any]] = []  # the progress bar and its task, once the run is long enough for one
 
     def progress(done: int, total: int | None) -> None:
         if done <= PROGRESS_MIN_REQUESTS:
             return
         if not shown:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
             bar = Progress(
                 "replaying",
                 BarColumn(),
@@ -237,6 +247,11 @@ def _run_replay(args: argparse.Namespace) -> int:
     for note in (result.skipped.warning(), result.merged.summary()):
         if note:
             print(f"promptcache: warning: {' '.join(note.split())}", file=sys.stderr)
+    from rich.console import Console
+
+    from promptcache.replay._chart import write_chart
+    from promptcache.replay._report import render_table, write_json
+
     console = Console(width=max(Console().width, 120))
     render_table(result, console)
     try:

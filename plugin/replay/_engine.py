@@ -22,6 +22,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 from ._as_logged import Fidelity, LoggedTotals
@@ -30,7 +31,6 @@ from ._model_table import ModelTable
 from ._models import CacheRules
 from ._prepare import Request, assign_times, check_gap_s, prepare, requests_of
 from ._pricing import ModelPrice, base_model_id
-from ._repeats import IntentionStats, RepeatCounter, ResponseCacheStats
 from ._simulator import PromptCacheSimulator, RequestCost
 from ._sizes import split_on_prefix_change
 from ._skipped import SkippedLines, skipping
@@ -38,6 +38,9 @@ from ._strategies import Strategy, StrategyUnavailable, check_strategy_names, ma
 from ._stream import TimeOrder, iter_conversations
 from ._tokens import CLAUDE, RAW, TokenCounter
 from ._transcript import Conversation
+
+if TYPE_CHECKING:  # the repeat counters import LangChain: loaded when a replay starts, not for --help
+    from ._repeats import IntentionStats, RepeatCounter, ResponseCacheStats
 
 __all__ = ["DEFAULT_STRATEGIES", "COMBINED", "ReplayResult", "StrategyTotals", "run_replay"]
 
@@ -307,7 +310,9 @@ class _Run:
         self.totals: dict[str, StrategyTotals] = {}
         self.unavailable: dict[str, str] = {}
         self.runners: dict[tuple[str, str], tuple[Strategy, PromptCacheSimulator]] = {}
-        self.repeats = RepeatCounter(model_id, response_cache_ttl_s)
+        from ._repeats import RepeatCounter
+
+        self.repeats: RepeatCounter = RepeatCounter(model_id, response_cache_ttl_s)
         self.logged = LoggedTotals()
         self.fidelity = Fidelity()
         self.models: dict[str, int] = {}
