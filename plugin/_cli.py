@@ -16,6 +16,7 @@ has never seen) are reported as one ``promptcache: warning: FILE:LINE: ...`` lin
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import re
 import sys
 import warnings
@@ -44,8 +45,8 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (sub-command ``replay``)."""
+    from promptcache._pricing import KNOWN_PRICES
     from promptcache.replay._engine import DEFAULT_GAP_S
-    from promptcache.replay._pricing import KNOWN_PRICES
     from promptcache.replay._strategies import STRATEGIES, check_strategy_names
 
     check_strategy_names(())  # loads every strategy into STRATEGIES
@@ -172,7 +173,16 @@ def _report_warnings(caught: list[warnings.WarningMessage]) -> None:
 
 def _run_replay(args: argparse.Namespace) -> int:
     # what the replay needs before it reads the first file; the terminal table, the chart and the progress bar
-    # (rich) are imported once they are used
+    # (rich, matplotlib) are imported once they are used, but checked here, so a missing extra fails before any work
+    try:
+        for name in ("matplotlib", "rich"):
+            if importlib.util.find_spec(name) is None:
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+    except ImportError as exc:
+        from promptcache._errors import missing_extra
+
+        return _fail(str(missing_extra("replay", exc)))
+
     from promptcache.replay._engine import DEFAULT_STRATEGIES, run_replay
     from promptcache.replay._model_table import ModelTable, load_overrides
     from promptcache.replay._transcript import TranscriptError, TranscriptWarning

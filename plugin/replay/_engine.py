@@ -22,15 +22,16 @@ import dataclasses
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from promptcache._pricing import ModelPrice, base_model_id
 
 from ._as_logged import Fidelity, LoggedTotals
 from ._inputs import MergedInput, expand_inputs
 from ._model_table import ModelTable
 from ._models import CacheRules
 from ._prepare import Request, assign_times, check_gap_s, prepare, requests_of
-from ._pricing import ModelPrice, base_model_id
 from ._simulator import PromptCacheSimulator, RequestCost
 from ._sizes import split_on_prefix_change
 from ._skipped import SkippedLines, skipping

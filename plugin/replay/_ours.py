@@ -42,6 +42,7 @@ import heapq
 from collections import defaultdict
 from typing import Any, cast
 
+from promptcache._pricing import ModelPrice
 from promptcache.cache_points import AnchoredTailStrategy as _Placement
 from promptcache.cache_points import CachePointPlacement
 from promptcache.cache_points._anchored_tail import AnchoredTailPlan
@@ -49,7 +50,6 @@ from promptcache.cache_points._anchored_tail import AnchoredTailPlan
 from ._models import CacheRules, model_info
 from ._placement_config import ReplayBudget, checked_messages, replay_config
 from ._prepare import Group, Request
-from ._pricing import ModelPrice
 from ._simulator import Checkpoint
 from ._strategies import Strategy
 

@@ -70,7 +70,9 @@ def test_a_broken_line_no_record_names_stays_out_of_the_tree(tmp_path: Path) -> 
     assert tally.count == 1 and conv.replies == [1, 3]  # two calls left, the broken one is not invented
 
 
-def test_cli_skips_with_one_warning_and_the_json_counts_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_skips_with_one_warning_and_the_json_counts_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = _session(tmp_path / "s.jsonl", {3, 5})
     out = tmp_path / "out"
     assert main(["replay", str(path), "--out", str(out), "--no-chart"]) == 0

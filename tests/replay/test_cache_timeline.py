@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from promptcache._pricing import price_for
 from promptcache.replay._engine import run_replay
 from promptcache.replay._models import cache_rules
-from promptcache.replay._pricing import price_for
 from promptcache.replay._simulator import Checkpoint, PromptCacheSimulator
 from promptcache.replay._stream import iter_conversations
 
