@@ -24,7 +24,7 @@ __all__ = ["ReplayBudget", "checked_messages", "replay_config"]
 
 def checked_messages(info: Any, messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """``messages`` after ``CacheStrategyConfig``'s checks, run once (raises what it raises)."""
-    return list(CacheStrategyConfig(info, None, messages).messages)
+    return [dict(m) if not isinstance(m, dict) else m for m in CacheStrategyConfig(info, None, messages).messages]
 
 
 def replay_config(**fields: Any) -> CacheStrategyConfig:
@@ -70,7 +70,7 @@ class ReplayBudget:
         self._prefix = [0, *itertools.accumulate(self.message_tokens)]
 
     def point_budget(self) -> int:
-        limit = min(self.model_info.max_cache_points, BEDROCK_MAX_CACHE_POINTS)
+        limit = min(int(self.model_info.max_cache_points), BEDROCK_MAX_CACHE_POINTS)
         if self.config.max_points is not None:
             limit = min(limit, self.config.max_points)
         return max(limit, 0)

@@ -74,12 +74,12 @@ def _keyed(index: int, conversations: Iterator[Conversation]) -> Iterator[tuple[
 def _own_calls(conv: Conversation, calls: set[str], merged: MergedInput) -> bool:
     """Drop from ``conv`` the replies of calls already replayed (by request id; ``calls`` collects them). Returns
     whether any call of its own is left."""
-    ids = conv.meta.get("request_ids")
-    if not isinstance(ids, list) or len(ids) != len(conv.replies):
+    ids, replies = conv.meta.get("request_ids"), conv.replies
+    if not isinstance(ids, list) or replies is None or len(ids) != len(replies):
         return True
     keys = [
         f"{call}\x00{conv.messages[at].model or ''}" if isinstance(call, str) and not call.startswith("line:") else ""
-        for call, at in zip(ids, conv.replies)
+        for call, at in zip(ids, replies)
     ]  # one call: one request id and one model (an id with no model of its own, "line:...", is never merged)
     keep = [i for i, key in enumerate(keys) if not key or key not in calls]
     calls.update(k for k in keys if k)
@@ -88,7 +88,7 @@ def _own_calls(conv: Conversation, calls: set[str], merged: MergedInput) -> bool
     merged.merged_calls += len(ids) - len(keep)
     if not keep:
         return False
-    conv.replies = [conv.replies[i] for i in keep]
+    conv.replies = [replies[i] for i in keep]
     conv.meta = {**conv.meta, "request_ids": [ids[i] for i in keep]}
     sources = conv.meta.get("call_sources")
     if isinstance(sources, list) and len(sources) == len(ids):
