@@ -9,7 +9,8 @@ Run by hand from the project root (figures go to bench/README.md, section "Repla
 The made-up Claude Code conversation (``_claude_code_session``) is one growing thread: a user request, then per call
 an assistant line (text + a ``Read`` tool use, logged usage growing by 300 tokens a call) and its tool result, 6 s
 apart. Start-up is the time from the process start to the first byte read of the input (``promptcache replay`` in
-a child, its ``open`` of the input traced with ``sys.addaudithook``), median of 5.
+a child, from its first statement to its first ``open`` of the input; the interpreter's own start is not in it),
+median of 5.
 
 Each replay runs in its own child process (``python -c``; the default strategies, the combined row, no chart), so
 its peak resident memory (the child's own ``getrusage(RUSAGE_SELF).ru_maxrss``) and wall time are its own. The larger inputs
@@ -87,16 +88,19 @@ def _claude_code_session(n: int, path: Path) -> Path:
 
 
 _STARTUP = """
-import sys, time
+import time
 started = time.perf_counter()
+import builtins, io, os, sys
 target = sys.argv[1]
-def hook(event, args):
-    if event == "open" and args and str(args[0]) == target:
+real_open = io.open
+
+def watched(file, *args, **kwargs):
+    if str(file) == target:
         print(f"STARTUP {time.perf_counter() - started:.3f}", file=sys.__stderr__, flush=True)
-        sys.__stderr__.flush()
-        import os
         os._exit(0)
-sys.addaudithook(hook)
+    return real_open(file, *args, **kwargs)
+
+builtins.open = io.open = watched
 from promptcache._cli import main
 main(["replay", target, "--out", sys.argv[2], "--no-chart"])
 """

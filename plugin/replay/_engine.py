@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from promptcache._pricing import ModelPrice, base_model_id
 
@@ -37,7 +37,7 @@ from ._sizes import split_on_prefix_change
 from ._skipped import SkippedLines, skipping
 from ._strategies import Strategy, StrategyUnavailable, check_strategy_names, make_strategy
 from ._stream import TimeOrder, iter_conversations
-from ._tokens import CLAUDE, RAW, TokenCounter
+from ._tokens import CLAUDE, RAW, Calibration, TokenCounter
 from ._transcript import Conversation
 
 if TYPE_CHECKING:  # the repeat counters import LangChain: loaded when a replay starts, not for --help
@@ -197,7 +197,7 @@ def run_replay(
     names = list(dict.fromkeys(["none", *strategies]))
     check_strategy_names(names)
     run = _Run(names, table, combined and "anchored-tail" in names, response_cache_ttl_s, model_id, force_model)
-    counter = TokenCounter(calibration)
+    counter = cast(TokenCounter, _LazyCounter(calibration))
     order = TimeOrder()
     inputs, merged = expand_inputs(paths)
     skipped = SkippedLines()
@@ -294,6 +294,20 @@ def model_views(conv: Conversation) -> list[Conversation]:
     ]
 
 
+class _LazyCounter:
+    """A ``TokenCounter`` made on first use: loading the tokenizer (about a second) waits until there is text to
+    count, so reading the first file is not held up by it."""
+
+    def __init__(self, calibration: Calibration) -> None:
+        self._calibration = calibration
+        self._counter: TokenCounter | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._counter is None:
+            self._counter = TokenCounter(self._calibration)
+        return getattr(self._counter, name)
+
+
 class _Run:
     """The state of one replay: per strategy and model a strategy and its simulator, the totals, the log's bill."""
 
@@ -311,9 +325,8 @@ class _Run:
         self.totals: dict[str, StrategyTotals] = {}
         self.unavailable: dict[str, str] = {}
         self.runners: dict[tuple[str, str], tuple[Strategy, PromptCacheSimulator]] = {}
-        from ._repeats import RepeatCounter
-
-        self.repeats: RepeatCounter = RepeatCounter(model_id, response_cache_ttl_s)
+        self._response_cache_ttl_s = response_cache_ttl_s
+        self._repeats: RepeatCounter | None = None
         self.logged = LoggedTotals()
         self.fidelity = Fidelity()
         self.models: dict[str, int] = {}
@@ -321,6 +334,16 @@ class _Run:
         self.requests = self.input_tokens = self.output_tokens = self.largest = self.untimed = 0
         self.logged_requests = 0
         self._left: dict[str, int] = {}  # conversation id -> requests not yet replayed
+
+    @property
+    def repeats(self) -> RepeatCounter:
+        """The ResponseCache and intention-cache counters, made at the first request (they load LangChain, which
+        need not hold up reading the first file)."""
+        if self._repeats is None:
+            from ._repeats import RepeatCounter
+
+            self._repeats = RepeatCounter(self.model_id, self._response_cache_ttl_s)
+        return self._repeats
 
     def _runner(self, name: str, model: str) -> tuple[Strategy, PromptCacheSimulator] | None:
         key = (name, model)
