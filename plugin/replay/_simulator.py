@@ -19,11 +19,16 @@ mechanics Bedrock's Claude models share):
    refreshed each time the cached content is used"). The lifetime of what a request writes or refreshes runs from
    when its reply was done, where the log says (a Claude Code log stamps each line of the reply), else from its
    send time: on real logs a prefix is still read 294 s after the reply that wrote it ended, 307 s after that
-   request was sent (bench/README.md, "Replay: cache timeline").
+   request was sent (bench/README.md, "Replay: cache timeline"). TTLs must not increase along the prompt (a
+   longer-TTL checkpoint after a shorter one is a Bedrock validation error: ``ValueError``).
 7. What a request writes can be read only once its reply has begun, where the log says when that was (Anthropic,
    "Prompt caching": "the cache entry only becomes available after the first response begins"), so parallel
-   requests (sub-agents started together) each write the prefix they share. TTLs must not increase along the prompt (a longer-TTL
-   checkpoint after a shorter one is a Bedrock validation error: ``ValueError``).
+   requests (sub-agents started together) each write the prefix they share.
+8. Prices: where the model has a long-context tier (``ModelPrice.at``: Anthropic's Sonnet 4 / 4.5 above 200,000
+   prompt tokens), a request whose whole prompt exceeds it is billed at that tier, every token of it.
+
+OpenAI models cache automatically, under other rules: ``make_simulator`` gives them
+``promptcache.replay._openai_cache.OpenAIPrefixCache`` (same interface).
 
 The cache is keyed by prefix hash, so it is shared by every conversation replayed with the same simulator (as the
 real cache is shared within an account and model).
@@ -33,12 +38,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from promptcache._pricing import ModelPrice
 
 from ._models import CacheRules
 
-__all__ = ["Checkpoint", "PromptCacheSimulator", "RequestCost"]
+if TYPE_CHECKING:
+    from ._openai_cache import OpenAIPrefixCache
+
+__all__ = ["Checkpoint", "PromptCacheSimulator", "RequestCost", "make_simulator"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +147,8 @@ class PromptCacheSimulator:
         n_blocks: int,
         checkpoints: Sequence[Checkpoint],
         now_s: float,
+        cache_key: str | None = None,
+        *,
         done_s: float | None = None,
         start_s: float | None = None,
     ) -> RequestCost:
@@ -154,6 +165,7 @@ class PromptCacheSimulator:
                 refreshes lives from then (rule 6).
             start_s: when its reply began, seconds (``None``: ``now_s``): what it writes can be read from then
                 (rule 7).
+            cache_key: an OpenAI ``prompt_cache_key``; ignored here (Anthropic and Bedrock route by prefix only).
 
         Raises:
             ValueError: more checkpoints than allowed, a boundary outside the request, two at one boundary, a TTL
@@ -176,6 +188,7 @@ class PromptCacheSimulator:
             _, ttl, ready = entries[hashes[read_b]]
             entries[hashes[read_b]] = (stamp + ttl, ttl, ready)
         minimum = self.rules.min_tokens
+        price = self.price.at(cum[n_blocks])  # rule 8: a long-context tier bills the whole request
         covered = read_tokens
         write = write_1h = 0
         cost = 0.0
@@ -193,12 +206,22 @@ class PromptCacheSimulator:
             write += segment
             if cp.ttl_s > 300:
                 write_1h += segment
-            cost += segment * self.price.write(cp.ttl_s)
+            cost += segment * price.write(cp.ttl_s)
             old = entries.get(key)
             ready = old[2] if old is not None and old[0] > now_s and old[2] <= ready_s else ready_s
             entries[key] = (stamp + cp.ttl_s, cp.ttl_s, ready)
         plain = cum[n_blocks] - read_tokens - write  # rule 5
-        cost += plain * self.price.input + read_tokens * self.price.read
+        cost += plain * price.input + read_tokens * price.read
         if len(entries) > 200_000:
             self._entries = {k: v for k, v in entries.items() if v[0] > now_s}
         return RequestCost(plain, read_tokens, write, write_1h, cost / 1_000_000, read_b)
+
+
+def make_simulator(rules: CacheRules, price: ModelPrice) -> PromptCacheSimulator | OpenAIPrefixCache:
+    """The simulator for a model: ``OpenAIPrefixCache`` for an OpenAI model (``rules.family == "openai"``), else
+    ``PromptCacheSimulator``; both bill with ``simulate(cum, hashes, n_blocks, checkpoints, now_s)``."""
+    if rules.family == "openai":
+        from ._openai_cache import OpenAIPrefixCache
+
+        return OpenAIPrefixCache(rules, price)
+    return PromptCacheSimulator(rules, price)
