@@ -2,17 +2,21 @@
 
 ``promptcache --version``; ``promptcache replay FILE... [--model MODEL_ID] [--min-tokens N] [--models FILE]
 [--tokens claude|cl100k] [--strategy NAME]... [--gap-s SECONDS] [--out DIR]
-[--response-cache-ttl-s SECONDS] [--no-chart]`` replays
+[--response-cache-ttl-s SECONDS] [--no-chart] [--strict]`` replays
 recorded agent conversations through the prompt-cache simulator and prints what each cache-point strategy, the
 ResponseCache and the intention cache would have saved; it writes ``replay.json`` and ``replay.png`` to ``DIR``.
 Needs no services and no AWS account. Exit codes: 0 success, 2 bad input (one line on stderr naming the file and
-line, or the bad option value, or an ``--out`` that cannot be written). Records a reader skips (a record type it
+line, or the bad option value, or an ``--out`` that cannot be written). A JSONL line that is not valid JSON is
+skipped (one warning for the run: how many, and the first FILE:LINE; ``--strict`` makes it exit 2 instead); inputs
+given twice, a session log beside its folder, and API calls logged in several files are counted once (one warning
+line says what was merged). A FILE may be a Claude Code project folder (every session in it). Records a reader skips (a record type it
 has never seen) are reported as one ``promptcache: warning: FILE:LINE: ...`` line each, once per file and type.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import re
 import sys
 import warnings
@@ -60,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
         "simulator, and count what the ResponseCache and the intention cache "
         "(IntentionMemory) would have answered. Prints a table; writes "
         "DIR/replay.json and DIR/replay.png.",
+        formatter_class=_HelpFormatter,
     )
     replay.add_argument("files", nargs="+", metavar="FILE", help="transcript files (.json / .jsonl)")
     replay.add_argument(
@@ -123,10 +128,25 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="SECONDS",
         help="lifetime of a ResponseCache entry, for its hits and the combined row (default: the "
-        "ResponseCache default, " + _rc_default() + " s)",
+        "ResponseCache default, {rc_default} s)",
     )
     replay.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
+    replay.add_argument(
+        "--strict",
+        action="store_true",
+        help="stop (exit 2) at the first JSONL line that is not valid JSON; by default such lines are skipped, "
+        "counted in replay.json (skipped_lines) and named in one warning",
+    )
     return parser
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Fills in ``{rc_default}`` only when the help is shown: the ResponseCache (and LangChain with it) is not
+    imported to parse arguments."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = super()._get_help_string(action)
+        return text.replace("{rc_default}", _rc_default()) if text else text
 
 
 def _rc_default() -> str:
@@ -152,19 +172,19 @@ def _report_warnings(caught: list[warnings.WarningMessage]) -> None:
 
 
 def _run_replay(args: argparse.Namespace) -> int:
+    # what the replay needs before it reads the first file; the terminal table, the chart and the progress bar
+    # (rich, matplotlib) are imported once they are used, but checked here, so a missing extra fails before any work
     try:
-        import matplotlib  # noqa: F401  (the chart; checked here so a missing extra fails before any work)
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeRemainingColumn
+        for name in ("matplotlib", "rich"):
+            if importlib.util.find_spec(name) is None:
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
     except ImportError as exc:
         from promptcache._errors import missing_extra
 
         return _fail(str(missing_extra("replay", exc)))
 
-    from promptcache.replay._chart import write_chart
     from promptcache.replay._engine import DEFAULT_STRATEGIES, run_replay
     from promptcache.replay._model_table import ModelTable, load_overrides
-    from promptcache.replay._report import render_table, write_json
     from promptcache.replay._transcript import TranscriptError, TranscriptWarning
 
     if not (args.gap_s >= 0 and args.gap_s != float("inf")):
@@ -179,12 +199,15 @@ def _run_replay(args: argparse.Namespace) -> int:
             return _fail(f"--out must be a directory, but {str(blocker)!r} is a file")
     except OSError as exc:  # e.g. a name longer than the file system allows
         return _fail(f"--out {str(out)!r} cannot be used: {exc.strerror or exc}")
-    shown: list[tuple[Progress, TaskID]] = []  # the progress bar and its task, once the run is long enough for one
+    shown: list[tuple[Any, Any]] = []  # the progress bar and its task, once the run is long enough for one
 
     def progress(done: int, total: int | None) -> None:
         if done <= PROGRESS_MIN_REQUESTS:
             return
         if not shown:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
             bar = Progress(
                 "replaying",
                 BarColumn(),
@@ -219,6 +242,7 @@ def _run_replay(args: argparse.Namespace) -> int:
                 force_model=args.model is not None,
                 models=table,
                 tokens=args.tokens,
+                strict=args.strict,
             )
     except TranscriptError as exc:
         return _fail(str(exc))
@@ -230,6 +254,14 @@ def _run_replay(args: argparse.Namespace) -> int:
         if shown:
             shown[0][0].stop()
         _report_warnings(caught)
+    for note in (result.skipped.warning(), result.merged.summary()):
+        if note:
+            print(f"promptcache: warning: {' '.join(note.split())}", file=sys.stderr)
+    from rich.console import Console
+
+    from promptcache.replay._chart import write_chart
+    from promptcache.replay._report import render_table, write_json
+
     console = Console(width=max(Console().width, 120))
     render_table(result, console)
     try:

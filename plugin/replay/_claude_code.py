@@ -47,15 +47,18 @@ the sub-agent file's stem, e.g. ``"agent-a881341"``), ``context_start`` (``"sess
 session's first message; ``"compact_boundary"``: it starts after a compaction; ``"missing_parent"``: the chain
 leaves this log, e.g. a compaction sub-agent log read without its session), ``shared_messages`` (how many leading
 messages repeat an earlier conversation's history, 0 if none), ``request_ids`` (the call key of each reply in
-``replies``, in order) and ``call_sources`` (``"FILE:LINE"`` of each call's first line).
+``replies``, in order), ``call_sources`` (``"FILE:LINE"`` of each call's first line) and ``reply_done_s`` (reply
+message index -> epoch seconds of the call's last logged line: when the reply was done).
 """
 
 from __future__ import annotations
 
+import re
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -64,7 +67,14 @@ from ._logged_usage import anthropic_usage
 from ._messages import BadRecord, _content_blocks, _short, parse_timestamp
 from ._transcript import Block, Conversation, Message, TranscriptError, TranscriptWarning, Usage
 
-__all__ = ["is_claude_code_log", "is_session_folder", "read_claude_code", "read_session_folder", "session_files"]
+__all__ = [
+    "is_claude_code_log",
+    "is_session_folder",
+    "read_claude_code",
+    "read_claude_code_file",
+    "read_session_folder",
+    "session_files",
+]
 
 #: Record types Claude Code writes that are not messages to the model (observed in Claude Code 2.1 session logs).
 BOOKKEEPING_TYPES = frozenset({"file-history-snapshot", "progress", "queue-operation", "summary", "system"})
@@ -170,12 +180,23 @@ def is_session_folder(folder: str | Path) -> bool:
     return Path(folder).is_dir() and bool(session_files(folder))
 
 
-def read_claude_code(name: str, data: bytes) -> list[Conversation]:
-    """The conversations of one Claude Code session log (module docstring). Raises ``TranscriptError``."""
+def read_claude_code(name: str, data: bytes | Iterable[bytes]) -> list[Conversation]:
+    """The conversations of one Claude Code session log (module docstring): its bytes, or its lines as an open
+    binary file yields them (read as a stream, never whole). Raises ``TranscriptError``."""
     session = Session()
     path = Path(name)
-    _add_file(session, name, data, path.stem if path.parent.name == "subagents" else "")
+    lines = data.splitlines() if isinstance(data, bytes) else data
+    _add_file(session, name, lines, path.stem if path.parent.name == "subagents" else "")
     return _conversations(session, name)
+
+
+def read_claude_code_file(path: str | Path) -> list[Conversation]:
+    """``read_claude_code`` on the file at ``path``, read line by line. Raises ``TranscriptError``."""
+    try:
+        with Path(path).open("rb") as handle:
+            return read_claude_code(str(path), handle)
+    except OSError as exc:
+        raise TranscriptError(str(path), 0, f"cannot read file: {exc.strerror or exc}") from None
 
 
 def read_session_folder(folder: str | Path) -> list[Conversation]:
@@ -193,16 +214,26 @@ def read_session_folder(folder: str | Path) -> list[Conversation]:
         raise TranscriptError(str(folder), 0, "is a directory but not a Claude Code session folder")
     session = Session()
     for path in files:
+        agent = path.stem if path.parent.name == "subagents" else ""
         try:
-            data = path.read_bytes()
+            with path.open("rb") as handle:
+                if agent and not _has_content(handle):
+                    warnings.warn(f"{path}: skipped an empty sub-agent log", TranscriptWarning, stacklevel=2)
+                    continue
+                _add_file(session, str(path), handle, agent)
         except OSError as exc:
             raise TranscriptError(str(path), 0, f"cannot read file: {exc.strerror or exc}") from None
-        agent = path.stem if path.parent.name == "subagents" else ""
-        if agent and not data.strip():
-            warnings.warn(f"{path}: skipped an empty sub-agent log", TranscriptWarning, stacklevel=2)
-            continue
-        _add_file(session, str(path), data, agent)
     return _conversations(session, str(folder))
+
+
+def _has_content(handle: BinaryIO) -> bool:
+    """Whether an open file holds anything but whitespace (it is left at its start)."""
+    while chunk := handle.read(1 << 16):
+        if chunk.strip():
+            handle.seek(0)
+            return True
+    handle.seek(0)
+    return False
 
 
 def _conversations(session: Session, name: str) -> list[Conversation]:
@@ -215,13 +246,23 @@ def _conversations(session: Session, name: str) -> list[Conversation]:
     return build_conversations(session)
 
 
-def _add_file(session: Session, name: str, data: bytes, agent: str) -> None:
+def _add_file(session: Session, name: str, lines: Iterable[bytes], agent: str) -> None:
     file = len(session.names)
     session.names.append(name)
     session.agents.append(agent)
     warned: set[str] = set()
     records = 0
-    for lineno, rec in jsonl_records(name, data.splitlines()):
+    in_order: list[Line] = []  # this file's tree nodes (and broken lines), in line order
+    broken: list[Line] = []
+
+    def on_skip(lineno: int, raw: bytes) -> None:
+        found = _PARENT.search(raw)
+        parent = found.group(2).decode("utf-8", "replace") if found and found.group(2) else None
+        node = Line(file, lineno, "", parent, "other")
+        broken.append(node)
+        in_order.append(node)
+
+    for lineno, rec in jsonl_records(name, lines, on_skip):
         if not isinstance(rec, dict):
             raise TranscriptError(name, lineno, f"expected a Claude Code record (a JSON object), got {_short(rec)}")
         records += 1
@@ -246,6 +287,8 @@ def _add_file(session: Session, name: str, data: bytes, agent: str) -> None:
         if line.uuid in session.by_uuid:  # the same record logged twice (a resumed session re-writes history)
             continue
         session.by_uuid[line.uuid] = line
+        if broken:
+            in_order.append(line)
         if line.kind == "assistant":
             same = session.calls.get(line.call)
             if same and same[0].model and line.model and same[0].model != line.model:
@@ -255,6 +298,8 @@ def _add_file(session: Session, name: str, data: bytes, agent: str) -> None:
             for block in line.blocks:
                 if block.kind == "tool_result" and block.id:
                     session.results.setdefault(block.id, []).append(line)
+    if broken:
+        _relink_broken(session, in_order)
     if not records:
         raise TranscriptError(name, 1, "empty file: no records")
     for line in session.by_uuid.values():  # children, once every file so far is indexed
@@ -263,6 +308,26 @@ def _add_file(session: Session, name: str, data: bytes, agent: str) -> None:
         parent = session.by_uuid.get(line.parent) if line.parent else None
         if parent is not None:
             parent.children.append(line)
+
+
+#: The ``parentUuid`` a broken record still shows: Claude Code writes it first, so a cut line keeps it.
+_PARENT = re.compile(rb'"parentUuid"\s*:\s*(null|"([^"\\]+)")')
+
+
+def _relink_broken(session: Session, in_order: list[Line]) -> None:
+    """Give each broken line of one file (``Line.uuid == ""``, ``parent`` read from its text when it survived)
+    the uuid that a later record of the file names as its parent but no record defines: the nearest broken line
+    before that record takes it. The tree then runs through the broken line (a link of the chain, its content
+    lost) instead of ending there; a broken line no record names stays out of the tree."""
+    pending: list[Line] = []
+    for node in in_order:
+        parent = node.parent
+        if parent and parent not in session.by_uuid and pending:
+            taken = pending.pop()
+            taken.uuid = parent
+            session.by_uuid[parent] = taken
+        if not node.uuid:
+            pending.append(node)
 
 
 def _line(rec: dict[str, Any], file: int, lineno: int) -> Line | None:

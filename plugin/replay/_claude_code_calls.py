@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ._claude_code import Line, Session, reply_message
+from ._claude_code_walk import PromptWalker
 from ._transcript import Block, Conversation, Message
 
 __all__ = ["build_conversations", "prompt_of"]
@@ -33,6 +34,7 @@ class _Open:
     line: int = 0
     calls: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
+    done: dict[int, float] = field(default_factory=dict)  # reply index -> time its last line was logged
 
 
 def _before(line: Line, first: Line) -> bool:
@@ -151,9 +153,10 @@ def build_conversations(session: Session) -> list[Conversation]:
     replies: dict[str, Message] = {}
     convs: list[_Open] = []
     calls = sorted(session.calls.values(), key=lambda lines: (lines[0].file, lines[0].line))
+    walker = PromptWalker(session, replies)
     for lines in calls:
         first = lines[0]
-        keys, messages, start = prompt_of(session, first, replies)
+        keys, messages, start = walker.prompt(first)
         reply = replies.get(first.call)
         if reply is None:
             reply = replies[first.call] = reply_message(lines)
@@ -167,6 +170,9 @@ def build_conversations(session: Session) -> list[Conversation]:
         target.replies.append(len(target.messages))
         target.calls.append(first.call)
         target.sources.append(f"{session.names[first.file]}:{first.line}")
+        stamps = [line.ts for line in lines if line.ts is not None]
+        if stamps:
+            target.done[len(target.messages)] = max(stamps)
         target.messages.append(reply)
         target.keys.append(("a", first.call))
     return [_finish(session, conv) for conv in convs]
@@ -218,6 +224,7 @@ def _finish(session: Session, conv: _Open) -> Conversation:
             "shared_messages": conv.shared,
             "request_ids": conv.calls,
             "call_sources": conv.sources,
+            "reply_done_s": conv.done,
         },
         replies=conv.replies,
     )

@@ -17,24 +17,32 @@ each row keeps its cost on them (``StrategyTotals.logged_cost_usd``), the ``as-l
 from __future__ import annotations
 
 import bisect
+import contextlib
+import dataclasses
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from promptcache._pricing import ModelPrice, base_model_id
 
 from ._as_logged import Fidelity, LoggedTotals
+from ._inputs import MergedInput, expand_inputs
 from ._model_table import ModelTable
 from ._models import CacheRules
 from ._openai_cache import OpenAIPrefixCache
 from ._prepare import Request, assign_times, check_gap_s, prepare, requests_of
-from ._repeats import IntentionStats, RepeatCounter, ResponseCacheStats
 from ._simulator import PromptCacheSimulator, RequestCost, make_simulator
 from ._sizes import split_on_prefix_change
+from ._skipped import SkippedLines, skipping
 from ._strategies import Strategy, StrategyUnavailable, check_strategy_names, make_strategy
 from ._stream import TimeOrder, iter_conversations
-from ._tokens import CLAUDE, RAW, TokenCounter, calibration_for
+from ._tokens import CLAUDE, RAW, Calibration, TokenCounter, calibration_for
+from ._transcript import Conversation
+
+if TYPE_CHECKING:  # the repeat counters import LangChain: loaded when a replay starts, not for --help
+    from ._repeats import IntentionStats, RepeatCounter, ResponseCacheStats
 
 __all__ = ["DEFAULT_STRATEGIES", "COMBINED", "ReplayResult", "StrategyTotals", "run_replay"]
 
@@ -106,6 +114,8 @@ class ReplayResult:
     forced_model: str | None = None  # the ``--model`` id when it forced every call's model
     logged_models: dict[str, int] = field(default_factory=dict)  # model the log billed -> calls with usage
     price_source: str = "https://aws.amazon.com/bedrock/pricing/"  # where ``price`` came from
+    skipped: SkippedLines = field(default_factory=SkippedLines)  # broken lines the readers skipped
+    merged: MergedInput = field(default_factory=MergedInput)  # inputs and calls read more than once, counted once
     #: where the ``as-logged`` row's figures come from: ``"logged"`` (the log's usage: sizes, TTLs, breakpoints),
     #: ``"predicted"`` (no usage: the client's placement rules on estimated sizes), ``"mixed"``, or ``None``
     as_logged_source: str | None = None
@@ -153,6 +163,7 @@ def run_replay(
     force_model: bool = False,
     models: ModelTable | None = None,
     tokens: str | None = None,
+    strict: bool = False,
 ) -> ReplayResult:
     """Replay the conversations of ``paths``.
 
@@ -172,6 +183,8 @@ def run_replay(
         models: cache rules and prices, with any user overrides (default: the shipped tables).
         tokens: ``"claude"`` (calibrated estimate) or ``"cl100k"`` (plain ``cl100k_base``) for sizes the log does
             not record; default ``"claude"`` for a Claude ``model_id``, else ``"cl100k"``.
+        strict: stop at the first JSONL line that is not valid JSON (``TranscriptError``); by default such lines
+            are skipped and counted in ``ReplayResult.skipped`` (``promptcache.replay._skipped``).
 
     Raises:
         TranscriptError: unreadable or malformed input. KeyError: unknown model (no price) or strategy name
@@ -194,29 +207,17 @@ def run_replay(
     names = list(dict.fromkeys(["none", *strategies]))
     check_strategy_names(names)
     run = _Run(names, table, combined and "anchored-tail" in names, response_cache_ttl_s, model_id, force_model)
-    counter = TokenCounter(calibration)
+    counter = cast(TokenCounter, _LazyCounter(calibration))
     order = TimeOrder()
-    clock_end = 0.0
-    conversations = 0
-    for conv in iter_conversations(paths):
-        conversations += 1
-        counter.prime(b.text for m in conv.messages for b in m.blocks)
-        counter.prime(b.text for b in conv.system)
-        conv_counter = counter
-        if tokens is None and calibration is not RAW and not force_model:  # each Claude model's own tokenizer
-            conv_counter = counter.calibrated(calibration_for(_conversation_model(conv) or model_id))
-        parts = [conv]
-        if conv.meta.get("hidden_prefix") is True:
-            parts = split_on_prefix_change(conv, [sum(conv_counter.block(b) for b in m.blocks) for m in conv.messages])
-        reqs = []
-        for part in parts:  # the parts of one conversation enter the time order together
-            part_reqs = requests_of(prepare(part, conv_counter), conv_counter)
-            clock_end = assign_times(part_reqs, gap_s, clock_end)
-            reqs.extend(part_reqs)
-        for request in order.add(reqs):
-            run.replay(request, progress)
-    for request in order.drain():
-        run.replay(request, progress)
+    inputs, merged = expand_inputs(paths)
+    skipped = SkippedLines()
+    per_model = tokens is None and calibration is not RAW and not force_model  # each Claude model's own tokenizer
+    with contextlib.ExitStack() as stack:
+        if not strict:
+            stack.enter_context(skipping(skipped))
+        conversations = _replay_all(
+            run, iter_conversations(inputs, merged), counter, gap_s, order, progress, model_id if per_model else None
+        )
     if not run.requests:
         raise ValueError(
             f"nothing to replay in {', '.join(str(p) for p in paths)}: {conversations} "
@@ -251,7 +252,80 @@ def run_replay(
         price_source=table.price_source(main_model),
         as_logged_source=_as_logged_source(run.logged_requests, run.predicted_requests),
         output_tokens_note=CLAUDE_CODE_OUTPUT_NOTE if run.claude_code_usage else None,
+        skipped=skipped,
+        merged=merged,
     )
+
+
+def _replay_all(
+    run: _Run,
+    conversations_in: Iterable[Conversation],
+    counter: TokenCounter,
+    gap_s: float,
+    order: TimeOrder,
+    progress: Callable[[int, int | None], None] | None,
+    per_model: str | None,
+) -> int:
+    """Replay every conversation, in send-time order; returns how many were read. ``per_model``: the default
+    model, when each conversation's sizes are estimated with its own model's tokenizer (else ``None``)."""
+    clock_end = 0.0
+    conversations = 0
+    for conv in conversations_in:
+        conversations += 1
+        counter.prime(b.text for m in conv.messages for b in m.blocks)
+        counter.prime(b.text for b in conv.system)
+        conv_counter = counter
+        if per_model is not None:
+            conv_counter = counter.calibrated(calibration_for(_conversation_model(conv) or per_model))
+        parts = [conv]
+        if conv.meta.get("hidden_prefix") is True:
+            visible = [sum(conv_counter.block(b) for b in m.blocks) for m in conv.messages]
+            parts = [part for view in model_views(conv) for part in split_on_prefix_change(view, visible)]
+        reqs = []
+        for part in parts:  # the parts of one conversation enter the time order together
+            part_reqs = requests_of(prepare(part, conv_counter), conv_counter)
+            clock_end = assign_times(part_reqs, gap_s, clock_end)
+            reqs.extend(part_reqs)
+        for request in order.add(reqs):
+            run.replay(request, progress)
+    for request in order.drain():
+        run.replay(request, progress)
+    return conversations
+
+
+def model_views(conv: Conversation) -> list[Conversation]:
+    """One view of a hidden-prefix conversation per model its calls went to (``[conv]`` when one model did): the
+    same messages, with only that model's calls as requests (id ``"<id>@<model>"``). A model switch on one thread
+    (``/model``) is not a broken prefix: each model has its own cache (a simulator per model) and its own unlogged
+    system prompt, whose size that model's logged usage tells (``promptcache.replay._sizes``); the other model's
+    turns are history, sized from the growth between this model's calls."""
+    ends = conv.request_ends()
+    models = list(dict.fromkeys(conv.messages[cut].model for cut in ends))
+    if len(models) < 2:
+        return [conv]
+    return [
+        dataclasses.replace(
+            conv,
+            id=f"{conv.id}@{model}",
+            replies=[cut for cut in ends if conv.messages[cut].model == model],
+            meta={**conv.meta, "model_view": model},
+        )
+        for model in models
+    ]
+
+
+class _LazyCounter:
+    """A ``TokenCounter`` made on first use: loading the tokenizer (about a second) waits until there is text to
+    count, so reading the first file is not held up by it."""
+
+    def __init__(self, calibration: Calibration) -> None:
+        self._calibration = calibration
+        self._counter: TokenCounter | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._counter is None:
+            self._counter = TokenCounter(self._calibration)
+        return getattr(self._counter, name)
 
 
 def _conversation_model(conv: object) -> str | None:
@@ -285,7 +359,8 @@ class _Run:
         self.totals: dict[str, StrategyTotals] = {}
         self.unavailable: dict[str, str] = {}
         self.runners: dict[tuple[str, str], tuple[Strategy, PromptCacheSimulator | OpenAIPrefixCache]] = {}
-        self.repeats = RepeatCounter(model_id, response_cache_ttl_s)
+        self._response_cache_ttl_s = response_cache_ttl_s
+        self._repeats: RepeatCounter | None = None
         self.logged = LoggedTotals()
         self.fidelity = Fidelity()
         self.models: dict[str, int] = {}
@@ -295,6 +370,16 @@ class _Run:
         self.predicted_requests = 0  # as-logged requests priced from the client's placement rules (no usage)
         self.claude_code_usage = False  # a Claude Code call logged usage (its output_tokens is a snapshot)
         self._left: dict[str, int] = {}  # conversation id -> requests not yet replayed
+
+    @property
+    def repeats(self) -> RepeatCounter:
+        """The ResponseCache and intention-cache counters, made at the first request (they load LangChain, which
+        need not hold up reading the first file)."""
+        if self._repeats is None:
+            from ._repeats import RepeatCounter
+
+            self._repeats = RepeatCounter(self.model_id, self._response_cache_ttl_s)
+        return self._repeats
 
     def _runner(self, name: str, model: str) -> tuple[Strategy, PromptCacheSimulator | OpenAIPrefixCache] | None:
         key = (name, model)
@@ -347,14 +432,23 @@ class _Run:
         cum, hashes, n = request.prepared.cum, request.prepared.hashes, request.n_blocks
         key = request.prepared.conversation.meta.get("prompt_cache_key")
         cache_key = key if isinstance(key, str) else None
-        if usage is not None and request.number == 0:
+        if usage is not None:
             self._warm(request, model, names)
         for name in names:
             runner = self._runner(name, model)
             if runner is None:
                 continue
             strategy, simulator = runner
-            cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s, cache_key)
+            cost = simulator.simulate(
+                cum,
+                hashes,
+                n,
+                strategy.place(request),
+                request.time_s,
+                cache_key,
+                done_s=request.done_s,
+                start_s=request.start_s,
+            )
             row = self._row(name, strategy.description)
             if name == AS_LOGGED:
                 # the log's layout is known (and billed) only where the call logged usage: the row covers those
@@ -376,7 +470,16 @@ class _Run:
                 runner = self._runner(COMBINED, model)
                 if runner is not None:
                     strategy, simulator = runner
-                    cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s, cache_key)
+                    cost = simulator.simulate(
+                        cum,
+                        hashes,
+                        n,
+                        strategy.place(request),
+                        request.time_s,
+                        cache_key,
+                        done_s=request.done_s,
+                        start_s=request.start_s,
+                    )
                     _account(row, cost, out_cost, usage is not None)
         left = self._left.get(cid, 1) - 1
         if left <= 0:  # the conversation is over: release what strategies keep for it
@@ -390,23 +493,36 @@ class _Run:
             progress(self.requests, None)
 
     def _warm(self, request: Request, model: str, names: list[str]) -> None:
-        """A conversation whose first call read from the cache found that prefix cached by traffic the replay
-        cannot see (another session of the same agent, the conversation a compaction call summarises): when a
-        block boundary ends exactly where the logged read ends (``promptcache.replay._sizes`` fits one there),
-        every strategy's simulator starts with that prefix cached, with the TTL the call wrote at (1 h if it wrote
-        any 1-hour tokens, else 5 min)."""
+        """What the log read from the cache that the replay cannot have written: prefixes cached by traffic the
+        replay does not see (the account's other sessions, the conversation a compaction call summarises). Every
+        strategy's simulator gets the prefix cached, with the TTL the call wrote at (1 h if it wrote any 1-hour
+        tokens, else 5 min), where an entry there is not already alive:
+
+        - at a conversation's first call, the prefix the logged read ends at, when a block boundary ends exactly
+          there (``promptcache.replay._sizes`` fits one there);
+        - at any call, the unlogged system/tools prefix (``PreparedConversation.hidden_end``) when the logged read
+          covers it: it is the same for every session of the account, which keeps it warm through idle gaps.
+        """
         prepared, usage = request.prepared, request.usage
         if usage is None or not usage.cache_read_tokens:
             return
         cum = prepared.cum
-        boundary = bisect.bisect_left(cum, usage.cache_read_tokens, 1, request.n_blocks + 1)
-        if boundary > request.n_blocks or cum[boundary] != usage.cache_read_tokens:
+        boundaries = []
+        if request.number == 0:
+            boundary = bisect.bisect_left(cum, usage.cache_read_tokens, 1, request.n_blocks + 1)
+            if boundary <= request.n_blocks and cum[boundary] == usage.cache_read_tokens:
+                boundaries.append(boundary)
+        hidden = prepared.hidden_end
+        if 0 < hidden <= request.n_blocks and cum[hidden] and usage.cache_read_tokens >= cum[hidden]:
+            boundaries.append(hidden)
+        if not boundaries:
             return
         ttl = 3600.0 if usage.cache_write_1h_tokens else 300.0
         for name in [*names, COMBINED] if self.combined else names:
             runner = self._runner(name, model)
             if runner is not None:
-                runner[1].seed(prepared.hashes[boundary], request.time_s, ttl)
+                for boundary in boundaries:
+                    runner[1].seed(prepared.hashes[boundary], request.time_s, ttl)
 
     def ordered_totals(self) -> dict[str, StrategyTotals]:
         """Rows in the requested order (``as-logged`` after them, the combined row last)."""

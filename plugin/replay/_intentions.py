@@ -277,7 +277,7 @@ class IntentionReplay:
         if intention is None:
             return
         stats.looked_up += 1
-        listed = self.memory.retrieve_all(user, intention)[: self.max_results]
+        listed = _most_recent(self.memory, user, intention, self.max_results)
         if not listed:
             return
         stats.listed_results += len(listed)
@@ -322,3 +322,28 @@ class IntentionReplay:
 def _content(match: IntentionMatch) -> str:
     """A stored ``ToolMessage`` content as the text the tool returned (a string as is, else JSON)."""
     return match.result if isinstance(match.result, str) else match.result_text()
+
+
+def _most_recent(memory: Any, user: str, intention: str, count: int) -> list[IntentionMatch]:
+    """``memory.retrieve_all(user, intention)[:count]``, what the ``retrieve_memory`` tool lists, reading only the
+    memories it lists: the most recent first, skipping (as ``retrieve_all`` does) any whose result expired or
+    is corrupt. ``retrieve_all`` reads every memory of the intention, which makes a long session's lookups cost
+    the square of its tool calls."""
+    from promptcache.intention._lookup import find
+    from promptcache.intention._results import to_matches
+
+    picked, now = find(memory, user, intention, None, None, False)
+    if picked is None:
+        return []
+    group, known = picked.group, picked.results or {}
+    out: list[IntentionMatch] = []
+    for start in range(0, len(group), max(count, 1)):
+        if len(out) >= count:
+            break
+        chunk = group[start : start + max(count, 1)]
+        if all(r.result_hash in known for r in chunk):
+            raws = [known[r.result_hash] for r in chunk]
+        else:
+            raws = memory.backend.results(user, [r.result_hash for r in chunk])
+        out.extend(to_matches(chunk, picked, raws, now))
+    return out[:count]

@@ -10,14 +10,15 @@ import json
 import json.decoder
 import json.scanner
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import orjson
 
+from ._skipped import current_tally
 from ._transcript import TranscriptError
 
-__all__ = ["line_of", "line_at"]
+__all__ = ["jsonl_records", "line_of", "line_at"]
 
 # orjson parses at most 1,024 levels; the pure-Python scanner takes a few frames per level
 _RECURSION_NEEDED = 8_000
@@ -100,16 +101,39 @@ def line_of(text: str, path: tuple[Any, ...]) -> int:
     return line_at(text, best)
 
 
-def jsonl_records(name: str, lines: Iterable[bytes]) -> Iterator[tuple[int, Any]]:
+def jsonl_records(
+    name: str, lines: Iterable[bytes], on_skip: Callable[[int, bytes], None] | None = None
+) -> Iterator[tuple[int, Any]]:
     """``(line number, parsed value)`` for each non-blank line of a JSONL file (1-based numbers, blank lines counted).
 
+    Inside ``promptcache.replay._skipped.skipping`` a line that is not valid JSON is skipped and counted (except
+    the file's first non-blank line; a file where broken lines outnumber good ones is an error at its end, naming
+    its first broken line); ``on_skip(line, raw)``
+    is then called with it, so a reader can recover what the broken text still says.
+
     Raises:
-        TranscriptError: ``name:LINE: invalid JSON on this line: ...`` for the first line orjson cannot parse.
+        TranscriptError: ``name:LINE: invalid JSON on this line: ...`` for a line orjson cannot parse that is not
+            skipped.
     """
+    tally = current_tally()
+    good = bad = 0
+    first_bad: TranscriptError | None = None
     for lineno, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
-            yield lineno, orjson.loads(raw)
+            value = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            raise TranscriptError(name, lineno, f"invalid JSON on this line: {exc.msg}") from None
+            error = TranscriptError(name, lineno, f"invalid JSON on this line: {exc.msg}")
+            if tally is None or not good:
+                raise error from None
+            bad += 1
+            first_bad = first_bad or error
+            tally.add(name, lineno, exc.msg)
+            if on_skip is not None:
+                on_skip(lineno, raw)
+            continue
+        good += 1
+        yield lineno, value
+    if first_bad is not None and bad > good:  # mostly not JSON: not a log with a few broken lines
+        raise first_bad

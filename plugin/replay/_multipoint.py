@@ -17,6 +17,7 @@ from typing import Any
 from promptcache._pricing import ModelPrice
 
 from ._models import CacheRules, model_info
+from ._placement_config import checked_messages, replay_config
 from ._prepare import PreparedConversation, Request
 from ._simulator import Checkpoint
 from ._strategies import Strategy, StrategyUnavailable
@@ -44,7 +45,12 @@ class MultiPointAdapter(Strategy):
             raise StrategyUnavailable(
                 f"promptcache.cache_points.MultiPointStrategy is not installed in this build ({exc})"
             ) from None
-        self._config_cls, self._strategy_cls = CacheStrategyConfig, MultiPointStrategy
+        from ._placement_config import ReplayBudget
+
+        class _ReplayMultiPoint(ReplayBudget, MultiPointStrategy):
+            """``MultiPointStrategy`` on replay-built messages (``promptcache.replay._placement_config``)."""
+
+        self._config_cls, self._strategy_cls = CacheStrategyConfig, _ReplayMultiPoint
         self._info = model_info(rules)  # the table entry with the replay's rules (no warning for a user model)
         self._previous: dict[str, Any] = {}
         self._messages: dict[str, list[dict[str, Any]]] = {}
@@ -71,7 +77,7 @@ class MultiPointAdapter(Strategy):
             self._by_text.setdefault(
                 prepared.system_text, prepared.cum[prepared.system_end] - prepared.cum[prepared.tools_end]
             )
-            self._messages[cid] = cached
+            cached = self._messages[cid] = checked_messages(self._info, cached)
         return cached
 
     def forget(self, conversation_id: str) -> None:
@@ -102,9 +108,11 @@ class MultiPointAdapter(Strategy):
         prepared = request.prepared
         cid = prepared.conversation.id
         messages = list(self._conversation_messages(prepared)[: len(request.groups)])
+        tokens = prepared.group_tokens[: len(request.groups)]  # what ``count_tokens`` says of each
         if request.groups[-1].end != prepared.groups[len(request.groups) - 1].end:  # a cut group: count afresh
             messages[-1] = dict(messages[-1])
-        config = self._config_cls(
+            tokens[-1] = self.count_tokens(messages[-1])
+        config = replay_config(
             model_info=self._info,
             system_prompt=prepared.system_text or None,
             messages=messages,
@@ -112,7 +120,7 @@ class MultiPointAdapter(Strategy):
             previous_placements=self._previous.get(cid),
             count_tokens=self.count_tokens,
         )
-        result = self._strategy_cls(config).determine_optimal_cache_points()
+        result = self._strategy_cls(config, tokens).determine_optimal_cache_points()
         placements = list(getattr(result, "placements", None) or [])
         self._previous[cid] = placements
         points: dict[int, Checkpoint] = {}

@@ -128,6 +128,9 @@ class OpenAIPrefixCache:
         checkpoints: Sequence[Checkpoint],
         now_s: float,
         cache_key: str | None = None,
+        *,
+        done_s: float | None = None,
+        start_s: float | None = None,
     ) -> RequestCost:
         """Bill one request and cache its prefixes.
 
@@ -138,8 +141,10 @@ class OpenAIPrefixCache:
             checkpoints: ignored (OpenAI caches automatically).
             now_s: send time, seconds.
             cache_key: the request's ``prompt_cache_key`` (``None``: none set).
+            done_s / start_s: when the reply was done / began (the Anthropic simulator's lifetime rules); ignored
+                here, lifetimes run from the send time.
         """
-        del checkpoints
+        del checkpoints, done_s, start_s
         entries, minimum = self._entries, self.rules.min_tokens
         read_b = 0
         for k in range(n_blocks, 0, -1):

@@ -44,10 +44,11 @@ from typing import Any, cast
 
 from promptcache._pricing import ModelPrice
 from promptcache.cache_points import AnchoredTailStrategy as _Placement
-from promptcache.cache_points import CachePointPlacement, CacheStrategyConfig
+from promptcache.cache_points import CachePointPlacement
 from promptcache.cache_points._anchored_tail import AnchoredTailPlan
 
 from ._models import CacheRules, model_info
+from ._placement_config import ReplayBudget, checked_messages, replay_config
 from ._prepare import Group, Request
 from ._simulator import Checkpoint
 from ._strategies import Strategy
@@ -55,6 +56,10 @@ from ._strategies import Strategy
 __all__ = ["AnchoredTailStrategy"]
 
 _MIN_OBSERVATIONS = 10  # a signature acts on what it learned only after this many resolved outcomes
+
+
+class _ReplayPlacement(ReplayBudget, _Placement):
+    """The anchored-tail placement on replay-built messages (``promptcache.replay._placement_config``)."""
 
 
 class _ReuseStats:
@@ -180,13 +185,14 @@ class AnchoredTailStrategy(Strategy):
         cid = prepared.conversation.id
         messages = self._messages.get(cid)
         if messages is None:
-            messages = self._messages[cid] = [
-                self._message(g, t) for g, t in zip(prepared.groups, prepared.group_tokens)
-            ]
+            built = [self._message(g, t) for g, t in zip(prepared.groups, prepared.group_tokens)]
+            messages = self._messages[cid] = checked_messages(self._info, built)
         messages = messages[: len(request.groups)]
+        tokens = prepared.group_tokens[: len(request.groups)]  # what ``_count`` says of each (no call per message)
         last = request.groups[-1]
         if last.end != prepared.groups[len(request.groups) - 1].end:  # a group this request cuts
-            messages[-1] = self._message(last, prepared.cum[last.end] - prepared.cum[last.start])
+            tokens[-1] = prepared.cum[last.end] - prepared.cum[last.start]
+            messages[-1] = self._message(last, tokens[-1])
         has_system = prepared.system_end > prepared.tools_end
         tool_tokens = prepared.cum[prepared.tools_end]
         tools_anchor = (
@@ -201,17 +207,17 @@ class AnchoredTailStrategy(Strategy):
             if prev is not None and prev[0] < len(request.groups) and request.groups[prev[0]].end == prev[1]
             else None
         )
-        config = CacheStrategyConfig(
-            self._info,
-            (prepared.system_text or "system") if has_system else None,
-            messages,
+        config = replay_config(
+            model_info=self._info,
+            system_prompt=(prepared.system_text or "system") if has_system else None,
+            messages=messages,
             previous_placements=previous,
             count_tokens=self._count,
             max_points=rules.max_points - int(tools_anchor),
             prefix_tokens=tool_tokens,
         )
         try:
-            return _Placement(config).plan(), tools_anchor
+            return _ReplayPlacement(config, tokens).plan(), tools_anchor
         finally:
             if messages[-1] is not self._messages[cid][len(messages) - 1]:
                 del self._tokens[id(messages[-1])]  # a one-off message: its id may be reused once it is freed

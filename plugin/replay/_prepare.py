@@ -103,6 +103,8 @@ class Request:
     model: str | None = None  # the model the log names for this call (the reply's ``Message.model``)
     usage: Usage | None = None  # the call's logged usage (the reply's ``Message.usage``)
     next_time_s: float | None = None  # send time of the conversation's next request (hindsight reference only)
+    done_s: float | None = None  # when the reply was done, where the log says (``meta["reply_done_s"]``)
+    start_s: float | None = None  # when the reply began, where the log says (the reply's timestamp)
 
     @property
     def input_tokens(self) -> int:
@@ -203,6 +205,8 @@ def requests_of(prepared: PreparedConversation, counter: TokenCounter) -> list[R
     conv = prepared.conversation
     out: list[Request] = []
     ends = conv.request_ends()
+    done = conv.meta.get("reply_done_s")
+    done = done if isinstance(done, dict) else {}
     for number, cut in enumerate(ends):
         last = prepared.msg_group[cut - 1]
         groups = prepared.groups[:last]
@@ -234,6 +238,8 @@ def requests_of(prepared: PreparedConversation, counter: TokenCounter) -> list[R
                 is_last=number == len(ends) - 1,
                 model=reply.model,
                 usage=reply.usage,
+                done_s=done.get(cut),
+                start_s=reply.timestamp if done else None,
             )
         )
     return out

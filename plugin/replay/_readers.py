@@ -35,7 +35,7 @@ import orjson
 from ._bedrock_logs import is_invocation_log, read_invocation_log
 from ._claude_code import is_claude_code_log, is_session_folder, read_claude_code, read_session_folder
 from ._formats import detect_document, detect_jsonl, no_format_hint, read_with
-from ._jsonpos import line_at, line_of
+from ._jsonpos import jsonl_records, line_at, line_of
 from ._messages import BadRecord, _short, is_message_like, normalise_message, parse_timestamp
 from ._transcript import Block, Conversation, Message, TranscriptError
 
@@ -44,6 +44,7 @@ __all__ = ["read_conversations", "read_file"]
 _MESSAGE_KEYS = ("messages", "traj", "trajectory", "conversation")
 _SESSION_KEYS = ("sessionId", "session_id", "conversation_id", "thread_id")
 _SKIPPED_EVENT_TYPES = frozenset({"summary"})
+_HEAD_BYTES = 1 << 16  # what is read to recognise a Claude Code log before streaming it
 
 
 def read_conversations(paths: Iterable[str | Path]) -> list[Conversation]:
@@ -82,7 +83,12 @@ def read_file(path: str | Path) -> list[Conversation]:
             raise TranscriptError(
                 name, 0, f"is a directory; give the transcript files in it (e.g. {name.rstrip('/')}/*.json)"
             )
-        data = Path(path).read_bytes()
+        with Path(path).open("rb") as handle:
+            head = handle.read(_HEAD_BYTES)
+            if Path(path).suffix.lower() != ".json" and head[:2] != b"\x1f\x8b" and _head_is_claude_code(head):
+                handle.seek(0)
+                return read_claude_code(name, handle)  # read as a stream: the tree keeps what it needs
+            data = head + handle.read()
     except FileNotFoundError:
         raise TranscriptError(name, 0, "no such file") from None
     except OSError as exc:
@@ -110,6 +116,11 @@ def read_file(path: str | Path) -> list[Conversation]:
         else:
             return _read_json_document(name, data, doc)
     return _read_jsonl(name, data)
+
+
+def _head_is_claude_code(head: bytes) -> bool:
+    """``is_claude_code_log`` on the first bytes of a file (a line cut by the end of ``head`` left out)."""
+    return is_claude_code_log(head.rsplit(b"\n", 1)[0] if len(head) == _HEAD_BYTES else head)
 
 
 def _error_line(data: bytes, exc: orjson.JSONDecodeError) -> int:
@@ -271,17 +282,18 @@ def _read_jsonl(name: str, data: bytes) -> list[Conversation]:
     conversations: list[Conversation] = []
     sessions: dict[str, tuple[int, list[Message], dict[str, Any]]] = {}
     order: list[tuple[str, str | None]] = []  # ("conv", None) placeholders keep file order between kinds
-    for lineno, raw_line in enumerate(data.splitlines(), start=1):
-        if not raw_line.strip():
-            continue
+    records = jsonl_records(name, data.splitlines())
+    while True:
         try:
-            rec = orjson.loads(raw_line)
-        except orjson.JSONDecodeError as exc:
+            lineno, rec = next(records)
+        except StopIteration:
+            break
+        except TranscriptError as exc:
             if not order:  # the first record already fails: probably not a transcript at all
                 raise TranscriptError(
-                    name, lineno, f"not a JSON or JSONL transcript (invalid JSON: {exc.msg})"
+                    name, exc.line, f"not a JSON or JSONL transcript ({exc.reason.replace(' on this line', '')})"
                 ) from None
-            raise TranscriptError(name, lineno, f"invalid JSON on this line: {exc.msg}") from None
+            raise
         try:
             if isinstance(rec, dict) and str(rec.get("type")) in _SKIPPED_EVENT_TYPES and "message" not in rec:
                 continue

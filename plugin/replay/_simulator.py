@@ -16,9 +16,15 @@ mechanics Bedrock's Claude models share):
 5. The remaining tokens (after the last qualifying checkpoint, or all when nothing is cached) are plain input.
 6. Entries live their TTL (300 s, or 3,600 s where the model allows) from their last use: the entry read and any
    live entry at one of the request's own checkpoints inside the read prefix are refreshed ("the cache is
-   refreshed each time the cached content is used"). TTLs must not increase along the prompt (a longer-TTL
-   checkpoint after a shorter one is a Bedrock validation error: ``ValueError``).
-7. Prices: where the model has a long-context tier (``ModelPrice.at``: Anthropic's Sonnet 4 / 4.5 above 200,000
+   refreshed each time the cached content is used"). The lifetime of what a request writes or refreshes runs from
+   when its reply was done, where the log says (a Claude Code log stamps each line of the reply), else from its
+   send time: on real logs a prefix is still read 294 s after the reply that wrote it ended, 307 s after that
+   request was sent (bench/README.md, "Replay: cache timeline"). TTLs must not increase along the prompt (a
+   longer-TTL checkpoint after a shorter one is a Bedrock validation error: ``ValueError``).
+7. What a request writes can be read only once its reply has begun, where the log says when that was (Anthropic,
+   "Prompt caching": "the cache entry only becomes available after the first response begins"), so parallel
+   requests (sub-agents started together) each write the prefix they share.
+8. Prices: where the model has a long-context tier (``ModelPrice.at``: Anthropic's Sonnet 4 / 4.5 above 200,000
    prompt tokens), a request whose whole prompt exceeds it is billed at that tier, every token of it.
 
 OpenAI models cache automatically, under other rules: ``make_simulator`` gives them
@@ -89,7 +95,8 @@ class PromptCacheSimulator:
     def __init__(self, rules: CacheRules, price: ModelPrice) -> None:
         self.rules = rules
         self.price = price
-        self._entries: dict[bytes, tuple[float, float]] = {}  # prefix hash -> (expires at, ttl)
+        # prefix hash -> (expires at, ttl, readable from)
+        self._entries: dict[bytes, tuple[float, float, float]] = {}
 
     def reset(self) -> None:
         """Forget every cache entry."""
@@ -101,11 +108,11 @@ class PromptCacheSimulator:
         entry = self._entries.get(prefix_hash)
         if entry is None or entry[0] <= now_s:
             ttl = min(ttl_s, max(self.rules.ttls_s))
-            self._entries[prefix_hash] = (now_s + ttl, ttl)
+            self._entries[prefix_hash] = (now_s + ttl, ttl, now_s)
 
     def live_entries(self, now_s: float) -> int:
         """Number of entries alive at ``now_s`` (for tests and diagnostics)."""
-        return sum(1 for expires, _ in self._entries.values() if expires > now_s)
+        return sum(1 for expires, _, _ in self._entries.values() if expires > now_s)
 
     def _validate(self, checkpoints: Sequence[Checkpoint], n_blocks: int) -> list[Checkpoint]:
         points = sorted(checkpoints, key=lambda c: c.boundary)
@@ -141,6 +148,9 @@ class PromptCacheSimulator:
         checkpoints: Sequence[Checkpoint],
         now_s: float,
         cache_key: str | None = None,
+        *,
+        done_s: float | None = None,
+        start_s: float | None = None,
     ) -> RequestCost:
         """Bill one request and update the cache.
 
@@ -150,7 +160,11 @@ class PromptCacheSimulator:
             hashes: prefix hash per boundary (same indexing as ``cum``).
             n_blocks: blocks in this request.
             checkpoints: the strategy's cache points for this request.
-            now_s: the request's send time in seconds.
+            now_s: the request's send time in seconds (what it reads must be alive then).
+            done_s: when its reply was done, seconds (>= ``now_s``; ``None``: ``now_s``): what it writes or
+                refreshes lives from then (rule 6).
+            start_s: when its reply began, seconds (``None``: ``now_s``): what it writes can be read from then
+                (rule 7).
             cache_key: an OpenAI ``prompt_cache_key``; ignored here (Anthropic and Bedrock route by prefix only).
 
         Raises:
@@ -164,14 +178,17 @@ class PromptCacheSimulator:
         for cp in points:  # rule 3: longest live prefix within the lookback window of any checkpoint
             for k in range(cp.boundary, max(read_b, cp.boundary - lookback - 1, 0), -1):
                 entry = entries.get(hashes[k])
-                if entry is not None and entry[0] > now_s:
+                if entry is not None and entry[0] > now_s and entry[2] <= now_s:
                     read_b = k
                     break
         read_tokens = cum[read_b] if read_b else 0
+        stamp = now_s if done_s is None or done_s < now_s else done_s
+        ready_s = now_s if start_s is None or start_s < now_s else start_s
         if read_b:
-            entries[hashes[read_b]] = (now_s + entries[hashes[read_b]][1], entries[hashes[read_b]][1])
+            _, ttl, ready = entries[hashes[read_b]]
+            entries[hashes[read_b]] = (stamp + ttl, ttl, ready)
         minimum = self.rules.min_tokens
-        price = self.price.at(cum[n_blocks])  # rule 7: a long-context tier bills the whole request
+        price = self.price.at(cum[n_blocks])  # rule 8: a long-context tier bills the whole request
         covered = read_tokens
         write = write_1h = 0
         cost = 0.0
@@ -181,8 +198,8 @@ class PromptCacheSimulator:
             key = hashes[cp.boundary]
             if cp.boundary <= read_b:  # rule 6: a live entry at one of our checkpoints inside the read is used
                 entry = entries.get(key)
-                if entry is not None and entry[0] > now_s:
-                    entries[key] = (now_s + entry[1], entry[1])
+                if entry is not None and entry[0] > now_s and entry[2] <= now_s:
+                    entries[key] = (stamp + entry[1], entry[1], entry[2])
                 continue
             segment = cum[cp.boundary] - covered  # rule 4
             covered = cum[cp.boundary]
@@ -190,7 +207,9 @@ class PromptCacheSimulator:
             if cp.ttl_s > 300:
                 write_1h += segment
             cost += segment * price.write(cp.ttl_s)
-            entries[key] = (now_s + cp.ttl_s, cp.ttl_s)
+            old = entries.get(key)
+            ready = old[2] if old is not None and old[0] > now_s and old[2] <= ready_s else ready_s
+            entries[key] = (stamp + cp.ttl_s, cp.ttl_s, ready)
         plain = cum[n_blocks] - read_tokens - write  # rule 5
         cost += plain * price.input + read_tokens * price.read
         if len(entries) > 200_000:

@@ -5,10 +5,10 @@ cache write). The replay then simulates every strategy on those sizes instead of
 
 1. **The part the log never shows** (``Conversation.meta["hidden_prefix"]``: system prompt, tool schemas,
    attached context — absent from a Claude Code transcript) is one block at the start of the prompt. Its size is
-   inferred from the first call: the tokens that call read from the cache when that read is no longer than the
-   prompt minus half the estimated size of its visible messages (a new conversation can only read a prefix
-   an earlier conversation cached, and the one such prefix short of the whole prompt is the system/tools
-   prefix); otherwise the first prompt minus the estimate of its visible messages.
+   inferred from the cache reads: the shortest read, over the conversation's calls, that is no longer than the
+   first prompt minus half the estimated size of its visible messages (such a read is a prefix of the first
+   prompt that some traffic had cached, and the shortest is the system/tools prefix every session shares);
+   otherwise the first prompt minus the estimate of its visible messages.
 2. **Each message's size from the growth between calls**: the tokens a request adds over the previous logged one
    are spread over the blocks it adds in proportion to their estimated sizes (largest remainder, so the sum is
    exact). A request that logs a smaller prompt than its predecessor (content the client dropped) leaves its new
@@ -38,7 +38,8 @@ nothing, and sooner than that write's TTL (so expiry does not explain it), the l
 read missed the cache: the unlogged part changed (tools connected, a longer system prompt: the read is a new size) or the
 client changed earlier messages in a way the transcript does not show (the read is the unlogged prefix). The
 conversation is split there: the calls from that one on form a new conversation over the same messages, whose
-hidden prefix is the size that call read (``meta["hidden_size"]``) and whose messages hash differently
+hidden prefix is the size that call read (``meta["hidden_size"]``; a shorter read among its later calls, by rule 1,
+is the fixed part) and whose messages hash differently
 (``meta["epoch"]``), so they have their own cache entries.
 """
 
@@ -110,17 +111,23 @@ class SizeFit:
         self.tokens, self.logged_requests, self.exact_requests = tokens, logged_requests, exact_requests
 
 
-def hidden_prefix_size(first_prompt: int, first_read: int, visible_estimate: int) -> int:
+def hidden_prefix_size(
+    first_prompt: int, first_read: int, visible_estimate: int, later_reads: Sequence[int] = ()
+) -> int:
     """The inferred size of the unlogged prefix (rule 1 of the module docstring), tokens >= 0.
 
     Args:
         first_prompt: the first logged call's prompt tokens (input + cache read + cache write).
         first_read: that call's cache-read tokens.
         visible_estimate: estimated tokens of the messages that call sent.
+        later_reads: cache-read tokens of the conversation's later logged calls: a read short of the first prompt
+            minus half its visible messages is a prefix of the first prompt that was cached, and the shortest such
+            read, over all calls, is the fixed prefix (a call that found only it cached: the rest had expired or
+            changed; a longer one was a longer prefix another session had cached, e.g. the same opening message).
     """
-    if 0 < first_read <= first_prompt - visible_estimate / 2:
-        return first_read
-    return max(0, first_prompt - visible_estimate)
+    limit = first_prompt - visible_estimate / 2
+    reads = [read for read in (first_read, *later_reads) if 0 < read <= limit]
+    return min(reads) if reads else max(0, first_prompt - visible_estimate)
 
 
 def point_boundary(entry: object, layout: tuple[int, int, Sequence[int]], cut: int) -> int:
@@ -193,11 +200,11 @@ def fit_sizes(
         n0, usage0, _ = logged[0]
         known = conv.meta.get("hidden_size")
         visible = sum(tokens[hidden_block + 1 : n0])
-        tokens[hidden_block] = (
-            int(known)
-            if isinstance(known, int)
-            else hidden_prefix_size(usage0.prompt_tokens, usage0.cache_read_tokens, visible)
-        )
+        later = [u.cache_read_tokens for _, u, _ in logged[1:]]
+        if isinstance(known, int):  # the read where the prefix broke; a shorter read later is the fixed part
+            tokens[hidden_block] = hidden_prefix_size(usage0.prompt_tokens, int(known), visible, later)
+        else:
+            tokens[hidden_block] = hidden_prefix_size(usage0.prompt_tokens, usage0.cache_read_tokens, visible, later)
         start = hidden_block + 1
     done = start
     total = sum(tokens[:start])

@@ -23,6 +23,7 @@ import orjson
 
 from . import _readers as readers
 from ._formats import detect_record
+from ._inputs import MergedInput
 from ._jsonpos import jsonl_records
 from ._messages import BadRecord
 from ._prepare import Request
@@ -31,24 +32,69 @@ from ._transcript import Conversation, TranscriptError
 __all__ = ["TimeOrder", "iter_conversations"]
 
 
-def iter_conversations(paths: Iterable[str | Path]) -> Iterator[Conversation]:
+def iter_conversations(paths: Iterable[str | Path], merged: MergedInput | None = None) -> Iterator[Conversation]:
     """The conversations of ``paths``, one at a time, ids unique across the replay (``#2``, ``#3`` ... on repeats).
+
+    Conversations of several files come in order of their first request's recorded time (one account's sessions
+    share one cache timeline, so they are replayed interleaved as they were sent; a conversation without a recorded
+    time keeps its place after the one before it in its file, so untimed files replay one after another, in the
+    order given). With ``merged``, an API call whose request id an earlier conversation already replayed (a
+    resumed session's log repeats its history) is left out of the later one, and counted in
+    ``merged.merged_calls``; a conversation left with no call of its own is dropped.
 
     Raises:
         TranscriptError: as ``readers.read_file`` (raised when the bad file or line is reached).
     """
     seen: dict[str, int] = {}
-    for path in paths:
-        for conv in _file_conversations(path):
-            count = seen.get(conv.id, 0) + 1
-            seen[conv.id] = count
-            if count > 1:
-                conv.id = f"{conv.id}#{count}"
-                while conv.id in seen:
-                    count += 1
-                    conv.id = f"{conv.id.rsplit('#', 1)[0]}#{count}"
-                seen[conv.id] = 1
-            yield conv
+    calls: set[str] = set()
+    sources = [_keyed(i, _file_conversations(path)) for i, path in enumerate(paths)]
+    stream = sources[0] if len(sources) == 1 else heapq.merge(*sources, key=lambda item: item[0])
+    for _, conv in stream:
+        if merged is not None and not _own_calls(conv, calls, merged):
+            continue
+        count = seen.get(conv.id, 0) + 1
+        seen[conv.id] = count
+        if count > 1:
+            conv.id = f"{conv.id}#{count}"
+            while conv.id in seen:
+                count += 1
+                conv.id = f"{conv.id.rsplit('#', 1)[0]}#{count}"
+            seen[conv.id] = 1
+        yield conv
+
+
+def _keyed(index: int, conversations: Iterator[Conversation]) -> Iterator[tuple[tuple[float, int, int], Conversation]]:
+    """``((start, file index, position), conversation)``: the merge key of each conversation of one file."""
+    start = float("-inf")
+    for position, conv in enumerate(conversations):
+        stamp = _start(conv)
+        start = max(start, stamp) if stamp is not None else start
+        yield (start, index, position), conv
+
+
+def _own_calls(conv: Conversation, calls: set[str], merged: MergedInput) -> bool:
+    """Drop from ``conv`` the replies of calls already replayed (by request id; ``calls`` collects them). Returns
+    whether any call of its own is left."""
+    ids, replies = conv.meta.get("request_ids"), conv.replies
+    if not isinstance(ids, list) or replies is None or len(ids) != len(replies):
+        return True
+    keys = [
+        f"{call}\x00{conv.messages[at].model or ''}" if isinstance(call, str) and not call.startswith("line:") else ""
+        for call, at in zip(ids, replies)
+    ]  # one call: one request id and one model (an id with no model of its own, "line:...", is never merged)
+    keep = [i for i, key in enumerate(keys) if not key or key not in calls]
+    calls.update(k for k in keys if k)
+    if len(keep) == len(ids):
+        return True
+    merged.merged_calls += len(ids) - len(keep)
+    if not keep:
+        return False
+    conv.replies = [replies[i] for i in keep]
+    conv.meta = {**conv.meta, "request_ids": [ids[i] for i in keep]}
+    sources = conv.meta.get("call_sources")
+    if isinstance(sources, list) and len(sources) == len(ids):
+        conv.meta["call_sources"] = [sources[i] for i in keep]
+    return True
 
 
 def _file_conversations(path: str | Path) -> Iterator[Conversation]:

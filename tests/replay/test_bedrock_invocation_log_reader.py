@@ -168,7 +168,7 @@ def test_cli_invalid_json_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixt
     lines = (DATA / "converse.jsonl").read_text().splitlines()
     path = tmp_path / "cut.jsonl"
     path.write_text("\n".join([lines[0], lines[1][:40]]) + "\n")
-    assert main(["replay", str(path), "--out", str(tmp_path / "out"), "--no-chart"]) == 2
+    assert main(["replay", str(path), "--out", str(tmp_path / "out"), "--no-chart", "--strict"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"promptcache: error: {path}:2: invalid JSON on this line")
 

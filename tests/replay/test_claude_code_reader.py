@@ -83,6 +83,7 @@ def test_blocks_of_one_call_merged_and_parallel_results_regrouped() -> None:
         "shared_messages": 0,
         "request_ids": ["req_P1", "req_P2"],
         "call_sources": [f"{DATA / 'parallel_tools.jsonl'}:4", f"{DATA / 'parallel_tools.jsonl'}:12"],
+        "reply_done_s": {1: 1772445603.0, 3: 1772445607.0},  # each call's last line: when its reply was done
     }
     assert (conv.id, conv.family, conv.system, conv.tools) == ("sess-parallel", "sess-parallel", (), [])
 
@@ -220,7 +221,7 @@ def test_malformed_line_is_one_error_line_with_exit_2(
     with pytest.raises(TranscriptError) as info:
         read_file(path)
     assert (info.value.path, info.value.line) == (str(path), 4) and reason in info.value.reason
-    assert main(["replay", str(path), "--out", str(tmp_path / "out"), "--no-chart"]) == 2
+    assert main(["replay", str(path), "--out", str(tmp_path / "out"), "--no-chart", "--strict"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"promptcache: error: {path}:4: ")
 

@@ -79,8 +79,9 @@ def shape(conv: Conversation) -> list[tuple[str, list[tuple[str, str]]]]:
     return [(m.role, [(b.kind, b.text) for b in m.blocks]) for m in conv.messages]
 
 
-def cli(tmp_path: Path, *paths: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    code = main(["replay", *map(str, paths), "--out", str(tmp_path / "out"), "--no-chart"])
+def cli(tmp_path: Path, *paths: Path, capsys: pytest.CaptureFixture[str], strict: bool = False) -> tuple[int, str]:
+    extra = ["--strict"] if strict else []
+    code = main(["replay", *map(str, paths), "--out", str(tmp_path / "out"), "--no-chart", *extra])
     return code, capsys.readouterr().err
 
 
@@ -102,7 +103,7 @@ def test_malformed_claude_code_line_is_one_line_error_naming_file_and_line(
     with pytest.raises(TranscriptError) as info:
         read_file(path)
     assert str(info.value).startswith(f"{path}:2: {reason}")
-    code, err = cli(tmp_path, path, capsys=capsys)
+    code, err = cli(tmp_path, path, capsys=capsys, strict=True)
     assert code == 2
     assert err.count("\n") == 1 and err.startswith(f"promptcache: error: {path}:2: {reason}")
     assert "Traceback" not in err
@@ -373,7 +374,7 @@ def test_nesting_past_the_parser_limit_is_a_line_error(tmp_path: Path, capsys: p
     deep = '{"k":' * 2000 + "1" + "}" * 2000
     line = json.dumps(user("u1", None, "Go")).replace('"Go"', f'[{{"type": "text", "text": "x", "extra": {deep}}}]')
     path.write_text(json.dumps(user("u0", None, "Hi")) + "\n" + line + "\n")
-    code, err = cli(tmp_path, path, capsys=capsys)
+    code, err = cli(tmp_path, path, capsys=capsys, strict=True)
     assert code == 2 and err.count("\n") == 1 and err.startswith(f"promptcache: error: {path}:2: invalid JSON")
 
 

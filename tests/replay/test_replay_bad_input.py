@@ -522,7 +522,7 @@ def test_jsonl_blank_lines_and_crlf_keep_line_numbers(tmp_path, capsys) -> None:
 
 def test_jsonl_bad_line_in_the_middle(tmp_path, capsys) -> None:  # passes
     text = json.dumps(U) + "\n" + json.dumps(A) + "\n\n{bad\n" + json.dumps(U) + "\n"
-    assert "invalid JSON on this line" in _bad(tmp_path, capsys, _write(tmp_path, "b.jsonl", text), 4)
+    assert "invalid JSON on this line" in _bad(tmp_path, capsys, _write(tmp_path, "b.jsonl", text), 4, "--strict")
 
 
 @pytest.mark.parametrize(
@@ -542,7 +542,7 @@ def test_jsonl_bad_line_in_the_middle(tmp_path, capsys) -> None:  # passes
     ],
 )
 def test_jsonl_bad_records(tmp_path, capsys, data, line, needle) -> None:  # passes
-    assert needle in _bad(tmp_path, capsys, _write(tmp_path, "l.jsonl", data), line)
+    assert needle in _bad(tmp_path, capsys, _write(tmp_path, "l.jsonl", data), line, "--strict")
 
 
 def test_missing_file_among_several_is_named_and_nothing_written(tmp_path, capsys) -> None:  # passes
