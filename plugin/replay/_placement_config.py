@@ -18,6 +18,7 @@ from typing import Any
 
 from promptcache.cache_points import CachePointPlacement, CacheStrategyConfig, default_count_tokens
 from promptcache.cache_points._model_info import BEDROCK_MAX_CACHE_POINTS
+from promptcache.cache_points._rules import family_of
 
 __all__ = ["ReplayBudget", "checked_messages", "replay_config"]
 
@@ -56,6 +57,7 @@ class ReplayBudget:
     message_tokens: list[int]
     _prefix: list[int]
     _count: Any
+    _family: str
     system_token_count: int
 
     def __init__(self, config: CacheStrategyConfig, message_tokens: Sequence[int] | None = None) -> None:
@@ -65,6 +67,7 @@ class ReplayBudget:
         self.config = config
         self.model_info = config.model_info
         self._count = config.count_tokens or default_count_tokens
+        self._family = family_of(config.model_info)
         self.system_token_count = self._calculate_system_tokens()  # type: ignore[attr-defined]
         self.message_tokens = list(message_tokens)
         self._prefix = [0, *itertools.accumulate(self.message_tokens)]
