@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._as_logged import Fidelity, LoggedTotals
+from ._causes import CauseTotals, MissLedger, inspect
 from ._model_table import ModelTable
 from ._models import CacheRules
 from ._prepare import Request, assign_times, check_gap_s, prepare, requests_of
@@ -33,8 +34,9 @@ from ._sizes import split_on_prefix_change
 from ._strategies import Strategy, StrategyUnavailable, check_strategy_names, make_strategy
 from ._stream import TimeOrder, iter_conversations
 from ._tokens import CLAUDE, RAW, TokenCounter
+from ._variants import KEEP_ALIVE, ONE_HOUR, Variants
 
-__all__ = ["DEFAULT_STRATEGIES", "COMBINED", "ReplayResult", "StrategyTotals", "run_replay"]
+__all__ = ["DEFAULT_STRATEGIES", "COMBINED", "PLACEMENTS", "ReplayResult", "StrategyTotals", "account", "run_replay"]
 
 DEFAULT_STRATEGIES = ("none", "last-message", "langchain-aws", "multi-point", "anchored-tail")
 #: The product row: our placement with the ResponseCache in front (hits never reach Bedrock).
@@ -42,6 +44,9 @@ COMBINED = "anchored-tail+response-cache"
 DEFAULT_GAP_S = 10.0
 AS_LOGGED = "as-logged"
 _NOT_PLACEMENTS = frozenset({COMBINED, AS_LOGGED, "hindsight"})
+#: The rows a user can install (the decision chooses among them, ``none`` and their ``@1h`` variants).
+PLACEMENTS = ("last-message", "langchain-aws", "multi-point", "anchored-tail")
+_NO_VARIANTS = frozenset({"none", COMBINED, "hindsight"})
 
 
 @dataclass
@@ -65,6 +70,7 @@ class StrategyTotals:
     logged_cost_usd: float = 0.0
     #: whether the row covers only the requests with logged usage (``as-logged``: the log's layout is known there)
     logged_only: bool = False
+    keepalive_calls: int = 0  # ``+keep-alive`` variants: the keep-alive calls billed (``promptcache.replay._variants``)
 
     @property
     def read_share(self) -> float:
@@ -99,6 +105,13 @@ class ReplayResult:
     forced_model: str | None = None  # the ``--model`` id when it forced every call's model
     logged_models: dict[str, int] = field(default_factory=dict)  # model the log billed -> calls with usage
     price_source: str = "https://aws.amazon.com/bedrock/pricing/"  # where ``price`` came from
+    span_s: float = 0.0  # seconds from the first request to the last, on the replay clock
+    monthly_requests: int | None = None  # the team's volume for the decision's monthly figure (else from ``span_s``)
+    formats: dict[str, int] = field(default_factory=dict)  # conversation format (``meta["format"]``) -> conversations
+    #: ``NAME@1h`` and ``NAME+keep-alive`` bills of each row (``promptcache.replay._variants``)
+    variants: dict[str, StrategyTotals] = field(default_factory=dict)
+    #: row -> cause -> its tokens and USD (``promptcache.replay._causes``)
+    miss_causes: dict[str, dict[str, CauseTotals]] = field(default_factory=dict)
 
     def relative(self, name: str) -> float | None:
         """Cost of ``name`` divided by the cost of ``none`` (``None`` when either is missing or zero); a row that
@@ -121,11 +134,20 @@ class ReplayResult:
             return None
         return f"--model forces {self.forced_model} while the log was billed for {', '.join(sorted(others))}"
 
+    def cheapest_placement(self) -> str | None:
+        """The available placement strategy (not ``none``, the combined row, nor the references ``as-logged`` and
+        ``hindsight``) with the lowest cost; ``None`` when the run compared none."""
+        rows = [r for r in self.strategies.values() if not r.unavailable and r.name not in _NOT_PLACEMENTS | {"none"}]
+        return min(rows, key=lambda r: (r.cost_usd, r.name != "anchored-tail")).name if rows else None
+
     def best(self) -> str | None:
-        """The available placement strategy (not the combined row, nor the references ``as-logged`` and
-        ``hindsight``) with the lowest cost."""
-        rows = [r for r in self.strategies.values() if not r.unavailable and r.name not in _NOT_PLACEMENTS]
-        return min(rows, key=lambda r: r.cost_usd).name if rows else None
+        """The row the decision recommends (``promptcache.replay._decision``): ``as-logged`` when the log's own
+        layout stays, ``none`` when caching should stay off, else the placement to switch to; ``None`` when the run
+        compared no placement."""
+        from ._decision import decide
+
+        decision = decide(self)
+        return decision.strategy if decision is not None else None
 
 
 def run_replay(
@@ -189,6 +211,8 @@ def run_replay(
     conversations = 0
     for conv in iter_conversations(paths):
         conversations += 1
+        fmt = str(conv.meta.get("format") or "messages")
+        run.formats[fmt] = run.formats.get(fmt, 0) + 1
         counter.prime(b.text for m in conv.messages for b in m.blocks)
         counter.prime(b.text for b in conv.system)
         parts = [conv]
@@ -203,6 +227,7 @@ def run_replay(
             run.replay(request, progress)
     for request in order.drain():
         run.replay(request, progress)
+    run.variants.drain()
     if not run.requests:
         raise ValueError(
             f"nothing to replay in {', '.join(str(p) for p in paths)}: {conversations} "
@@ -235,6 +260,10 @@ def run_replay(
         forced_model=model_id if force_model else None,
         logged_models=dict(run.logged_models),
         price_source=table.price_source(main_model),
+        span_s=run.last_s - run.first_s if run.requests else 0.0,
+        formats=dict(run.formats),
+        variants=run.variant_totals(),
+        miss_causes={name: ledger.totals for name, ledger in run.ledgers.items()},
     )
 
 
@@ -263,6 +292,10 @@ class _Run:
         self.requests = self.input_tokens = self.output_tokens = self.largest = self.untimed = 0
         self.logged_requests = 0
         self._left: dict[str, int] = {}  # conversation id -> requests not yet replayed
+        self.formats: dict[str, int] = {}
+        self.first_s, self.last_s = float("inf"), float("-inf")
+        self.variants = Variants(table)
+        self.ledgers: dict[str, MissLedger] = {}
 
     def _runner(self, name: str, model: str) -> tuple[Strategy, PromptCacheSimulator] | None:
         key = (name, model)
@@ -292,6 +325,8 @@ class _Run:
         self.output_tokens += request.output_tokens
         self.largest = max(self.largest, request.input_tokens)
         self.untimed += not request.timed
+        self.first_s, self.last_s = min(self.first_s, request.time_s), max(self.last_s, request.time_s)
+        self.variants.until(request.time_s)
         cid = request.prepared.conversation.id
         if request.number == 0:
             self._left[cid] = len(request.prepared.conversation.request_ends())
@@ -315,8 +350,14 @@ class _Run:
             if runner is None:
                 continue
             strategy, simulator = runner
-            cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s)
+            points = strategy.place(request)
+            others = [sim for (other, m), (_, sim) in self.runners.items() if other == name and m != model]
+            before = inspect(simulator, others, hashes, n, request.time_s)
+            cost = simulator.simulate(cum, hashes, n, points, request.time_s)
             row = self._row(name, strategy.description)
+            counted = name != AS_LOGGED or usage is not None
+            if name not in _NO_VARIANTS:
+                self.variants.add(name, row, model, request, points, out_cost, counted)
             if name == AS_LOGGED:
                 # the log's layout is known (and billed) only where the call logged usage: the row covers those
                 # requests; the others are simulated (they keep the cache state right) but not counted
@@ -325,7 +366,10 @@ class _Run:
                     row.cumulative_usd.append(row.cost_usd)
                     continue
                 self.fidelity.add(request, model, logged_usd, cost)
-            _account(row, cost, out_cost, usage is not None)
+            rules = simulator.rules
+            ledger = self.ledgers.setdefault(name, MissLedger())
+            ledger.add(request, points, cost, before, price, rules.max_points, rules.min_tokens)
+            account(row, cost, out_cost, usage is not None)
         if self.combined:
             row = self._row(COMBINED, "anchored-tail, with the ResponseCache answering exact repeats")
             if hit:  # answered from the ResponseCache: no model call, nothing billed
@@ -336,12 +380,14 @@ class _Run:
                 if runner is not None:
                     strategy, simulator = runner
                     cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s)
-                    _account(row, cost, out_cost, usage is not None)
+                    account(row, cost, out_cost, usage is not None)
         left = self._left.get(cid, 1) - 1
         if left <= 0:  # the conversation is over: release what strategies keep for it
             self._left.pop(cid, None)
             for (_, _), (strategy, _) in self.runners.items():
                 strategy.forget(cid)
+            for ledger in self.ledgers.values():
+                ledger.forget(cid)
             self.repeats.forget(cid)
         else:
             self._left[cid] = left
@@ -366,6 +412,22 @@ class _Run:
             runner = self._runner(name, model)
             if runner is not None:
                 runner[1].seed(prepared.hashes[boundary], request.time_s, ttl)
+                if name not in _NO_VARIANTS:
+                    self.variants.seed(name, model, prepared.hashes[boundary], request.time_s, ttl)
+
+    def variant_totals(self) -> dict[str, StrategyTotals]:
+        """The variants in row order (``@1h`` left out where it cost exactly what its row did: no 1-hour TTL)."""
+        out: dict[str, StrategyTotals] = {}
+        for name in self.names:
+            base = self.totals.get(name)
+            for key in (name + ONE_HOUR, name + KEEP_ALIVE):
+                row = self.variants.totals.get(key)
+                if row is None or base is None:
+                    continue
+                if key.endswith(ONE_HOUR) and abs(row.cost_usd - base.cost_usd) <= 1e-12:
+                    continue
+                out[key] = row
+        return out
 
     def ordered_totals(self) -> dict[str, StrategyTotals]:
         """Rows in the requested order (``as-logged`` after them, the combined row last)."""
@@ -378,7 +440,8 @@ class _Run:
         return out
 
 
-def _account(row: StrategyTotals, cost: RequestCost, out_cost: float, logged: bool) -> None:
+def account(row: StrategyTotals, cost: RequestCost, out_cost: float, logged: bool) -> None:
+    """Add one billed request to ``row`` (``logged``: it carries logged usage)."""
     row.requests += 1
     row.model_calls += 1
     row.input_tokens += cost.input_tokens
