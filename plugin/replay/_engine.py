@@ -228,6 +228,13 @@ def run_replay(
     for request in order.drain():
         run.replay(request, progress)
     run.variants.drain()
+    if AS_LOGGED in names and not run.logged_requests:
+        run.unavailable[AS_LOGGED] = (
+            "the log records no usage, so its own cache layout and bill are unknown (as-logged needs a Claude Code "
+            "session log or a Bedrock invocation log, or transcripts that keep each reply's usage)"
+        )
+        run.ledgers.pop(AS_LOGGED, None)
+        run.variants.totals = {k: v for k, v in run.variants.totals.items() if not k.startswith(AS_LOGGED)}
     if not run.requests:
         raise ValueError(
             f"nothing to replay in {', '.join(str(p) for p in paths)}: {conversations} "
