@@ -105,10 +105,6 @@ def _logged_share(result: ReplayResult, mismatch: str | None) -> str:
     return f"all {_n(result.requests, 'request')} carry logged usage."
 
 
-def _tok(n: int) -> str:
-    return f"{n:,}"
-
-
 def _shown_rows(result: ReplayResult) -> dict[str, StrategyTotals]:
     """The table's rows (module docstring, point 2)."""
     rows = dict(result.strategies)

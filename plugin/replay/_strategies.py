@@ -120,8 +120,9 @@ class LangChainAwsStrategy(Strategy):
     back where the points landed. The method is called unbound with a stand-in for the model that answers the two
     things it asks (``_get_base_model()`` and ``provider``).
 
-    Raises:
-        StrategyUnavailable: langchain-aws is not installed (``pip install "promptcache[bedrock]"``).
+    Without langchain-aws installed (a core ``pip install promptcache``), the same four rules, transcribed from that
+    method, place the points (``transcribed``; tests/replay/test_shipped_placements.py checks both against the
+    installed method on the same requests).
     """
 
     name = "langchain-aws"
@@ -129,27 +130,48 @@ class LangChainAwsStrategy(Strategy):
 
     def __init__(self, rules: CacheRules, price: ModelPrice | None = None, ttl_s: float = 300.0) -> None:
         super().__init__(rules, price, ttl_s)
+        self._apply: Any = None
         try:
             from langchain_aws.chat_models.bedrock_converse import ChatBedrockConverse
-        except ImportError as exc:
-            raise StrategyUnavailable(
-                f'langchain-aws is not installed ({exc}); pip install "promptcache[bedrock]" to compare it'
-            ) from None
-        self._apply = ChatBedrockConverse._apply_cache_points
+        except ImportError:
+            pass
+        else:
+            self._apply = ChatBedrockConverse._apply_cache_points
         self._host = _ConverseHost(rules.model_id, "amazon" if rules.family == "nova" else "anthropic")
         self._control = {"type": "default", "ttl": "1h" if ttl_s >= 3600 else "5m"}
 
+    def transcribed(self, request: Request) -> list[Checkpoint]:
+        """The method's four rules without langchain-aws (budget 4; Nova: no tools point, no last-message point
+        on a message with tool blocks; the penultimate point only for Anthropic models, not after reasoning)."""
+        prepared, groups = request.prepared, request.groups
+        nova, budget = self.rules.family == "nova", 4
+        points: list[Checkpoint] = []
+        if budget and prepared.system_end > prepared.tools_end:
+            points.append(Checkpoint(prepared.system_end, self.ttl_s, "system"))
+            budget -= 1
+        if budget and groups and not (nova and groups[-1].has_tool_blocks):
+            points.append(Checkpoint(groups[-1].end, self.ttl_s))
+            budget -= 1
+        if budget and prepared.tools_end and not nova:
+            points.append(Checkpoint(prepared.tools_end, self.ttl_s, "tools"))
+            budget -= 1
+        if budget and not nova and len(groups) >= 2 and not groups[-2].ends_with_reasoning:
+            points.append(Checkpoint(groups[-2].end, self.ttl_s))
+        return points
+
     def place(self, request: Request) -> list[Checkpoint]:
+        if self._apply is None:
+            return self.transcribed(request)
         prepared, groups = request.prepared, request.groups
         kinds = _block_kinds(request)
         system: list[dict[str, Any]] = [dict(_TEXT) for _ in range(prepared.system_end - prepared.tools_end)]
-        tools = [{"toolSpec": {}} for _ in range(prepared.tools_end)]
+        tools: list[dict[str, Any]] = [{"toolSpec": {}} for _ in range(prepared.tools_end)]
         params: dict[str, Any] = {"toolConfig": {"tools": tools}} if tools else {}
         messages = [
             {"role": g.role, "content": [dict(_KIND_BLOCK.get(k, _TEXT)) for k in kinds[g.start : g.end]]}
             for g in groups
         ]
-        self._apply(self._host, self._control, system, messages, params)  # type: ignore[arg-type]
+        self._apply(self._host, self._control, system, messages, params)
         # in the order the method adds them: system, last message, tools, penultimate message
         points: list[Checkpoint] = []
         if system and _is_point(system[-1]):

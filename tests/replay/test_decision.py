@@ -57,8 +57,9 @@ def test_claude_code_advice_names_what_the_user_can_change() -> None:
     assert decision is not None and decision.action == "keep"  # anchored-tail is cheaper, but not installable here
     changed = result.miss_causes["as-logged"]["prefix-changed"]
     monthly = changed.cost_usd * MONTH_S / result.span_s
-    assert f"Compaction and prefix changes ({changed.events}) re-wrote {changed.cache_write_tokens:,} tokens: " in (
-        decision.advice[0]
+    assert (
+        f"Compaction and prefix changes ({changed.events}) re-wrote {changed.cache_write_tokens:,} tokens: "
+        in (decision.advice[0])
     )
     assert decision.advice[0].endswith(f"${monthly:,.2f} per month.")
 

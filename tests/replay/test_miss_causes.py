@@ -113,7 +113,9 @@ def test_ttl_expired_recovered_by_a_keep_alive_as_the_simulator_bills_it(tmp_pat
         return sim.simulate(request.prepared.cum, request.prepared.hashes, request.n_blocks, points, now).cost_usd
 
     def ping(request, boundary: int, now: float) -> float:
-        return sim.simulate(request.prepared.cum, request.prepared.hashes, boundary, [Checkpoint(boundary)], now).cost_usd
+        return sim.simulate(
+            request.prepared.cum, request.prepared.hashes, boundary, [Checkpoint(boundary)], now
+        ).cost_usd
 
     points = strategy.place(first)
     total = bill(first, points, 0.0)

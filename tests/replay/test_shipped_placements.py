@@ -22,7 +22,7 @@ from promptcache.replay._models import cache_rules  # noqa: E402
 from promptcache.replay._prepare import Request, prepare, requests_of  # noqa: E402
 from promptcache.replay._readers import read_file  # noqa: E402
 from promptcache.replay._simulator import Checkpoint  # noqa: E402
-from promptcache.replay._strategies import make_strategy  # noqa: E402
+from promptcache.replay._strategies import LangChainAwsStrategy, make_strategy  # noqa: E402
 from promptcache.replay._tokens import TokenCounter  # noqa: E402
 from promptcache.replay._transcript import Block, Conversation, Message  # noqa: E402
 
@@ -137,6 +137,7 @@ def test_langchain_aws_row_places_what_langchain_aws_places() -> None:
     compared = 0
     for conv in _conversations():
         replay = make_strategy("langchain-aws", cache_rules(SONNET4))
+        assert isinstance(replay, LangChainAwsStrategy)
         client, _ = client_and_stub()
         model = ChatBedrockConverse(model=f"us.{SONNET4}", client=client, region_name="us-east-1")
         for request in _requests(conv):
@@ -144,5 +145,7 @@ def test_langchain_aws_row_places_what_langchain_aws_places() -> None:
             model._apply_cache_points({"type": "ephemeral"}, system, messages, {})
             placed = sorted(replay.place(request), key=lambda p: p.boundary)
             assert placed == _points_of(request, system, messages), (conv.id, request.number)
+            # without langchain-aws installed, the transcribed rules place the same
+            assert sorted(replay.transcribed(request), key=lambda p: p.boundary) == placed
             compared += bool(placed)
     assert compared >= 5 + (40 if find_data_file("tau_bench_gpt-4o-airline.json", required=False) else 0)
