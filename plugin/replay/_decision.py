@@ -20,6 +20,7 @@ token estimate's relative error (``ESTIMATE_ERROR``) times the share of estimate
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -245,14 +246,16 @@ def _off_sentence(result: ReplayResult, d: Decision, cheapest_rel: str, cheapest
     hint = (
         "" if 3600.0 in result.rules.ttls_s else " or use a model that offers the 1-hour TTL (e.g. Claude Sonnet 4.5)"
     )
-    keep = result.variants.get(cheapest + KEEP_ALIVE)
+    kept = [(r.cost_usd, n.removesuffix(KEEP_ALIVE)) for n, r in result.variants.items() if n.endswith(KEEP_ALIVE)]
+    kept = [(c, n) for c, n in kept if n in _PLACEMENTS]
     none = result.strategies.get("none")
-    alive = (
-        f"; a keep-alive before the TTL ends would bring {cheapest} to "
-        f"{keep.cost_usd / none.cost_usd:.1%} of no caching (miss causes below)"
-        if keep is not None and none is not None and none.cost_usd and keep.cost_usd < none.cost_usd
-        else ""
-    )
+    alive = ""
+    if kept and none is not None and none.cost_usd and min(kept)[0] < none.cost_usd:
+        usd, name = min(kept)
+        alive = (
+            f"; a keep-alive before the TTL ends would bring {name} to {usd / none.cost_usd:.1%} of no caching "
+            "(miss causes below)"
+        )
     return (
         f"Leave caching off for such traffic{hint}: no placement beats no caching at this spacing (the cheapest, "
         f"{cheapest}, costs {cheapest_rel}); the prefixes are not reused before their cache entries expire{alive}."
@@ -335,6 +338,7 @@ def cause_rows(result: ReplayResult, name: str) -> list[dict[str, Any]]:
                 "fix": fix,
                 "requests": totals.events,
                 "longest_gap_s": round(max(totals.gaps_s), 1) if totals.gaps_s else None,
+                "median_gap_s": round(statistics.median(totals.gaps_s), 1) if totals.gaps_s else None,
             }
         )
     return rows

@@ -150,8 +150,8 @@ def _print_causes(result: ReplayResult, decision: Decision | None, console: Cons
     for name in names:
         for row in cause_rows(result, name):
             cause = row["cause"]
-            if row["longest_gap_s"] is not None:
-                cause += f" (gaps up to {row['longest_gap_s']:,.0f} s)"
+            if row["median_gap_s"] is not None:
+                cause += f" (median gap {row['median_gap_s']:,.0f} s)"
             saved = row["recoverable_usd"]
             table.add_row(
                 name,

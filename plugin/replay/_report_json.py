@@ -4,7 +4,7 @@ Layout (``to_json``): ``{"model", "files", "conversations", "requests", "input_t
 "gap_s", "span_s", "decision": {"action", "strategy", "ttl", "current", "current_usd", "recommended_usd",
 "savings_usd", "monthly_savings_usd", "band_usd", "basis", "sentence", "advice"} | null, "best_strategy",
 "miss_causes": {row: [{"cause", "cache_write_tokens", "uncached_tokens", "cost_usd", "recoverable_usd", "fix",
-"requests", "longest_gap_s"}]}, "variants": {"NAME@1h" | "NAME+keep-alive": {...row..., "keepalive_calls"}},
+"requests", "longest_gap_s", "median_gap_s"}]}, "variants": {"NAME@1h" | "NAME+keep-alive": {...row..., "keepalive_calls"}},
 "cache_rules": {...}, "prices_usd_per_mtok": {...}, "strategies": {name: {"description", "requests",
 "model_calls", "input_tokens", "cache_read_tokens", "cache_write_tokens", "cache_write_1h_tokens", "cost_usd",
 "output_cost_usd", "relative_to_none", "requests_with_cache_read_share", "unavailable"}}, "response_cache": {...},
