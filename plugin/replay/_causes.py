@@ -37,8 +37,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from promptcache._pricing import ModelPrice
+
 from ._prepare import Request
-from ._pricing import ModelPrice
 from ._simulator import Checkpoint, PromptCacheSimulator, RequestCost
 
 __all__ = ["CAUSES", "CauseTotals", "MissLedger", "Snapshot", "inspect"]

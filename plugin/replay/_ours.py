@@ -23,12 +23,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from promptcache._pricing import ModelPrice
 from promptcache.cache_points import AnchoredTailStrategy as _AnchoredTail
 from promptcache.cache_points import CachePointPlacement, CacheStrategy, CacheStrategyConfig, MultiPointStrategy
 
 from ._models import CacheRules, model_info
 from ._prepare import Group, Request
-from ._pricing import ModelPrice
 from ._simulator import Checkpoint
 from ._strategies import Strategy
 

@@ -21,9 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from promptcache._compat import LANGCHAIN_AWS_CACHE_POINT_HOOK
+from promptcache._errors import PromptCacheError
+from promptcache._pricing import ModelPrice
+
 from ._models import CacheRules
 from ._prepare import Request
-from ._pricing import ModelPrice
 from ._simulator import Checkpoint
 
 __all__ = [
@@ -40,7 +43,7 @@ __all__ = [
 ]
 
 
-class StrategyUnavailable(RuntimeError):
+class StrategyUnavailable(PromptCacheError, RuntimeError):
     """A strategy whose implementation is not installed (the replay reports it as unavailable)."""
 
 
@@ -136,7 +139,7 @@ class LangChainAwsStrategy(Strategy):
         except ImportError:
             pass
         else:
-            self._apply = ChatBedrockConverse._apply_cache_points
+            self._apply = getattr(ChatBedrockConverse, LANGCHAIN_AWS_CACHE_POINT_HOOK)
         self._host = _ConverseHost(rules.model_id, "amazon" if rules.family == "nova" else "anthropic")
         self._control = {"type": "default", "ttl": "1h" if ttl_s >= 3600 else "5m"}
 
