@@ -214,10 +214,9 @@ def _sentence(result: ReplayResult, d: Decision, costs: dict[str, float], placem
             f"{against}, {per_month}."
         )
     if d.action == "set-ttl":
-        return (
-            f'Use the 1-hour TTL with {d.strategy} (cache_ttl="1h"): it costs {rel(d.recommended_usd)} against '
-            f"{rel(d.current_usd)} now, {per_month}."
-        )
+        now = f" against {rel(d.current_usd)} now" if logged else ""
+        return f'Use the 1-hour TTL with {d.strategy} (cache_ttl="1h"): it costs {rel(d.recommended_usd)}{now}, {per_month}.'
+
     cheapest = min(placements, key=lambda n: (costs.get(n, float("inf")), placements.index(n)))
     if d.action == "disable":
         return _off_sentence(result, d, rel(costs[cheapest]), cheapest, per_month)
@@ -317,8 +316,8 @@ def cause_rows(result: ReplayResult, name: str) -> list[dict[str, Any]]:
     placed = [c for c in _PLACEMENT_CAUSES if c in causes]
     cheapest = result.cheapest_placement()
     target = _available(result, cheapest) if cheapest and cheapest != name else None
-    if placed and target is not None and not (logged and is_claude_code(result)):
-        saved = base.cost_usd - _cost(target, logged)
+    saved = base.cost_usd - _cost(target, logged) if target is not None else 0.0
+    if placed and target is not None and saved > 0 and not (logged and is_claude_code(result)):
         main = max(placed, key=lambda c: causes[c].cost_usd)
         for c in placed:
             fixes[c] = (f"placement change: {cheapest}", saved) if c == main else (f"see {main}", None)

@@ -12,11 +12,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from shared_data import find_data_file  # noqa: E402
 
+from promptcache._pricing import price_for  # noqa: E402
 from promptcache.replay._decision import cause_rows  # noqa: E402
 from promptcache.replay._engine import DEFAULT_STRATEGIES, ReplayResult, run_replay  # noqa: E402
 from promptcache.replay._models import cache_rules  # noqa: E402
 from promptcache.replay._prepare import prepare, requests_of  # noqa: E402
-from promptcache.replay._pricing import price_for  # noqa: E402
 from promptcache.replay._readers import read_file  # noqa: E402
 from promptcache.replay._simulator import Checkpoint, PromptCacheSimulator  # noqa: E402
 from promptcache.replay._strategies import make_strategy  # noqa: E402
