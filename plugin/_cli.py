@@ -300,7 +300,7 @@ def _session_notes(files: Sequence[str]) -> list[str]:
                         f"{name}: its session folder {folder}/ holds {len(agents)} sub-agent log(s) (Task "
                         f"sub-agents, compaction) that are not replayed; pass {folder} instead to include them"
                     )
-            elif path.is_dir() and (path / "subagents").is_dir():
+            elif path.is_dir() and any((path / "subagents").glob("agent-*.jsonl")):
                 main_log = [p for p in (path.parent / f"{path.name}.jsonl", path / f"{path.name}.jsonl") if p.is_file()]
                 if not main_log:
                     notes.append(
