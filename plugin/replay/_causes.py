@@ -147,6 +147,7 @@ class MissLedger:
     ) -> None:
         """Account one simulated request of the row (``before``: its ``inspect`` snapshot)."""
         cum, n = request.prepared.cum, request.n_blocks
+        price = price.at(cum[n])  # the tier that bills a request of this size
         cid = request.prepared.conversation.id
         read_end = cum[cost.read_boundary] if cost.read_boundary else 0
         write_end = read_end + cost.write_tokens

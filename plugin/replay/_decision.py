@@ -158,7 +158,7 @@ def decide(result: ReplayResult) -> Decision | None:
     monthly = savings * factor if factor is not None else None
     estimated = 1 - (result.logged_requests / result.requests if result.requests else 0.0)
     band = (
-        abs(monthly) * ESTIMATE_ERROR.get(result.token_estimate, ESTIMATE_ERROR["cl100k"]) * estimated
+        abs(monthly) * ESTIMATE_ERROR["claude" if result.token_estimate.startswith("claude") else "cl100k"] * estimated
         if monthly is not None
         else None
     )

@@ -16,8 +16,13 @@ The JSON document is ``promptcache.replay._report_json`` (``to_json`` and ``writ
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.table import Table
+from promptcache._errors import missing_extra
+
+try:
+    from rich.console import Console
+    from rich.table import Table
+except ImportError as exc:  # the optional dependency of this module
+    raise missing_extra("replay", exc) from exc
 
 from ._decision import Decision, cause_rows, decide, is_claude_code
 from ._engine import COMBINED, ReplayResult, StrategyTotals
@@ -38,7 +43,9 @@ def _tok(n: int) -> str:
 def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
     """Where the token sizes come from, the fidelity figure, and by how much the default strategy wins."""
     estimated = result.requests - result.logged_requests
-    calibration = "calibrated for Claude over cl100k_base" if result.token_estimate == "claude" else "cl100k_base"
+    calibration = (
+        "calibrated for Claude over cl100k_base" if result.token_estimate.startswith("claude") else "cl100k_base"
+    )
     if not result.logged_requests:
         console.print(f"Token sizes: estimating ({calibration}); the log records no usage.")
     elif estimated:

@@ -14,7 +14,10 @@ Layout (``to_json``): ``{"model", "files", "conversations", "requests", "input_t
 log's bill...}, "fidelity": null | {"calls", "cache_read_within_5pct", "cache_write_within_5pct",
 "cost_within_5pct", "logged_cost_usd", "simulated_cost_usd", "cost_difference", "per_call": [[source, request,
 model, logged read, simulated read, logged write, simulated write, logged USD, simulated USD], ...]}, "versus":
-{strategy: {"cost_on_logged_usd", "vs_logged", "vs_as_logged", "vs_langchain_aws"}}}, "seconds"}`` (decision:
+{strategy: {"cost_on_logged_usd", "vs_logged", "vs_as_logged", "vs_langchain_aws"}}}, "as_logged_source": null |
+"logged" | "predicted" | "mixed" (where the ``as-logged`` row's sizes and layout came from: the log's usage, or the
+client's placement rules on estimated sizes), "output_tokens_note": null | why output counts are not exact (Claude
+Code's streaming snapshot), "seconds"}`` (decision:
 ``promptcache.replay._decision``; causes: ``promptcache.replay._causes``; intention figures:
 ``promptcache.replay._intentions.IntentionStats``). Costs are USD over the log; ``cost_usd`` is the input side
 (plain input + cache reads + cache writes), the part placement changes; output cost is listed separately.
@@ -141,6 +144,8 @@ def to_json(result: ReplayResult) -> dict[str, Any]:
             "estimate": result.token_estimate,
         },
         "as_logged": _as_logged_json(result),
+        "as_logged_source": result.as_logged_source,
+        "output_tokens_note": result.output_tokens_note,
         "late_conversations": result.late_conversations,
         "seconds": round(result.seconds, 3),
     }
