@@ -25,7 +25,7 @@ from pathlib import Path
 from promptcache._pricing import ModelPrice, base_model_id
 
 from ._as_logged import Fidelity, LoggedTotals
-from ._causes import CauseTotals, MissLedger, inspect
+from ._causes import CauseTotals, MissLedger, Snapshot, inspect
 from ._model_table import ModelTable
 from ._models import CacheRules
 from ._openai_cache import OpenAIPrefixCache
@@ -397,12 +397,21 @@ class _Run:
                 continue
             strategy, simulator = runner
             points = strategy.place(request)
-            others = [sim for (other, m), (_, sim) in self.runners.items() if other == name and m != model]
-            before = inspect(simulator, others, hashes, n, request.time_s)
+            bedrock = isinstance(simulator, PromptCacheSimulator)  # OpenAI's automatic cache has no points to fix
+            others = [
+                sim
+                for (other, m), (_, sim) in self.runners.items()
+                if other == name and m != model and isinstance(sim, PromptCacheSimulator)
+            ]
+            before = (
+                inspect(simulator, others, hashes, n, request.time_s)
+                if isinstance(simulator, PromptCacheSimulator)
+                else Snapshot()
+            )
             cost = simulator.simulate(cum, hashes, n, points, request.time_s, cache_key)
             row = self._row(name, strategy.description)
             counted = name != AS_LOGGED or usage is not None or predicted
-            if name not in _NO_VARIANTS:
+            if name not in _NO_VARIANTS and bedrock:
                 self.variants.add(name, row, model, request, points, out_cost, counted)
             if name == AS_LOGGED:
                 # the log's layout is known (and billed) only where the call logged usage: the row covers those
@@ -460,7 +469,7 @@ class _Run:
             runner = self._runner(name, model)
             if runner is not None:
                 runner[1].seed(prepared.hashes[boundary], request.time_s, ttl)
-                if name not in _NO_VARIANTS:
+                if name not in _NO_VARIANTS and isinstance(runner[1], PromptCacheSimulator):
                     self.variants.seed(name, model, prepared.hashes[boundary], request.time_s, ttl)
 
     def variant_totals(self) -> dict[str, StrategyTotals]:
