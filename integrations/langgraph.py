@@ -83,6 +83,10 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
             :func:`promptcache.memory.make_reference_tool` so it can fetch what a pointer points to.
         messages_key: the state key of the conversation (default ``"messages"``).
         scope_fields: the ``configurable`` fields tried for the scope.
+        prompt_caching: True when the model the graph calls caches the prompt (e.g. a
+            ``CachePointChatBedrockConverse``; its ``caches_prompts`` attribute): project state is then kept or
+            skipped per conversation (:mod:`promptcache.memory._cache_cost`). Put ``memory_prompt`` in its own
+            system block after the system prompt (:func:`with_memory_prompt`).
 
     Raises:
         TypeError: ``memory`` of another type.
@@ -101,8 +105,10 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
         load_references: bool = True,
         messages_key: str = "messages",
         scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
+        prompt_caching: bool = False,
     ) -> None:
         check_fixed_scope(scope)
+        self.prompt_caching = bool(prompt_caching)
         memory = TypedMemoryStore.coerce(memory)
         self.memory = memory
         self.classifier = classifier
@@ -120,7 +126,11 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
 
     def _make_loader(self, memory: TypedMemoryStore) -> MemoryLoader:
         return MemoryLoader(
-            memory, self.classifier, load_references=self.load_references, messages_key=self.messages_key
+            memory,
+            self.classifier,
+            load_references=self.load_references,
+            messages_key=self.messages_key,
+            prompt_caching=self.prompt_caching,
         )
 
     def _loader_for(self) -> MemoryLoader:
