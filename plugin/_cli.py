@@ -2,7 +2,7 @@
 
 ``promptcache --version``; ``promptcache replay FILE... [--model MODEL_ID] [--min-tokens N] [--models FILE]
 [--tokens claude|cl100k] [--strategy NAME]... [--gap-s SECONDS] [--out DIR]
-[--response-cache-ttl-s SECONDS] [--no-chart] [--strict]`` replays
+[--response-cache-ttl-s SECONDS] [--monthly-requests N] [--no-chart] [--strict]`` replays
 recorded agent conversations through the prompt-cache simulator and prints what each cache-point strategy, the
 ResponseCache and the intention cache would have saved; it writes ``replay.json`` and ``replay.png`` to ``DIR``.
 Needs no services and no AWS account. Exit codes: 0 success, 2 bad input (one line on stderr naming the file and
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import re
 import sys
 import warnings
@@ -59,14 +60,26 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser(
         "replay",
         help="what would the plugins save on recorded conversations?",
-        description="Replay recorded agent conversations (OpenAI, Anthropic or LangChain "
-        "messages; JSON or JSONL) offline through a Bedrock prompt-cache "
-        "simulator, and count what the ResponseCache and the intention cache "
-        "(IntentionMemory) would have answered. Prints a table; writes "
-        "DIR/replay.json and DIR/replay.png.",
+        description="Replay recorded agent traffic offline through a Bedrock prompt-cache simulator: what "
+        "to do about caching (keep, switch placement, use the 1-hour TTL, leave it off) and what it saves per "
+        "month, why the cache missed, and what the ResponseCache and the intention cache (IntentionMemory) "
+        "would have answered. Input formats: OpenAI chat, Anthropic Messages and LangChain message transcripts "
+        "(JSON or JSONL, e.g. tau-bench trajectories); Claude Code session logs (<session>.jsonl, or the "
+        "<session>/ folder to include its sub-agents and compaction call); Amazon Bedrock model invocation "
+        "logs (JSONL or JSON, gzip accepted, as Bedrock writes them to S3); Claude Code project folders (every "
+        "session in them); Claude Code stream-json output; LangSmith run exports; Langfuse observation exports; "
+        "OpenTelemetry GenAI spans (OTLP JSON); OpenAI request/response logs as proxies write them (LiteLLM, "
+        "Helicone); Anthropic Message Batches results; TrafficRecorder files. Prints the "
+        "decision and a table; writes DIR/replay.json and DIR/replay.png.",
         formatter_class=_HelpFormatter,
     )
-    replay.add_argument("files", nargs="+", metavar="FILE", help="transcript files (.json / .jsonl)")
+    replay.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="transcripts (.json / .jsonl / .json.gz), Claude Code session logs, session or project folders, Bedrock "
+        "invocation logs, call logs (LangSmith, Langfuse, OpenTelemetry, proxies, batches) or TrafficRecorder files",
+    )
     replay.add_argument(
         "--model",
         default=None,
@@ -130,6 +143,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="lifetime of a ResponseCache entry, for its hits and the combined row (default: the "
         "ResponseCache default, {rc_default} s)",
     )
+    replay.add_argument(
+        "--monthly-requests",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the team's requests per month, for the decision's monthly saving (default: the log's own rate, "
+        "extrapolated from its time span to 30 days)",
+    )
     replay.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
     replay.add_argument(
         "--strict",
@@ -192,13 +213,12 @@ def _run_replay(args: argparse.Namespace) -> int:
     ttl = args.response_cache_ttl
     if ttl is not None and not (0 < ttl < float("inf")):
         return _fail(f"--response-cache-ttl must be a finite number of seconds > 0, got {ttl!r}")
+    if args.monthly_requests is not None and args.monthly_requests <= 0:
+        return _fail(f"--monthly-requests must be an integer > 0, got {args.monthly_requests!r}")
     out = Path(args.out)
-    try:
-        blocker = next((p for p in (out, *out.parents) if p.exists()), None)  # checked before the run, not after
-        if blocker is not None and not blocker.is_dir():
-            return _fail(f"--out must be a directory, but {str(blocker)!r} is a file")
-    except OSError as exc:  # e.g. a name longer than the file system allows
-        return _fail(f"--out {str(out)!r} cannot be used: {exc.strerror or exc}")
+    problem = _out_problem(out)  # checked before the run, not after
+    if problem is not None:
+        return _fail(problem)
     shown: list[tuple[Any, Any]] = []  # the progress bar and its task, once the run is long enough for one
 
     def progress(done: int, total: int | None) -> None:
@@ -228,6 +248,8 @@ def _run_replay(args: argparse.Namespace) -> int:
         table = ModelTable(load_overrides(args.models) if args.models else None, args.min_tokens, source=args.models)
     except ValueError as exc:
         return _fail(f"--models: {exc}")
+    for note in _session_notes(args.files):
+        print(f"promptcache: warning: {note}", file=sys.stderr)
     caught: list[warnings.WarningMessage] = []
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -254,14 +276,15 @@ def _run_replay(args: argparse.Namespace) -> int:
         if shown:
             shown[0][0].stop()
         _report_warnings(caught)
-    for note in (result.skipped.warning(), result.merged.summary()):
-        if note:
-            print(f"promptcache: warning: {' '.join(note.split())}", file=sys.stderr)
+    for summary in (result.skipped.warning(), result.merged.summary()):
+        if summary:
+            print(f"promptcache: warning: {' '.join(summary.split())}", file=sys.stderr)
     from rich.console import Console
 
     from promptcache.replay._chart import write_chart
     from promptcache.replay._report import render_table, write_json
 
+    result.monthly_requests = args.monthly_requests
     console = Console(width=max(Console().width, 120))
     render_table(result, console)
     try:
@@ -272,6 +295,56 @@ def _run_replay(args: argparse.Namespace) -> int:
         return _fail(f"cannot write to --out {str(out)!r}: {exc.strerror or exc}")
     console.print(f"wrote {', '.join(written)} ({result.seconds:.1f} s)")
     return 0
+
+
+def _out_problem(out: Path) -> str | None:
+    """Why ``--out`` cannot take replay.json and replay.png, or ``None``: every existing part of the path must be a
+    directory and the deepest existing one writable (nothing is created before the run succeeds)."""
+    try:
+        blocker = next((p for p in (out, *out.parents) if p.exists()), None)
+        if blocker is not None and not blocker.is_dir():
+            return f"--out must be a directory, but {str(blocker)!r} is a file"
+        if blocker is not None and not os.access(blocker, os.W_OK | os.X_OK):
+            return f"--out {str(out)!r} cannot be written: {str(blocker)!r} is not writable"
+    except OSError as exc:  # e.g. a name longer than the file system allows
+        return f"--out {str(out)!r} cannot be used: {exc.strerror or exc}"
+    return None
+
+
+def _head(path: Path, size: int = 1 << 16) -> bytes:
+    with path.open("rb") as f:
+        return f.read(size)
+
+
+def _session_notes(files: Sequence[str]) -> list[str]:
+    """What a Claude Code session replayed in part leaves out: a ``<session>.jsonl`` whose ``<session>/subagents``
+    folder is beside it (its sub-agents and compaction call are not replayed), or a ``<session>/`` folder whose
+    session log ``<session>.jsonl`` is missing (only its sub-agents are)."""
+    from promptcache.replay._claude_code import is_claude_code_log
+
+    notes = []
+    given = {Path(f).resolve() for f in files}
+    for name in files:
+        path = Path(name)
+        try:
+            if path.is_file() and path.suffix == ".jsonl":
+                folder = path.with_suffix("")
+                agents = sorted((folder / "subagents").glob("agent-*.jsonl")) if folder.is_dir() else []
+                if agents and folder.resolve() not in given and is_claude_code_log(_head(path)):
+                    notes.append(
+                        f"{name}: its session folder {folder}/ holds {len(agents)} sub-agent log(s) (Task "
+                        f"sub-agents, compaction) that are not replayed; pass {folder} instead to include them"
+                    )
+            elif path.is_dir() and any((path / "subagents").glob("agent-*.jsonl")):
+                main_log = [p for p in (path.parent / f"{path.name}.jsonl", path / f"{path.name}.jsonl") if p.is_file()]
+                if not main_log:
+                    notes.append(
+                        f"{name}: the session log {path.name}.jsonl is not beside the folder (nor inside it): only "
+                        "its sub-agent logs are replayed, without the main conversation"
+                    )
+        except OSError:
+            continue  # the reader reports unreadable paths itself
+    return notes
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,7 +14,9 @@ versions, failing with the package and version when a release changes it:
   it writes (without it a wrong state schema fails later, inside LangGraph).
 - langchain-aws ``ChatBedrockConverse._apply_cache_points(cache_control, system, bedrock_messages, params)``
   (`LANGCHAIN_AWS_CACHE_POINT_HOOK`): the method that sees the final Converse request;
-  `CachePointChatBedrockConverse` overrides it to place its cache points.
+  `CachePointChatBedrockConverse` overrides it to place its cache points. The replay's ``langchain-aws`` row calls
+  it unbound on placeholder requests with a stand-in for the model that answers what it reads
+  (`LANGCHAIN_AWS_HOOK_READS`: ``_get_base_model()`` and ``provider``), so the row runs langchain-aws's own placement.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any, Final
 __all__ = [
     "LANGCHAIN_AWS_CACHE_POINT_HOOK",
     "LANGCHAIN_AWS_HOOK_PARAMETERS",
+    "LANGCHAIN_AWS_HOOK_READS",
     "LLM_STRING_METHODS",
     "PREGEL_READ_KEY",
     "SERIALIZED_ATTR",
@@ -39,6 +42,8 @@ PREGEL_READ_KEY: Final = "__pregel_read"
 #: The ChatBedrockConverse method `CachePointChatBedrockConverse` overrides, and its parameters in order.
 LANGCHAIN_AWS_CACHE_POINT_HOOK: Final = "_apply_cache_points"
 LANGCHAIN_AWS_HOOK_PARAMETERS: Final = ("self", "cache_control", "system", "bedrock_messages", "params")
+#: What the hook reads from its model (the replay's stand-in answers these).
+LANGCHAIN_AWS_HOOK_READS: Final = ("_get_base_model", "provider")
 
 
 def langchain_llm_string(model: Any) -> str:

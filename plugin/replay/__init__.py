@@ -21,7 +21,7 @@ from typing import Any
 _SOURCES = {
     "DEFAULT_STRATEGIES": "promptcache.replay._engine",
     "ReplayResult": "promptcache.replay._engine",
-    "StrategyTotals": "promptcache.replay._engine",
+    "StrategyTotals": "promptcache.replay._totals",
     "run_replay": "promptcache.replay._engine",
     "ModelPrice": "promptcache._pricing",
     "price_for": "promptcache._pricing",

@@ -1,6 +1,14 @@
-"""The PNG chart: cumulative input-side cost per strategy over the replayed requests (matplotlib, Agg backend).
+"""The PNG chart (matplotlib, Agg backend), three panels:
 
-Strategies often cost the same to the token (``langchain-aws`` and ``anchored-tail`` on tight agent loops), so their
+1. **The decision**: each strategy's cost relative to the current layout (``as-logged`` where the log records
+   usage, else ``none``), as a signed percentage difference on a horizontal bar each, the axis zoomed to the bars'
+   own range and every bar labelled to 0.1%, so a 1% difference reads at a glance; the recommended row is drawn
+   in the highlight colour (``bar_specs``).
+2. **Why the cache missed**: the USD of each miss cause (``promptcache.replay._causes``) of the current layout and
+   of the recommended row, one stacked bar each (``cause_specs``).
+3. Cumulative input-side cost per strategy over the replayed requests (``line_specs``).
+
+In panel 3, strategies often cost the same to the token (``langchain-aws`` and ``anchored-tail`` on tight agent loops), so their
 lines coincide. Each line therefore gets its own colour, dash pattern and marker, with the markers staggered along
 the x axis; a line that lies on later ones (within 1% of the chart's height everywhere) is drawn wider and below
 them, so each shows as a band around the next; and a line identical to an earlier one says so in the legend
@@ -12,9 +20,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ._engine import ReplayResult
+from ._causes import CAUSES
+from ._decision import decide
+from ._engine import COMBINED, ReplayResult, StrategyTotals
 
-__all__ = ["LINE_STYLES", "line_specs", "write_chart"]
+__all__ = ["LINE_STYLES", "bar_specs", "cause_specs", "line_specs", "write_chart"]
 
 #: (dash pattern, marker) per line, in drawing order; colours come from matplotlib's default cycle.
 LINE_STYLES: tuple[tuple[str, str], ...] = (
@@ -65,12 +75,52 @@ def line_specs(result: ReplayResult) -> list[dict[str, Any]]:
     return specs
 
 
-def write_chart(result: ReplayResult, path: str | Path) -> Path:
-    """Draw cumulative USD (y) against request number in replay order (x), one line per available strategy
-    (:func:`line_specs`).
+def _rows(result: ReplayResult) -> tuple[str, dict[str, StrategyTotals]]:
+    """The current layout's name and the rows panel 1 compares with it."""
+    decision = decide(result)
+    current = decision.current if decision is not None else "none"
+    rows = {n: r for n, r in result.strategies.items() if not r.unavailable and n not in (COMBINED, "hindsight")}
+    rows.update({n: r for n, r in result.variants.items() if n.endswith("@1h")})
+    return current, rows
 
-    Uses matplotlib's non-interactive Agg backend (no display needed). Returns the written path.
-    """
+
+def bar_specs(result: ReplayResult) -> list[dict[str, Any]]:
+    """Panel 1: per row ``{"name", "delta_pct", "label", "recommended"}``, cheapest first; ``delta_pct`` is
+    ``(cost / current - 1) * 100`` on the same requests (the logged ones when the current layout is ``as-logged``),
+    ``label`` that figure to 0.1% (``"+1.0%"``)."""
+    current, rows = _rows(result)
+    base = rows.get(current)
+    decision = decide(result)
+    if base is None or not base.cost_usd:
+        return []
+    logged = base.logged_only
+    specs = []
+    for name, row in rows.items():
+        cost = row.logged_cost_usd if logged and not row.logged_only else row.cost_usd
+        delta = (cost / base.cost_usd - 1) * 100
+        recommended = decision is not None and name == (
+            decision.strategy + ("@1h" if decision.action == "set-ttl" else "")
+        )
+        specs.append({"name": name, "delta_pct": delta, "label": f"{delta:+.1f}%", "recommended": recommended})
+    return sorted(specs, key=lambda s: s["delta_pct"])
+
+
+def cause_specs(result: ReplayResult) -> list[dict[str, Any]]:
+    """Panel 2: per row shown (current, recommended) ``{"name", "causes": [(cause, usd), ...]}`` in ``CAUSES``
+    order, causes without dollars left out."""
+    decision = decide(result)
+    names = [] if decision is None else list(dict.fromkeys([decision.current, decision.strategy]))
+    out = []
+    for name in names:
+        causes = result.miss_causes.get(name) or {}
+        pairs = [(c, causes[c].cost_usd) for c in CAUSES if c in causes and causes[c].cost_usd > 0]
+        if pairs:
+            out.append({"name": name, "causes": pairs})
+    return out
+
+
+def write_chart(result: ReplayResult, path: str | Path) -> Path:
+    """Draw the three panels of the module docstring to ``path`` (PNG). Returns the written path."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -78,16 +128,54 @@ def write_chart(result: ReplayResult, path: str | Path) -> Path:
 
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fig = Figure(figsize=(9, 5), dpi=110)
-    ax = fig.add_subplot()
+    fig = Figure(figsize=(10, 12), dpi=100)
+    bars_ax, causes_ax, lines_ax = fig.subplots(3, 1, gridspec_kw={"height_ratios": [3, 2, 3]})
+    current, _ = _rows(result)
+    bars = bar_specs(result)
+    off = [b for b in bars if b["name"] == "none" and current != "none" and not b["recommended"]]
+    bars = [b for b in bars if b not in off]  # no caching would squash the rows that matter into one band
+    if bars:
+        ys = range(len(bars))
+        colours = ["tab:green" if b["recommended"] else "tab:gray" for b in bars]
+        bars_ax.barh(list(ys), [b["delta_pct"] for b in bars], color=colours)
+        bars_ax.set_yticks(list(ys), [b["name"] for b in bars], fontsize=8)
+        low = min(0.0, *(b["delta_pct"] for b in bars))
+        high = max(0.0, *(b["delta_pct"] for b in bars))
+        pad = max(1.0, (high - low) * 0.15)
+        bars_ax.set_xlim(low - pad, high + pad)
+        for y, b in zip(ys, bars):
+            bars_ax.annotate(b["label"] + ("  recommended" if b["recommended"] else ""), (b["delta_pct"], y), xytext=(3 if b["delta_pct"] >= 0 else -3, 0),
+                             textcoords="offset points", va="center",
+                             ha="left" if b["delta_pct"] >= 0 else "right", fontsize=8)  # fmt: skip
+        bars_ax.axvline(0, color="black", linewidth=0.8)
+        note = f"; none: {off[0]['label']}, off the scale" if off else ""
+        bars_ax.set_xlabel(f"cost relative to {current} (the current layout), %{note}")
+        decision = decide(result)
+        bars_ax.set_title(decision.sentence[:110] + ("..." if len(decision.sentence) > 110 else "") if decision else "")
+        bars_ax.title.set_fontsize(9)
+    cells = cause_specs(result)
+    left = [0.0] * len(cells)
+    colour = {c: f"C{i}" for i, c in enumerate(CAUSES)}
+    seen: set[str] = set()
+    for cause in CAUSES:
+        widths = [dict(cell["causes"]).get(cause, 0.0) for cell in cells]
+        if any(widths):
+            label = None if cause in seen else cause
+            seen.add(cause)
+            causes_ax.barh(range(len(cells)), widths, left=left, color=colour[cause], label=label)
+            left = [a + w for a, w in zip(left, widths)]
+    causes_ax.set_yticks(range(len(cells)), [cell["name"] for cell in cells], fontsize=8)
+    causes_ax.set_xlabel("USD of cache-write and uncached tokens, by miss cause")
+    if seen:
+        causes_ax.legend(fontsize=7, loc="lower right")
     for spec in line_specs(result):
         options = dict(spec)
-        ax.plot(options.pop("x"), options.pop("y"), **options)
-    ax.set_xlabel("request (replay order)")
-    ax.set_ylabel("cumulative input-side cost, USD")
-    ax.set_title(f"{result.model_id}: {result.conversations} conversations, {result.requests:,} requests")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+        lines_ax.plot(options.pop("x"), options.pop("y"), **options)
+    lines_ax.set_xlabel("request (replay order)")
+    lines_ax.set_ylabel("cumulative input-side cost, USD")
+    lines_ax.set_title(f"{result.model_id}: {result.conversations} conversations, {result.requests:,} requests")
+    lines_ax.grid(alpha=0.3)
+    lines_ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(target)
     return target

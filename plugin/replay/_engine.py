@@ -28,23 +28,26 @@ from typing import TYPE_CHECKING, Any, cast
 from promptcache._pricing import ModelPrice, base_model_id
 
 from ._as_logged import Fidelity, LoggedTotals
+from ._causes import CauseTotals, MissLedger, Snapshot, inspect
 from ._inputs import MergedInput, expand_inputs
 from ._model_table import ModelTable
 from ._models import CacheRules
 from ._openai_cache import OpenAIPrefixCache
 from ._prepare import Request, assign_times, check_gap_s, prepare, requests_of
-from ._simulator import PromptCacheSimulator, RequestCost, make_simulator
+from ._simulator import PromptCacheSimulator, make_simulator
 from ._sizes import split_on_prefix_change
 from ._skipped import SkippedLines, skipping
 from ._strategies import Strategy, StrategyUnavailable, check_strategy_names, make_strategy
 from ._stream import TimeOrder, iter_conversations
 from ._tokens import CLAUDE, RAW, Calibration, TokenCounter, calibration_for
+from ._totals import StrategyTotals, account
 from ._transcript import Conversation
+from ._variants import KEEP_ALIVE, ONE_HOUR, Variants
 
 if TYPE_CHECKING:  # the repeat counters import LangChain: loaded when a replay starts, not for --help
     from ._repeats import IntentionStats, RepeatCounter, ResponseCacheStats
 
-__all__ = ["DEFAULT_STRATEGIES", "COMBINED", "ReplayResult", "StrategyTotals", "run_replay"]
+__all__ = ["DEFAULT_STRATEGIES", "COMBINED", "PLACEMENTS", "ReplayResult", "StrategyTotals", "account", "run_replay"]
 
 DEFAULT_STRATEGIES = ("none", "last-message", "langchain-aws", "multi-point", "anchored-tail")
 #: The product row: our placement with the ResponseCache in front (hits never reach Bedrock).
@@ -57,33 +60,9 @@ CLAUDE_CODE_OUTPUT_NOTE = (
     "count; output figures from this log are lower bounds"
 )
 _NOT_PLACEMENTS = frozenset({COMBINED, AS_LOGGED, "hindsight"})
-
-
-@dataclass
-class StrategyTotals:
-    """One strategy's bill over the replay. Token counts are tokens; costs USD (input side: input+read+write)."""
-
-    name: str
-    description: str = ""
-    requests: int = 0
-    model_calls: int = 0
-    input_tokens: int = 0
-    read_tokens: int = 0
-    write_tokens: int = 0
-    write_1h_tokens: int = 0
-    requests_with_read: int = 0
-    cost_usd: float = 0.0
-    output_cost_usd: float = 0.0
-    cumulative_usd: list[float] = field(default_factory=list)
-    unavailable: str | None = None
-    #: input-side USD over the requests that carry logged usage only (the like-for-like figure against the bill)
-    logged_cost_usd: float = 0.0
-    #: whether the row covers only the requests with logged usage (``as-logged``: the log's layout is known there)
-    logged_only: bool = False
-
-    @property
-    def read_share(self) -> float:
-        return self.requests_with_read / self.requests if self.requests else 0.0
+#: The rows a user can install (the decision chooses among them, ``none`` and their ``@1h`` variants).
+PLACEMENTS = ("last-message", "langchain-aws", "multi-point", "anchored-tail")
+_NO_VARIANTS = frozenset({"none", COMBINED, "hindsight"})
 
 
 @dataclass
@@ -116,6 +95,13 @@ class ReplayResult:
     price_source: str = "https://aws.amazon.com/bedrock/pricing/"  # where ``price`` came from
     skipped: SkippedLines = field(default_factory=SkippedLines)  # broken lines the readers skipped
     merged: MergedInput = field(default_factory=MergedInput)  # inputs and calls read more than once, counted once
+    span_s: float = 0.0  # seconds from the first request to the last, on the replay clock
+    monthly_requests: int | None = None  # the team's volume for the decision's monthly figure (else from ``span_s``)
+    formats: dict[str, int] = field(default_factory=dict)  # conversation format (``meta["format"]``) -> conversations
+    #: ``NAME@1h`` and ``NAME+keep-alive`` bills of each row (``promptcache.replay._variants``)
+    variants: dict[str, StrategyTotals] = field(default_factory=dict)
+    #: row -> cause -> its tokens and USD (``promptcache.replay._causes``)
+    miss_causes: dict[str, dict[str, CauseTotals]] = field(default_factory=dict)
     #: where the ``as-logged`` row's figures come from: ``"logged"`` (the log's usage: sizes, TTLs, breakpoints),
     #: ``"predicted"`` (no usage: the client's placement rules on estimated sizes), ``"mixed"``, or ``None``
     as_logged_source: str | None = None
@@ -144,11 +130,20 @@ class ReplayResult:
             return None
         return f"--model forces {self.forced_model} while the log was billed for {', '.join(sorted(others))}"
 
+    def cheapest_placement(self) -> str | None:
+        """The available placement strategy (not ``none``, the combined row, nor the references ``as-logged`` and
+        ``hindsight``) with the lowest cost; ``None`` when the run compared none."""
+        rows = [r for r in self.strategies.values() if not r.unavailable and r.name not in _NOT_PLACEMENTS | {"none"}]
+        return min(rows, key=lambda r: (r.cost_usd, r.name != "anchored-tail")).name if rows else None
+
     def best(self) -> str | None:
-        """The available placement strategy (not the combined row, nor the references ``as-logged`` and
-        ``hindsight``) with the lowest cost."""
-        rows = [r for r in self.strategies.values() if not r.unavailable and r.name not in _NOT_PLACEMENTS]
-        return min(rows, key=lambda r: r.cost_usd).name if rows else None
+        """The row the decision recommends (``promptcache.replay._decision``): ``as-logged`` when the log's own
+        layout stays, ``none`` when caching should stay off, else the placement to switch to; ``None`` when the run
+        compared no placement."""
+        from ._decision import decide
+
+        decision = decide(self)
+        return decision.strategy if decision is not None else None
 
 
 def run_replay(
@@ -218,6 +213,14 @@ def run_replay(
         conversations = _replay_all(
             run, iter_conversations(inputs, merged), counter, gap_s, order, progress, model_id if per_model else None
         )
+    run.variants.drain()
+    if AS_LOGGED in names and not run.logged_requests and not run.predicted_requests:
+        run.unavailable[AS_LOGGED] = (
+            "the log records no usage, so its own cache layout and bill are unknown (as-logged needs a Claude Code "
+            "session log or a Bedrock invocation log, or transcripts that keep each reply's usage)"
+        )
+        run.ledgers.pop(AS_LOGGED, None)
+        run.variants.totals = {k: v for k, v in run.variants.totals.items() if not k.startswith(AS_LOGGED)}
     if not run.requests:
         raise ValueError(
             f"nothing to replay in {', '.join(str(p) for p in paths)}: {conversations} "
@@ -250,6 +253,10 @@ def run_replay(
         forced_model=model_id if force_model else None,
         logged_models=dict(run.logged_models),
         price_source=table.price_source(main_model),
+        span_s=run.last_s - run.first_s if run.requests else 0.0,
+        formats=dict(run.formats),
+        variants=run.variant_totals(),
+        miss_causes={name: ledger.totals for name, ledger in run.ledgers.items()},
         as_logged_source=_as_logged_source(run.logged_requests, run.predicted_requests),
         output_tokens_note=CLAUDE_CODE_OUTPUT_NOTE if run.claude_code_usage else None,
         skipped=skipped,
@@ -272,6 +279,8 @@ def _replay_all(
     conversations = 0
     for conv in conversations_in:
         conversations += 1
+        fmt = str(conv.meta.get("format") or "messages")
+        run.formats[fmt] = run.formats.get(fmt, 0) + 1
         counter.prime(b.text for m in conv.messages for b in m.blocks)
         counter.prime(b.text for b in conv.system)
         conv_counter = counter
@@ -370,6 +379,10 @@ class _Run:
         self.predicted_requests = 0  # as-logged requests priced from the client's placement rules (no usage)
         self.claude_code_usage = False  # a Claude Code call logged usage (its output_tokens is a snapshot)
         self._left: dict[str, int] = {}  # conversation id -> requests not yet replayed
+        self.formats: dict[str, int] = {}
+        self.first_s, self.last_s = float("inf"), float("-inf")
+        self.variants = Variants(table)
+        self.ledgers: dict[str, MissLedger] = {}
 
     @property
     def repeats(self) -> RepeatCounter:
@@ -409,6 +422,8 @@ class _Run:
         self.output_tokens += request.output_tokens
         self.largest = max(self.largest, request.input_tokens)
         self.untimed += not request.timed
+        self.first_s, self.last_s = min(self.first_s, request.time_s), max(self.last_s, request.time_s)
+        self.variants.until(request.time_s)
         cid = request.prepared.conversation.id
         if request.number == 0:
             self._left[cid] = len(request.prepared.conversation.request_ends())
@@ -439,17 +454,25 @@ class _Run:
             if runner is None:
                 continue
             strategy, simulator = runner
+            points = strategy.place(request)
+            bedrock = isinstance(simulator, PromptCacheSimulator)  # OpenAI's automatic cache has no points to fix
+            others = [
+                sim
+                for (other, m), (_, sim) in self.runners.items()
+                if other == name and m != model and isinstance(sim, PromptCacheSimulator)
+            ]
+            before = (
+                inspect(simulator, others, hashes, n, request.time_s)
+                if isinstance(simulator, PromptCacheSimulator)
+                else Snapshot()
+            )
             cost = simulator.simulate(
-                cum,
-                hashes,
-                n,
-                strategy.place(request),
-                request.time_s,
-                cache_key,
-                done_s=request.done_s,
-                start_s=request.start_s,
+                cum, hashes, n, points, request.time_s, cache_key, done_s=request.done_s, start_s=request.start_s
             )
             row = self._row(name, strategy.description)
+            counted = name != AS_LOGGED or usage is not None or predicted
+            if name not in _NO_VARIANTS and bedrock:
+                self.variants.add(name, row, model, request, points, out_cost, counted)
             if name == AS_LOGGED:
                 # the log's layout is known (and billed) only where the call logged usage: the row covers those
                 # requests; the others are simulated (they keep the cache state right) but not counted, except
@@ -460,7 +483,10 @@ class _Run:
                     continue
                 if usage is not None:
                     self.fidelity.add(request, model, logged_usd, cost)
-            _account(row, cost, out_cost, usage is not None)
+            rules = simulator.rules
+            ledger = self.ledgers.setdefault(name, MissLedger())
+            ledger.add(request, points, cost, before, price, rules.max_points, rules.min_tokens)
+            account(row, cost, out_cost, usage is not None)
         if self.combined:
             row = self._row(COMBINED, "anchored-tail, with the ResponseCache answering exact repeats")
             if hit:  # answered from the ResponseCache: no model call, nothing billed
@@ -480,12 +506,14 @@ class _Run:
                         done_s=request.done_s,
                         start_s=request.start_s,
                     )
-                    _account(row, cost, out_cost, usage is not None)
+                    account(row, cost, out_cost, usage is not None)
         left = self._left.get(cid, 1) - 1
         if left <= 0:  # the conversation is over: release what strategies keep for it
             self._left.pop(cid, None)
             for (_, _), (strategy, _) in self.runners.items():
                 strategy.forget(cid)
+            for ledger in self.ledgers.values():
+                ledger.forget(cid)
             self.repeats.forget(cid)
         else:
             self._left[cid] = left
@@ -523,6 +551,22 @@ class _Run:
             if runner is not None:
                 for boundary in boundaries:
                     runner[1].seed(prepared.hashes[boundary], request.time_s, ttl)
+                    if name not in _NO_VARIANTS and isinstance(runner[1], PromptCacheSimulator):
+                        self.variants.seed(name, model, prepared.hashes[boundary], request.time_s, ttl)
+
+    def variant_totals(self) -> dict[str, StrategyTotals]:
+        """The variants in row order (``@1h`` left out where it cost exactly what its row did: no 1-hour TTL)."""
+        out: dict[str, StrategyTotals] = {}
+        for name in self.names:
+            base = self.totals.get(name)
+            for key in (name + ONE_HOUR, name + KEEP_ALIVE):
+                row = self.variants.totals.get(key)
+                if row is None or base is None:
+                    continue
+                if key.endswith(ONE_HOUR) and abs(row.cost_usd - base.cost_usd) <= 1e-12:
+                    continue
+                out[key] = row
+        return out
 
     def ordered_totals(self) -> dict[str, StrategyTotals]:
         """Rows in the requested order (``as-logged`` after them, the combined row last)."""
@@ -533,18 +577,3 @@ class _Run:
             elif name in self.totals:
                 out[name] = self.totals[name]
         return out
-
-
-def _account(row: StrategyTotals, cost: RequestCost, out_cost: float, logged: bool) -> None:
-    row.requests += 1
-    row.model_calls += 1
-    row.input_tokens += cost.input_tokens
-    row.read_tokens += cost.read_tokens
-    row.write_tokens += cost.write_tokens
-    row.write_1h_tokens += cost.write_1h_tokens
-    row.requests_with_read += cost.cache_hit
-    row.cost_usd += cost.cost_usd
-    if logged:
-        row.logged_cost_usd += cost.cost_usd
-    row.output_cost_usd += out_cost
-    row.cumulative_usd.append(row.cost_usd)

@@ -1,36 +1,20 @@
-"""Rendering a ``ReplayResult``: the terminal table (rich) and the JSON document.
+"""Rendering a ``ReplayResult`` in the terminal (rich): the decision first, the table it follows from, why the
+cache missed, then the details.
 
-JSON layout (``to_json``): ``{"model", "files", "conversations", "requests", "input_tokens", "output_tokens",
-"gap_s", "cache_rules": {...}, "prices_usd_per_mtok": {...}, "strategies": {name: {"description", "requests",
-"model_calls", "input_tokens", "cache_read_tokens", "cache_write_tokens", "cache_write_1h_tokens", "cost_usd",
-"output_cost_usd", "relative_to_none", "requests_with_cache_read_share", "unavailable"}}, "best_strategy",
-"response_cache": {...}, "intention_cache": {"tool_calls", "answered_exact", "answered_similar", "wrong_answers",
-"right_answers", "served_repeats", ...}, "models": {model: calls}, "token_sizes": {"logged_requests",
-"estimated_requests", "estimate"}, "as_logged": null | {"logged_requests", "requests", "compared", "not_compared",
-"logged": {...the log's bill...}, "fidelity": null | {"calls", "cache_read_within_5pct", "cache_write_within_5pct",
-"cost_within_5pct", "logged_cost_usd", "simulated_cost_usd", "cost_difference", "per_call": [[source, request,
-model, logged read, simulated read, logged write, simulated write, logged USD, simulated USD], ...]}, "versus":
-{strategy: {"cost_on_logged_usd", "vs_logged", "vs_as_logged", "vs_langchain_aws"}}}, "as_logged_source": null |
-"logged" | "predicted" | "mixed" (where the ``as-logged`` row's sizes and layout came from: the log's usage, or the
-client's placement rules on estimated sizes), "output_tokens_note": null | why output counts are not exact (Claude
-Code's streaming snapshot), "seconds"}`` (intention
-figures: ``promptcache.replay._intentions.IntentionStats``). Costs are USD; ``cost_usd`` is the input side (plain
-input + cache reads + cache writes), the part placement changes; output cost is listed separately.
+1. **The decision** (``promptcache.replay._decision``): one sentence (keep / switch / use the 1-hour TTL / leave
+   caching off, with the monthly saving), and for Claude Code logs the miss causes the user can act on.
+2. **The table**: one row per strategy. The ``anchored-tail+response-cache`` row is shown only where the
+   ResponseCache answered something and could sit in front of the calls (not on a Claude Code log), and the
+   cheapest ``@1h`` variant where the model offers the 1-hour TTL.
+3. **Why the cache missed** (``promptcache.replay._causes``), for the current layout and the recommended one: each
+   cause's tokens, dollars, the fix and what the simulator says it recovers.
+4. Token sizes, fidelity, the comparison lines, and (not on Claude Code logs) the ResponseCache and intention-cache
+   counts.
 
-Logged usage (one rule): every comparison with the log covers the requests that carry logged usage only.
-``vs_logged`` (the table's "vs billed" column) is a row's cost on those requests over the log's billed cost;
-``vs_as_logged`` and the "costs N% less than the log's own layout" line compare two simulated costs on those
-requests. The ``as-logged`` row itself covers those requests only. When ``--model`` forces a model other than the
-one(s) the log was billed for, the bill is not compared (``compared`` false, ``not_compared`` says why; no
-fidelity, ``vs_logged`` null).
+The JSON document is ``promptcache.replay._report_json`` (``to_json`` and ``write_json`` are re-exported here).
 """
 
 from __future__ import annotations
-
-from pathlib import Path
-from typing import Any
-
-import orjson
 
 from promptcache._errors import missing_extra
 
@@ -40,178 +24,11 @@ try:
 except ImportError as exc:  # the optional dependency of this module
     raise missing_extra("replay", exc) from exc
 
-from ._engine import ReplayResult, StrategyTotals
+from ._decision import Decision, cause_rows, decide, is_claude_code
+from ._engine import COMBINED, ReplayResult, StrategyTotals
+from ._report_json import to_json, write_json
 
 __all__ = ["render_table", "to_json", "write_json"]
-
-
-def to_json(result: ReplayResult) -> dict[str, Any]:
-    """The result as a JSON-ready dict (see the module docstring)."""
-    rules, price = result.rules, result.price
-    strategies = {}
-    for name, row in result.strategies.items():
-        rel = result.relative(name)
-        strategies[name] = {
-            "description": row.description,
-            "requests": row.requests,
-            "model_calls": row.model_calls,
-            "input_tokens": row.input_tokens,
-            "cache_read_tokens": row.read_tokens,
-            "cache_write_tokens": row.write_tokens,
-            "cache_write_1h_tokens": row.write_1h_tokens,
-            "cost_usd": round(row.cost_usd, 6),
-            "output_cost_usd": round(row.output_cost_usd, 6),
-            "relative_to_none": None if rel is None else round(rel, 6),
-            "requests_with_cache_read_share": round(row.read_share, 6),
-            "unavailable": row.unavailable,
-        }
-    rc, it = result.response_cache, result.intention
-    return {
-        "model": result.model_id,
-        # file names as the OS gave them may hold undecodable bytes (surrogate escapes): shown as \xNN
-        "files": [f.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace") for f in result.files],
-        "conversations": result.conversations,
-        "requests": result.requests,
-        "skipped_lines": result.skipped.count,
-        "skipped_first": result.skipped.first,
-        "skipped_per_file": dict(result.skipped.per_file),
-        "merged": result.merged.to_json(),
-        "input_tokens": result.input_tokens,
-        "output_tokens": result.output_tokens,
-        "gap_s": result.gap_s,
-        "cache_rules": {
-            "min_tokens_per_checkpoint": rules.min_tokens,
-            "max_checkpoints": rules.max_points,
-            "ttls_s": list(rules.ttls_s),
-            "cachable": sorted(rules.cachable),
-            "lookback_blocks": rules.lookback_blocks,
-        },
-        "prices_usd_per_mtok": {
-            "input": price.input,
-            "output": price.output,
-            "cache_write_5m": price.write_5m,
-            "cache_write_1h": price.write_1h,
-            "cache_read": price.read,
-            "source": result.price_source,
-        },
-        "strategies": strategies,
-        "best_strategy": result.best(),
-        "response_cache": {
-            "requests": rc.requests,
-            "hits": rc.hits,
-            "ttl_s": rc.ttl_s,
-            "exact_repeats_any_distance": rc.repeats,
-        },
-        "intention_cache": {
-            "tool_calls": it.tool_calls,
-            "looked_up": it.looked_up,
-            "answered": it.answered,
-            "answered_exact": it.exact,
-            "answered_similar": it.similar,
-            "wrong_answers": it.wrong,
-            "wrong_exact": it.wrong_exact,
-            "wrong_similar": it.wrong_similar,
-            "right_answers": it.right,
-            "right_answers_stale": it.right_stale,
-            "listed_results": it.listed_results,
-            "served_repeats": it.served,
-            "served_repeats_stale": it.served_stale,
-            "stored": it.stored,
-            "same_call_repeats": it.same_call_repeats,
-            "same_call_repeats_changed": it.same_call_repeats_changed,
-            "users": it.users,
-            "memory": {
-                "class": "IntentionMemory",
-                "backend": "InMemoryIntentionBackend",
-                "similarity": it.similarity,
-                "threshold": it.threshold,
-                "margin": it.margin,
-                "ttl_s": it.ttl_s,
-                "serve_repeats": True,
-            },
-        },
-        "models": result.models,
-        "token_sizes": {
-            "logged_requests": result.logged_requests,
-            "estimated_requests": result.requests - result.logged_requests,
-            "estimate": result.token_estimate,
-        },
-        "as_logged": _as_logged_json(result),
-        "as_logged_source": result.as_logged_source,
-        "output_tokens_note": result.output_tokens_note,
-        "late_conversations": result.late_conversations,
-        "seconds": round(result.seconds, 3),
-    }
-
-
-def _ratio(a: float, b: float) -> float | None:
-    return round(a / b, 6) if b else None
-
-
-def _as_logged_json(result: ReplayResult) -> dict[str, Any] | None:
-    logged, fid = result.logged, result.fidelity
-    if logged is None or fid is None:
-        return None
-    as_logged = result.strategies.get("as-logged")
-    lc = result.strategies.get("langchain-aws")
-    mismatch = result.billed_mismatch()
-    versus = {
-        name: {
-            "cost_on_logged_usd": round(row.logged_cost_usd, 6),
-            "vs_logged": None if mismatch else _ratio(row.logged_cost_usd, logged.cost_usd),
-            "vs_as_logged": _ratio(row.logged_cost_usd, as_logged.logged_cost_usd) if as_logged else None,
-            "vs_langchain_aws": _ratio(row.cost_usd, lc.cost_usd) if lc and not lc.unavailable else None,
-        }
-        for name, row in result.strategies.items()
-        if not row.unavailable
-    }
-    return {
-        "logged_requests": logged.requests,
-        "requests": result.requests,
-        "compared": mismatch is None,
-        "not_compared": mismatch,
-        "logged": {
-            "requests": logged.requests,
-            "input_tokens": logged.input_tokens,
-            "cache_read_tokens": logged.read_tokens,
-            "cache_write_tokens": logged.write_tokens,
-            "cache_write_1h_tokens": logged.write_1h_tokens,
-            "cost_usd": round(logged.cost_usd, 6),
-            "output_cost_usd": round(logged.output_cost_usd, 6),
-        },
-        "fidelity": None
-        if mismatch
-        else {
-            "calls": fid.calls,
-            "cache_read_within_5pct": round(fid.read_within / fid.calls, 6),
-            "cache_write_within_5pct": round(fid.write_within / fid.calls, 6),
-            "cost_within_5pct": round(fid.cost_within / fid.calls, 6),
-            "logged_cost_usd": round(fid.logged_usd, 6),
-            "simulated_cost_usd": round(fid.simulated_usd, 6),
-            "cost_difference": None if fid.cost_difference is None else round(fid.cost_difference, 6),
-            "per_call": fid.per_call,
-        },
-        "versus": versus,
-    }
-
-
-def write_json(result: ReplayResult, path: str | Path) -> Path:
-    """Write ``to_json(result)`` to ``path`` (parents created). Returns the path."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(orjson.dumps(to_json(result), option=orjson.OPT_INDENT_2) + b"\n")
-    return target
-
-
-_HOW_TO = {
-    "anchored-tail": "anchored-tail is what promptcache.integrations.bedrock.CachePointChatBedrockConverse and "
-    'BedrockCachePoints place by default (strategy="anchored-tail").',
-    "multi-point": 'Get multi-point with CachePointChatBedrockConverse(strategy="multi-point") or '
-    'BedrockCachePoints(strategy="multi-point").',
-    "langchain-aws": "langchain-aws is langchain-aws's own ChatBedrockConverse placement for cache_control.",
-    "last-message": "last-message is one cache point at the end of each request (as langchain-anthropic's caching "
-    "middleware).",
-}
 
 
 def _n(count: int, noun: str) -> str:
@@ -219,69 +36,8 @@ def _n(count: int, noun: str) -> str:
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
-def _placements(result: ReplayResult) -> dict[str, StrategyTotals]:
-    return {
-        n: r
-        for n, r in result.strategies.items()
-        if n in _HOW_TO and n != "anchored-tail+response-cache" and not r.unavailable
-    }
-
-
-def _cheapest_tie(result: ReplayResult) -> list[str]:
-    """The placements the "Cheapest placement here" line names (ours first on a tie); empty when that line is not
-    the one printed (nothing to compare, nothing cachable, or no placement beats no caching)."""
-    none, placements = result.strategies.get("none"), _placements(result)
-    if result.best() is None or none is None or not placements or not none.cost_usd:
-        return []
-    if result.largest_request_tokens < result.rules.min_tokens:
-        return []
-    cheapest = min(r.cost_usd for r in placements.values())
-    if cheapest >= none.cost_usd * (1 - 1e-9):
-        return []
-    tied = [n for n, r in placements.items() if abs(r.cost_usd - cheapest) <= 1e-9 * max(1.0, cheapest)]
-    return sorted(tied, key=lambda n: n != "anchored-tail")  # ours first when costs tie: what the wrapper does
-
-
-def _print_advice(result: ReplayResult, best: str | None, console: Console) -> None:
-    """One line: the cheapest placement and how to get it in an agent, or that caching does not pay here. The
-    reference ``hindsight`` (it knows the future) is never counted, and the line says so when it is present."""
-    none = result.strategies.get("none")
-    placements = _placements(result)
-    if best is None or none is None or not placements or not none.cost_usd:
-        return  # nothing to compare (no strategies, or no input tokens at all)
-    minimum = result.rules.min_tokens
-    if result.largest_request_tokens < minimum:
-        console.print(
-            f"Nothing can be cached here: the largest request has {_n(result.largest_request_tokens, 'token')}"
-            f", below the {minimum:,} tokens {result.model_id} needs before a cache point (the prefix up "
-            "to a point must reach it). Caching pays on longer prompts (a long system prompt, many tools, "
-            "long histories)."
-        )
-        return
-    cheapest = min(r.cost_usd for r in placements.values())
-    if cheapest >= none.cost_usd * (1 - 1e-9):
-        name = min(placements, key=lambda n: (placements[n].cost_usd, n != "anchored-tail"))
-        rel = result.relative(name)
-        hint = (
-            ""
-            if 3600.0 in result.rules.ttls_s
-            else " or use a model that offers the 1-hour TTL (e.g. Claude Sonnet 4.5)"
-        )
-        console.print(
-            f"No placement beats no caching here (cheapest: {name}, {rel:.1%} of none): the prefixes "
-            "that reach the minimum are not reused before their cache entries expire at this spacing. "
-            f"Leave caching off for such traffic{hint}."
-        )
-        return
-    tied = _cheapest_tie(result)
-    names = " = ".join(f"[bold]{n}[/bold]" for n in tied) + (" (same cost)" if len(tied) > 1 else "")
-    hindsight = result.strategies.get("hindsight")
-    note = (
-        " (hindsight, which knows each conversation's next request time, is a reference and is not counted)"
-        if hindsight is not None and not hindsight.unavailable
-        else ""
-    )
-    console.print(f"Cheapest placement here: {names}{note}. {_HOW_TO[tied[0]]}")
+def _tok(n: int) -> str:
+    return f"{n:,}"
 
 
 def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
@@ -320,7 +76,6 @@ def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
     ours = result.strategies.get("anchored-tail")
     if ours is None or ours.unavailable:
         return
-    tie = _cheapest_tie(result)
     for other in ("langchain-aws", "as-logged"):
         row = result.strategies.get(other)
         if row is None or row.unavailable or not row.cost_usd:
@@ -337,7 +92,7 @@ def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
             console.print(f"anchored-tail costs {saved:.1%} less than {label} (${theirs - mine:,.4f}).")
         elif saved < -1e-9:
             console.print(f"anchored-tail costs {-saved:.1%} more than {label}.")
-        elif not {"anchored-tail", other} <= set(tie):  # a tie the "Cheapest placement" line already names
+        else:
             console.print(f"anchored-tail costs the same as {label}.")
 
 
@@ -357,13 +112,71 @@ def _logged_share(result: ReplayResult, mismatch: str | None) -> str:
     return f"all {_n(result.requests, 'request')} carry logged usage."
 
 
-def _tok(n: int) -> str:
-    return f"{n:,}"
+def _shown_rows(result: ReplayResult) -> dict[str, StrategyTotals]:
+    """The table's rows (module docstring, point 2)."""
+    rows = dict(result.strategies)
+    combined = rows.get(COMBINED)
+    if combined is not None and (result.response_cache.hits == 0 or is_claude_code(result)):
+        del rows[COMBINED]
+    long = [(r.cost_usd, n) for n, r in result.variants.items() if n.endswith("@1h") and not r.logged_only]
+    if long:
+        _, name = min(long)
+        rows[name] = result.variants[name]
+    return rows
+
+
+def _print_decision(decision: Decision | None, result: ReplayResult, console: Console) -> None:
+    if decision is None:
+        console.print(
+            "No recommendation: the run compared no placement (add --strategy anchored-tail or run without "
+            "--strategy to compare them all)."
+        )
+        return
+    console.print(f"[bold]{decision.sentence}[/bold]")
+    for line in decision.advice:
+        console.print(f"  - {line}")
+
+
+def _print_causes(result: ReplayResult, decision: Decision | None, console: Console) -> None:
+    """The miss-cause table of the current layout and of the recommended row (module docstring, point 3)."""
+    names: list[str] = []
+    if decision is not None:
+        names.append(decision.current)
+        if decision.strategy not in names:
+            names.append(decision.strategy)
+        if decision.action == "disable" and decision.current == "none":
+            cheapest = result.cheapest_placement()
+            if cheapest:
+                names.append(cheapest)
+    names = [n for n in names if n in result.miss_causes and n != "none"]
+    if not names:
+        return
+    table = Table(title="Why the cache missed: cache-write and uncached tokens by cause (USD over this log)")
+    for header in ("strategy", "cause", "cache write", "uncached", "USD", "fix", "recovers USD"):
+        table.add_column(header, justify="left" if header in ("strategy", "cause", "fix") else "right")
+    for name in names:
+        for row in cause_rows(result, name):
+            cause = row["cause"]
+            if row["median_gap_s"] is not None:
+                cause += f" (median gap {row['median_gap_s']:,.0f} s)"
+            saved = row["recoverable_usd"]
+            table.add_row(
+                name,
+                cause,
+                _tok(row["cache_write_tokens"]),
+                _tok(row["uncached_tokens"]),
+                f"{row['cost_usd']:,.4f}",
+                row["fix"] or "—",
+                "—" if saved is None else f"{saved:,.4f}" if saved >= 0 else f"{saved:,.4f} (costs more)",
+            )
+    console.print(table)
 
 
 def render_table(result: ReplayResult, console: Console | None = None) -> Table:
-    """Print the comparison table (and the repeat counts) to ``console`` (stdout by default); returns the table."""
+    """Print the report (module docstring) to ``console`` (stdout by default); returns the strategy table."""
     console = console or Console(width=max(Console().width, 120))
+    decision = decide(result)
+    _print_decision(decision, result, console)
     table = Table(
         title=f"promptcache replay — {result.model_id}: {_n(result.conversations, 'conversation')}, "
         f"{_n(result.requests, 'request')}, {_n(result.input_tokens, 'input token')}"
@@ -375,12 +188,15 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     table.add_column("strategy", no_wrap=True)
     for header in (*headers, "requests w/ read"):
         table.add_column(header, justify="right")
-    best = result.best()
-    for name, row in result.strategies.items():
+    best = decision.strategy if decision is not None else None
+    none = result.strategies.get("none")
+    for name, row in _shown_rows(result).items():
         if row.unavailable:
             table.add_row(name, *["—"] * len(headers), "unavailable")
             continue
         rel = result.relative(name)
+        if rel is None and none is not None and none.cost_usd and name in result.variants:
+            rel = row.cost_usd / none.cost_usd
         label = f"[bold]{name}[/bold]" if name == best else name
         cells = [
             _tok(row.input_tokens),
@@ -393,7 +209,6 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
             cells.append(f"{row.logged_cost_usd / logged.cost_usd:.1%}" if logged.cost_usd else "—")
         table.add_row(label, *cells, f"{row.read_share:.1%}")
     if logged is not None:
-        none = result.strategies.get("none")
         base = none.logged_cost_usd if none is not None else 0.0  # none on the same (logged) requests
         table.add_row(
             "[italic]as logged (billed)[/italic]",
@@ -406,6 +221,7 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
             "—",
         )
     console.print(table)
+    _print_causes(result, decision, console)
     _print_sizes_and_fidelity(result, console)
     billed = (
         " 'vs billed' is the row's cost on the requests with logged usage relative to the log's billed cost "
@@ -417,7 +233,26 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         "Tokens: uncached input is billed at the input price, cache reads and writes at the model's cache "
         f"prices; USD is the input side only; 'vs none' is the cost relative to no caching.{billed}"
     )
-    _print_advice(result, best, console)
+    for name, row in result.strategies.items():
+        if row.unavailable:
+            console.print(f"[yellow]{name}: {row.unavailable}[/yellow]")
+    if not is_claude_code(result):
+        _print_repeats(result, console)
+    spacing = (
+        f" Requests {result.gap_s:g} s apart where no timestamps are recorded "
+        f"({_n(result.untimed_requests, 'request')})."
+        if result.untimed_requests
+        else " Requests spaced by their recorded timestamps."
+    )
+    console.print(
+        f"Output tokens ({result.output_tokens:,}) cost the same under every placement: "
+        f"${result.strategies['none'].output_cost_usd:,.4f}.{spacing}"
+    )
+    return table
+
+
+def _print_repeats(result: ReplayResult, console: Console) -> None:
+    """The ResponseCache and intention-cache counts (they need the agent's own calls: not on a Claude Code log)."""
     rc, it = result.response_cache, result.intention
     console.print(
         f"ResponseCache: {rc.hits:,} of {_n(rc.requests, 'request')} answered (exact repeat within "
@@ -434,17 +269,3 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         f"same user (same tool and arguments, any intention, at any distance; "
         f"{it.same_call_repeats_changed:,} of them with a changed result)."
     )
-    for name, row in result.strategies.items():
-        if row.unavailable:
-            console.print(f"[yellow]{name}: {row.unavailable}[/yellow]")
-    spacing = (
-        f" Requests {result.gap_s:g} s apart where no timestamps are recorded "
-        f"({_n(result.untimed_requests, 'request')})."
-        if result.untimed_requests
-        else " Requests spaced by their recorded timestamps."
-    )
-    console.print(
-        f"Output tokens ({result.output_tokens:,}) cost the same under every placement: "
-        f"${result.strategies['none'].output_cost_usd:,.4f}.{spacing}"
-    )
-    return table

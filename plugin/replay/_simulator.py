@@ -110,6 +110,12 @@ class PromptCacheSimulator:
             ttl = min(ttl_s, max(self.rules.ttls_s))
             self._entries[prefix_hash] = (now_s + ttl, ttl, now_s)
 
+    def entry(self, prefix_hash: bytes) -> tuple[float, float] | None:
+        """The cache entry of the prefix ``prefix_hash`` as ``(expires at, ttl)`` in seconds, live or expired, or
+        ``None`` (never cached, or pruned): what the miss causes (``promptcache.replay._causes``) read."""
+        entry = self._entries.get(prefix_hash)
+        return None if entry is None else (entry[0], entry[1])
+
     def live_entries(self, now_s: float) -> int:
         """Number of entries alive at ``now_s`` (for tests and diagnostics)."""
         return sum(1 for expires, _, _ in self._entries.values() if expires > now_s)

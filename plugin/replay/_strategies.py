@@ -8,9 +8,10 @@ future of a conversation.
 - ``last-message``: one point at the end of the last message, moved forward each request — what
   langchain-anthropic's ``AnthropicPromptCachingMiddleware`` does (``cache_control`` on the last message).
 - ``langchain-aws``: the placement ``ChatBedrockConverse`` applies when a call carries ``cache_control`` (set by
-  langchain-aws' ``BedrockPromptCachingMiddleware``); see ``LangChainAwsStrategy``.
-- ``multi-point``: the project's port of Roo-Code's ``MultiPointStrategy`` (``promptcache.cache_points``).
-- ``anchored-tail``: ours (see ``AnchoredTailStrategy``).
+  langchain-aws' ``BedrockPromptCachingMiddleware``), run from the installed langchain-aws; see
+  ``LangChainAwsStrategy``.
+- ``multi-point`` and ``anchored-tail``: the plugin's own ``MultiPointStrategy`` and ``AnchoredTailStrategy``
+  (``promptcache.cache_points``), run as the wrapper runs them (``promptcache.replay._ours``).
 - ``as-logged``: the log's own layout (``promptcache.replay._as_logged``), shown when the log records usage.
 - ``hindsight``: a reference that knows each conversation's next request time (``promptcache.replay._hindsight``).
 """
@@ -18,7 +19,9 @@ future of a conversation.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
+from promptcache._compat import LANGCHAIN_AWS_CACHE_POINT_HOOK
 from promptcache._errors import PromptCacheError
 from promptcache._pricing import ModelPrice
 
@@ -109,30 +112,42 @@ class LastMessageStrategy(Strategy):
 
 
 class LangChainAwsStrategy(Strategy):
-    """What ``ChatBedrockConverse._apply_cache_points`` (langchain-aws 1.9.1) does with ``cache_control``.
+    """``langchain-aws``: the installed ``ChatBedrockConverse._apply_cache_points`` itself, run on each request.
 
-    Read from the installed source (``langchain_aws/chat_models/bedrock_converse.py``): with a budget of
-    ``4 - (cachePoint blocks already in the request)`` it appends a ``{"cachePoint": {"type": "default"}}`` block,
-    in this order and while budget remains:
+    ``BedrockPromptCachingMiddleware`` only sets ``model_settings["cache_control"]``; the placement is all in that
+    method, which appends a ``{"cachePoint": {"type": "default"}}`` block (with the TTL unless it is ``"5m"``) at
+    the end of the system prompt, of the last message, of ``toolConfig.tools`` and, for Anthropic models, of the
+    penultimate message, while its budget of 4 lasts (langchain-aws 1.9.1). The replay hands it placeholder
+    Converse dicts of the request's shape (one block per system block and tool schema; per message one block per
+    content block, ``toolUse``/``toolResult``/``reasoningContent`` where the message holds or ends with one) and reads
+    back where the points landed. The method is called unbound with a stand-in for the model that answers the two
+    things it asks (``_get_base_model()`` and ``provider``).
 
-    1. at the end of ``system`` (whenever there is a system prompt — even one below the model's minimum);
-    2. at the end of the last message (skipped for Nova when that message holds ``toolUse``/``toolResult``);
-    3. at the end of ``toolConfig.tools`` (not for Nova);
-    4. for Anthropic models with no manual points and at least two messages, at the end of the penultimate
-       message (unless it ends with a reasoning block) — the "simplified cache management" end-of-history point.
-
-    The TTL is the middleware's ``ttl`` (``"5m"`` by default; ``"1h"`` is passed through except for Nova). The
-    middleware (``BedrockPromptCachingMiddleware``) only sets ``model_settings["cache_control"]``; the placement
-    above is all of it. No token counting: points below the minimum simply cache nothing.
+    Without langchain-aws installed (a core ``pip install promptcache``), the same four rules, transcribed from that
+    method, place the points (``transcribed``; tests/replay/test_shipped_placements.py checks both against the
+    installed method on the same requests).
     """
 
     name = "langchain-aws"
-    description = "system, last message, tools, penultimate message"
+    description = "langchain-aws's own ChatBedrockConverse placement (system, last message, tools, penultimate)"
 
-    def place(self, request: Request) -> list[Checkpoint]:
+    def __init__(self, rules: CacheRules, price: ModelPrice | None = None, ttl_s: float = 300.0) -> None:
+        super().__init__(rules, price, ttl_s)
+        self._apply: Any = None
+        try:
+            from langchain_aws.chat_models.bedrock_converse import ChatBedrockConverse
+        except ImportError:
+            pass
+        else:
+            self._apply = getattr(ChatBedrockConverse, LANGCHAIN_AWS_CACHE_POINT_HOOK)
+        self._host = _ConverseHost(rules.model_id, "amazon" if rules.family == "nova" else "anthropic")
+        self._control = {"type": "default", "ttl": "1h" if ttl_s >= 3600 else "5m"}
+
+    def transcribed(self, request: Request) -> list[Checkpoint]:
+        """The method's four rules without langchain-aws (budget 4; Nova: no tools point, no last-message point
+        on a message with tool blocks; the penultimate point only for Anthropic models, not after reasoning)."""
         prepared, groups = request.prepared, request.groups
-        nova = self.rules.family == "nova"
-        budget = self.rules.max_points
+        nova, budget = self.rules.family == "nova", 4
         points: list[Checkpoint] = []
         if budget and prepared.system_end > prepared.tools_end:
             points.append(Checkpoint(prepared.system_end, self.ttl_s, "system"))
@@ -145,8 +160,72 @@ class LangChainAwsStrategy(Strategy):
             budget -= 1
         if budget and not nova and len(groups) >= 2 and not groups[-2].ends_with_reasoning:
             points.append(Checkpoint(groups[-2].end, self.ttl_s))
-        # Converse orders tools -> system -> messages; TTLs are all equal here, so any order is valid.
         return points
+
+    def place(self, request: Request) -> list[Checkpoint]:
+        if self._apply is None:
+            return self.transcribed(request)
+        prepared, groups = request.prepared, request.groups
+        kinds = _block_kinds(request)
+        system: list[dict[str, Any]] = [dict(_TEXT) for _ in range(prepared.system_end - prepared.tools_end)]
+        tools: list[dict[str, Any]] = [{"toolSpec": {}} for _ in range(prepared.tools_end)]
+        params: dict[str, Any] = {"toolConfig": {"tools": tools}} if tools else {}
+        messages = [
+            {"role": g.role, "content": [dict(_KIND_BLOCK.get(k, _TEXT)) for k in kinds[g.start : g.end]]}
+            for g in groups
+        ]
+        self._apply(self._host, self._control, system, messages, params)
+        # in the order the method adds them: system, last message, tools, penultimate message
+        points: list[Checkpoint] = []
+        if system and _is_point(system[-1]):
+            points.append(Checkpoint(prepared.system_end, self.ttl_s, "system"))
+        if _is_point(messages[-1]["content"][-1]):
+            points.append(Checkpoint(groups[-1].end, self.ttl_s))
+        if tools and _is_point(tools[-1]):
+            points.append(Checkpoint(prepared.tools_end, self.ttl_s, "tools"))
+        if len(messages) >= 2 and _is_point(messages[-2]["content"][-1]):
+            points.append(Checkpoint(groups[-2].end, self.ttl_s))
+        return points
+
+
+class _ConverseHost:
+    """What ``ChatBedrockConverse._apply_cache_points`` reads from its model: the base model id and the provider."""
+
+    def __init__(self, model_id: str, provider: str) -> None:
+        self.model_id, self.provider = model_id, provider
+
+    def _get_base_model(self) -> str:
+        return self.model_id
+
+
+_TEXT: dict[str, Any] = {"text": "."}
+_KIND_BLOCK: dict[str, dict[str, Any]] = {
+    "tool_use": {"toolUse": {}},
+    "tool_result": {"toolResult": {}},
+    "reasoning": {"reasoningContent": {}},
+    "image": {"image": {}},
+}
+
+
+def _is_point(block: Any) -> bool:
+    return isinstance(block, dict) and "cachePoint" in block
+
+
+def _block_kinds(request: Request) -> list[str]:
+    """The kind of every block of the request's conversation, indexed by flat block position (tools and system
+    blocks are ``""``)."""
+    prepared = request.prepared
+    kinds = [""] * prepared.system_end
+    for message in prepared.conversation.messages:
+        kinds.extend(b.kind for b in message.blocks or (_EMPTY,))
+    return kinds
+
+
+class _Empty:
+    kind = "text"
+
+
+_EMPTY = _Empty()
 
 
 STRATEGIES: dict[str, type[Strategy]] = {
@@ -160,8 +239,7 @@ def _register_modules() -> None:
     """Add the strategies defined in their own modules (imported lazily: they import this one)."""
     from ._as_logged import AsLoggedStrategy
     from ._hindsight import HindsightStrategy
-    from ._multipoint import MultiPointAdapter
-    from ._ours import AnchoredTailStrategy
+    from ._ours import AnchoredTailStrategy, MultiPointAdapter
 
     STRATEGIES.setdefault(MultiPointAdapter.name, MultiPointAdapter)
     STRATEGIES.setdefault(AnchoredTailStrategy.name, AnchoredTailStrategy)

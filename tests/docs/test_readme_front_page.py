@@ -68,3 +68,8 @@ def test_readme_replay_table_matches_a_fresh_replay() -> None:
             f"{row.read_share:.1%}",
         ], name
     assert f"{result.requests} requests, {result.input_tokens:,} input tokens" in " ".join(README.read_text().split())
+    from promptcache.replay._decision import decide
+
+    decision = decide(result)
+    assert decision is not None and decision.strategy == "anchored-tail"
+    assert f"> {decision.sentence}\n" in section  # the sentence the command opens with, word for word

@@ -1,0 +1,217 @@
+"""Why the cache missed: a cause for every cache-write token and every uncached input token of a replayed row.
+
+A request's tokens that were not read from the cache are, in prompt order, first the ones it wrote (from the read
+position to its last qualifying cache point) and then the ones it sent as plain input. The two get different
+questions:
+
+- **written** tokens: why were they not read? The cache state just before the request says (``inspect``): the
+  longest prefix of the request that any cache entry of this row's simulator covers, live or expired, and the
+  longest one a simulator of the same row for another model covers.
+
+  * ``ttl-expired``: an entry covered them but its TTL ran out during an idle gap (the gap since its last use is
+    recorded);
+  * ``lookback``: a live entry covered them but lies more than the lookback window (~20 blocks) before every
+    cache point of the request, so Bedrock did not find it;
+  * ``no-cache-point``: a live entry covered them but the request placed no cache point at or after it;
+  * ``model-switch``: only another model's cache held them (models do not share a cache);
+  * ``prefix-changed``: nothing held them, and the conversation starts where the log shows its prefix changed
+    (``meta["context_start"] == "compact_boundary"``: a compaction; ``meta["epoch"]``: the unlogged system prompt
+    or tools changed, ``promptcache.replay._sizes.split_on_prefix_change``);
+  * ``first-call``: nothing held them and no earlier request of the conversation sent them: new content, written
+    once (the cost of caching, not a leak);
+  * ``no-cache-point`` / ``checkpoint-limit`` / ``below-minimum`` also apply to written tokens the conversation's
+    previous request sent but did not cache (it placed no point after them; it used every point it may; its prefix
+    was under the model's minimum).
+
+- **uncached** (plain) tokens: why were they not cached at all? ``below-minimum`` when a cache point follows them
+  but its prefix is under the model's minimum; otherwise no point follows them: ``checkpoint-limit`` when the
+  request used every point the model allows, else ``no-cache-point`` (``none`` places none at all).
+
+``unexplained`` collects what none of this accounts for (an entry the simulator pruned, say). Each cause's
+``cost_usd`` is what its tokens were billed: written tokens at the request's own write price, plain ones at the
+input price.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from promptcache._pricing import ModelPrice
+
+from ._prepare import Request
+from ._simulator import Checkpoint, PromptCacheSimulator, RequestCost
+
+__all__ = ["CAUSES", "CauseTotals", "MissLedger", "Snapshot", "inspect"]
+
+#: Every cause, in the order reports list them.
+CAUSES = (
+    "first-call",
+    "ttl-expired",
+    "prefix-changed",
+    "model-switch",
+    "below-minimum",
+    "lookback",
+    "checkpoint-limit",
+    "no-cache-point",
+    "unexplained",
+)
+
+
+@dataclass
+class CauseTotals:
+    """One cause over a row: tokens, their billed USD, and (``ttl-expired``) the idle gaps, seconds."""
+
+    cache_write_tokens: int = 0
+    uncached_tokens: int = 0
+    cost_usd: float = 0.0
+    events: int = 0  # requests with tokens of this cause
+    gaps_s: list[float] = field(default_factory=list)  # ttl-expired: the idle gap before each such request
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The cache state a request met, taken before it is simulated (see ``inspect``).
+
+    Attributes:
+        own: the longest boundary of the request with an entry in the row's simulator (0: none).
+        own_alive: whether that entry was alive at the request's time.
+        own_idle_s: seconds since that entry was last used (written or read).
+        other: the longest boundary with an entry in the row's simulator of another model (0: none).
+    """
+
+    own: int = 0
+    own_alive: bool = False
+    own_idle_s: float = 0.0
+    other: int = 0
+
+
+def inspect(
+    simulator: PromptCacheSimulator,
+    others: Sequence[PromptCacheSimulator],
+    hashes: Sequence[bytes],
+    n_blocks: int,
+    now_s: float,
+) -> Snapshot:
+    """What the cache held of a request's prefix just before it was sent (``Snapshot``); scans from the request's
+    end down to the first boundary any entry covers."""
+    own, alive, idle = 0, False, 0.0
+    for k in range(n_blocks, 0, -1):
+        entry = simulator.entry(hashes[k])
+        if entry is not None:
+            expires, ttl = entry
+            own, alive, idle = k, expires > now_s, now_s - (expires - ttl)
+            break
+    other = 0
+    for sim in others:
+        for k in range(n_blocks, max(own, other), -1):
+            if sim.entry(hashes[k]) is not None:
+                other = k
+                break
+    return Snapshot(own, alive, idle, other)
+
+
+class MissLedger:
+    """The causes of one row (see the module docstring), request by request."""
+
+    def __init__(self) -> None:
+        self.totals: dict[str, CauseTotals] = {}
+        self._previous: dict[str, tuple[int, int]] = {}  # conversation id -> (blocks sent, points placed) last time
+
+    def forget(self, conversation_id: str) -> None:
+        """Drop what is kept for a finished conversation."""
+        self._previous.pop(conversation_id, None)
+
+    def _add(self, cause: str, written: int, plain: int, usd: float, gap_s: float | None = None) -> None:
+        if written <= 0 and plain <= 0:
+            return
+        row = self.totals.get(cause)
+        if row is None:
+            row = self.totals[cause] = CauseTotals()
+        row.cache_write_tokens += max(written, 0)
+        row.uncached_tokens += max(plain, 0)
+        row.cost_usd += usd
+        row.events += 1
+        if gap_s is not None:
+            row.gaps_s.append(gap_s)
+
+    def add(
+        self,
+        request: Request,
+        points: Sequence[Checkpoint],
+        cost: RequestCost,
+        before: Snapshot,
+        price: ModelPrice,
+        max_points: int,
+        min_tokens: int,
+    ) -> None:
+        """Account one simulated request of the row (``before``: its ``inspect`` snapshot)."""
+        cum, n = request.prepared.cum, request.n_blocks
+        price = price.at(cum[n])  # the tier that bills a request of this size
+        cid = request.prepared.conversation.id
+        read_end = cum[cost.read_boundary] if cost.read_boundary else 0
+        write_end = read_end + cost.write_tokens
+        write_usd = cost.cost_usd - (cost.input_tokens * price.input + cost.read_tokens * price.read) / 1_000_000
+        per_write = write_usd / cost.write_tokens if cost.write_tokens else 0.0
+        sent, placed = self._previous.get(cid, (0, 0))
+        self._previous[cid] = (n, len(points))
+        if cost.write_tokens:
+            spans = _written_spans(
+                request, points, before, (read_end, write_end), (sent, placed), (min_tokens, max_points)
+            )
+            for cause, lo, hi, gap in spans:
+                self._add(cause, hi - lo, 0, (hi - lo) * per_write, gap)
+        plain = cum[n] - write_end
+        if plain > 0:
+            after = [p for p in points if cum[p.boundary] > write_end]
+            if any(cum[p.boundary] < min_tokens for p in after):
+                cause = "below-minimum"
+            elif points and len(points) >= max_points:
+                cause = "checkpoint-limit"
+            else:
+                cause = "no-cache-point"
+            self._add(cause, 0, plain, plain * price.input / 1_000_000)
+
+
+def _written_spans(
+    request: Request,
+    points: Sequence[Checkpoint],
+    before: Snapshot,
+    written: tuple[int, int],
+    previous: tuple[int, int],
+    limits: tuple[int, int],
+) -> list[tuple[str, int, int, float | None]]:
+    """``(cause, from token, to token, idle gap)`` spans covering the written tokens ``written`` (``[start,
+    end)``); ``previous``: blocks the conversation's previous request sent and points it placed; ``limits``: the
+    model's minimum tokens and maximum points."""
+    cum = request.prepared.cum
+    start, end = written
+    sent, placed = previous
+    min_tokens, max_points = limits
+    spans: list[tuple[str, int, int, float | None]] = []
+    at = start
+
+    def cut(cause: str, upto: int, gap: float | None = None) -> None:
+        nonlocal at
+        upto = min(upto, end)
+        if upto > at:
+            spans.append((cause, at, upto, gap))
+            at = upto
+
+    if before.own:
+        if not before.own_alive:
+            cut("ttl-expired", cum[before.own], before.own_idle_s)
+        elif any(p.boundary >= before.own for p in points):
+            cut("lookback", cum[before.own])
+        else:
+            cut("no-cache-point", cum[before.own])
+    if before.other > before.own:
+        cut("model-switch", cum[before.other])
+    if sent and at < cum[sent]:  # the previous request sent these tokens and did not cache them
+        if cum[sent] < min_tokens:
+            cut("below-minimum", cum[sent])
+        cut("checkpoint-limit" if placed >= max_points else "no-cache-point", cum[sent])
+    meta = request.prepared.conversation.meta
+    changed = request.number == 0 and (meta.get("context_start") == "compact_boundary" or bool(meta.get("epoch")))
+    cut("prefix-changed" if changed else "first-call", end)
+    return spans

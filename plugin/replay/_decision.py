@@ -1,0 +1,343 @@
+"""The decision a replay supports: keep the log's layout, switch placement, use the 1-hour TTL, or leave caching off.
+
+``decide(result)`` compares the **current** layout (``as-logged`` where the log records usage, else ``none``: a
+log without usage shows no caching) with every placement a user can install (``PLACEMENTS``), each also with the
+1-hour TTL (``NAME@1h``, where the model offers it), and ``none``, all on the same requests (the logged ones when
+the current layout is ``as-logged``). The cheapest wins:
+
+- ``keep``: the current layout is the cheapest, or nothing beats it by more than the simulator's own measured
+  error on this log (the fidelity figure: simulated ``as-logged`` against the bill). A Claude Code log always keeps
+  (Claude Code places its own cache points; the user cannot change them) unless no caching at all is cheaper; its
+  advice lines name what the user can change: idle gaps, model switches, compaction.
+- ``switch``: another placement, at 5 minutes; ``set-ttl``: a placement with ``cache_ttl="1h"``;
+- ``disable``: ``none`` is the cheapest (nothing cached pays at this spacing).
+
+Savings per month: the saving over the log, divided by the log's time span and multiplied by 30 days, or by
+``monthly_requests / requests`` when the caller gives a monthly volume. Where sizes were estimated, the band is the
+token estimate's relative error (``ESTIMATE_ERROR``) times the share of estimated requests, times the savings.
+``cause_rows`` prices each miss cause's fix with the same simulator (``promptcache.replay._variants``).
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ._causes import CAUSES
+from ._variants import KEEP_ALIVE, ONE_HOUR
+
+if TYPE_CHECKING:
+    from ._engine import ReplayResult, StrategyTotals
+
+__all__ = ["ESTIMATE_ERROR", "MONTH_S", "Decision", "cause_rows", "decide", "is_claude_code"]
+
+MONTH_S = 30 * 86_400.0
+#: Relative error of estimated prompt sizes, by calibration (bench/README.md, "Replay: token estimate"): the Claude
+#: calibration's growth error on a session it was not fitted on (±7%); plain cl100k_base's largest shortfall
+#: against Claude's billed counts on the same sessions (28%).
+ESTIMATE_ERROR = {"claude": 0.07, "cl100k": 0.28}
+_PLACEMENTS = ("anchored-tail", "langchain-aws", "multi-point", "last-message")  # ours first on a tie
+_HOW_TO = {
+    "anchored-tail": "the default of CachePointChatBedrockConverse and BedrockCachePoints",
+    "multi-point": 'CachePointChatBedrockConverse(strategy="multi-point")',
+    "langchain-aws": "langchain-aws's BedrockPromptCachingMiddleware",
+    "last-message": "one cache point at the end of each request (langchain-anthropic's middleware)",
+}
+_FIX_TEXT = {
+    "first-call": None,
+    "prefix-changed": "keep the system prompt, tools and earlier messages unchanged (a compaction rewrites the prefix)",
+    "model-switch": "stay on one model within a conversation (models do not share a cache)",
+    "below-minimum": None,
+    "unexplained": None,
+}
+_PLACEMENT_CAUSES = ("no-cache-point", "checkpoint-limit", "lookback")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What to do, and what it saves (see the module docstring). USD; ``span_s`` seconds."""
+
+    action: str  # keep | switch | set-ttl | disable
+    strategy: str  # the recommended row: "as-logged", "none" or a placement
+    ttl_s: float | None  # the recommended TTL (None: no caching)
+    current: str  # "as-logged" or "none"
+    current_usd: float
+    recommended_usd: float
+    savings_usd: float  # over the log
+    monthly_savings_usd: float | None  # None: no time span and no monthly volume
+    band_usd: float | None
+    span_s: float
+    basis: str  # how the month was extrapolated
+    sentence: str
+    advice: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``decision`` object of replay.json."""
+        return {
+            "action": self.action,
+            "strategy": self.strategy,
+            "ttl": None if self.ttl_s is None else ("1h" if self.ttl_s >= 3600 else "5m"),
+            "current": self.current,
+            "current_usd": round(self.current_usd, 6),
+            "recommended_usd": round(self.recommended_usd, 6),
+            "savings_usd": round(self.savings_usd, 6),
+            "monthly_savings_usd": _round(self.monthly_savings_usd),
+            "band_usd": _round(self.band_usd),
+            "basis": self.basis,
+            "sentence": self.sentence,
+            "advice": self.advice,
+        }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
+
+
+def _available(result: ReplayResult, name: str) -> StrategyTotals | None:
+    row = result.strategies.get(name) or result.variants.get(name)
+    return None if row is None or row.unavailable else row
+
+
+def is_claude_code(result: ReplayResult) -> bool:
+    """Whether most conversations come from Claude Code logs."""
+    cc = result.formats.get("claude-code", 0)
+    return cc > 0 and cc * 2 >= sum(result.formats.values())
+
+
+def _cost(row: StrategyTotals, logged: bool) -> float:
+    return row.logged_cost_usd if logged and not row.logged_only else row.cost_usd
+
+
+def _month_factor(result: ReplayResult, requests: int) -> tuple[float | None, str]:
+    monthly = result.monthly_requests
+    if monthly:
+        return monthly / requests if requests else None, f"at {monthly:,} requests per month"
+    if result.span_s > 0:
+        return MONTH_S / result.span_s, f"at this log's rate ({requests:,} requests over {_duration(result.span_s)})"
+    return None, "the log spans no time: pass --monthly-requests for a monthly figure"
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 2 * 86_400:
+        return f"{seconds / 86_400:.1f} days"
+    if seconds >= 2 * 3600:
+        return f"{seconds / 3600:.1f} hours"
+    return f"{seconds / 60:.0f} minutes"
+
+
+def decide(result: ReplayResult) -> Decision | None:
+    """The decision for ``result`` (module docstring); ``None`` when the run compared no placement."""
+    placements = [n for n in _PLACEMENTS if _available(result, n) is not None]
+    none = _available(result, "none")
+    if not placements or none is None:
+        return None
+    as_logged = _available(result, "as-logged") if result.billed_mismatch() is None else None
+    current = "as-logged" if as_logged is not None and as_logged.requests else "none"
+    logged = current == "as-logged"
+    candidates = [current] + [n for n in ("none", *placements) if n != current]
+    candidates += [n + ONE_HOUR for n in [current, *placements] if _available(result, n + ONE_HOUR) is not None]
+    costs = {}
+    for n in candidates:
+        row = _available(result, n)
+        if row is not None:
+            costs[n] = _cost(row, logged)
+    current_usd = costs[current]
+    tolerance = 1e-9 * max(current_usd, 1e-12)
+    if logged and result.fidelity is not None and result.fidelity.cost_difference is not None:
+        tolerance = max(tolerance, abs(result.fidelity.cost_difference) * current_usd)
+    if logged and is_claude_code(result):
+        costs = {n: c for n, c in costs.items() if n in (current, "none")}
+    best = min(costs, key=lambda n: (costs[n], candidates.index(n) if n in candidates else 99))
+    if costs[best] >= current_usd - tolerance:
+        best = current
+    action, strategy, ttl = _action(result, best, current)
+    requests = as_logged.requests if logged and as_logged is not None else result.requests
+    factor, basis = _month_factor(result, requests)
+    savings = current_usd - costs[best]
+    monthly = savings * factor if factor is not None else None
+    estimated = 1 - (result.logged_requests / result.requests if result.requests else 0.0)
+    band = (
+        abs(monthly) * ESTIMATE_ERROR["claude" if result.token_estimate.startswith("claude") else "cl100k"] * estimated
+        if monthly is not None
+        else None
+    )
+    decision = Decision(
+        action, strategy, ttl, current, current_usd, costs[best], savings, monthly, band, result.span_s, basis, ""
+    )
+    sentence = _sentence(result, decision, costs, placements, logged)
+    advice = _advice(result, decision, factor) if is_claude_code(result) else []
+    return Decision(**{**decision.__dict__, "sentence": sentence, "advice": advice})
+
+
+def _action(result: ReplayResult, best: str, current: str) -> tuple[str, str, float | None]:
+    """``(action, strategy, ttl_s)`` for the cheapest row ``best`` against the ``current`` one."""
+    if best == current:
+        return ("disable", "none", None) if current == "none" else ("keep", current, _layout_ttl(result))
+    base = best.removesuffix(ONE_HOUR)
+    if base == "none":
+        return "disable", "none", None
+    if best.endswith(ONE_HOUR):
+        return "set-ttl", base, 3600.0
+    return "switch", base, 300.0
+
+
+def _layout_ttl(result: ReplayResult) -> float | None:
+    row = result.strategies.get("as-logged")
+    if row is None or not row.write_tokens:
+        return None
+    return 3600.0 if row.write_1h_tokens * 2 >= row.write_tokens else 300.0
+
+
+def _money(usd: float | None, band: float | None = None) -> str:
+    if usd is None:
+        return ""
+    text = f"${usd:,.2f}"
+    return text + (f" (±${band:,.2f}, token sizes estimated)" if band else "")
+
+
+def _sentence(result: ReplayResult, d: Decision, costs: dict[str, float], placements: list[str], logged: bool) -> str:
+    none_usd = costs.get("none") or 0.0
+
+    def rel(usd: float) -> str:
+        return f"{usd / none_usd:.1%} of no caching" if none_usd else f"${usd:,.4f}"
+
+    per_month = (
+        f"saving {_money(d.monthly_savings_usd, d.band_usd)} per month {d.basis}"
+        if d.monthly_savings_usd is not None
+        else f"saving ${d.savings_usd:,.4f} over this log ({d.basis})"
+    )
+    if d.action == "switch":
+        against = f" against {rel(d.current_usd)} for the log's own layout" if logged else ""
+        return (
+            f"Switch to {d.strategy} ({_HOW_TO.get(d.strategy, d.strategy)}): it costs {rel(d.recommended_usd)}"
+            f"{against}, {per_month}."
+        )
+    if d.action == "set-ttl":
+        now = f" against {rel(d.current_usd)} now" if logged else ""
+        return f'Use the 1-hour TTL with {d.strategy} (cache_ttl="1h"): it costs {rel(d.recommended_usd)}{now}, {per_month}.'
+
+    cheapest = min(placements, key=lambda n: (costs.get(n, float("inf")), placements.index(n)))
+    if d.action == "disable":
+        return _off_sentence(result, d, rel(costs[cheapest]), cheapest, per_month)
+    if is_claude_code(result):
+        return (
+            f"Keep what you have: Claude Code places its own cache points ({rel(d.current_usd)} here) and they "
+            "are not yours to change; what you can change is how you work (below)."
+        )
+    return (
+        f"Keep what you have: the log's own layout ({rel(d.current_usd)}) is the cheapest here; the next best, "
+        f"{cheapest}, costs {rel(costs[cheapest])}."
+    )
+
+
+def _off_sentence(result: ReplayResult, d: Decision, cheapest_rel: str, cheapest: str, per_month: str) -> str:
+    minimum = result.rules.min_tokens
+    if result.largest_request_tokens < minimum:
+        return (
+            f"Leave caching off: nothing can be cached here: the largest request has "
+            f"{result.largest_request_tokens:,} token{'' if result.largest_request_tokens == 1 else 's'}, below the "
+            f"{minimum:,} tokens {result.model_id} needs before a cache point (the prefix up to a point must reach "
+            "it). Caching pays on longer prompts (a long system prompt, many tools, long histories)."
+        )
+    if d.current != "none":
+        return f"Turn caching off: the log's own layout costs more than no caching, {per_month}."
+    hint = (
+        "" if 3600.0 in result.rules.ttls_s else " or use a model that offers the 1-hour TTL (e.g. Claude Sonnet 4.5)"
+    )
+    kept = [(r.cost_usd, n.removesuffix(KEEP_ALIVE)) for n, r in result.variants.items() if n.endswith(KEEP_ALIVE)]
+    kept = [(c, n) for c, n in kept if n in _PLACEMENTS]
+    none = result.strategies.get("none")
+    alive = ""
+    if kept and none is not None and none.cost_usd and min(kept)[0] < none.cost_usd:
+        usd, name = min(kept)
+        alive = (
+            f"; a keep-alive before the TTL ends would bring {name} to {usd / none.cost_usd:.1%} of no caching "
+            "(miss causes below)"
+        )
+    return (
+        f"Leave caching off for such traffic{hint}: no placement beats no caching at this spacing (the cheapest, "
+        f"{cheapest}, costs {cheapest_rel}); the prefixes are not reused before their cache entries expire{alive}."
+    )
+
+
+def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str]:
+    """Claude Code: the miss causes a user can act on, with their monthly cost."""
+    causes = result.miss_causes.get(d.current) or result.miss_causes.get("as-logged") or {}
+    scale = factor if factor is not None else 1.0
+    unit = "per month" if factor is not None else "over this log"
+    lines = []
+    expired = causes.get("ttl-expired")
+    if expired is not None and expired.cost_usd > 0:
+        longest = max(expired.gaps_s, default=0.0)
+        lines.append(
+            f"Idle gaps past the cache TTL (up to {longest / 60:.0f} min) re-wrote "
+            f"{expired.cache_write_tokens:,} tokens: ${expired.cost_usd * scale:,.2f} {unit}."
+        )
+    switched = causes.get("model-switch")
+    if switched is not None and switched.cost_usd > 0:
+        lines.append(
+            f"Model switches ({switched.events:,}) re-wrote {switched.cache_write_tokens:,} tokens: "
+            f"${switched.cost_usd * scale:,.2f} {unit}."
+        )
+    changed = causes.get("prefix-changed")
+    if changed is not None and changed.cost_usd > 0:
+        lines.append(
+            f"Compaction and prefix changes ({changed.events:,}) re-wrote {changed.cache_write_tokens:,} tokens: "
+            f"${changed.cost_usd * scale:,.2f} {unit}."
+        )
+    cheapest = result.cheapest_placement()
+    row = result.strategies.get(cheapest or "")
+    if row is not None and d.current_usd > 0 and row.logged_cost_usd < d.current_usd:
+        lines.append(
+            f"For agents of your own, {cheapest} would cost {1 - row.logged_cost_usd / d.current_usd:.1%} less "
+            "than Claude Code's layout on this traffic."
+        )
+    return lines
+
+
+def cause_rows(result: ReplayResult, name: str) -> list[dict[str, Any]]:
+    """The miss causes of row ``name`` with their fix and what it recovers, USD over the log (``recoverable_usd``
+    is the row's cost minus the cost of the row with the fix applied; ``None`` where no fix is priced)."""
+    causes = result.miss_causes.get(name) or {}
+    base = _available(result, name)
+    if base is None:
+        return []
+    logged = base.logged_only
+    fixes: dict[str, tuple[str | None, float | None]] = {}
+    options = []
+    for suffix, text in ((ONE_HOUR, "1-hour TTL"), (KEEP_ALIVE, "keep-alive before the TTL ends")):
+        variant = result.variants.get(name + suffix)
+        if variant is not None:
+            options.append((base.cost_usd - variant.cost_usd, text))
+    if options:
+        saved, text = max(options)
+        fixes["ttl-expired"] = (text, saved)
+    placed = [c for c in _PLACEMENT_CAUSES if c in causes]
+    cheapest = result.cheapest_placement()
+    target = _available(result, cheapest) if cheapest and cheapest != name else None
+    saved = base.cost_usd - _cost(target, logged) if target is not None else 0.0
+    if placed and target is not None and saved > 0 and not (logged and is_claude_code(result)):
+        main = max(placed, key=lambda c: causes[c].cost_usd)
+        for c in placed:
+            fixes[c] = (f"placement change: {cheapest}", saved) if c == main else (f"see {main}", None)
+    rows = []
+    for cause in CAUSES:
+        totals = causes.get(cause)
+        if totals is None:
+            continue
+        fix, recoverable = fixes.get(cause, (_FIX_TEXT.get(cause), 0.0 if cause == "first-call" else None))
+        rows.append(
+            {
+                "cause": cause,
+                "cache_write_tokens": totals.cache_write_tokens,
+                "uncached_tokens": totals.uncached_tokens,
+                "cost_usd": round(totals.cost_usd, 6),
+                "recoverable_usd": None if recoverable is None else round(recoverable, 6),
+                "fix": fix,
+                "requests": totals.events,
+                "longest_gap_s": round(max(totals.gaps_s), 1) if totals.gaps_s else None,
+                "median_gap_s": round(statistics.median(totals.gaps_s), 1) if totals.gaps_s else None,
+            }
+        )
+    return rows
