@@ -352,6 +352,7 @@ class IntentionMemory:
     def _note_corrupt(self, result_hashes: list[str]) -> bool:
         # An unreadable stored result is a miss (logged); it is dropped so the next store of it writes it again.
         if result_hashes:
+            self.metrics.error()
             self._warning.warn(
                 "promptcache: ignoring %d corrupt intention result(s); treating as a miss", len(result_hashes)
             )
