@@ -50,6 +50,7 @@ from promptcache.integrations._redis_intention_versions import (
     rows_ttl_ms,
     settle,
     unreadable_as_corrupt,
+    wrong_type,
 )
 from promptcache.intention._backends import (
     DEFAULT_MAX_MEMORIES_PER_USER,
@@ -337,14 +338,28 @@ class RedisIntentionBackend(SignatureIndex, VersionRepairs, RedisConnection, Int
     def result(self, user: str, result_hash: str) -> bytes | None:
         """The result stored for ``result_hash`` (``None`` when gone; ``b""``, a corrupt entry, when its key holds
         another type: the memory then discards it)."""
-        return self.results(user, [result_hash])[0]
+        self._check()
+        try:
+            value: bytes | None = self._sync().get(self.result_key(user, result_hash))
+            return value
+        except _ERRORS as exc:
+            if wrong_type(exc):
+                return b""
+            raise self._fail("read", exc) from exc
 
     @keeps_cancellation
     async def aresult(self, user: str, result_hash: str) -> bytes | None:
         client = self.async_client
         if client is None:
             return await super().aresult(user, result_hash)
-        return (await self.aresults(user, [result_hash]))[0]
+        self._check()
+        try:
+            value: bytes | None = await client.get(self.result_key(user, result_hash))
+            return value
+        except _ERRORS as exc:
+            if wrong_type(exc):
+                return b""
+            raise self._fail("read", exc) from exc
 
     def results(self, user: str, result_hashes: list[str]) -> list[bytes | None]:
         """The results for ``result_hashes`` in one round trip (a pipeline of ``GET``, not ``MGET``: ``MGET`` reads

@@ -34,6 +34,7 @@ __all__ = [
     "REPLACE_INDEX_SCRIPT",
     "VersionRepairs",
     "unreadable_as_corrupt",
+    "wrong_type",
     "as_str",
     "index_refused",
     "new_version",
@@ -99,12 +100,18 @@ def index_refused(replies: list[Any], positions: Sequence[int]) -> bool:
     )
 
 
+def wrong_type(reply: Any) -> bool:
+    """Whether ``reply`` (an error Redis answered with, or a pipeline reply) is ``WRONGTYPE``: the key holds
+    another type of key."""
+    return isinstance(reply, redis.ResponseError) and str(reply).startswith("WRONGTYPE")
+
+
 def unreadable_as_corrupt(replies: list[Any]) -> list[bytes | None]:
     """The replies of a pipeline of result ``GET``s, with ``b""`` (a corrupt entry: the memory discards it and
     counts an error) where a key holds another type (``WRONGTYPE``). Raises any other error."""
     out: list[bytes | None] = []
     for reply in replies:
-        if isinstance(reply, redis.ResponseError) and str(reply).startswith("WRONGTYPE"):
+        if wrong_type(reply):
             out.append(b"")
         elif isinstance(reply, Exception):
             raise reply

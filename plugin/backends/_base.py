@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, overload
 
 from promptcache._config import is_unicode
+from promptcache._option_checks import check_key_list
 
 __all__ = ["MAX_TTL_S", "ServerCache", "validate_clear_prefix", "validate_key", "validate_ttl", "validate_value"]
 
@@ -121,8 +122,12 @@ class ServerCache(ABC):
         """Remove every key starting with ``prefix`` (all keys of this cache for ``""``); returns how many."""
 
     def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
-        """Values for ``keys`` in order (``None`` where missing). Network backends do this in one round trip."""
-        return [self.get(k) for k in keys]
+        """Values for ``keys`` in order (``None`` where missing). Network backends do this in one round trip.
+
+        Raises:
+            TypeError: ``keys`` is a ``str`` (not a list of keys) or not a sequence; a bad key as in :meth:`get`.
+        """
+        return [self.get(k) for k in check_key_list(keys)]
 
     def ttl(self, key: str) -> float | None:
         """Seconds left before ``key`` expires; ``None`` if it has no expiry or does not exist."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from promptcache._option_checks import check_key_list
 from promptcache.backends._base import ServerCache, validate_clear_prefix, validate_key
 
 __all__ = ["NamespacedServerCache", "validate_namespace"]
@@ -60,7 +61,7 @@ class NamespacedServerCache(ServerCache):
         return self.inner.get(self._k(key))
 
     def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
-        return self.inner.get_many([self._k(k) for k in keys])
+        return self.inner.get_many([self._k(k) for k in check_key_list(keys)])
 
     def set(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
         self.inner.set(self._k(key), value, ttl_s)
@@ -78,7 +79,7 @@ class NamespacedServerCache(ServerCache):
         return await self.inner.aget(self._k(key))
 
     async def aget_many(self, keys: Sequence[str]) -> list[bytes | None]:
-        return await self.inner.aget_many([self._k(k) for k in keys])
+        return await self.inner.aget_many([self._k(k) for k in check_key_list(keys)])
 
     async def aset(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
         await self.inner.aset(self._k(key), value, ttl_s)

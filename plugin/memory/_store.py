@@ -31,6 +31,7 @@ from langgraph.store.base import BaseStore, Item
 from langgraph.store.memory import InMemoryStore
 
 from promptcache._log import ThrottledWarning, get_logger
+from promptcache._option_checks import check_callable
 from promptcache.memory._kinds import DEFAULT_PROJECT_STATE_TTL_S, MemoryKind, parse_kind, parse_kinds
 from promptcache.memory._namespaces import DEFAULT_PREFIX, build_namespace, validate_prefix
 from promptcache.memory._ranking import lexical_rank, stable_order
@@ -84,7 +85,8 @@ class TypedMemoryStore:
             ``(content, kind) -> str | None``.
 
     Raises:
-        TypeError / ValueError: bad ``prefix``, ``project_state_ttl_s`` or ``subject_extractor``.
+        TypeError / ValueError: bad ``prefix``, ``project_state_ttl_s``, ``clock`` (not callable) or
+            ``subject_extractor``.
     """
 
     def __init__(
@@ -104,7 +106,7 @@ class TypedMemoryStore:
         if ttl is None:
             raise ValueError("project_state_ttl_s must be a number of seconds > 0 (project state must expire)")
         self.project_state_ttl_s = ttl
-        self.clock = clock
+        self.clock = check_callable(clock, "clock")
         self.subject_extractor = make_subject_extractor(subject_extractor)
         self._instance = uuid.uuid4().hex[:12]
         self._writes: Counter[str] = Counter()
