@@ -73,9 +73,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(
-    "make, option, value, exc", CASES, ids=[f"{m.__name__}-{o}-{v!r}" for m, o, v, _ in CASES]
-)
+@pytest.mark.parametrize("make, option, value, exc", CASES, ids=[f"{m.__name__}-{o}-{v!r}" for m, o, v, _ in CASES])
 def test_a_bad_option_value_is_refused_naming_the_option_and_the_value(make, option, value, exc):
     with pytest.raises(exc, match=option) as info:
         make(**{option: value})
