@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from promptcache import IntentionCache, IntentionMemory, InMemoryServerCache, ResponseCache
+from promptcache import InMemoryServerCache, IntentionCache, IntentionMemory, ResponseCache
 from promptcache.integrations.langgraph import MemoryNode
 from promptcache.intention import make_retrieve_memory_tool
 from promptcache.memory import TypedMemoryMiddleware, TypedMemoryStore, make_reference_tool, make_remember_tool
