@@ -203,6 +203,7 @@ def test_release_23_thread_loads_state_on_both_turns_and_reads_nothing_for_the_c
         (True, [], 0),  # nothing read from the store
     ]
     assert raw.reads("project_state") == 2
+    assert raw.version_ops("get") == 3  # each turn checks the scope's version (one get) before reusing its state
 
 
 def test_a_history_aware_callable_gets_the_earlier_turns():
@@ -248,3 +249,4 @@ def test_release_23_thread_through_the_agent_middleware():
         out = agent.invoke({"messages": [("user", question)]}, config)
         reads.append((out["memory_turn"]["read"], raw.reads() - before))
     assert reads == [(["feedback", "user_fact", "reference", "project_state"], 4), (["project_state"], 1), ([], 0)]
+    assert raw.version_ops("get") == 3
