@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ._engine import ReplayResult
+from ._output_files import write_replacing
 
 __all__ = ["LINE_STYLES", "line_specs", "write_chart"]
 
@@ -76,8 +77,6 @@ def write_chart(result: ReplayResult, path: str | Path) -> Path:
     matplotlib.use("Agg", force=True)
     from matplotlib.figure import Figure
 
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     fig = Figure(figsize=(9, 5), dpi=110)
     ax = fig.add_subplot()
     for spec in line_specs(result):
@@ -89,8 +88,7 @@ def write_chart(result: ReplayResult, path: str | Path) -> Path:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(target)
-    return target
+    return write_replacing(path, lambda tmp: fig.savefig(tmp, format="png"))  # a link at ``path`` is replaced
 
 
 def _close(a: list[float], b: list[float], tolerance: float) -> bool:

@@ -59,6 +59,7 @@ from typing import Any
 
 import orjson
 
+from ._input_guard import read_input
 from ._jsonpos import jsonl_records
 from ._logged_usage import anthropic_usage
 from ._messages import BadRecord, _content_blocks, _short, parse_timestamp
@@ -194,7 +195,7 @@ def read_session_folder(folder: str | Path) -> list[Conversation]:
     session = Session()
     for path in files:
         try:
-            data = path.read_bytes()
+            data = read_input(path)[0]
         except OSError as exc:
             raise TranscriptError(str(path), 0, f"cannot read file: {exc.strerror or exc}") from None
         agent = path.stem if path.parent.name == "subagents" else ""

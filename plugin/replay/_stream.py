@@ -22,6 +22,7 @@ from pathlib import Path
 import orjson
 
 from . import _readers as readers
+from ._input_guard import open_lines
 from ._jsonpos import jsonl_records
 from ._messages import BadRecord
 from ._prepare import Request
@@ -76,7 +77,7 @@ def _lines_are_conversations(path: str | Path) -> bool:
     """Whether the first non-empty line of a JSONL file is a whole conversation (a list, or an object with a
     message list and no ``message`` event field)."""
     try:
-        with open(path, "rb") as handle:
+        with open_lines(path) as handle:
             for raw in handle:
                 if raw.strip():
                     rec = orjson.loads(raw)
@@ -89,7 +90,7 @@ def _lines_are_conversations(path: str | Path) -> bool:
 def _stream_jsonl(path: str | Path) -> Iterator[Conversation]:
     name = str(path)
     index = 0
-    with open(path, "rb") as handle:
+    with open_lines(path) as handle:
         for lineno, rec in jsonl_records(name, handle):
             if not readers._is_conversation(rec) or (isinstance(rec, dict) and "message" in rec):
                 raise TranscriptError(
