@@ -42,15 +42,15 @@ class InputLimits:
             memory with its parsed form, and a bigger one is better split or streamed as JSONL.
         max_line_bytes: longest line (default 64 MiB): 16 million tokens at ~4 bytes a token, 16 times the largest
             context window in the model table (1M tokens), so no line one request could hold is refused.
-        max_gzip_ratio: most a gzip file may expand (default 100 times; JSON logs compress 5 to 20 times, see
-            bench/README.md "Replay: hostile input").
+        max_gzip_ratio: most a gzip file may expand (default 50 times: five times the most compressible
+            transcript measured, 9.9 times; bench/README.md "Replay: hostile input").
         gzip_floor_bytes: a gzip file may always expand to this much, whatever its ratio (default 64 MiB).
         chunk_bytes: read size (default 1 MiB).
     """
 
     max_file_bytes: int = 1 << 30
     max_line_bytes: int = 64 << 20
-    max_gzip_ratio: int = 100
+    max_gzip_ratio: int = 50
     gzip_floor_bytes: int = 64 << 20
     chunk_bytes: int = 1 << 20
 
@@ -135,7 +135,7 @@ def _gunzip(name: str, chunks: Iterator[bytes], allowance: int) -> Iterator[byte
         while data:
             started = True
             try:
-                piece = decoder.decompress(data, max(1, allowance + 1 - out))
+                piece = decoder.decompress(data, max(1, min(LIMITS.chunk_bytes, allowance + 1 - out)))
             except zlib.error as exc:
                 raise TranscriptError(name, 0, f"cannot decompress gzip file: {exc}") from None
             out += len(piece)
@@ -150,6 +150,21 @@ def _gunzip(name: str, chunks: Iterator[bytes], allowance: int) -> Iterator[byte
                 decoder, started = zlib.decompressobj(16 + zlib.MAX_WBITS), False
     if started and not decoder.eof:
         raise TranscriptError(name, 0, "cannot decompress gzip file: compressed file ended before the end of the data")
+
+
+def _check_stated_size(name: str, handle: BinaryIO, size: int, allowance: int) -> None:
+    """Refuse a gzip file at once when its trailer's ISIZE (RFC 1952: the last member's uncompressed size, modulo
+    2**32) is over ``allowance``; a trailer that understates is still caught while decompressing."""
+    if size < 18:  # smaller than a gzip header and trailer: the decompressor reports it
+        return
+    here = handle.tell()
+    handle.seek(size - 4)
+    stated = int.from_bytes(handle.read(4), "little")
+    handle.seek(here)
+    if stated > allowance:
+        raise TranscriptError(
+            name, 0, f"expands to more than {allowance:,} bytes when decompressed (the limit); not replayed"
+        )
 
 
 def read_input(path: str | Path) -> tuple[bytes, bool]:
@@ -176,6 +191,7 @@ def read_input(path: str | Path) -> tuple[bytes, bool]:
             rest: Iterator[bytes] = itertools.chain((first,), chunks)
             if gzipped:
                 allowance = min(LIMITS.max_file_bytes, max(LIMITS.gzip_floor_bytes, LIMITS.max_gzip_ratio * st.st_size))
+                _check_stated_size(name, handle, st.st_size, allowance)
                 rest = _gunzip(name, rest, allowance)
             for piece in rest:
                 lines.feed(piece)

@@ -121,6 +121,20 @@ def test_a_gzip_bomb_stops_at_its_expansion_limit(small_limits, tmp_path, capsys
     )
 
 
+def test_a_gzip_bomb_that_understates_its_size_stops_while_decompressing(small_limits, tmp_path, capsys):
+    path = tmp_path / "liar.jsonl.gz"
+    packed = gzip.compress(b'{"messages":[]}\n' * 100_000)
+    path.write_bytes(packed[:-4] + (16).to_bytes(4, "little"))  # the trailer claims 16 bytes
+    allowance = max(small_limits.gzip_floor_bytes, small_limits.max_gzip_ratio * path.stat().st_size)
+    code, err = _cli(["replay", str(path), "--no-chart", "--out", str(tmp_path / "out")], capsys)
+    assert (code, err) == (
+        2,
+        [
+            f"promptcache: error: {path}: expands to more than {allowance:,} bytes when decompressed (the limit); not replayed"
+        ],
+    )
+
+
 def test_a_gzip_file_within_its_limit_is_read(small_limits, tmp_path, capsys):
     path = tmp_path / "ok.json.gz"
     path.write_bytes(gzip.compress(OK))
