@@ -25,9 +25,10 @@ import bisect
 from dataclasses import dataclass, field
 from typing import Any
 
+from promptcache._pricing import ModelPrice
+
 from ._models import TTL_SECONDS
 from ._prepare import Request
-from ._pricing import ModelPrice
 from ._simulator import Checkpoint, RequestCost
 from ._strategies import Strategy
 from ._transcript import Usage

@@ -22,11 +22,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from promptcache._pricing import ModelPrice, base_model_id
+
 from ._as_logged import Fidelity, LoggedTotals
 from ._model_table import ModelTable
 from ._models import CacheRules
 from ._prepare import Request, assign_times, check_gap_s, prepare, requests_of
-from ._pricing import ModelPrice, base_model_id
 from ._repeats import IntentionStats, RepeatCounter, ResponseCacheStats
 from ._simulator import PromptCacheSimulator, RequestCost
 from ._sizes import split_on_prefix_change

@@ -1,7 +1,7 @@
 """The replay's model table: cache rules and prices per model id, with user overrides (no release needed).
 
 ``ModelTable()`` answers from the project's tables (``promptcache.cache_points.get_model_info`` for the cache rules,
-``promptcache.replay._pricing.KNOWN_PRICES`` for prices). ``ModelTable(overrides, min_tokens=N)`` replaces entries:
+``promptcache._pricing.KNOWN_PRICES`` for prices). ``ModelTable(overrides, min_tokens=N)`` replaces entries:
 
 - ``min_tokens``: the minimum tokens per cache checkpoint for every model of the replay (``--min-tokens N``);
 - ``overrides``: ``{model_id: {field: value}}``, read from a JSON or TOML file by ``load_overrides`` (``--models
@@ -13,7 +13,7 @@
   what it leaves out (1,024-token minimum, 4 points, ``["5m"]``, the family's fields: Claude system, messages and
   tools; Nova system and messages; family Nova when the id names ``nova``, else Claude).
 
-Model ids match after ``promptcache.replay._pricing.base_model_id`` (regional prefix, ARN and version suffix
+Model ids match after ``promptcache._pricing.base_model_id`` (regional prefix, ARN and version suffix
 removed; Anthropic API ids such as ``claude-opus-4-6`` map to the Bedrock entry of the same model).
 """
 
@@ -33,9 +33,10 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10: TOML files need the tomli backport
     tomllib = None
 
+from promptcache._pricing import ModelPrice, base_model_id, price_for
+
 from ._input_guard import read_input
 from ._models import TTL_SECONDS, CacheRules, cache_rules, in_model_table
-from ._pricing import ModelPrice, base_model_id, price_for
 from ._transcript import TranscriptError
 
 __all__ = ["ModelTable", "load_overrides", "OVERRIDE_FIELDS"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ._pricing import base_model_id
+from promptcache._pricing import base_model_id
 
 __all__ = ["CacheRules", "cache_rules", "in_model_table", "model_info", "LOOKBACK_BLOCKS", "TTL_SECONDS"]
 

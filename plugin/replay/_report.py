@@ -28,8 +28,14 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from rich.console import Console
-from rich.table import Table
+
+from promptcache._errors import missing_extra
+
+try:
+    from rich.console import Console
+    from rich.table import Table
+except ImportError as exc:  # the optional dependency of this module
+    raise missing_extra("replay", exc) from exc
 
 from ._engine import ReplayResult, StrategyTotals
 from ._output_files import write_replacing

@@ -28,8 +28,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from promptcache._pricing import ModelPrice
+
 from ._models import CacheRules
-from ._pricing import ModelPrice
 
 __all__ = ["Checkpoint", "PromptCacheSimulator", "RequestCost"]
 

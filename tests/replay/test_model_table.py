@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from promptcache._cli import main
+from promptcache._pricing import base_model_id, price_for
 from promptcache.cache_points import get_model_info
 from promptcache.cache_points._model_info import canonical_model_id
 from promptcache.replay._engine import run_replay
 from promptcache.replay._model_table import ModelTable, load_overrides
-from promptcache.replay._pricing import base_model_id, price_for
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from promptcache._pricing import price_for
 from promptcache.replay._models import cache_rules
-from promptcache.replay._pricing import price_for
 from promptcache.replay._simulator import Checkpoint, PromptCacheSimulator
 
 SONNET4 = "anthropic.claude-sonnet-4-20250514-v1:0"  # min 1,024 tokens, 5-minute TTL only, $3 / 1M input
