@@ -1,24 +1,33 @@
-"""Bedrock on-demand prices per model, and the prompt-cache multipliers, with their sources.
+"""Prices per model for the replay: which provider's table a model id belongs to, and its dated price.
 
-Sources (read 2025; prices are USD per 1,000,000 tokens, on-demand, US East (N. Virginia)):
+The tables and their sources are in ``promptcache._price_tables`` (one per provider: Anthropic API, Amazon
+Bedrock, OpenAI; every row with its page and the day it was read). A model id is priced from its provider's table:
 
-- Amazon Bedrock pricing, https://aws.amazon.com/bedrock/pricing/ (Anthropic and Amazon tabs: input, output,
-  "cache write" and "cache read" per model).
-- Amazon Bedrock user guide, "Prompt caching for faster model inference",
-  https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html — Claude: cache writes cost more than
-  input, reads less; Nova: writes at no extra charge, reads at a 75 % discount.
-- Anthropic, "Prompt caching" pricing table, https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching
-  — 5-minute writes 1.25x base input, 1-hour writes 2x, reads 0.1x (Bedrock bills Claude at the same ratios).
+- ``claude-...`` (the Anthropic API, as Claude Code and the Anthropic SDK name models) -> the Anthropic table;
+- ``gpt-...``, ``o1`` / ``o3`` / ``o4-mini``, ``chatgpt-...`` (optionally ``openai/``) -> the OpenAI table;
+- anything else (``anthropic.`` / ``amazon.`` ids, cross-Region prefixes, ARNs) -> the Bedrock table, with the
+  regional-endpoint premium where the row has one and the id is not a ``global.`` profile.
 
-An unknown model id raises ``KeyError`` naming it and listing the known ones: a silent default price would make
-every figure of a report wrong.
+An unknown model, or one listed without a confirmed price, raises ``KeyError`` with one line that names the model
+and says how to give its prices (``--models FILE``): a silent default price, or $0, would make every figure of a
+report wrong.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass
 
-__all__ = ["ModelPrice", "price_for", "KNOWN_PRICES", "base_model_id"]
+from ._price_tables import ANTHROPIC, BEDROCK, OPENAI, REGIONAL_PREMIUM, UNPRICED, Row
+
+__all__ = ["ModelPrice", "price_for", "KNOWN_PRICES", "base_model_id", "price_key", "provider_of", "MODELS_HINT"]
+
+#: What a refusal tells the user to do.
+MODELS_HINT = (
+    "give its prices with --models FILE (a JSON or TOML table {model: {input, output, cache_write_5m, "
+    "cache_write_1h, cache_read}}, USD per 1M tokens)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +38,11 @@ class ModelPrice:
         input: plain input tokens; output: output tokens.
         write_5m / write_1h: cache-write tokens with a 5-minute / 1-hour TTL (``None``: TTL not offered).
         read: cache-read tokens.
-        family: ``"claude"`` or ``"nova"``.
+        family: ``"claude"``, ``"nova"`` or ``"openai"``.
+        provider: ``"anthropic"``, ``"bedrock"``, ``"openai"`` or ``"user"`` (a ``--models`` entry).
+        source / as_of: the page the price was read from and the day (empty for user prices).
+        long_above: prompt tokens above which ``long`` applies (``None``: one tier).
+        long: the prices of a request whose prompt (input + cache read + cache write) exceeds ``long_above``.
     """
 
     input: float
@@ -38,6 +51,11 @@ class ModelPrice:
     write_1h: float | None
     read: float
     family: str
+    provider: str = "bedrock"
+    source: str = ""
+    as_of: str = ""
+    long_above: int | None = None
+    long: ModelPrice | None = None
 
     def write(self, ttl_s: float) -> float:
         """Write price for a TTL in seconds (``> 300`` is the 1-hour tier). Raises ``ValueError`` if not offered."""
@@ -47,53 +65,28 @@ class ModelPrice:
             raise ValueError(f"a {ttl_s:g}-second cache TTL is not offered for this model")
         return self.write_1h
 
-
-def _claude(input_: float, output: float, one_hour: bool = True) -> ModelPrice:
-    # Anthropic multipliers: write 1.25x (5 m) / 2x (1 h), read 0.1x of the base input price.
-    return ModelPrice(
-        input_,
-        output,
-        round(input_ * 1.25, 6),
-        round(input_ * 2.0, 6) if one_hour else None,
-        round(input_ * 0.1, 6),
-        "claude",
-    )
+    def at(self, prompt_tokens: int) -> ModelPrice:
+        """The tier that bills a request of ``prompt_tokens`` (input + cache read + cache write): ``long`` above
+        ``long_above``, else these prices."""
+        if self.long is not None and self.long_above is not None and prompt_tokens > self.long_above:
+            return self.long
+        return self
 
 
-def _nova(input_: float, output: float) -> ModelPrice:
-    # Nova: cache writes are billed like input (1x), reads at a 75 % discount (0.25x).
-    return ModelPrice(input_, output, input_, None, round(input_ * 0.25, 6), "nova")
-
-
-#: Base model id (no region prefix, no version suffix after the date) -> price.
-KNOWN_PRICES: dict[str, ModelPrice] = {
-    "anthropic.claude-3-5-haiku-20241022": _claude(0.80, 4.00, one_hour=False),
-    "anthropic.claude-3-7-sonnet-20250219": _claude(3.00, 15.00, one_hour=False),
-    "anthropic.claude-sonnet-4-20250514": _claude(3.00, 15.00, one_hour=False),
-    "anthropic.claude-sonnet-4-5-20250929": _claude(3.00, 15.00),
-    "anthropic.claude-sonnet-4-6": _claude(3.00, 15.00),
-    "anthropic.claude-3-5-sonnet-20241022": _claude(3.00, 15.00, one_hour=False),
-    "anthropic.claude-opus-4-20250514": _claude(15.00, 75.00, one_hour=False),
-    "anthropic.claude-opus-4-1-20250805": _claude(15.00, 75.00, one_hour=False),
-    "anthropic.claude-opus-4-5-20251101": _claude(5.00, 25.00),
-    "anthropic.claude-opus-4-6": _claude(5.00, 25.00),
-    "anthropic.claude-haiku-4-5-20251001": _claude(1.00, 5.00),
-    "amazon.nova-micro-v1": _nova(0.035, 0.14),
-    "amazon.nova-lite-v1": _nova(0.06, 0.24),
-    "amazon.nova-pro-v1": _nova(0.80, 3.20),
-    "amazon.nova-premier-v1": _nova(2.50, 12.50),
-}
-
-_REGION_PREFIXES = ("us.", "eu.", "apac.", "global.", "us-gov.", "jp.", "au.", "ca.")
+_REGION_PREFIXES = ("us.", "eu.", "apac.", "global.", "us-gov.", "jp.", "au.", "ca.", "in.")
+_DATE = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2})$")
+_OPENAI = re.compile(r"^(gpt-|o\d(-|$)|chatgpt-)")
 
 
 def base_model_id(model_id: str) -> str:
     """``model_id`` without ARN, cross-region prefix (``us.``, ``eu.``, ``global.`` ...) and ``-v1:0`` / ``:0``
     version suffix: ``"us.anthropic.claude-sonnet-4-20250514-v1:0"`` -> ``"anthropic.claude-sonnet-4-20250514"``.
     Anthropic API ids gain the ``anthropic.`` prefix (``"claude-opus-4-6"`` -> ``"anthropic.claude-opus-4-6"``;
-    aliases resolve, ``promptcache.cache_points._model_info.ANTHROPIC_ALIASES``): the Anthropic API bills these
-    models at the same list prices as Bedrock's on-demand tier."""
+    aliases resolve, ``promptcache.cache_points._model_info.ANTHROPIC_ALIASES``; a ``[1m]`` context suffix is
+    dropped), so cache rules are looked up in one table; prices are not (``price_for``)."""
     text = model_id.strip()
+    if text.endswith("]") and "[" in text:
+        text = text[: text.rindex("[")]
     if text.startswith("claude-"):
         from promptcache.cache_points._model_info import ANTHROPIC_ALIASES
 
@@ -110,13 +103,84 @@ def base_model_id(model_id: str) -> str:
     return text
 
 
+def provider_of(model_id: str) -> str:
+    """``"anthropic"``, ``"openai"`` or ``"bedrock"``: whose price table ``model_id`` belongs to (module
+    docstring)."""
+    text = model_id.strip().removeprefix("openai/")
+    if text.startswith("claude-"):
+        return "anthropic"
+    return "openai" if _OPENAI.match(text) else "bedrock"
+
+
+def price_key(model_id: str) -> tuple[str, str]:
+    """``(provider, stem)``: the table and the row ``model_id`` is priced from (the stem has no date, version,
+    region prefix or ARN): ``"claude-haiku-4-5-20251001"`` -> ``("anthropic", "claude-haiku-4-5")``,
+    ``"us.anthropic.claude-sonnet-4-5-20250929-v1:0"`` -> ``("bedrock", "anthropic.claude-sonnet-4-5")``,
+    ``"gpt-4o-2024-08-06"`` -> ``("openai", "gpt-4o")``."""
+    provider = provider_of(model_id)
+    if provider == "openai":
+        return provider, _DATE.sub("", model_id.strip().removeprefix("openai/"))
+    stem = _DATE.sub("", base_model_id(model_id))
+    if stem.startswith("amazon.nova"):
+        stem = re.sub(r"-v\d+$", "", stem)
+    return provider, stem.removeprefix("anthropic.") if provider == "anthropic" else stem
+
+
+def _is_global(model_id: str) -> bool:
+    text = model_id.strip()
+    if text.startswith("arn:"):
+        text = text.rsplit("/", 1)[-1]
+    return text.startswith("global.")
+
+
+def _price(row: Row, provider: str, factor: float = 1.0) -> ModelPrice:
+    def scaled(v: float | None, f: float) -> float | None:
+        return None if v is None else round(v * f, 6)
+
+    def make(fin: float, fout: float) -> ModelPrice:
+        f = fin * factor
+        return ModelPrice(
+            round(row.input * f, 6),
+            round(row.output * fout * factor, 6),
+            round(row.write_5m * f, 6),
+            scaled(row.write_1h, f),
+            round(row.read * f, 6),
+            row.family,
+            provider,
+            row.source,
+            row.as_of,
+        )
+
+    base = make(1.0, 1.0)
+    if row.long_above is None:
+        return base
+    return dataclasses.replace(base, long_above=row.long_above, long=make(row.long_factor_in, row.long_factor_out))
+
+
+_TABLES = {"anthropic": ANTHROPIC, "bedrock": BEDROCK, "openai": OPENAI}
+_NAMES = {"anthropic": "Anthropic API", "bedrock": "Amazon Bedrock", "openai": "OpenAI"}
+
+
 def price_for(model_id: str) -> ModelPrice:
-    """The price of ``model_id`` (any regional prefix / ARN / version suffix). Raises ``KeyError`` if unknown."""
-    base = base_model_id(model_id)
-    try:
-        return KNOWN_PRICES[base]
-    except KeyError:
-        read_as = f" (read as {base!r})" if base != model_id else ""
+    """The price of ``model_id`` from its provider's table (module docstring).
+
+    Raises:
+        KeyError: unknown model, or a model listed without a confirmed price; the one-line message names the
+            model, the table it was looked up in, and ``--models FILE``.
+    """
+    provider, stem = price_key(model_id)
+    row = _TABLES[provider].get(stem)
+    if row is None:
+        why = UNPRICED.get((provider, stem))
+        detail = f"listed without a price ({why})" if why else "not in the price table"
         raise KeyError(
-            f"no Bedrock price known for model {model_id!r}{read_as}; known: " + ", ".join(sorted(KNOWN_PRICES))
-        ) from None
+            f"no {_NAMES[provider]} price for model {model_id!r} (read as {stem!r}): {detail}; {MODELS_HINT}"
+        )
+    premium = REGIONAL_PREMIUM if provider == "bedrock" and row.regional_premium and not _is_global(model_id) else 1.0
+    return _price(row, provider, premium)
+
+
+#: Every priced model stem -> its price (Anthropic API, Bedrock global endpoint, OpenAI).
+KNOWN_PRICES: dict[str, ModelPrice] = {
+    stem: _price(row, provider) for provider, table in _TABLES.items() for stem, row in table.items()
+}

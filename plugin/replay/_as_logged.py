@@ -13,6 +13,9 @@
     ``promptcache.replay._bedrock_logs`` records them — per request, a list of ``{"where": "tools" | "system" |
     "message", "index": i, "after": k, "ttl": "5m" | "1h" | None}``: the point follows the first ``k`` tool
     schemas, system blocks, or blocks of ``messages[i]``; no TTL means 5 minutes.
+  * A call log whose records carry cache usage but not the cache points (``meta["layout"] == "from-usage"``:
+    OpenTelemetry spans, Langfuse generations, proxy logs, ...): as Claude Code, a breakpoint at the end of the
+    system/tools prefix and one where the call's logged cache read + cache write ends.
   * Any other log: no cache points (the log says nothing about its layout).
 
 - ``Fidelity`` compares, call by call, the simulated ``as-logged`` cache-read and cache-write tokens and cost with
@@ -41,7 +44,9 @@ TOLERANCE = 0.05
 
 def logged_cost_usd(usage: Usage, price: ModelPrice) -> float:
     """The input-side cost of one logged call, USD: input, cache reads, 5-minute and 1-hour cache writes at
-    ``price`` (USD per 1M tokens). A 1-hour write on a model without a 1-hour price is billed at the 5-minute one."""
+    ``price`` (USD per 1M tokens; its long-context tier where the call's prompt exceeds it). A 1-hour write on a
+    model without a 1-hour price is billed at the 5-minute one."""
+    price = price.at(usage.prompt_tokens)
     write_1h = usage.cache_write_1h_tokens
     write_5m = usage.cache_write_tokens - write_1h
     one_hour = price.write_1h if price.write_1h is not None else price.write_5m
@@ -74,7 +79,7 @@ class LoggedTotals:
         self.write_tokens += usage.cache_write_tokens
         self.write_1h_tokens += usage.cache_write_1h_tokens
         self.cost_usd += cost
-        self.output_cost_usd += usage.output_tokens * price.output / 1_000_000
+        self.output_cost_usd += usage.output_tokens * price.at(usage.prompt_tokens).output / 1_000_000
         return cost
 
 
@@ -154,7 +159,7 @@ class AsLoggedStrategy(Strategy):
         if not self.rules.supports_cache:
             return []
         conv = request.prepared.conversation
-        if conv.meta.get("format") == "claude-code":
+        if conv.meta.get("format") == "claude-code" or conv.meta.get("layout") == "from-usage":
             return self._claude_code(request)
         layout = conv.meta.get("cache_points")
         if isinstance(layout, list) and request.number < len(layout):

@@ -7,14 +7,15 @@
 - ``overrides``: ``{model_id: {field: value}}``, read from a JSON or TOML file by ``load_overrides`` (``--models
   FILE``). Fields (all optional; a model that is not in the tables needs the four prices): ``min_tokens``
   (tokens), ``max_points`` (cache checkpoints per request), ``ttls`` (list of ``"5m"``/``"1h"``), ``family``
-  (``"claude"``/``"nova"``), ``cachable`` (list of ``"system"``/``"messages"``/``"tools"``), and USD per 1M tokens
+  (``"claude"``/``"nova"``/``"openai"``), ``cachable`` (list of ``"system"``/``"messages"``/``"tools"``), and USD per 1M tokens
   ``input``, ``output``, ``cache_write_5m``, ``cache_write_1h``, ``cache_read``. A model that is not in the tables
   but has an entry is the user's own: no unknown-model warning, and its rules are the entry's, with defaults for
   what it leaves out (1,024-token minimum, 4 points, ``["5m"]``, the family's fields: Claude system, messages and
   tools; Nova system and messages; family Nova when the id names ``nova``, else Claude).
 
-Model ids match after ``promptcache._pricing.base_model_id`` (regional prefix, ARN and version suffix
-removed; Anthropic API ids such as ``claude-opus-4-6`` map to the Bedrock entry of the same model).
+from promptcache._pricing import ModelPrice, base_model_id, price_for
+
+from ._models import TTL_SECONDS, CacheRules, cache_rules, in_model_table, provider_rules
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ else:  # pragma: no cover - Python 3.10: TOML files need the tomli backport
 from promptcache._pricing import ModelPrice, base_model_id, price_for
 
 from ._input_guard import read_input
-from ._models import TTL_SECONDS, CacheRules, cache_rules, in_model_table
+from ._models import TTL_SECONDS, CacheRules, cache_rules, in_model_table, provider_rules
 from ._transcript import TranscriptError
 
 __all__ = ["ModelTable", "load_overrides", "OVERRIDE_FIELDS"]
@@ -51,8 +52,11 @@ _USER_MIN_TOKENS, _USER_MAX_POINTS = 1_024, 4
 MAX_MIN_TOKENS = 10_000_000
 """Largest ``min_tokens`` accepted: ten times the largest context window of the shipped tables (1M tokens); a
 checkpoint cannot have more tokens before it than a request holds."""
-_FAMILY_CACHABLE = {"claude": frozenset(_CACHABLE), "nova": frozenset({"system", "messages"})}
-_AWS_PRICES = "https://aws.amazon.com/bedrock/pricing/"
+_FAMILY_CACHABLE = {
+    "claude": frozenset(_CACHABLE),
+    "nova": frozenset({"system", "messages"}),
+    "openai": frozenset(_CACHABLE),
+}
 
 
 def load_overrides(path: str | Path) -> dict[str, dict[str, Any]]:
@@ -99,8 +103,8 @@ def _check_entry(where: str, entry: Any) -> None:
     cachable = entry.get("cachable")
     if cachable is not None and (not isinstance(cachable, list) or any(f not in _CACHABLE for f in cachable)):
         raise ValueError(f"{where}: cachable must be a list of {list(_CACHABLE)}, got {cachable!r}")
-    if entry.get("family") not in (None, "claude", "nova"):
-        raise ValueError(f"{where}: family must be 'claude' or 'nova', got {entry['family']!r}")
+    if entry.get("family") not in (None, "claude", "nova", "openai"):
+        raise ValueError(f"{where}: family must be 'claude', 'nova' or 'openai', got {entry['family']!r}")
     for key in _PRICE_FIELDS:
         value = entry.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
@@ -149,7 +153,10 @@ class ModelTable:
         rules = self._rules.get(model_id)
         if rules is None:
             entry = self._overrides.get(base_model_id(model_id), {})
-            rules = cache_rules(model_id) if not entry or in_model_table(model_id) else _user_rules(model_id, entry)
+            known = provider_rules(model_id)
+            if known is None:
+                known = cache_rules(model_id) if not entry or in_model_table(model_id) else _user_rules(model_id, entry)
+            rules = known
             changes: dict[str, Any] = {}
             if "min_tokens" in entry:
                 changes["min_tokens"] = entry["min_tokens"]
@@ -169,20 +176,22 @@ class ModelTable:
         return rules
 
     def price_source(self, model_id: str) -> str:
-        """Where the prices of ``model_id`` come from: the AWS pricing page, the user's file (``source``, else
-        "model overrides") when its entry sets them all or the model is not in the shipped prices, or both."""
+        """Where the prices of ``model_id`` come from: its provider's pricing page and the day it was read
+        (``promptcache._price_tables``), the user's file (``source``, else "model overrides") when its
+        entry sets them all or the model is not in the shipped prices, or both."""
         entry = self._overrides.get(base_model_id(model_id), {})
         given = [k for k in _PRICE_FIELDS if entry.get(k) is not None]
-        if not given:
-            return _AWS_PRICES
-        user = f"user file {self._source}" if self._source else "model overrides"
         try:
-            price_for(model_id)
+            shipped = price_for(model_id)
+            page = f"{shipped.source} (read {shipped.as_of})"
         except KeyError:
+            shipped, page = None, ""
+        if not given and shipped is not None:
+            return page
+        user = f"user file {self._source}" if self._source else "model overrides"
+        if shipped is None or len(given) == len(_PRICE_FIELDS):
             return user
-        if len(given) == len(_PRICE_FIELDS):
-            return user
-        return f"{user} ({', '.join(given)}); the rest {_AWS_PRICES}"
+        return f"{user} ({', '.join(given)}); the rest {page}"
 
     def price(self, model_id: str) -> ModelPrice:
         """The prices of ``model_id``. Raises ``KeyError`` (naming it) when neither the table nor an override has
@@ -197,14 +206,24 @@ class ModelTable:
                     raise
                 base = None
             family = entry.get("family") or (base.family if base else "claude")
-            price = ModelPrice(
-                float(entry.get("input", base.input if base else 0.0)),
-                float(entry.get("output", base.output if base else 0.0)),
-                float(entry.get("cache_write_5m", base.write_5m if base else 0.0)),
-                _opt(entry.get("cache_write_1h", base.write_1h if base else None)),
-                float(entry.get("cache_read", base.read if base else 0.0)),
-                family,
-            )
+            fields = {"input": "input", "output": "output", "cache_write_5m": "write_5m", "cache_read": "read"}
+            if base is not None and not any(k in entry for k in (*_PRICE_FIELDS, "family")):
+                price = base
+            elif base is not None:  # a partial override: the named fields change, the tier is dropped
+                changes: dict[str, Any] = {f: float(entry[k]) for k, f in fields.items() if k in entry}
+                if "cache_write_1h" in entry:
+                    changes["write_1h"] = _opt(entry["cache_write_1h"])
+                price = dataclasses.replace(base, family=family, long=None, long_above=None, **changes)
+            else:
+                price = ModelPrice(
+                    float(entry["input"]),
+                    float(entry["output"]),
+                    float(entry["cache_write_5m"]),
+                    _opt(entry.get("cache_write_1h")),
+                    float(entry["cache_read"]),
+                    family,
+                    "user",
+                )
             self._prices[model_id] = price
         return price
 
