@@ -32,8 +32,8 @@ import orjson
 
 from ._bedrock_logs import is_invocation_log, read_invocation_log
 from ._claude_code import is_claude_code_log, is_session_folder, read_claude_code, read_session_folder
-from ._input_guard import read_input
 from ._formats import detect_document, detect_jsonl, no_format_hint, read_with
+from ._input_guard import read_input
 from ._jsonpos import line_at, line_of
 from ._messages import BadRecord, _short, is_message_like, normalise_message, parse_timestamp
 from ._transcript import Block, Conversation, Message, TranscriptError
