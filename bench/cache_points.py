@@ -1,96 +1,232 @@
-"""Benchmark: cache-point placement time and token-counting time, 10 to 1,000 messages.
+"""Benchmark: cache-point placement per request against langchain-aws' own placement, side by side in one run.
 
-Placement is timed with injected token counts (a dict lookup), on the growing-conversation path: the previous
-placements come from the same conversation two messages shorter, as the wrapper would have stored them. Token
-counting (tiktoken cl100k_base, offline) is reported separately: cold (memo cleared, every message encoded) and
-warm (the per-text memo hit, as on a conversation's later turns).
+Both place points on the same final Converse request, through the hook langchain-aws calls once the request is
+built (``_apply_cache_points(cache_control, system, bedrock_messages, params)``):
 
-    python bench/cache_points.py            # table for 10..1000 messages
-    python bench/cache_points.py --repeat 50
+- ours: ``CachePointChatBedrockConverse`` (the default ``anchored-tail`` strategy, the default token counter,
+  the in-memory placement store) on a growing conversation -- the stored placements are those of the same
+  conversation two messages shorter, as the previous request left them;
+- langchain-aws: ``ChatBedrockConverse._apply_cache_points`` with ``cache_control={"ttl": "5m"}`` (system + last
+  message + tools + the end-of-history point).
+
+The request: a system prompt of ~1,500 tokens, 10 tool specs, and ``n`` messages of an agent loop (user text, then
+assistant text + ``toolUse`` / user ``toolResult`` pairs, every text distinct). Each timed call gets fresh lists
+(both placements modify them; copying is outside the timing). "warm": the texts were counted by an earlier request
+(a conversation's later turns); "cold": the token memo cleared first (every text encoded).
+
+Each round times both variants in a shuffled order (the fastest of ``--repeat`` calls each: the least disturbed by
+other load on the machine) and takes their ratio; the
+table gives the median and range of the ratios over ``--rounds`` rounds, and the per-message cost above the
+fixed cost, (t(n) - t(smallest n)) / (n - smallest n). The garbage collector is off during each timed call (as
+``timeit`` does), for both variants: with it on, a collection of the whole request triggered by either call's
+allocations lands on a random call and swamps the comparison.
+
+    python bench/cache_points.py                     # sizes 200, 1000, 10000; 7 rounds
+    python bench/cache_points.py --sizes 200 --rounds 5 --repeat 200
+    python bench/cache_points.py --long-text         # long texts: the length estimate against a full encode
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import statistics
 import time
+from typing import Any
 
-from promptcache.cache_points import CacheStrategyConfig, MultiPointStrategy, default_count_tokens, get_model_info
-from promptcache.cache_points._tokens import count_text_tokens
+import boto3
+from langchain_aws import ChatBedrockConverse
 
+from promptcache.cache_points._tokens import clear_token_memo, count_text_tokens, default_count_tokens
+from promptcache.integrations.bedrock import CachePointChatBedrockConverse, conversation_id
+
+MODEL = "us.anthropic.claude-sonnet-4-20250514-v1:0"
 WORDS = (
     "model cache token prompt bedrock request message system layer network gradient training data "
-    "vector search answer question example context window latency cost"
+    "vector search answer question example context window latency cost flight booking refund"
 ).split()
 
 
-def conversation(n: int, seed: int = 7) -> list[dict]:
+def _text(rng: random.Random, i: int, lo: int, hi: int) -> str:
+    return f"m{i} " + " ".join(rng.choices(WORDS, k=rng.randint(lo, hi)))
+
+
+def request(n: int, seed: int = 7) -> tuple[list[Any], list[dict[str, Any]], list[Any]]:
+    """(system, messages, tools) of an ``n``-message agent conversation ending on a user message."""
     rng = random.Random(seed)
-    out = []
-    for i in range(n):
-        user = (n - 1 - i) % 2 == 0  # alternate roles, ending on a user message (the new question)
-        length = rng.randint(10, 120) if user else rng.randint(40, 400)
-        text = f"m{i} " + " ".join(rng.choice(WORDS) for _ in range(length))
-        out.append({"role": "user" if user else "assistant", "content": text})
-    return out
+    system = [{"text": "You are a careful airline support agent. " + _text(rng, -1, 1_100, 1_100)}]
+    tools = [
+        {
+            "toolSpec": {
+                "name": f"tool_{k}",
+                "description": _text(rng, -2 - k, 20, 40),
+                "inputSchema": {"json": {"type": "object", "properties": {"q": {"type": "string"}}}},
+            }
+        }
+        for k in range(10)
+    ]
+    messages: list[dict[str, Any]] = [{"role": "user", "content": [{"text": _text(rng, 0, 10, 120)}]}]
+    for i in range(1, n):
+        if i % 2:
+            use = {"toolUse": {"toolUseId": f"t{i}", "name": "tool_1", "input": {"q": _text(rng, i, 2, 6)}}}
+            messages.append({"role": "assistant", "content": [{"text": _text(rng, i, 10, 60)}, use]})
+        else:
+            result = {"toolResult": {"toolUseId": f"t{i - 1}", "content": [{"text": _text(rng, i, 20, 200)}]}}
+            messages.append({"role": "user", "content": [result]})
+    return system, messages, tools
 
 
-def percentile(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
-
-
-def bench(n: int, repeat: int) -> dict[str, float]:
-    info = get_model_info("anthropic.claude-sonnet-4-20250514-v1:0")
-    messages = conversation(n)
-    counts = {id(m): default_count_tokens(m) for m in messages}
-    inject = lambda m: counts.get(id(m), 1_200)  # noqa: E731 - the system prompt counts 1,200
-    system = "You are a helpful assistant. " * 300
-    previous = (
-        MultiPointStrategy(CacheStrategyConfig(info, system, messages[:-2] or messages, count_tokens=inject))
-        .determine_optimal_cache_points()
-        .placements
+def fresh(system: list[Any], messages: list[dict[str, Any]], tools: list[Any]) -> tuple[Any, Any, Any]:
+    """New lists (blocks shared), as langchain-aws builds them for every call."""
+    return (
+        list(system),
+        [{"role": m["role"], "content": list(m["content"])} for m in messages],
+        {"toolConfig": {"tools": list(tools)}},
     )
-    placement = []
-    for _ in range(repeat):
-        start = time.perf_counter_ns()
-        MultiPointStrategy(
-            CacheStrategyConfig(info, system, messages, previous_placements=previous, count_tokens=inject)
-        ).determine_optimal_cache_points()
-        placement.append((time.perf_counter_ns() - start) / 1e6)
-    cold, warm = [], []
-    for _ in range(max(3, repeat // 10)):
-        count_text_tokens.cache_clear()
-        start = time.perf_counter_ns()
-        for m in messages:
-            default_count_tokens(m)
-        cold.append((time.perf_counter_ns() - start) / 1e6)
-        start = time.perf_counter_ns()
-        for m in messages:
-            default_count_tokens(m)
-        warm.append((time.perf_counter_ns() - start) / 1e6)
-    return {
-        "n": n,
-        "tokens": sum(counts.values()),
-        "p50": statistics.median(placement),
-        "p95": percentile(placement, 0.95),
-        "cold": statistics.median(cold),
-        "warm": statistics.median(warm),
-    }
+
+
+def _client() -> Any:
+    return boto3.client("bedrock-runtime", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x")
+
+
+class Variants:
+    """Both placements for one request size, ready to time."""
+
+    def __init__(self, n: int) -> None:
+        client = _client()
+        self.ours = CachePointChatBedrockConverse(model=MODEL, client=client, region_name="us-east-1")
+        self.theirs = ChatBedrockConverse(model=MODEL, client=client, region_name="us-east-1")
+        self.request = request(n)
+        system, messages, tools = self.request
+        # the previous request of the conversation: two messages shorter
+        s, m, p = fresh(system, messages[:-2], tools)
+        self.ours._apply_cache_points(None, s, m, p)
+        self.conv = conversation_id(system, messages)
+        self.model_key = self.ours.cache_model.model_id
+        self.previous = self.ours._store.load(self.conv, self.model_key)
+
+    def time_ours(self, repeat: int, cold: bool = False) -> float:
+        samples = []
+        for _ in range(repeat):
+            args = fresh(*self.request)
+            self.ours._store.save(self.conv, self.model_key, self.previous)
+            if cold:
+                clear_token_memo()
+            gc.disable()
+            start = time.perf_counter_ns()
+            self.ours._apply_cache_points(None, *args)
+            samples.append(time.perf_counter_ns() - start)
+            gc.enable()
+        return min(samples) / 1e6
+
+    def time_theirs(self, repeat: int) -> float:
+        samples = []
+        for _ in range(repeat):
+            args = fresh(*self.request)
+            gc.disable()
+            start = time.perf_counter_ns()
+            self.theirs._apply_cache_points({"ttl": "5m"}, *args)
+            samples.append(time.perf_counter_ns() - start)
+            gc.enable()
+        return min(samples) / 1e6
+
+
+def run(sizes: list[int], rounds: int, repeat: int) -> None:
+    variants = {n: Variants(n) for n in sizes}
+    for v in variants.values():  # warm: every text counted once, both code paths run once
+        v.time_ours(3)
+        v.time_theirs(3)
+    ours: dict[int, list[float]] = {n: [] for n in sizes}
+    theirs: dict[int, list[float]] = {n: [] for n in sizes}
+    rng = random.Random(1)
+    for _ in range(rounds):
+        jobs = [(n, which) for n in sizes for which in ("ours", "theirs")]
+        rng.shuffle(jobs)
+        for n, which in jobs:
+            reps = max(5, repeat * sizes[0] // n)
+            if which == "ours":
+                ours[n].append(variants[n].time_ours(reps))
+            else:
+                theirs[n].append(variants[n].time_theirs(reps))
+    cold = {n: variants[n].time_ours(3, cold=True) for n in sizes}
+    base = sizes[0]
+    print(
+        "| messages | ours warm (ms) | langchain-aws (ms) | ratio median (range) | ours per message above fixed (us) "
+        "| ours cold (ms) |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|")
+    for n in sizes:
+        ratios = sorted(o / t for o, t in zip(ours[n], theirs[n]))
+        o, t = statistics.median(ours[n]), statistics.median(theirs[n])
+        slope = "" if n == base else f"{(o - statistics.median(ours[base])) * 1e3 / (n - base):.2f}"
+        print(
+            f"| {n:,} | {o:.3f} | {t:.3f} | {statistics.median(ratios):.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f}) "
+            f"| {slope} | {cold[n]:.1f} |"
+        )
+
+
+def long_text() -> None:
+    """Long texts: the estimate (above ``LONG_TEXT_CHARS``) against encoding the whole text, time and tokens."""
+    from promptcache.cache_points._tokens import LONG_TEXT_CHARS, _encode_count
+
+    rng = random.Random(3)
+    print(f"LONG_TEXT_CHARS = {LONG_TEXT_CHARS:,}")
+    print("| text | chars | estimate (tokens) | estimate (ms) | full encode (tokens) | full encode (ms) | error |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    cases = [
+        ("letters, no whitespace", "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=2_000_000))),
+        (
+            "base64-like, no whitespace",
+            "".join(rng.choices("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/", k=2_000_000)),
+        ),
+        ("prose", " ".join(rng.choices(WORDS, k=330_000))[:2_000_000]),
+        ("prose", " ".join(rng.choices(WORDS, k=3_300))[:20_000]),
+    ]
+    for label, text in cases:
+        clear_token_memo()
+        start = time.perf_counter()
+        estimate = count_text_tokens(text)
+        t_est = (time.perf_counter() - start) * 1e3
+        start = time.perf_counter()
+        exact = _encode_count(text)
+        t_exact = (time.perf_counter() - start) * 1e3
+        print(
+            f"| {label} | {len(text):,} | {estimate:,} | {t_est:.1f} | {exact:,} | {t_exact:.0f} | "
+            f"{(estimate - exact) / exact:+.1%} |"
+        )
+
+
+def exact_cost() -> None:
+    """Encoding time of texts without whitespace by length: where ``LONG_TEXT_CHARS`` sits."""
+    from promptcache.cache_points._tokens import _encode_count
+
+    rng = random.Random(5)
+    print("| chars (letters, no whitespace) | encode (ms) |")
+    print("|---:|---:|")
+    for size in (1_024, 4_096, 8_192, 16_384, 65_536):
+        text = "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=size))
+        samples = []
+        for _ in range(5):
+            start = time.perf_counter()
+            _encode_count(text)
+            samples.append((time.perf_counter() - start) * 1e3)
+        print(f"| {size:,} | {min(samples):.2f} |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=200, help="placement runs per size (default 200)")
-    parser.add_argument("--sizes", default="10,50,100,200,500,1000")
+    parser.add_argument("--sizes", default="200,1000,10000")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=100, help="calls per variant per round at the smallest size")
+    parser.add_argument("--long-text", action="store_true")
     args = parser.parse_args()
     default_count_tokens({"role": "user", "content": "warm up the encoding"})
-    print("| messages | tokens | placement p50 (ms) | placement p95 (ms) | counting cold (ms) | counting warm (ms) |")
-    print("|---:|---:|---:|---:|---:|---:|")
-    for n in (int(s) for s in args.sizes.split(",")):
-        r = bench(n, args.repeat)
-        print(f"| {r['n']} | {r['tokens']:,} | {r['p50']:.3f} | {r['p95']:.3f} | {r['cold']:.2f} | {r['warm']:.3f} |")
+    if args.long_text:
+        exact_cost()
+        long_text()
+        return
+    run([int(s) for s in args.sizes.split(",")], args.rounds, args.repeat)
 
 
 if __name__ == "__main__":

@@ -198,6 +198,12 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         yield from count_stream_usage(self._metrics, super()._stream(*args, **kwargs), *self._cache_usage_args())
 
     @property
+    def caches_prompts(self) -> bool:
+        """Hook for typed memory (``TypedMemoryMiddleware(prompt_caching=...)``): True when this model places
+        cache points, so the memory load decision counts the cache writes a changed memory block causes."""
+        return self.cache_points
+
+    @property
     def cache_model(self) -> ModelInfo:
         """The :class:`ModelInfo` in use."""
         return self._info
@@ -326,6 +332,10 @@ class BedrockCachePoints(Processor):
         self._wrapped_lock = threading.Lock()
         self._warning = ThrottledWarning(logger, interval_s=3600)
         self.metrics = PluginMetrics("cache_points")
+
+    caches_prompts = True
+    """Hook for typed memory (``TypedMemoryMiddleware(prompt_caching=<this processor>)``): the requests this
+    processor handles are prompt-cached, so the memory load decision counts cache writes."""
 
     def stats(self, reset: bool = False) -> PluginStats:
         """The counts of every model this processor wrapped (as :meth:`CachePointChatBedrockConverse.stats`)."""

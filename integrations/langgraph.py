@@ -87,6 +87,10 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
         allow_scope_override: let a per-call ``scope`` or ``configurable["user_id"]`` differ from the
             authenticated ``configurable["langgraph_auth_user_id"]`` (default False: such a turn raises
             ``PermissionError`` before any read); only for deployments whose configs come from trusted code.
+        prompt_caching: True when the model the graph calls caches the prompt (e.g. a
+            ``CachePointChatBedrockConverse``; its ``caches_prompts`` attribute): project state is then kept or
+            skipped per conversation (:mod:`promptcache.memory._cache_cost`). Put ``memory_prompt`` in its own
+            system block after the system prompt (:func:`with_memory_prompt`).
 
     Raises:
         TypeError: ``memory`` of another type; ``load_references`` or ``allow_scope_override`` not a bool;
@@ -107,8 +111,10 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
         messages_key: str = "messages",
         scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
         allow_scope_override: bool = False,
+        prompt_caching: bool = False,
     ) -> None:
         check_fixed_scope(scope)
+        self.prompt_caching = bool(prompt_caching)
         memory = TypedMemoryStore.coerce(memory)
         self.memory = memory
         self.classifier = classifier
@@ -127,7 +133,11 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
 
     def _make_loader(self, memory: TypedMemoryStore) -> MemoryLoader:
         return MemoryLoader(
-            memory, self.classifier, load_references=self.load_references, messages_key=self.messages_key
+            memory,
+            self.classifier,
+            load_references=self.load_references,
+            messages_key=self.messages_key,
+            prompt_caching=self.prompt_caching,
         )
 
     def _loader_for(self) -> MemoryLoader:

@@ -5,8 +5,8 @@
   :class:`CacheStrategyConfig` is its input, :class:`CacheResult` / :class:`CachePointPlacement` its output.
 - :func:`get_model_info` resolves Bedrock model ids, cross-region profiles and ARNs to a :class:`ModelInfo`.
 - :func:`default_count_tokens` counts a message's tokens (tiktoken ``cl100k_base``, offline).
-- :func:`place_cache_points` places points on a whole Converse request; :func:`check_manual_layout` refuses a
-  caller's own points that Bedrock would reject (more than 4, a ``1h`` point after a ``5m`` one).
+- ``place_cache_points`` places points on a whole Converse request and refuses a caller's own points that break a
+  rule of Bedrock's placement table (``_rules.PLACEMENT_RULES``: one per model family, each with its source).
 
 The request-time wrapper lives in :mod:`promptcache.integrations.bedrock`.
 """

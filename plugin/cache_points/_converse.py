@@ -1,24 +1,24 @@
 """Placing cache points on a whole Converse request (tools, system, messages), following Bedrock's rules.
 
 Pure: takes the request's ``system`` blocks, ``messages`` and ``toolConfig.tools`` and returns copies with points
-added. The rules (each one a documented Bedrock ``ValidationException`` or a silently wasted point):
+added. The rules are those of :data:`promptcache.cache_points._rules.PLACEMENT_RULES` (one table per model family,
+each rule with its source); here they mean:
 
+- the request is walked once (``scan_request``): shapes checked, a caller's ``cachePoint`` inside a
+  ``toolResult``'s content moved right after the ``toolResult`` (where Bedrock takes it, as langchain-aws does for
+  a ``ToolMessage``), every caller's point checked against the table, and the default counter's counts taken;
 - at most ``min(model max, 4)`` points in the request, counting the caller's own (manual) points;
   a request that already holds 4 gets none; one with 3 gets at most 1;
 - a point is its own block, appended after a message's content (so never the first block, never inside a
-  ``toolResult``), only after user messages, never directly after a reasoning block;
+  ``toolResult``), never directly after a blocker of the model's family (reasoning; on Claude a non-PDF document;
+  on Nova a ``toolResult`` or an image; see ``CacheStrategy.point_allowed_after``) nor after a blank text block;
 - tools get a point only when ``tools`` is a cachable field (never on Nova) and the tool specs alone reach the
   minimum; the system gets one when it alone reaches the minimum and holds no manual point;
-- Nova: no point after a ``toolResult`` or an image (see ``CacheStrategy.is_placement_target``);
 - TTLs never increase along tools -> system -> messages: an added ``1h`` point after a manual ``5m`` one becomes
   ``5m``, and an added point before a manual ``1h`` one becomes ``1h`` (see
   :func:`promptcache.cache_points._manual_points.fit_added_ttls` for why raising beats dropping it);
-- a caller's ``cachePoint`` inside a ``toolResult``'s content is moved right after the ``toolResult`` (where
-  Bedrock takes it, as langchain-aws does for a ``ToolMessage``) and counted toward the 4; no point is placed after
-  an empty or whitespace-only text block;
-- a caller's layout that already breaks a rule (more than 4 points, a ``1h`` point after a ``5m`` one, a TTL other
-  than ``5m``/``1h``) is refused with a ``ValueError`` (:mod:`promptcache.cache_points._manual_points`): placement
-  only adds blocks, so it cannot repair the caller's own.
+- a caller's layout that already breaks a rule is refused with a ``ValueError`` naming the position and the rule:
+  placement only adds blocks, so it cannot repair the caller's own.
 """
 
 from __future__ import annotations
@@ -28,19 +28,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from promptcache.cache_points._manual_points import (
-    check_manual_layout,
+    check_points,
     count_manual_cache_points,
     fit_added_ttls,
     iter_cache_points,
 )
 from promptcache.cache_points._model_info import BEDROCK_MAX_CACHE_POINTS, ModelInfo
 from promptcache.cache_points._multi_point import MultiPointStrategy
+from promptcache.cache_points._request_scan import Point, scan_request
 from promptcache.cache_points._strategy import (
     CachePointPlacement,
     CacheStrategy,
     CacheStrategyConfig,
     cache_point_block,
-    hoist_tool_result_points,
     is_cache_point,
 )
 from promptcache.cache_points._tokens import count_text_tokens, default_count_tokens
@@ -121,9 +121,10 @@ def place_cache_points(
     """
     model_info.check_ttl(ttl)
     system, tools = _system_blocks(system), _tool_list(tools)
-    _check_messages(messages)
-    messages = hoist_tool_result_points(messages)  # copies where a toolResult holds a caller's point
-    manual = check_manual_layout(model_info, system, messages, tools)
+    # the one walk: shapes, hoisting, point positions, and (default counter) each message's tokens
+    scan = scan_request(model_info, system, messages, tools, count_tokens=count_tokens is None)
+    messages = scan.messages
+    manual = check_points(model_info, scan.points)
     budget = min(model_info.max_cache_points, BEDROCK_MAX_CACHE_POINTS) - manual
     new_tools = list(tools) if tools is not None else None
     if not model_info.supports_prompt_cache or budget <= 0 or not messages:
@@ -152,7 +153,7 @@ def place_cache_points(
     config = CacheStrategyConfig(
         model_info,
         None if system_has_manual else (list(system) or None),
-        list(messages),
+        messages,
         previous_placements=previous_placements,
         count_tokens=count_tokens,
         max_points=budget,
@@ -165,7 +166,7 @@ def place_cache_points(
         new_system, result.messages, new_tools, result.placements, result.system_cache_point, tools_point, manual
     )
     if manual:
-        fit_added_ttls(plan.system, plan.messages, plan.tools, _added_point_ids(plan, system, messages, tools), ttl)
+        fit_added_ttls(plan.system, plan.messages, plan.tools, _added_point_ids(plan, scan.points), ttl)
     return plan
 
 
@@ -174,17 +175,14 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _dict_list(value: Any, name: str, expected: str, item: str) -> list[Any]:
-    """``value`` as a list of dicts (not a str, bytes or a single dict).
+def _dict_list(value: Any, name: str, expected: str) -> list[Any]:
+    """``value`` as a list (not a str, bytes or a single dict); its entries are checked by ``scan_request``.
 
     Raises:
-        TypeError: naming ``name`` (e.g. ``tools``) or the first bad ``name[i]``, with what was ``expected``.
+        TypeError: naming ``name`` (e.g. ``tools``) with what was ``expected``.
     """
     if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Sequence):
         raise TypeError(f"{name} must be {expected}, got {type(value).__name__}: {_short(value)}")
-    for i, entry in enumerate(value):
-        if not isinstance(entry, Mapping):
-            raise TypeError(f"{name}[{i}] must be a dict ({item}), got {_short(entry)}")
     return list(value)
 
 
@@ -194,28 +192,20 @@ def _system_blocks(system: Any) -> list[Any]:
         return []
     if isinstance(system, str):
         return [{"text": system}] if system else []
-    return _dict_list(system, "system", "a list of Converse system blocks, a str or None", "a Converse system block")
+    return _dict_list(system, "system", "a list of Converse system blocks, a str or None")
 
 
 def _tool_list(tools: Any) -> list[Any] | None:
     """``tools`` as a list (``None`` stays ``None``)."""
     if tools is None:
         return None
-    return _dict_list(
-        tools, "tools", "a list of Converse tool entries (toolConfig['tools']) or None", "a Converse tool entry"
-    )
+    return _dict_list(tools, "tools", "a list of Converse tool entries (toolConfig['tools']) or None")
 
 
-def _check_messages(messages: Any) -> None:
-    _dict_list(messages, "messages", "a list of dicts", "with 'role' and 'content'")
-
-
-def _added_point_ids(
-    plan: ConversePlan, system: Sequence[Any], messages: Sequence[Mapping[str, Any]], tools: Sequence[Any] | None
-) -> set[int]:
-    """``id()`` of every cachePoint block in ``plan`` that is not one of the caller's (the inputs' blocks are shared
-    with the plan, not copied, so identity tells them apart)."""
-    before = {id(blocks[i]) for _, blocks, i in iter_cache_points(system, messages, tools)}
+def _added_point_ids(plan: ConversePlan, callers: Sequence[Point]) -> set[int]:
+    """``id()`` of every cachePoint block in ``plan`` that is not one of the ``callers`` points (the inputs' blocks
+    are shared with the plan, not copied, so identity tells them apart)."""
+    before = {id(blocks[i]) for _, blocks, i in callers}
     return {
         id(blocks[i])
         for _, blocks, i in iter_cache_points(plan.system, plan.messages, plan.tools)

@@ -1,24 +1,13 @@
 """The caller's own (manual) ``cachePoint`` blocks in a Converse request: counting them, refusing a layout Bedrock
 rejects, and fitting the TTL of every point placement adds around them.
 
-Bedrock's rules for the points of one request, in prefix order ``toolConfig.tools`` -> ``system`` -> ``messages``:
-
-- at most :data:`~promptcache.cache_points._model_info.BEDROCK_MAX_CACHE_POINTS` (4) points (Amazon Bedrock user guide,
-  "Prompt caching for faster model inference", https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html,
-  table "Supported models, regions, and limits": maximum cache checkpoints per request);
-- ``cachePoint.ttl`` is ``"5m"`` (the default when omitted) or ``"1h"`` (API reference, ``CachePointBlock``:
-  https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CachePointBlock.html), and ``"1h"`` only on
-  the models the user guide's TTL section lists (``ModelInfo.allowed_ttls``);
-- TTLs never increase along the prompt: a ``1h`` point may not follow a ``5m`` one (same user-guide page, 1-hour
-  TTL section; Anthropic "Prompt caching", "Mixing different TTLs": longer TTLs must come before shorter ones).
-  Each breach is a ``ValidationException``;
-- a point is never a message's first block, nor directly after a reasoning block; on Nova never in
-  ``toolConfig.tools`` (Nova caches system and messages only: ``ModelInfo.cachable_fields``) nor directly after a
-  ``toolResult`` or an image (:func:`~promptcache.cache_points._strategy.point_blocker`; docs/architecture.md "Bedrock cache
-  points").
+The rules are those of :data:`promptcache.cache_points._rules.PLACEMENT_RULES` (one table per model family, each
+rule with its source): ``scan_request`` checks the positions of the points while it walks the request, and
+:func:`check_points` the count and TTL rules over the points it found (prefix order ``toolConfig.tools`` ->
+``system`` -> ``messages``).
 
 Placement only adds blocks, so a caller's layout that already breaks a rule cannot be repaired without removing or
-changing the caller's blocks: :func:`check_manual_layout` refuses it with a ``ValueError`` before anything is sent.
+changing the caller's blocks: it is refused with a ``ValueError`` before anything is sent.
 """
 
 from __future__ import annotations
@@ -27,9 +16,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, cast
 
 from promptcache.cache_points._model_info import BEDROCK_MAX_CACHE_POINTS, TTLS, ModelInfo
-from promptcache.cache_points._strategy import cache_point_block, is_cache_point, point_blocker
+from promptcache.cache_points._request_scan import Point, scan_request
+from promptcache.cache_points._strategy import cache_point_block, is_cache_point
 
-__all__ = ["check_manual_layout", "count_manual_cache_points", "fit_added_ttls", "iter_cache_points"]
+__all__ = ["check_manual_layout", "check_points", "count_manual_cache_points", "fit_added_ttls", "iter_cache_points"]
 
 
 def iter_cache_points(
@@ -64,62 +54,57 @@ def _ttl_of(block: Mapping[str, Any]) -> Any:
     return "5m" if ttl is None else ttl
 
 
-def _check_positions(model_info: ModelInfo, points: list[tuple[str, Any, int]], tools: Sequence[Any] | None) -> None:
-    """Refuse a point where Bedrock rejects one (module docstring), naming its position and the reason."""
-    model = model_info.model_id or "this model"
-    for where, blocks, i in points:
-        why = None
-        if blocks is tools:
-            if model_info.supports_prompt_cache and "tools" not in model_info.cachable_fields:
-                why = (
-                    f"is in toolConfig.tools, which {model} cannot cache (it caches {list(model_info.cachable_fields)})"
-                )
-        elif where.startswith("messages"):
-            before = [b for b in blocks[:i] if not is_cache_point(b)]
-            if not before:
-                why = "is the message's first block (a cache point must follow the content it caches)"
-            elif (blocker := point_blocker(before[-1], model_info.is_nova)) is not None:
-                why = f"follows {blocker}, which {model} does not accept a cache point after"
-        if why is not None:
-            raise ValueError(f"cachePoint at {where} {why}; Bedrock rejects this request: move or remove the point")
-
-
 def check_manual_layout(
     model_info: ModelInfo, system: Sequence[Any], messages: Sequence[Mapping[str, Any]], tools: Sequence[Any] | None
 ) -> int:
-    """Validate the caller's own points against the rules in the module docstring; return how many there are.
+    """Validate the caller's own points against every rule of the placement table; return how many there are.
 
     Args:
         model_info: the model (its ``max_cache_points`` lowers the limit of 4 when it supports caching).
-        system: the request's system blocks, as given to :func:`promptcache.cache_points.place_cache_points`.
+        system: the request's system blocks (a list), as given to ``place_cache_points``.
         messages: the request's messages, likewise.
         tools: the request's tools (or ``None``), likewise.
 
     Raises:
-        ValueError: more points than allowed (the count, the limit and the positions are named); a ``ttl`` other
-            than ``"5m"``/``"1h"``, or one the model does not offer (``model_info.allowed_ttls``, as for the
-            configured TTL); a ``1h`` point after a ``5m`` one (both positions named); a point in a position
-            Bedrock rejects (a message's first block, after a reasoning block; on Nova in the tools or after a
-            ``toolResult``/image), its position and the reason named.
+        ValueError: a point in a position the table forbids (see ``scan_request``), or one of
+            :func:`check_points`' errors.
     """
-    points = list(iter_cache_points(system, messages, tools))
-    _check_positions(model_info, points, tools)
-    limit = BEDROCK_MAX_CACHE_POINTS
-    if model_info.supports_prompt_cache:
-        limit = min(limit, model_info.max_cache_points)
+    return check_points(model_info, scan_request(model_info, list(system), messages, list(tools or [])).points)
+
+
+def check_points(model_info: ModelInfo, points: Sequence[Point]) -> int:
+    """The count and TTL rules of the table over the request's points (prefix order, from ``scan_request``, which
+    checked their positions); return how many there are.
+
+    Raises:
+        ValueError: any point on a model without prompt caching; more points than allowed (the count, the limit
+            and the positions are named); a ``ttl`` other
+            than ``"5m"``/``"1h"``, or one the model does not offer (``model_info.allowed_ttls``, as for the
+            configured TTL); a ``1h`` point after a ``5m`` one (both positions named).
+    """
+    if not points:
+        return 0
+    if not model_info.supports_prompt_cache:
+        raise ValueError(
+            f"the request holds {len(points)} cachePoint block(s) ({', '.join(p[0] for p in points)}), but "
+            f"{model_info.model_id or 'this model'} offers no prompt caching on Bedrock (rule 'uncached-model'; "
+            f"source: {model_info.source}); remove them, or pass cache_model_info=get_model_info(model_id, "
+            f"supports_prompt_cache=True, max_cache_points=..., min_tokens_per_cache_point=...) if it does"
+        )
+    limit = min(BEDROCK_MAX_CACHE_POINTS, model_info.max_cache_points)
     if len(points) > limit:
         where = ", ".join(p[0] for p in points)
         raise ValueError(
             f"the request already holds {len(points)} cachePoint blocks ({where}); "
             f"{model_info.model_id or 'this model'} accepts at most {limit} per request (Bedrock "
-            f"prompt caching limit); remove {len(points) - limit} of them"
+            f"prompt caching limit, rule 'max-points'); remove {len(points) - limit} of them"
         )
     shortest: tuple[str, str] | None = None  # (where, ttl) of the earliest 5m point seen so far
     for where, blocks, i in points:
         ttl = _ttl_of(blocks[i])
         if ttl not in TTLS:
             raise ValueError(f"cachePoint ttl at {where} must be one of {list(TTLS)} (or omitted), got {ttl!r}")
-        if model_info.supports_prompt_cache and ttl not in model_info.allowed_ttls:
+        if ttl not in model_info.allowed_ttls:
             raise ValueError(
                 f"cachePoint ttl {ttl!r} at {where} is not allowed for model "
                 f"{model_info.model_id or '<custom>'!r}; allowed: {list(model_info.allowed_ttls)} "

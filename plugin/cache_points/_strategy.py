@@ -16,6 +16,8 @@ from typing import Any
 
 from promptcache._keys import stable_hash
 from promptcache.cache_points._model_info import BEDROCK_MAX_CACHE_POINTS, ModelInfo
+from promptcache.cache_points._request_scan import ScannedMessages, scan_messages
+from promptcache.cache_points._rules import family_of, point_blocker
 from promptcache.cache_points._tokens import default_count_tokens
 
 __all__ = [
@@ -27,27 +29,6 @@ __all__ = [
     "is_cache_point",
 ]
 
-_ROLES = ("user", "assistant")
-# Blocks a cache point may not directly follow: reasoning (Claude rejects it), and on Nova a tool result or image.
-_REASONING_KEYS = ("reasoningContent",)
-_REASONING_TYPES = ("thinking", "redacted_thinking", "reasoning")
-
-
-def point_blocker(block: Any, nova: bool) -> str | None:
-    """Why Bedrock rejects a cache point directly after ``block``, or ``None`` when it accepts one there: a
-    reasoning block (``reasoningContent``, or a LangChain ``thinking``/``reasoning`` block), and on Nova (``nova``)
-    a ``toolResult`` or an image. Each is a Bedrock ``ValidationException`` (docs/architecture.md "Bedrock cache points")."""
-    if not isinstance(block, Mapping):
-        return None
-    if any(k in block for k in _REASONING_KEYS) or block.get("type") in _REASONING_TYPES:
-        return "a reasoning block"
-    if nova:
-        if "toolResult" in block or block.get("type") == "tool_result":
-            return "a toolResult block"
-        if "image" in block or block.get("type") in ("image", "image_url"):
-            return "an image block"
-    return None
-
 
 def is_blank_text(block: Any) -> bool:
     """Whether ``block`` is a text block (``{"text": ...}`` or ``{"type": "text", "text": ...}``) whose text is
@@ -55,47 +36,6 @@ def is_blank_text(block: Any) -> bool:
     if not isinstance(block, Mapping) or not isinstance(block.get("text"), str):
         return False
     return set(block) <= {"text", "type"} and not block["text"].strip()
-
-
-def hoist_tool_result_points(messages: Sequence[Any]) -> list[Any]:
-    """``messages`` with every ``cachePoint`` found inside a ``toolResult``'s ``content`` moved to right after that
-    ``toolResult`` block, where Bedrock takes it (``ToolResultContentBlock`` holds no cache point; langchain-aws
-    moves a ``ToolMessage``'s points there too). Messages that need no move are the same objects; the others are
-    copies (the caller's messages are never modified), and the moved point blocks are the caller's own objects.
-    """
-    out = list(messages)
-    for m, message in enumerate(messages):
-        content = message.get("content") if isinstance(message, Mapping) else None
-        if not isinstance(content, list) or not any(_holds_inner_point(b) for b in content):
-            continue
-        blocks: list[Any] = []
-        for block in content:
-            if not _holds_inner_point(block):
-                blocks.append(block)
-                continue
-            inner = block["toolResult"]["content"]
-            kept = [b for b in inner if not is_cache_point(b)]
-            blocks.append({**block, "toolResult": {**block["toolResult"], "content": kept}})
-            blocks.extend(b for b in inner if is_cache_point(b))
-        out[m] = {**message, "content": blocks}
-    return out
-
-
-def _holds_inner_point(block: Any) -> bool:
-    if not isinstance(block, Mapping) or not isinstance(block.get("toolResult"), Mapping):
-        return False
-    inner = block["toolResult"].get("content")
-    return isinstance(inner, list) and any(is_cache_point(b) for b in inner)
-
-
-def count_message_points(system: Any, messages: Sequence[Any]) -> int:
-    """``cachePoint`` blocks already in a list-valued ``system`` and in list-valued message contents."""
-    total = sum(1 for b in system if is_cache_point(b)) if isinstance(system, list) else 0
-    for message in messages:
-        content = message.get("content") if isinstance(message, Mapping) else None
-        if isinstance(content, list):
-            total += sum(1 for b in content if is_cache_point(b))
-    return total
 
 
 def cache_point_block(ttl: str | None = None) -> dict[str, Any]:
@@ -108,7 +48,10 @@ def cache_point_block(ttl: str | None = None) -> dict[str, Any]:
 
 def is_cache_point(block: Any) -> bool:
     """True for a Converse ``{"cachePoint": {...}}`` block."""
-    return isinstance(block, Mapping) and isinstance(block.get("cachePoint"), Mapping)
+    if type(block) is not dict and not isinstance(block, Mapping):
+        return False
+    point = block.get("cachePoint")
+    return point is not None and (type(point) is dict or isinstance(point, Mapping))
 
 
 @dataclass(frozen=True)
@@ -169,8 +112,9 @@ class CacheResult:
     Attributes:
         system: the system prompt as Converse blocks (``[{"text": ...}]``), with a cache point appended when one
             was placed there; ``[]`` without a system prompt.
-        messages: a copy of the messages (string content turned into ``[{"text": ...}]``) with a cache point block
-            appended to each placed message. The input messages are never modified.
+        messages: the messages (a new list; string content turned into ``[{"text": ...}]``) with a cache point
+            block appended to each placed message; placed and string-content messages are copies, the others the
+            input's own objects. The input messages are never modified.
         placements: the message placements, in index order (store them and pass them back next turn).
         system_cache_point: whether a point follows the system prompt.
         system_tokens: the system prompt's token count. message_tokens: each message's count.
@@ -198,7 +142,8 @@ class CacheStrategyConfig:
         system_prompt: ``None``, a string, or a list of Converse system blocks.
         messages: ``[{"role": "user" | "assistant", "content": str | list[block]}, ...]`` (Converse or Anthropic
             blocks). A caller's ``cachePoint`` inside a ``toolResult``'s content is moved right after the
-            ``toolResult`` (:func:`hoist_tool_result_points`, on copies); the caller's points count toward the 4.
+            ``toolResult`` (``promptcache.cache_points._request_scan``, on copies); the caller's points count toward
+            the 4. Checked in one walk, on construction.
         use_prompt_cache: ``False`` returns the messages with no points.
         previous_placements: the placements returned for this conversation last time (``CachePointPlacement`` or
             dicts); stale ones are dropped or rebased, never applied blindly.
@@ -230,16 +175,8 @@ class CacheStrategyConfig:
     def __post_init__(self) -> None:
         if not isinstance(self.model_info, ModelInfo):
             raise TypeError(f"model_info must be a ModelInfo, got {type(self.model_info).__name__}")
-        if isinstance(self.messages, (str, bytes)) or not isinstance(self.messages, Sequence):
-            raise TypeError(f"messages must be a list of dicts, got {type(self.messages).__name__}")
-        for i, message in enumerate(self.messages):
-            if not isinstance(message, Mapping):
-                raise TypeError(f"messages[{i}] must be a dict with 'role' and 'content', got {message!r}")
-            if message.get("role") not in _ROLES:
-                raise ValueError(f"messages[{i}]['role'] must be 'user' or 'assistant', got {message.get('role')!r}")
-            content = message.get("content")
-            if isinstance(content, (bytes, Mapping)) or not isinstance(content, (str, Sequence)):
-                raise TypeError(f"messages[{i}]['content'] must be a str or a list of content blocks, got {content!r}")
+        if not isinstance(self.messages, ScannedMessages):  # place_cache_points' messages are checked already
+            self.messages = scan_messages(self.messages)
         if self.system_prompt is not None and not isinstance(self.system_prompt, (str, Sequence)):
             raise TypeError(f"system_prompt must be a str, a list of blocks or None, got {self.system_prompt!r}")
         self.previous_placements = [CachePointPlacement.from_value(p) for p in (self.previous_placements or [])]
@@ -252,7 +189,6 @@ class CacheStrategyConfig:
         if isinstance(self.prefix_tokens, bool) or not isinstance(self.prefix_tokens, int) or self.prefix_tokens < 0:
             raise ValueError(f"prefix_tokens must be an int >= 0, got {self.prefix_tokens!r}")
         self.model_info.check_ttl(self.ttl)
-        self.messages = hoist_tool_result_points(self.messages)
 
 
 class CacheStrategy(ABC):
@@ -268,10 +204,18 @@ class CacheStrategy(ABC):
         self.config = config
         self.model_info = config.model_info
         self._count = config.count_tokens or default_count_tokens
+        self._family = family_of(config.model_info)
         self.system_token_count = self._calculate_system_tokens()
-        self.message_tokens = [
-            self.checked_count(self._count(m), f"messages[{i}]") for i, m in enumerate(config.messages)
-        ]
+        counted: list[int] | None = getattr(config.messages, "tokens", None)  # counted in place_cache_points' walk
+        self.message_tokens: list[int]
+        if self._count is default_count_tokens and counted is not None and len(counted) == len(config.messages):
+            self.message_tokens = list(counted)
+        elif self._count is default_count_tokens:  # an int >= 0 by construction
+            self.message_tokens = [default_count_tokens(m) for m in config.messages]
+        else:
+            self.message_tokens = [
+                self.checked_count(self._count(m), f"messages[{i}]") for i, m in enumerate(config.messages)
+            ]
         self._prefix = [0, *itertools.accumulate(self.message_tokens)]
 
     @classmethod
@@ -324,7 +268,13 @@ class CacheStrategy(ABC):
         """Points available for system + messages: the model's maximum (never above 4) less the caller's own points
         already in the system prompt and messages, and at most ``max_points``."""
         limit = min(self.model_info.max_cache_points, BEDROCK_MAX_CACHE_POINTS)
-        limit -= count_message_points(self.config.system_prompt, self.config.messages)
+        system, messages = self.config.system_prompt, self.config.messages
+        if isinstance(system, list):
+            limit -= sum(1 for b in system if is_cache_point(b))
+        if isinstance(messages, ScannedMessages):
+            limit -= messages.message_points
+        else:  # replaced after construction
+            limit -= scan_messages(messages).message_points
         if self.config.max_points is not None:
             limit = min(limit, self.config.max_points)
         return max(limit, 0)
@@ -338,17 +288,17 @@ class CacheStrategy(ABC):
     def point_allowed_after(self, index: int) -> bool:
         """Whether Bedrock accepts a point after message ``index`` (any role): its content is not empty (a point is
         never a message's first block), does not end in a blank text block (:func:`is_blank_text`) nor in a block
-        :func:`point_blocker` names (reasoning; on Nova a tool result or an image) -- each a Bedrock
-        ``ValidationException`` (docs/architecture.md "Bedrock cache points")."""
+        a rule of ``promptcache.cache_points._rules.PLACEMENT_RULES`` names for the model's family (reasoning; on
+        Claude a non-PDF document; on Nova a tool result or an image) -- each a Bedrock ``ValidationException``."""
         content = self.config.messages[index].get("content")
         if isinstance(content, str):
             return bool(content.strip())
         if not isinstance(content, Sequence):
             return False
-        blocks = [b for b in content if not is_cache_point(b)]
-        if not blocks:
-            return False
-        return not is_blank_text(blocks[-1]) and point_blocker(blocks[-1], self.model_info.is_nova) is None
+        for block in reversed(content):  # the last block that is not a cache point
+            if not is_cache_point(block):
+                return not is_blank_text(block) and point_blocker(block, self._family) is None
+        return False
 
     def fingerprint(self, index: int) -> str:
         """A short hash of message ``index`` (role + content without cache points)."""
@@ -378,17 +328,21 @@ class CacheStrategy(ABC):
         return blocks
 
     def apply_cache_points(self, placements: Sequence[CachePointPlacement]) -> list[dict[str, Any]]:
-        """A copy of the messages with a cache point block after each placed message's content."""
+        """The messages with a cache point block after each placed message's content: a new list, where a placed
+        message (and one whose content is a string, turned into ``[{"text": ...}]``) is a copy and every other
+        message is the input's own object (shared, not copied). The input messages are never modified."""
         placed = {p.index for p in placements}
-        out: list[dict[str, Any]] = []
-        for i, message in enumerate(self.config.messages):
-            copy = dict(message)
+        out: list[dict[str, Any]] = list(self.config.messages)  # type: ignore[arg-type]
+        for i, message in enumerate(out):
             content = message.get("content")
+            if type(content) is list and i not in placed:
+                continue
+            copy = dict(message)
             blocks = [{"text": content}] if isinstance(content, str) else list(content or [])
             if i in placed and not (blocks and is_cache_point(blocks[-1])):
                 blocks.append(self.create_cache_point())
             copy["content"] = blocks
-            out.append(copy)
+            out[i] = copy
         return out
 
     def format_result(self, system_point: bool, placements: Sequence[CachePointPlacement]) -> CacheResult:

@@ -21,7 +21,7 @@ Block estimates (Converse, Anthropic and LangChain shapes are all understood):
 
 from __future__ import annotations
 
-import functools
+import itertools
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -32,10 +32,15 @@ __all__ = [
     "BYTES_PER_TOKEN_ESTIMATE",
     "ENCODING_NAME",
     "IMAGE_TOKEN_ESTIMATE",
+    "LONG_TEXT_CHARS",
+    "MEMO_ENTRIES",
     "MESSAGE_OVERHEAD_TOKENS",
+    "block_tokens",
+    "clear_token_memo",
     "count_text_tokens",
     "default_count_tokens",
     "get_encoding",
+    "json_tokens",
 ]
 
 #: Tokens charged for one image block (Anthropic vision docs: tokens ~= width*height/750, ~1,600 at 1.15 MP).
@@ -77,21 +82,105 @@ def get_encoding() -> Any:
     return _encoding
 
 
-@functools.lru_cache(maxsize=8192)
+#: Texts longer than this (characters) are estimated from their length (see :func:`count_text_tokens`): BPE
+#: encoding is super-linear in the length of a run without whitespace, and this is about where counting the worst
+#: case (one such run) stops taking well under a few milliseconds (bench/README.md "## Cache points").
+LONG_TEXT_CHARS = 8_192
+#: Windows encoded to estimate a long text, and their length in characters.
+SAMPLE_WINDOWS = 8
+SAMPLE_CHARS = 512
+#: Texts the memo keeps (their counts, keyed by the text's hash and length; the texts themselves are not kept).
+MEMO_ENTRIES = 1 << 17
+
+_memo: dict[int, int] = {}
+
+
+def clear_token_memo() -> None:
+    """Forget every memoised count (benchmarks and tests start cold with it)."""
+    _memo.clear()
+
+
 def count_text_tokens(text: str) -> int:
-    """BPE tokens of ``text`` (memoised: a growing conversation re-counts the same texts every turn)."""
+    """BPE tokens of ``text`` (``cl100k_base``), memoised: a growing conversation re-counts the same texts every turn.
+
+    Texts up to :data:`LONG_TEXT_CHARS` characters are encoded. Longer ones are estimated from their length: the
+    tokens per character of :data:`SAMPLE_WINDOWS` windows of :data:`SAMPLE_CHARS` characters spread over the text
+    (each trimmed to whitespace where it holds some, so no word is cut), times the length -- a constant cost
+    instead of one that grows faster than the length on runs without whitespace (a 2 MB one took over a second).
+
+    The memo holds up to :data:`MEMO_ENTRIES` counts keyed by ``(hash(text), len(text))``, dropping the oldest half
+    when full (so a long history never thrashes it); it keeps no text alive. Two texts of the same length whose
+    64-bit hashes collide would share a count -- an estimate off for one text, never a request Bedrock refuses.
+    """
     if not text:
         return 0
+    size = len(text)
+    key = hash(text)
+    known = _memo.get(key)
+    if known is not None and known >> 32 == size:
+        return known & 0xFFFFFFFF
+    count = _encode_count(text) if size <= LONG_TEXT_CHARS else _estimate(text)
+    if len(_memo) >= MEMO_ENTRIES:
+        _evict()
+    _memo[key] = (size << 32) | min(count, 0xFFFFFFFF)
+    return count
+
+
+def _encode_count(text: str) -> int:
     return len(get_encoding().encode(text, disallowed_special=()))
 
 
-def _json_tokens(value: Any) -> int:
+def _estimate(text: str) -> int:
+    """Tokens of a long ``text`` from the tokens per character of evenly spread windows (see
+    :func:`count_text_tokens`)."""
+    size = len(text)
+    step = (size - SAMPLE_CHARS) // (SAMPLE_WINDOWS - 1)
+    chars = tokens = 0
+    for k in range(SAMPLE_WINDOWS):
+        window = text[k * step : k * step + SAMPLE_CHARS]
+        first, last = _first_space(window), _last_space(window)
+        if first is not None and last is not None and last > first:
+            window = window[first:last]
+        chars += len(window)
+        tokens += _encode_count(window)
+    return max(1, round(tokens * size / chars)) if chars else 0
+
+
+def _first_space(window: str) -> int | None:
+    for i, ch in enumerate(window):
+        if ch.isspace():
+            return i
+    return None
+
+
+def _last_space(window: str) -> int | None:
+    for i in range(len(window) - 1, -1, -1):
+        if window[i].isspace():
+            return i
+    return None
+
+
+def _evict() -> None:
+    """Drop the oldest half of the memo (dicts keep insertion order)."""
+    with _lock:
+        try:
+            for key in list(itertools.islice(_memo, len(_memo) // 2)):
+                _memo.pop(key, None)
+        except RuntimeError:  # another thread inserted meanwhile: start afresh
+            _memo.clear()
+
+
+def json_tokens(value: Any) -> int:
     """Tokens of ``value``'s JSON; binary values inside count :data:`BYTES_PER_TOKEN_ESTIMATE` bytes per token
     (never their repr, which is slow and several times larger)."""
     if value is None or value == {} or value == "":
         return 0
     if isinstance(value, str):
         return count_text_tokens(value)
+    try:  # the common case: plain JSON values, no binary inside
+        return count_text_tokens(orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode())
+    except TypeError:
+        pass
     binary = 0
 
     def default(obj: Any) -> Any:
@@ -127,10 +216,11 @@ def _guard_tokens(guard: Any) -> int:
             return count_text_tokens(str(text.get("text", "")))
         if isinstance(text, str):
             return count_text_tokens(text)
-    return _json_tokens(guard)
+    return json_tokens(guard)
 
 
-def _block_tokens(block: Any) -> int:
+def block_tokens(block: Any) -> int:
+    """Estimated tokens of one content block (the rules of the module docstring)."""
     if isinstance(block, str):
         return count_text_tokens(block)
     if not isinstance(block, Mapping):
@@ -143,11 +233,11 @@ def _block_tokens(block: Any) -> int:
         return count_text_tokens(str(block["text"]))
     if "toolUse" in block:
         use = block["toolUse"] or {}
-        return count_text_tokens(str(use.get("name", ""))) + _json_tokens(use.get("input"))
+        return count_text_tokens(str(use.get("name", ""))) + json_tokens(use.get("input"))
     if "toolResult" in block:
-        return sum(_block_tokens(b) for b in (block["toolResult"] or {}).get("content") or [])
+        return sum(block_tokens(b) for b in (block["toolResult"] or {}).get("content") or [])
     if "json" in block and kind is None:
-        return _json_tokens(block["json"])
+        return json_tokens(block["json"])
     if "reasoningContent" in block:
         reasoning = block["reasoningContent"] or {}
         return count_text_tokens(str((reasoning.get("reasoningText") or {}).get("text", "")))
@@ -163,12 +253,12 @@ def _block_tokens(block: Any) -> int:
         return _guard_tokens(block["guardContent"])
     # --- Anthropic / LangChain shapes -----------------------------------------------------------------------
     if kind in ("tool_use", "tool_call"):
-        return count_text_tokens(str(block.get("name", ""))) + _json_tokens(block.get("input", block.get("args")))
+        return count_text_tokens(str(block.get("name", ""))) + json_tokens(block.get("input", block.get("args")))
     if kind == "tool_result":
         content = block.get("content")
         if isinstance(content, list):
-            return sum(_block_tokens(b) for b in content)
-        return _json_tokens(content)
+            return sum(block_tokens(b) for b in content)
+        return json_tokens(content)
     if kind in ("thinking", "reasoning"):
         return count_text_tokens(str(block.get("thinking", block.get("reasoning", ""))))
     if kind in ("document", "file"):
@@ -176,7 +266,28 @@ def _block_tokens(block: Any) -> int:
         if isinstance(source, Mapping) and isinstance(source.get("data"), str) and source.get("type") == "text":
             return count_text_tokens(source["data"])
         return _bytes_len(source) // BYTES_PER_TOKEN_ESTIMATE or IMAGE_TOKEN_ESTIMATE
-    return _json_tokens({k: v for k, v in block.items() if k != "type"})
+    return json_tokens({k: v for k, v in block.items() if k != "type"})
+
+
+def _list_tokens(content: list[Any]) -> int:
+    """``sum(block_tokens(b) for b in content)``, with the common Converse blocks (text, a tool result, a cache
+    point; plain dicts) counted inline: the same values, without a call per block."""
+    total = 0
+    for block in content:
+        if type(block) is dict:
+            if "cachePoint" in block:
+                continue
+            if "type" not in block:
+                if "text" in block:
+                    text = block["text"]
+                    total += count_text_tokens(text if type(text) is str else str(text))
+                    continue
+                if "toolUse" not in block and "toolResult" in block:
+                    inner = (block["toolResult"] or {}).get("content") or []
+                    total += _list_tokens(inner) if type(inner) is list else sum(block_tokens(b) for b in inner)
+                    continue
+        total += block_tokens(block)
+    return total
 
 
 def default_count_tokens(message: Any) -> int:
@@ -190,23 +301,25 @@ def default_count_tokens(message: Any) -> int:
     Returns:
         Tokens (an int >= 0), including :data:`MESSAGE_OVERHEAD_TOKENS`.
     """
-    if isinstance(message, Mapping):
+    if type(message) is dict or isinstance(message, Mapping):
         content = message.get("content")
         tool_calls = message.get("tool_calls") or []
     else:
         content = getattr(message, "content", message)
         tool_calls = getattr(message, "tool_calls", None) or []
     total = MESSAGE_OVERHEAD_TOKENS
-    if isinstance(content, str):
+    if type(content) is list:
+        total += _list_tokens(content)
+    elif isinstance(content, str):
         total += count_text_tokens(content)
     elif isinstance(content, list):
-        total += sum(_block_tokens(b) for b in content)
+        total += _list_tokens(content)
     elif content is not None:
-        total += _block_tokens(content)
+        total += block_tokens(content)
     for call in tool_calls:
         if isinstance(call, Mapping):
             fn = call.get("function") or call
-            total += count_text_tokens(str(fn.get("name", ""))) + _json_tokens(fn.get("args", fn.get("arguments")))
+            total += count_text_tokens(str(fn.get("name", ""))) + json_tokens(fn.get("args", fn.get("arguments")))
     return total
 
 

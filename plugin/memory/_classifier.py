@@ -1,30 +1,28 @@
 """Does this turn need the user's project state? The load decision of typed memory, from the conversation.
 
-Project-state lookups are skipped for purely general-knowledge ("conceptual") questions ("What is the difference
-between supervised and reinforcement learning?"): no ETA or task progress is needed to answer them. A wrong
-"conceptual" costs a wrong answer (project state the answer needed is not loaded); a wrong "not conceptual" only
-costs tokens. So the default calls a question conceptual only when it is *clearly* general knowledge:
+Project-state lookups are skipped for general-knowledge ("conceptual") questions ("is 97 prime?", "What is the
+difference between supervised and reinforcement learning?"): no ETA or task progress is needed to answer them. A
+wrong "conceptual" costs a wrong answer (project state the answer needed is not loaded); a wrong "not conceptual"
+only costs tokens. The default (:func:`is_conceptual_question`) decides each user turn, oldest first, with three
+rules and a trained model:
 
-1. it shows no sign of someone's current work (:func:`work_signals`): first person outside a generic how-to;
-   a definite or possessive reference to a work object ("the hotfix", "the Acme deal", "your order"), to one
-   particular instance ("the new pricing", "the current plan") or to a team/organisation ("the team", "the retro", "legal", "the night shift"); a state attribute after a determiner
-   ("the status", "the deadline", "the next steps"); a work object with a word for its state ("tickets still
-   open"); a time anchor (today, this week, last night's, on Friday, in March, Q2); status phrasing ("status of",
-   "how is ... going", "where do things stand"); an identifier (``#42``, ``ABC-123``, "order 42"); a work noun
-   as a bare subject ("Why is staging slow?", "How do refunds work?");
-2. and it does not continue an earlier turn (:func:`~promptcache.memory._general_knowledge.followup_signals`:
-   "And what is blocking it?", "What about the second one?", "Any news?") -- a follow-up inherits the decision of
-   the turn it follows, and a follow-up with no earlier turn loads. With the conversation: after a turn that
-   loaded, an open definite ("How does *the retry* work?") is read as pointing into it (a follow-up); a follow-up
-   of a general turn that brings in a new particular ("Does *the plant* use it?", "Is that how *prod* is set
-   up?") does not inherit, it loads;
-3. and it has a general-knowledge form (:func:`~promptcache.memory._general_knowledge.general_form`: definitional,
-   explanatory, generic advice, trivia). Anything else loads.
+1. a turn that names the user's code -- a file, path, function, class, identifier or service
+   (:func:`~promptcache.memory._code_names.code_names`) -- is work;
+2. a short command with a pronoun object ("fix it", "ship that", "rerun them": :func:`is_pronoun_command`) after
+   an earlier work turn refers back to the last work turn: work, whatever came between;
+3. a turn over :data:`MAX_QUESTION_CHARS` (a pasted document or log) or an empty one is work;
+4. a follow-up (:func:`is_followup`: it opens with "and" / "what about" / "also", or refers back with a pronoun:
+   "how did he die", "what causes it") inherits the decision of the turn it follows -- unless it turns to the
+   asker's own ("and ours?", "what about my team?": a first-person word), which is work;
+5. otherwise the naive Bayes model of :mod:`promptcache.memory._load_model` decides from the turn's words.
 
-:func:`is_conceptual_question` takes the earlier turns (``history``) to apply rule 2. :func:`make_classifier`
-accepts this default, any callable (``f(question)``, or ``f(question, history=...)`` to see the earlier turns), or
-a LangChain chat model (:class:`ChatModelClassifier`: asked a one-word question with the recent turns; sync and
-async).
+Rules 1, 2 and 4 are written from the conventions they name (how code is named; how English refers back), not
+fitted to data; the model was trained on the labelled files in ``tests/data/`` and measured on other, held-out
+files (bench/README.md, "## Memory load decision", ``python bench/memory_load_eval.py``).
+
+:func:`make_classifier` accepts this default, any callable (``f(question)``, or ``f(question, history=...)`` to
+see the earlier turns), or a LangChain chat model (:class:`ChatModelClassifier`: asked a one-word question with
+the recent turns; sync and async).
 """
 
 from __future__ import annotations
@@ -39,37 +37,23 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from promptcache._log import ThrottledWarning, get_logger
-from promptcache.memory._general_knowledge import (
-    alternation,
-    followup_signals,
-    general_form,
-    new_references,
-    normalise_question,
-    open_definites,
-)
-from promptcache.memory._vocabulary import (
-    INSTANCE_MODIFIERS,
-    MONTHS,
-    ORG_NOUNS,
-    REQUEST_FRAMES,
-    STATE_ATTRIBUTES,
-    STATE_WORDS,
-    TIME_ANCHORS,
-    WEEKDAYS,
-)
-from promptcache.memory._vocabulary import WORK_NOUNS as _WORK_NOUN_LIST
+from promptcache.memory._code_names import code_names
+from promptcache.memory._load_model import load_model
 
 __all__ = [
     "ChatModelClassifier",
     "ConceptualClassifier",
+    "HISTORY_TURNS",
     "MAX_QUESTION_CHARS",
     "Turn",
     "as_turns",
     "content_text",
+    "decide_turns",
     "is_conceptual_question",
+    "is_followup",
+    "is_pronoun_command",
     "make_classifier",
     "takes_history",
-    "work_signals",
 ]
 
 ConceptualClassifier = Callable[..., bool]
@@ -79,141 +63,61 @@ Turn = tuple[str, str]
 """One earlier turn of the conversation: ``(role, text)``, role ``"user"`` or ``"assistant"``."""
 
 HISTORY_TURNS = 8
-"""How many earlier user turns the default rules walk to decide what a follow-up inherits (a chain of follow-ups
-longer than this loads; the choice errs toward loading)."""
-
-_WORK_NOUNS = alternation(_WORK_NOUN_LIST)
-_GENERIC_I = re.compile(
-    r"\b(?:how|when|why|where|what)\s+(?:do|can|should|would|could|might)\s+i\b|"
-    r"\b(?:should|can|could|would|may|might)\s+i\b|\bwhat if i\b|\bif i\b|\blike i'm\s+(?:five|5|a child)\b|"
-    r"\b(?:tell|show|give|help|teach)\s+me\b|"
-    rf"\b(?:{alternation(REQUEST_FRAMES)})\b",
-    re.I,
-)
-_ONGOING = re.compile(
-    r"^(?:how|why)(?: is| are|'s| isn't| aren't) (?:[\w'-]+ ){1,4}?[\w-]+ing\b|"
-    r"^(?:what|who|which)(?: is| are|'s) (?:[\w'-]+ ){1,3}?[\w-]+ing (?:on|about|for|with|to|at|from|into)\s*[?.!]*$",
-    re.I,
-)
-"""Present progressive ("How are sales tracking?", "Why are customers complaining?", "What is Jane working on?": a
-what/who question with the preposition left at the end): an ongoing, particular situation; general-knowledge
-questions use the simple present ("Why is the sky blue?")."""
-_PLACE = re.compile(
-    r"\b(?:here|around here|at this company|in this company|at work|in the office)\b(?! is\b| are\b)", re.I
-)
-_INSTANCE = re.compile(rf"\bthe\s+(?:{alternation(INSTANCE_MODIFIERS)})\s+[\w-]+", re.I)
-_FIRST_PERSON = re.compile(r"\b(?:my|our|ours|mine|we|we're|we've|we'd|us|i'm|i've|i'd|i'll|me|myself)\b|\bi\b", re.I)
-_DEFINITE_WORK = re.compile(
-    rf"\b(?:the|this|that|these|those|your|which|today's|tomorrow's)\s+(?:[\w'-]+\s+){{0,2}}?(?:{_WORK_NOUNS})(?:s|es)?\b",
-    re.I,
-)
-_ORG = re.compile(
-    rf"\b(?:the|this|that|your|[\w-]+'s)\s+(?:[\w-]+\s+)?(?:{alternation(ORG_NOUNS)})\b|\bon[\s-]call\b|"
-    rf"^(?:what|when|how|did|has|have|is)\s+(?:did\s+|has\s+|have\s+|is\s+)?(?:legal|finance|hr|sales|marketing|support|"
-    r"engineering|management|leadership|ops)\s+(?:say|said|decide|decided|approve|approved|sign|signed|reply|replied|"
-    r"want|think|agree|agreed)\b",
-    re.I,
-)
-_STATE_ATTRIBUTE = re.compile(
-    rf"\b(?:the|this|that|your|[\w-]+'s)\s+(?:[\w-]+\s+)?(?:{alternation(STATE_ATTRIBUTES)})\b", re.I
-)
-_ANY_WORK = re.compile(rf"\b(?:{_WORK_NOUNS})(?:s|es)?\b", re.I)
-_WORK_STATE = re.compile(rf"\b(?:{alternation(STATE_WORDS)})\b", re.I)
-_DEFINITIONAL = re.compile(
-    r"^\s*(?:what\s+(?:is|are)\s+an?\s|what's\s+an?\s|what\s+(?:is|are)\s+the\s+(?:difference|purpose|meaning|point|"
-    r"role)\b|what\s+does\b.*\bmean\b|define\b|explain\b|describe\b|why\s+(?:do|does)\s|how\s+(?:do|does)\s)",
-    re.I,
-)
-_NOW_WORDS = re.compile(
-    rf"\b(?:{alternation(TIME_ANCHORS)})\b|\b(?:on|by|until|before|after|next|last|this)\s+(?:{alternation(WEEKDAYS)})\b|"
-    rf"\b(?:{alternation(WEEKDAYS)})'s\b|\b(?:in|by|until|since|for|the|this|next|last)\s+(?:{alternation(MONTHS)})\b|"
-    rf"\b(?:{alternation(MONTHS)})\s+(?:invoice|report|numbers|figures|release|payroll|deadline)s?\b|"
-    r"\bq[1-4]\b|\bh[12]\b|\bfy\s?\d{2,4}\b",
-    re.I,
-)
-_STATUS = re.compile(
-    r"\b(?:status of|progress on|progress of|any update|update on|updates on|how is .+ going|how are .+ going|"
-    r"how's .+ going|where is the|where are the|when will|is it done|eta|where do things stand|where things stand|"
-    r"what's the holdup|what is the holdup|what's happening with|what happened with|how far along|"
-    r"how (?:is|are|was|were) .+ doing|how's .+ doing|how (?:is|are) .+ coming along|how did .+ go)\b",
-    re.I,
-)
-_GENERIC_ETA = re.compile(r"\b(?:what does|what is|what's)\s+(?:an?\s+)?eta\b|\beta\s+(?:stand|mean)", re.I)
-_BARE_WORK_SUBJECT = re.compile(
-    rf"^(?:(?:why|how|when|where)\s+)?(?:is|isn't|does|doesn't|did|didn't|was|wasn't|has|hasn't|can|can't)\s+"
-    rf"(?:{_WORK_NOUNS})\b(?!\s+(?:a|an)\b)|"
-    rf"^(?:(?:how|why|when)\s+)?(?:do|are|can|should|will|don't|aren't|can't)\s+(?:[a-z-]+\s+)?"
-    rf"(?:{_WORK_NOUNS})(?:s|es)\b",
-    re.I,
-)
-"""A work noun without a determiner as the subject ("Why is staging slow?", "Does checkout work?"): a bare singular
-count noun is the name of one system or thing of the asker's; a kind would be plural or take "a". And a work noun
-as a bare-plural subject ("How do refunds work?", "How are expense reports approved?", "Do contractors get
-laptops?"): asked of an assistant at work, it is the organisation's procedure or policy (an answer from general
-knowledge could be wrong for it), so it loads -- the safe side for "How do databases work?" too."""
-_IDENTIFIER = re.compile(rf"#\d+|\b[A-Z]{{2,}}-\d+\b|\b(?:{_WORK_NOUNS})\s+#?\d+(?:\.\d+)*\b", re.I)
-
-
-def work_signals(question: str) -> list[str]:
-    """The signs of someone's current work found in ``question`` (names of the rules that fired, in a fixed order;
-    empty = none). One question at a time; the conversation is :func:`is_conceptual_question`'s business."""
-    text = normalise_question(question)
-    found = []
-    stripped = _GENERIC_I.sub(" ", text)
-    if _FIRST_PERSON.search(stripped):
-        found.append("first_person")
-    if _DEFINITE_WORK.search(text):
-        found.append("definite_work_object")
-    if _INSTANCE.search(text):
-        found.append("particular_instance")
-    if _ORG.search(text) or _PLACE.search(text):
-        found.append("organisation")
-    if _STATE_ATTRIBUTE.search(text):
-        found.append("state_attribute")
-    if _ANY_WORK.search(text) and _WORK_STATE.search(text) and not _DEFINITIONAL.search(text):
-        found.append("work_state")
-    if _BARE_WORK_SUBJECT.match(text):
-        found.append("named_work_subject")
-    if _ONGOING.search(text):
-        found.append("ongoing")
-    if _NOW_WORDS.search(text):
-        found.append("time_now")
-    status = _STATUS.search(text)
-    if status and not (status.group(0).lower() == "eta" and _GENERIC_ETA.search(text)):
-        found.append("status")
-    if _IDENTIFIER.search(text):
-        found.append("identifier")
-    return found
-
+"""How many earlier user turns are decided to reach the latest one (older turns are not read; a policy bound, not
+measured: conversations in the labelled sets refer back one or two turns)."""
 
 MAX_QUESTION_CHARS = 2_000
-"""Longer turns are never conceptual (they load), and the rules do not read them: a general-knowledge question is
-a sentence or a few, while a turn of thousands of characters is a pasted document or log (about work, as far as
-the rules can tell). Loading only costs tokens, and the rules' time grows with the text. A policy bound, not
+"""Longer turns are never conceptual (they load), and the model does not read them: a general-knowledge question
+is a sentence or a few, while a turn of thousands of characters is a pasted document or log. A policy bound, not
 measured on any data set: 2,000 characters is about 400 English words."""
 
+_QUESTION_WORDS = frozenset(
+    "what who whom whose when where why how which is are was were am do does did can could would should will shall "
+    "may might must has have had and or but so if any anything".split()
+)
+_OBJECT_PRONOUNS = re.compile(r"\b(?:it|that|this|them|those|these|one)\b", re.I)
+_WORD = re.compile(r"[A-Za-z']+")
+PRONOUN_COMMAND_WORDS = 6
+"""A pronoun command has at most this many words ("ok, push that to main" has five): longer imperatives name
+what they act on."""
 
-def _decide(question: str, inherited: bool | None, previous: str | None = None) -> bool:
-    """One turn: conceptual only when no work signal, no follow-up (else ``inherited``; ``None`` -> load) and a
-    general-knowledge form (a turn over :data:`MAX_QUESTION_CHARS` loads). ``previous`` is the user turn it follows (``None``: the first turn); with it:
 
-    - after a turn that loaded, an open definite ("how does *the retry* work?", :func:`open_definites`) is read as
-      pointing into that turn's context, so the question is a follow-up and loads too;
-    - a follow-up of a conceptual turn that brings in a referent the turn did not mention ("does *the plant* use
-      it?", "is that how *prod* is set up?", :func:`new_references`) applies the concept to something particular:
-      it does not inherit, it loads.
-    """
-    if len(question) > MAX_QUESTION_CHARS or not question.strip() or work_signals(question):
+def is_pronoun_command(question: str) -> bool:
+    """An imperative of at most :data:`PRONOUN_COMMAND_WORDS` words whose object is a pronoun ("fix it", "ok,
+    ship that", "rerun them"): it does not start with a question word or auxiliary, and it has no question mark."""
+    words = _WORD.findall(question.lower())
+    if not words or len(words) > PRONOUN_COMMAND_WORDS or question.rstrip().endswith("?"):
         return False
-    followup = bool(followup_signals(question))
-    if previous is not None:
-        if inherited is False and open_definites(question):
-            return False
-        if followup and inherited and new_references(question, previous):
-            return False
-    if followup:
-        return bool(inherited)
-    return general_form(question) is not None
+    first = next((w for w in words if w not in {"ok", "okay", "please", "now", "then", "so", "cool", "great"}), "")
+    return bool(first) and first not in _QUESTION_WORDS and bool(_OBJECT_PRONOUNS.search(question))
+
+
+_FOLLOWUP = re.compile(
+    r"^\W*(?:and|also|so|but|then|what about|how about)\b|"
+    r"\b(?:it|its|it's|they|them|their|theirs|he|him|his|she|her|that one|this one|those|these|that|this|there|then)\b",
+    re.I,
+)
+
+
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|we|us|our|ours|i'm|we're|i've|we've)\b", re.I)
+
+
+def is_followup(question: str) -> bool:
+    """Whether ``question`` leans on an earlier turn: an elliptical opener ("and ...", "what about ...") or an
+    anaphoric pronoun or deictic ("it", "they", "he", "that", "those", "there", "then")."""
+    return bool(_FOLLOWUP.search(question))
+
+
+def _decide(question: str, previous: str, any_work: bool) -> bool:
+    """One turn (module docstring): True = conceptual. ``previous``: the decision of the turn before (``"work"``,
+    ``"general"`` or ``"none"``); ``any_work``: an earlier turn was work."""
+    if len(question) > MAX_QUESTION_CHARS or not question.strip() or code_names(question):
+        return False
+    if any_work and is_pronoun_command(question):
+        return False
+    if previous != "none" and is_followup(question):
+        return previous == "general" and not _FIRST_PERSON.search(question)
+    return load_model().is_general(question)
 
 
 _ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant"}
@@ -252,27 +156,34 @@ def _user_turns(history: Sequence[Any] | None) -> list[str]:
     return [text for role, text in as_turns(history) if role == "user"][-HISTORY_TURNS:]
 
 
+def decide_turns(questions: Sequence[str]) -> list[bool]:
+    """The decision of every user turn of a conversation, oldest first (True = conceptual), as
+    :func:`is_conceptual_question` makes them."""
+    out: list[bool] = []
+    previous, any_work = "none", False
+    for text in questions:
+        conceptual = _decide(text, previous, any_work)
+        out.append(conceptual)
+        previous = "general" if conceptual else "work"
+        any_work = any_work or not conceptual
+    return out
+
+
 def is_conceptual_question(question: str, history: Sequence[Turn | str] | None = None) -> bool:
-    """Default classifier: True when ``question`` is clearly general knowledge (module docstring).
+    """Default classifier: True when ``question`` is general knowledge (module docstring).
 
     Args:
         question: the latest user message.
         history: the earlier turns, oldest first: ``(role, text)`` pairs (role ``"user"``/``"assistant"``),
-            plain strings (user turns), ``{"role", "content"}`` dicts or LangChain messages (:func:`as_turns`). Only the last :data:`HISTORY_TURNS` user turns are used: each is decided in
-            order, so a follow-up inherits the decision of the turn it follows (and a chain of follow-ups the
-            decision of the turn that started it).
+            plain strings (user turns), ``{"role", "content"}`` dicts or LangChain messages (:func:`as_turns`).
+            The last :data:`HISTORY_TURNS` user turns are decided in order before ``question``.
 
     Raises:
         TypeError: ``question`` is not a string.
     """
     if not isinstance(question, str):
         raise TypeError(f"question must be a string, got {type(question).__name__}: {question!r}")
-    inherited: bool | None = None
-    previous: str | None = None
-    for earlier in _user_turns(history):
-        inherited = _decide(earlier, inherited, previous)
-        previous = earlier
-    return _decide(question, inherited, previous)
+    return decide_turns([*_user_turns(history), question])[-1]
 
 
 _SYSTEM = (

@@ -2,8 +2,17 @@
 
 ``before_agent`` (once per agent invocation, i.e. once per user turn -- not once per model step of a tool loop)
 loads memories into the agent state with :class:`MemoryLoader`; the agent's checkpointer keeps them, which is what
-makes feedback and user facts "once per thread". ``process_request`` then appends the rendered block
-(``memory_prompt``) to the system message of every model call of the turn, on a copy of the request.
+makes feedback and user facts "once per thread". ``process_request`` then adds the rendered block
+(``memory_prompt``) to the system message of every model call of the turn, as its own block after the agent's
+system prompt (:func:`~promptcache.memory._render.with_memory_prompt`), on a copy of the request.
+
+Prompt caching: ``prompt_caching=`` tells the load decision whether the provider caches the prompt
+(:mod:`promptcache.memory._cache_cost`: with caching, project state is kept or skipped per conversation). Pass
+``True``/``False``, or the object that does the caching -- a ``BedrockCachePoints`` processor or a
+``CachePointChatBedrockConverse`` model -- whose ``caches_prompts`` attribute says so. Left ``None``, a model call
+whose model has ``caches_prompts`` true (the middleware sits inside ``BedrockCachePoints`` in the list) turns it on
+from the next turn. With caching on and a Bedrock Converse model, a cache point separates the system prompt from
+the memory block (:data:`~promptcache.memory._render.MEMORY_CACHE_POINT`).
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ from promptcache.memory._namespaces import (
     scope_label,
 )
 from promptcache.memory._policy import MemoryLoader, MemoryState
-from promptcache.memory._render import with_memory_prompt
+from promptcache.memory._render import MEMORY_CACHE_POINT, with_memory_prompt
 from promptcache.memory._store import TypedMemoryStore
 from promptcache.memory._tools import make_reference_tool
 
@@ -56,6 +65,9 @@ class TypedMemoryMiddleware(Processor):
         allow_scope_override: let a per-call ``scope`` or ``configurable["user_id"]`` differ from the
             authenticated ``configurable["langgraph_auth_user_id"]`` (default False: such a turn raises
             ``PermissionError`` before any read); only for deployments whose configs come from trusted code.
+        prompt_caching: whether the provider caches the prompt (module docstring): a bool, an object with a
+            ``caches_prompts`` attribute (``BedrockCachePoints``, ``CachePointChatBedrockConverse``), or ``None``
+            (learned from the request's model).
 
     Per call: ``TypedMemoryMiddleware.context(scope=...)`` / ``apply_context(config, scope=...)`` (read by this
     middleware, ``MemoryNode`` and the memory tools alike); the scope is checked at once like a fixed one (a
@@ -83,8 +95,17 @@ class TypedMemoryMiddleware(Processor):
         reference_tool: bool = True,
         scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
         allow_scope_override: bool = False,
+        prompt_caching: Any = None,
     ) -> None:
         super().__init__()
+        if prompt_caching is not None and not isinstance(prompt_caching, bool):
+            if not hasattr(prompt_caching, "caches_prompts"):
+                raise TypeError(
+                    "prompt_caching must be a bool, None or an object with a caches_prompts attribute "
+                    f"(BedrockCachePoints), got {type(prompt_caching).__name__}"
+                )
+        self._prompt_caching = prompt_caching
+        self._caching_seen = False
         check_fixed_scope(scope)
         memory = TypedMemoryStore.coerce(memory)
         self._memory = memory
@@ -133,19 +154,43 @@ class TypedMemoryMiddleware(Processor):
         self._unscoped.check(scope, self._scope is not UNSET or "scope" in self.call_options(), self.scope_fields)
         return scope
 
+    @property
+    def prompt_caching(self) -> bool:
+        """Whether the load decision counts the prompt cache (module docstring)."""
+        given = self._prompt_caching
+        if given is None:
+            return self._caching_seen
+        if isinstance(given, bool):
+            return given
+        return bool(getattr(given, "caches_prompts", False))
+
     def before_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         """Load this turn's memories into the agent state (see the module docstring); no scope found -> one
         warning per middleware (:class:`~promptcache.memory._namespaces.UnscopedWarning`)."""
-        return count_memory_turn(self.metrics, self._loader_for(runtime).load(state, self._turn_scope()))
+        loader = self._loader_for(runtime)
+        return count_memory_turn(
+            self.metrics, loader.load(state, self._turn_scope(), prompt_caching=self.prompt_caching)
+        )
 
     async def abefore_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         """Async twin of :meth:`before_agent`."""
-        return count_memory_turn(self.metrics, await self._loader_for(runtime).aload(state, self._turn_scope()))
+        loader = self._loader_for(runtime)
+        update = await loader.aload(state, self._turn_scope(), prompt_caching=self.prompt_caching)
+        return count_memory_turn(self.metrics, update)
 
     def process_request(self, request: ModelRequest) -> ModelRequest:
-        """Append ``state["memory_prompt"]`` to the system message, on a new request."""
+        """Add ``state["memory_prompt"]`` to the system message as its own block, on a new request (with a cache
+        point before it when caching is on and the model is a Bedrock Converse model)."""
+        if getattr(request.model, "caches_prompts", False):
+            self._caching_seen = True
         # MemoryState's ``memory_prompt`` (a str the loader wrote), a key the agent's state type does not declare
         prompt = cast("str | None", (request.state or {}).get("memory_prompt"))
         if not prompt:
             return request
-        return request.override(system_message=with_memory_prompt(request.system_message, prompt))
+        point = MEMORY_CACHE_POINT if self.prompt_caching and _is_converse(request.model) else None
+        return request.override(system_message=with_memory_prompt(request.system_message, prompt, cache_point=point))
+
+
+def _is_converse(model: Any) -> bool:
+    """Whether ``model`` is a langchain-aws ``ChatBedrockConverse`` (by class name: langchain-aws is an extra)."""
+    return any(cls.__name__ == "ChatBedrockConverse" for cls in type(model).__mro__)

@@ -6,9 +6,11 @@ Per turn (one user question; docs/architecture.md, "Typed memory"):
 - user facts: read once per thread;
 - references: read once per thread, rendered as pointers (``[short id] description``), never their contents (the
   agent fetches them with the ``read_reference`` tool);
-- project state: read fresh every turn (expired entries never appear), and not at all when the latest question is
-  conceptual (the classifier says so, from the latest question and the earlier turns: a follow-up inherits the
-  decision of the turn it follows).
+- project state: read fresh every turn (expired entries never appear), and left out when the latest question is
+  conceptual (the classifier says so, from the latest question and the earlier turns). With prompt caching on
+  (``prompt_caching=True``: the caching wrapper says so), per conversation instead: a block that already holds
+  project state keeps it on a conceptual turn unless leaving it out saves more than the cache writes it causes
+  (:mod:`promptcache.memory._cache_cost`), so the block's bytes do not flip with each tangent.
 
 "Once per thread" works through state: what was loaded is written to the graph/agent state (:class:`MemoryState`
 keys), with the scope it was loaded for; the checkpointer keeps it, so the next turn on the same thread sees it and
@@ -18,9 +20,8 @@ same store (the scope's version in the store, :meth:`~TypedMemoryStore.write_tok
 turn).
 
 The rendered block (:mod:`promptcache.memory._render`) has a fixed section order and, within a section, memories
-oldest first (ties by id), so the same memories always give the same text and the per-thread part (feedback, user
-facts, references) is a stable prefix; the per-turn part (project state) comes last. That keeps downstream prompt
-caching intact.
+oldest first (ties by id), and no timestamps or per-turn text, so the same memories always give the same bytes;
+the per-thread part (feedback, user facts, references) is a stable prefix and project state comes last.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.graph import MessagesState
 
 from promptcache._log import ThrottledWarning, get_logger
+from promptcache.memory._cache_cost import estimate_tokens, skip_pays
 from promptcache.memory._classifier import (
     ConceptualClassifier,
     Turn,
@@ -144,6 +146,20 @@ def conversation(messages: Sequence[Any]) -> tuple[str, list[Turn]]:
     return "", turns
 
 
+def conversation_texts(messages: Sequence[Any]) -> list[str]:
+    """The texts of every message in ``messages`` (any role, tool results included): what follows the memory
+    block in a request, for the cache-cost estimate."""
+    out = []
+    for message in messages or ():
+        content = (
+            message.content
+            if isinstance(message, BaseMessage)
+            else (message.get("content", "") if isinstance(message, Mapping) else "")
+        )
+        out.append(content_text(content))
+    return out
+
+
 class MemoryLoader:
     """Applies the load policy (module docstring) to a state; used by the node and the middleware.
 
@@ -153,6 +169,7 @@ class MemoryLoader:
             When it raises, the turn uses the default rules (:func:`is_conceptual_question`) and logs it (throttled).
         load_references: include references (as pointers); default True.
         messages_key: the state key holding the conversation (default ``"messages"``).
+        prompt_caching: the default of :meth:`load`'s ``prompt_caching`` (whether the provider caches the prompt).
     """
 
     def __init__(
@@ -162,6 +179,7 @@ class MemoryLoader:
         *,
         load_references: bool = True,
         messages_key: str = "messages",
+        prompt_caching: bool = False,
     ) -> None:
         if not isinstance(memory, TypedMemoryStore):
             raise TypeError(f"memory must be a TypedMemoryStore, got {type(memory).__name__}")
@@ -169,6 +187,7 @@ class MemoryLoader:
         self.classifier: ConceptualClassifier = make_classifier(classifier)
         self.thread_kinds = THREAD_KINDS if load_references else THREAD_KINDS[:2]
         self.messages_key = messages_key
+        self.prompt_caching = bool(prompt_caching)
 
     def _from_state(
         self, state: Mapping[str, Any], label: str, version: str
@@ -220,6 +239,7 @@ class MemoryLoader:
         conceptual: bool,
         kept: dict[MemoryKind, list[TypedMemory]] | None,
         loaded: dict[MemoryKind, list[TypedMemory]],
+        with_project: bool,
     ) -> dict[str, Any]:
         update: dict[str, Any] = {"memory_scope": label, "memory_version": version}
         block: dict[MemoryKind, Sequence[TypedMemory]] = {}
@@ -229,22 +249,50 @@ class MemoryLoader:
                 block[kind] = loaded[kind]
             else:
                 block[kind] = (kept or {}).get(kind, [])
-        project = loaded.get(MemoryKind.PROJECT_STATE, [])
+        project = loaded.get(MemoryKind.PROJECT_STATE, []) if with_project else []
         update["memory_project_state"] = [m.to_dict() for m in project]
         block[MemoryKind.PROJECT_STATE] = project
         update["memory_prompt"] = render_memory_block(block)
         update["memory_turn"] = {"question": question, "conceptual": conceptual, "read": [k.value for k in loaded]}
         return update
 
-    def load(self, state: Mapping[str, Any], scope: str | None) -> dict[str, Any]:
+    def _held(self, state: Mapping[str, Any], label: str) -> bool:
+        """Whether the previous turn's block (same thread and scope) held project state (``memory_project_state``
+        is what it held; an empty list renders no section, so leaving it out changes nothing)."""
+        return state.get("memory_scope") == label and bool(state.get("memory_project_state"))
+
+    def _keep_project(self, state: Mapping[str, Any], label: str, caching: bool) -> bool:
+        """On a conceptual turn: whether to read project state anyway (caching on and the block holds it)."""
+        return caching and self._held(state, label)
+
+    def _with_project(self, state: Mapping[str, Any], conceptual: bool, project: list[TypedMemory] | None) -> bool:
+        """Whether the block holds project state this turn: always on a work turn; on a conceptual turn whose
+        block held it (caching on), unless :func:`skip_pays` says leaving it out saves more than it costs."""
+        if not conceptual:
+            return True
+        if project is None:
+            return False
+        history = conversation_texts(state.get(self.messages_key) or [])
+        return not skip_pays(estimate_tokens(m.content for m in project), estimate_tokens(history))
+
+    def load(
+        self, state: Mapping[str, Any], scope: str | None, *, prompt_caching: bool | None = None
+    ) -> dict[str, Any]:
         """Read what this turn needs and return the state update (:class:`MemoryState` keys).
 
         A classifier that raises is replaced by the default rules for the turn (logged, throttled); per-thread
         memories in ``state`` that are not valid records are reloaded from the store (logged, throttled).
 
+        Args:
+            state: the graph / agent state (``messages`` and the :class:`MemoryState` keys of earlier turns).
+            scope: the memory scope (``None``: the unscoped memories).
+            prompt_caching: whether the provider caches the prompt (module docstring); ``None``: the loader's
+                ``prompt_caching``.
+
         Raises:
             ValueError / TypeError: a bad scope (empty, containing ``"."``). Store errors propagate.
         """
+        caching = self.prompt_caching if prompt_caching is None else bool(prompt_caching)
         label = scope_label(scope)
         question, history = conversation(state.get(self.messages_key) or [])
         loaded: dict[MemoryKind, list[TypedMemory]] = {}
@@ -254,12 +302,16 @@ class MemoryLoader:
             for kind in self.thread_kinds:
                 loaded[kind] = self.memory.list(scope, kind)
         conceptual = self._classify(question, history) if question else False
-        if not conceptual:
+        if not conceptual or self._keep_project(state, label, caching):
             loaded[MemoryKind.PROJECT_STATE] = self.memory.list(scope, MemoryKind.PROJECT_STATE)
-        return self._finish(label, version, question, conceptual, kept, loaded)
+        with_project = self._with_project(state, conceptual, loaded.get(MemoryKind.PROJECT_STATE))
+        return self._finish(label, version, question, conceptual, kept, loaded, with_project)
 
-    async def aload(self, state: Mapping[str, Any], scope: str | None) -> dict[str, Any]:
+    async def aload(
+        self, state: Mapping[str, Any], scope: str | None, *, prompt_caching: bool | None = None
+    ) -> dict[str, Any]:
         """Async twin of :meth:`load`."""
+        caching = self.prompt_caching if prompt_caching is None else bool(prompt_caching)
         label = scope_label(scope)
         question, history = conversation(state.get(self.messages_key) or [])
         loaded: dict[MemoryKind, list[TypedMemory]] = {}
@@ -269,6 +321,7 @@ class MemoryLoader:
             for kind in self.thread_kinds:
                 loaded[kind] = await self.memory.alist(scope, kind)
         conceptual = await self._aclassify(question, history) if question else False
-        if not conceptual:
+        if not conceptual or self._keep_project(state, label, caching):
             loaded[MemoryKind.PROJECT_STATE] = await self.memory.alist(scope, MemoryKind.PROJECT_STATE)
-        return self._finish(label, version, question, conceptual, kept, loaded)
+        with_project = self._with_project(state, conceptual, loaded.get(MemoryKind.PROJECT_STATE))
+        return self._finish(label, version, question, conceptual, kept, loaded, with_project)

@@ -47,8 +47,10 @@ validate_ttl_s = validate_ttl
 
 
 def normalise_text(text: str) -> str:
-    """NFKC, case-fold, collapse whitespace, strip: ``"  ETA  is\\n3 PM "`` -> ``"eta is 3 pm"``."""
-    return _WS.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+    """NFKC, case-fold, collapse whitespace, strip, and drop trailing sentence punctuation (``.``, ``!``, ``;``,
+    ``:``, ``,``; ``?`` stays: a question is not the statement): ``"  ETA  is 3 PM. "`` -> ``"eta is 3 pm"``."""
+    folded = _WS.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+    return folded.rstrip(".!;:,\u3002").rstrip()
 
 
 def content_hash(content: str) -> str:

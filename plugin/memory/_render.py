@@ -1,6 +1,14 @@
 """Rendering loaded memories as the memory block of the system prompt: compact, and the same text for the same
 memories (prompt caching downstream depends on it).
 
+Where it goes (:func:`with_memory_prompt`): its own text block *after* the agent's system prompt, never merged into
+it. The system prompt (with the tools before it) is the prefix every conversation of the agent shares; the memory
+block is the user's, so it follows that prefix. With prompt caching on a Bedrock Converse model a cache point goes
+between the two (:data:`MEMORY_CACHE_POINT`): Bedrock cache-point placement
+(``promptcache.integrations.bedrock``) then keeps that point as the anchor of the shared prefix and covers the
+memory block and the conversation with its tail point, so a memory block that changes rewrites only what follows it.
+The block holds no timestamps and no per-turn text: its bytes change only when the loaded memories change.
+
 Layout (sections left out when empty)::
 
     Rules:
@@ -42,6 +50,7 @@ __all__ = [
     "DESCRIPTION_MAX_CHARS",
     "HEADINGS",
     "SECTION_ORDER",
+    "MEMORY_CACHE_POINT",
     "holds_memory_prompt",
     "render_memory_block",
     "render_reference",
@@ -101,28 +110,49 @@ def render_memory_block(memories: Mapping[MemoryKind, Sequence[TypedMemory | Map
     return "\n\n".join(parts)
 
 
-def with_memory_prompt(system: SystemMessage | None, memory_prompt: str | None) -> SystemMessage | None:
-    """A new system message: ``system`` followed by ``memory_prompt`` (``system`` itself when there is no block).
+MEMORY_CACHE_POINT: Mapping[str, Any] = {"cachePoint": {"type": "default"}}
+"""The Converse cache-point block :func:`with_memory_prompt` puts between the system prompt and the memory block."""
 
-    String content gets ``"\\n\\n" + block``; a list of content blocks gets a text block appended.
+
+def _blocks(content: Any) -> list[Any]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    return list(content)
+
+
+def with_memory_prompt(
+    system: SystemMessage | None, memory_prompt: str | None, *, cache_point: Mapping[str, Any] | None = None
+) -> SystemMessage | None:
+    """A new system message (``memory_prompt`` alone, a string, when ``system`` is ``None``): ``system``'s content
+    blocks, then ``cache_point`` (when given and ``system`` has
+    content and no cache point of its own), then ``memory_prompt`` as its own text block (module docstring).
+
+    Args:
+        system: the agent's system message, or ``None``. A string content becomes one text block.
+        memory_prompt: the rendered block (:func:`render_memory_block`); empty or ``None`` -> ``system`` itself.
+        cache_point: a provider cache-point block to end the shared prefix with (``MEMORY_CACHE_POINT`` for
+            Bedrock Converse), or ``None``.
+
+    Returns:
+        The new message (``system`` itself when there is no block).
     """
     if not memory_prompt:
         return system
+    memory_text = {"type": "text", "text": memory_prompt}
     if system is None:
         return SystemMessage(content=memory_prompt)
-    if isinstance(system.content, str):
-        content: Any = f"{system.content}\n\n{memory_prompt}" if system.content else memory_prompt
-    else:
-        content = [*system.content, {"type": "text", "text": memory_prompt}]
-    return SystemMessage(content=content, additional_kwargs=dict(system.additional_kwargs))
+    blocks = _blocks(system.content)
+    if cache_point is not None and blocks and not any(isinstance(b, Mapping) and "cachePoint" in b for b in blocks):
+        blocks.append(dict(cache_point))
+    return SystemMessage(content=[*blocks, memory_text], additional_kwargs=dict(system.additional_kwargs))
 
 
 def holds_memory_prompt(system: SystemMessage | None, memory_prompt: str) -> bool:
-    """Whether ``system`` already ends with ``memory_prompt`` as :func:`with_memory_prompt` appends it."""
+    """Whether ``system`` already ends with ``memory_prompt`` as :func:`with_memory_prompt` adds it."""
     if system is None:
         return False
     content = system.content
     if isinstance(content, str):
-        return content.endswith(memory_prompt)
+        return content == memory_prompt
     last = content[-1] if content else None
     return isinstance(last, dict) and last.get("text") == memory_prompt

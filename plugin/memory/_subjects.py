@@ -38,11 +38,11 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from promptcache._log import ThrottledWarning, get_logger
+from promptcache.memory._changes import stale_by_change
 from promptcache.memory._classifier import content_text
-from promptcache.memory._general_knowledge import alternation
 from promptcache.memory._kinds import MemoryKind
 from promptcache.memory._records import TypedMemory, memory_key, resolve_duplicates, validate_subject
-from promptcache.memory._vocabulary import ATTRIBUTE_NOUNS, SLOT_MODIFIERS
+from promptcache.memory._vocabulary import ATTRIBUTE_NOUNS, SLOT_MODIFIERS, alternation
 
 __all__ = [
     "SUBJECT_KINDS",
@@ -224,7 +224,9 @@ async def awith_derived_subject(record: TypedMemory, extractor: SubjectExtractor
 def superseded(
     record: TypedMemory, existing: Iterable[Any], extractor: SubjectExtractor | None
 ) -> tuple[TypedMemory, list[str]]:
-    """:func:`~promptcache.memory._records.resolve_duplicates`, plus: when ``record``'s subject is one the rules
+    """:func:`~promptcache.memory._records.resolve_duplicates`, plus: a record without a subject that reports a
+    change ("we moved from X to Y", "X replaced Y", "now on Y": :mod:`promptcache.memory._changes`) deletes the
+    subject-less memories that mention the changed thing (with any extractor but ``None``); and when ``record``'s subject is one the rules
     derive (``extractor`` is :func:`derive_subject`), the existing memories *without* a subject whose text the
     rules give the same subject are deleted too -- e.g. ones written before subjects were derived, or with
     ``subject_extractor=False``. (With another extractor only the subject keys decide: re-asking a model about
@@ -234,6 +236,9 @@ def superseded(
     """
     items = list(existing)
     record, stale = resolve_duplicates(record, items)
+    if extractor is not None and record.subject is None and record.kind in SUBJECT_KINDS:
+        # "We moved from Postgres 14 to 16" replaces "We run PostgreSQL 14" (promptcache.memory._changes)
+        stale += [k for k in stale_by_change(record.content, record.id, items) if k not in stale]
     if extractor is not derive_subject or record.subject is None or record.kind not in SUBJECT_KINDS:
         return record, stale
     for it in items:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import boto3
 import pytest
 from botocore.stub import Stubber
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import HumanMessage, SystemMessage
 
 from promptcache.cache_points import get_model_info
 from promptcache.cache_points._converse import place_cache_points
@@ -81,3 +81,84 @@ def test_wrapper_refuses_before_sending():
     with stub, pytest.raises(ValueError, match=r"cachePoint at messages\[0\]\.content\[0\] is the message's first"):
         model.invoke([HumanMessage(content=[dict(CP), {"type": "text", "text": "hi"}])])
     stub.assert_no_pending_responses()  # nothing was queued, and nothing was sent (Stubber would raise)
+
+
+@pytest.mark.parametrize("model_id", [CLAUDE, NOVA])
+@pytest.mark.parametrize(
+    ("system", "messages", "where", "why"),
+    [
+        ([CP, {"text": "You are terse."}], _turns(), "system[0]", "is the first system block"),
+        (
+            [{"text": "You are terse."}, CP, CP],
+            _turns(),
+            "system[2]",
+            "directly follows another cachePoint at system[1]",
+        ),
+        (
+            [{"text": "You are terse."}],
+            [{"role": "user", "content": [TEXT, CP, CP]}],
+            "messages[0].content[2]",
+            "directly follows another cachePoint at messages[0].content[1]",
+        ),
+    ],
+)
+def test_first_system_block_and_consecutive_points_refused(model_id, system, messages, where, why):
+    with pytest.raises(ValueError) as info:
+        place_cache_points(get_model_info(model_id), system, messages)
+    assert f"cachePoint at {where} {why}" in str(info.value)
+
+
+def test_a_point_hoisted_out_of_a_tool_result_next_to_the_callers_own_is_refused():
+    """The caller's point inside a toolResult moves right after it; with the caller's own point already there, the
+    two would sit in a row."""
+    messages = _turns([TOOL_USE], [{"toolResult": {"toolUseId": "t1", "content": [TEXT, CP]}}, CP])
+    with pytest.raises(ValueError) as info:
+        _place(CLAUDE, messages)
+    assert "cachePoint at messages[2].content[2] directly follows another cachePoint at messages[2].content[1]" in str(
+        info.value
+    )
+
+
+@pytest.mark.parametrize(
+    ("tools", "where", "why"),
+    [
+        ([CP, TOOL], "tools[0]", "is the first entry of toolConfig.tools"),
+        ([TOOL, CP, CP], "tools[2]", "directly follows another cachePoint at tools[1]"),
+    ],
+)
+def test_first_tool_and_consecutive_tool_points_refused_on_claude(tools, where, why):
+    with pytest.raises(ValueError) as info:
+        _place(CLAUDE, _turns(), tools)
+    assert f"cachePoint at {where} {why}" in str(info.value)
+    assert _place(CLAUDE, _turns(), [TOOL, CP]).manual_points == 1  # after a tool spec: accepted
+
+
+@pytest.mark.parametrize(
+    ("messages", "where"),
+    [
+        ([SystemMessage(content=[dict(CP), {"type": "text", "text": "s"}]), HumanMessage("hi")], r"system\[0\]"),
+        (
+            [HumanMessage(content=[{"type": "text", "text": "hi"}, dict(CP), dict(CP)])],
+            r"messages\[0\]\.content\[2\] directly follows another cachePoint",
+        ),
+    ],
+    ids=["first-system-block", "two-in-a-row"],
+)
+def test_wrapper_refuses_these_layouts_before_sending(messages, where):
+    client = boto3.client("bedrock-runtime", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x")
+    stub = Stubber(client)
+    model = CachePointChatBedrockConverse(model=CLAUDE, client=client, region_name="us-east-1")
+    with stub, pytest.raises(ValueError, match=r"cachePoint at " + where):
+        model.invoke(messages)
+    stub.assert_no_pending_responses()  # nothing was queued, and nothing was sent (Stubber would raise)
+
+
+def test_wrapper_refuses_a_point_as_the_first_tool_before_sending():
+    """The hook langchain-aws calls with the final request, given tools that start with a point."""
+    client = boto3.client("bedrock-runtime", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x")
+    stub = Stubber(client)
+    model = CachePointChatBedrockConverse(model=CLAUDE, client=client, region_name="us-east-1")
+    params = {"toolConfig": {"tools": [dict(CP), TOOL]}}
+    with stub, pytest.raises(ValueError, match=r"cachePoint at tools\[0\] is the first entry of toolConfig.tools"):
+        model._apply_cache_points(None, [{"text": "s"}], [{"role": "user", "content": [TEXT]}], params)
+    stub.assert_no_pending_responses()

@@ -30,15 +30,15 @@ def test_default_policy_figures():
     result = run_conversations(scenario["events"], scenario["user"])
     assert {k: result[k] for k in ("typed_stale_served", "project_state_loads_missed", "typed_recall_pct")} == {
         "typed_stale_served": 0,
-        "project_state_loads_missed": 0,
-        "typed_recall_pct": 100.0,
+        "project_state_loads_missed": 1,  # "Who is on call this weekend?" after a general question
+        "typed_recall_pct": 97.5,
     }
-    assert (result["flat_memory_tokens_per_turn"], result["typed_memory_tokens_per_turn"]) == (295.4, 167.0)
-    assert result["memory_token_reduction_pct"] == 43.5 and result["flat_stale_served"] == 238
-    assert (result["conceptual_turns_skipped"], result["work_turns_skipped"]) == (10, 0)
+    assert (result["flat_memory_tokens_per_turn"], result["typed_memory_tokens_per_turn"]) == (295.4, 174.6)
+    assert result["memory_token_reduction_pct"] == 40.9 and result["flat_stale_served"] == 238
+    assert (result["conceptual_turns_skipped"], result["work_turns_skipped"]) == (4, 1)
 
 
 def test_without_derived_subjects_restated_memories_go_stale():
     scenario = _scenario()
     result = run_conversations(scenario["events"], scenario["user"], subject_extractor=False)
-    assert result["typed_stale_served"] == 99 and result["memory_token_reduction_pct"] == 36.0
+    assert result["typed_stale_served"] == 101 and result["memory_token_reduction_pct"] == 33.1

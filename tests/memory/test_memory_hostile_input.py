@@ -84,7 +84,7 @@ def _node_memory() -> TypedMemoryStore:
         (
             [HumanMessage("\u202eWhat is photosynthesis?\u200b")],
             "\u202eWhat is photosynthesis?\u200b",
-            ["feedback", "user_fact", "reference", "project_state"],
+            ["feedback", "user_fact", "reference"],  # invisible format characters do not hide the question
         ),
     ],
 )

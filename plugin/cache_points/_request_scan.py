@@ -1,0 +1,300 @@
+"""One walk over a Converse request: shapes checked, the caller's points inside a ``toolResult`` moved out, and every
+``cachePoint`` found and checked against the position rules of :data:`promptcache.cache_points._rules.PLACEMENT_RULES`.
+
+``place_cache_points`` runs :func:`scan_request` once per request; the strategies' ``CacheStrategyConfig`` takes
+the :class:`ScannedMessages` it returns without walking them again (and walks plain message lists with
+:func:`scan_messages`, without the position rules, as it always has).
+
+Hoisting: a ``cachePoint`` inside a ``toolResult``'s ``content`` is moved to right after that ``toolResult`` block,
+where Bedrock takes it (``ToolResultContentBlock`` has no cache point; langchain-aws moves a ``ToolMessage``'s points
+there too). Messages that need no move are the caller's objects; the others are copies, and the moved point blocks
+are the caller's own objects (``fit_added_ttls`` tells the caller's points from added ones by identity).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from promptcache.cache_points._model_info import ModelInfo
+from promptcache.cache_points._rules import blocking_rule, family_of
+from promptcache.cache_points._tokens import (
+    MESSAGE_OVERHEAD_TOKENS,
+    block_tokens,
+    count_text_tokens,
+    default_count_tokens,
+    json_tokens,
+)
+from promptcache.cache_points._tokens import _memo as _tokens_memo
+
+__all__ = ["Point", "RequestScan", "ScannedMessages", "scan_messages", "scan_request"]
+
+#: ``(where, blocks, index)``: ``blocks[index]`` is the point; ``where`` names it (``"messages[3].content[1]"``).
+Point = tuple[str, list[Any], int]
+
+_START = object()  # "no block before this one"
+
+
+class ScannedMessages(list):  # type: ignore[type-arg]
+    """Messages that :func:`scan_messages` checked and hoisted (a list of the message dicts).
+
+    Attributes:
+        message_points: ``cachePoint`` blocks in the messages' list contents.
+        tokens: each message's ``default_count_tokens``, counted in the same walk (``None`` when not asked for).
+    """
+
+    __slots__ = ("message_points", "tokens")
+
+    def __init__(self, messages: list[Any], message_points: int) -> None:
+        super().__init__(messages)
+        self.message_points = message_points
+        self.tokens: list[int] | None = None
+
+
+@dataclass
+class RequestScan:
+    """What :func:`scan_request` found.
+
+    Attributes:
+        messages: the checked messages, caller's points hoisted out of tool results.
+        points: every ``cachePoint`` in prefix order (tools, system, messages).
+    """
+
+    messages: ScannedMessages
+    points: list[Point]
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _is_point(block: Any) -> bool:
+    return isinstance(block.get("cachePoint"), Mapping)
+
+
+class _Checker:
+    """The position rules for one request's points (``family`` ``None``: collect points, check nothing)."""
+
+    __slots__ = ("family", "model", "tools_refused")
+
+    def __init__(self, model_info: ModelInfo | None) -> None:
+        self.family = family_of(model_info) if model_info is not None else None
+        self.model = (model_info.model_id or "this model") if model_info is not None else ""
+        self.tools_refused = (
+            model_info is not None and model_info.supports_prompt_cache and "tools" not in model_info.cachable_fields
+        )
+
+    def check(self, where: str, previous: Any, previous_where: str, first: str) -> None:
+        """Refuse the point at ``where`` whose preceding block is ``previous`` (``_START`` when none)."""
+        if self.family is None:
+            return
+        if previous is _START:
+            why = f"is {first} (rule 'first-block': a cache point must follow the content it caches)"
+        elif isinstance(previous, Mapping) and _is_point(previous):
+            why = f"directly follows another cachePoint at {previous_where} (rule 'consecutive')"
+        else:
+            found = blocking_rule(previous, self.family)
+            if found is None:
+                return
+            rule, blocker = found
+            why = f"follows {blocker}, which {self.model} does not accept a cache point after (rule {rule.name!r})"
+        raise ValueError(f"cachePoint at {where} {why}; Bedrock rejects this request: move or remove the point")
+
+
+def _scan_entries(name: str, entries: list[Any], item: str, checker: _Checker, points: list[Point]) -> None:
+    """Check ``system`` / ``tools`` entries are dicts; collect and check their points."""
+    previous: Any = _START
+    for i, entry in enumerate(entries):
+        if type(entry) is not dict and not isinstance(entry, Mapping):
+            raise TypeError(f"{name}[{i}] must be a dict ({item}), got {_short(entry)}")
+        if "cachePoint" in entry and _is_point(entry):
+            where = f"{name}[{i}]"
+            if name == "tools" and checker.tools_refused:
+                raise ValueError(
+                    f"cachePoint at {where} is in toolConfig.tools, which {checker.model} cannot cache (rule "
+                    f"'uncachable-field'); Bedrock rejects this request: move or remove the point"
+                )
+            first = "the first system block" if name == "system" else "the first entry of toolConfig.tools"
+            checker.check(where, previous, f"{name}[{i - 1}]", first)
+            points.append((where, entries, i))
+        previous = entry
+
+
+def _hoisted(block: Mapping[str, Any]) -> list[Any] | None:
+    """``[toolResult without its points, *its points]`` when ``block`` is a ``toolResult`` holding points."""
+    result = block.get("toolResult")
+    if type(result) is not dict and not isinstance(result, Mapping):
+        return None
+    inner = result.get("content")
+    if type(inner) is not list:
+        return None
+    for b in inner:
+        if (type(b) is dict or isinstance(b, Mapping)) and "cachePoint" in b and _is_point(b):
+            break
+    else:
+        return None
+    moved = [b for b in inner if isinstance(b, Mapping) and _is_point(b)]
+    kept = [b for b in inner if not (isinstance(b, Mapping) and _is_point(b))]
+    return [{**block, "toolResult": {**result, "content": kept}}, *moved]
+
+
+def _scan_content(m: int, content: list[Any], checker: _Checker, points: list[Point]) -> list[Any] | None:
+    """Collect and check the points of message ``m``'s list ``content``; the hoisted content when it changed."""
+    rebuilt: list[Any] | None = None
+    previous: Any = _START
+    found: list[int] = []
+    for i, block in enumerate(content):
+        if type(block) is dict or isinstance(block, Mapping):
+            if "cachePoint" in block and _is_point(block):
+                at = i if rebuilt is None else len(rebuilt)
+                checker.check(f"messages[{m}].content[{at}]", previous, f"messages[{m}].content[{at - 1}]", _FIRST)
+                found.append(at)
+            elif "toolResult" in block:
+                moved = _hoisted(block)
+                if moved is not None:
+                    if rebuilt is None:
+                        rebuilt = content[:i]
+                    for extra in moved:
+                        if extra is not moved[0]:
+                            at = len(rebuilt)
+                            where = f"messages[{m}].content[{at}]"
+                            checker.check(where, previous, f"messages[{m}].content[{at - 1}]", _FIRST)
+                            found.append(at)
+                        rebuilt.append(extra)
+                        previous = extra
+                    continue
+        if rebuilt is not None:
+            rebuilt.append(block)
+        previous = block
+    final = content if rebuilt is None else rebuilt
+    points.extend((f"messages[{m}].content[{at}]", final, at) for at in found)
+    return rebuilt
+
+
+_FIRST = "the message's first block"
+
+
+def _quick(content: list[Any], counting: bool) -> int | None:
+    """For a list ``content`` with no cache point anywhere (tool results included) and only plain-dict blocks: its
+    tokens by the default counter (0 when not ``counting``). ``None`` otherwise (the full walk takes over)."""
+    total = 0
+    memo = _tokens_memo
+    for block in content:
+        if type(block) is not dict or "cachePoint" in block:
+            return None
+        if "type" not in block:
+            if "text" in block:
+                if counting:
+                    text = block["text"]
+                    if type(text) is str:  # the memo, looked up inline (count_text_tokens on a hit)
+                        known = memo.get(hash(text))
+                        if known is not None and known >> 32 == len(text):
+                            total += known & 0xFFFFFFFF
+                            continue
+                    total += count_text_tokens(text if type(text) is str else str(text))
+                continue
+            if "toolUse" in block:
+                use = block["toolUse"]
+                if type(use) is dict:
+                    if counting:
+                        name = use.get("name", "")
+                        total += count_text_tokens(name if type(name) is str else str(name))
+                        total += json_tokens(use.get("input"))
+                    continue
+            elif "toolResult" in block:
+                result = block["toolResult"]
+                inner = result.get("content") if type(result) is dict else None
+                sub = _quick(inner, counting) if type(inner) is list else None
+                if sub is None:
+                    return None
+                total += sub
+                continue
+        if counting:
+            total += block_tokens(block)
+    return total
+
+
+def _scan_messages(
+    messages: Sequence[Any], checker: _Checker, points: list[Point], counting: bool = False
+) -> ScannedMessages:
+    if isinstance(messages, (str, bytes, bytearray, Mapping)) or not isinstance(messages, Sequence):
+        raise TypeError(f"messages must be a list of dicts, got {type(messages).__name__}: {_short(messages)}")
+    out: list[Any] | None = None
+    tokens: list[int] = []
+    before = len(points)
+    for m, message in enumerate(messages):
+        if type(message) is not dict and not isinstance(message, Mapping):
+            raise TypeError(f"messages[{m}] must be a dict with 'role' and 'content', got {_short(message)}")
+        role = message.get("role")
+        if role != "user" and role != "assistant":
+            raise ValueError(f"messages[{m}]['role'] must be 'user' or 'assistant', got {role!r}")
+        content = message.get("content")
+        if type(content) is list:
+            quick = _quick(content, counting) if type(message) is dict and "tool_calls" not in message else None
+            if quick is not None:
+                tokens.append(quick + MESSAGE_OVERHEAD_TOKENS)
+                continue
+            rebuilt = _scan_content(m, content, checker, points)
+            if rebuilt is not None:
+                if out is None:
+                    out = list(messages)
+                out[m] = message = {**message, "content": rebuilt}
+        elif type(content) is not str and (
+            isinstance(content, (bytes, Mapping)) or not isinstance(content, (str, Sequence))
+        ):
+            raise TypeError(f"messages[{m}]['content'] must be a str or a list of content blocks, got {content!r}")
+        if counting:
+            tokens.append(default_count_tokens(message))
+    scanned = ScannedMessages(out if out is not None else list(messages), len(points) - before)
+    scanned.tokens = tokens if counting else None
+    return scanned
+
+
+def scan_messages(messages: Sequence[Any]) -> ScannedMessages:
+    """``messages`` checked (dicts, ``role`` user/assistant, ``content`` a str or a list) and hoisted (module
+    docstring), in one walk; no position rule is checked.
+
+    Raises:
+        TypeError: not a list of dicts, or a ``content`` that is neither a str nor a list (``messages[i]`` named).
+        ValueError: a ``role`` other than ``"user"``/``"assistant"`` (``messages[i]['role']`` named).
+    """
+    return _scan_messages(messages, _Checker(None), [])
+
+
+def scan_request(
+    model_info: ModelInfo,
+    system: list[Any],
+    messages: Sequence[Any],
+    tools: list[Any] | None,
+    *,
+    count_tokens: bool = False,
+) -> RequestScan:
+    """Check a Converse request's shapes and the positions of the caller's points, in one walk over it.
+
+    Args:
+        model_info: the model (its family picks the rules).
+        system: the request's system blocks (a list).
+        messages: the request's messages (a list of ``{"role", "content"}`` dicts).
+        tools: ``toolConfig["tools"]`` (a list) or ``None``.
+        count_tokens: also count each message's tokens (``default_count_tokens``) in the same walk
+            (``RequestScan.messages.tokens``).
+
+    Returns:
+        The :class:`RequestScan`: the hoisted messages and every point in prefix order.
+
+    Raises:
+        TypeError: a system block, tool entry or message that is not a dict, or a bad ``content`` (named).
+        ValueError: a bad ``role``; a point where a rule of the table forbids one (its position, the rule's name and
+            the reason named): first in a message / the system / the tools, right after another point, right
+            after a blocker of the model's family (reasoning; on Claude a non-PDF document; on Nova a tool result
+            or an image), or in ``toolConfig.tools`` on a model that does not cache tools.
+    """
+    checker = _Checker(model_info)
+    points: list[Point] = []
+    if tools is not None:
+        _scan_entries("tools", tools, "a Converse tool entry", checker, points)
+    _scan_entries("system", system, "a Converse system block", checker, points)
+    scanned = _scan_messages(messages, checker, points, count_tokens)
+    return RequestScan(scanned, points)

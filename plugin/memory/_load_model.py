@@ -1,0 +1,131 @@
+"""The trained part of the load decision: a naive Bayes model over a question's words, shipped as JSON.
+
+``load_model.json`` (beside this module) holds the log-probabilities of a multinomial naive Bayes model with two
+classes, ``work`` (the turn needs the user's project state) and ``general`` (general knowledge). It was fitted by
+``python bench/memory_load_train.py`` on the labelled questions in ``tests/data/memory_load_questions.jsonl`` and
+``tests/data/memory_load_code_and_trivia.jsonl`` (how they were written: ``tests/data/README.md``); the threshold
+was chosen by cross-validation on those files alone, and the held-out figures (other files, never fitted on) are in
+bench/README.md ("## Memory load decision").
+
+Features (:func:`features`): lower-case word unigrams and bigrams (``'`` kept, digits kept), the first word, a
+length bucket and whether the text ends with ``?``. One question at a time: the conversation is the rules' business
+(:mod:`promptcache.memory._classifier`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+__all__ = ["MODEL_PATH", "LoadModel", "features", "load_model"]
+
+MODEL_PATH = Path(__file__).with_name("load_model.json")
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'"})
+
+
+def _length_bucket(n: int) -> str:
+    return "<len:1>" if n <= 1 else "<len:2-3>" if n <= 3 else "<len:4-6>" if n <= 6 else "<len:7+>"
+
+
+def features(question: str) -> list[str]:
+    """The model's features of ``question`` (module docstring)."""
+    words = _WORD.findall(question.translate(_QUOTES).lower())
+    out = list(words)
+    out += [f"{a} {b}" for a, b in zip(words, words[1:])]
+    out.append(f"<first:{words[0]}>" if words else "<first:>")
+    out.append(_length_bucket(len(words)))
+    if question.rstrip().endswith("?"):
+        out.append("<qmark>")
+    return out
+
+
+@dataclass(frozen=True)
+class LoadModel:
+    """A fitted two-class naive Bayes model.
+
+    Attributes:
+        prior: ``log P(general) - log P(work)``.
+        weights: per feature, ``log P(f | general) - log P(f | work)`` (Laplace-smoothed).
+        unseen: the weight of a feature never seen in training (0: it says nothing about either class).
+        threshold: a question is general when its score exceeds it (chosen by cross-validation, module docstring).
+        meta: how the model was made (training files, counts, smoothing).
+    """
+
+    prior: float
+    weights: Mapping[str, float]
+    unseen: float
+    threshold: float
+    meta: Mapping[str, Any]
+
+    def score(self, feats: Sequence[str]) -> float:
+        """The log-odds ``general : work`` of a feature list (higher = more general)."""
+        return self.prior + sum(self.weights.get(f, self.unseen) for f in feats)
+
+    def is_general(self, question: str) -> bool:
+        """Whether the model calls ``question`` general knowledge (score above ``threshold``)."""
+        return self.score(features(question)) > self.threshold
+
+    @classmethod
+    def fit(cls, rows: Sequence[tuple[Sequence[str], bool]], alpha: float = 1.0, threshold: float = 0.0) -> LoadModel:
+        """Fit on ``(features, is_general)`` pairs with Laplace smoothing ``alpha`` (> 0).
+
+        Raises:
+            ValueError: no rows of one class, or ``alpha <= 0``.
+        """
+        if alpha <= 0:
+            raise ValueError(f"alpha must be > 0, got {alpha!r}")
+        counts: dict[bool, dict[str, int]] = {True: {}, False: {}}
+        docs = {True: 0, False: 0}
+        for feats, general in rows:
+            docs[general] += 1
+            for f in feats:
+                counts[general][f] = counts[general].get(f, 0) + 1
+        if not docs[True] or not docs[False]:
+            raise ValueError(f"both classes need rows, got {docs[True]} general and {docs[False]} work")
+        vocab = set(counts[True]) | set(counts[False])
+        totals = {c: sum(counts[c].values()) + alpha * (len(vocab) + 1) for c in (True, False)}
+        weights = {
+            f: math.log((counts[True].get(f, 0) + alpha) / totals[True])
+            - math.log((counts[False].get(f, 0) + alpha) / totals[False])
+            for f in sorted(vocab)
+        }
+        unseen = 0.0  # a word never seen in training says nothing about either class
+        prior = math.log(docs[True] / docs[False])
+        meta = {"rows": docs[True] + docs[False], "general": docs[True], "work": docs[False], "alpha": alpha}
+        return cls(prior, weights, unseen, threshold, meta)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form written to ``load_model.json`` (weights rounded to 4 decimals)."""
+        return {
+            "prior": round(self.prior, 4),
+            "unseen": round(self.unseen, 4),
+            "threshold": round(self.threshold, 4),
+            "meta": dict(self.meta),
+            "weights": {f: round(w, 4) for f, w in self.weights.items()},
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> LoadModel:
+        """Read :meth:`to_json`'s form.
+
+        Raises:
+            ValueError: a missing or non-numeric field (named).
+        """
+        try:
+            weights = {str(k): float(v) for k, v in data["weights"].items()}
+            return cls(float(data["prior"]), weights, float(data["unseen"]), float(data["threshold"]), data["meta"])
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"not a load model: {exc!r}") from exc
+
+
+@lru_cache(maxsize=1)
+def load_model() -> LoadModel:
+    """The shipped model (:data:`MODEL_PATH`), read once."""
+    return LoadModel.from_json(json.loads(MODEL_PATH.read_text(encoding="utf-8")))
