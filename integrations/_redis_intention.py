@@ -49,6 +49,8 @@ from promptcache.integrations._redis_intention_versions import (
     read_version,
     rows_ttl_ms,
     settle,
+    unreadable_as_corrupt,
+    wrong_type,
 )
 from promptcache.intention._backends import (
     DEFAULT_MAX_MEMORIES_PER_USER,
@@ -329,12 +331,20 @@ class RedisIntentionBackend(SignatureIndex, VersionRepairs, RedisConnection, Int
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
 
+    def _results_commands(self, pipe: Any, user: str, result_hashes: list[str]) -> None:
+        for h in result_hashes:
+            pipe.get(self.result_key(user, h))
+
     def result(self, user: str, result_hash: str) -> bytes | None:
+        """The result stored for ``result_hash`` (``None`` when gone; ``b""``, a corrupt entry, when its key holds
+        another type: the memory then discards it)."""
         self._check()
         try:
             value: bytes | None = self._sync().get(self.result_key(user, result_hash))
             return value
         except _ERRORS as exc:
+            if wrong_type(exc):
+                return b""
             raise self._fail("read", exc) from exc
 
     @keeps_cancellation
@@ -347,13 +357,19 @@ class RedisIntentionBackend(SignatureIndex, VersionRepairs, RedisConnection, Int
             value: bytes | None = await client.get(self.result_key(user, result_hash))
             return value
         except _ERRORS as exc:
+            if wrong_type(exc):
+                return b""
             raise self._fail("read", exc) from exc
 
     def results(self, user: str, result_hashes: list[str]) -> list[bytes | None]:
-        """The results for ``result_hashes`` in one ``MGET``."""
+        """The results for ``result_hashes`` in one round trip (a pipeline of ``GET``, not ``MGET``: ``MGET`` reads
+        a key of another type as missing, so a damaged result key would never be noticed); ``b""`` (a corrupt
+        entry, which the memory discards and counts as an error) where a key holds another type."""
         self._check()
         try:
-            return list(self._sync().mget([self.result_key(user, h) for h in result_hashes]))
+            pipe = self._sync().pipeline(transaction=False)
+            self._results_commands(pipe, user, result_hashes)
+            return unreadable_as_corrupt(pipe.execute(raise_on_error=False))
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
 
@@ -364,7 +380,9 @@ class RedisIntentionBackend(SignatureIndex, VersionRepairs, RedisConnection, Int
             return await super().aresults(user, result_hashes)
         self._check()
         try:
-            return list(await client.mget([self.result_key(user, h) for h in result_hashes]))
+            pipe = client.pipeline(transaction=False)
+            self._results_commands(pipe, user, result_hashes)
+            return unreadable_as_corrupt(await pipe.execute(raise_on_error=False))
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
 

@@ -49,7 +49,7 @@ for _, id in ipairs(ids) do
       local ok, decoded = pcall(cjson.decode, record)
       if ok and type(decoded) == 'table' and type(decoded.result_hash) == 'string' then
         result = redis.pcall('GET', ARGV[3] .. decoded.result_hash)
-        if type(result) == 'table' then result = false end
+        if type(result) == 'table' then result = '' end
       end
     end
   end
@@ -62,8 +62,8 @@ return out
 """
 """The candidates of a lookup and their results in one round trip. KEYS: the user's index, the signature set; ARGV:
 the prune bound (epoch seconds), the prefix of the user's record keys, the prefix of their result keys. Reply:
-``[0, id, score, record, result, ...]`` (nil where gone; a record key of another type reads as ``""``, a corrupt
-record; a result is read when the record is JSON with a ``result_hash``), ``[1]`` when the index is not a sorted
+``[0, id, score, record, result, ...]`` (nil where gone; a record or result key of another type reads as ``""``, a
+corrupt entry; a result is read when the record is JSON with a ``result_hash``), ``[1]`` when the index is not a sorted
 set, ``[2]`` when the signature set is not a set."""
 
 SIG_POSITIONS = (8, 9, 10)

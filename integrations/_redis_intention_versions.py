@@ -33,6 +33,8 @@ __all__ = [
     "BUMP_SCRIPT",
     "REPLACE_INDEX_SCRIPT",
     "VersionRepairs",
+    "unreadable_as_corrupt",
+    "wrong_type",
     "as_str",
     "index_refused",
     "new_version",
@@ -96,6 +98,26 @@ def index_refused(replies: list[Any], positions: Sequence[int]) -> bool:
     return any(
         isinstance(replies[i], redis.ResponseError) and str(replies[i]).startswith("WRONGTYPE") for i in positions
     )
+
+
+def wrong_type(reply: Any) -> bool:
+    """Whether ``reply`` (an error Redis answered with, or a pipeline reply) is ``WRONGTYPE``: the key holds
+    another type of key."""
+    return isinstance(reply, redis.ResponseError) and str(reply).startswith("WRONGTYPE")
+
+
+def unreadable_as_corrupt(replies: list[Any]) -> list[bytes | None]:
+    """The replies of a pipeline of result ``GET``s, with ``b""`` (a corrupt entry: the memory discards it and
+    counts an error) where a key holds another type (``WRONGTYPE``). Raises any other error."""
+    out: list[bytes | None] = []
+    for reply in replies:
+        if wrong_type(reply):
+            out.append(b"")
+        elif isinstance(reply, Exception):
+            raise reply
+        else:
+            out.append(reply)
+    return out
 
 
 def read_version(reply: Any) -> Any:

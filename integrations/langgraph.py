@@ -32,6 +32,7 @@ from promptcache._compat import PREGEL_READ_KEY
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
 from promptcache._errors import PromptCacheError
 from promptcache._metrics import PluginMetrics, PluginStats
+from promptcache._option_checks import check_bool, check_name, check_names
 from promptcache._savings import count_memory_turn
 from promptcache.memory._middleware import with_memory_prompt
 from promptcache.memory._namespaces import UnscopedWarning, check_fixed_scope, memory_call_options
@@ -83,13 +84,17 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
             :func:`promptcache.memory.make_reference_tool` so it can fetch what a pointer points to.
         messages_key: the state key of the conversation (default ``"messages"``).
         scope_fields: the ``configurable`` fields tried for the scope.
+        allow_scope_override: let a per-call ``scope`` or ``configurable["user_id"]`` differ from the
+            authenticated ``configurable["langgraph_auth_user_id"]`` (default False: such a turn raises
+            ``PermissionError`` before any read); only for deployments whose configs come from trusted code.
         prompt_caching: True when the model the graph calls caches the prompt (e.g. a
             ``CachePointChatBedrockConverse``; its ``caches_prompts`` attribute): project state is then kept or
             skipped per conversation (:mod:`promptcache.memory._cache_cost`). Put ``memory_prompt`` in its own
             system block after the system prompt (:func:`with_memory_prompt`).
 
     Raises:
-        TypeError: ``memory`` of another type.
+        TypeError: ``memory`` of another type; ``load_references`` or ``allow_scope_override`` not a bool;
+            ``scope_fields`` a single ``str``; ``messages_key`` not a non-empty ``str``.
         TypeError / ValueError: a bad fixed ``scope`` (empty, or containing ``"."``), at construction.
         ValueError (at run time): a bad resolved scope (e.g. an e-mail ``user_id``), before anything is read.
     """
@@ -105,6 +110,7 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
         load_references: bool = True,
         messages_key: str = "messages",
         scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
+        allow_scope_override: bool = False,
         prompt_caching: bool = False,
     ) -> None:
         check_fixed_scope(scope)
@@ -113,9 +119,10 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
         self.memory = memory
         self.classifier = classifier
         self.scope = scope
-        self.load_references = load_references
-        self.messages_key = messages_key
-        self.scope_fields = tuple(scope_fields)
+        self.load_references = check_bool(load_references, "load_references")
+        self.messages_key = check_name(messages_key, "messages_key")
+        self.scope_fields = check_names(scope_fields, "scope_fields")
+        self.allow_scope_override = check_bool(allow_scope_override, "allow_scope_override")
         self._loader = None if memory is None else self._make_loader(memory)
         self._unscoped = UnscopedWarning("MemoryNode")
         self.metrics = PluginMetrics("typed_memory", "MemoryNode")
@@ -148,7 +155,7 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
         gives one (no per-call scope, no ``scope=``, none of ``scope_fields`` in ``configurable``), logs a warning
         once per node and returns ``None`` (the unscoped memories); pass ``scope=None`` to mean that on purpose."""
         options = memory_call_options(config)
-        scope = resolve_scope(options, self.scope, config, self.scope_fields)
+        scope = resolve_scope(options, self.scope, config, self.scope_fields, self.allow_scope_override)
         self._unscoped.check(scope, self.scope is not UNSET or "scope" in (options or {}), self.scope_fields)
         return scope
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache._metrics import PluginMetrics, PluginStats
+from promptcache._option_checks import check_key_list
 from promptcache.backends._base import (
     ServerCache,
     validate_clear_prefix,
@@ -207,7 +208,7 @@ class RedisCache(RedisConnection, ServerCache):
             return None
 
     def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
-        ks = [self.full_key(k) for k in keys]
+        ks = [self.full_key(k) for k in check_key_list(keys)]
         if not ks:
             return []
         values: list[bytes | None] = self._run(
@@ -264,7 +265,7 @@ class RedisCache(RedisConnection, ServerCache):
             reraise_swallowed_cancel(before)
 
     async def aget_many(self, keys: Sequence[str]) -> list[bytes | None]:
-        ks = [self.full_key(k) for k in keys]
+        ks = [self.full_key(k) for k in check_key_list(keys)]
         if not ks:
             return []
         values: list[bytes | None] = await self._arun(

@@ -205,7 +205,7 @@ def _run_replay(args: argparse.Namespace) -> int:
         return _fail(str(missing_extra("replay", exc)))
 
     from promptcache.replay._engine import DEFAULT_STRATEGIES, run_replay
-    from promptcache.replay._model_table import ModelTable, load_overrides
+    from promptcache.replay._model_table import MAX_MIN_TOKENS, ModelTable, load_overrides
     from promptcache.replay._transcript import TranscriptError, TranscriptWarning
 
     if not (args.gap_s >= 0 and args.gap_s != float("inf")):
@@ -244,6 +244,8 @@ def _run_replay(args: argparse.Namespace) -> int:
 
     if args.min_tokens is not None and args.min_tokens < 0:
         return _fail(f"--min-tokens must be an integer >= 0, got {args.min_tokens!r}")
+    if args.min_tokens is not None and args.min_tokens > MAX_MIN_TOKENS:
+        return _fail(f"--min-tokens must be an integer from 0 to {MAX_MIN_TOKENS:,}, got {args.min_tokens!r}")
     try:
         table = ModelTable(load_overrides(args.models) if args.models else None, args.min_tokens, source=args.models)
     except ValueError as exc:

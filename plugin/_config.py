@@ -13,6 +13,15 @@ Scope resolution (docs/architecture.md, "The processor contract"), first match w
 5. no scope (``None``).
 
 The field names of steps 3 and 4 are configurable (``scope_fields``).
+
+The authenticated user wins. LangGraph Platform sets ``configurable["langgraph_auth_user_id"]`` from the request's
+credentials and passes the rest of ``configurable`` (``user_id``, the per-call options) as the client sent it. So
+when that field holds a user id, a per-call ``scope`` (step 1) or a ``scope_fields`` value (step 3) that names
+another scope is refused with a ``PermissionError`` before anything is read or written, and the authenticated id is
+the scope. A constructor ``scope`` (step 2) is the deployer's code, not the caller's, and is kept. A constructor
+opting in with ``allow_scope_override=True`` (the same option on every plugin) gets the order above unchanged,
+for deployments whose ``configurable`` comes from trusted code only. An empty ``langgraph_auth_user_id`` (what
+LangGraph Platform sends without an auth handler) means "no authenticated user"; an empty ``user_id`` is an error.
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ from langchain_core.runnables.config import ensure_config, set_config_context
 from langchain_core.runnables.utils import coro_with_context
 
 __all__ = [
+    "AUTH_USER_FIELD",
     "CurrentConfigMixin",
     "DEFAULT_SCOPE_FIELDS",
     "UNSET",
@@ -36,6 +46,7 @@ __all__ = [
     "merge_call_options",
     "read_call_options",
     "resolve_scope",
+    "scope_from_configurable",
     "check_unicode",
     "is_unicode",
     "validate_key_part",
@@ -71,6 +82,10 @@ UNSET: Final = _Unset()
 
 DEFAULT_SCOPE_FIELDS: Final[tuple[str, ...]] = ("user_id", "langgraph_auth_user_id")
 """``configurable`` fields tried, in order, when neither the call nor the constructor names a scope."""
+
+AUTH_USER_FIELD: Final[str] = "langgraph_auth_user_id"
+"""The ``configurable`` field LangGraph Platform fills with the authenticated user's identity (from the request's
+credentials, never from the client's ``configurable``); ``""`` when the deployment has no auth handler."""
 
 
 def _check_options(context_key: str, allowed: Iterable[str], opts: Mapping[str, Any]) -> None:
@@ -298,8 +313,10 @@ def resolve_scope(
     constructor_scope: Any = UNSET,
     config: RunnableConfig | None = None,
     scope_fields: Iterable[str] = DEFAULT_SCOPE_FIELDS,
+    allow_scope_override: bool = False,
 ) -> str | None:
-    """Resolve the scope (tenant) of the current call; see the module docstring for the order.
+    """Resolve the scope (tenant) of the current call; see the module docstring for the order and for the
+    authenticated user.
 
     Args:
         call_options: the processor's per-call options (``read_call_options(...)``); a ``"scope"`` entry wins,
@@ -307,21 +324,66 @@ def resolve_scope(
         constructor_scope: the processor's constructor ``scope``; ``UNSET`` when none was given.
         config: the call's config; defaults to the running call's (``ensure_config()``).
         scope_fields: ``configurable`` fields tried in order when nothing above decides.
+        allow_scope_override: let a per-call ``scope`` or a ``scope_fields`` value differ from the authenticated
+            ``configurable["langgraph_auth_user_id"]`` (default False: refused).
 
     Returns:
         The scope as a string, or ``None`` for "not scoped".
+
+    Raises:
+        PermissionError: an authenticated user id is present and a per-call scope or a ``scope_fields`` value
+            names another scope (without ``allow_scope_override``); the message names both.
+        TypeError / ValueError: a scope value that is not a non-empty string or int (``user_id=""``), or a config
+            of the wrong shape.
     """
-    if call_options and "scope" in call_options:
-        return validate_scope(call_options["scope"])
-    if constructor_scope is not UNSET:
-        return validate_scope(constructor_scope)
     _configurable(config)  # a bad shape is named here, not an AttributeError inside ensure_config
     configurable = ensure_config(config).get("configurable") or {}
+    return scope_from_configurable(configurable, call_options, constructor_scope, scope_fields, allow_scope_override)
+
+
+def _refuse(what: str, value: str | None, auth: str) -> PermissionError:
+    return PermissionError(
+        f"{what} {value!r} differs from the authenticated user configurable[{AUTH_USER_FIELD!r}]={auth!r}: "
+        "refused (a caller may not name another user's scope); pass allow_scope_override=True to the "
+        "constructor only when every config comes from trusted code"
+    )
+
+
+def scope_from_configurable(
+    configurable: Mapping[str, Any],
+    call_options: Mapping[str, Any] | None = None,
+    constructor_scope: Any = UNSET,
+    scope_fields: Iterable[str] = DEFAULT_SCOPE_FIELDS,
+    allow_scope_override: bool = False,
+) -> str | None:
+    """:func:`resolve_scope` on an already-read ``configurable`` mapping (for hot paths that read the config once).
+
+    Raises:
+        PermissionError / TypeError / ValueError: as :func:`resolve_scope`.
+    """
+    raw_auth = configurable.get(AUTH_USER_FIELD)
+    auth = (
+        None
+        if raw_auth is None or raw_auth == ""
+        else validate_scope(raw_auth, what=f"configurable[{AUTH_USER_FIELD!r}]")
+    )
+    if call_options and "scope" in call_options:
+        scope = validate_scope(call_options["scope"], what="per-call scope")
+        if auth is not None and scope != auth and not allow_scope_override:
+            raise _refuse("per-call scope", scope, auth)
+        return scope
+    if constructor_scope is not UNSET:
+        return validate_scope(constructor_scope)
     for field in scope_fields:
         value = configurable.get(field)
-        if value is not None and value != "":
-            return validate_scope(value, what=f"configurable[{field!r}]")
-    return None
+        if value is None or (field == AUTH_USER_FIELD and value == ""):
+            continue
+        scope = validate_scope(value, what=f"configurable[{field!r}]")
+        if auth is None or allow_scope_override:
+            return scope
+        if scope != auth:
+            raise _refuse(f"configurable[{field!r}]", scope, auth)
+    return auth
 
 
 def _context_config(config: RunnableConfig) -> RunnableConfig:

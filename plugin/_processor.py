@@ -134,11 +134,14 @@ class Processor(AgentMiddleware):
     - ``context_key``: the ``configurable`` key holding this processor's per-call options (``None``: no options).
     - ``context_options``: the option names accepted by :meth:`context` / :meth:`apply_context`.
     - ``scope_fields``: ``configurable`` fields used as scope fallbacks (see :mod:`promptcache._config`).
+    - ``allow_scope_override``: let a per-call scope or ``scope_fields`` value differ from the authenticated
+      ``configurable["langgraph_auth_user_id"]`` (default False: refused, :func:`promptcache._config.resolve_scope`).
     """
 
     context_key: ClassVar[str | None] = None
     context_options: ClassVar[frozenset[str]] = frozenset()
     scope_fields: tuple[str, ...] = ("user_id", "langgraph_auth_user_id")
+    allow_scope_override: bool = False
     _scope: Any = UNSET
     #: ``wrap_model_call``/``awrap_model_call`` only run the four hooks, so ``with_processors(...).stream`` may run
     #: the hooks itself and stream the model's chunks. A subclass that defines its own wrap methods gets ``False``
@@ -265,7 +268,9 @@ class Processor(AgentMiddleware):
 
     def resolve_scope(self, config: RunnableConfig | None = None) -> str | None:
         """The scope of the running call: per-call ``scope``, else the constructor's, else config fields."""
-        return resolve_scope(self.call_options(config), self._scope, config, self.scope_fields)
+        return resolve_scope(
+            self.call_options(config), self._scope, config, self.scope_fields, self.allow_scope_override
+        )
 
 
 _pin_hook_signatures(Processor)

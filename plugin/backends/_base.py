@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, overload
 
 from promptcache._config import is_unicode
+from promptcache._option_checks import check_key_list
 
 __all__ = [
     "MAX_TTL_S",
@@ -131,8 +132,12 @@ class ServerCache(ABC):
         """Remove every key starting with ``prefix`` (all keys of this cache for ``""``); returns how many."""
 
     def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
-        """Values for ``keys`` in order (``None`` where missing). Network backends do this in one round trip."""
-        return [self.get(k) for k in keys]
+        """Values for ``keys`` in order (``None`` where missing). Network backends do this in one round trip.
+
+        Raises:
+            TypeError: ``keys`` is a ``str`` (not a list of keys) or not a sequence; a bad key as in :meth:`get`.
+        """
+        return [self.get(k) for k in check_key_list(keys)]
 
     def ttl(self, key: str) -> float | None:
         """Seconds left before ``key`` expires; ``None`` if it has no expiry or does not exist."""
@@ -223,7 +228,7 @@ class NamespacedServerCache(ServerCache):
         return self.inner.get(self._k(key))
 
     def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
-        return self.inner.get_many([self._k(k) for k in keys])
+        return self.inner.get_many([self._k(k) for k in check_key_list(keys)])
 
     def set(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
         self.inner.set(self._k(key), value, ttl_s)
@@ -241,7 +246,7 @@ class NamespacedServerCache(ServerCache):
         return await self.inner.aget(self._k(key))
 
     async def aget_many(self, keys: Sequence[str]) -> list[bytes | None]:
-        return await self.inner.aget_many([self._k(k) for k in keys])
+        return await self.inner.aget_many([self._k(k) for k in check_key_list(keys)])
 
     async def aset(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
         await self.inner.aset(self._k(key), value, ttl_s)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from cachetools import LRUCache
 
+from promptcache._option_checks import check_key_list
 from promptcache.backends._base import (
     MAX_TTL_S,
     ServerCache,
@@ -75,7 +76,7 @@ class InMemoryServerCache(ServerCache):
             return self._get(key, now)
 
     def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
-        for k in keys:
+        for k in check_key_list(keys):
             if type(k) is not str or not k or not k.isascii():
                 validate_key(k)
         now = _monotonic()

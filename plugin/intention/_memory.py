@@ -31,6 +31,7 @@ from cachetools import LRUCache
 from promptcache._keys import stable_hash
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache._metrics import PluginMetrics, PluginStats
+from promptcache._option_checks import check_callable
 from promptcache.backends._base import validate_ttl
 from promptcache.intention._backends import (
     InMemoryIntentionBackend,
@@ -123,7 +124,7 @@ class IntentionMemory:
         self.threshold = check_unit(threshold, "threshold")
         self.margin = check_unit(margin, "margin")
         self.verifier: Verifier = as_verifier(verifier)
-        self.clock = clock
+        self.clock = check_callable(clock, "clock")
         self._warning = ThrottledWarning(_log)
         self._lock = threading.Lock()
         self._prepared: LRUCache[tuple[tuple[str, float], ...], Any] = LRUCache(maxsize=64)
@@ -352,6 +353,7 @@ class IntentionMemory:
     def _note_corrupt(self, result_hashes: list[str]) -> bool:
         # An unreadable stored result is a miss (logged); it is dropped so the next store of it writes it again.
         if result_hashes:
+            self.metrics.error()
             self._warning.warn(
                 "promptcache: ignoring %d corrupt intention result(s); treating as a miss", len(result_hashes)
             )

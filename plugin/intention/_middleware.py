@@ -33,6 +33,7 @@ from langchain_core.messages import HumanMessage, ToolMessage
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope, validate_scope
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache._metrics import PluginMetrics, PluginStats
+from promptcache._option_checks import check_bool, check_name, check_names
 from promptcache._processor import Processor
 from promptcache.intention._checks import check_user
 from promptcache.intention._memory import IntentionMatch, IntentionMemory
@@ -225,11 +226,15 @@ class IntentionCache(Processor):
             of the stored one (the memory's verifier found every difference an equivalence, or its chat model said
             yes). Default False: only an exact intention match short-circuits a tool (a read after a write within
             one request is the risk, whatever the wording).
+        allow_scope_override: let ``configurable["user_id"]`` differ from the authenticated
+            ``configurable["langgraph_auth_user_id"]`` (default False: such a call raises ``PermissionError``
+            before the tool runs); only for deployments whose configs come from trusted code.
 
     Raises:
-        TypeError: ``memory`` is not an ``IntentionMemory``, a name list holds a non-string, or ``scope`` is neither
-            a string, an int nor ``None``.
-        ValueError: ``scope`` is an empty or blank string.
+        TypeError: ``memory`` is not an ``IntentionMemory``; a name list is a single ``str`` or holds a
+            non-string; ``serve_repeats``, ``serve_similar`` or ``allow_scope_override`` is not a bool; ``scope``
+            is neither a string, an int nor ``None``.
+        ValueError: ``scope``, a listed name, ``intention_arg`` or ``retrieve_tool_name`` is empty or blank.
 
     A call's user id that is not a usable string (``configurable["user_id"]`` a dict, a bool, blank, holding a lone
     surrogate) raises ``TypeError``/``ValueError`` naming it *before* the tool runs (for tools whose results are
@@ -250,21 +255,23 @@ class IntentionCache(Processor):
         retrieve_tool_name: str = RETRIEVE_MEMORY_TOOL_NAME,
         serve_repeats: bool = False,
         serve_similar: bool = False,
+        allow_scope_override: bool = False,
     ) -> None:
         super().__init__()
         if not isinstance(memory, IntentionMemory):
             raise TypeError(f"memory must be an IntentionMemory, got {type(memory).__name__}")
         self.memory = memory
         self._scope = scope if scope is UNSET else validate_scope(scope)
-        self.scope_fields = tuple(scope_fields)
-        self.deny_prefixes = tuple(tool_words(p) for p in _names(deny_prefixes, "deny_prefixes"))
-        self.deny_tools = frozenset(_names(deny_tools, "deny_tools"))
-        self.allow_tools = None if allow_tools is None else frozenset(_names(allow_tools, "allow_tools"))
-        self.volatile_args = frozenset(_names(volatile_args, "volatile_args"))
-        self.intention_arg = intention_arg
-        self.retrieve_tool_name = retrieve_tool_name
-        self.serve_repeats = bool(serve_repeats)
-        self.serve_similar = bool(serve_similar)
+        self.scope_fields = check_names(scope_fields, "scope_fields")
+        self.allow_scope_override = check_bool(allow_scope_override, "allow_scope_override")
+        self.deny_prefixes = tuple(tool_words(p) for p in check_names(deny_prefixes, "deny_prefixes"))
+        self.deny_tools = frozenset(check_names(deny_tools, "deny_tools"))
+        self.allow_tools = None if allow_tools is None else frozenset(check_names(allow_tools, "allow_tools"))
+        self.volatile_args = frozenset(check_names(volatile_args, "volatile_args"))
+        self.intention_arg = check_name(intention_arg, "intention_arg")
+        self.retrieve_tool_name = check_name(retrieve_tool_name, "retrieve_tool_name")
+        self.serve_repeats = check_bool(serve_repeats, "serve_repeats")
+        self.serve_similar = check_bool(serve_similar, "serve_similar")
         self._warning = ThrottledWarning(_log)
         self.metrics = PluginMetrics("intention_cache")
 
@@ -297,7 +304,7 @@ class IntentionCache(Processor):
         if not self.should_store(name) or _never_stored(getattr(request, "tool", None)):
             return None
         config = getattr(getattr(request, "runtime", None), "config", None)
-        user = resolve_scope(None, self._scope, config, self.scope_fields)
+        user = resolve_scope(None, self._scope, config, self.scope_fields, self.allow_scope_override)
         if user is None:
             if warn:
                 self._warning.warn("promptcache: IntentionCache saw a tool call without a user id; not stored")
@@ -405,13 +412,3 @@ def _never_stored(tool: Any) -> bool:
     if isinstance(metadata, Mapping) and metadata.get(SIDE_EFFECT_METADATA_KEY) is True:
         return True
     return getattr(tool, "response_format", None) == "content_and_artifact"
-
-
-def _names(values: Iterable[str], what: str) -> tuple[str, ...]:
-    if isinstance(values, str):
-        values = (values,)
-    out = tuple(values)
-    for v in out:
-        if not isinstance(v, str):
-            raise TypeError(f"{what} must hold strings, got {v!r}")
-    return out

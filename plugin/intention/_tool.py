@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope, validate_scope
 from promptcache._keys import canonical_json
 from promptcache._log import ThrottledWarning, get_logger
+from promptcache._option_checks import check_bool, check_name, check_names
 from promptcache.intention._memory import IntentionMatch, IntentionMemory
 
 __all__ = [
@@ -126,6 +127,7 @@ def make_retrieve_memory_tool(
     name: str = RETRIEVE_MEMORY_TOOL_NAME,
     description: str = RETRIEVE_MEMORY_DESCRIPTION,
     max_results: int = DEFAULT_MAX_RESULTS,
+    allow_scope_override: bool = False,
 ) -> BaseTool:
     """A LangChain tool ``retrieve_memory(intention: str) -> str`` over ``memory``.
 
@@ -137,6 +139,9 @@ def make_retrieve_memory_tool(
         name: the tool's name (default :data:`RETRIEVE_MEMORY_TOOL_NAME`).
         description: the tool's description (default :data:`RETRIEVE_MEMORY_DESCRIPTION`).
         max_results: most memories of one intention shown (an int >= 1, default :data:`DEFAULT_MAX_RESULTS`).
+        allow_scope_override: let ``configurable["user_id"]`` differ from the authenticated
+            ``configurable["langgraph_auth_user_id"]`` (default False: such a call raises ``PermissionError``,
+            nothing is read); only for deployments whose configs come from trusted code.
 
     Returns:
         A ``StructuredTool`` (sync and async) whose schema has the single string parameter ``intention``. It returns
@@ -155,11 +160,13 @@ def make_retrieve_memory_tool(
         raise ValueError(f"max_results must be an int >= 1, got {max_results!r}")
     if scope is not UNSET:
         scope = validate_scope(scope)
-    fields = tuple(scope_fields)
+    fields = check_names(scope_fields, "scope_fields")
+    check_name(name, "name")
+    override = check_bool(allow_scope_override, "allow_scope_override")
     warning = ThrottledWarning(_log)
 
     def _user(config: RunnableConfig | None) -> str | None:
-        user = resolve_scope(None, scope, config, fields)
+        user = resolve_scope(None, scope, config, fields, override)
         if user is None:
             warning.warn("promptcache: retrieve_memory called without a user id in the config (%s)", fields)
         return user

@@ -24,6 +24,7 @@ from langgraph.store.base import BaseStore
 
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET
 from promptcache._metrics import PluginMetrics, PluginStats
+from promptcache._option_checks import check_bool, check_names
 from promptcache._processor import Processor
 from promptcache._savings import count_memory_turn
 from promptcache.memory._namespaces import (
@@ -61,6 +62,9 @@ class TypedMemoryMiddleware(Processor):
             (:func:`~promptcache.memory.make_reference_tool`, same store and scope rule) so it can fetch what a
             pointer points to (default True; pass False when you add your own).
         scope_fields: the ``configurable`` fields tried for the scope.
+        allow_scope_override: let a per-call ``scope`` or ``configurable["user_id"]`` differ from the
+            authenticated ``configurable["langgraph_auth_user_id"]`` (default False: such a turn raises
+            ``PermissionError`` before any read); only for deployments whose configs come from trusted code.
         prompt_caching: whether the provider caches the prompt (module docstring): a bool, an object with a
             ``caches_prompts`` attribute (``BedrockCachePoints``, ``CachePointChatBedrockConverse``), or ``None``
             (learned from the request's model).
@@ -70,7 +74,8 @@ class TypedMemoryMiddleware(Processor):
     non-empty string or int without ``"."``, or ``None`` for the unscoped memories).
 
     Raises:
-        TypeError: ``memory`` of another type.
+        TypeError: ``memory`` of another type; ``load_references``, ``reference_tool`` or ``allow_scope_override``
+            not a bool; ``scope_fields`` a single ``str``.
         TypeError / ValueError: a bad fixed ``scope`` (empty, containing ``"."``), at construction; a bad per-call
             ``scope`` (empty, a float, bool or dict, containing ``"."``) in ``context``/``apply_context``.
         RuntimeError (at run time): ``memory=None`` and the agent has no store.
@@ -89,6 +94,7 @@ class TypedMemoryMiddleware(Processor):
         load_references: bool = True,
         reference_tool: bool = True,
         scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
+        allow_scope_override: bool = False,
         prompt_caching: Any = None,
     ) -> None:
         super().__init__()
@@ -104,13 +110,19 @@ class TypedMemoryMiddleware(Processor):
         memory = TypedMemoryStore.coerce(memory)
         self._memory = memory
         self._classifier = classifier
-        self._load_references = load_references
+        self._load_references = check_bool(load_references, "load_references")
+        check_bool(reference_tool, "reference_tool")
         self._scope = scope
-        self.scope_fields = tuple(scope_fields)
+        self.scope_fields = check_names(scope_fields, "scope_fields")
+        self.allow_scope_override = check_bool(allow_scope_override, "allow_scope_override")
         self._unscoped = UnscopedWarning("TypedMemoryMiddleware")
         self._loader = None if memory is None else MemoryLoader(memory, classifier, load_references=load_references)
         self.tools = (
-            [make_reference_tool(memory, scope=scope, scope_fields=self.scope_fields)]
+            [
+                make_reference_tool(
+                    memory, scope=scope, scope_fields=self.scope_fields, allow_scope_override=allow_scope_override
+                )
+            ]
             if load_references and reference_tool
             else []
         )

@@ -15,9 +15,9 @@ Per turn (one user question; docs/architecture.md, "Typed memory"):
 "Once per thread" works through state: what was loaded is written to the graph/agent state (:class:`MemoryState`
 keys), with the scope it was loaded for; the checkpointer keeps it, so the next turn on the same thread sees it and
 does not read the store again. A new thread (empty state) or a different scope reads again, and so does a turn
-after a feedback / user-fact / reference memory of that scope was written or deleted through the same
-``TypedMemoryStore`` object (its :meth:`~TypedMemoryStore.write_token` changed). Writes made by another process are
-seen from the next thread on.
+after a feedback / user-fact / reference memory of that scope was written, replaced or deleted by any worker on the
+same store (the scope's version in the store, :meth:`~TypedMemoryStore.write_token`, changed: one ``get`` per
+turn).
 
 The rendered block (:mod:`promptcache.memory._render`) has a fixed section order and, within a section, memories
 oldest first (ties by id), and no timestamps or per-turn text, so the same memories always give the same bytes;
@@ -74,8 +74,8 @@ class MemoryState(MessagesState, total=False):
 
     Keys (besides ``messages``; all optional):
         memory_scope: the scope label the per-thread memories were loaded for.
-        memory_version: :meth:`TypedMemoryStore.write_token` at load time; a write through the same
-            ``TypedMemoryStore`` (e.g. the ``remember`` tool) changes it, so the next turn reloads.
+        memory_version: :meth:`TypedMemoryStore.write_token` at load time; a write by any worker on the same
+            store (e.g. the ``remember`` tool) changes it, so the next turn reloads.
         memory_feedback / memory_user_facts / memory_references: loaded once per thread.
         memory_project_state: loaded every turn (empty for a conceptual question).
         memory_prompt: the rendered memory block (put it in the system prompt).
@@ -190,13 +190,13 @@ class MemoryLoader:
         self.prompt_caching = bool(prompt_caching)
 
     def _from_state(
-        self, state: Mapping[str, Any], label: str, scope: str | None
+        self, state: Mapping[str, Any], label: str, version: str
     ) -> dict[MemoryKind, list[TypedMemory]] | None:
         """The per-thread memories kept in ``state``, or ``None`` when they must be read from the store: a new
         thread, another scope, a write since (:meth:`TypedMemoryStore.write_token`), a kept memory that has expired
         since it was loaded, or one that is not a valid record (e.g. state checkpointed by an older version) --
         logged (throttled), then reloaded."""
-        if state.get("memory_scope") != label or state.get("memory_version") != self.memory.write_token(scope):
+        if state.get("memory_scope") != label or state.get("memory_version") != version:
             return None
         kept: dict[MemoryKind, list[TypedMemory]] = {}
         for kind in self.thread_kinds:
@@ -297,7 +297,7 @@ class MemoryLoader:
         question, history = conversation(state.get(self.messages_key) or [])
         loaded: dict[MemoryKind, list[TypedMemory]] = {}
         version = self.memory.write_token(scope)
-        kept = self._from_state(state, label, scope)
+        kept = self._from_state(state, label, version)
         if kept is None:
             for kind in self.thread_kinds:
                 loaded[kind] = self.memory.list(scope, kind)
@@ -315,8 +315,8 @@ class MemoryLoader:
         label = scope_label(scope)
         question, history = conversation(state.get(self.messages_key) or [])
         loaded: dict[MemoryKind, list[TypedMemory]] = {}
-        version = self.memory.write_token(scope)
-        kept = self._from_state(state, label, scope)
+        version = await self.memory.awrite_token(scope)
+        kept = self._from_state(state, label, version)
         if kept is None:
             for kind in self.thread_kinds:
                 loaded[kind] = await self.memory.alist(scope, kind)

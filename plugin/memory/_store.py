@@ -11,6 +11,11 @@ store supports TTL (``BaseStore.supports_ttl``, e.g. ``PostgresStore``) the item
 TTL; the ``expires_at`` check alone keeps expired memories out, and :meth:`TypedMemoryStore.forget_expired` deletes
 them.
 
+Shared invalidation: each scope has one version item in the store (:meth:`TypedMemoryStore.write_token`), given a
+new value by every write or delete of a feedback, user-fact or reference memory; the load policy keeps the version
+it loaded a thread's memories at and compares it (one ``get``) before reusing them, so a delete or replacement by
+any worker on the same store is seen on every worker's next turn.
+
 Store errors propagate (this is a data store, not a cache: silently dropping a "never do X" rule is worse than an
 error). A stored value that is not a typed memory is skipped and logged (throttled).
 """
@@ -22,7 +27,6 @@ import threading
 import time
 import uuid
 import weakref
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from typing import Any
@@ -31,6 +35,7 @@ from langgraph.store.base import BaseStore, Item
 from langgraph.store.memory import InMemoryStore
 
 from promptcache._log import ThrottledWarning, get_logger
+from promptcache._option_checks import check_callable
 from promptcache.memory._kinds import DEFAULT_PROJECT_STATE_TTL_S, MemoryKind, parse_kind, parse_kinds
 from promptcache.memory._namespaces import DEFAULT_PREFIX, build_namespace, validate_prefix
 from promptcache.memory._ranking import lexical_rank, stable_order
@@ -50,6 +55,12 @@ __all__ = ["TypedMemoryStore"]
 _log = get_logger("promptcache.memory")
 _bad_value = ThrottledWarning(_log)
 _PAGE = 100
+
+VERSION_LABEL = "_version"
+"""The last namespace label of the per-scope version item (``(*prefix, scope, VERSION_LABEL)``, key
+:data:`VERSION_KEY`, value ``{"v": <32 hex digits>}``); no memory kind has this name, so no kind's scan sees it."""
+VERSION_KEY = "thread_kinds"
+"""The key of the version item: it versions the kinds a thread loads once (feedback, user facts, references)."""
 _SHARED: weakref.WeakKeyDictionary[BaseStore, TypedMemoryStore] = weakref.WeakKeyDictionary()
 _LOCKS: weakref.WeakKeyDictionary[BaseStore, threading.Lock] = weakref.WeakKeyDictionary()
 _SHARED_LOCK = threading.Lock()
@@ -84,7 +95,8 @@ class TypedMemoryStore:
             ``(content, kind) -> str | None``.
 
     Raises:
-        TypeError / ValueError: bad ``prefix``, ``project_state_ttl_s`` or ``subject_extractor``.
+        TypeError / ValueError: bad ``prefix``, ``project_state_ttl_s``, ``clock`` (not callable) or
+            ``subject_extractor``.
     """
 
     def __init__(
@@ -104,11 +116,8 @@ class TypedMemoryStore:
         if ttl is None:
             raise ValueError("project_state_ttl_s must be a number of seconds > 0 (project state must expire)")
         self.project_state_ttl_s = ttl
-        self.clock = clock
+        self.clock = check_callable(clock, "clock")
         self.subject_extractor = make_subject_extractor(subject_extractor)
-        self._instance = uuid.uuid4().hex[:12]
-        self._writes: Counter[str] = Counter()
-        self._writes_lock = threading.Lock()
         self._lock = _store_lock(self.store)  # sync calls on an InMemoryStore only
 
     @classmethod
@@ -142,21 +151,50 @@ class TypedMemoryStore:
             raise TypeError(f"memory must be a TypedMemoryStore, a BaseStore or None, got {type(memory).__name__}")
         return memory
 
+    def _version_ns(self, scope: str | None) -> tuple[str, ...]:
+        return (*build_namespace(self.prefix, scope, MemoryKind.FEEDBACK)[:-1], VERSION_LABEL)
+
+    @staticmethod
+    def _token(item: Item | None) -> str:
+        value = item.value.get("v") if item is not None and isinstance(item.value, Mapping) else None
+        return value if isinstance(value, str) else "none"
+
     def write_token(self, scope: str | None) -> str:
-        """A token that changes whenever this object writes or deletes a feedback, user-fact or reference memory of
-        ``scope`` (project state is re-read every turn anyway). It is unique to this object, so a token from
-        another process or object never matches: the load policy then reloads, which is always safe.
+        """The version of ``scope``'s feedback, user-fact and reference memories, kept in the store itself (one
+        small item per scope, ``(*prefix, scope, VERSION_LABEL)``): every write, replacement and delete of such a
+        memory through any ``TypedMemoryStore`` on the same store (another worker, another process) gives it a new
+        random value, so a worker holding a thread's memories sees the change on its next turn. Project state is
+        re-read every turn anyway. One primary-key ``get``.
 
         Raises:
             ValueError / TypeError: a bad scope.
         """
-        label = build_namespace(self.prefix, scope, MemoryKind.FEEDBACK)[-2]
-        return f"{self._instance}:{self._writes[label]}"
+        ns = self._version_ns(scope)
+        with self._lock:
+            return self._token(self.store.get(ns, VERSION_KEY, refresh_ttl=False))
+
+    async def awrite_token(self, scope: str | None) -> str:
+        """Async twin of :meth:`write_token`."""
+        return self._token(await self.store.aget(self._version_ns(scope), VERSION_KEY, refresh_ttl=False))
+
+    def _bump_args(self, ns: tuple[str, ...]) -> tuple[tuple[str, ...], str, dict[str, str]] | None:
+        # A new random value, not a counter: two workers writing at once never give the same version.
+        if ns[-1] == MemoryKind.PROJECT_STATE.value:
+            return None
+        return (*ns[:-1], VERSION_LABEL), VERSION_KEY, {"v": uuid.uuid4().hex}
 
     def _touch(self, ns: tuple[str, ...]) -> None:
-        if ns[-1] != MemoryKind.PROJECT_STATE.value:
-            with self._writes_lock:
-                self._writes[ns[-2]] += 1
+        """Give the scope of ``ns`` a new version (after its write or delete: a reader that read the old version
+        with the new data reloads once more, never the other way round)."""
+        args = self._bump_args(ns)
+        if args is not None:
+            with self._lock:
+                self.store.put(*args, index=False)
+
+    async def _atouch(self, ns: tuple[str, ...]) -> None:
+        args = self._bump_args(ns)
+        if args is not None:
+            await self.store.aput(*args, index=False)
 
     # -- pure helpers ----------------------------------------------------------------------------------------------
     def namespace(self, scope: str | None, kind: MemoryKind | str) -> tuple[str, ...]:
@@ -269,9 +307,9 @@ class TypedMemoryStore:
         record, stale = superseded(record, self._scan(ns, record.kind), self.subject_extractor)
         with self._lock:
             self.store.put(ns, record.id, record.to_value(), **self._put_kwargs(record))
-            self._touch(ns)
             for key in stale:
                 self.store.delete(ns, key)
+        self._touch(ns)
         return record
 
     def get(self, scope: str | None, kind: MemoryKind | str, memory_id: str) -> TypedMemory | None:
@@ -365,9 +403,9 @@ class TypedMemoryStore:
         record = await awith_derived_subject(record, self.subject_extractor)
         record, stale = superseded(record, await self._ascan(ns, record.kind), self.subject_extractor)
         await self.store.aput(ns, record.id, record.to_value(), **self._put_kwargs(record))
-        self._touch(ns)
         for key in stale:
             await self.store.adelete(ns, key)
+        await self._atouch(ns)
         return record
 
     async def aget(self, scope: str | None, kind: MemoryKind | str, memory_id: str) -> TypedMemory | None:
@@ -399,7 +437,7 @@ class TypedMemoryStore:
         """Async twin of :meth:`delete`."""
         ns, memory_id = self.namespace(scope, kind), validate_memory_id(memory_id)
         await self.store.adelete(ns, memory_id)
-        self._touch(ns)
+        await self._atouch(ns)
 
     async def aforget_expired(self, scope: str | None, kinds: Iterable[MemoryKind | str] | None = None) -> int:
         """Async twin of :meth:`forget_expired`."""
@@ -409,7 +447,7 @@ class TypedMemoryStore:
             for it, memory in self._records(await self._ascan(ns, kind), kind):
                 if memory.is_expired(now):
                     await self.store.adelete(ns, it.key)
-                    self._touch(ns)
+                    await self._atouch(ns)
                     deleted += 1
         return deleted
 

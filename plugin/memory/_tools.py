@@ -17,6 +17,7 @@ from langchain_core.tools import StructuredTool, ToolException
 from langgraph.store.base import BaseStore
 
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
+from promptcache._option_checks import check_bool, check_name, check_names
 from promptcache.memory._kinds import MemoryKind
 from promptcache.memory._namespaces import check_fixed_scope, memory_call_options
 from promptcache.memory._references import find_reference, short_reference_id
@@ -44,6 +45,7 @@ def make_remember_tool(
     scope: Any = UNSET,
     scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
     name: str = "remember",
+    allow_scope_override: bool = False,
 ) -> StructuredTool:
     """Build the ``remember(kind, content, subject=None, ttl_s=None)`` tool (sync and async).
 
@@ -55,6 +57,9 @@ def make_remember_tool(
         scope_fields: ``configurable`` fields tried for the scope.
         name: the tool name. Whatever it is, the tool is marked side-effecting (``metadata``), so
             ``IntentionCache`` never stores nor serves its replies.
+        allow_scope_override: let a per-call scope or ``configurable["user_id"]`` differ from the authenticated
+            ``configurable["langgraph_auth_user_id"]`` (default False: such a call raises ``PermissionError``,
+            nothing is read or written); only for deployments whose configs come from trusted code.
 
     Returns:
         A ``StructuredTool``. A bad argument from the model (unknown kind, empty content, ``ttl_s <= 0``) or a call
@@ -66,7 +71,9 @@ def make_remember_tool(
         RuntimeError (when called): ``memory=None`` and no graph store (called outside a graph, or in an agent
             built without ``store=``); the message names the missing store. Nothing is written.
     """
-    _target = _target_resolver(memory, scope, scope_fields, "memory not saved", "make_remember_tool")
+    _target = _target_resolver(
+        memory, scope, scope_fields, "memory not saved", "make_remember_tool", allow_scope_override, name
+    )
 
     def _reply(record: Any) -> str:
         if record.kind is MemoryKind.REFERENCE:
@@ -103,7 +110,13 @@ def make_remember_tool(
 
 
 def _target_resolver(
-    memory: Any, scope: Any, scope_fields: tuple[str, ...], failure: str, factory: str
+    memory: Any,
+    scope: Any,
+    scope_fields: Any,
+    failure: str,
+    factory: str,
+    allow_scope_override: Any = False,
+    name: Any = "tool",
 ) -> Callable[[RunnableConfig], tuple[TypedMemoryStore, str | None]]:
     """Check ``memory`` now; return ``config -> (store, user)``. The store: ``memory``, or (``None``) the graph's
     store of the running call. The user: the per-call ``configurable["promptcache.memory"]["scope"]`` (as for the
@@ -113,17 +126,21 @@ def _target_resolver(
 
     Raises:
         TypeError: ``memory`` is not a ``TypedMemoryStore``, a ``BaseStore`` or ``None``.
-        TypeError / ValueError: a bad fixed ``scope`` (e.g. ``""``).
+        TypeError / ValueError: a bad fixed ``scope`` (e.g. ``""``), ``scope_fields``, ``allow_scope_override`` or
+            ``name`` (:mod:`promptcache._option_checks`).
         RuntimeError (per call, not a tool error): ``memory=None`` and no graph store (``factory`` names the tool
             factory in the message).
     """
     check_fixed_scope(scope)
+    fields = check_names(scope_fields, "scope_fields")
+    override = check_bool(allow_scope_override, "allow_scope_override")
+    check_name(name, "name")
     fixed = TypedMemoryStore.coerce(memory)
 
     def target(config: RunnableConfig) -> tuple[TypedMemoryStore, str | None]:
         store = fixed if fixed is not None else _graph_store(factory)  # a missing store is the deployer's error
         options = memory_call_options(config)
-        user = resolve_scope(options, scope, config, scope_fields)
+        user = resolve_scope(options, scope, config, fields, override)
         if user is None and "scope" not in options and scope is UNSET:  # an explicit None = unscoped memories
             raise ToolException(f"no user in the call's config (configurable['user_id']); {failure}")
         return store, user
@@ -166,6 +183,7 @@ def make_reference_tool(
     scope: Any = UNSET,
     scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
     name: str = "read_reference",
+    allow_scope_override: bool = False,
 ) -> StructuredTool:
     """Build the ``read_reference(ref_id)`` tool (sync and async): the contents of the current user's reference.
 
@@ -181,6 +199,9 @@ def make_reference_tool(
             shared rule).
         scope_fields: ``configurable`` fields tried for the scope.
         name: the tool name.
+        allow_scope_override: let a per-call scope or ``configurable["user_id"]`` differ from the authenticated
+            ``configurable["langgraph_auth_user_id"]`` (default False: such a call raises ``PermissionError``,
+            nothing is read or written); only for deployments whose configs come from trusted code.
 
     Returns:
         A ``StructuredTool``. An unknown id or a call without a user in the config comes back to the model as a tool
@@ -191,7 +212,9 @@ def make_reference_tool(
         TypeError / ValueError: a bad fixed ``scope`` (empty, containing ``"."``).
         RuntimeError (when called): ``memory=None`` and no graph store; the message names the missing store.
     """
-    target = _target_resolver(memory, scope, scope_fields, "cannot read references", "make_reference_tool")
+    target = _target_resolver(
+        memory, scope, scope_fields, "cannot read references", "make_reference_tool", allow_scope_override, name
+    )
 
     def _answer(references: list[Any], ref_id: str) -> str:
         found = find_reference(references, ref_id)

@@ -23,6 +23,7 @@ from typing import Any
 from ._causes import CAUSES
 from ._decision import decide
 from ._engine import COMBINED, ReplayResult, StrategyTotals
+from ._output_files import write_replacing
 
 __all__ = ["LINE_STYLES", "bar_specs", "cause_specs", "line_specs", "write_chart"]
 
@@ -126,8 +127,6 @@ def write_chart(result: ReplayResult, path: str | Path) -> Path:
     matplotlib.use("Agg", force=True)
     from matplotlib.figure import Figure
 
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     fig = Figure(figsize=(10, 12), dpi=100)
     bars_ax, causes_ax, lines_ax = fig.subplots(3, 1, gridspec_kw={"height_ratios": [3, 2, 3]})
     current, _ = _rows(result)
@@ -177,8 +176,7 @@ def write_chart(result: ReplayResult, path: str | Path) -> Path:
     lines_ax.grid(alpha=0.3)
     lines_ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(target)
-    return target
+    return write_replacing(path, lambda tmp: fig.savefig(tmp, format="png"))  # a link at ``path`` is replaced
 
 
 def _close(a: list[float], b: list[float], tolerance: float) -> bool:

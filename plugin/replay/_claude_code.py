@@ -62,6 +62,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from ._input_guard import check_input_file
 from ._jsonpos import jsonl_records
 from ._logged_usage import anthropic_usage
 from ._messages import BadRecord, _content_blocks, _short, parse_timestamp
@@ -216,6 +217,7 @@ def read_session_folder(folder: str | Path) -> list[Conversation]:
     for path in files:
         agent = path.stem if path.parent.name == "subagents" else ""
         try:
+            check_input_file(path)  # regular files only, within the size limit
             with path.open("rb") as handle:
                 if agent and not _has_content(handle):
                     warnings.warn(f"{path}: skipped an empty sub-agent log", TranscriptWarning, stacklevel=2)

@@ -27,6 +27,8 @@ from typing import Any
 
 import orjson
 
+from promptcache.cache_points._model_info import BEDROCK_MAX_CACHE_POINTS
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10: TOML files need the tomli backport
@@ -34,7 +36,9 @@ else:  # pragma: no cover - Python 3.10: TOML files need the tomli backport
 
 from promptcache._pricing import ModelPrice, base_model_id, price_for
 
+from ._input_guard import read_input
 from ._models import TTL_SECONDS, CacheRules, cache_rules, in_model_table, provider_rules
+from ._transcript import TranscriptError
 
 __all__ = ["ModelTable", "load_overrides", "OVERRIDE_FIELDS"]
 
@@ -45,6 +49,9 @@ _CACHABLE = ("system", "messages", "tools")
 #: Rules of a model the user defined with an override entry that leaves them out: the smallest minimum and the
 #: usual 4 points of the Bedrock prompt-caching table (Bedrock user guide, "Supported models, regions, and limits").
 _USER_MIN_TOKENS, _USER_MAX_POINTS = 1_024, 4
+MAX_MIN_TOKENS = 10_000_000
+"""Largest ``min_tokens`` accepted: ten times the largest context window of the shipped tables (1M tokens); a
+checkpoint cannot have more tokens before it than a request holds."""
 _FAMILY_CACHABLE = {
     "claude": frozenset(_CACHABLE),
     "nova": frozenset({"system", "messages"}),
@@ -61,7 +68,9 @@ def load_overrides(path: str | Path) -> dict[str, dict[str, Any]]:
     """
     name = str(path)
     try:
-        data = Path(path).read_bytes()
+        data = read_input(path)[0]
+    except TranscriptError as exc:
+        raise ValueError(f"{name}: cannot read the model file: {exc.reason}") from None
     except OSError as exc:
         raise ValueError(f"{name}: cannot read the model file: {exc.strerror or exc}") from None
     is_json = name.lower().endswith(".json")
@@ -84,10 +93,10 @@ def _check_entry(where: str, entry: Any) -> None:
     unknown = sorted(set(entry) - OVERRIDE_FIELDS)
     if unknown:
         raise ValueError(f"{where}: unknown field(s) {unknown}; allowed: {sorted(OVERRIDE_FIELDS)}")
-    for key in ("min_tokens", "max_points"):
+    for key, most in (("min_tokens", MAX_MIN_TOKENS), ("max_points", BEDROCK_MAX_CACHE_POINTS)):
         value = entry.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-            raise ValueError(f"{where}: {key} must be an integer >= 0, got {value!r}")
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most):
+            raise ValueError(f"{where}: {key} must be an integer from 0 to {most:,}, got {value!r}")
     ttls = entry.get("ttls")
     if ttls is not None and (not isinstance(ttls, list) or not ttls or any(t not in TTL_SECONDS for t in ttls)):
         raise ValueError(f"{where}: ttls must be a non-empty list of {sorted(TTL_SECONDS)}, got {ttls!r}")
@@ -122,9 +131,9 @@ class ModelTable:
         source: str | None = None,
     ) -> None:
         if min_tokens is not None and (
-            isinstance(min_tokens, bool) or not isinstance(min_tokens, int) or min_tokens < 0
+            isinstance(min_tokens, bool) or not isinstance(min_tokens, int) or not 0 <= min_tokens <= MAX_MIN_TOKENS
         ):
-            raise ValueError(f"min_tokens must be an integer >= 0, got {min_tokens!r}")
+            raise ValueError(f"min_tokens must be an integer from 0 to {MAX_MIN_TOKENS:,}, got {min_tokens!r}")
         self._overrides: dict[str, dict[str, Any]] = {}
         for model_id, entry in (overrides or {}).items():
             _check_entry(str(model_id), entry)

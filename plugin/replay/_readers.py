@@ -24,8 +24,6 @@ Every error is a ``TranscriptError`` whose message is one line, ``FILE:LINE: rea
 
 from __future__ import annotations
 
-import gzip
-import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -35,6 +33,7 @@ import orjson
 from ._bedrock_logs import is_invocation_log, read_invocation_log
 from ._claude_code import is_claude_code_log, is_session_folder, read_claude_code, read_session_folder
 from ._formats import detect_document, detect_jsonl, no_format_hint, read_with
+from ._input_guard import check_input_file, read_input
 from ._jsonpos import jsonl_records, line_at, line_of
 from ._messages import BadRecord, _short, is_message_like, normalise_message, parse_timestamp
 from ._transcript import Block, Conversation, Message, TranscriptError
@@ -83,22 +82,17 @@ def read_file(path: str | Path) -> list[Conversation]:
             raise TranscriptError(
                 name, 0, f"is a directory; give the transcript files in it (e.g. {name.rstrip('/')}/*.json)"
             )
+        check_input_file(path)  # regular files only, within the size limit, before anything is opened
         with Path(path).open("rb") as handle:
             head = handle.read(_HEAD_BYTES)
             if Path(path).suffix.lower() != ".json" and head[:2] != b"\x1f\x8b" and _head_is_claude_code(head):
                 handle.seek(0)
                 return read_claude_code(name, handle)  # read as a stream: the tree keeps what it needs
-            data = head + handle.read()
-    except FileNotFoundError:
-        raise TranscriptError(name, 0, "no such file") from None
+        data, gzipped = read_input(path)  # within the size, line and gzip limits
     except OSError as exc:
         raise TranscriptError(name, 0, f"cannot read file: {exc.strerror or exc}") from None
     suffix = Path(path).suffix.lower()
-    if data[:2] == b"\x1f\x8b":  # gzip (Bedrock delivers invocation logs to S3 as .json.gz): read what it holds
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise TranscriptError(name, 0, f"cannot decompress gzip file: {exc}") from None
+    if gzipped:  # gzip (Bedrock delivers invocation logs to S3 as .json.gz): read what it holds
         inner = Path(Path(path).stem).suffix.lower()
         suffix = inner if inner in (".jsonl", ".ndjson") else ""  # S3's .json.gz hold one record per line
     if not data.strip():

@@ -38,6 +38,7 @@ import orjson
 
 from ._decision import cause_rows, decide
 from ._engine import ReplayResult, StrategyTotals
+from ._output_files import write_replacing
 
 __all__ = ["to_json", "write_json"]
 
@@ -207,8 +208,7 @@ def _as_logged_json(result: ReplayResult) -> dict[str, Any] | None:
 
 
 def write_json(result: ReplayResult, path: str | Path) -> Path:
-    """Write ``to_json(result)`` to ``path`` (parents created). Returns the path."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(orjson.dumps(to_json(result), option=orjson.OPT_INDENT_2) + b"\n")
-    return target
+    """Write ``to_json(result)`` to ``path`` (parents created; a file or link already there is replaced, never
+    followed: `promptcache.replay._output_files.write_replacing`). Returns the path."""
+    data = orjson.dumps(to_json(result), option=orjson.OPT_INDENT_2) + b"\n"  # before anything is written
+    return write_replacing(path, lambda tmp: tmp.write_bytes(data))

@@ -23,6 +23,7 @@ import orjson
 
 from . import _readers as readers
 from ._formats import detect_record
+from ._input_guard import open_lines
 from ._inputs import MergedInput
 from ._jsonpos import jsonl_records
 from ._messages import BadRecord
@@ -123,7 +124,7 @@ def _lines_are_conversations(path: str | Path) -> bool:
     """Whether the first non-empty line of a JSONL file is a whole conversation (a list, or an object with a
     message list and no ``message`` event field)."""
     try:
-        with open(path, "rb") as handle:
+        with open_lines(path) as handle:
             for raw in handle:
                 if raw.strip():
                     rec = orjson.loads(raw)
@@ -138,7 +139,7 @@ def _lines_are_conversations(path: str | Path) -> bool:
 def _stream_jsonl(path: str | Path) -> Iterator[Conversation]:
     name = str(path)
     index = 0
-    with open(path, "rb") as handle:
+    with open_lines(path) as handle:
         for lineno, rec in jsonl_records(name, handle):
             if not readers._is_conversation(rec) or (isinstance(rec, dict) and "message" in rec):
                 raise TranscriptError(

@@ -31,6 +31,8 @@ __all__ = [
     "Calibration",
     "TokenCounter",
     "IMAGE_TOKENS",
+    "LONG_TEXT_CHARS",
+    "estimate_long_text",
     "calibration_for",
     "get_encoding",
 ]
@@ -41,6 +43,13 @@ IMAGE_TOKENS = 1600
 
 
 _BATCH_MIN = 256  # texts: below this, ``prime`` encodes in the calling thread
+
+#: Texts longer than this (characters) are estimated from their length (:func:`estimate_long_text`), not encoded:
+#: tiktoken's time grows faster than linearly on long runs without whitespace (1 Mi characters of one letter take
+#: over a second, 200 MB minutes; bench/README.md "Replay: hostile input"), while 64 Ki take ~0.04 s.
+LONG_TEXT_CHARS = 1 << 16
+#: Characters in each of the three samples (start, middle, end) a long text's estimate is scaled from.
+SAMPLE_CHARS = 1 << 13
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +123,16 @@ def get_encoding() -> tiktoken.Encoding:
     raise RuntimeError("no tiktoken encoding available (" + "; ".join(errors) + ")")
 
 
+def estimate_long_text(enc: tiktoken.Encoding, text: str) -> int:
+    """Tokens of a text over :data:`LONG_TEXT_CHARS`, from its length: the token density of three samples of
+    :data:`SAMPLE_CHARS` characters (its start, middle and end) times the text's length. Linear in nothing but the
+    samples, whatever the text."""
+    mid = len(text) // 2 - SAMPLE_CHARS // 2
+    samples = (text[:SAMPLE_CHARS], text[mid : mid + SAMPLE_CHARS], text[-SAMPLE_CHARS:])
+    tokens = sum(len(enc.encode_ordinary(sample)) for sample in samples)
+    return max(1, round(len(text) * tokens / (3 * SAMPLE_CHARS)))
+
+
 class TokenCounter:
     """Counts tokens of texts and blocks, remembering every distinct text (prefixes are never re-counted).
 
@@ -137,6 +156,10 @@ class TokenCounter:
     def prime(self, texts: Iterable[str]) -> None:
         """Count every text of ``texts`` not seen before, in one batch."""
         todo = list({t for t in texts if t not in self._cache})
+        if any(len(t) > LONG_TEXT_CHARS for t in todo):
+            for text in [t for t in todo if len(t) > LONG_TEXT_CHARS]:
+                self._cache[text] = estimate_long_text(self._enc, text)
+            todo = [t for t in todo if len(t) <= LONG_TEXT_CHARS]
         if len(todo) >= _BATCH_MIN:
             for text, ids in zip(todo, self._enc.encode_ordinary_batch(todo, num_threads=2)):
                 self._cache[text] = len(ids)
@@ -145,12 +168,14 @@ class TokenCounter:
                 self._cache[text] = len(self._enc.encode_ordinary(text))
 
     def text(self, text: str) -> int:
-        """Tokens in ``text`` (0 for the empty string)."""
+        """Tokens in ``text`` (0 for the empty string; estimated from its length over :data:`LONG_TEXT_CHARS`)."""
         if not text:
             return 0
         n = self._cache.get(text)
         if n is None:
-            n = self._cache[text] = len(self._enc.encode_ordinary(text))
+            long = len(text) > LONG_TEXT_CHARS
+            n = estimate_long_text(self._enc, text) if long else len(self._enc.encode_ordinary(text))
+            self._cache[text] = n
         return n
 
     def block(self, block: Block) -> int:

@@ -9,7 +9,6 @@ from typing import Any, ClassVar, Final
 
 from langchain.agents.middleware import ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage
-from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import var_child_runnable_config
 
 from promptcache._config import (
@@ -17,13 +16,14 @@ from promptcache._config import (
     check_call_options,
     check_unicode,
     is_unicode,
-    resolve_scope,
+    scope_from_configurable,
     validate_key_part,
     validate_scope,
 )
 from promptcache._deprecation import deprecated_attribute, renamed_argument
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache._metrics import PluginMetrics, PluginStats
+from promptcache._option_checks import check_bool
 from promptcache._processor import Processor, as_model_response
 from promptcache._savings import count_reply_hit
 from promptcache.backends._base import ServerCache, validate_ttl
@@ -92,7 +92,11 @@ class ResponseCache(Processor):
         ttl_s: entry lifetime in seconds (number > 0; default 300, ``DEFAULT_RESPONSE_CACHE_TTL_SECONDS``).
         ttl: deprecated name of ``ttl_s`` (a ``DeprecationWarning``; giving both is a ``TypeError``).
         scope: tenant for every call; ``None`` shares entries across users; omitted: resolved per call
-            (``configurable["user_id"]``, then ``configurable["langgraph_auth_user_id"]``).
+            (``configurable["user_id"]``, then ``configurable["langgraph_auth_user_id"]``; an authenticated
+            ``langgraph_auth_user_id`` wins, see :func:`promptcache._config.resolve_scope`).
+        allow_scope_override: let a per-call ``scope`` or ``configurable["user_id"]`` differ from the
+            authenticated ``configurable["langgraph_auth_user_id"]`` (default False: such a call raises
+            ``PermissionError``); only for deployments whose configs come from trusted code.
         key: a fixed key (``str``, still namespaced by agent id and scope) or a function, sync or async, of
             :class:`ResponseCacheKeyInputs` returning the key; a function that raises or returns a non-string
             falls back to :func:`build_response_cache_key` (logged).
@@ -109,8 +113,10 @@ class ResponseCache(Processor):
     most once a minute; it never raises into the call.
 
     Raises:
-        TypeError / ValueError: bad ``cache``, ``ttl_s``, ``scope``, ``key``, ``bust`` or ``agent_id`` (message names
-            the value), at construction.
+        TypeError / ValueError: bad ``cache``, ``ttl_s``, ``scope``, ``key``, ``bust``, ``agent_id`` or
+            ``allow_scope_override`` (message names the value), at construction.
+        PermissionError (per call): a per-call ``scope`` or ``configurable["user_id"]`` naming another user than
+            the authenticated one (see ``allow_scope_override``), before the cache is read.
     """
 
     _wrap_runs_hooks: ClassVar[bool] = True  # its wrap methods are the hooks' steps, inlined (fast path)
@@ -128,6 +134,7 @@ class ResponseCache(Processor):
         bust: bool = False,
         agent_id: str = DEFAULT_AGENT_ID,
         ttl: Any = UNSET,
+        allow_scope_override: bool = False,
     ) -> None:
         super().__init__()
         if not isinstance(cache, ServerCache):
@@ -148,6 +155,7 @@ class ResponseCache(Processor):
         self.key = key
         self.bust = _check_bust(bust, "bust")
         self.agent_id = agent_id
+        self.allow_scope_override = check_bool(allow_scope_override, "allow_scope_override")
         self._warning = ThrottledWarning(_log)
         self.metrics = PluginMetrics("response_cache", agent_id)
 
@@ -187,21 +195,16 @@ class ResponseCache(Processor):
         ``call_options()`` + ``resolve_scope()`` would run ``ensure_config()`` three times (~7 us each inside an
         agent: it copies the callback manager); only ``configurable`` matters here, read straight from the
         context variable LangChain keeps the running config in. The scope rule stays the shared one
-        (:func:`promptcache._config.resolve_scope`), applied to that ``configurable``.
+        (:func:`promptcache._config.scope_from_configurable`), applied to that ``configurable``.
         """
         config = var_child_runnable_config.get()
         configurable = (config.get("configurable") if config else None) or {}
         raw = configurable.get(self.context_key)
         options = {} if raw is None else check_call_options(self.context_key, self.context_options, raw)
-        if "scope" in options or self._scope is not UNSET:
-            return options, resolve_scope(options, self._scope, None, self.scope_fields)  # config not read
-        if not any((value := configurable.get(name)) is not None and value != "" for name in self.scope_fields):
-            return options, None  # what resolve_scope gives when no scope field holds a value
-        token = var_child_runnable_config.set(RunnableConfig(configurable=configurable))  # ensure_config() is cheap
-        try:
-            return options, resolve_scope(options, self._scope, None, self.scope_fields)
-        finally:
-            var_child_runnable_config.reset(token)
+        scope = scope_from_configurable(
+            configurable, options, self._scope, self.scope_fields, self.allow_scope_override
+        )
+        return options, scope
 
     def _plan(self) -> tuple[Any, str | None, bool]:
         """The running call's key choice (per-call ``key``, else the constructor's), scope and ``bust``."""

@@ -9,7 +9,6 @@ import redis
 
 from promptcache.integrations._redis_intention import RedisIntentionBackend
 from promptcache.intention import IntentionMemory
-from promptcache.intention._backends import IntentionBackendError
 from promptcache.intention._meaning import signature
 
 
@@ -165,8 +164,7 @@ def test_wrongtype_key_fails_that_call_without_a_circuit_break(redis_url, redis_
     redis_client.set(backend.index_key("carol"), "oops")  # a damaged index is replaced (test_redis_damaged_index)
     assert memory.store("carol", "weather in Oslo", {"t": 1}) is True
     redis_client.rpush(backend.result_key("carol", "f" * 64), "oops")  # a result key of another type
-    with pytest.raises(IntentionBackendError, match="refused by the server"):
-        backend.result("carol", "f" * 64)
+    assert backend.result("carol", "f" * 64) == b""  # a corrupt entry: the memory discards it (a damaged key)
     assert memory.store("dave", "weather in Lima", {"t": 2}) is True
     assert memory.retrieve("dave", "weather in Lima").result == {"t": 2}
     assert backend._open_until == 0.0

@@ -122,6 +122,7 @@ def test_read_reference_tool_reads_the_config_users_reference_only():
         "no user in the call's config (configurable['user_id']); cannot read references"
     )
     assert raw.writes() == 3  # reading never writes
+    assert raw.version_ops("put") == 3  # one new version per memory written
 
 
 def test_read_reference_tool_does_not_return_an_expired_reference():

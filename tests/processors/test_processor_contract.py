@@ -118,7 +118,12 @@ def test_context_and_apply_context() -> None:
 def test_scope_resolution_order() -> None:
     rec = Recorder("p1", [])
     base = {"configurable": {"user_id": "u1", "langgraph_auth_user_id": "auth"}}
+    with pytest.raises(PermissionError, match="'u1'.*'auth'"):  # the authenticated user wins over user_id
+        rec.resolve_scope(base)
+    rec.allow_scope_override = True  # the constructor opted in: the order without that rule
     assert rec.resolve_scope(base) == "u1"
+    rec.allow_scope_override = False
+    assert rec.resolve_scope({"configurable": {"user_id": "auth", "langgraph_auth_user_id": "auth"}}) == "auth"
     assert rec.resolve_scope({"configurable": {"langgraph_auth_user_id": "auth"}}) == "auth"
     assert rec.resolve_scope({"configurable": {}}) is None
     per_call = Recorder.apply_context({"configurable": {"user_id": "u1"}}, scope="tenant-9")

@@ -7,6 +7,8 @@ from collections import Counter
 from langgraph.store.base import GetOp, PutOp, SearchOp
 from langgraph.store.memory import InMemoryStore
 
+from promptcache.memory._store import VERSION_LABEL
+
 
 class CountingStore(InMemoryStore):
     """The real ``InMemoryStore``, counting the operations it serves, by (op, kind label)."""
@@ -33,10 +35,20 @@ class CountingStore(InMemoryStore):
         return await super().abatch(self._count(ops))
 
     def reads(self, kind: str | None = None) -> int:
-        return sum(n for (op, k), n in self.ops.items() if op in {"search", "get"} and (kind is None or k == kind))
+        """Reads of memories (of ``kind``); the per-scope version item is counted apart (:meth:`version_ops`)."""
+        return sum(
+            n
+            for (op, k), n in self.ops.items()
+            if op in {"search", "get"} and k != VERSION_LABEL and (kind is None or k == kind)
+        )
 
     def writes(self) -> int:
-        return sum(n for (op, _), n in self.ops.items() if op in {"put", "delete"})
+        """Writes and deletes of memories; the version item's are in :meth:`version_ops`."""
+        return sum(n for (op, k), n in self.ops.items() if op in {"put", "delete"} and k != VERSION_LABEL)
+
+    def version_ops(self, op: str) -> int:
+        """How many times the per-scope version item was read (``"get"``) or given a new value (``"put"``)."""
+        return self.ops[(op, VERSION_LABEL)]
 
 
 def purge_prefix(store, prefix: tuple[str, ...]) -> None:
