@@ -250,7 +250,7 @@ def _block_tokens(block: Any, enc: Any) -> int:
 def price(
     requests: list[dict[str, Any]], replies_tokens: Callable[[dict[str, Any]], int] | None = None
 ) -> dict[str, float]:
-    """Bill ``requests`` (Converse parameters, in send order, :data:`GAP_S` apart) with the replay simulator."""
+    """Bill ``requests`` (Converse parameters, in send order, `GAP_S` apart) with the replay simulator."""
     enc = get_encoding()
     price_table = price_for(PRICED_AS)
     sim = PromptCacheSimulator(cache_rules(PRICED_AS), price_table)

@@ -9,7 +9,7 @@ benchmarks read (``MANIFEST``). A file counts as present when a folder searched 
 (``PROMPTCACHE_DATA``, the team's ``shared/data`` beside the checkout, then the download cache) holds it with that
 checksum; a file there with another checksum is reported and never used. Downloads go to a temporary file first
 and land under their name only once the checksum matches. ``bfcl_v4_memory_bundle.json`` is not one upstream file:
-it is built from nine BFCL JSONL files (rows unchanged, grouped into one JSON object; :func:`build_bfcl_bundle`),
+it is built from nine BFCL JSONL files (rows unchanged, grouped into one JSON object; `build_bfcl_bundle`),
 and the checksum is checked on the result.
 
 Exit status: 0 when every file is present and verified (or fetched), 1 otherwise (each problem on its own line).
@@ -49,7 +49,7 @@ __all__ = [
 RAW_URL = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
 """Where GitHub serves a file of a repository at a commit, unchanged."""
 BUILDS = ("verbatim", "bfcl-bundle")
-"""How a file is made from its sources: copied as is, or grouped by :func:`build_bfcl_bundle`."""
+"""How a file is made from its sources: copied as is, or grouped by `build_bfcl_bundle`."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class Source:
     role: str = ""
 
     def url(self, template: str = RAW_URL) -> str:
-        """The download address: ``template`` (default :data:`RAW_URL`) filled with ``repo``, ``commit``, ``path``."""
+        """The download address: ``template`` (default `RAW_URL`) filled with ``repo``, ``commit``, ``path``."""
         return template.format(repo=self.repo, commit=self.commit, path=self.path)
 
 
@@ -266,7 +266,7 @@ def _jsonl(path: Path) -> list[object]:
 
 
 def build_bfcl_bundle(parts: dict[str, Path]) -> bytes:
-    """The bundle from its nine JSONL files, ``parts`` keyed by :attr:`Source.role`.
+    """The bundle from its nine JSONL files, ``parts`` keyed by `Source.role`.
 
     Layout: ``{"_about", "_sources", "prereq_conversations": {scenario: rows}, "questions": rows,
     "possible_answers": rows, "memory_tool_docs": {backend: rows}}``, rows in file order, serialised with a
@@ -317,7 +317,7 @@ def _fetch_one(entry: DataFile, dest: Path, template: str, timeout_s: float, ope
 
 @dataclass(frozen=True)
 class Outcome:
-    """What :func:`fetch` did for one file: ``status`` is ``"present"``, ``"fetched"``, ``"missing"`` or
+    """What `fetch` did for one file: ``status`` is ``"present"``, ``"fetched"``, ``"missing"`` or
     ``"failed"``; ``path`` where it is (``None`` unless present or fetched); ``problems``, one line each."""
 
     entry: DataFile
@@ -339,12 +339,12 @@ def fetch(
     """Verify every entry where it is present; download the others into ``dest`` unless ``offline``.
 
     Args:
-        entries: the files (default :data:`MANIFEST`).
+        entries: the files (default `MANIFEST`).
         dest: where downloads go (default: the download cache, ``shared_data.cache_dir()``).
         folders: searched in order for present copies (default ``shared_data.data_dirs()``, which ends with the
             cache); ``dest`` is searched last when not listed.
         offline: never download; a file that is not present is ``"missing"``.
-        url_template: where sources are downloaded from (default :data:`RAW_URL`; ``{repo}``, ``{commit}``,
+        url_template: where sources are downloaded from (default `RAW_URL`; ``{repo}``, ``{commit}``,
             ``{path}`` are filled in), e.g. a mirror or a local ``file://`` tree.
         timeout_s: seconds per download.
         opener: ``urllib.request.urlopen`` or a stand-in with its signature (tests).

@@ -6,12 +6,12 @@ and hit rate (hits / lookups) at the defaults and over the threshold (and margin
 intentions in one user's memory, 1,000 sampled ones (the per-user default cap), and 1,000 sampled ones where each
 stored row carries its own result (``label#row``: real tool output differs call by call; correct when the label
 part matches). The decision rule is the library's own (exact match first, then the verified candidates: the meaning
-signature of :mod:`promptcache.intention._meaning` and :func:`promptcache.intention._matching.choose`); a sample of
+signature of `promptcache.intention._meaning` and `promptcache.intention._matching.choose`); a sample of
 lookups is also run end to end through ``IntentionMemory`` to check the two agree. ``--pairs`` runs the hard-negative
 and paraphrase sets of tests/data/.
 
 Latency: N memories for one user on Redis (1,000 by default; ``--sizes 1000,10000,100000``),
-``IntentionMemory.retrieve`` timed (p50/p99, the best of :data:`REPEATS` passes), hits and misses, and the
+``IntentionMemory.retrieve`` timed (p50/p99, the best of `REPEATS` passes), hits and misses, and the
 in-memory backend at 1,000.
 
 Run: ``python bench/intention.py [--data DIR] [--redis-url URL] [--embeddings minilm]`` (see ``--help``).
@@ -67,7 +67,7 @@ def load(path: Path) -> list[tuple[str, str]]:
 
 # -- quality -------------------------------------------------------------------------------------------------------
 class Row(NamedTuple):
-    """A stored row as :func:`choose` sees a record: creation order and id decide "newest"."""
+    """A stored row as `choose` sees a record: creation order and id decide "newest"."""
 
     created_at: float
     id: str
@@ -103,7 +103,7 @@ def rank_all(similarity: Similarity, stored: Sequence[tuple[str, str]], queries:
 
 
 def decide(ranked: Ranked, threshold: float, margin: float) -> str | None:
-    """The result IntentionMemory would return (exact first, then :func:`choose`), or None."""
+    """The result IntentionMemory would return (exact first, then `choose`), or None."""
     if ranked.exact is not None:
         return ranked.exact
     if threshold >= 1.0:

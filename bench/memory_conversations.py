@@ -115,7 +115,7 @@ def run_conversations(
 
 
 def summarise(rows: list[dict]) -> dict[str, Any]:
-    """Totals and per-turn means over the question rows of :func:`run_conversations`."""
+    """Totals and per-turn means over the question rows of `run_conversations`."""
 
     def total(k: str) -> int:
         return sum(r[k] for r in rows)

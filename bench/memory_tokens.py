@@ -6,7 +6,7 @@ Part 1 replays bench/data/memory_scenario.json (hand-written: 3 sessions, 39 que
 44 memories of all four kinds, project state that is replaced and that goes stale) through a real LangGraph
 ``StateGraph`` with ``MemoryNode`` + ``MemorySaver`` (one thread per session) on an ``InMemoryStore`` with a
 simulated clock. Part 2 replays the real BFCL v4 memory conversations (bfcl_v4_memory_bundle.json, found by bench/shared_data.py):
-every user statement becomes a memory (typing rule: :func:`bfcl_kind`), then each of the 155 recall questions is
+every user statement becomes a memory (typing rule: `bfcl_kind`), then each of the 155 recall questions is
 asked in a fresh thread. Part 3 (bench/memory_conversations.py) replays bench/data/memory_conversations.json: a
 multi-session conversation with follow-ups, team questions and facts / project state restated without subjects.
 

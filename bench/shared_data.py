@@ -1,9 +1,9 @@
 """Where the benchmarks find the third-party data they run on (kept outside the project, never copied into it).
 
-Folders searched, in order (:func:`data_dirs`): the folder named by ``PROMPTCACHE_DATA``; the team's ``shared/data``
+Folders searched, in order (`data_dirs`): the folder named by ``PROMPTCACHE_DATA``; the team's ``shared/data``
 folder beside the project checkout (``../shared/data`` from the project root; any ancestor folder is searched, so a
 git worktree checked out deeper finds it too); the download cache that ``python bench/fetch_data.py`` fills
-(:func:`cache_dir`). Sources, pinned commits, checksums and licenses: ``bench/fetch_data.py`` and docs/data.md.
+(`cache_dir`). Sources, pinned commits, checksums and licenses: ``bench/fetch_data.py`` and docs/data.md.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def data_dirs() -> list[Path]:
 
 def find_data_file(name: str, explicit: str | None = None, *, required: bool = True) -> Path | None:
     """The path of data file ``name``: ``explicit`` when given (it must exist), else the first existing candidate
-    in :func:`data_dirs`.
+    in `data_dirs`.
 
     When the file is nowhere: exits the program with a one-line message naming what was tried (``required``; a
     benchmark run by hand, not a library call), else returns ``None``.

@@ -1,5 +1,5 @@
 """``PlacementStore``: a Bedrock conversation's cache-point placements in a ``ServerCache``, under the store's own
-``placements:`` namespace (:meth:`~promptcache.backends.ServerCache.namespaced`), one Redis Cluster hash tag per
+``placements:`` namespace (`namespaced`), one Redis Cluster hash tag per
 conversation. Fail-open: a backend that fails is a miss or a skipped write, logged at most once a minute."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ class PlacementStore:
 
     Args:
         cache: the backend (``InMemoryServerCache`` by default; ``RedisCache`` to share between workers). The store
-            keeps its entries in the backend's :data:`NAMESPACE` (``cache.namespaced("placements:")``, held as
+            keeps its entries in the backend's `NAMESPACE` (``cache.namespaced("placements:")``, held as
             ``self.cache``), so the backend's own ``clear()`` spares them when it is a ``RedisCache``.
         ttl_s: seconds a conversation's placements live (``None``: no expiry).
 
@@ -50,7 +50,7 @@ class PlacementStore:
 
     @staticmethod
     def key(conversation_id: str, model_id: str) -> str:
-        """``{<conversation>}:<12-hex model hash>`` (within :data:`NAMESPACE`)."""
+        """``{<conversation>}:<12-hex model hash>`` (within `NAMESPACE`)."""
         return f"{hash_tag(conversation_id)}:{stable_hash(model_id, 12)}"
 
     @staticmethod

@@ -5,7 +5,7 @@ Cancellation: redis-py's asyncio clients can swallow a task's cancellation that 
 redis-py 8.1: the command returns and the task runs on, so a cancelled agent call would still call the model and
 write the cache; far more often on a ``RedisCluster`` client's first call, while it discovers the cluster). The
 adapters' async methods re-raise ``CancelledError`` when the task's cancellation count (``Task.cancelling()``,
-Python >= 3.11) grew during the call (:func:`cancel_count`, :func:`reraise_swallowed_cancel`).
+Python >= 3.11) grew during the call (`cancel_count`, `reraise_swallowed_cancel`).
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def cancel_count() -> int | None:
 
 
 def reraise_swallowed_cancel(before: int | None) -> None:
-    """Raise ``CancelledError`` when the running task was cancelled since :func:`cancel_count` returned ``before``
+    """Raise ``CancelledError`` when the running task was cancelled since `cancel_count` returned ``before``
     but the cancellation never reached the caller (redis-py swallowed it)."""
     if before is not None and (now := cancel_count()) is not None and now > before:
         raise asyncio.CancelledError("cancelled during a Redis call (the cancellation was swallowed by the client)")
@@ -110,7 +110,7 @@ def keeps_cancellation(fn: Callable[_P, Awaitable[_T]]) -> Callable[_P, Coroutin
 class RedisConnection:
     """The sync + ``redis.asyncio`` clients and the circuit break shared by promptcache's Redis adapters.
 
-    Subclasses call :meth:`_connect` from ``__init__``; it sets ``client``, the async client(s), ``prefix``,
+    Subclasses call `_connect` from ``__init__``; it sets ``client``, the async client(s), ``prefix``,
     ``breaker_s`` and the break state. Clients made from a URL get ``socket_timeout_s`` as their connect and read
     timeouts, so a dead server fails in milliseconds.
 

@@ -1,7 +1,7 @@
 """``RedisIntentionBackend``: intention memories on Redis (redis-py, sync and ``redis.asyncio``).
 
 Layout, per user (docs/architecture.md, "Intention cache"); every key of a user carries the same hash tag
-(:func:`promptcache._keys.hash_tag` of the user id), so a user's pipelines and ``MGET`` stay in one Cluster slot:
+(`promptcache._keys.hash_tag` of the user id), so a user's pipelines and ``MGET`` stay in one Cluster slot:
 
 - ``{prefix}intent:{user}:idx`` — sorted set of memory ids, scored by expiry (epoch seconds). Expired ids are
   pruned (``ZREMRANGEBYSCORE``) on every read; the set itself expires with its last memory.
@@ -9,26 +9,26 @@ Layout, per user (docs/architecture.md, "Intention cache"); every key of a user 
 - ``{prefix}intent:{user}:res:{sha256}`` — the result, stored once per content hash (``SET NX``), its expiry
   pushed out (``PEXPIRE GT``, Redis >= 7.0) to the latest memory that refers to it.
 - ``{prefix}intent:{user}:sig:{signature}`` — a set of the ids of the memories whose intention has that meaning
-  signature (:mod:`promptcache.integrations._redis_intention_index`): a lookup reads its candidates from it, never
+  signature (`promptcache.integrations._redis_intention_index`): a lookup reads its candidates from it, never
   the whole index.
 - ``{prefix}intent:{user}:ver`` — a counter bumped by every store, eviction and repair of the index. It starts at
   a random 62-bit value, so it never repeats after a ``forget()`` or a loss of the user's keys
-  (:mod:`promptcache.integrations._redis_intention_versions`), and like every key here it has a TTL.
+  (`promptcache.integrations._redis_intention_versions`), and like every key here it has a TTL.
 
-A lookup (:meth:`RedisIntentionBackend.matching`) is two round trips whatever the number of memories: prune +
+A lookup (`RedisIntentionBackend.matching`) is two round trips whatever the number of memories: prune +
 ``SMEMBERS`` of the query's signature set, then ``ZMSCORE`` + ``MGET`` of those ids. Reading *all* records
-(:meth:`RedisIntentionBackend.records`, what a chat-model verifier needs) starts with one pipeline (prune +
+(`RedisIntentionBackend.records`, what a chat-model verifier needs) starts with one pipeline (prune +
 ``GET ver``). When the version is the one this process last read, the records it parsed then are reused (expired ones filtered out by their expiry): no other round trip. Otherwise one
 ``ZRANGEBYSCORE ... WITHSCORES`` and one ``MGET`` of the records not already parsed (a replaced memory has a new
 score, so a stale copy is never used), whatever the number of memories. The chosen result is one ``GET`` more (all
 results of an intention: one ``MGET``). Install ``hiredis`` (a dependency of promptcache) so redis-py parses the
 1,000-element replies in C. Failures raise
-:class:`~promptcache.intention._backends.IntentionBackendError`; a connection failure or timeout also opens a short
+`IntentionBackendError`; a connection failure or timeout also opens a short
 circuit break (``breaker_s``), so a dead Redis does not add a timeout to every call. An error the server answered
 with (``redis.ResponseError``, e.g. ``WRONGTYPE`` on one user's key) fails that call only: no circuit break, so one
 user's damaged key does not blind the others.
 
-Damaged entries cost no more than themselves: see :mod:`promptcache.integrations._redis_intention_versions`.
+Damaged entries cost no more than themselves: see `promptcache.integrations._redis_intention_versions`.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ from promptcache.intention._backends import (
 __all__ = ["RedisIntentionBackend"]
 
 _PUT_INCR = 7
-"""Position of the version bump in the store pipeline (:meth:`RedisIntentionBackend._put_commands`)."""
+"""Position of the version bump in the store pipeline (`RedisIntentionBackend._put_commands`)."""
 _PUT_INDEX = (3, 4, -1)
 """Positions of the commands on the index in the store pipeline that a key of another type refuses (``ZCARD`` is
 always the last command)."""
@@ -156,7 +156,7 @@ class RedisIntentionBackend(SignatureIndex, VersionRepairs, RedisConnection, Int
 
     # -- writes ------------------------------------------------------------------------------------------------
     def _put_commands(self, pipe: Any, user: str, record: MemoryRecord, result: bytes, now: float) -> int:
-        """Queue a store (its INCR of the version counter at :data:`_PUT_INCR`); returns the TTL (ms)."""
+        """Queue a store (its INCR of the version counter at `_PUT_INCR`); returns the TTL (ms)."""
         # Key TTLs are relative (PX / PEXPIRE), so Redis's clock decides when keys vanish; index scores use the
         # caller's clock (``now``), which decides what a read returns.
         ttl_ms = max(1, math.ceil((record.expires_at - now) * 1000))

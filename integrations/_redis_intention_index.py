@@ -1,16 +1,15 @@
-"""The meaning index of :class:`RedisIntentionBackend
-<promptcache.integrations._redis_intention.RedisIntentionBackend>`: candidate retrieval without reading every memory.
+"""The meaning index of `RedisIntentionBackend`: candidate retrieval without reading every memory.
 
-Per user and meaning signature (:func:`promptcache.intention._meaning.signature`), a Redis set
+Per user and meaning signature (`promptcache.intention._meaning.signature`), a Redis set
 ``{prefix}intent:{user}:sig:<signature>`` holds the ids of the memories stored under that signature. Its keys carry
 the user's hash tag, like every other key of the user, so one pipeline stays in one Cluster slot. A store adds the
 id (``SADD``) and pushes the set's expiry out to the memory's (``PEXPIRE GT``). A lookup is one script call
-(:data:`MATCH_SCRIPT`: prune the index, read the set, each member's index score — an id evicted, expired or
+(`MATCH_SCRIPT`: prune the index, read the set, each member's index score — an id evicted, expired or
 forgotten has none — and record): one round trip whatever the number of the user's memories. The script builds
 the record keys from the user's key prefix, which carries the user's hash tag, so in Redis Cluster every key it
 touches is in the slot of its declared keys. Ids whose memory is gone are removed from the
 set on the way (best effort); an index row whose record is gone or unreadable is dropped from the index as
-:meth:`~promptcache.integrations._redis_intention.RedisIntentionBackend.records` does (the version bumped). A set of
+`records` does (the version bumped). A set of
 another type (a damaged key) is deleted: a miss for its memories, written again by the next store.
 """
 
@@ -67,7 +66,7 @@ corrupt entry; a result is read when the record is JSON with a ``result_hash``),
 set, ``[2]`` when the signature set is not a set."""
 
 SIG_POSITIONS = (8, 9, 10)
-"""Positions of :func:`index_commands` in the store pipeline (after the version bump, before the closing ``ZCARD``)."""
+"""Positions of `index_commands` in the store pipeline (after the version bump, before the closing ``ZCARD``)."""
 
 
 def index_commands(pipe: Any, key: str, memory_id: str, ttl_ms: int) -> None:
@@ -124,8 +123,7 @@ def live_records(
 
 
 class SignatureIndex(VersionRepairs):
-    """Candidate retrieval by meaning signature for :class:`RedisIntentionBackend
-    <promptcache.integrations._redis_intention.RedisIntentionBackend>` (a mixin: :class:`VersionRepairs` gives the
+    """Candidate retrieval by meaning signature for `RedisIntentionBackend` (a mixin: `VersionRepairs` gives the
     keys, ``_repair`` and the warnings; the backend provides the clients, the failure handling and ``_drop``)."""
 
     if TYPE_CHECKING:  # provided by RedisIntentionBackend and its RedisConnection base
@@ -165,7 +163,7 @@ class SignatureIndex(VersionRepairs):
     async def _areplace_signature_set(
         self, client: Any, user: str, record: MemoryRecord, ttl_ms: int, replies: list[Any]
     ) -> list[Any]:
-        """Async :meth:`_replace_signature_set`."""
+        """Async `_replace_signature_set`."""
         key = self.signature_key(user, record.signature)
         pipe = client.pipeline(transaction=False)
         pipe.delete(key)
@@ -201,11 +199,11 @@ class SignatureIndex(VersionRepairs):
             self._drop(pipe, user, dropped, ttl)
 
     def matching(self, user: str, signature: str, now: float) -> list[MemoryRecord]:
-        """The live memories with ``signature`` (see :meth:`matching_results`)."""
+        """The live memories with ``signature`` (see `matching_results`)."""
         return self.matching_results(user, signature, now)[0]
 
     async def amatching(self, user: str, signature: str, now: float) -> list[MemoryRecord]:
-        """Async :meth:`matching`."""
+        """Async `matching`."""
         return (await self.amatching_results(user, signature, now))[0]
 
     def matching_results(
@@ -242,7 +240,7 @@ class SignatureIndex(VersionRepairs):
     async def amatching_results(
         self, user: str, signature: str, now: float
     ) -> tuple[list[MemoryRecord], dict[str, bytes | None]]:
-        """Async :meth:`matching_results`."""
+        """Async `matching_results`."""
         client = self.async_client
         if client is None:
             return await asyncio.to_thread(self.matching_results, user, signature, now)

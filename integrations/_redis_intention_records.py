@@ -1,5 +1,4 @@
-"""The per-process cache of parsed intention memory records of :class:`RedisIntentionBackend
-<promptcache.integrations._redis_intention.RedisIntentionBackend>`, and the parsing of the records Redis returns.
+"""The per-process cache of parsed intention memory records of `RedisIntentionBackend`, and the parsing of the records Redis returns.
 
 Per user it keeps the version counter it read the records at, the live records, and each record by id with the
 index score (expiry) it had: a replaced memory has a new score, so a stale copy is never used. Thread-safe.
@@ -78,7 +77,7 @@ class RecordCache:
         Returns:
             ``(live records, ids of the rows to drop from the index, why each corrupt record was refused)``: a
             row is dropped when its record expired (``None``) or is corrupt (not a record, or a field of the wrong
-            type, :meth:`~promptcache.intention._backends.MemoryRecord.loads`).
+            type, `loads`).
         """
         gone: list[Any] = []
         corrupt: list[str] = []

@@ -1,11 +1,10 @@
-"""The version counter and the repairs of :class:`RedisIntentionBackend
-<promptcache.integrations._redis_intention.RedisIntentionBackend>`: Lua scripts and the reading of pipeline replies.
+"""The version counter and the repairs of `RedisIntentionBackend`: Lua scripts and the reading of pipeline replies.
 
 A process reuses the records it parsed while a user's version counter reads the same value it read them at, so the
 counter must never show a value twice for different contents. It therefore starts at a random 62-bit value (from
 ``secrets``), not at 1: after a ``forget()``, or after Redis lost the user's keys, the counter restarts elsewhere
 and no process's cached value can match it by chance (odds 2**-61 per restart). It is created, incremented and
-given the caller's TTL by one script (:data:`BUMP_SCRIPT`), atomically, so a ``forget()`` racing a store can never
+given the caller's TTL by one script (`BUMP_SCRIPT`), atomically, so a ``forget()`` racing a store can never
 leave a counter without a TTL or restarting at a small number.
 
 Damaged entries cost no more than themselves (each logged, at most once a minute): a memory record that is not a
@@ -52,7 +51,7 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2], 'NX')
 redis.call('PEXPIRE', KEYS[1], ARGV[2], 'GT')
 return v
 """
-"""``KEYS[1]``: the version counter; ``ARGV[1]``: its start value when missing (:func:`new_version`); ``ARGV[2]``:
+"""``KEYS[1]``: the version counter; ``ARGV[1]``: its start value when missing (`new_version`); ``ARGV[2]``:
 the TTL (ms) it gets when it has none, or when it is longer than its current one (``PEXPIRE NX``/``GT``, Redis >=
 7.0). Returns the new value; a counter that is not an integer (or another type of key) makes the script fail (the
 caller repairs it)."""
@@ -136,8 +135,7 @@ def rows_ttl_ms(scores: Sequence[Any], now: float) -> int:
 
 
 class VersionRepairs:
-    """The key layout, the version bump and the repairs of :class:`RedisIntentionBackend
-    <promptcache.integrations._redis_intention.RedisIntentionBackend>` (a mixin: the backend sets ``prefix`` and the
+    """The key layout, the version bump and the repairs of `RedisIntentionBackend` (a mixin: the backend sets ``prefix`` and the
     two warnings)."""
 
     prefix: str
@@ -166,7 +164,7 @@ class VersionRepairs:
 
     def _bump(self, pipe: Any, user: str, ttl_ms: int) -> None:
         """Queue the version bump: created at a random start when missing, incremented, given ``ttl_ms`` (ms) when
-        it has no TTL or a shorter one (:data:`~promptcache.integrations._redis_intention_versions.BUMP_SCRIPT`)."""
+        it has no TTL or a shorter one (`BUMP_SCRIPT`)."""
         # ``execute_command``, not ``pipe.eval``: redis-py's cluster pipelines block ``eval()`` but route a queued
         # EVAL to its key's slot (the user's hash tag), like any other command.
         pipe.execute_command("EVAL", BUMP_SCRIPT, 1, self.version_key(user), new_version(), ttl_ms)
@@ -193,11 +191,11 @@ class VersionRepairs:
 
     def _replace_damaged_index(self, client: Any, user: str) -> bool:
         """Delete the user's index and version counter when the index is not a sorted set (a damaged key; see
-        :data:`~promptcache.integrations._redis_intention_versions.REPLACE_INDEX_SCRIPT`); True when it was."""
+        `REPLACE_INDEX_SCRIPT`); True when it was."""
         found = client.eval(REPLACE_INDEX_SCRIPT, 2, self.index_key(user), self.version_key(user))
         return self._index_replaced(user, found)
 
     async def _areplace_damaged_index(self, client: Any, user: str) -> bool:
-        """Async :meth:`_replace_damaged_index`."""
+        """Async `_replace_damaged_index`."""
         found = await client.eval(REPLACE_INDEX_SCRIPT, 2, self.index_key(user), self.version_key(user))
         return self._index_replaced(user, found)

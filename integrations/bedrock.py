@@ -2,8 +2,8 @@
 
 ``CachePointChatBedrockConverse`` is a ``langchain_aws.ChatBedrockConverse`` whose final Converse request (system,
 messages, ``toolConfig.tools``) gets cache points from a placement strategy: ``strategy="anchored-tail"``
-(:class:`promptcache.cache_points.AnchoredTailStrategy`, the default) or ``"multi-point"``
-(:class:`promptcache.cache_points.MultiPointStrategy`, Roo-Code's), or any ``CacheStrategy`` subclass.
+(`promptcache.cache_points.AnchoredTailStrategy`, the default) or ``"multi-point"``
+(`promptcache.cache_points.MultiPointStrategy`, Roo-Code's), or any ``CacheStrategy`` subclass.
 
 Why the default is not the multi-point strategy: the replay measured both on real
 agent traffic -- tau-bench airline, 200 conversations, 2,454 requests, 10 s apart (bench/README.md "## Replay",
@@ -20,7 +20,7 @@ graph state or checkpoints. (langchain-aws' own placement there -- system + last
 
 Placements are remembered per conversation (the call's ``configurable["thread_id"]``, else a hash of the system
 prompt and first message) in a ``ServerCache`` -- in-memory by default, ``RedisCache`` so several workers agree --
-under ``{<conversation>}:<model hash>`` in the store's ``placements:`` namespace (:meth:`ServerCache.namespaced`: a
+under ``{<conversation>}:<model hash>`` in the store's ``placements:`` namespace (`ServerCache.namespaced`: a
 ``RedisCache`` keeps them at ``<prefix>placements:...``, apart from its own entries, so its ``clear()`` spares them;
 a Redis Cluster hash tag per conversation). A store that fails
 is a miss (logged at most once a minute): the call goes on.
@@ -133,7 +133,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
             ``CacheStrategy`` subclass.
         cache_points: ``False`` turns placement off (langchain-aws' own ``cache_control`` handling then applies).
         cache_ttl: ``None``/``"5m"`` or ``"1h"``; checked against the model (``ValueError`` if not allowed).
-        cache_model_info: a :class:`ModelInfo` to use instead of the table entry for ``base_model_id``/``model_id``
+        cache_model_info: a `ModelInfo` to use instead of the table entry for ``base_model_id``/``model_id``
             (e.g. ``get_model_info(id, min_tokens_per_cache_point=2048)``, or for an application inference profile).
         cache_tools: ``False`` never adds a point after the tools.
         placement_store: a ``ServerCache`` for placements (default: a private ``InMemoryServerCache``).
@@ -179,8 +179,8 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         prompt cache), ``misses`` (calls that did not), ``writes`` (calls that wrote to it), cache read/write tokens,
         ``input_tokens_saved`` (tokens read from the cache, billed at the read price instead of the input price),
         ``dollars_saved`` (reads saved minus what writes cost above the input price, per
-        :mod:`promptcache._pricing`, at the write tier of ``cache_ttl``; models in its table only), and
-        ``errors`` (placement store failures). Also sent to OpenTelemetry (:mod:`promptcache._metrics`)."""
+        `promptcache._pricing`, at the write tier of ``cache_ttl``; models in its table only), and
+        ``errors`` (placement store failures). Also sent to OpenTelemetry (`promptcache._metrics`)."""
         return self._metrics.snapshot(reset)
 
     def _cache_usage_args(self) -> tuple[str, float]:
@@ -205,12 +205,12 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
 
     @property
     def cache_model(self) -> ModelInfo:
-        """The :class:`ModelInfo` in use."""
+        """The `ModelInfo` in use."""
         return self._info
 
     @property
     def last_plan(self) -> Optional[ConversePlan]:
-        """The most recent request's :class:`ConversePlan` (for logging and examples; not thread-local)."""
+        """The most recent request's `ConversePlan` (for logging and examples; not thread-local)."""
         return self._last_plan
 
     # -- the hook langchain-aws calls with the final request ---------------------------------------------------
@@ -276,21 +276,21 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
 class BedrockCachePoints(Processor):
     """The cache-point placement as a processor for ``create_agent`` / ``with_processors``.
 
-    Each request whose model is a ``ChatBedrockConverse`` is sent through a :class:`CachePointChatBedrockConverse`
+    Each request whose model is a ``ChatBedrockConverse`` is sent through a `CachePointChatBedrockConverse`
     sharing its clients and settings, so the points go on the final Converse request and never into the agent's
     messages, state or checkpoints. Other models pass through (one warning). The twin is built on a model's first
     request and rebuilt whenever one of the model's settings changed since (``model.temperature = 0.9`` reaches the
-    next request); see :meth:`wrap`.
+    next request); see `wrap`.
 
     Args:
         strategy: ``"anchored-tail"`` (default; cheapest in the replay), ``"multi-point"`` or a ``CacheStrategy``
-            subclass (see :class:`CachePointChatBedrockConverse`).
+            subclass (see `CachePointChatBedrockConverse`).
         placement_store: ``ServerCache`` for placements (default: in-memory, shared by this processor's models).
-        cache_ttl: as on :class:`CachePointChatBedrockConverse`.
-        cache_model_info: as on :class:`CachePointChatBedrockConverse`.
-        cache_tools: as on :class:`CachePointChatBedrockConverse`.
-        placement_ttl_s: as on :class:`CachePointChatBedrockConverse`.
-        token_counter: as on :class:`CachePointChatBedrockConverse`.
+        cache_ttl: as on `CachePointChatBedrockConverse`.
+        cache_model_info: as on `CachePointChatBedrockConverse`.
+        cache_tools: as on `CachePointChatBedrockConverse`.
+        placement_ttl_s: as on `CachePointChatBedrockConverse`.
+        token_counter: as on `CachePointChatBedrockConverse`.
 
     Raises:
         ValueError: (also TypeError) bad options: a bad ``strategy`` at once; the rest when the first Bedrock model
@@ -338,7 +338,7 @@ class BedrockCachePoints(Processor):
     processor handles are prompt-cached, so the memory load decision counts cache writes."""
 
     def stats(self, reset: bool = False) -> PluginStats:
-        """The counts of every model this processor wrapped (as :meth:`CachePointChatBedrockConverse.stats`)."""
+        """The counts of every model this processor wrapped (as `CachePointChatBedrockConverse.stats`)."""
         return self.metrics.snapshot(reset)
 
     def wrap(self, model: ChatBedrockConverse) -> CachePointChatBedrockConverse:

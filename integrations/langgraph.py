@@ -10,11 +10,11 @@ MemoryState)``)::
     builder.add_edge(START, "memory"); builder.add_edge("memory", "model")
     graph = builder.compile(checkpointer=MemorySaver())
 
-The node follows :mod:`promptcache.memory._policy`: feedback, user facts and references once per thread (kept in
+The node follows `promptcache.memory._policy`: feedback, user facts and references once per thread (kept in
 state, so the checkpointer carries them), project state every turn unless the question is conceptual.
 
 Misuse is loud: a graph whose state lacks the memory keys (e.g. ``StateGraph(MessagesState)``: LangGraph would drop
-the node's writes) raises :class:`MemoryStateError` naming the missing key, and so does a state without the
+the node's writes) raises `MemoryStateError` naming the missing key, and so does a state without the
 messages key (e.g. a state built without ``MessagesState``); no scope found (no ``user_id`` in ``configurable``,
 no ``scope=``) logs one warning per node, then uses the unscoped memories.
 """
@@ -54,7 +54,7 @@ class MemoryStateError(PromptCacheError, KeyError):
 
 
 def _missing_channels(config: RunnableConfig) -> list[str]:
-    """The :data:`MEMORY_STATE_KEYS` that are not channels of the running graph (``[]`` outside a graph run, or
+    """The `MEMORY_STATE_KEYS` that are not channels of the running graph (``[]`` outside a graph run, or
     when the running LangGraph does not expose its channel reader the way this check expects)."""
     read = (config.get("configurable") or {}).get(_READ_KEY)
     if not callable(read):
@@ -71,17 +71,17 @@ def _missing_channels(config: RunnableConfig) -> list[str]:
 
 
 class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
-    """A LangGraph node that loads typed memories into state (:class:`MemoryState` keys); sync and async.
+    """A LangGraph node that loads typed memories into state (`MemoryState` keys); sync and async.
 
     Args:
-        memory: a :class:`TypedMemoryStore`, a ``BaseStore`` (wrapped with default settings), or ``None`` to use
+        memory: a `TypedMemoryStore`, a ``BaseStore`` (wrapped with default settings), or ``None`` to use
             the graph's store (``builder.compile(store=...)``) at run time.
         classifier: conceptual-question classifier (``Callable[[str], bool]``, a chat model, or ``None``: the
-            default rules of :func:`promptcache.memory.is_conceptual_question`).
+            default rules of `promptcache.memory.is_conceptual_question`).
         scope: fixed scope; default: the shared rule -- per-call ``configurable["promptcache.memory"]["scope"]``,
             then ``configurable["user_id"]``, then ``configurable["langgraph_auth_user_id"]``. ``None``: unscoped.
         load_references: load references as pointers, ``[short id] description`` (default True); give the model
-            :func:`promptcache.memory.make_reference_tool` so it can fetch what a pointer points to.
+            `promptcache.memory.make_reference_tool` so it can fetch what a pointer points to.
         messages_key: the state key of the conversation (default ``"messages"``).
         scope_fields: the ``configurable`` fields tried for the scope.
         allow_scope_override: let a per-call ``scope`` or ``configurable["user_id"]`` differ from the
@@ -89,8 +89,8 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
             ``PermissionError`` before any read); only for deployments whose configs come from trusted code.
         prompt_caching: True when the model the graph calls caches the prompt (e.g. a
             ``CachePointChatBedrockConverse``; its ``caches_prompts`` attribute): project state is then kept or
-            skipped per conversation (:mod:`promptcache.memory._cache_cost`). Put ``memory_prompt`` in its own
-            system block after the system prompt (:func:`with_memory_prompt`).
+            skipped per conversation (`promptcache.memory._cache_cost`). Put ``memory_prompt`` in its own
+            system block after the system prompt (`with_memory_prompt`).
 
     Raises:
         TypeError: ``memory`` of another type; ``load_references`` or ``allow_scope_override`` not a bool;
@@ -128,7 +128,7 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
         self.metrics = PluginMetrics("typed_memory", "MemoryNode")
 
     def stats(self, reset: bool = False) -> PluginStats:
-        """Counts per turn loaded, as :meth:`promptcache.memory.TypedMemoryMiddleware.stats`."""
+        """Counts per turn loaded, as `promptcache.memory.TypedMemoryMiddleware.stats`."""
         return self.metrics.snapshot(reset)
 
     def _make_loader(self, memory: TypedMemoryStore) -> MemoryLoader:
@@ -151,7 +151,7 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
         return self._make_loader(TypedMemoryStore.for_store(store))
 
     def resolve_scope(self, config: RunnableConfig | None = None) -> str | None:
-        """The scope of this call, by the shared rule (:func:`promptcache._config.resolve_scope`). When nothing
+        """The scope of this call, by the shared rule (`promptcache._config.resolve_scope`). When nothing
         gives one (no per-call scope, no ``scope=``, none of ``scope_fields`` in ``configurable``), logs a warning
         once per node and returns ``None`` (the unscoped memories); pass ``scope=None`` to mean that on purpose."""
         options = memory_call_options(config)
@@ -160,7 +160,7 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
         return scope
 
     def _check(self, input: Any, config: RunnableConfig) -> None:
-        """Raise :class:`MemoryStateError` for a state that cannot work (module docstring), before any read."""
+        """Raise `MemoryStateError` for a state that cannot work (module docstring), before any read."""
         if not isinstance(input, Mapping) or self.messages_key not in input:
             keys = sorted(input) if isinstance(input, Mapping) else type(input).__name__
             raise MemoryStateError(
@@ -177,7 +177,7 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
             )
 
     def invoke(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
-        """Run the node on a state dict; returns the :class:`MemoryState` update.
+        """Run the node on a state dict; returns the `MemoryState` update.
 
         Raises:
             MemoryStateError: the state has no messages key, or the running graph's state lacks the memory keys.
@@ -189,7 +189,7 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
     async def ainvoke(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
-        """Async twin of :meth:`invoke`."""
+        """Async twin of `invoke`."""
         config = ensure_config(config)
         self._check(input, config)
         return count_memory_turn(self.metrics, await self._loader_for().aload(input, self.resolve_scope(config)))

@@ -70,13 +70,13 @@ class RedisCache(RedisConnection, ServerCache):
             ``redis.asyncio.cluster.RedisCluster`` client.
         url: instead of ``client``, a Redis URL (``redis://host:port/db``); a sync client and, per event loop, an
             async client are made with short timeouts (``socket_timeout_s``), so async calls work in every
-            ``asyncio.run`` (see :class:`RedisConnection`).
+            ``asyncio.run`` (see `RedisConnection`).
         async_client: an async client to use with ``client`` (otherwise async calls run the sync client in a
             thread; a lone async client makes sync calls raise ``RuntimeError``).
         prefix: the application's key prefix (default ``"promptcache:"``; ``""`` is refused).
         namespace: this cache's namespace under the prefix (default ``"cache:"``): a key ``k`` is stored as
             ``prefix + namespace + k``, and ``clear`` only ever touches ``prefix + namespace``. Other components
-            keep their own (Bedrock placements ``placements:``, via :meth:`namespaced`; intention memories
+            keep their own (Bedrock placements ``placements:``, via `namespaced`; intention memories
             ``intent:``).
         socket_timeout_s: connect and read timeout for clients made from ``url`` (seconds, default 0.25).
         breaker_s: after a failure, calls return a miss at once for this many seconds (default 2.0).
@@ -89,9 +89,9 @@ class RedisCache(RedisConnection, ServerCache):
     clients made from it fail in milliseconds.
 
     Raises:
-        TypeError: neither ``client`` nor ``url``, or a client of another type; see :meth:`RedisConnection._connect`
+        TypeError: neither ``client`` nor ``url``, or a client of another type; see `RedisConnection._connect`
             for the other arguments. ValueError: an empty ``prefix``; a bad ``namespace``
-            (:func:`~promptcache.backends._base.validate_namespace`).
+            (`validate_namespace`).
     """
 
     def __init__(
@@ -124,7 +124,7 @@ class RedisCache(RedisConnection, ServerCache):
     def stats(self, reset: bool = False) -> PluginStats:
         """``errors``: Redis calls that failed and were answered as a miss or a skipped write (as ``failures``, which
         is never reset). Hits and misses are counted by the plugin using the cache (e.g. ``ResponseCache.stats()``).
-        Also sent to OpenTelemetry as ``promptcache.redis_cache.errors`` (:mod:`promptcache._metrics`)."""
+        Also sent to OpenTelemetry as ``promptcache.redis_cache.errors`` (`promptcache._metrics`)."""
         return self.metrics.snapshot(reset)
 
     def namespaced(self, namespace: str) -> RedisCache:
@@ -132,7 +132,7 @@ class RedisCache(RedisConnection, ServerCache):
         ``clear()`` removes that namespace's keys only, and this cache's ``clear()`` never reaches them.
 
         Raises:
-            TypeError / ValueError: a bad namespace (:func:`~promptcache.backends._base.validate_namespace`).
+            TypeError / ValueError: a bad namespace (`validate_namespace`).
         """
         view = copy.copy(self)  # shares the clients, the per-loop async clients and their lock
         view.namespace = validate_namespace(namespace)

@@ -135,7 +135,7 @@ def _configurable(config: Any) -> Mapping[str, Any]:
 
 def existing_call_options(config: Any, context_key: str, allowed: Iterable[str] | None) -> dict[str, Any]:
     """The per-call options ``config`` already holds under ``configurable[context_key]`` (a new dict; ``{}`` for
-    none), checked as :func:`check_call_options` checks them, so merging into malformed options is an error rather
+    none), checked as `check_call_options` checks them, so merging into malformed options is an error rather
     than dropping them or keeping a misspelt name.
 
     Raises:
@@ -199,7 +199,7 @@ def apply_call_options(
 
 def check_call_options(context_key: str, allowed: Iterable[str] | None, raw: Any) -> dict[str, Any]:
     """The per-call options found under ``configurable[context_key]`` (``raw``) as a new dict, checked as
-    :func:`make_call_options` checks them: options written into a config by hand get the same errors as
+    `make_call_options` checks them: options written into a config by hand get the same errors as
     ``context()``'s, instead of being ignored.
 
     Args:
@@ -232,7 +232,7 @@ def read_call_options(
 
     Raises:
         TypeError / ValueError: options that are not a dict, or (with ``allowed``) an unknown option name
-            (:func:`check_call_options`).
+            (`check_call_options`).
     """
     _configurable(config)  # a bad shape is named here, not an AttributeError inside ensure_config
     cfg = ensure_config(config)
@@ -264,8 +264,8 @@ KEY_SEPARATOR: Final[str] = ":"
 
 def validate_key_part(value: Any, what: str) -> str:
     """Check a value that becomes a part of a key namespace (``ResponseCache(agent_id=...)``): the rules of
-    :func:`validate_scope` (a non-empty, non-blank string of valid Unicode), a ``str`` only, and no
-    :data:`KEY_SEPARATOR` ``":"`` (with it, one namespace could spell another's: ``agent_id="shop:1a2b3c4d"``
+    `validate_scope` (a non-empty, non-blank string of valid Unicode), a ``str`` only, and no
+    `KEY_SEPARATOR` ``":"`` (with it, one namespace could spell another's: ``agent_id="shop:1a2b3c4d"``
     unscoped is agent ``"shop"`` scoped to a user whose scope hash is ``1a2b3c4d``) nor NUL.
 
     Returns:
@@ -298,7 +298,7 @@ def is_unicode(text: str) -> bool:
 
 
 def check_unicode(text: str, what: str) -> str:
-    """``text`` unchanged when :func:`is_unicode`.
+    """``text`` unchanged when `is_unicode`.
 
     Raises:
         ValueError: it holds a lone surrogate; the message names ``what`` and shows the value.
@@ -356,10 +356,10 @@ def scope_from_configurable(
     scope_fields: Iterable[str] = DEFAULT_SCOPE_FIELDS,
     allow_scope_override: bool = False,
 ) -> str | None:
-    """:func:`resolve_scope` on an already-read ``configurable`` mapping (for hot paths that read the config once).
+    """`resolve_scope` on an already-read ``configurable`` mapping (for hot paths that read the config once).
 
     Raises:
-        PermissionError / TypeError / ValueError: as :func:`resolve_scope`.
+        PermissionError / TypeError / ValueError: as `resolve_scope`.
     """
     raw_auth = configurable.get(AUTH_USER_FIELD)
     auth = (

@@ -1,7 +1,7 @@
 """Renamed arguments: the old name keeps working for a while, with a ``DeprecationWarning``.
 
 One spelling for TTLs in seconds across the public API is ``ttl_s`` (or ``<what>_ttl_s``); an argument that
-had another name keeps it as a deprecated alias, through :func:`renamed_argument`.
+had another name keeps it as a deprecated alias, through `renamed_argument`.
 """
 
 from __future__ import annotations

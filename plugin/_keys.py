@@ -5,7 +5,7 @@ replaced by ``{"$bytes": <length>, "sha256": <hex>}`` (an image or document bloc
 megabytes themselves), pydantic models by their ``model_dump()``, dataclasses/sets/tuples as JSON values.
 The same input always gives the same bytes, across processes and machines.
 
-Prompt canonicalisation (:func:`canonical_messages`, :func:`canonical_tools`) turns LangChain messages and tool
+Prompt canonicalisation (`canonical_messages`, `canonical_tools`) turns LangChain messages and tool
 definitions into the plain values that decide what a provider sees: role, content, name, tool calls and tool
 results. Message ids, ``response_metadata``, ``usage_metadata`` and other run metadata are left out, and tool-call
 ids (random per provider call) are replaced by their order of first appearance in the conversation, so the same
@@ -57,7 +57,7 @@ _MAX_DEPTH = 200  # orjson stops at 254 levels; deeper values are replaced by a 
 
 
 def _portable(value: Any, depth: int = 0) -> Any:
-    """``value`` with what orjson cannot write faithfully made explicit (the slow path of :func:`canonical_json`).
+    """``value`` with what orjson cannot write faithfully made explicit (the slow path of `canonical_json`).
 
     Integers beyond 64 bits become ``{"$int": "<decimal>"}``, NaN and infinities ``{"$float": "nan" | "inf" |
     "-inf"}`` (orjson would write ``null``, the same as ``None``), non-string dict keys their canonical JSON text,
@@ -90,7 +90,7 @@ def canonical_json(value: Any, *, exact_floats: bool = True) -> bytes:
 
     Fast path: one ``orjson.dumps``. When orjson refuses the value (an int beyond 64 bits, a tuple as a dict key,
     nesting past its limit) or its output holds ``null`` (which could be a NaN it wrote as ``null``), the value is
-    rewritten by :func:`_portable` first, so ``None`` and NaN, ``2**70`` and an error, never share a key. Values
+    rewritten by `_portable` first, so ``None`` and NaN, ``2**70`` and an error, never share a key. Values
     without those cases give the same bytes either way. ``exact_floats=False`` skips the NaN re-walk (used for
     message lists: JSON has no NaN, so a provider receives one as ``null`` too, and the walk would cost more than
     the serialisation on every prompt holding a ``null``).
@@ -138,7 +138,7 @@ def stable_hash(value: Any, length: int = 64) -> str:
 
 _HASHED_TAG_MARK = "#"
 """First character of a hashed hash tag. A plain value starting with it is hashed too, so a hashed tag can never
-equal the tag of a value kept as is (see :func:`hash_tag`)."""
+equal the tag of a value kept as is (see `hash_tag`)."""
 
 
 def hash_tag(value: str) -> str:
@@ -290,7 +290,7 @@ _FUNCTION_PARTS = (
 
 
 def tool_state(tool: Any) -> tuple[Any, ...]:
-    """What a tool's schema is built from, as the objects themselves (compare with :func:`same_state`).
+    """What a tool's schema is built from, as the objects themselves (compare with `same_state`).
 
     A ``BaseTool`` (pydantic) or any object with fields: its field names and values; a function: its name, doc,
     annotations, defaults and code; a class: its name, doc and pydantic ``model_fields``. A field reassigned
@@ -306,7 +306,7 @@ def tool_state(tool: Any) -> tuple[Any, ...]:
 
 
 def same_state(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
-    """Whether two :func:`tool_state` tuples hold the very same objects."""
+    """Whether two `tool_state` tuples hold the very same objects."""
     return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
@@ -314,7 +314,7 @@ def canonical_tool(tool: Any) -> Any:
     """A tool definition as the provider sees it: the OpenAI function schema (name, description, parameters).
 
     ``BaseTool`` objects, functions and pydantic classes are converted with LangChain's
-    ``convert_to_openai_tool``; the result is remembered per object while its :func:`tool_state` holds (tools are
+    ``convert_to_openai_tool``; the result is remembered per object while its `tool_state` holds (tools are
     long-lived; building a JSON schema from pydantic costs far more than checking it). Dicts are used as given
     (they already are a schema). A tool that cannot be converted is described by its ``repr``.
     """
@@ -338,5 +338,5 @@ def canonical_tool(tool: Any) -> Any:
 
 
 def canonical_tools(tools: Iterable[Any] | None) -> list[Any]:
-    """:func:`canonical_tool` of each tool, in the given order (order is part of what the provider sees)."""
+    """`canonical_tool` of each tool, in the given order (order is part of what the provider sees)."""
     return [canonical_tool(t) for t in tools or ()]

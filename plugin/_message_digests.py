@@ -6,16 +6,16 @@ result, then SHA-256 over tens of kilobytes); here each message is canonicalised
 the list of its messages' digests (128 bits each), so a call costs a check of what was seen plus the work for what
 is new. Two memos, neither of which can serve a digest for a value it was not computed from:
 
-- **By value** (:data:`_MEMO`): keyed by what ``_message`` reads of a message: its string fields (type, content,
+- **By value** (`_MEMO`): keyed by what ``_message`` reads of a message: its string fields (type, content,
   name, tool-call id, status, role; absent fields apart from ``None`` ones) as they are, its containers (block
   content, tool calls, additional kwargs) as JSON bytes written by orjson with no ``default`` (so ``1``, ``1.0``
   and ``True`` differ, and any value orjson would write through ``repr``, a set, bytes, a subclass or a numpy value
   keeps the message out of the memo: two such values can share JSON). Tool-call ids are numbered by order of first
-  appearance across the prompt (:func:`promptcache._keys.canonical_messages`), so an entry records the raw ids the
+  appearance across the prompt (`promptcache._keys.canonical_messages`), so an entry records the raw ids the
   message holds (only ``str`` ids: ``None`` and NaN both write ``null``) and keeps a digest per tuple of ordinals
   those ids get. An entry is stored only if the key read again after the digest is unchanged (another thread).
   This memo serves messages rebuilt as new objects (a checkpoint read back) and costs a key per message.
-- **By prefix** (:data:`_PREFIXES`): LangGraph hands the same message objects to every call of a thread, the
+- **By prefix** (`_PREFIXES`): LangGraph hands the same message objects to every call of a thread, the
   previous call's list being a prefix of this one (or sharing its start, for a fork or a retry). The last prompt
   seen per conversation (keyed by the identity of its first two messages) keeps the message objects, a snapshot
   of each one's field values taken before its digest, its containers and their JSON bytes, the digests and the
@@ -59,7 +59,7 @@ _DIGEST_HEX: Final = 32  # hex digits of SHA-256 per message (128 bits)
 
 
 class _RecordingIds:
-    """Wraps the prompt's :class:`~promptcache._keys._ToolIds`, recording the raw ids a message hands it, in order."""
+    """Wraps the prompt's `_ToolIds`, recording the raw ids a message hands it, in order."""
 
     __slots__ = ("ids", "seen", "ordinals")
 
@@ -235,8 +235,8 @@ class _Prefix:
 def message_digests(messages: Iterable[Any]) -> list[bytes]:
     """The first 32 hex digits (ASCII bytes) of SHA-256 over each message's canonical JSON, in order.
 
-    The canonical form is :func:`promptcache._keys.canonical_messages` of the whole list (tool-call ids numbered
-    across it), each message then written with :func:`promptcache._keys.canonical_json` (``exact_floats=False``):
+    The canonical form is `promptcache._keys.canonical_messages` of the whole list (tool-call ids numbered
+    across it), each message then written with `promptcache._keys.canonical_json` (``exact_floats=False``):
     ``message_digests(m)[i] == sha256(canonical_json(canonical_messages(m)[i])).hexdigest()[:32].encode()``.
 
     Args:

@@ -1,15 +1,15 @@
 """What each plugin did: counts kept in the process (``stats()``) and, when installed, OpenTelemetry metrics.
 
-Every plugin instance owns a :class:`PluginMetrics` and calls it with one line where something happens (a hit, a
+Every plugin instance owns a `PluginMetrics` and calls it with one line where something happens (a hit, a
 miss, a write, an error, tokens or dollars saved). Two ways out:
 
-- ``plugin.stats()`` returns a :class:`PluginStats` snapshot (a frozen dataclass; counts since the plugin was made
+- ``plugin.stats()`` returns a `PluginStats` snapshot (a frozen dataclass; counts since the plugin was made
   or since ``stats(reset=True)``).
 - With ``opentelemetry-api`` installed (``pip install "promptcache[otel]"``), the same counts are OpenTelemetry
   observable counters on the Meter ``"promptcache"``: ``promptcache.<plugin>.<event>``, e.g.
   ``promptcache.response_cache.hits``, with the attributes ``plugin`` (the plugin kind) and ``agent`` (the
   instance's label, e.g. the ResponseCache ``agent_id``), read when the SDK collects. The global
-  ``MeterProvider`` is used unless :func:`set_meter_provider` names one. Without the package nothing is exported.
+  ``MeterProvider`` is used unless `set_meter_provider` names one. Without the package nothing is exported.
 
 Cost on the call path: a count is two list increments under a lock (``python bench/metrics.py``); OpenTelemetry
 is never called there.
@@ -17,7 +17,7 @@ is never called there.
 Events (all monotonic counters): ``hits``, ``misses``, ``writes``, ``errors`` (count), ``input_tokens_saved``,
 ``output_tokens_saved``, ``cache_read_tokens``, ``cache_write_tokens`` (tokens) and ``dollars_saved`` (USD). What each
 means for each plugin is in the plugin's ``stats()`` docstring. Dollars use the Bedrock on-demand price table of
-:mod:`promptcache._pricing` when the model id is in it; for any other model no dollars are counted (tokens
+`promptcache._pricing` when the model id is in it; for any other model no dollars are counted (tokens
 still are).
 """
 
@@ -45,7 +45,7 @@ EVENTS: tuple[str, ...] = (
     "cache_write_tokens",
     "dollars_saved",
 )
-"""Counter names, in :class:`PluginStats` field order; the OpenTelemetry instrument is ``promptcache.<plugin>.<event>``."""
+"""Counter names, in `PluginStats` field order; the OpenTelemetry instrument is ``promptcache.<plugin>.<event>``."""
 
 _UNITS = {"hits": "{call}", "misses": "{call}", "writes": "{entry}", "errors": "{error}", "dollars_saved": "USD"}
 _INDEX = {event: i for i, event in enumerate(EVENTS)}
@@ -143,7 +143,7 @@ class PluginStats:
         hits / misses / writes / errors: counts (what they count is the plugin's ``stats()`` docstring).
         input_tokens_saved / output_tokens_saved: tokens not billed (or billed at the cache-read price), where known.
         cache_read_tokens / cache_write_tokens: provider-reported prompt-cache tokens (Bedrock cache points).
-        dollars_saved: USD saved per :mod:`promptcache._pricing` (models in its table only; may be negative
+        dollars_saved: USD saved per `promptcache._pricing` (models in its table only; may be negative
             for cache points when cache writes cost more than the reads saved).
     """
 
@@ -175,8 +175,8 @@ class PluginStats:
 
 
 class PluginMetrics:
-    """The counters of one plugin instance (thread-safe). Plugins call :meth:`hit`, :meth:`miss`, :meth:`write`,
-    :meth:`error`, :meth:`saved` or :meth:`lookup`; :meth:`snapshot` reads them.
+    """The counters of one plugin instance (thread-safe). Plugins call `hit`, `miss`, `write`,
+    `error`, `saved` or `lookup`; `snapshot` reads them.
 
     Args:
         plugin: the plugin kind, used in instrument names (``promptcache.<plugin>.<event>``): lowercase words joined
@@ -257,7 +257,7 @@ class PluginMetrics:
 
     # -- reading -----------------------------------------------------------------------------------------------
     def snapshot(self, reset: bool = False) -> PluginStats:
-        """This instance's counts as :class:`PluginStats`; with ``reset=True`` they start again at zero
+        """This instance's counts as `PluginStats`; with ``reset=True`` they start again at zero
         (the OpenTelemetry counters are cumulative and are not reset)."""
         with _Registry.lock:
             counts = list(self._own)

@@ -40,7 +40,7 @@ def check_name(value: Any, what: str) -> str:
 
 
 def check_names(values: Any, what: str) -> tuple[str, ...]:
-    """``values`` as a tuple of names, each checked by :func:`check_name`; an empty collection is allowed.
+    """``values`` as a tuple of names, each checked by `check_name`; an empty collection is allowed.
 
     Args:
         values: a list, tuple, set or other iterable of strings; not a single ``str`` (it would be iterated as

@@ -1,6 +1,6 @@
 """The processor contract: request- and response-stage hooks around every model call.
 
-A :class:`Processor` is a LangChain ``AgentMiddleware``: put it in ``create_agent(model, tools, middleware=[...])``.
+A `Processor` is a LangChain ``AgentMiddleware``: put it in ``create_agent(model, tools, middleware=[...])``.
 It adds a two-stage shape on top of ``wrap_model_call``:
 
 - ``process_request(request)`` runs before the model. It returns the request to send on (a *new* object,
@@ -128,14 +128,14 @@ def _pin_hook_signatures(cls: type) -> None:
 class Processor(AgentMiddleware):
     """Base class of promptcache processors (a LangChain ``AgentMiddleware`` with request/response hooks).
 
-    Subclasses override any of :meth:`process_request`, :meth:`process_response` and their async twins.
+    Subclasses override any of `process_request`, `process_response` and their async twins.
     Class attributes:
 
     - ``context_key``: the ``configurable`` key holding this processor's per-call options (``None``: no options).
-    - ``context_options``: the option names accepted by :meth:`context` / :meth:`apply_context`.
-    - ``scope_fields``: ``configurable`` fields used as scope fallbacks (see :mod:`promptcache._config`).
+    - ``context_options``: the option names accepted by `context` / `apply_context`.
+    - ``scope_fields``: ``configurable`` fields used as scope fallbacks (see `promptcache._config`).
     - ``allow_scope_override``: let a per-call scope or ``scope_fields`` value differ from the authenticated
-      ``configurable["langgraph_auth_user_id"]`` (default False: refused, :func:`promptcache._config.resolve_scope`).
+      ``configurable["langgraph_auth_user_id"]`` (default False: refused, `promptcache._config.resolve_scope`).
     """
 
     context_key: ClassVar[str | None] = None
@@ -147,7 +147,7 @@ class Processor(AgentMiddleware):
     #: the hooks itself and stream the model's chunks. A subclass that defines its own wrap methods gets ``False``
     #: (stream then runs its wrap method and yields the reply as one chunk) unless it sets this in its own body.
     _wrap_runs_hooks: ClassVar[bool] = True
-    #: sync hook names whose async twin alone is overridden (sync calls refuse them: :func:`check_sync`).
+    #: sync hook names whose async twin alone is overridden (sync calls refuse them: `check_sync`).
     _async_only: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -173,11 +173,11 @@ class Processor(AgentMiddleware):
         return response
 
     async def aprocess_request(self, request: ModelRequest) -> ModelRequest | ModelResponse | AIMessage:
-        """Async request stage; defaults to :meth:`process_request`."""
+        """Async request stage; defaults to `process_request`."""
         return self.process_request(request)
 
     async def aprocess_response(self, request: ModelRequest, response: ModelResponse) -> ModelResponse:
-        """Async response stage; defaults to :meth:`process_response`."""
+        """Async response stage; defaults to `process_response`."""
         return self.process_response(request, response)
 
     # -- AgentMiddleware -----------------------------------------------------------------------------------
@@ -185,8 +185,8 @@ class Processor(AgentMiddleware):
         """Run the hooks around ``handler`` (the inner processors and the model); see the module docstring.
 
         Raises:
-            TypeError / ValueError: a hook returned something else than documented (:func:`request_stage`), or the
-                class defines only async hooks (:func:`check_sync`).
+            TypeError / ValueError: a hook returned something else than documented (`request_stage`), or the
+                class defines only async hooks (`check_sync`).
         """
         if self._async_only:
             check_sync(self)
@@ -197,7 +197,7 @@ class Processor(AgentMiddleware):
         return as_model_response(self.process_response(sent, response))
 
     async def awrap_model_call(self, request: ModelRequest, handler: Any) -> ModelResponse:
-        """Async twin of :meth:`wrap_model_call`."""
+        """Async twin of `wrap_model_call`."""
         sent = request_stage(self, await self.aprocess_request(request), "aprocess_request")
         if isinstance(sent, ModelResponse):
             return sent
@@ -233,7 +233,7 @@ class Processor(AgentMiddleware):
     @classmethod
     def apply_context(cls, config: RunnableConfig | None, **opts: Any) -> RunnableConfig:
         """Merge per-call options into ``config`` in place and return the same object: every later call made
-        with that config carries them too (for one call, use :meth:`context` ``(config, ...)``, a merged copy).
+        with that config carries them too (for one call, use `context` ``(config, ...)``, a merged copy).
 
         A later call overwrites options set by an earlier one; other ``configurable`` keys are kept.
 
@@ -253,7 +253,7 @@ class Processor(AgentMiddleware):
 
     def call_options(self, config: RunnableConfig | None = None) -> dict[str, Any]:
         """This processor's per-call options from ``config`` (default: the running call's config), checked like
-        :meth:`context` checks them (names and values), so options written into a config by hand are never
+        `context` checks them (names and values), so options written into a config by hand are never
         silently ignored.
 
         Raises:

@@ -1,6 +1,6 @@
 """What a call saved, from the usage a provider reported: the counting behind each plugin's ``stats()``.
 
-Prices come from the Bedrock on-demand table of :mod:`promptcache._pricing` (USD per 1M tokens, with its
+Prices come from the Bedrock on-demand table of `promptcache._pricing` (USD per 1M tokens, with its
 sources); a model not in it counts tokens but no dollars. Usage follows LangChain's ``usage_metadata``:
 ``input_tokens`` includes the prompt-cache tokens of ``input_token_details`` (``cache_read``, ``cache_creation``),
 as langchain-aws reports Converse ``cacheReadInputTokens`` / ``cacheWriteInputTokens``.
@@ -32,7 +32,7 @@ _MODEL_ID_FIELDS = ("base_model_id", "model_id", "model_name", "model")
 
 @lru_cache(maxsize=256)
 def price_or_none(model_id: str | None) -> ModelPrice | None:
-    """The price of ``model_id`` in :data:`promptcache._pricing.KNOWN_PRICES`, or ``None`` (unknown model)."""
+    """The price of ``model_id`` in `promptcache._pricing.KNOWN_PRICES`, or ``None`` (unknown model)."""
     if not model_id:
         return None
     try:
@@ -93,7 +93,7 @@ def count_reply_hit(metrics: PluginMetrics, response: _T, model: Any) -> _T:
 def count_cache_usage(metrics: PluginMetrics, usage: Mapping[str, Any] | None, model_id: str, ttl_s: float) -> None:
     """Count one Bedrock call's prompt-cache use from its ``usage_metadata``: a hit when it read from the cache, a
     miss otherwise, a write when it wrote; cache read/write tokens; ``input_tokens_saved`` = tokens read from the
-    cache (billed at the read price instead of the input price); dollars by :func:`cache_point_dollars`."""
+    cache (billed at the read price instead of the input price); dollars by `cache_point_dollars`."""
     if not usage:
         return
     _, read, write, _ = _details(usage)

@@ -1,4 +1,4 @@
-"""``ProcessedChatModel``: a chat model with processors around it (what :func:`with_processors` returns).
+"""``ProcessedChatModel``: a chat model with processors around it (what `with_processors` returns).
 
 The wrapper builds the same ``ModelRequest`` that ``create_agent`` builds (system message apart, tools, tool
 choice, settings) and runs the processors' hooks around the wrapped model, so a processor behaves the same in an
@@ -193,7 +193,7 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
 
     # -- stream / astream ----------------------------------------------------------------------------------
     def _hooks_only(self) -> bool:
-        """Whether every processor is a :class:`Processor` whose wrap methods only run its hooks: then ``stream``
+        """Whether every processor is a `Processor` whose wrap methods only run its hooks: then ``stream``
         runs the hooks itself and streams the model's own chunks; otherwise it runs the wrap methods (a guard, a
         retry, any ``AgentMiddleware``) and yields the reply as one chunk."""
         return all(isinstance(p, Processor) and p._wrap_runs_hooks for p in self.processors)
@@ -303,7 +303,7 @@ def with_processors(model: Any, processors: Any) -> Any:
 
     Args:
         model: any ``langchain_core`` ``BaseChatModel`` (not a bound ``Runnable``: bind tools on the wrapper).
-        processors: a sequence of :class:`Processor` (plain ``AgentMiddleware`` with ``wrap_model_call`` also work
+        processors: a sequence of `Processor` (plain ``AgentMiddleware`` with ``wrap_model_call`` also work
             for ``invoke``; they make ``stream`` yield the whole reply as one chunk).
 
     Returns:

@@ -38,7 +38,7 @@ def validate_ttl(ttl_s: float, *, what: str = ...) -> float: ...
 @overload
 def validate_ttl(ttl_s: object, *, what: str = ...) -> float | None: ...
 def validate_ttl(ttl_s: object, *, what: str = "ttl_s") -> float | None:
-    """Check a TTL in seconds: ``None`` (no expiry) or a finite number > 0, at most :data:`MAX_TTL_S`.
+    """Check a TTL in seconds: ``None`` (no expiry) or a finite number > 0, at most `MAX_TTL_S`.
 
     Returns it as a float.
 
@@ -135,7 +135,7 @@ class ServerCache(ABC):
         """Values for ``keys`` in order (``None`` where missing). Network backends do this in one round trip.
 
         Raises:
-            TypeError: ``keys`` is a ``str`` (not a list of keys) or not a sequence; a bad key as in :meth:`get`.
+            TypeError: ``keys`` is a ``str`` (not a list of keys) or not a sequence; a bad key as in `get`.
         """
         return [self.get(k) for k in check_key_list(keys)]
 
@@ -144,34 +144,34 @@ class ServerCache(ABC):
         return None
 
     async def aget(self, key: str) -> bytes | None:
-        """Async :meth:`get`."""
+        """Async `get`."""
         return self.get(key)
 
     async def aset(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
-        """Async :meth:`set`."""
+        """Async `set`."""
         self.set(key, value, ttl_s)
 
     async def adelete(self, key: str) -> None:
-        """Async :meth:`delete`."""
+        """Async `delete`."""
         self.delete(key)
 
     async def aclear(self, prefix: str = "") -> int:
-        """Async :meth:`clear`."""
+        """Async `clear`."""
         return self.clear(prefix)
 
     async def aget_many(self, keys: Sequence[str]) -> list[bytes | None]:
-        """Async :meth:`get_many`."""
+        """Async `get_many`."""
         return self.get_many(keys)
 
     def namespaced(self, namespace: str) -> ServerCache:
         """A cache on the same storage whose keys live under ``namespace`` (``"placements:"``: one segment ending
         with ``:``); its ``clear()`` removes that namespace's keys only. This default is a key-prefixing view
-        (:class:`~promptcache.backends._base.NamespacedServerCache`); ``RedisCache`` returns a ``RedisCache``
+        (`NamespacedServerCache`); ``RedisCache`` returns a ``RedisCache``
         on the same connections whose Redis keys are ``prefix + namespace + key``.
 
         Raises:
             TypeError / ValueError: a bad namespace
-                (:func:`~promptcache.backends._base.validate_namespace`).
+                (`validate_namespace`).
         """
         return NamespacedServerCache(self, namespace)
 
@@ -208,11 +208,11 @@ class NamespacedServerCache(ServerCache):
 
     The view shares ``inner``'s storage (and bound, for a bounded in-process cache); ``inner.clear()`` itself still
     removes every entry it holds, the view's included. Backends that can keep namespaces apart in storage
-    (``RedisCache``) return their own kind of view from :meth:`ServerCache.namespaced` instead.
+    (``RedisCache``) return their own kind of view from `ServerCache.namespaced` instead.
 
     Args:
         inner: the backend.
-        namespace: see :func:`validate_namespace`.
+        namespace: see `validate_namespace`.
     """
 
     def __init__(self, inner: ServerCache, namespace: str) -> None:

@@ -1,14 +1,14 @@
 """Bedrock cache points: placement strategies (pure, no I/O), the ``ModelInfo`` table, and token counting.
 
-- :class:`AnchoredTailStrategy` (anchor + moving tail + bridge; the wrappers' default, cheapest in the replay) and
-  :class:`MultiPointStrategy`, which implements Roo-Code's multi-point strategy (its cache-strategy documentation) with extra guards;
-  :class:`CacheStrategyConfig` is its input, :class:`CacheResult` / :class:`CachePointPlacement` its output.
-- :func:`get_model_info` resolves Bedrock model ids, cross-region profiles and ARNs to a :class:`ModelInfo`.
-- :func:`default_count_tokens` counts a message's tokens (tiktoken ``cl100k_base``, offline).
+- `AnchoredTailStrategy` (anchor + moving tail + bridge; the wrappers' default, cheapest in the replay) and
+  `MultiPointStrategy`, which implements Roo-Code's multi-point strategy (its cache-strategy documentation) with extra guards;
+  `CacheStrategyConfig` is its input, `CacheResult` / `CachePointPlacement` its output.
+- `get_model_info` resolves Bedrock model ids, cross-region profiles and ARNs to a `ModelInfo`.
+- `default_count_tokens` counts a message's tokens (tiktoken ``cl100k_base``, offline).
 - ``place_cache_points`` places points on a whole Converse request and refuses a caller's own points that break a
   rule of Bedrock's placement table (``_rules.PLACEMENT_RULES``: one per model family, each with its source).
 
-The request-time wrapper lives in :mod:`promptcache.integrations.bedrock`.
+The request-time wrapper lives in `promptcache.integrations.bedrock`.
 """
 
 from promptcache.cache_points._anchored_tail import AnchoredTailStrategy

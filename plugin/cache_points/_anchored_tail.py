@@ -5,7 +5,7 @@ Under Bedrock's rules the cheapest a request can be is: read everything the prev
 Claude), write only what is new (1.25x), and write nothing that no later request reads. The points that do it:
 
 1. **anchor** -- a point at the end of the system prompt (or, with no system prompt, of the tool specs: decided by
-   :meth:`AnchoredTailStrategy.tools_point_wanted`, since the tools sit outside the messages), the prefix shared
+   `AnchoredTailStrategy.tools_point_wanted`, since the tools sit outside the messages), the prefix shared
    by every conversation of the same agent, so a new conversation starts with a read. Only when that whole prefix
    (tools + system, ``prefix_tokens`` + the system prompt's tokens) reaches the model's minimum: a smaller point
    caches nothing and spends a slot.
@@ -15,7 +15,7 @@ Claude), write only what is new (1.25x), and write nothing that no later request
    multi-point rule, points are not limited to user messages. Placed even while the prefix up to it is under the
    minimum: Bedrock accepts such a point and caches nothing, and every other point would sit on a shorter prefix,
    so it takes no slot that could cache (the replay places it the same way).
-3. **bridge** -- a point at the previous request's tail when the new tail lies more than :data:`LOOKBACK_BLOCKS`
+3. **bridge** -- a point at the previous request's tail when the new tail lies more than `LOOKBACK_BLOCKS`
    content blocks after it (many parallel tool calls): Bedrock looks for a cached prefix only ~20 blocks back from
    each point, so without it the previous write would not be found.
 4. **spare slots** go to the message ends just before the tail (newest first, never before the previous tail):
@@ -54,7 +54,7 @@ LOOKBACK_BLOCKS = 20
 
 @dataclass(frozen=True)
 class AnchoredTailPlan:
-    """What :meth:`AnchoredTailStrategy.plan` decided (message indices into ``config.messages``).
+    """What `AnchoredTailStrategy.plan` decided (message indices into ``config.messages``).
 
     Attributes:
         system_point: the anchor follows the system prompt.
@@ -106,7 +106,7 @@ class AnchoredTailStrategy(CacheStrategy):
         )
 
     def determine_optimal_cache_points(self) -> CacheResult:
-        """The :class:`CacheResult` of :meth:`plan` (placements ascending; ``tokens_covered`` as Roo-Code's documentation defines it)."""
+        """The `CacheResult` of `plan` (placements ascending; ``tokens_covered`` as Roo-Code's documentation defines it)."""
         plan = self.plan()
         return self.format_result(plan.system_point, self.placements_for(plan.indices))
 

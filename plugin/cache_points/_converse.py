@@ -1,7 +1,7 @@
 """Placing cache points on a whole Converse request (tools, system, messages), following Bedrock's rules.
 
 Pure: takes the request's ``system`` blocks, ``messages`` and ``toolConfig.tools`` and returns copies with points
-added. The rules are those of :data:`promptcache.cache_points._rules.PLACEMENT_RULES` (one table per model family,
+added. The rules are those of `promptcache.cache_points._rules.PLACEMENT_RULES` (one table per model family,
 each rule with its source); here they mean:
 
 - the request is walked once (``scan_request``): shapes checked, a caller's ``cachePoint`` inside a
@@ -16,7 +16,7 @@ each rule with its source); here they mean:
   minimum; the system gets one when it alone reaches the minimum and holds no manual point;
 - TTLs never increase along tools -> system -> messages: an added ``1h`` point after a manual ``5m`` one becomes
   ``5m``, and an added point before a manual ``1h`` one becomes ``1h`` (see
-  :func:`promptcache.cache_points._manual_points.fit_added_ttls` for why raising beats dropping it);
+  `promptcache.cache_points._manual_points.fit_added_ttls` for why raising beats dropping it);
 - a caller's layout that already breaks a rule is refused with a ``ValueError`` naming the position and the rule:
   placement only adds blocks, so it cannot repair the caller's own.
 """
@@ -103,17 +103,17 @@ def place_cache_points(
         previous_placements: this conversation's stored placements (see ``MultiPointStrategy``).
         ttl: ``None``/``"5m"`` or ``"1h"``. count_tokens: per-message counter (default tiktoken, offline).
         cache_tools: ``False`` never adds a tools point.
-        strategy: the :class:`CacheStrategy` subclass placing system + message points (``MultiPointStrategy`` by
+        strategy: the `CacheStrategy` subclass placing system + message points (``MultiPointStrategy`` by
             default here; the wrappers default to ``AnchoredTailStrategy``). Its ``tools_point_wanted`` decides the
             tools point; the tool specs' tokens (plus a system prompt that holds a manual point) reach it as
             ``prefix_tokens``.
 
     Returns:
-        A :class:`ConversePlan`; the inputs are not modified. ``plan.system`` is always a list of blocks.
+        A `ConversePlan`; the inputs are not modified. ``plan.system`` is always a list of blocks.
 
     Raises:
         ValueError: ``ttl`` not allowed for the model; a caller's layout Bedrock rejects (see
-            :func:`promptcache.cache_points._manual_points.check_manual_layout`); ``count_tokens`` returned something
+            `promptcache.cache_points._manual_points.check_manual_layout`); ``count_tokens`` returned something
             other than an int >= 0 (``count_tokens(system_prompt)`` / ``count_tokens(messages[i])`` named); a
             malformed message (from ``CacheStrategyConfig``).
         TypeError: ``system`` / ``tools`` / ``messages`` of the wrong shape (a str ``tools``, a dict ``system``, a

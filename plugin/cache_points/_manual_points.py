@@ -1,9 +1,9 @@
 """The caller's own (manual) ``cachePoint`` blocks in a Converse request: counting them, refusing a layout Bedrock
 rejects, and fitting the TTL of every point placement adds around them.
 
-The rules are those of :data:`promptcache.cache_points._rules.PLACEMENT_RULES` (one table per model family, each
+The rules are those of `promptcache.cache_points._rules.PLACEMENT_RULES` (one table per model family, each
 rule with its source): ``scan_request`` checks the positions of the points while it walks the request, and
-:func:`check_points` the count and TTL rules over the points it found (prefix order ``toolConfig.tools`` ->
+`check_points` the count and TTL rules over the points it found (prefix order ``toolConfig.tools`` ->
 ``system`` -> ``messages``).
 
 Placement only adds blocks, so a caller's layout that already breaks a rule cannot be repaired without removing or
@@ -67,7 +67,7 @@ def check_manual_layout(
 
     Raises:
         ValueError: a point in a position the table forbids (see ``scan_request``), or one of
-            :func:`check_points`' errors.
+            `check_points`' errors.
     """
     return check_points(model_info, scan_request(model_info, list(system), messages, list(tools or [])).points)
 
@@ -128,7 +128,7 @@ def fit_added_ttls(
 
     An added point takes the configured ``ttl`` (``None`` = ``"5m"``), lowered to the shortest TTL of a caller's
     point before it, and raised to the longest TTL of a caller's point after it. The caller's layout must have passed
-    :func:`check_manual_layout`, so the floor never exceeds the cap.
+    `check_manual_layout`, so the floor never exceeds the cap.
 
     Raising rather than dropping a point that precedes a caller's ``1h`` point is the cheaper correct choice:
     the caller's ``1h`` point already writes the whole prefix up to it at the 1-hour rate, and a write is billed

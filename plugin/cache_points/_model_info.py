@@ -77,7 +77,7 @@ class ModelInfo:
         provider: ``"anthropic"``, ``"amazon"`` (Nova) or ``"unknown"``; drives Nova's placement rules.
 
     Raises:
-        ValueError: (also TypeError; on construction or :meth:`with_overrides`) an unknown cachable field, a
+        ValueError: (also TypeError; on construction or `with_overrides`) an unknown cachable field, a
             negative minimum or point count, a TTL other than ``"5m"``/``"1h"``; the message names the bad value.
     """
 
@@ -138,7 +138,7 @@ class ModelInfo:
         """Validate a requested cache TTL against this model. ``None`` means the default (``"5m"``).
 
         Raises:
-            ValueError: ``ttl`` is not one of :attr:`allowed_ttls` (the message names the model and allowed set).
+            ValueError: ``ttl`` is not one of `allowed_ttls` (the message names the model and allowed set).
         """
         if ttl is None:
             return None
@@ -266,7 +266,7 @@ ANTHROPIC_ALIASES = {
 def canonical_model_id(model_id: str) -> str:
     """``model_id`` as a Bedrock base model id: an Anthropic API id (``claude-...``, aliases resolved through
     ``ANTHROPIC_ALIASES``) gains the ``anthropic.`` provider prefix; anything else goes through
-    :func:`resolve_model_id` (ARN and cross-region prefix removed).
+    `resolve_model_id` (ARN and cross-region prefix removed).
 
     ``"claude-opus-4-6"`` -> ``"anthropic.claude-opus-4-6"``; ``"claude-haiku-4-5"`` ->
     ``"anthropic.claude-haiku-4-5-20251001"``.
@@ -325,7 +325,7 @@ def _default_for(base: str) -> ModelInfo:
 
 
 def get_model_info(model_id: str, **overrides: Any) -> ModelInfo:
-    """The :class:`ModelInfo` of a Bedrock model id, inference-profile id or ARN, with optional overrides.
+    """The `ModelInfo` of a Bedrock model id, inference-profile id or ARN, with optional overrides.
 
     Args:
         model_id: e.g. ``"anthropic.claude-sonnet-4-20250514-v1:0"``, ``"us.amazon.nova-pro-v1:0"``, an ARN, or an

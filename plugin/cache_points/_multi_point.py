@@ -13,7 +13,7 @@ The rules, as that documentation's text and five examples give them:
    - A free slot: the candidate is added (Examples 2 and 3: ``[2, 4]``, ``[2, 4, 6]``).
    - All slots used: the *new tokens* (everything after the last kept point) are compared with the *smallest gap*
      (the smallest segment between two consecutive kept points; the stretch before the first point is not a gap).
-     Only when the new tokens exceed the gap by 20% (:data:`REALLOCATION_INCREASE`) is the point that closes the
+     Only when the new tokens exceed the gap by 20% (`REALLOCATION_INCREASE`) is the point that closes the
      smallest gap removed and the candidate added (Example 5: ``[2, 6, 8]`` -> ``[2, 6, 10]``); otherwise nothing
      changes (Example 4).
    - With a single slot there is no gap to compare: the point moves to the candidate (Bedrock's ~20-block lookback

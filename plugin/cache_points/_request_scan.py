@@ -1,9 +1,9 @@
 """One walk over a Converse request: shapes checked, the caller's points inside a ``toolResult`` moved out, and every
-``cachePoint`` found and checked against the position rules of :data:`promptcache.cache_points._rules.PLACEMENT_RULES`.
+``cachePoint`` found and checked against the position rules of `promptcache.cache_points._rules.PLACEMENT_RULES`.
 
-``place_cache_points`` runs :func:`scan_request` once per request; the strategies' ``CacheStrategyConfig`` takes
-the :class:`ScannedMessages` it returns without walking them again (and walks plain message lists with
-:func:`scan_messages`, without the position rules, as it always has).
+``place_cache_points`` runs `scan_request` once per request; the strategies' ``CacheStrategyConfig`` takes
+the `ScannedMessages` it returns without walking them again (and walks plain message lists with
+`scan_messages`, without the position rules, as it always has).
 
 Hoisting: a ``cachePoint`` inside a ``toolResult``'s ``content`` is moved to right after that ``toolResult`` block,
 where Bedrock takes it (``ToolResultContentBlock`` has no cache point; langchain-aws moves a ``ToolMessage``'s points
@@ -37,7 +37,7 @@ _START = object()  # "no block before this one"
 
 
 class ScannedMessages(list):  # type: ignore[type-arg]
-    """Messages that :func:`scan_messages` checked and hoisted (a list of the message dicts).
+    """Messages that `scan_messages` checked and hoisted (a list of the message dicts).
 
     Attributes:
         message_points: ``cachePoint`` blocks in the messages' list contents.
@@ -54,7 +54,7 @@ class ScannedMessages(list):  # type: ignore[type-arg]
 
 @dataclass
 class RequestScan:
-    """What :func:`scan_request` found.
+    """What `scan_request` found.
 
     Attributes:
         messages: the checked messages, caller's points hoisted out of tool results.
@@ -282,7 +282,7 @@ def scan_request(
             (``RequestScan.messages.tokens``).
 
     Returns:
-        The :class:`RequestScan`: the hoisted messages and every point in prefix order.
+        The `RequestScan`: the hoisted messages and every point in prefix order.
 
     Raises:
         TypeError: a system block, tool entry or message that is not a dict, or a bad ``content`` (named).

@@ -1,11 +1,11 @@
-"""Bedrock's cache-point placement rules, one table (:data:`PLACEMENT_RULES`) per model family.
+"""Bedrock's cache-point placement rules, one table (`PLACEMENT_RULES`) per model family.
 
 Each rule is a request layout Bedrock answers with a ``ValidationException`` (so the request fails as a whole), with
 the families it applies to and its source. Placement (the strategies' ``point_allowed_after``, the tools and system
 points of ``place_cache_points``) never produces one; validation (``scan_request``) refuses a caller's own point that
 breaks one, before anything is sent. A test walks the table, so a rule added here is checked on every request.
 
-Families (:func:`family_of`, from ``ModelInfo.provider``): ``"claude"`` (Anthropic models), ``"nova"`` (Amazon
+Families (`family_of`, from ``ModelInfo.provider``): ``"claude"`` (Anthropic models), ``"nova"`` (Amazon
 Nova), ``"other"`` (every other model; on the known ones Bedrock offers no prompt caching, so placement adds no
 point there and only a caller's own points are checked).
 
@@ -83,7 +83,7 @@ class PlacementRule:
 
     Attributes:
         name: a short stable id (``"after-reasoning"``), used in tests and messages.
-        families: the families (:data:`FAMILIES`) it applies to.
+        families: the families (`FAMILIES`) it applies to.
         forbids: the layout, in words.
         source: where the rule comes from (the tags of the module docstring).
         blocker: for a "not directly after a block of kind X" rule, ``blocker(block) -> str | None`` describes
@@ -185,7 +185,7 @@ def family_of(model_info: ModelInfo) -> str:
 
 
 def rules_for(family: str) -> tuple[PlacementRule, ...]:
-    """The rules of :data:`PLACEMENT_RULES` that apply to ``family`` (one of :data:`FAMILIES`).
+    """The rules of `PLACEMENT_RULES` that apply to ``family`` (one of `FAMILIES`).
 
     Raises:
         ValueError: an unknown family (the known ones named).

@@ -138,7 +138,7 @@ class CacheStrategyConfig:
     """Input of a strategy.
 
     Args:
-        model_info: the model's limits (:func:`promptcache.cache_points.get_model_info`).
+        model_info: the model's limits (`promptcache.cache_points.get_model_info`).
         system_prompt: ``None``, a string, or a list of Converse system blocks.
         messages: ``[{"role": "user" | "assistant", "content": str | list[block]}, ...]`` (Converse or Anthropic
             blocks). A caller's ``cachePoint`` inside a ``toolResult``'s content is moved right after the
@@ -148,7 +148,7 @@ class CacheStrategyConfig:
         previous_placements: the placements returned for this conversation last time (``CachePointPlacement`` or
             dicts); stale ones are dropped or rebased, never applied blindly.
         count_tokens: ``count_tokens(message) -> int`` (tokens, >= 0); default
-            :func:`promptcache.cache_points.default_count_tokens` (tiktoken ``cl100k_base``, offline).
+            `promptcache.cache_points.default_count_tokens` (tiktoken ``cl100k_base``, offline).
         max_points: points this strategy may use for system + messages; default ``model_info.max_cache_points``
             capped at Bedrock's 4. Callers that already spent slots (tools, manual points) pass what is left.
         ttl: ``None``/``"5m"`` or ``"1h"`` for the points placed; checked against ``model_info.allowed_ttls``.
@@ -194,7 +194,7 @@ class CacheStrategyConfig:
 class CacheStrategy(ABC):
     """Base of placement strategies: token counts, placement rules, and building the result.
 
-    Subclasses implement :meth:`determine_optimal_cache_points`. Token counts are taken once, on construction.
+    Subclasses implement `determine_optimal_cache_points`. Token counts are taken once, on construction.
 
     Raises:
         ValueError: ``count_tokens`` returned something other than an int >= 0 (the message index is named).
@@ -220,7 +220,7 @@ class CacheStrategy(ABC):
 
     @classmethod
     def tools_point_wanted(cls, model_info: ModelInfo, tool_tokens: int, has_system_prompt: bool, budget: int) -> bool:
-        """Whether :func:`promptcache.cache_points.place_cache_points` puts a point after the tool specs (before the
+        """Whether `promptcache.cache_points.place_cache_points` puts a point after the tool specs (before the
         strategy runs; it takes one of ``budget`` slots). Default (the multi-point rule): tools are a cachable field
         (never on Nova) and the specs alone reach the minimum."""
         return (
@@ -232,7 +232,7 @@ class CacheStrategy(ABC):
 
     @abstractmethod
     def determine_optimal_cache_points(self) -> CacheResult:
-        """Return the result for this config (see :class:`CacheResult`)."""
+        """Return the result for this config (see `CacheResult`)."""
 
     # -- counting ------------------------------------------------------------------------------------------
     @staticmethod
@@ -282,12 +282,12 @@ class CacheStrategy(ABC):
     # -- placement rules -----------------------------------------------------------------------------------
     def is_placement_target(self, index: int) -> bool:
         """Whether a point may follow message ``index``: a user message (Roo-Code's rule) that
-        :meth:`point_allowed_after` accepts."""
+        `point_allowed_after` accepts."""
         return self.config.messages[index].get("role") == "user" and self.point_allowed_after(index)
 
     def point_allowed_after(self, index: int) -> bool:
         """Whether Bedrock accepts a point after message ``index`` (any role): its content is not empty (a point is
-        never a message's first block), does not end in a blank text block (:func:`is_blank_text`) nor in a block
+        never a message's first block), does not end in a blank text block (`is_blank_text`) nor in a block
         a rule of ``promptcache.cache_points._rules.PLACEMENT_RULES`` names for the model's family (reasoning; on
         Claude a non-PDF document; on Nova a tool result or an image) -- each a Bedrock ``ValidationException``."""
         content = self.config.messages[index].get("content")
@@ -346,7 +346,7 @@ class CacheStrategy(ABC):
         return out
 
     def format_result(self, system_point: bool, placements: Sequence[CachePointPlacement]) -> CacheResult:
-        """Build the :class:`CacheResult` (copies only)."""
+        """Build the `CacheResult` (copies only)."""
         return CacheResult(
             system=self.system_blocks(system_point),
             messages=self.apply_cache_points(placements),

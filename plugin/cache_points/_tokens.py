@@ -12,11 +12,11 @@ tried first and the downloading one is only a fallback when the offline package 
 
 Block estimates (Converse, Anthropic and LangChain shapes are all understood):
 - text, reasoning text, tool-use name + JSON arguments, tool-result content (recursively), document text: BPE count;
-- an image: :data:`IMAGE_TOKEN_ESTIMATE` (1,600 tokens, the ceiling of Anthropic's vision formula
+- an image: `IMAGE_TOKEN_ESTIMATE` (1,600 tokens, the ceiling of Anthropic's vision formula
   ``width * height / 750`` for images Bedrock accepts without downscaling, ~1.15 megapixels);
 - an image inside ``guardContent`` counts as an image; guarded text as text;
-- binary documents/videos (and bytes anywhere else): :data:`BYTES_PER_TOKEN_ESTIMATE` bytes per token;
-- ``cachePoint`` blocks: 0; each message adds :data:`MESSAGE_OVERHEAD_TOKENS` for its role framing.
+- binary documents/videos (and bytes anywhere else): `BYTES_PER_TOKEN_ESTIMATE` bytes per token;
+- ``cachePoint`` blocks: 0; each message adds `MESSAGE_OVERHEAD_TOKENS` for its role framing.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def get_encoding() -> Any:
     return _encoding
 
 
-#: Texts longer than this (characters) are estimated from their length (see :func:`count_text_tokens`): BPE
+#: Texts longer than this (characters) are estimated from their length (see `count_text_tokens`): BPE
 #: encoding is super-linear in the length of a run without whitespace, and this is about where counting the worst
 #: case (one such run) stops taking well under a few milliseconds (bench/README.md "## Cache points").
 LONG_TEXT_CHARS = 8_192
@@ -103,12 +103,12 @@ def clear_token_memo() -> None:
 def count_text_tokens(text: str) -> int:
     """BPE tokens of ``text`` (``cl100k_base``), memoised: a growing conversation re-counts the same texts every turn.
 
-    Texts up to :data:`LONG_TEXT_CHARS` characters are encoded. Longer ones are estimated from their length: the
-    tokens per character of :data:`SAMPLE_WINDOWS` windows of :data:`SAMPLE_CHARS` characters spread over the text
+    Texts up to `LONG_TEXT_CHARS` characters are encoded. Longer ones are estimated from their length: the
+    tokens per character of `SAMPLE_WINDOWS` windows of `SAMPLE_CHARS` characters spread over the text
     (each trimmed to whitespace where it holds some, so no word is cut), times the length -- a constant cost
     instead of one that grows faster than the length on runs without whitespace (a 2 MB one took over a second).
 
-    The memo holds up to :data:`MEMO_ENTRIES` counts keyed by ``(hash(text), len(text))``, dropping the oldest half
+    The memo holds up to `MEMO_ENTRIES` counts keyed by ``(hash(text), len(text))``, dropping the oldest half
     when full (so a long history never thrashes it); it keeps no text alive. Two texts of the same length whose
     64-bit hashes collide would share a count -- an estimate off for one text, never a request Bedrock refuses.
     """
@@ -132,7 +132,7 @@ def _encode_count(text: str) -> int:
 
 def _estimate(text: str) -> int:
     """Tokens of a long ``text`` from the tokens per character of evenly spread windows (see
-    :func:`count_text_tokens`)."""
+    `count_text_tokens`)."""
     size = len(text)
     step = (size - SAMPLE_CHARS) // (SAMPLE_WINDOWS - 1)
     chars = tokens = 0
@@ -171,7 +171,7 @@ def _evict() -> None:
 
 
 def json_tokens(value: Any) -> int:
-    """Tokens of ``value``'s JSON; binary values inside count :data:`BYTES_PER_TOKEN_ESTIMATE` bytes per token
+    """Tokens of ``value``'s JSON; binary values inside count `BYTES_PER_TOKEN_ESTIMATE` bytes per token
     (never their repr, which is slow and several times larger)."""
     if value is None or value == {} or value == "":
         return 0
@@ -299,7 +299,7 @@ def default_count_tokens(message: Any) -> int:
             ``tool_calls``).
 
     Returns:
-        Tokens (an int >= 0), including :data:`MESSAGE_OVERHEAD_TOKENS`.
+        Tokens (an int >= 0), including `MESSAGE_OVERHEAD_TOKENS`.
     """
     if type(message) is dict or isinstance(message, Mapping):
         content = message.get("content")

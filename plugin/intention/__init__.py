@@ -1,15 +1,15 @@
 """Intention cache: tool results stored per user under the user's intention, and the ``retrieve_memory`` tool.
 
-- :class:`IntentionMemory` — ``store(user_id, intention, result, tool=None, args=None)``,
+- `IntentionMemory` — ``store(user_id, intention, result, tool=None, args=None)``,
   ``retrieve(user_id, intention, *, tool=None, args=None) -> IntentionMatch | None`` and ``retrieve_all(...) ->
   list[IntentionMatch]`` (one memory per tool call of the intention; + async); exact, then similar matching.
-- :func:`make_retrieve_memory_tool` — the agent's ``retrieve_memory(intention)`` tool (user id from the config); it
+- `make_retrieve_memory_tool` — the agent's ``retrieve_memory(intention)`` tool (user id from the config); it
   returns every result of the matched intention, each labelled with its tool call when there are several.
-- :class:`IntentionCache` — a processor for ``create_agent`` that stores tool results as they come back and, with
+- `IntentionCache` — a processor for ``create_agent`` that stores tool results as they come back and, with
   ``serve_repeats=True``, answers a repeated call (same intention, tool and arguments) from memory.
-- Judges of a similar match: :class:`LexicalVerifier` (default: every difference an equivalence,
-  :mod:`promptcache.intention._meaning`) and :class:`ChatModelVerifier` (asks a chat model; more hits).
-- Backends: :class:`InMemoryIntentionBackend` (default) and, on Redis,
+- Judges of a similar match: `LexicalVerifier` (default: every difference an equivalence,
+  `promptcache.intention._meaning`) and `ChatModelVerifier` (asks a chat model; more hits).
+- Backends: `InMemoryIntentionBackend` (default) and, on Redis,
   ``promptcache.integrations._redis_intention.RedisIntentionBackend``.
 """
 

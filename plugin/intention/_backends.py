@@ -56,9 +56,9 @@ class MemoryRecord:
         tool / args: the tool call that produced the result (``None`` when not given).
         result_hash: SHA-256 (hex) of the serialised result; the key of the stored result.
         created_at / expires_at: epoch seconds.
-        similarity: name of the :class:`~promptcache.intention._similarity.Similarity` that made ``features``.
+        similarity: name of the `Similarity` that made ``features``.
         features: the stored features (``None`` for the lexical default, which works from ``intention``).
-        signature: the intention's meaning digest (:func:`promptcache.intention._meaning.signature`), the key
+        signature: the intention's meaning digest (`promptcache.intention._meaning.signature`), the key
             backends index memories by for the similar match (``""`` in records written before it existed: those
             are found by an exact match only).
     """
@@ -81,7 +81,7 @@ class MemoryRecord:
 
     @classmethod
     def loads(cls, data: bytes | str) -> MemoryRecord:
-        """Parse :meth:`dumps` output, checking every field's type (a record read from a shared store may have been
+        """Parse `dumps` output, checking every field's type (a record read from a shared store may have been
         damaged: a lookup must be able to trust what it compares).
 
         Raises:
@@ -109,10 +109,10 @@ _STR_FIELDS = ("id", "intention", "normalized", "result_hash", "similarity", "si
 
 
 class IntentionBackend(ABC):
-    """Storage contract of :class:`~promptcache.intention.IntentionMemory` (sync + async).
+    """Storage contract of `IntentionMemory` (sync + async).
 
     Times are epoch seconds passed in by the caller (``now``), so one clock decides expiry. Failures raise
-    :class:`IntentionBackendError`; the caller decides what a failure means (a miss, a skipped write).
+    `IntentionBackendError`; the caller decides what a failure means (a miss, a skipped write).
     """
 
     @abstractmethod
@@ -128,26 +128,26 @@ class IntentionBackend(ABC):
 
     def matching(self, user: str, signature: str, now: float) -> list[MemoryRecord]:
         """The user's live memories whose ``signature`` is ``signature`` (the candidates of an exact or similar
-        match). Default: :meth:`records` filtered (every memory read); the bundled backends keep an index so a
+        match). Default: `records` filtered (every memory read); the bundled backends keep an index so a
         lookup reads only these."""
         return [r for r in self.records(user, now) if r.signature == signature]
 
     async def amatching(self, user: str, signature: str, now: float) -> list[MemoryRecord]:
-        """Async :meth:`matching` (default: :meth:`arecords` filtered)."""
+        """Async `matching` (default: `arecords` filtered)."""
         return [r for r in await self.arecords(user, now) if r.signature == signature]
 
     def matching_results(
         self, user: str, signature: str, now: float
     ) -> tuple[list[MemoryRecord], dict[str, bytes | None]]:
-        """:meth:`matching` plus the results it could read on the way, by result hash (default: none, ``{}``; a
-        hash missing from the dict is fetched with :meth:`results`; a ``None`` value is an expired result). The
+        """`matching` plus the results it could read on the way, by result hash (default: none, ``{}``; a
+        hash missing from the dict is fetched with `results`; a ``None`` value is an expired result). The
         Redis backend reads them in the same round trip."""
         return self.matching(user, signature, now), {}
 
     async def amatching_results(
         self, user: str, signature: str, now: float
     ) -> tuple[list[MemoryRecord], dict[str, bytes | None]]:
-        """Async :meth:`matching_results`."""
+        """Async `matching_results`."""
         return await self.amatching(user, signature, now), {}
 
     @abstractmethod
@@ -156,7 +156,7 @@ class IntentionBackend(ABC):
 
     def results(self, user: str, result_hashes: list[str]) -> list[bytes | None]:
         """The stored results for ``result_hashes``, in order (``None`` where one expired); one round trip on a
-        remote backend (default: :meth:`result` for each)."""
+        remote backend (default: `result` for each)."""
         return [self.result(user, h) for h in result_hashes]
 
     def discard_results(self, user: str, result_hashes: list[str]) -> None:
@@ -168,27 +168,27 @@ class IntentionBackend(ABC):
         """Remove every memory and result of ``user``; returns how many memories were removed."""
 
     async def aput(self, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
-        """Async :meth:`put` (default: the sync one in a thread)."""
+        """Async `put` (default: the sync one in a thread)."""
         await asyncio.to_thread(self.put, user, record, result, now)
 
     async def arecords(self, user: str, now: float) -> list[MemoryRecord]:
-        """Async :meth:`records`."""
+        """Async `records`."""
         return await asyncio.to_thread(self.records, user, now)
 
     async def aresult(self, user: str, result_hash: str) -> bytes | None:
-        """Async :meth:`result`."""
+        """Async `result`."""
         return await asyncio.to_thread(self.result, user, result_hash)
 
     async def aresults(self, user: str, result_hashes: list[str]) -> list[bytes | None]:
-        """Async :meth:`results`."""
+        """Async `results`."""
         return await asyncio.to_thread(self.results, user, result_hashes)
 
     async def adiscard_results(self, user: str, result_hashes: list[str]) -> None:
-        """Async :meth:`discard_results`."""
+        """Async `discard_results`."""
         await asyncio.to_thread(self.discard_results, user, result_hashes)
 
     async def aforget(self, user: str) -> int:
-        """Async :meth:`forget`."""
+        """Async `forget`."""
         return await asyncio.to_thread(self.forget, user)
 
 
@@ -218,12 +218,12 @@ class _UserData:
 class InMemoryIntentionBackend(IntentionBackend):
     """The process-local default: a dict per user, thread-safe, at most ``max_memories_per_user`` each.
 
-    When a user is over the bound, the memories closest to expiry are dropped first. :meth:`put` keeps its own copy
-    of the record's ``args`` (the caller may edit its dict afterwards); :meth:`records` returns the stored records
-    themselves, to be read, not edited (:class:`~promptcache.intention.IntentionMemory` hands out copies).
+    When a user is over the bound, the memories closest to expiry are dropped first. `put` keeps its own copy
+    of the record's ``args`` (the caller may edit its dict afterwards); `records` returns the stored records
+    themselves, to be read, not edited (`IntentionMemory` hands out copies).
 
     Args:
-        max_memories_per_user: an ``int`` >= 1 (default :data:`DEFAULT_MAX_MEMORIES_PER_USER`).
+        max_memories_per_user: an ``int`` >= 1 (default `DEFAULT_MAX_MEMORIES_PER_USER`).
 
     Raises:
         ValueError: ``max_memories_per_user`` not an int >= 1.
@@ -281,7 +281,7 @@ class InMemoryIntentionBackend(IntentionBackend):
 
     def matching(self, user: str, signature: str, now: float) -> list[MemoryRecord]:
         """Live memories with ``signature``, from the per-user index (expired memories pruned first, as
-        :meth:`records` does)."""
+        `records` does)."""
         with self._lock:
             data = self._users.get(user)
             if data is None:

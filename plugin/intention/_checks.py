@@ -1,5 +1,5 @@
-"""Argument checks shared by :class:`~promptcache.intention._memory.IntentionMemory` and
-:class:`~promptcache.intention._middleware.IntentionCache`: bad input raises a ``TypeError``/``ValueError`` naming the
+"""Argument checks shared by `IntentionMemory` and
+`IntentionCache`: bad input raises a ``TypeError``/``ValueError`` naming the
 bad value, before anything is read or written, whatever the backend."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ __all__ = ["check_call", "check_text", "check_unit", "check_user"]
 
 
 def check_text(value: str, what: str) -> str:
-    """``value`` unchanged when it can be encoded as UTF-8 (:func:`promptcache._config.check_unicode`).
+    """``value`` unchanged when it can be encoded as UTF-8 (`promptcache._config.check_unicode`).
 
     Raises:
         ValueError: ``value`` holds a lone surrogate (e.g. ``"\ud800"``, from a bad decode): no backend can store
@@ -39,7 +39,7 @@ def check_user(user_id: Any) -> str:
 
 def check_call(tool: Any, args: Any) -> None:
     """Check a tool call's ``tool`` (``None`` or a non-empty ``str`` without lone surrogates) and ``args`` (``None``
-    or a JSON value, see :func:`~promptcache.intention._results.serialise_json`); the same rule for ``store`` and
+    or a JSON value, see `serialise_json`); the same rule for ``store`` and
     ``retrieve``.
 
     Raises:

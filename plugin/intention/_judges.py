@@ -1,12 +1,12 @@
 """Judges of a similar match: whether an earlier intention's result may answer a new intention.
 
-Every similar match passes a :class:`Verifier` between "similar" and "served":
+Every similar match passes a `Verifier` between "similar" and "served":
 
-- :class:`LexicalVerifier` (the default, model-free): the two intentions must have the same meaning normal form
-  (:mod:`promptcache.intention._meaning`: every difference between them an equivalence — fillers, contractions,
+- `LexicalVerifier` (the default, model-free): the two intentions must have the same meaning normal form
+  (`promptcache.intention._meaning`: every difference between them an equivalence — fillers, contractions,
   synonyms, inflection, free adverb order). Its verdict is a digest comparison, so memories are indexed by it and a
   lookup never scores every memory.
-- :class:`ChatModelVerifier`: for more hits at the same precision. The lexical verdict first; when it says no, a
+- `ChatModelVerifier`: for more hits at the same precision. The lexical verdict first; when it says no, a
   LangChain chat model is asked whether the earlier result answers the new intention (a few of the most similar
   memories). Verdicts are cached per (new intention, earlier intention, result); any failure — an exception, a
   reply that is not a clear yes or no — is "no".
@@ -34,7 +34,7 @@ class Verifier(ABC):
 
     Attributes:
         name: shown with a match (``IntentionMatch.verified_by``).
-        asks_model: True when :meth:`verify` may consult more than the two texts (then candidates beyond the
+        asks_model: True when `verify` may consult more than the two texts (then candidates beyond the
             lexically equivalent ones are offered, each with its result).
     """
 
@@ -46,18 +46,17 @@ class Verifier(ABC):
         return compare(query, stored) is None
 
     async def averify(self, query: str, stored: str, result: str | None = None) -> bool:
-        """Async :meth:`verify` (default: the sync one)."""
+        """Async `verify` (default: the sync one)."""
         return self.verify(query, stored, result)
 
     @staticmethod
     def equivalent(query: str, stored: str) -> bool:
-        """The lexical verdict (:func:`promptcache.intention._meaning.compare` finds no difference)."""
+        """The lexical verdict (`promptcache.intention._meaning.compare` finds no difference)."""
         return compare(query, stored) is None
 
     @staticmethod
     def signature(text: str) -> str:
-        """The index key of ``text``: equal for lexically equivalent intentions (:func:`meaning.signature
-        <promptcache.intention._meaning.signature>`)."""
+        """The index key of ``text``: equal for lexically equivalent intentions (`meaning.signature`)."""
         return str(signature(text))
 
     def describe(self, query: str, stored: str) -> str:
@@ -72,7 +71,7 @@ class Verifier(ABC):
 
 
 class LexicalVerifier(Verifier):
-    """The model-free verifier: equivalent normal forms only (see :mod:`promptcache.intention._meaning`)."""
+    """The model-free verifier: equivalent normal forms only (see `promptcache.intention._meaning`)."""
 
     name = "lexical"
 
@@ -208,10 +207,10 @@ class ChatModelVerifier(Verifier):
 
 
 def as_verifier(value: Any) -> Verifier:
-    """``None`` -> :class:`LexicalVerifier`; a :class:`Verifier` as is.
+    """``None`` -> `LexicalVerifier`; a `Verifier` as is.
 
     Raises:
-        TypeError: anything else (the message names the type; wrap a chat model in :class:`ChatModelVerifier`).
+        TypeError: anything else (the message names the type; wrap a chat model in `ChatModelVerifier`).
     """
     if value is None:
         return LexicalVerifier()

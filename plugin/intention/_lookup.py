@@ -1,15 +1,15 @@
-"""How :class:`~promptcache.intention._memory.IntentionMemory` finds the stored intention that answers a query.
+"""How `IntentionMemory` finds the stored intention that answers a query.
 
 1. The candidates: the user's memories with the query's meaning signature, read from the backend's index
-   (:meth:`~promptcache.intention._backends.IntentionBackend.matching`: not every memory), narrowed to the
+   (`matching`: not every memory), narrowed to the
    ``tool``/``args`` asked for.
 2. **exact**: a candidate whose normalised intention equals the query's: that intention's memories.
 3. **similar**: otherwise every candidate is lexically equivalent to the query (the
-   :class:`~promptcache.intention._judges.LexicalVerifier`'s verdict); with a verifier that asks a model
-   (:class:`~promptcache.intention._judges.ChatModelVerifier`), the user's most similar other memories above the
-   threshold whose numbers and names agree (:func:`~promptcache.intention._normalize.anchors_agree`) are put to it
+   `LexicalVerifier`'s verdict); with a verifier that asks a model
+   (`ChatModelVerifier`), the user's most similar other memories above the
+   threshold whose numbers and names agree (`anchors_agree`) are put to it
    as well (these lookups read all the user's memories). Of the verified candidates,
-   :func:`~promptcache.intention._matching.choose` picks one (threshold, then the newest within ``margin`` of the
+   `choose` picks one (threshold, then the newest within ``margin`` of the
    best similarity).
 """
 
@@ -161,7 +161,7 @@ def find(
 async def afind(
     memory: IntentionMemory, user: str, intention: str, tool: Any, args: Any, exact_only: bool
 ) -> tuple[Picked | None, float]:
-    """Async :func:`find`."""
+    """Async `find`."""
     now = memory.clock()
     sig = signature(intention)
     asks = memory.verifier.asks_model and not exact_only and memory.threshold < 1.0

@@ -1,9 +1,9 @@
 """The similar-match rule: verified candidates only, the best must clear the threshold, and among the candidates
 about as good as the best (within ``margin``) the newest wins.
 
-Shared by :class:`~promptcache.intention._memory.IntentionMemory` and the benchmark (bench/intention.py), so the
+Shared by `IntentionMemory` and the benchmark (bench/intention.py), so the
 measured precision is the library's. Candidates reach this rule only after a
-:class:`~promptcache.intention._judges.Verifier` said their result answers the query, so intentions holding
+`Verifier` said their result answers the query, so intentions holding
 different results are not a conflict: tool results change over time, and the newest is the one to serve.
 """
 
@@ -42,5 +42,5 @@ def choose(
 
 @lru_cache(maxsize=65536)
 def anchor_info(text: str) -> tuple[Anchors, frozenset[str]]:
-    """``(anchors(text), its token set)``, cached: the inputs of :func:`~promptcache.intention._normalize.anchors_agree`."""
+    """``(anchors(text), its token set)``, cached: the inputs of `anchors_agree`."""
     return anchors(text), frozenset(tokens(text))

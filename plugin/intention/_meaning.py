@@ -10,9 +10,9 @@ a modifier, another verb, a unit), a number, the count of negations, the order o
 "than B").
 
 Because the equivalences are classes, "alignable with equivalences only" is the same as "equal normal forms":
-:func:`analyze` computes the normal form (:class:`Meaning`), so a store can index memories by its digest
-(:func:`signature`) and a lookup finds its candidates without scoring every memory. :func:`compare` says why two
-intentions differ, :func:`explain` how two equivalent ones differ in wording (for ``retrieve_memory``).
+`analyze` computes the normal form (`Meaning`), so a store can index memories by its digest
+(`signature`) and a lookup finds its candidates without scoring every memory. `compare` says why two
+intentions differ, `explain` how two equivalent ones differ in wording (for ``retrieve_memory``).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class Meaning:
 
 @dataclass(frozen=True)
 class Analysis:
-    """A text's :class:`Meaning` plus what the explanation needs: ``surface[key]`` is the text's own spelling of
+    """A text's `Meaning` plus what the explanation needs: ``surface[key]`` is the text's own spelling of
     each normal-form word, ``dropped`` the words left out as fillers, ``synonyms`` the words replaced by their class."""
 
     meaning: Meaning
@@ -113,7 +113,7 @@ def _split(text: str, vocab: Vocabulary) -> list[tuple[str, bool]]:
 
 
 def _mood(toks: list[tuple[str, bool]], vocab: Vocabulary) -> str:
-    """The mood of an intention (see :class:`Meaning`), from its surface tokens."""
+    """The mood of an intention (see `Meaning`), from its surface tokens."""
     words = [w for w, _ in toks if w != _BOUNDARY]
     start = 0
     skip = (vocab.free | vocab.filler_surface) - vocab.copulas - vocab.wh_words
@@ -170,12 +170,12 @@ def _analyze(text: str) -> Analysis:
 
 
 def analyze(text: str) -> Analysis:
-    """The :class:`Analysis` of ``text`` with the package vocabulary (cached per text)."""
+    """The `Analysis` of ``text`` with the package vocabulary (cached per text)."""
     return _analyze(text)
 
 
 def analyze_with(text: str, vocab: Vocabulary) -> Analysis:
-    """The :class:`Analysis` of ``text`` under ``vocab`` (see the module docstring for the rules)."""
+    """The `Analysis` of ``text`` under ``vocab`` (see the module docstring for the rules)."""
     toks = _split(text, vocab)
     stems = [t if num else stem(t) for t, num in toks]
     bare: list[str] = []
@@ -278,7 +278,7 @@ def analyze_with(text: str, vocab: Vocabulary) -> Analysis:
 
 def signature(text: str) -> str:
     """A digest of ``text``'s normal form (``"m1-<vocabulary version>-<20 hex>"``): equal for two intentions
-    exactly when :func:`compare` finds them equivalent (under the same vocabulary)."""
+    exactly when `compare` finds them equivalent (under the same vocabulary)."""
     return _signature(text)
 
 

@@ -2,19 +2,19 @@
 
 An intention can hold several memories, one per tool call (``(tool, args)``): an agent often makes several calls for
 one user message. A lookup first picks the stored intention that answers the query
-(:mod:`promptcache.intention._lookup`):
+(`promptcache.intention._lookup`):
 
 1. **exact**: an earlier intention of the same user whose normalised form equals the query's
-   (:func:`~promptcache.intention._normalize.normalize_intention`).
-2. **similar**: otherwise an earlier intention that *means the same* — a :class:`~promptcache.intention._judges.
-   Verifier` accepted it (by default the model-free :class:`~promptcache.intention._judges.LexicalVerifier`: every
-   difference between the two texts is an equivalence, :mod:`promptcache.intention._meaning`) — whose similarity is
+   (`normalize_intention`).
+2. **similar**: otherwise an earlier intention that *means the same* — a `
+   Verifier` accepted it (by default the model-free `LexicalVerifier`: every
+   difference between the two texts is an equivalence, `promptcache.intention._meaning`) — whose similarity is
    at least ``threshold``; of several such intentions about as similar as the best (within ``margin``), the
    newest. Tool results change over time, so intentions that mean the same but hold different results are not
    a conflict: the newest result is served.
 
-:meth:`IntentionMemory.retrieve_all` returns every memory of that intention (most recent first);
-:meth:`IntentionMemory.retrieve` the most recent one. Both can be narrowed to one ``tool`` and/or ``args`` first
+`IntentionMemory.retrieve_all` returns every memory of that intention (most recent first);
+`IntentionMemory.retrieve` the most recent one. Both can be narrowed to one ``tool`` and/or ``args`` first
 (then only memories of that call are candidates). ``threshold=1.0`` or ``exact_only=True`` means exact matches only.
 """
 
@@ -82,19 +82,19 @@ class IntentionMemory:
     """Tool results per user, keyed by intention, with expiry (sync and async).
 
     Args:
-        backend: an :class:`~promptcache.intention._backends.IntentionBackend` (default: a new
+        backend: an `IntentionBackend` (default: a new
             ``InMemoryIntentionBackend``; Redis: ``promptcache.integrations._redis_intention.RedisIntentionBackend``).
-        ttl_s: seconds a memory lives (default :data:`DEFAULT_INTENTION_TTL_SECONDS`), a finite number > 0.
-        similarity: ``None`` (the model-free :class:`~promptcache.intention._similarity.LexicalSimilarity`), a
-            :class:`~promptcache.intention._similarity.Similarity`, or any LangChain ``Embeddings``.
+        ttl_s: seconds a memory lives (default `DEFAULT_INTENTION_TTL_SECONDS`), a finite number > 0.
+        similarity: ``None`` (the model-free `LexicalSimilarity`), a
+            `Similarity`, or any LangChain ``Embeddings``.
         threshold: minimum similarity of a similar match, in ``[0, 1]`` (``1.0``: exact only). Default
-            :data:`DEFAULT_INTENTION_THRESHOLD` (tuned for the lexical default; tune it for an embedding model).
+            `DEFAULT_INTENTION_THRESHOLD` (tuned for the lexical default; tune it for an embedding model).
         margin: verified candidates within this much of the best similarity count as equally good, and the
-            newest of them is served; in ``[0, 1]`` (default :data:`DEFAULT_INTENTION_MARGIN`).
+            newest of them is served; in ``[0, 1]`` (default `DEFAULT_INTENTION_MARGIN`).
         verifier: what a similar match must pass before it is served: ``None`` (the model-free
-            :class:`~promptcache.intention._judges.LexicalVerifier`) or a
-            :class:`~promptcache.intention._judges.Verifier` such as
-            :class:`~promptcache.intention._judges.ChatModelVerifier` (more hits; asks a chat model).
+            `LexicalVerifier`) or a
+            `Verifier` such as
+            `ChatModelVerifier` (more hits; asks a chat model).
         clock: returns epoch seconds (default ``time.time``; injectable for tests).
 
     Raises:
@@ -134,7 +134,7 @@ class IntentionMemory:
         """Counts: ``hits`` / ``misses`` (lookups: ``retrieve``, ``retrieve_all`` and their async twins, that found
         a memory or not, failures included as misses), ``writes`` (memories stored), ``errors`` (backend failures
         of stores and lookups). Tokens and dollars are not known here (see ``IntentionCache``). Also sent to
-        OpenTelemetry (:mod:`promptcache._metrics`)."""
+        OpenTelemetry (`promptcache._metrics`)."""
         return self.metrics.snapshot(reset)
 
     # -- store -----------------------------------------------------------------------------------------------
@@ -194,7 +194,7 @@ class IntentionMemory:
     async def astore(
         self, user_id: str, intention: str, result: Any, tool: str | None = None, args: Any = None
     ) -> bool:
-        """Async :meth:`store`."""
+        """Async `store`."""
         user, record, data = self._prepare(user_id, intention, result, tool, args)
         try:
             features = (await self.similarity.aencode([intention]))[0]
@@ -266,17 +266,17 @@ class IntentionMemory:
         """The most recent memory of ``user_id`` under the intention that answers ``intention``, or ``None``.
 
         Which stored intention answers is decided as the module docstring says; an intention can hold several
-        memories (one per tool call), and this returns the most recent of them (see :meth:`retrieve_all` for all).
+        memories (one per tool call), and this returns the most recent of them (see `retrieve_all` for all).
 
         Args:
             tool: only memories of this tool (``None``: any).
             args: only memories with these arguments (a JSON value compared as canonical JSON; ``None``: any).
             exact_only: only an exact match (no similar match, whatever the threshold).
             fail_open: when True (default) a backend failure is a miss (logged); when False it raises
-                :class:`~promptcache.intention._backends.IntentionBackendError`.
+                `IntentionBackendError`.
 
         Raises:
-            TypeError / ValueError: what :meth:`store` raises for the same ``user_id``, ``intention``, ``tool`` and
+            TypeError / ValueError: what `store` raises for the same ``user_id``, ``intention``, ``tool`` and
                 ``args`` (a bad value is an error, not a miss).
         """
         matches = self._lookup(user_id, intention, tool, args, exact_only, fail_open, first=True)
@@ -292,7 +292,7 @@ class IntentionMemory:
         exact_only: bool = False,
         fail_open: bool = True,
     ) -> IntentionMatch | None:
-        """Async :meth:`retrieve`."""
+        """Async `retrieve`."""
         matches = await self._alookup(user_id, intention, tool, args, exact_only, fail_open, first=True)
         return matches[0] if matches else None
 
@@ -308,9 +308,9 @@ class IntentionMemory:
     ) -> list[IntentionMatch]:
         """Every memory stored under the intention that answers ``intention``, most recent first (``[]``: none).
 
-        The same stored intention :meth:`retrieve` picks, with all its memories (one per tool call), their results
+        The same stored intention `retrieve` picks, with all its memories (one per tool call), their results
         fetched in one backend call. All matches share ``kind`` and ``similarity``. Arguments and errors as
-        :meth:`retrieve` (a backend failure is ``[]`` when ``fail_open``).
+        `retrieve` (a backend failure is ``[]`` when ``fail_open``).
         """
         return self._lookup(user_id, intention, tool, args, exact_only, fail_open, first=False)
 
@@ -324,7 +324,7 @@ class IntentionMemory:
         exact_only: bool = False,
         fail_open: bool = True,
     ) -> list[IntentionMatch]:
-        """Async :meth:`retrieve_all`."""
+        """Async `retrieve_all`."""
         return await self._alookup(user_id, intention, tool, args, exact_only, fail_open, first=False)
 
     def forget(self, user_id: str) -> int:
@@ -336,7 +336,7 @@ class IntentionMemory:
         return self.backend.forget(check_user(user_id))
 
     async def aforget(self, user_id: str) -> int:
-        """Async :meth:`forget`."""
+        """Async `forget`."""
         return await self.backend.aforget(check_user(user_id))
 
     # -- matching ----------------------------------------------------------------------------------------------

@@ -1,10 +1,10 @@
 """``IntentionCache``: a processor for ``create_agent`` that stores tool results under the user's intention.
 
 It wraps every tool call (``wrap_tool_call`` / ``awrap_tool_call``, LangChain's ``AgentMiddleware`` API), lets the
-tool run, and stores a successful result in an :class:`~promptcache.intention._memory.IntentionMemory` under the
+tool run, and stores a successful result in an `IntentionMemory` under the
 current intention: the tool call's ``intention`` argument when it has one, else the latest human message. One
 intention holds one memory per tool call (tool + arguments). Later, the agent's ``retrieve_memory`` tool
-(:func:`~promptcache.intention._tool.make_retrieve_memory_tool`) finds them.
+(`make_retrieve_memory_tool`) finds them.
 
 With ``serve_repeats=True`` it also answers a *repeated* tool call from memory, without running the tool: the same
 user, the same current intention (exact match only), the same tool and arguments (volatile ones left out), stored
@@ -13,7 +13,7 @@ and not expired. The answer is a ``ToolMessage`` with the call's ``tool_call_id`
 
 Not stored (and never served): tool errors (``ToolMessage.status == "error"`` or an exception), ``Command``
 results, the ``retrieve_memory`` tool itself, side-effecting tools (a deny list of name prefixes,
-:data:`DEFAULT_SIDE_EFFECT_PREFIXES`; of names, :data:`DEFAULT_DENY_TOOLS`, which holds promptcache's own
+`DEFAULT_SIDE_EFFECT_PREFIXES`; of names, `DEFAULT_DENY_TOOLS`, which holds promptcache's own
 ``remember``; and tools marked ``metadata={SIDE_EFFECT_METADATA_KEY: True}``, as ``make_remember_tool`` does), and
 results that carry an artifact (``response_format="content_and_artifact"`` tools, or a ``ToolMessage`` with an
 ``artifact``): the artifact is for the application and is often not JSON (documents, ``datetime``), so a repeat
@@ -117,23 +117,23 @@ subscribe_ unsubscribe_ enroll_ join_ leave_``), processes (``start_ stop_``, e.
 workflows/messaging (``approve_ reject_ assign_ grant_ revoke_ notify_ email_``). Read
 verbs (``get_ list_ search_ find_ lookup_ fetch_ read_ check_ calculate``) are not on it.
 
-Matching is by prefix of the tool name in snake_case (:func:`tool_words`): camelCase, PascalCase and kebab-case
+Matching is by prefix of the tool name in snake_case (`tool_words`): camelCase, PascalCase and kebab-case
 names are split into lower-case words joined by ``_`` first, so ``sendEmail``, ``SendEmail``, ``send-email`` and
 ``send_email`` all match ``send_`` (and ``HTTPPost`` -> ``http_post``). A name that is the bare verb (``send``) or
 runs words together in one case (``sendemail``) does not match. A false positive only costs a cache miss, a false
 negative can replay an action, so the list errs on the side of denying. Pass ``deny_prefixes=`` to replace it
 (given prefixes are put in the same form), ``deny_tools=``/``allow_tools=`` to adjust single tools.
 
-Tools whose name no prefix catches are denied by name (:data:`DEFAULT_DENY_TOOLS`: promptcache's own ``remember``,
+Tools whose name no prefix catches are denied by name (`DEFAULT_DENY_TOOLS`: promptcache's own ``remember``,
 which writes a memory) or by a mark on the tool (``metadata={SIDE_EFFECT_METADATA_KEY: True}``, set by
-:func:`promptcache.memory.make_remember_tool` whatever its ``name``)."""
+`promptcache.memory.make_remember_tool` whatever its ``name``)."""
 DEFAULT_DENY_TOOLS: tuple[str, ...] = ("remember",)
 """Tool names denied by default (``IntentionCache(deny_tools=...)``; passing ``deny_tools`` replaces them: add
-``*DEFAULT_DENY_TOOLS`` to keep them): ``remember`` (:func:`promptcache.memory.make_remember_tool`) saves a memory,
+``*DEFAULT_DENY_TOOLS`` to keep them): ``remember`` (`promptcache.memory.make_remember_tool`) saves a memory,
 so serving its earlier reply would tell the model a memory was saved that was not."""
 SIDE_EFFECT_METADATA_KEY = "promptcache_side_effect"
 """A tool whose ``metadata`` has this key set to ``True`` is side-effecting: never stored nor served by
-:class:`IntentionCache`, whatever its name and the deny/allow lists."""
+`IntentionCache`, whatever its name and the deny/allow lists."""
 DEFAULT_VOLATILE_ARGS: frozenset[str] = frozenset(
     {"timestamp", "ts", "time", "now", "current_time", "datetime", "request_id", "trace_id", "nonce"}
 )
@@ -148,7 +148,7 @@ _ACRONYM_RE = re.compile(r"(?<=[A-Z])(?=[A-Z][a-z])")  # the last capital of an 
 
 @lru_cache(maxsize=4096)
 def tool_words(name: str) -> str:
-    """``name`` in snake_case, the form :data:`DEFAULT_SIDE_EFFECT_PREFIXES` are matched against: camelCase /
+    """``name`` in snake_case, the form `DEFAULT_SIDE_EFFECT_PREFIXES` are matched against: camelCase /
     PascalCase words split (``BookFlight`` -> ``book_flight``, ``HTTPPost`` -> ``http_post``), runs of other
     characters than letters and digits (``-``, ``.``, spaces, ``__``) made one ``_``, lower-cased; leading ``_`` are
     dropped, a trailing one kept (a prefix such as ``"send_"`` keeps its meaning)."""
@@ -172,7 +172,7 @@ def _message_text(message: Any) -> str:
 def current_intention(
     args: Mapping[str, Any] | None, messages: Sequence[Any], intention_arg: str = "intention"
 ) -> str | None:
-    """The intention :class:`IntentionCache` files a tool call under (also used by ``promptcache replay``).
+    """The intention `IntentionCache` files a tool call under (also used by ``promptcache replay``).
 
     Args:
         args: the tool call's arguments (``tool_call["args"]``).
@@ -203,19 +203,19 @@ class IntentionCache(Processor):
     """Stores tool results as they come back, under the current user's intention; optionally serves repeats.
 
     Args:
-        memory: the :class:`~promptcache.intention._memory.IntentionMemory` to write (and read, with
+        memory: the `IntentionMemory` to write (and read, with
             ``serve_repeats``).
         scope: a fixed user id; default: from the call's config (the shared scope rule).
         scope_fields: ``configurable`` fields tried for the user id.
-        deny_prefixes: tool-name prefixes never stored nor served (default :data:`DEFAULT_SIDE_EFFECT_PREFIXES`;
-            prefixes and tool names are compared in snake_case, :func:`tool_words`: ``sendEmail`` and
+        deny_prefixes: tool-name prefixes never stored nor served (default `DEFAULT_SIDE_EFFECT_PREFIXES`;
+            prefixes and tool names are compared in snake_case, `tool_words`: ``sendEmail`` and
             ``send-email`` match ``send_``).
         deny_tools: tool names never stored nor served, in addition to the prefixes (default
-            :data:`DEFAULT_DENY_TOOLS`: ``remember``; given names replace it). Tools marked
+            `DEFAULT_DENY_TOOLS`: ``remember``; given names replace it). Tools marked
             ``metadata={SIDE_EFFECT_METADATA_KEY: True}`` are denied too, and so are tools whose results carry an
             artifact (``response_format="content_and_artifact"``; see the module docstring).
         allow_tools: when given, only these tools are stored and served.
-        volatile_args: argument names left out of the stored arguments (default :data:`DEFAULT_VOLATILE_ARGS`).
+        volatile_args: argument names left out of the stored arguments (default `DEFAULT_VOLATILE_ARGS`).
         intention_arg: the tool argument that carries the intention, when a tool has one (default
             ``"intention"``).
         retrieve_tool_name: the ``retrieve_memory`` tool's name (its results are never stored again).
@@ -280,7 +280,7 @@ class IntentionCache(Processor):
         ``misses`` (looked up, not found: the tool ran), ``writes`` (results stored), ``errors`` (a result that
         could not be stored). The memory's own counts are ``memory.stats()``. Tokens and dollars are not known here
         (a served repeat saves a tool run, not model tokens). Also sent to OpenTelemetry
-        (:mod:`promptcache._metrics`)."""
+        (`promptcache._metrics`)."""
         return self.metrics.snapshot(reset)
 
     def should_store(self, tool_name: str) -> bool:
@@ -357,7 +357,7 @@ class IntentionCache(Processor):
         return result
 
     async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
-        """Async :meth:`wrap_tool_call`."""
+        """Async `wrap_tool_call`."""
         key = self._key(request, warn=True)
         if key is not None and self.serve_repeats:
             try:
@@ -404,7 +404,7 @@ def served_message(tool_call: Mapping[str, Any], match: IntentionMatch) -> ToolM
 
 
 def _never_stored(tool: Any) -> bool:
-    """Whether the tool object itself rules storing out: marked side-effecting (:data:`SIDE_EFFECT_METADATA_KEY`)
+    """Whether the tool object itself rules storing out: marked side-effecting (`SIDE_EFFECT_METADATA_KEY`)
     or returning ``(content, artifact)`` (``response_format="content_and_artifact"``)."""
     if tool is None:
         return False

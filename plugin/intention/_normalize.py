@@ -1,10 +1,10 @@
 """Intention text: normalisation for the exact match, tokens, and the anchors (numbers, named entities).
 
-- :func:`normalize_intention` gives the exact-match form: Unicode NFKC, case-folded, punctuation removed (except
+- `normalize_intention` gives the exact-match form: Unicode NFKC, case-folded, punctuation removed (except
   inside numbers: ``1.5`` and ``1,000`` stay numbers; currency and percent signs are kept as tokens, so "$50" and
   "€50" differ), whitespace collapsed. "What's the weather in Paris?" and
   "what's  the weather in paris" are the same intention.
-- :func:`anchors` finds what must agree before two different intentions may match: numbers (digits, and the number
+- `anchors` finds what must agree before two different intentions may match: numbers (digits, and the number
   words zero..twenty) and named entities recognised by their *shape*, without a model: capitalised words that do
   not start a sentence (``Paris``), all-caps words of two letters or more (``SOMEAPP``, ``PIN``), words mixing
   letters and digits (``SOMEAPP2``, ``A320``) and quoted phrases. A lower-case proper name ("weather in paris") is
@@ -112,7 +112,7 @@ def normalize_intention(intention: str) -> str:
     """The exact-match form of ``intention``: case-folded tokens joined by single spaces (see the module docstring).
 
     Raises:
-        TypeError / ValueError: as :func:`validate_intention`.
+        TypeError / ValueError: as `validate_intention`.
     """
     validate_intention(intention)
     return normalize_intention_unchecked(intention)

@@ -1,5 +1,5 @@
 """``IntentionMatch``: what a lookup returns, one per memory (tool call) of the matched intention; and the JSON
-form results are stored in (:func:`serialise_json`) and read back from (:func:`to_match`)."""
+form results are stored in (`serialise_json`) and read back from (`to_match`)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ class IntentionMatch:
         kind: ``"exact"`` (same normalised intention) or ``"similar"``.
         intention: the stored intention that matched (as it was stored).
         similarity: closeness in ``[0, 1]``, higher is closer (``1.0`` for an exact match); the scale of the
-            memory's :class:`~promptcache.intention._similarity.Similarity`.
+            memory's `Similarity`.
         tool / args: the tool call that produced the result (``None`` when not recorded).
         age_s: seconds since the memory was stored.
         result: the stored result (the JSON value that was stored: ``str``, ``dict``, ``list``, ...).
@@ -156,9 +156,9 @@ def to_matches(
     now: float,
     corrupt: list[str] | None = None,
 ) -> list[IntentionMatch]:
-    """:func:`to_match` for each record and its result, in order, leaving out records whose result expired or is
+    """`to_match` for each record and its result, in order, leaving out records whose result expired or is
     corrupt (their hashes appended to ``corrupt``). ``picked``: the lookup's
-    :class:`~promptcache.intention._lookup.Picked` (similarity, kind, note, verified_by)."""
+    `Picked` (similarity, kind, note, verified_by)."""
     p = picked
     out = [to_match(r, p.score, p.kind, raw, now, corrupt, p.note, p.verified_by) for r, raw in zip(records, raws)]
     return [m for m in out if m is not None]

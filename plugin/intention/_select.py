@@ -2,7 +2,7 @@
 
 An intention can hold several memories, one per ``(tool, args)`` (an agent makes several tool calls for one user
 message). A lookup first decides *which stored intention* answers the query
-(:func:`~promptcache.intention._matching.choose`), then returns that intention's memories (most recent first).
+(`choose`), then returns that intention's memories (most recent first).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""Similarity between intentions: the model-free default (:class:`LexicalSimilarity`) and any LangChain ``Embeddings``.
+"""Similarity between intentions: the model-free default (`LexicalSimilarity`) and any LangChain ``Embeddings``.
 
 Scale: every similarity here is a number in ``[0, 1]``, higher is closer; ``1.0`` means the same features.
 
-A :class:`Similarity` turns texts into *features* once, when a memory is stored (kept with the memory, JSON-safe),
+A `Similarity` turns texts into *features* once, when a memory is stored (kept with the memory, JSON-safe),
 and compares a query's features with the stored ones at lookup. So a lookup over 1,000 memories encodes one text
 (the query), not 1,000.
 """
@@ -36,7 +36,7 @@ class Similarity(ABC):
 
     name: str = "similarity"
     stored_features: bool = True
-    """Whether :meth:`encode` gives features worth storing (False: they are recomputed from the text)."""
+    """Whether `encode` gives features worth storing (False: they are recomputed from the text)."""
 
     @abstractmethod
     def encode(self, texts: Sequence[str]) -> list[Any]:
@@ -51,13 +51,13 @@ class Similarity(ABC):
         """Similarity of ``query`` features to each of ``candidates``' features, each in ``[0, 1]``."""
 
     async def aencode(self, texts: Sequence[str]) -> list[Any]:
-        """Async :meth:`encode` (default: the sync one)."""
+        """Async `encode` (default: the sync one)."""
         return self.encode(texts)
 
     def prepare(self, candidates: Sequence[Any]) -> Any:
-        """An opaque, reusable form of ``candidates`` for :meth:`above` (default: the list itself).
+        """An opaque, reusable form of ``candidates`` for `above` (default: the list itself).
 
-        ``candidates`` are what :meth:`scores` takes. A memory prepares a user's candidates once and reuses the
+        ``candidates`` are what `scores` takes. A memory prepares a user's candidates once and reuses the
         result until the user's memories change.
         """
         return list(candidates)
@@ -67,7 +67,7 @@ class Similarity(ABC):
         return [(i, s) for i, s in enumerate(self.scores(query, prepared)) if s >= floor]
 
     async def aencode_query(self, text: str) -> Any:
-        """Async :meth:`encode_query` (default: the sync one)."""
+        """Async `encode_query` (default: the sync one)."""
         return self.encode_query(text)
 
 
@@ -262,7 +262,7 @@ class _Vectors:
 
 
 def as_similarity(value: Any) -> Similarity:
-    """``None`` -> :class:`LexicalSimilarity`; a :class:`Similarity` as is; an ``Embeddings`` wrapped.
+    """``None`` -> `LexicalSimilarity`; a `Similarity` as is; an ``Embeddings`` wrapped.
 
     Raises:
         TypeError: anything else (the message names the type).

@@ -1,7 +1,7 @@
 """The ``retrieve_memory`` tool: the agent asks for an earlier tool result by the user's intention.
 
 The model supplies one argument, ``intention``. The user comes from the call's ``RunnableConfig`` (the shared
-scope rule, :func:`promptcache._config.resolve_scope`: ``configurable["user_id"]``, then
+scope rule, `promptcache._config.resolve_scope`: ``configurable["user_id"]``, then
 ``configurable["langgraph_auth_user_id"]``), never from the model, so a prompt cannot read another user's memories.
 """
 
@@ -70,7 +70,7 @@ def _order_key(match: IntentionMatch) -> tuple[str, bytes]:
 def format_match(match: IntentionMatch) -> str:
     """The tool's text for one match: the result as is for an exact match; for a similar one, a line naming the
     earlier intention it answers ("earlier: 'flights from Paris to London'"), its similarity (0..1, higher is
-    closer), how it differs from the intention asked (:attr:`IntentionMatch.note`) and the tool call, then the
+    closer), how it differs from the intention asked (`IntentionMatch.note`) and the tool call, then the
     result, so the model can reject it."""
     text = match.result_text()
     if match.kind == "exact":
@@ -89,11 +89,11 @@ def _similar_head(match: IntentionMatch) -> str:
 
 
 def format_matches(matches: Sequence[IntentionMatch], max_results: int = DEFAULT_MAX_RESULTS) -> str:
-    """The tool's text for the memories of the matched intention (as :meth:`IntentionMemory.retrieve_all` gives
+    """The tool's text for the memories of the matched intention (as `IntentionMemory.retrieve_all` gives
     them, most recent first), so the model can pick the tool call it needs, or see that it is not there.
 
     - no memory: ``"Memory not found"``;
-    - one memory without a recorded tool, or one similar memory: :func:`format_match` (an exact one is the stored
+    - one memory without a recorded tool, or one similar memory: `format_match` (an exact one is the stored
       result as is, the pattern's contract);
     - otherwise a header line (how many results; for a similar match the matched intention and its similarity),
       then per memory a line ``[i] tool({"arg":...}):`` and its result. At most ``max_results`` (the most recent
@@ -132,21 +132,21 @@ def make_retrieve_memory_tool(
     """A LangChain tool ``retrieve_memory(intention: str) -> str`` over ``memory``.
 
     Args:
-        memory: the :class:`~promptcache.intention._memory.IntentionMemory` to read.
+        memory: the `IntentionMemory` to read.
         scope: a fixed user id for every call (e.g. a single-user app); default: resolved from the call's config.
         scope_fields: ``configurable`` fields tried for the user id (default ``("user_id",
             "langgraph_auth_user_id")``).
-        name: the tool's name (default :data:`RETRIEVE_MEMORY_TOOL_NAME`).
-        description: the tool's description (default :data:`RETRIEVE_MEMORY_DESCRIPTION`).
-        max_results: most memories of one intention shown (an int >= 1, default :data:`DEFAULT_MAX_RESULTS`).
+        name: the tool's name (default `RETRIEVE_MEMORY_TOOL_NAME`).
+        description: the tool's description (default `RETRIEVE_MEMORY_DESCRIPTION`).
+        max_results: most memories of one intention shown (an int >= 1, default `DEFAULT_MAX_RESULTS`).
         allow_scope_override: let ``configurable["user_id"]`` differ from the authenticated
             ``configurable["langgraph_auth_user_id"]`` (default False: such a call raises ``PermissionError``,
             nothing is read); only for deployments whose configs come from trusted code.
 
     Returns:
         A ``StructuredTool`` (sync and async) whose schema has the single string parameter ``intention``. It returns
-        every memory of the matched intention (:meth:`IntentionMemory.retrieve_all`, formatted by
-        :func:`format_matches`: each result labelled with its tool call; a bare result as is),
+        every memory of the matched intention (`IntentionMemory.retrieve_all`, formatted by
+        `format_matches`: each result labelled with its tool call; a bare result as is),
         ``"Memory not found"`` on a miss or when the call carries no user id, ``"Error retrieving memory"`` when
         the backend fails (logged at most once a minute).
 

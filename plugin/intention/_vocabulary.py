@@ -9,7 +9,7 @@
 
 All lists are general English written for this package (the source of each is in the file's ``_about``), not fitted
 to any data set. Words are compared after Snowball English stemming (the ``snowballstemmer`` package), so "booked",
-"books" and "booking" are one word. :attr:`Vocabulary.version` is a digest of the files: a signature made with other
+"books" and "booking" are one word. `Vocabulary.version` is a digest of the files: a signature made with other
 lists never equals one made with these.
 """
 

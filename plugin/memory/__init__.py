@@ -1,7 +1,7 @@
 """Typed memory: user facts, feedback, project state and references on a LangGraph ``BaseStore``.
 
 See docs/architecture.md ("Typed memory") and docs/plugins/typed-memory.md. ``MemoryNode`` / ``MemoryState`` for LangGraph
-graphs live in :mod:`promptcache.integrations.langgraph`.
+graphs live in `promptcache.integrations.langgraph`.
 """
 
 from promptcache.memory._classifier import is_conceptual_question

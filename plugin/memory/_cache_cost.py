@@ -4,7 +4,7 @@ Without prompt caching, leaving the project-state section out of a general-knowl
 costs nothing. With prompt caching it changes the memory block, and every token cached after the block (the
 conversation so far) is written again instead of read -- and once more when a later work turn puts the section
 back. So with caching on the decision is made per conversation: the block keeps what it held on the previous turn
-unless skipping saves more than the writes it causes (:func:`skip_pays`):
+unless skipping saves more than the writes it causes (`skip_pays`):
 
     skip  iff  project_tokens * READ  >  2 * history_tokens * (WRITE - READ)
 
@@ -16,10 +16,10 @@ A conversation whose block does not hold the section (its first turn, or every t
 free: nothing after the block is cached yet, or the block does not change. A work question always loads the
 section (a wrong skip costs a wrong answer); after that the block keeps it.
 
-Prices are multiples of the model's input price: :data:`READ` = 0.1 and :data:`WRITE` = 1.25, the cache-read and
+Prices are multiples of the model's input price: `READ` = 0.1 and `WRITE` = 1.25, the cache-read and
 5-minute cache-write prices Anthropic lists for Claude models (Anthropic "Prompt caching" pricing; the same
 multiples the replay's price table uses for the Claude models on Bedrock, ``promptcache.replay.price_for``).
-Tokens are estimated as characters / :data:`CHARS_PER_TOKEN` (4, the usual English average for BPE tokenizers):
+Tokens are estimated as characters / `CHARS_PER_TOKEN` (4, the usual English average for BPE tokenizers):
 the rule compares sizes that differ by orders of magnitude in practice, so an estimate is enough.
 """
 
@@ -38,7 +38,7 @@ CHARS_PER_TOKEN = 4
 
 
 def estimate_tokens(texts: Iterable[str]) -> int:
-    """Estimated tokens of ``texts`` (total characters / :data:`CHARS_PER_TOKEN`, rounded up)."""
+    """Estimated tokens of ``texts`` (total characters / `CHARS_PER_TOKEN`, rounded up)."""
     chars = sum(len(t) for t in texts)
     return -(-chars // CHARS_PER_TOKEN)
 

@@ -1,7 +1,7 @@
 """Change sentences: a memory that says a fact changed replaces the memories holding the old fact.
 
 "We run PostgreSQL 14" then "We moved from Postgres 14 to 16": the second says the first is no longer true, though
-neither states an attribute the subject rules can name (:mod:`promptcache.memory._subjects`). :func:`change_of`
+neither states an attribute the subject rules can name (`promptcache.memory._subjects`). `change_of`
 reads the shapes English uses to report a change:
 
 - ``... moved / migrated / switched / upgraded / changed / went / downgraded from <old> to <new>``;
@@ -9,9 +9,9 @@ reads the shapes English uses to report a change:
 - ``... now on / now using / now running / now use / now run <new>`` and ``... switched / moved to <new>``.
 
 The *thing* that changed is named by the first word of ``<old>`` (else of ``<new>``) after determiners ("the",
-"our", ...): a word of letters ("postgres" in "Postgres 14"). :func:`stale_by_change` then picks, among the
+"our", ...): a word of letters ("postgres" in "Postgres 14"). `stale_by_change` then picks, among the
 memories of the same scope and kind written without a subject, the ones that mention that thing: a word equal to
-it, or one of them a prefix of the other of at least :data:`MIN_PREFIX` letters ("postgres" / "postgresql"), so a
+it, or one of them a prefix of the other of at least `MIN_PREFIX` letters ("postgres" / "postgresql"), so a
 product's short and long names match. A memory that is itself a change sentence about the thing is stale too (the
 newer change wins).
 """

@@ -3,25 +3,25 @@
 Project-state lookups are skipped for general-knowledge ("conceptual") questions ("is 97 prime?", "What is the
 difference between supervised and reinforcement learning?"): no ETA or task progress is needed to answer them. A
 wrong "conceptual" costs a wrong answer (project state the answer needed is not loaded); a wrong "not conceptual"
-only costs tokens. The default (:func:`is_conceptual_question`) decides each user turn, oldest first, with three
+only costs tokens. The default (`is_conceptual_question`) decides each user turn, oldest first, with three
 rules and a trained model:
 
 1. a turn that names the user's code -- a file, path, function, class, identifier or service
-   (:func:`~promptcache.memory._code_names.code_names`) -- is work;
-2. a short command with a pronoun object ("fix it", "ship that", "rerun them": :func:`is_pronoun_command`) after
+   (`code_names`) -- is work;
+2. a short command with a pronoun object ("fix it", "ship that", "rerun them": `is_pronoun_command`) after
    an earlier work turn refers back to the last work turn: work, whatever came between;
-3. a turn over :data:`MAX_QUESTION_CHARS` (a pasted document or log) or an empty one is work;
-4. a follow-up (:func:`is_followup`: it opens with "and" / "what about" / "also", or refers back with a pronoun:
+3. a turn over `MAX_QUESTION_CHARS` (a pasted document or log) or an empty one is work;
+4. a follow-up (`is_followup`: it opens with "and" / "what about" / "also", or refers back with a pronoun:
    "how did he die", "what causes it") inherits the decision of the turn it follows -- unless it turns to the
    asker's own ("and ours?", "what about my team?": a first-person word), which is work;
-5. otherwise the naive Bayes model of :mod:`promptcache.memory._load_model` decides from the turn's words.
+5. otherwise the naive Bayes model of `promptcache.memory._load_model` decides from the turn's words.
 
 Rules 1, 2 and 4 are written from the conventions they name (how code is named; how English refers back), not
 fitted to data; the model was trained on the labelled files in ``tests/data/`` and measured on other, held-out
 files (bench/README.md, "## Memory load decision", ``python bench/memory_load_eval.py``).
 
-:func:`make_classifier` accepts this default, any callable (``f(question)``, or ``f(question, history=...)`` to
-see the earlier turns), or a LangChain chat model (:class:`ChatModelClassifier`: asked a one-word question with
+`make_classifier` accepts this default, any callable (``f(question)``, or ``f(question, history=...)`` to
+see the earlier turns), or a LangChain chat model (`ChatModelClassifier`: asked a one-word question with
 the recent turns; sync and async).
 """
 
@@ -83,7 +83,7 @@ what they act on."""
 
 
 def is_pronoun_command(question: str) -> bool:
-    """An imperative of at most :data:`PRONOUN_COMMAND_WORDS` words whose object is a pronoun ("fix it", "ok,
+    """An imperative of at most `PRONOUN_COMMAND_WORDS` words whose object is a pronoun ("fix it", "ok,
     ship that", "rerun them"): it does not start with a question word or auxiliary, and it has no question mark."""
     words = _WORD.findall(question.lower())
     if not words or len(words) > PRONOUN_COMMAND_WORDS or question.rstrip().endswith("?"):
@@ -158,7 +158,7 @@ def _user_turns(history: Sequence[Any] | None) -> list[str]:
 
 def decide_turns(questions: Sequence[str]) -> list[bool]:
     """The decision of every user turn of a conversation, oldest first (True = conceptual), as
-    :func:`is_conceptual_question` makes them."""
+    `is_conceptual_question` makes them."""
     out: list[bool] = []
     previous, any_work = "none", False
     for text in questions:
@@ -175,8 +175,8 @@ def is_conceptual_question(question: str, history: Sequence[Turn | str] | None =
     Args:
         question: the latest user message.
         history: the earlier turns, oldest first: ``(role, text)`` pairs (role ``"user"``/``"assistant"``),
-            plain strings (user turns), ``{"role", "content"}`` dicts or LangChain messages (:func:`as_turns`).
-            The last :data:`HISTORY_TURNS` user turns are decided in order before ``question``.
+            plain strings (user turns), ``{"role", "content"}`` dicts or LangChain messages (`as_turns`).
+            The last `HISTORY_TURNS` user turns are decided in order before ``question``.
 
     Raises:
         TypeError: ``question`` is not a string.
@@ -194,7 +194,7 @@ _SYSTEM = (
 )
 
 CHAT_HISTORY_TURNS = 6
-"""Earlier turns (user and assistant) shown to a chat-model classifier, each cut to :data:`CHAT_TURN_CHARS`."""
+"""Earlier turns (user and assistant) shown to a chat-model classifier, each cut to `CHAT_TURN_CHARS`."""
 CHAT_TURN_CHARS = 500
 
 _model_failed = ThrottledWarning(get_logger("promptcache.memory"))
@@ -206,11 +206,11 @@ _CONFIG: RunnableConfig = {"tags": ["nostream", "promptcache:memory-classifier"]
 class ChatModelClassifier:
     """A chat model as a conceptual-question classifier (one short call per question; sync and async).
 
-    The model sees the last :data:`CHAT_HISTORY_TURNS` earlier turns (when there are any) and the latest question.
+    The model sees the last `CHAT_HISTORY_TURNS` earlier turns (when there are any) and the latest question.
 
     Args:
         model: a LangChain ``BaseChatModel``. Its answer counts as conceptual when it starts with "conceptual".
-        fallback: used when the model call fails (default :func:`is_conceptual_question`, given the same history);
+        fallback: used when the model call fails (default `is_conceptual_question`, given the same history);
             the failure is logged (throttled: one line a minute).
     """
 
@@ -264,7 +264,7 @@ def takes_history(classifier: Any) -> bool:
 
 
 def make_classifier(classifier: Any = None) -> ConceptualClassifier:
-    """Normalise a classifier argument: ``None`` -> the default rules, a chat model -> :class:`ChatModelClassifier`,
+    """Normalise a classifier argument: ``None`` -> the default rules, a chat model -> `ChatModelClassifier`,
     a callable -> itself (``f(question)`` sees the latest question alone; ``f(question, history=...)`` also gets
     the earlier turns).
 
@@ -282,7 +282,7 @@ def make_classifier(classifier: Any = None) -> ConceptualClassifier:
 
 
 def classify(classifier: ConceptualClassifier, question: str, history: Sequence[Turn | str] | None = None) -> bool:
-    """Run ``classifier`` on ``question``, with ``history`` when it takes it (:func:`takes_history`)."""
+    """Run ``classifier`` on ``question``, with ``history`` when it takes it (`takes_history`)."""
     if takes_history(classifier):
         return bool(classifier(question, history=history))
     return bool(classifier(question))
@@ -291,7 +291,7 @@ def classify(classifier: ConceptualClassifier, question: str, history: Sequence[
 async def aclassify(
     classifier: ConceptualClassifier, question: str, history: Sequence[Turn | str] | None = None
 ) -> bool:
-    """Async :func:`classify`: awaits the classifier's ``acall`` when it has one."""
+    """Async `classify`: awaits the classifier's ``acall`` when it has one."""
     acall = getattr(classifier, "acall", None)
     if acall is not None:
         if takes_history(acall):

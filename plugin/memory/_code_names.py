@@ -16,7 +16,7 @@ state for it. The shapes are the naming conventions of source code, not words of
 - ``flag``: a command-line flag (``--dry-run``);
 - ``backticks``: anything in backticks;
 - ``service``: a kebab-case name of two or more lower-case parts whose last part is a software role
-  (:data:`SERVICE_ROLES`: ``payments-api``, ``ledger-worker``), or of three or more parts
+  (`SERVICE_ROLES`: ``payments-api``, ``ledger-worker``), or of three or more parts
   (``reconcile-payouts-job``). Two-part hyphenated English words ("long-term", "x-ray") are not names.
 """
 

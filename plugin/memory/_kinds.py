@@ -33,7 +33,7 @@ DEFAULT_PROJECT_STATE_TTL_S: Final[float] = 3600.0
 
 
 def parse_kind(kind: Any) -> MemoryKind:
-    """Turn ``kind`` (a :class:`MemoryKind` or its string value, any case) into a :class:`MemoryKind`.
+    """Turn ``kind`` (a `MemoryKind` or its string value, any case) into a `MemoryKind`.
 
     Raises:
         ValueError: ``kind`` is not one of ``user_fact``, ``feedback``, ``project_state``, ``reference``.

@@ -7,9 +7,9 @@ classes, ``work`` (the turn needs the user's project state) and ``general`` (gen
 was chosen by cross-validation on those files alone, and the held-out figures (other files, never fitted on) are in
 bench/README.md ("## Memory load decision").
 
-Features (:func:`features`): lower-case word unigrams and bigrams (``'`` kept, digits kept), the first word, a
+Features (`features`): lower-case word unigrams and bigrams (``'`` kept, digits kept), the first word, a
 length bucket and whether the text ends with ``?``. One question at a time: the conversation is the rules' business
-(:mod:`promptcache.memory._classifier`).
+(`promptcache.memory._classifier`).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ class LoadModel:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> LoadModel:
-        """Read :meth:`to_json`'s form.
+        """Read `to_json`'s form.
 
         Raises:
             ValueError: a missing or non-numeric field (named).
@@ -127,5 +127,5 @@ class LoadModel:
 
 @lru_cache(maxsize=1)
 def load_model() -> LoadModel:
-    """The shipped model (:data:`MODEL_PATH`), read once."""
+    """The shipped model (`MODEL_PATH`), read once."""
     return LoadModel.from_json(json.loads(MODEL_PATH.read_text(encoding="utf-8")))

@@ -1,18 +1,18 @@
 """``TypedMemoryMiddleware``: the typed-memory load policy as a processor for ``create_agent``.
 
 ``before_agent`` (once per agent invocation, i.e. once per user turn -- not once per model step of a tool loop)
-loads memories into the agent state with :class:`MemoryLoader`; the agent's checkpointer keeps them, which is what
+loads memories into the agent state with `MemoryLoader`; the agent's checkpointer keeps them, which is what
 makes feedback and user facts "once per thread". ``process_request`` then adds the rendered block
 (``memory_prompt``) to the system message of every model call of the turn, as its own block after the agent's
-system prompt (:func:`~promptcache.memory._render.with_memory_prompt`), on a copy of the request.
+system prompt (`with_memory_prompt`), on a copy of the request.
 
 Prompt caching: ``prompt_caching=`` tells the load decision whether the provider caches the prompt
-(:mod:`promptcache.memory._cache_cost`: with caching, project state is kept or skipped per conversation). Pass
+(`promptcache.memory._cache_cost`: with caching, project state is kept or skipped per conversation). Pass
 ``True``/``False``, or the object that does the caching -- a ``BedrockCachePoints`` processor or a
 ``CachePointChatBedrockConverse`` model -- whose ``caches_prompts`` attribute says so. Left ``None``, a model call
 whose model has ``caches_prompts`` true (the middleware sits inside ``BedrockCachePoints`` in the list) turns it on
 from the next turn. With caching on and a Bedrock Converse model, a cache point separates the system prompt from
-the memory block (:data:`~promptcache.memory._render.MEMORY_CACHE_POINT`).
+the memory block (`MEMORY_CACHE_POINT`).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ __all__ = ["MEMORY_CONTEXT_KEY", "MemoryAgentState", "TypedMemoryMiddleware", "w
 
 
 class MemoryAgentState(MemoryState, AgentState):
-    """``AgentState`` plus the :class:`~promptcache.memory._policy.MemoryState` keys (``AgentState``'s own
+    """``AgentState`` plus the `MemoryState` keys (``AgentState``'s own
     ``messages`` definition wins: it is the later base)."""
 
 
@@ -51,15 +51,15 @@ class TypedMemoryMiddleware(Processor):
     """Load typed memories for each turn of a ``create_agent`` agent and add them to the system prompt.
 
     Args:
-        memory: a :class:`TypedMemoryStore`, a LangGraph ``BaseStore`` (wrapped with default settings), or
+        memory: a `TypedMemoryStore`, a LangGraph ``BaseStore`` (wrapped with default settings), or
             ``None`` to use the agent's store (``create_agent(..., store=...)``) at run time.
         classifier: conceptual-question classifier (``Callable[[str], bool]``, a chat model, or ``None`` for the
             default rules).
-        scope: fixed scope; default: the shared rule (per-call ``scope`` via :meth:`context`, then
+        scope: fixed scope; default: the shared rule (per-call ``scope`` via `context`, then
             ``configurable["user_id"]``, then ``configurable["langgraph_auth_user_id"]``). ``None``: unscoped.
         load_references: render references as pointers (default True).
         reference_tool: with ``load_references``, also give the agent the ``read_reference`` tool
-            (:func:`~promptcache.memory.make_reference_tool`, same store and scope rule) so it can fetch what a
+            (`make_reference_tool`, same store and scope rule) so it can fetch what a
             pointer points to (default True; pass False when you add your own).
         scope_fields: the ``configurable`` fields tried for the scope.
         allow_scope_override: let a per-call ``scope`` or ``configurable["user_id"]`` differ from the
@@ -131,13 +131,13 @@ class TypedMemoryMiddleware(Processor):
     def stats(self, reset: bool = False) -> PluginStats:
         """Counts per turn loaded: ``hits`` (the thread's feedback, user facts and references came from the agent
         state: no store read), ``misses`` (they were read from the store). Tokens and dollars are not known here
-        (the memory block adds to the prompt). Also sent to OpenTelemetry (:mod:`promptcache._metrics`)."""
+        (the memory block adds to the prompt). Also sent to OpenTelemetry (`promptcache._metrics`)."""
         return self.metrics.snapshot(reset)
 
     @classmethod
     def _check_option_values(cls, opts: dict[str, Any]) -> None:
-        """A per-call ``scope`` must be a valid namespace label or ``None`` (:func:`scope_label`), checked when
-        :meth:`context` / :meth:`apply_context` is called, before any run."""
+        """A per-call ``scope`` must be a valid namespace label or ``None`` (`scope_label`), checked when
+        `context` / `apply_context` is called, before any run."""
         if "scope" in opts:
             scope_label(opts["scope"], what="per-call scope")
 
@@ -166,14 +166,14 @@ class TypedMemoryMiddleware(Processor):
 
     def before_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         """Load this turn's memories into the agent state (see the module docstring); no scope found -> one
-        warning per middleware (:class:`~promptcache.memory._namespaces.UnscopedWarning`)."""
+        warning per middleware (`UnscopedWarning`)."""
         loader = self._loader_for(runtime)
         return count_memory_turn(
             self.metrics, loader.load(state, self._turn_scope(), prompt_caching=self.prompt_caching)
         )
 
     async def abefore_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        """Async twin of :meth:`before_agent`."""
+        """Async twin of `before_agent`."""
         loader = self._loader_for(runtime)
         update = await loader.aload(state, self._turn_scope(), prompt_caching=self.prompt_caching)
         return count_memory_turn(self.metrics, update)

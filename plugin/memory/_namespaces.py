@@ -81,11 +81,11 @@ def memory_call_options(config: Any = None) -> dict[str, Any]:
 
 
 def scope_label(scope: Any, *, what: str = "scope") -> str:
-    """The namespace label of a scope: the scope itself, or :data:`UNSCOPED_LABEL` for ``None``.
+    """The namespace label of a scope: the scope itself, or `UNSCOPED_LABEL` for ``None``.
 
     Raises:
         TypeError: not a string, int or None.
-        ValueError: empty/all-whitespace, contains ``"."`` or NUL, or equals the reserved :data:`UNSCOPED_LABEL`.
+        ValueError: empty/all-whitespace, contains ``"."`` or NUL, or equals the reserved `UNSCOPED_LABEL`.
     """
     value = validate_scope(scope, what=what)
     if value is None:
@@ -104,10 +104,10 @@ def scope_label(scope: Any, *, what: str = "scope") -> str:
 
 def check_fixed_scope(scope: Any) -> Any:
     """Check a constructor ``scope`` at construction time: ``UNSET`` (resolve per call) and ``None`` (unscoped)
-    pass; anything else must be a valid scope label (:func:`scope_label`). Returns ``scope`` unchanged.
+    pass; anything else must be a valid scope label (`scope_label`). Returns ``scope`` unchanged.
 
     Raises:
-        TypeError / ValueError: from :func:`scope_label` (e.g. ``scope=""``), before anything is read or written.
+        TypeError / ValueError: from `scope_label` (e.g. ``scope=""``), before anything is read or written.
     """
     if scope is not UNSET:
         scope_label(scope)
@@ -118,7 +118,7 @@ def build_namespace(prefix: Sequence[str], scope: Any, kind: MemoryKind | str) -
     """``(*prefix, scope_label(scope), kind.value)`` -- the only place a memory namespace is built.
 
     Raises:
-        ValueError / TypeError: from :func:`scope_label` or :func:`promptcache.memory._kinds.parse_kind`.
+        ValueError / TypeError: from `scope_label` or `promptcache.memory._kinds.parse_kind`.
     """
     return (*prefix, scope_label(scope), parse_kind(kind).value)
 

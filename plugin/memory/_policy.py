@@ -10,16 +10,16 @@ Per turn (one user question; docs/architecture.md, "Typed memory"):
   conceptual (the classifier says so, from the latest question and the earlier turns). With prompt caching on
   (``prompt_caching=True``: the caching wrapper says so), per conversation instead: a block that already holds
   project state keeps it on a conceptual turn unless leaving it out saves more than the cache writes it causes
-  (:mod:`promptcache.memory._cache_cost`), so the block's bytes do not flip with each tangent.
+  (`promptcache.memory._cache_cost`), so the block's bytes do not flip with each tangent.
 
-"Once per thread" works through state: what was loaded is written to the graph/agent state (:class:`MemoryState`
+"Once per thread" works through state: what was loaded is written to the graph/agent state (`MemoryState`
 keys), with the scope it was loaded for; the checkpointer keeps it, so the next turn on the same thread sees it and
 does not read the store again. A new thread (empty state) or a different scope reads again, and so does a turn
 after a feedback / user-fact / reference memory of that scope was written, replaced or deleted by any worker on the
-same store (the scope's version in the store, :meth:`~TypedMemoryStore.write_token`, changed: one ``get`` per
+same store (the scope's version in the store, `write_token`, changed: one ``get`` per
 turn).
 
-The rendered block (:mod:`promptcache.memory._render`) has a fixed section order and, within a section, memories
+The rendered block (`promptcache.memory._render`) has a fixed section order and, within a section, memories
 oldest first (ties by id), and no timestamps or per-turn text, so the same memories always give the same bytes;
 the per-thread part (feedback, user facts, references) is a stable prefix and project state comes last.
 """
@@ -70,11 +70,11 @@ class MemoryState(MessagesState, total=False):
     Use it as the graph state (``StateGraph(MemoryState)``) or mix it into yours the way LangGraph states compose:
     ``class State(MessagesState, MemoryState)``, ``class State(AgentState, MemoryState)`` -- the ``messages`` key
     (with its ``add_messages`` reducer) is the same one in each. Memories are plain dicts
-    (:meth:`TypedMemory.to_dict`) so any checkpointer can serialise them.
+    (`TypedMemory.to_dict`) so any checkpointer can serialise them.
 
     Keys (besides ``messages``; all optional):
         memory_scope: the scope label the per-thread memories were loaded for.
-        memory_version: :meth:`TypedMemoryStore.write_token` at load time; a write by any worker on the same
+        memory_version: `TypedMemoryStore.write_token` at load time; a write by any worker on the same
             store (e.g. the ``remember`` tool) changes it, so the next turn reloads.
         memory_feedback / memory_user_facts / memory_references: loaded once per thread.
         memory_project_state: loaded every turn (empty for a conceptual question).
@@ -102,7 +102,7 @@ MEMORY_STATE_KEYS: tuple[str, ...] = (
     "memory_prompt",
     "memory_turn",
 )
-"""The keys :class:`MemoryState` adds to ``MessagesState`` (what the node writes)."""
+"""The keys `MemoryState` adds to ``MessagesState`` (what the node writes)."""
 
 
 def latest_question(messages: Sequence[Any]) -> str:
@@ -164,12 +164,12 @@ class MemoryLoader:
     """Applies the load policy (module docstring) to a state; used by the node and the middleware.
 
     Args:
-        memory: the :class:`TypedMemoryStore` to read.
+        memory: the `TypedMemoryStore` to read.
         classifier: ``Callable[[str], bool]`` (True = conceptual), a chat model, or ``None`` for the default rules.
-            When it raises, the turn uses the default rules (:func:`is_conceptual_question`) and logs it (throttled).
+            When it raises, the turn uses the default rules (`is_conceptual_question`) and logs it (throttled).
         load_references: include references (as pointers); default True.
         messages_key: the state key holding the conversation (default ``"messages"``).
-        prompt_caching: the default of :meth:`load`'s ``prompt_caching`` (whether the provider caches the prompt).
+        prompt_caching: the default of `load`'s ``prompt_caching`` (whether the provider caches the prompt).
     """
 
     def __init__(
@@ -193,7 +193,7 @@ class MemoryLoader:
         self, state: Mapping[str, Any], label: str, version: str
     ) -> dict[MemoryKind, list[TypedMemory]] | None:
         """The per-thread memories kept in ``state``, or ``None`` when they must be read from the store: a new
-        thread, another scope, a write since (:meth:`TypedMemoryStore.write_token`), a kept memory that has expired
+        thread, another scope, a write since (`TypedMemoryStore.write_token`), a kept memory that has expired
         since it was loaded, or one that is not a valid record (e.g. state checkpointed by an older version) --
         logged (throttled), then reloaded."""
         if state.get("memory_scope") != label or state.get("memory_version") != version:
@@ -267,7 +267,7 @@ class MemoryLoader:
 
     def _with_project(self, state: Mapping[str, Any], conceptual: bool, project: list[TypedMemory] | None) -> bool:
         """Whether the block holds project state this turn: always on a work turn; on a conceptual turn whose
-        block held it (caching on), unless :func:`skip_pays` says leaving it out saves more than it costs."""
+        block held it (caching on), unless `skip_pays` says leaving it out saves more than it costs."""
         if not conceptual:
             return True
         if project is None:
@@ -278,13 +278,13 @@ class MemoryLoader:
     def load(
         self, state: Mapping[str, Any], scope: str | None, *, prompt_caching: bool | None = None
     ) -> dict[str, Any]:
-        """Read what this turn needs and return the state update (:class:`MemoryState` keys).
+        """Read what this turn needs and return the state update (`MemoryState` keys).
 
         A classifier that raises is replaced by the default rules for the turn (logged, throttled); per-thread
         memories in ``state`` that are not valid records are reloaded from the store (logged, throttled).
 
         Args:
-            state: the graph / agent state (``messages`` and the :class:`MemoryState` keys of earlier turns).
+            state: the graph / agent state (``messages`` and the `MemoryState` keys of earlier turns).
             scope: the memory scope (``None``: the unscoped memories).
             prompt_caching: whether the provider caches the prompt (module docstring); ``None``: the loader's
                 ``prompt_caching``.
@@ -310,7 +310,7 @@ class MemoryLoader:
     async def aload(
         self, state: Mapping[str, Any], scope: str | None, *, prompt_caching: bool | None = None
     ) -> dict[str, Any]:
-        """Async twin of :meth:`load`."""
+        """Async twin of `load`."""
         caching = self.prompt_caching if prompt_caching is None else bool(prompt_caching)
         label = scope_label(scope)
         question, history = conversation(state.get(self.messages_key) or [])

@@ -1,9 +1,9 @@
 """Ordering of typed memories: the stable order every read returns, and the lexical ranking of ``search``.
 
-- :func:`stable_order`: oldest first, then by id. The rendered memory block depends on it, and prompt caching
+- `stable_order`: oldest first, then by id. The rendered memory block depends on it, and prompt caching
   downstream needs the same memories to give the same text on every turn.
-- :func:`lexical_rank`: for stores without an embedding index, memories sharing at least one word (after
-  :func:`promptcache.memory._records.normalise_text`) with the query, most shared words first.
+- `lexical_rank`: for stores without an embedding index, memories sharing at least one word (after
+  `promptcache.memory._records.normalise_text`) with the query, most shared words first.
 """
 
 from __future__ import annotations

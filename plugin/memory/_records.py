@@ -5,7 +5,7 @@ A memory's key (also its ``id``) is derived from what makes it *the same memory*
 - with a ``subject``: ``"s-" + sha256(normalised subject)[:24]`` -- a newer memory with the same subject (in the
   same scope and kind) lands on the same key and replaces the older one ("ETA for order 42" at 3 pm, then at 5 pm);
 - without: ``"c-" + sha256(normalised content)[:24]`` -- the same content written twice is one memory
-  (:func:`resolve_duplicates`: also when one of the two has a subject; not when both have different subjects).
+  (`resolve_duplicates`: also when one of the two has a subject; not when both have different subjects).
 
 Normalising = Unicode NFKC, case-folded, runs of whitespace collapsed to one space, stripped.
 """
@@ -182,8 +182,8 @@ class TypedMemory:
     """One typed memory.
 
     Attributes:
-        id: the store key (see :func:`memory_key`).
-        kind: a :class:`MemoryKind`.
+        id: the store key (see `memory_key`).
+        kind: a `MemoryKind`.
         content: the text shown to the model (for a ``reference``: the pointer itself, e.g. a URL or document id).
         subject: optional; a newer memory with the same subject (same scope and kind) replaces this one.
         created_at: when it was written, seconds since the epoch (UTC).
@@ -239,7 +239,7 @@ class TypedMemory:
     def from_value(
         cls, value: Mapping[str, Any], key: str | None = None, kind: MemoryKind | None = None
     ) -> TypedMemory:
-        """Rebuild a memory from a stored value (or :meth:`to_dict`).
+        """Rebuild a memory from a stored value (or `to_dict`).
 
         Args:
             value: the stored value.

@@ -2,9 +2,9 @@
 
 Typed memory (docs/architecture.md) keeps references as *pointers* in the prompt -- an id and a description,
 not the contents (a URL, a document id, an endpoint, or a longer text). The agent fetches the contents when it needs
-them, with the ``read_reference`` tool (:func:`promptcache.memory.make_reference_tool`).
+them, with the ``read_reference`` tool (`promptcache.memory.make_reference_tool`).
 
-The short id is the first :data:`REF_ID_CHARS` hex characters of the hash in the memory id (``memory_key``:
+The short id is the first `REF_ID_CHARS` hex characters of the hash in the memory id (``memory_key``:
 ``"s-"``/``"c-"`` + SHA-256 of the normalised subject or content). It depends on the memory alone, so it is the
 same on every turn, thread and process, and does not change when other references are added -- except when two
 references of one scope share those characters (odds about 1 in 88,000 for 20 references): then both show the shortest
@@ -37,7 +37,7 @@ def short_reference_id(memory: TypedMemory | str, length: int = REF_ID_CHARS) ->
 def reference_ids(memories: Iterable[TypedMemory | Mapping[str, Any]]) -> dict[str, str]:
     """``memory id -> short id`` for ``memories`` (one scope's references).
 
-    Short ids are :data:`REF_ID_CHARS` long; references that share one get the shortest longer prefix unique among
+    Short ids are `REF_ID_CHARS` long; references that share one get the shortest longer prefix unique among
     them (module docstring). The result depends only on the set of ids, never on their order.
     """
     ids = sorted({m.id if isinstance(m, TypedMemory) else str(m["id"]) for m in memories})
@@ -66,7 +66,7 @@ def find_reference(references: Sequence[TypedMemory], ref_id: str) -> TypedMemor
 
     ``ref_id`` may be the short id shown in the memory block (brackets and ``#`` are ignored), any longer prefix of
     the hash, the full memory id, or the reference's subject (normalised: case and whitespace do not matter). A
-    prefix shorter than :data:`REF_ID_CHARS` or one that matches several references finds nothing.
+    prefix shorter than `REF_ID_CHARS` or one that matches several references finds nothing.
 
     Raises:
         TypeError: ``ref_id`` is not a string.

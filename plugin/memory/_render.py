@@ -1,10 +1,10 @@
 """Rendering loaded memories as the memory block of the system prompt: compact, and the same text for the same
 memories (prompt caching downstream depends on it).
 
-Where it goes (:func:`with_memory_prompt`): its own text block *after* the agent's system prompt, never merged into
+Where it goes (`with_memory_prompt`): its own text block *after* the agent's system prompt, never merged into
 it. The system prompt (with the tools before it) is the prefix every conversation of the agent shares; the memory
 block is the user's, so it follows that prefix. With prompt caching on a Bedrock Converse model a cache point goes
-between the two (:data:`MEMORY_CACHE_POINT`): Bedrock cache-point placement
+between the two (`MEMORY_CACHE_POINT`): Bedrock cache-point placement
 (``promptcache.integrations.bedrock``) then keeps that point as the anchor of the shared prefix and covers the
 memory block and the conversation with its tail point, so a memory block that changes rewrites only what follows it.
 The block holds no timestamps and no per-turn text: its bytes change only when the loaded memories change.
@@ -29,9 +29,9 @@ Layout (sections left out when empty)::
 - Within a section, memories oldest first, ties by memory id.
 - One memory per line, no bullet: runs of whitespace in a memory (newlines included) become one space, so a line
   is always exactly one memory and a bullet would add a token per memory without adding information.
-- A reference renders as a pointer, ``[short id] description`` (:mod:`promptcache.memory._references`): never its
+- A reference renders as a pointer, ``[short id] description`` (`promptcache.memory._references`): never its
   contents. The description is ``metadata["description"]``, else the subject, else the contents cut to
-  :data:`DESCRIPTION_MAX_CHARS` (a reference written without any description has nothing else to show).
+  `DESCRIPTION_MAX_CHARS` (a reference written without any description has nothing else to show).
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def render_memory_block(memories: Mapping[MemoryKind, Sequence[TypedMemory | Map
     """Render loaded memories as one text block (layout in the module docstring); "" when nothing is loaded.
 
     Args:
-        memories: ``kind -> memories`` (:class:`TypedMemory` or :meth:`TypedMemory.to_dict` dicts); kinds missing
+        memories: ``kind -> memories`` (`TypedMemory` or `TypedMemory.to_dict` dicts); kinds missing
             or empty are left out.
     """
     parts = []
@@ -111,7 +111,7 @@ def render_memory_block(memories: Mapping[MemoryKind, Sequence[TypedMemory | Map
 
 
 MEMORY_CACHE_POINT: Mapping[str, Any] = {"cachePoint": {"type": "default"}}
-"""The Converse cache-point block :func:`with_memory_prompt` puts between the system prompt and the memory block."""
+"""The Converse cache-point block `with_memory_prompt` puts between the system prompt and the memory block."""
 
 
 def _blocks(content: Any) -> list[Any]:
@@ -129,7 +129,7 @@ def with_memory_prompt(
 
     Args:
         system: the agent's system message, or ``None``. A string content becomes one text block.
-        memory_prompt: the rendered block (:func:`render_memory_block`); empty or ``None`` -> ``system`` itself.
+        memory_prompt: the rendered block (`render_memory_block`); empty or ``None`` -> ``system`` itself.
         cache_point: a provider cache-point block to end the shared prefix with (``MEMORY_CACHE_POINT`` for
             Bedrock Converse), or ``None``.
 
@@ -148,7 +148,7 @@ def with_memory_prompt(
 
 
 def holds_memory_prompt(system: SystemMessage | None, memory_prompt: str) -> bool:
-    """Whether ``system`` already ends with ``memory_prompt`` as :func:`with_memory_prompt` adds it."""
+    """Whether ``system`` already ends with ``memory_prompt`` as `with_memory_prompt` adds it."""
     if system is None:
         return False
     content = system.content

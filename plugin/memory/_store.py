@@ -1,17 +1,17 @@
 """``TypedMemoryStore``: typed memories on any LangGraph ``BaseStore`` (sync and async).
 
-Layout: one namespace per scope and kind, ``(*prefix, scope, kind)`` (:func:`build_namespace`), because metadata
+Layout: one namespace per scope and kind, ``(*prefix, scope, kind)`` (`build_namespace`), because metadata
 filters are not portable across store implementations while namespace prefixes are. Values are
-:meth:`TypedMemory.to_value` dicts.
+`TypedMemory.to_value` dicts.
 
 Expiry: ``expires_at`` (epoch seconds) is in every value and checked on every read, on every store. Where the
 store supports TTL (``BaseStore.supports_ttl``, e.g. ``PostgresStore``) the item also gets the store's TTL
 (``ttl`` in *minutes*, LangGraph's unit) so the store's sweeper deletes it, and project state is read with
 ``refresh_ttl=False`` -- otherwise every read would push the store's expiry further out. ``InMemoryStore`` has no
-TTL; the ``expires_at`` check alone keeps expired memories out, and :meth:`TypedMemoryStore.forget_expired` deletes
+TTL; the ``expires_at`` check alone keeps expired memories out, and `TypedMemoryStore.forget_expired` deletes
 them.
 
-Shared invalidation: each scope has one version item in the store (:meth:`TypedMemoryStore.write_token`), given a
+Shared invalidation: each scope has one version item in the store (`TypedMemoryStore.write_token`), given a
 new value by every write or delete of a feedback, user-fact or reference memory; the load policy keeps the version
 it loaded a thread's memories at and compares it (one ``get``) before reusing them, so a delete or replacement by
 any worker on the same store is seen on every worker's next turn.
@@ -58,7 +58,7 @@ _PAGE = 100
 
 VERSION_LABEL = "_version"
 """The last namespace label of the per-scope version item (``(*prefix, scope, VERSION_LABEL)``, key
-:data:`VERSION_KEY`, value ``{"v": <32 hex digits>}``); no memory kind has this name, so no kind's scan sees it."""
+`VERSION_KEY`, value ``{"v": <32 hex digits>}``); no memory kind has this name, so no kind's scan sees it."""
 VERSION_KEY = "thread_kinds"
 """The key of the version item: it versions the kinds a thread loads once (feedback, user facts, references)."""
 _SHARED: weakref.WeakKeyDictionary[BaseStore, TypedMemoryStore] = weakref.WeakKeyDictionary()
@@ -90,8 +90,8 @@ class TypedMemoryStore:
         clock: returns "now" in epoch seconds (default ``time.time``; inject one for simulations).
         subject_extractor: how a user fact or project state written without a subject gets one, so that a
             restatement of the same attribute replaces it ("My favourite colour is ..."): ``True`` (default) the
-            conservative rules of :func:`~promptcache.memory._subjects.derive_subject`, ``False`` none (keyed by
-            content), a chat model (:class:`~promptcache.memory._subjects.ChatModelSubjectExtractor`) or a callable
+            conservative rules of `derive_subject`, ``False`` none (keyed by
+            content), a chat model (`ChatModelSubjectExtractor`) or a callable
             ``(content, kind) -> str | None``.
 
     Raises:
@@ -124,7 +124,7 @@ class TypedMemoryStore:
     def for_store(cls, store: BaseStore) -> TypedMemoryStore:
         """The shared default-configured ``TypedMemoryStore`` of ``store`` (one per store object, kept while the
         store lives), so the node, the middleware and the ``remember`` tool built on the same ``BaseStore`` share
-        one :meth:`write_token`.
+        one `write_token`.
 
         Raises:
             TypeError: ``store`` is not a ``BaseStore``.
@@ -140,7 +140,7 @@ class TypedMemoryStore:
     @classmethod
     def coerce(cls, memory: Any) -> TypedMemoryStore | None:
         """``memory`` as a ``TypedMemoryStore``: one is kept, a ``BaseStore`` gets its shared one
-        (:meth:`for_store`), ``None`` stays ``None`` (the graph's own store is used per call).
+        (`for_store`), ``None`` stays ``None`` (the graph's own store is used per call).
 
         Raises:
             TypeError: anything else (the message names the type).
@@ -174,7 +174,7 @@ class TypedMemoryStore:
             return self._token(self.store.get(ns, VERSION_KEY, refresh_ttl=False))
 
     async def awrite_token(self, scope: str | None) -> str:
-        """Async twin of :meth:`write_token`."""
+        """Async twin of `write_token`."""
         return self._token(await self.store.aget(self._version_ns(scope), VERSION_KEY, refresh_ttl=False))
 
     def _bump_args(self, ns: tuple[str, ...]) -> tuple[tuple[str, ...], str, dict[str, str]] | None:
@@ -198,7 +198,7 @@ class TypedMemoryStore:
 
     # -- pure helpers ----------------------------------------------------------------------------------------------
     def namespace(self, scope: str | None, kind: MemoryKind | str) -> tuple[str, ...]:
-        """The namespace of ``(scope, kind)``: ``(*prefix, scope, kind)``; see :func:`build_namespace`."""
+        """The namespace of ``(scope, kind)``: ``(*prefix, scope, kind)``; see `build_namespace`."""
         return build_namespace(self.prefix, scope, kind)
 
     def _refresh(self, kind: MemoryKind) -> bool | None:
@@ -237,7 +237,7 @@ class TypedMemoryStore:
     @staticmethod
     def _records(items: Iterable[Item | None], kind: MemoryKind) -> list[tuple[Item, TypedMemory]]:
         """``(item, memory)`` for every item holding a typed memory of ``kind`` (the namespace's); the others are
-        skipped and logged (throttled): see :meth:`TypedMemory.from_value` for what makes a value corrupt."""
+        skipped and logged (throttled): see `TypedMemory.from_value` for what makes a value corrupt."""
         out = []
         for it in items:
             if it is None:
@@ -289,7 +289,7 @@ class TypedMemoryStore:
 
         Args:
             scope: the user/tenant (``None``: unscoped/shared memories).
-            kind: a :class:`MemoryKind` or its string.
+            kind: a `MemoryKind` or its string.
             content: the memory text (for a reference: the pointer, e.g. URL or document id).
             subject: optional; replaces the earlier memory of this scope and kind with the same subject. Without
                 one, a user fact or project state gets the subject ``subject_extractor`` derives, if any.
@@ -335,7 +335,7 @@ class TypedMemoryStore:
     ) -> builtins.list[TypedMemory]:
         """Live memories of ``(scope, kind)`` matching ``query`` (step one of two-step retrieval: filter by kind).
 
-        Without ``query``: the first ``limit`` of :meth:`list`. With a query: the store's semantic search when it
+        Without ``query``: the first ``limit`` of `list`. With a query: the store's semantic search when it
         has an embedding index (``index_config``), else memories sharing words with the query, best first.
 
         Raises:
@@ -351,7 +351,7 @@ class TypedMemoryStore:
         return lexical_rank(self._parse(self._scan(ns, kind), kind, self.clock()), query)[:limit]
 
     def delete(self, scope: str | None, kind: MemoryKind | str, memory_id: str) -> None:
-        """Delete one memory (no error when it does not exist). Raises like :meth:`get` for a bad kind, scope or id."""
+        """Delete one memory (no error when it does not exist). Raises like `get` for a bad kind, scope or id."""
         ns, memory_id = self.namespace(scope, kind), validate_memory_id(memory_id)
         with self._lock:
             self.store.delete(ns, memory_id)
@@ -362,9 +362,9 @@ class TypedMemoryStore:
 
         Args:
             scope: the user/tenant (``None``: unscoped).
-            kinds: one kind (a :class:`MemoryKind` or its string) or several; default all four.
+            kinds: one kind (a `MemoryKind` or its string) or several; default all four.
 
-        A stored value that is not a typed memory (see :meth:`list`) is skipped and logged, not deleted.
+        A stored value that is not a typed memory (see `list`) is skipped and logged, not deleted.
         """
         now, deleted = self.clock(), 0
         for kind in parse_kinds(kinds):
@@ -398,7 +398,7 @@ class TypedMemoryStore:
         ttl_s: float | None = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> TypedMemory:
-        """Async twin of :meth:`put`."""
+        """Async twin of `put`."""
         ns, record = self._build(scope, kind, content, subject, ttl_s, metadata)
         record = await awith_derived_subject(record, self.subject_extractor)
         record, stale = superseded(record, await self._ascan(ns, record.kind), self.subject_extractor)
@@ -409,7 +409,7 @@ class TypedMemoryStore:
         return record
 
     async def aget(self, scope: str | None, kind: MemoryKind | str, memory_id: str) -> TypedMemory | None:
-        """Async twin of :meth:`get`."""
+        """Async twin of `get`."""
         kind = parse_kind(kind)
         ns, memory_id = self.namespace(scope, kind), validate_memory_id(memory_id)
         item = await self.store.aget(ns, memory_id, refresh_ttl=self._refresh(kind))
@@ -417,14 +417,14 @@ class TypedMemoryStore:
         return found[0] if found else None
 
     async def alist(self, scope: str | None, kind: MemoryKind | str) -> builtins.list[TypedMemory]:
-        """Async twin of :meth:`list`."""
+        """Async twin of `list`."""
         kind = parse_kind(kind)
         return stable_order(self._parse(await self._ascan(self.namespace(scope, kind), kind), kind, self.clock()))
 
     async def asearch(
         self, scope: str | None, kind: MemoryKind | str, query: str | None = None, *, limit: int = 10
     ) -> builtins.list[TypedMemory]:
-        """Async twin of :meth:`search`."""
+        """Async twin of `search`."""
         kind, ns = self._search_args(scope, kind, query, limit)
         if query is None:
             return (await self.alist(scope, kind))[:limit]
@@ -434,13 +434,13 @@ class TypedMemoryStore:
         return lexical_rank(self._parse(await self._ascan(ns, kind), kind, self.clock()), query)[:limit]
 
     async def adelete(self, scope: str | None, kind: MemoryKind | str, memory_id: str) -> None:
-        """Async twin of :meth:`delete`."""
+        """Async twin of `delete`."""
         ns, memory_id = self.namespace(scope, kind), validate_memory_id(memory_id)
         await self.store.adelete(ns, memory_id)
         await self._atouch(ns)
 
     async def aforget_expired(self, scope: str | None, kinds: Iterable[MemoryKind | str] | None = None) -> int:
-        """Async twin of :meth:`forget_expired`."""
+        """Async twin of `forget_expired`."""
         now, deleted = self.clock(), 0
         for kind in parse_kinds(kinds):
             ns = self.namespace(scope, kind)

@@ -1,17 +1,17 @@
 """Derive a memory's subject (the attribute it states) from its text, so a restatement replaces the older memory.
 
 "My favourite colour is blue." then "My favourite colour is green." are two values of one attribute of the user;
-with a subject both land on one key (:func:`promptcache.memory._records.memory_key`) and the newer replaces the
-older. :func:`derive_subject` finds that attribute for user facts and project state written without a subject,
+with a subject both land on one key (`promptcache.memory._records.memory_key`) and the newer replaces the
+older. `derive_subject` finds that attribute for user facts and project state written without a subject,
 conservatively: it returns ``None`` (keep both memories, the behaviour without a subject) unless the text is one
 statement of one of these shapes:
 
 - ``<owner> <attribute> is/are/was/were/is now/has changed to/will be <value>``, where the owner is a possessive
   (my, our, the user's, Dana's) or ``the``, and the attribute is a noun phrase of at most four
   words (optionally with an ``of``/``for`` qualifier: "the release date of version 4") whose head is an attribute
-  noun ("name", "colour", "release date", "deadline", "employer": :data:`~promptcache.memory._vocabulary.
+  noun ("name", "colour", "release date", "deadline", "employer": `
   ATTRIBUTE_NOUNS`) or that starts with a slot modifier ("favourite", "current", "preferred", "usual":
-  :data:`~promptcache.memory._vocabulary.SLOT_MODIFIERS`);
+  `SLOT_MODIFIERS`);
 - ``I work at/for <value>`` (employer), ``I live in / I moved to <value>`` (home), ``I am <n> years old`` (age),
   ``I'm based in <value>`` (location).
 
@@ -23,7 +23,7 @@ named after it, so each thing's deadline would be one subject; "The status of re
 merchants" is qualified already): those keep both. The subject is the owner and the
 attribute, normalised (case, whitespace, British/American spellings of the slot words): ``"user: favourite
 colour"``, ``"release date of version 4"``. A chat model can do the same job better
-(:class:`ChatModelSubjectExtractor`).
+(`ChatModelSubjectExtractor`).
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ class ChatModelSubjectExtractor:
 
     Args:
         model: a LangChain ``BaseChatModel``; an answer of "none" (or empty, or over 80 characters) -> no subject.
-        fallback: used when the call fails (default :func:`derive_subject`); logged, throttled.
+        fallback: used when the call fails (default `derive_subject`); logged, throttled.
     """
 
     def __init__(self, model: BaseChatModel, fallback: SubjectExtractor = derive_subject) -> None:
@@ -193,7 +193,7 @@ class ChatModelSubjectExtractor:
 
 def with_derived_subject(record: TypedMemory, extractor: SubjectExtractor | None) -> TypedMemory:
     """``record`` keyed by the subject ``extractor`` derives from its content, when it has no subject and is of a
-    :data:`SUBJECT_KINDS` kind; else ``record`` itself. An extractor that raises, or returns something that is not a
+    `SUBJECT_KINDS` kind; else ``record`` itself. An extractor that raises, or returns something that is not a
     usable subject, leaves the record as it is (logged, throttled): a write never fails for it."""
     if extractor is None or record.subject is not None or record.kind not in SUBJECT_KINDS:
         return record
@@ -208,7 +208,7 @@ def with_derived_subject(record: TypedMemory, extractor: SubjectExtractor | None
 
 
 async def awith_derived_subject(record: TypedMemory, extractor: SubjectExtractor | None) -> TypedMemory:
-    """Async :func:`with_derived_subject`: awaits the extractor's ``acall`` when it has one (a chat model's
+    """Async `with_derived_subject`: awaits the extractor's ``acall`` when it has one (a chat model's
     ``ainvoke``), so ``aput`` does not block the event loop on a model call."""
     acall = getattr(extractor, "acall", None)
     if acall is None or record.subject is not None or record.kind not in SUBJECT_KINDS:
@@ -224,10 +224,10 @@ async def awith_derived_subject(record: TypedMemory, extractor: SubjectExtractor
 def superseded(
     record: TypedMemory, existing: Iterable[Any], extractor: SubjectExtractor | None
 ) -> tuple[TypedMemory, list[str]]:
-    """:func:`~promptcache.memory._records.resolve_duplicates`, plus: a record without a subject that reports a
-    change ("we moved from X to Y", "X replaced Y", "now on Y": :mod:`promptcache.memory._changes`) deletes the
+    """`resolve_duplicates`, plus: a record without a subject that reports a
+    change ("we moved from X to Y", "X replaced Y", "now on Y": `promptcache.memory._changes`) deletes the
     subject-less memories that mention the changed thing (with any extractor but ``None``); and when ``record``'s subject is one the rules
-    derive (``extractor`` is :func:`derive_subject`), the existing memories *without* a subject whose text the
+    derive (``extractor`` is `derive_subject`), the existing memories *without* a subject whose text the
     rules give the same subject are deleted too -- e.g. ones written before subjects were derived, or with
     ``subject_extractor=False``. (With another extractor only the subject keys decide: re-asking a model about
     every stored memory on each write would cost a call per memory.)
@@ -252,8 +252,8 @@ def superseded(
 
 
 def make_subject_extractor(extractor: Any) -> SubjectExtractor | None:
-    """``True``/``None`` -> :func:`derive_subject`; ``False`` -> no derivation; a chat model ->
-    :class:`ChatModelSubjectExtractor`; a callable ``(content, kind) -> str | None`` -> itself.
+    """``True``/``None`` -> `derive_subject`; ``False`` -> no derivation; a chat model ->
+    `ChatModelSubjectExtractor`; a callable ``(content, kind) -> str | None`` -> itself.
 
     Raises:
         TypeError: anything else.

@@ -35,7 +35,7 @@ _DESCRIPTION = (
 
 Kind = Literal["user_fact", "feedback", "project_state", "reference"]
 _SIDE_EFFECT_METADATA_KEY = "promptcache_side_effect"
-"""= :data:`promptcache.intention.SIDE_EFFECT_METADATA_KEY` (not imported: memory does not load the intention
+"""= `promptcache.intention.SIDE_EFFECT_METADATA_KEY` (not imported: memory does not load the intention
 cache). ``remember`` writes, so ``IntentionCache`` never stores nor serves it, whatever its ``name``."""
 
 
@@ -50,7 +50,7 @@ def make_remember_tool(
     """Build the ``remember(kind, content, subject=None, ttl_s=None)`` tool (sync and async).
 
     Args:
-        memory: where to write: a :class:`TypedMemoryStore`, a ``BaseStore`` (wrapped), or ``None`` for the
+        memory: where to write: a `TypedMemoryStore`, a ``BaseStore`` (wrapped), or ``None`` for the
             graph's store at run time (``langgraph.config.get_store()``).
         scope: a fixed scope, ``None`` for unscoped memories (default: resolved from the call's config with the
             shared rule).
@@ -121,13 +121,13 @@ def _target_resolver(
     """Check ``memory`` now; return ``config -> (store, user)``. The store: ``memory``, or (``None``) the graph's
     store of the running call. The user: the per-call ``configurable["promptcache.memory"]["scope"]`` (as for the
     node and the middleware), then ``scope``, then the ``scope_fields`` of ``configurable`` (the shared rule,
-    :func:`promptcache._config.resolve_scope`). An explicit ``None`` scope (per call or fixed) means the unscoped
+    `promptcache._config.resolve_scope`). An explicit ``None`` scope (per call or fixed) means the unscoped
     memories; no scope at all is a tool error.
 
     Raises:
         TypeError: ``memory`` is not a ``TypedMemoryStore``, a ``BaseStore`` or ``None``.
         TypeError / ValueError: a bad fixed ``scope`` (e.g. ``""``), ``scope_fields``, ``allow_scope_override`` or
-            ``name`` (:mod:`promptcache._option_checks`).
+            ``name`` (`promptcache._option_checks`).
         RuntimeError (per call, not a tool error): ``memory=None`` and no graph store (``factory`` names the tool
             factory in the message).
     """
@@ -149,7 +149,7 @@ def _target_resolver(
 
 
 def _graph_store(factory: str) -> TypedMemoryStore:
-    """The running graph's store (``langgraph.config.get_store()``) as a :class:`TypedMemoryStore`.
+    """The running graph's store (``langgraph.config.get_store()``) as a `TypedMemoryStore`.
 
     Raises:
         RuntimeError: no store: the tool is called outside a LangGraph run, or in a graph/agent built without
@@ -188,12 +188,12 @@ def make_reference_tool(
     """Build the ``read_reference(ref_id)`` tool (sync and async): the contents of the current user's reference.
 
     ``ref_id`` is the short id shown in the memory block (``[3fa9e1] description``), the full memory id, or the
-    reference's subject (:func:`promptcache.memory._references.find_reference`). The reply is
+    reference's subject (`promptcache.memory._references.find_reference`). The reply is
     ``"<description>: <contents>"`` (just the contents when the reference has no description). Only live references
     of the user resolved from the config are searched (one ``list`` of that user's references per call).
 
     Args:
-        memory: where to read: a :class:`TypedMemoryStore`, a ``BaseStore`` (wrapped), or ``None`` for the graph's
+        memory: where to read: a `TypedMemoryStore`, a ``BaseStore`` (wrapped), or ``None`` for the graph's
             store at run time (``langgraph.config.get_store()``).
         scope: a fixed scope, ``None`` for unscoped memories (default: resolved from the call's config with the
             shared rule).

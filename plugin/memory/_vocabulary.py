@@ -1,4 +1,4 @@
-"""Word lists of the subject rules (:mod:`promptcache.memory._subjects`), and :func:`alternation`.
+"""Word lists of the subject rules (`promptcache.memory._subjects`), and `alternation`.
 
 Data, not logic: general English words, grouped by the role they play, written from general English usage (not
 taken from any labelled set). Every entry is lower case; multi-word entries are matched with single spaces or

@@ -43,7 +43,7 @@ _CLOSE = 0.01  # lines closer than this share of the chart's height at every req
 
 
 def line_specs(result: ReplayResult) -> list[dict[str, Any]]:
-    """The lines :func:`write_chart` draws, in drawing order: for each available strategy the keyword arguments of
+    """The lines `write_chart` draws, in drawing order: for each available strategy the keyword arguments of
     matplotlib's ``Axes.plot`` (``label``, ``linestyle``, ``linewidth`` in points, ``marker``, ``markevery``,
     ``zorder``, ...) plus ``x`` and ``y`` (request numbers from 1; cumulative USD)."""
     rows = [(n, r) for n, r in result.strategies.items() if not r.unavailable and r.cumulative_usd]

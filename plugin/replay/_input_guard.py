@@ -6,12 +6,12 @@ Every reader opens its files through this module, which refuses them with a ``Tr
 exit 2 and one line naming the file) before they cost more than the limits below:
 
 - only regular files are opened (a symlink to one is fine); a directory is left to the caller (session folders);
-- a file is at most :attr:`InputLimits.max_file_bytes` on disk and, decompressed, in memory;
-- a gzip file may expand at most :attr:`InputLimits.max_gzip_ratio` times its size (at least
-  :attr:`InputLimits.gzip_floor_bytes`), checked while it is decompressed, so a bomb stops at the limit;
-- a line (bytes up to a ``\\n``) is at most :attr:`InputLimits.max_line_bytes`, checked while reading.
+- a file is at most `InputLimits.max_file_bytes` on disk and, decompressed, in memory;
+- a gzip file may expand at most `InputLimits.max_gzip_ratio` times its size (at least
+  `InputLimits.gzip_floor_bytes`), checked while it is decompressed, so a bomb stops at the limit;
+- a line (bytes up to a ``\\n``) is at most `InputLimits.max_line_bytes`, checked while reading.
 
-:data:`LIMITS` holds the limits in force (tests replace it with small ones).
+`LIMITS` holds the limits in force (tests replace it with small ones).
 """
 
 from __future__ import annotations
@@ -153,13 +153,13 @@ def _gunzip(name: str, chunks: Iterator[bytes], allowance: int) -> Iterator[byte
 
 
 def read_input(path: str | Path) -> tuple[bytes, bool]:
-    """The whole contents of one input file, decompressed when it is gzip, within :data:`LIMITS`.
+    """The whole contents of one input file, decompressed when it is gzip, within `LIMITS`.
 
     Returns:
         ``(data, was_gzip)``.
 
     Raises:
-        TranscriptError: as :func:`check_input_file`, a directory, or a limit crossed while reading (the message
+        TranscriptError: as `check_input_file`, a directory, or a limit crossed while reading (the message
             names the file, and the line for a long line).
     """
     name = str(path)
@@ -191,7 +191,7 @@ def open_lines(path: str | Path) -> Iterator[Iterator[bytes]]:
     ``LIMITS.max_line_bytes``, read without ever holding a longer one.
 
     Raises:
-        TranscriptError: as :func:`check_input_file`, or a line over the limit (named with its number).
+        TranscriptError: as `check_input_file`, or a line over the limit (named with its number).
     """
     name = str(path)
     check_input_file(path)

@@ -1,14 +1,14 @@
 """What the intention cache would have answered on the replayed traffic, measured with the real library.
 
-Every recorded tool call is replayed in time order through a real :class:`~promptcache.intention.IntentionMemory`
+Every recorded tool call is replayed in time order through a real `IntentionMemory`
 (in-memory backend, its default similarity, threshold and margin; its clock is the replay clock, so memories expire
-after ``ttl_s`` seconds of replayed time) and a real :class:`~promptcache.intention.IntentionCache` with
+after ``ttl_s`` seconds of replayed time) and a real `IntentionCache` with
 ``serve_repeats=True``:
 
 1. **retrieve_memory.** Before the call, the memory is asked what the ``retrieve_memory`` tool would answer for the
-   call's intention (what ``IntentionCache`` files it under, :func:`~promptcache.intention.current_intention`: the
+   call's intention (what ``IntentionCache`` files it under, `current_intention`: the
    call's ``intention`` argument, else the latest human message so far): ``IntentionMemory.retrieve_all(user,
-   intention)``, of which the tool lists the :data:`~promptcache.intention.DEFAULT_MAX_RESULTS` most recent. An
+   intention)``, of which the tool lists the `DEFAULT_MAX_RESULTS` most recent. An
    answer is **right** when it lists a result of the call the agent actually made (same tool and arguments,
    volatile ones left out), **wrong** when it lists only other calls' results. A right answer is also **stale**
    when that listed result differs from what the tool returned this time (the world changed in between).

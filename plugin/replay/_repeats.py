@@ -95,7 +95,7 @@ def response_cache_key(
     replayed request, so the hits are the same.
 
     Raises:
-        TypeError / ValueError: a bad ``agent_id`` (:func:`promptcache._config.validate_key_part`).
+        TypeError / ValueError: a bad ``agent_id`` (`promptcache._config.validate_key_part`).
     """
     from promptcache._config import validate_key_part
     from promptcache.response_cache import ResponseCacheKeyInputs, build_response_cache_key

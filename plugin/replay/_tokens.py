@@ -44,7 +44,7 @@ IMAGE_TOKENS = 1600
 
 _BATCH_MIN = 256  # texts: below this, ``prime`` encodes in the calling thread
 
-#: Texts longer than this (characters) are estimated from their length (:func:`estimate_long_text`), not encoded:
+#: Texts longer than this (characters) are estimated from their length (`estimate_long_text`), not encoded:
 #: tiktoken's time grows faster than linearly on long runs without whitespace (1 Mi characters of one letter take
 #: over a second, 200 MB minutes; bench/README.md "Replay: hostile input"), while 64 Ki take ~0.04 s.
 LONG_TEXT_CHARS = 1 << 16
@@ -124,8 +124,8 @@ def get_encoding() -> tiktoken.Encoding:
 
 
 def estimate_long_text(enc: tiktoken.Encoding, text: str) -> int:
-    """Tokens of a text over :data:`LONG_TEXT_CHARS`, from its length: the token density of three samples of
-    :data:`SAMPLE_CHARS` characters (its start, middle and end) times the text's length. Linear in nothing but the
+    """Tokens of a text over `LONG_TEXT_CHARS`, from its length: the token density of three samples of
+    `SAMPLE_CHARS` characters (its start, middle and end) times the text's length. Linear in nothing but the
     samples, whatever the text."""
     mid = len(text) // 2 - SAMPLE_CHARS // 2
     samples = (text[:SAMPLE_CHARS], text[mid : mid + SAMPLE_CHARS], text[-SAMPLE_CHARS:])
@@ -168,7 +168,7 @@ class TokenCounter:
                 self._cache[text] = len(self._enc.encode_ordinary(text))
 
     def text(self, text: str) -> int:
-        """Tokens in ``text`` (0 for the empty string; estimated from its length over :data:`LONG_TEXT_CHARS`)."""
+        """Tokens in ``text`` (0 for the empty string; estimated from its length over `LONG_TEXT_CHARS`)."""
         if not text:
             return 0
         n = self._cache.get(text)

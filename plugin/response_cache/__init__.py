@@ -1,8 +1,8 @@
 """Response cache: replay whole model replies when the resolved prompt repeats (Mastra's ResponseCache, and more).
 
-- :mod:`~promptcache.response_cache._keys`: :class:`ResponseCacheKeyInputs` and :func:`build_response_cache_key`.
-- :mod:`~promptcache.response_cache._entry`: the stored form of a reply and the hit rebuilt from it.
-- :mod:`~promptcache.response_cache._processor`: :class:`ResponseCache`, the processor.
+- `_keys`: `ResponseCacheKeyInputs` and `build_response_cache_key`.
+- `_entry`: the stored form of a reply and the hit rebuilt from it.
+- `_processor`: `ResponseCache`, the processor.
 """
 
 from promptcache.response_cache._keys import ResponseCacheKeyInputs, build_response_cache_key

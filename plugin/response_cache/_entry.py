@@ -156,7 +156,7 @@ def decode_hit(raw: bytes, key: str, response_format: Any = None, now: float | N
     ``ZERO_USAGE``. Each message is built once, from its stored dict with the new id already in place.
 
     Raises:
-        CorruptEntry: as :func:`decode_entry`.
+        CorruptEntry: as `decode_entry`.
     """
     entry = _parse(raw)
     for stored in entry["messages"]:

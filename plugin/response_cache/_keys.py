@@ -1,14 +1,14 @@
-"""Response-cache keys: what a key is made of (:class:`ResponseCacheKeyInputs`) and how it is hashed.
+"""Response-cache keys: what a key is made of (`ResponseCacheKeyInputs`) and how it is hashed.
 
 Key format (docs/architecture.md, "ResponseCache"): ``response:{agent_id}[:{sha256(scope)[:8]}]:{sha256(payload)[:32]}``,
-where ``payload`` is the canonical JSON (:mod:`promptcache._keys`) of every input that changes the reply: agent
+where ``payload`` is the canonical JSON (`promptcache._keys`) of every input that changes the reply: agent
 id, step number, scope, model identity and invocation parameters (``BaseChatModel._get_llm_string()``, the string
 LangChain's own ``BaseCache`` keys on), the model settings of the request, the prompt (system message included),
 tool schemas, tool choice and response format. Mastra keys on the prompt and model only; a new tool schema or
 temperature must miss, so ours does not stop there.
 
 The prompt enters the payload as the list of its messages' SHA-256 digests (each over the message's canonical
-JSON, :mod:`promptcache._message_digests`), and the tools as the SHA-256 of their canonical JSON, not as the values
+JSON, `promptcache._message_digests`), and the tools as the SHA-256 of their canonical JSON, not as the values
 themselves: the same bytes decide the key, but a message or tool list is serialised and hashed once, not on every
 call that resends it (key version 2; version 1 hashed the whole JSON, so its entries simply miss). Digests are
 cut to 128 bits, the size of the key's own digest.
@@ -98,7 +98,7 @@ def custom_key(agent_id: str, scope: str | None, value: str, step: int = 0) -> s
     Args:
         agent_id, scope: as for the default key (``scope=None``: unscoped).
         value: the caller's key (``ResponseCache(key=...)`` or the per-call ``key``); text, no lone surrogates.
-        step: the model call's step number (:func:`step_number`: AI messages since the last human message). A fixed
+        step: the model call's step number (`step_number`: AI messages since the last human message). A fixed
             key names the answer to one user turn; without the step, every call of a tool loop would read step 0's
             reply (a tool call) again and the agent would loop. A key *function* gets ``step_number`` in its inputs
             and decides for itself, so its result is used with ``step=0``.
@@ -159,7 +159,7 @@ def describe_response_format(fmt: Any) -> Any:
 
 
 def _payload(inputs: ResponseCacheKeyInputs) -> dict[str, Any]:
-    """The value whose canonical JSON is hashed (:func:`_digest` hashes the same bytes without building it)."""
+    """The value whose canonical JSON is hashed (`_digest` hashes the same bytes without building it)."""
     return {
         "v": _KEY_VERSION,
         "agent_id": inputs.agent_id,
@@ -187,7 +187,7 @@ def _tools_digest(tools: Sequence[Any]) -> bytes:
     The schemas of ten tools are ~10 KB of JSON; hashing them into the key on every call cost more than the rest of
     the key. ``canonical_tool`` already reads each tool object's schema once; an agent offers the same tool objects
     on every call, so their digest is remembered too (keyed by the objects themselves, held while memoised, and
-    checked against each tool's :func:`promptcache._keys.tool_state`: a reassigned description misses). Dict
+    checked against each tool's `promptcache._keys.tool_state`: a reassigned description misses). Dict
     schemas are mutable values, not long-lived objects: a list holding one is hashed every time. A plain dict
     (atomic ``get``/set under the GIL) rather than an LRU: this runs on every model call.
     """
@@ -208,9 +208,9 @@ _SCHEMA_PARTS: Final = attrgetter("name", "description", "args_schema", "extras"
 
 
 def _tools_state(tools: tuple[Any, ...]) -> tuple[Any, ...]:
-    """What :func:`_tools_unchanged` compares: for ``BaseTool`` objects the fields their OpenAI schema is built from
+    """What `_tools_unchanged` compares: for ``BaseTool`` objects the fields their OpenAI schema is built from
     (name, description, args schema, extras; one C-level pass), else each tool's
-    :func:`promptcache._keys.tool_state` (functions, classes, other objects)."""
+    `promptcache._keys.tool_state` (functions, classes, other objects)."""
     if all(isinstance(t, BaseTool) for t in tools):
         return ("tools", list(map(_SCHEMA_PARTS, tools)))
     return ("states", tuple(map(tool_state, tools)))
@@ -326,7 +326,7 @@ def build_response_cache_key(inputs: ResponseCacheKeyInputs) -> str:
     provider would receive (a word of the prompt, a tool schema, the temperature, the model) gives another.
 
     Args:
-        inputs: a :class:`ResponseCacheKeyInputs`; use ``dataclasses.replace(inputs, ...)`` to key on a variant.
+        inputs: a `ResponseCacheKeyInputs`; use ``dataclasses.replace(inputs, ...)`` to key on a variant.
 
     Returns:
         ``response:{agent_id}[:{scope8}]:{hash32}``.

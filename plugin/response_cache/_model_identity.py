@@ -12,7 +12,7 @@ docs/architecture.md, "ResponseCache"). Calling it on every model call costs mor
   ``_serialized``, computed once per object. Setting ``model.temperature = 0.9`` after a first call does not
   change LangChain's string (a stale key: a hit for a different temperature). We remember the string per model
   object together with a snapshot of the model's state: every field value by identity, and the canonical JSON
-  (:mod:`promptcache._keys`) of the values that can change in place (containers, objects; not ``str``/``int``/
+  (`promptcache._keys`) of the values that can change in place (containers, objects; not ``str``/``int``/
   ``float``/``bool``/``None``/``bytes``), of private attributes and extras; ``exclude=True`` fields such as API
   clients by identity only. When anything differs, or on first sight, the stale ``_serialized`` is dropped so
   LangChain recomputes it, and the string is computed again. The check catches a field reassigned or edited in
@@ -214,7 +214,7 @@ def model_identity(model: Any) -> dict[str, Any]:
 
     Returns:
         ``provider``: the model's ``_llm_type``; ``model_id``: the first string among ``model_name``, ``model_id``,
-        ``model`` (else ``None``); ``llm_string``: :func:`llm_string` (LangChain's ``_get_llm_string()``), or the
+        ``model`` (else ``None``); ``llm_string``: `llm_string` (LangChain's ``_get_llm_string()``), or the
         class path when that raises.
     """
     bound_kwargs: dict[str, Any] = {}

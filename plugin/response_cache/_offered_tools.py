@@ -3,7 +3,7 @@
 A default key covers the request's tool schemas, so its hits always offer the same tools; a fixed key
 (``ResponseCache.context(key="faq")``) or a key function may not, and an entry can outlive a change of the agent's
 tools. Replaying a step that calls a tool the agent no longer has makes the agent call a tool it cannot run, so
-:class:`~promptcache.response_cache.ResponseCache` treats such a hit as a miss.
+`ResponseCache` treats such a hit as a miss.
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ def tools_called_but_not_offered(response: ModelResponse, request: ModelRequest)
 
 
 def is_custom_key(key: str, agent_id: str) -> bool:
-    """Whether ``key`` was made by :func:`~promptcache.response_cache._keys.custom_key` for ``agent_id`` (a fixed key or a key function's), not by
-    :func:`~promptcache.response_cache._keys.build_response_cache_key`. ``agent_id`` holds no ``":"`` (``ResponseCache`` checks it), so the parts
+    """Whether ``key`` was made by `custom_key` for ``agent_id`` (a fixed key or a key function's), not by
+    `build_response_cache_key`. ``agent_id`` holds no ``":"`` (``ResponseCache`` checks it), so the parts
     after ``response:{agent_id}:`` are: an optional 8-hex scope part, then ``key`` / ``key+{step}`` for a custom key
     (a default key has its 32-hex digest there)."""
     head = f"{KEY_PREFIX}:{agent_id}:"

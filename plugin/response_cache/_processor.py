@@ -93,16 +93,16 @@ class ResponseCache(Processor):
         ttl: deprecated name of ``ttl_s`` (a ``DeprecationWarning``; giving both is a ``TypeError``).
         scope: tenant for every call; ``None`` shares entries across users; omitted: resolved per call
             (``configurable["user_id"]``, then ``configurable["langgraph_auth_user_id"]``; an authenticated
-            ``langgraph_auth_user_id`` wins, see :func:`promptcache._config.resolve_scope`).
+            ``langgraph_auth_user_id`` wins, see `promptcache._config.resolve_scope`).
         allow_scope_override: let a per-call ``scope`` or ``configurable["user_id"]`` differ from the
             authenticated ``configurable["langgraph_auth_user_id"]`` (default False: such a call raises
             ``PermissionError``); only for deployments whose configs come from trusted code.
         key: a fixed key (``str``, still namespaced by agent id and scope) or a function, sync or async, of
-            :class:`ResponseCacheKeyInputs` returning the key; a function that raises or returns a non-string
-            falls back to :func:`build_response_cache_key` (logged).
+            `ResponseCacheKeyInputs` returning the key; a function that raises or returns a non-string
+            falls back to `build_response_cache_key` (logged).
         bust: skip the read on every call, still write (default False).
         agent_id: key namespace (default ``"promptcache-response-cache"``): a non-empty ``str`` without ``":"`` (the key
-            separator) or NUL, checked like a scope (:func:`promptcache._config.validate_key_part`).
+            separator) or NUL, checked like a scope (`promptcache._config.validate_key_part`).
 
     Per call (``ResponseCache.context(...)`` / ``apply_context(config, ...)``): ``key``, ``scope``, ``bust``.
     ``cache``, ``ttl_s`` and ``agent_id`` belong to the instance.
@@ -164,13 +164,13 @@ class ResponseCache(Processor):
         ``misses`` (calls sent to the model, busts included), ``writes`` (replies handed to the backend),
         ``errors`` (a backend that raised, a corrupt entry, a reply that could not be serialised, a key function
         that failed); on each hit, the recorded reply's ``input_tokens``/``output_tokens`` as tokens saved and, for a model in
-        :mod:`promptcache._pricing`, what that call cost as ``dollars_saved``. Failures a ``RedisCache``
-        absorbs itself are in its own ``stats()``. Also sent to OpenTelemetry (:mod:`promptcache._metrics`)."""
+        `promptcache._pricing`, what that call cost as ``dollars_saved``. Failures a ``RedisCache``
+        absorbs itself are in its own ``stats()``. Also sent to OpenTelemetry (`promptcache._metrics`)."""
         return self.metrics.snapshot(reset)
 
     @property
     def ttl(self) -> float:
-        """Deprecated name of :attr:`ttl_s` (seconds); reading it warns (``DeprecationWarning``)."""
+        """Deprecated name of `ttl_s` (seconds); reading it warns (``DeprecationWarning``)."""
         deprecated_attribute("ResponseCache.ttl", "ResponseCache.ttl_s")
         return self.ttl_s
 
@@ -195,7 +195,7 @@ class ResponseCache(Processor):
         ``call_options()`` + ``resolve_scope()`` would run ``ensure_config()`` three times (~7 us each inside an
         agent: it copies the callback manager); only ``configurable`` matters here, read straight from the
         context variable LangChain keeps the running config in. The scope rule stays the shared one
-        (:func:`promptcache._config.scope_from_configurable`), applied to that ``configurable``.
+        (`promptcache._config.scope_from_configurable`), applied to that ``configurable``.
         """
         config = var_child_runnable_config.get()
         configurable = (config.get("configurable") if config else None) or {}
@@ -364,7 +364,7 @@ class ResponseCache(Processor):
         return hit if hit is not None else self._forward(request, key, bust)
 
     async def aprocess_request(self, request: ModelRequest) -> ModelRequest | ModelResponse:
-        """Async :meth:`process_request` (uses the backend's ``aget``)."""
+        """Async `process_request` (uses the backend's ``aget``)."""
         key, bust = await self._akey(request)
         hit = await self._aread(key, bust, request)
         return hit if hit is not None else self._forward(request, key, bust)
@@ -375,7 +375,7 @@ class ResponseCache(Processor):
         return self._write(key, bust, response)
 
     async def aprocess_response(self, request: ModelRequest, response: ModelResponse) -> ModelResponse:
-        """Async :meth:`process_response` (uses the backend's ``aset``)."""
+        """Async `process_response` (uses the backend's ``aset``)."""
         key, bust = self._state(request)
         return await self._awrite(key, bust, response)
 
@@ -390,7 +390,7 @@ class ResponseCache(Processor):
     def wrap_model_call(self, request: ModelRequest, handler: Any) -> ModelResponse:
         """The hooks' steps around ``handler``, with the key kept in a local: no request copy to carry it.
 
-        A subclass that overrides a hook gets the plain :class:`Processor` behaviour (its hooks are called).
+        A subclass that overrides a hook gets the plain `Processor` behaviour (its hooks are called).
         """
         if not self._own_hooks():
             return super().wrap_model_call(request, handler)
@@ -401,7 +401,7 @@ class ResponseCache(Processor):
         return self._write(key, bust, as_model_response(handler(request)))
 
     async def awrap_model_call(self, request: ModelRequest, handler: Any) -> ModelResponse:
-        """Async twin of :meth:`wrap_model_call`."""
+        """Async twin of `wrap_model_call`."""
         if not self._own_hooks():
             return await super().awrap_model_call(request, handler)
         key, bust = await self._akey(request)

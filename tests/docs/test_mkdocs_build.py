@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -43,6 +44,13 @@ def test_site_builds_strict_with_api_reference(tmp_path: Path) -> None:
     assert 'id="promptcache.response_cache.ResponseCache.process_request"' in api
     for page in ("getting-started", "architecture", "replay", "data", "plugins/cache-points"):
         assert (tmp_path / "site" / page / "index.html").is_file(), page
+    # docstrings use one style that renders: no Sphinx role (":class:`X`") is left as raw text on any page
+    role = re.compile(r":(?:py:)?(?:class|func|mod|meth|attr|data|exc|obj|const):(?:<code>|`)")
+    raw = {
+        str(html.relative_to(tmp_path / "site")): len(role.findall(html.read_text(encoding="utf-8")))
+        for html in (tmp_path / "site").rglob("*.html")
+    }
+    assert {page: n for page, n in raw.items() if n} == {}
 
 
 def test_strict_build_fails_on_a_broken_link(tmp_path: Path) -> None:
