@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 DEFAULT_MAX_MEMORIES_PER_USER = 1000
-"""Memories kept per user before the ones closest to expiry are dropped (the issue's sizing: 1,000 per user)."""
+"""Memories kept per user before the ones closest to expiry are dropped (1,000 per user by default)."""
 
 
 _IMMUTABLE = (str, int, float, bool, type(None))

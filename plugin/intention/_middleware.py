@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 DEFAULT_SIDE_EFFECT_PREFIXES: tuple[str, ...] = (
-    # the default deny list
+    # the default deny list
     "send_",
     "delete_",
     "create_",
@@ -107,7 +107,7 @@ DEFAULT_SIDE_EFFECT_PREFIXES: tuple[str, ...] = (
 
 A tool whose name starts with a state-changing verb acts on the world (a booking, a payment, a message): replaying
 its earlier result would skip the action while telling the model it happened, and its result describes a one-off
-event rather than a fact to look up again. The list holds the issue's five (``send_ delete_ create_ update_
+event rather than a fact to look up again. The list holds five (``send_ delete_ create_ update_
 write_``), the state-changing verbs of the recorded tau-bench airline traffic (``book_``, ``cancel_``,
 ``transfer_``; ``update_reservation_*`` and ``send_certificate`` are already covered; see bench/README.md
 "Replay"), their synonyms (``change_ modify_ edit_ set_ reset_``), and the usual write verbs of CRUD/REST APIs

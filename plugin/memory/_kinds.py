@@ -28,7 +28,7 @@ class MemoryKind(str, Enum):
 
 
 DEFAULT_PROJECT_STATE_TTL_S: Final[float] = 3600.0
-"""Default freshness window of project state, in seconds (60 minutes; the issue's example value). A per-memory
+"""Default freshness window of project state, in seconds (60 minutes, the design's example value). A per-memory
 ``ttl_s`` or the store's ``project_state_ttl_s`` overrides it."""
 
 

@@ -38,7 +38,7 @@ from ._transcript import Usage
 
 __all__ = ["AsLoggedStrategy", "Fidelity", "LoggedTotals", "logged_cost_usd", "TOLERANCE"]
 
-#: A call's simulated figure "matches" the logged one when within this share of it (the issue's 5 % criterion).
+#: A call's simulated figure "matches" the logged one when within this share of it (a 5 % tolerance).
 TOLERANCE = 0.05
 
 

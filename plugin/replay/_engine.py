@@ -16,7 +16,6 @@ each row keeps its cost on them (``StrategyTotals.logged_cost_usd``), the ``as-l
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import dataclasses
 import time
@@ -28,32 +27,27 @@ from typing import TYPE_CHECKING, Any, cast
 from promptcache._pricing import ModelPrice, base_model_id
 
 from ._as_logged import Fidelity, LoggedTotals
-from ._causes import CauseTotals, MissLedger, Snapshot, inspect
+from ._causes import CauseTotals
 from ._inputs import MergedInput, expand_inputs
 from ._model_table import ModelTable
 from ._models import CacheRules
-from ._openai_cache import OpenAIPrefixCache
-from ._prepare import Request, assign_times, check_gap_s, prepare, requests_of
-from ._simulator import PromptCacheSimulator, make_simulator
+from ._prepare import assign_times, check_gap_s, prepare, requests_of
+from ._run import Run as _Run
 from ._sizes import split_on_prefix_change
 from ._skipped import SkippedLines, skipping
-from ._strategies import Strategy, StrategyUnavailable, check_strategy_names, make_strategy
+from ._strategies import check_strategy_names
 from ._stream import TimeOrder, iter_conversations
 from ._tokens import CLAUDE, RAW, Calibration, TokenCounter, calibration_for
-from ._totals import StrategyTotals, account
+from ._totals import AS_LOGGED, COMBINED, StrategyTotals, account
 from ._transcript import Conversation
-from ._variants import KEEP_ALIVE, ONE_HOUR, Variants
 
 if TYPE_CHECKING:  # the repeat counters import LangChain: loaded when a replay starts, not for --help
-    from ._repeats import IntentionStats, RepeatCounter, ResponseCacheStats
+    from ._repeats import IntentionStats, ResponseCacheStats
 
 __all__ = ["DEFAULT_STRATEGIES", "COMBINED", "PLACEMENTS", "ReplayResult", "StrategyTotals", "account", "run_replay"]
 
 DEFAULT_STRATEGIES = ("none", "last-message", "langchain-aws", "multi-point", "anchored-tail")
-#: The product row: our placement with the ResponseCache in front (hits never reach Bedrock).
-COMBINED = "anchored-tail+response-cache"
 DEFAULT_GAP_S = 10.0
-AS_LOGGED = "as-logged"
 #: ``ReplayResult.output_tokens_note`` for a log with Claude Code usage.
 CLAUDE_CODE_OUTPUT_NOTE = (
     "streaming snapshot: Claude Code logs output_tokens while the reply streams, often under half of the final "
@@ -62,7 +56,6 @@ CLAUDE_CODE_OUTPUT_NOTE = (
 _NOT_PLACEMENTS = frozenset({COMBINED, AS_LOGGED, "hindsight"})
 #: The rows a user can install (the decision chooses among them, ``none`` and their ``@1h`` variants).
 PLACEMENTS = ("last-message", "langchain-aws", "multi-point", "anchored-tail")
-_NO_VARIANTS = frozenset({"none", COMBINED, "hindsight"})
 
 
 @dataclass
@@ -349,231 +342,3 @@ def _as_logged_source(logged: int, predicted: int) -> str | None:
     if not logged and not predicted:
         return None
     return "mixed" if logged and predicted else ("logged" if logged else "predicted")
-
-
-class _Run:
-    """The state of one replay: per strategy and model a strategy and its simulator, the totals, the log's bill."""
-
-    def __init__(
-        self,
-        names: list[str],
-        table: ModelTable,
-        combined: bool,
-        response_cache_ttl_s: float | None,
-        model_id: str,
-        force_model: bool,
-    ) -> None:
-        self.names, self.table, self.combined = names, table, combined
-        self.model_id, self.force_model = model_id, force_model
-        self.totals: dict[str, StrategyTotals] = {}
-        self.unavailable: dict[str, str] = {}
-        self.runners: dict[tuple[str, str], tuple[Strategy, PromptCacheSimulator | OpenAIPrefixCache]] = {}
-        self._response_cache_ttl_s = response_cache_ttl_s
-        self._repeats: RepeatCounter | None = None
-        self.logged = LoggedTotals()
-        self.fidelity = Fidelity()
-        self.models: dict[str, int] = {}
-        self.logged_models: dict[str, int] = {}
-        self.requests = self.input_tokens = self.output_tokens = self.largest = self.untimed = 0
-        self.logged_requests = 0
-        self.predicted_requests = 0  # as-logged requests priced from the client's placement rules (no usage)
-        self.claude_code_usage = False  # a Claude Code call logged usage (its output_tokens is a snapshot)
-        self._left: dict[str, int] = {}  # conversation id -> requests not yet replayed
-        self.formats: dict[str, int] = {}
-        self.first_s, self.last_s = float("inf"), float("-inf")
-        self.variants = Variants(table)
-        self.ledgers: dict[str, MissLedger] = {}
-
-    @property
-    def repeats(self) -> RepeatCounter:
-        """The ResponseCache and intention-cache counters, made at the first request (they load LangChain, which
-        need not hold up reading the first file)."""
-        if self._repeats is None:
-            from ._repeats import RepeatCounter
-
-            self._repeats = RepeatCounter(self.model_id, self._response_cache_ttl_s)
-        return self._repeats
-
-    def _runner(self, name: str, model: str) -> tuple[Strategy, PromptCacheSimulator | OpenAIPrefixCache] | None:
-        key = (name, model)
-        runner = self.runners.get(key)
-        if runner is None and name not in self.unavailable:
-            rules, price = self.table.rules(model), self.table.price(model)
-            try:
-                strategy = make_strategy("anchored-tail" if name == COMBINED else name, rules, price)
-            except StrategyUnavailable as exc:
-                self.unavailable[name] = str(exc)
-                return None
-            runner = self.runners[key] = (strategy, make_simulator(rules, price))
-        return runner
-
-    def _row(self, name: str, description: str) -> StrategyTotals:
-        row = self.totals.get(name)
-        if row is None:
-            row = self.totals[name] = StrategyTotals(name, description)
-        return row
-
-    def replay(self, request: Request, progress: Callable[[int, int | None], None] | None) -> None:
-        model = self.model_id if self.force_model or not request.model else request.model
-        price = self.table.price(model)
-        self.models[model] = self.models.get(model, 0) + 1
-        self.requests += 1
-        self.input_tokens += request.input_tokens
-        self.output_tokens += request.output_tokens
-        self.largest = max(self.largest, request.input_tokens)
-        self.untimed += not request.timed
-        self.first_s, self.last_s = min(self.first_s, request.time_s), max(self.last_s, request.time_s)
-        self.variants.until(request.time_s)
-        cid = request.prepared.conversation.id
-        if request.number == 0:
-            self._left[cid] = len(request.prepared.conversation.request_ends())
-        out_cost = request.output_tokens * price.at(request.input_tokens).output / 1_000_000
-        hit = self.repeats.feed(request)
-        names = self.names
-        usage = request.usage
-        # a Claude Code log without usage: the client's own layout is known (its placement rules), so as-logged is
-        # still priced, on estimated sizes: a predicted row
-        predicted = usage is None and request.prepared.conversation.meta.get("format") == "claude-code"
-        if usage is not None:
-            self.logged_requests += 1
-            self.claude_code_usage |= request.prepared.conversation.meta.get("format") == "claude-code"
-            billed = request.model or self.model_id
-            self.logged_models[billed] = self.logged_models.get(billed, 0) + 1
-            logged_usd = self.logged.add(usage, self.table.price(billed))
-        if (usage is not None or predicted) and AS_LOGGED not in names:
-            names = [*names, AS_LOGGED]
-            self.names = names
-        self.predicted_requests += predicted
-        cum, hashes, n = request.prepared.cum, request.prepared.hashes, request.n_blocks
-        key = request.prepared.conversation.meta.get("prompt_cache_key")
-        cache_key = key if isinstance(key, str) else None
-        if usage is not None:
-            self._warm(request, model, names)
-        for name in names:
-            runner = self._runner(name, model)
-            if runner is None:
-                continue
-            strategy, simulator = runner
-            points = strategy.place(request)
-            bedrock = isinstance(simulator, PromptCacheSimulator)  # OpenAI's automatic cache has no points to fix
-            others = [
-                sim
-                for (other, m), (_, sim) in self.runners.items()
-                if other == name and m != model and isinstance(sim, PromptCacheSimulator)
-            ]
-            before = (
-                inspect(simulator, others, hashes, n, request.time_s)
-                if isinstance(simulator, PromptCacheSimulator)
-                else Snapshot()
-            )
-            cost = simulator.simulate(
-                cum, hashes, n, points, request.time_s, cache_key, done_s=request.done_s, start_s=request.start_s
-            )
-            row = self._row(name, strategy.description)
-            counted = name != AS_LOGGED or usage is not None or predicted
-            if name not in _NO_VARIANTS and bedrock:
-                self.variants.add(name, row, model, request, points, out_cost, counted)
-            if name == AS_LOGGED:
-                # the log's layout is known (and billed) only where the call logged usage: the row covers those
-                # requests; the others are simulated (they keep the cache state right) but not counted, except
-                # where the layout is predicted (no usage at all: the row covers every request)
-                row.logged_only = not self.predicted_requests
-                if usage is None and not predicted:
-                    row.cumulative_usd.append(row.cost_usd)
-                    continue
-                if usage is not None:
-                    self.fidelity.add(request, model, logged_usd, cost)
-            rules = simulator.rules
-            ledger = self.ledgers.setdefault(name, MissLedger())
-            ledger.add(request, points, cost, before, price, rules.max_points, rules.min_tokens)
-            account(row, cost, out_cost, usage is not None)
-        if self.combined:
-            row = self._row(COMBINED, "anchored-tail, with the ResponseCache answering exact repeats")
-            if hit:  # answered from the ResponseCache: no model call, nothing billed
-                row.requests += 1
-                row.cumulative_usd.append(row.cost_usd)
-            else:
-                runner = self._runner(COMBINED, model)
-                if runner is not None:
-                    strategy, simulator = runner
-                    cost = simulator.simulate(
-                        cum,
-                        hashes,
-                        n,
-                        strategy.place(request),
-                        request.time_s,
-                        cache_key,
-                        done_s=request.done_s,
-                        start_s=request.start_s,
-                    )
-                    account(row, cost, out_cost, usage is not None)
-        left = self._left.get(cid, 1) - 1
-        if left <= 0:  # the conversation is over: release what strategies keep for it
-            self._left.pop(cid, None)
-            for (_, _), (strategy, _) in self.runners.items():
-                strategy.forget(cid)
-            for ledger in self.ledgers.values():
-                ledger.forget(cid)
-            self.repeats.forget(cid)
-        else:
-            self._left[cid] = left
-        if progress is not None:
-            progress(self.requests, None)
-
-    def _warm(self, request: Request, model: str, names: list[str]) -> None:
-        """What the log read from the cache that the replay cannot have written: prefixes cached by traffic the
-        replay does not see (the account's other sessions, the conversation a compaction call summarises). Every
-        strategy's simulator gets the prefix cached, with the TTL the call wrote at (1 h if it wrote any 1-hour
-        tokens, else 5 min), where an entry there is not already alive:
-
-        - at a conversation's first call, the prefix the logged read ends at, when a block boundary ends exactly
-          there (``promptcache.replay._sizes`` fits one there);
-        - at any call, the unlogged system/tools prefix (``PreparedConversation.hidden_end``) when the logged read
-          covers it: it is the same for every session of the account, which keeps it warm through idle gaps.
-        """
-        prepared, usage = request.prepared, request.usage
-        if usage is None or not usage.cache_read_tokens:
-            return
-        cum = prepared.cum
-        boundaries = []
-        if request.number == 0:
-            boundary = bisect.bisect_left(cum, usage.cache_read_tokens, 1, request.n_blocks + 1)
-            if boundary <= request.n_blocks and cum[boundary] == usage.cache_read_tokens:
-                boundaries.append(boundary)
-        hidden = prepared.hidden_end
-        if 0 < hidden <= request.n_blocks and cum[hidden] and usage.cache_read_tokens >= cum[hidden]:
-            boundaries.append(hidden)
-        if not boundaries:
-            return
-        ttl = 3600.0 if usage.cache_write_1h_tokens else 300.0
-        for name in [*names, COMBINED] if self.combined else names:
-            runner = self._runner(name, model)
-            if runner is not None:
-                for boundary in boundaries:
-                    runner[1].seed(prepared.hashes[boundary], request.time_s, ttl)
-                    if name not in _NO_VARIANTS and isinstance(runner[1], PromptCacheSimulator):
-                        self.variants.seed(name, model, prepared.hashes[boundary], request.time_s, ttl)
-
-    def variant_totals(self) -> dict[str, StrategyTotals]:
-        """The variants in row order (``@1h`` left out where it cost exactly what its row did: no 1-hour TTL)."""
-        out: dict[str, StrategyTotals] = {}
-        for name in self.names:
-            base = self.totals.get(name)
-            for key in (name + ONE_HOUR, name + KEEP_ALIVE):
-                row = self.variants.totals.get(key)
-                if row is None or base is None:
-                    continue
-                if key.endswith(ONE_HOUR) and abs(row.cost_usd - base.cost_usd) <= 1e-12:
-                    continue
-                out[key] = row
-        return out
-
-    def ordered_totals(self) -> dict[str, StrategyTotals]:
-        """Rows in the requested order (``as-logged`` after them, the combined row last)."""
-        out: dict[str, StrategyTotals] = {}
-        for name in [*self.names, COMBINED]:
-            if name in self.unavailable:
-                out[name] = StrategyTotals(name, unavailable=self.unavailable[name])
-            elif name in self.totals:
-                out[name] = self.totals[name]
-        return out

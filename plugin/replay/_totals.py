@@ -6,7 +6,14 @@ from dataclasses import dataclass, field
 
 from ._simulator import RequestCost
 
-__all__ = ["StrategyTotals", "account"]
+__all__ = ["AS_LOGGED", "COMBINED", "NO_VARIANTS", "StrategyTotals", "account"]
+
+#: The product row: our placement with the ResponseCache in front (hits never reach Bedrock).
+COMBINED = "anchored-tail+response-cache"
+#: The row of the log's own layout.
+AS_LOGGED = "as-logged"
+#: Rows without ``@1h`` / keep-alive variants.
+NO_VARIANTS = frozenset({"none", COMBINED, "hindsight"})
 
 
 @dataclass

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import gzip
 import os
-import resource
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -26,15 +26,31 @@ def _cli(argv, capsys):
     return code, capsys.readouterr().err.strip().splitlines()
 
 
+_LAUNCH = (
+    "import atexit, resource, runpy, sys\n"
+    "out = sys.argv.pop(1)\n"
+    "atexit.register(lambda: open(out, 'w').write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)))\n"
+    "sys.argv[0] = 'promptcache'\n"
+    "runpy.run_module('promptcache', run_name='__main__')\n"
+)
+
+
 def _subprocess_cli(*argv: str) -> tuple[int, list[str], int]:
-    """Run the command in its own process; returns (exit code, stderr lines, peak RSS of the children in MB)."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "promptcache", *argv],
-        capture_output=True,
-        timeout=HANG_GUARD_S,
-        stdin=subprocess.DEVNULL,
-    )
-    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024  # KiB on Linux
+    """Run the command in its own process; returns (exit code, stderr lines, that process's own peak RSS in MB).
+
+    The peak is the child's own (``RUSAGE_SELF``, written at its exit), not ``RUSAGE_CHILDREN`` of this process,
+    which is the largest of every child the test run ever waited for (a docs build, another CLI run).
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        peak_file = os.path.join(tmp, "peak")
+        proc = subprocess.run(
+            [sys.executable, "-c", _LAUNCH, peak_file, *argv],
+            capture_output=True,
+            timeout=HANG_GUARD_S,
+            stdin=subprocess.DEVNULL,
+        )
+        with open(peak_file) as handle:
+            peak_mb = int(handle.read()) // 1024  # KiB on Linux
     return proc.returncode, proc.stderr.decode().strip().splitlines(), peak_mb
 
 
