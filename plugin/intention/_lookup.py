@@ -22,8 +22,9 @@ import orjson
 from promptcache.intention._backends import MemoryRecord
 from promptcache.intention._matching import anchor_info, choose
 from promptcache.intention._meaning import signature
-from promptcache.intention._normalize import anchors_agree, normalize_intention
+from promptcache.intention._normalize import anchors_agree
 from promptcache.intention._select import exact_group, filter_records, group_of
+from promptcache.intention._vetoes import exact_key, veto
 
 if TYPE_CHECKING:
     from promptcache.intention._memory import IntentionMemory
@@ -83,7 +84,7 @@ def _others(
         if record.normalized in seen:
             continue
         seen.add(record.normalized)
-        if anchors_agree(qa, qt, *anchor_info(record.intention)):
+        if anchors_agree(qa, qt, *anchor_info(record.intention)) and veto(intention, record.intention) is None:
             out.append((score, record))
             if len(out) >= limit:
                 break
@@ -132,14 +133,9 @@ def find(
     sig = signature(intention)
     asks = memory.verifier.asks_model and not exact_only and memory.threshold < 1.0
     fetched: dict[str, bytes | None] = {}
-    if asks:
-        pool = filter_records(memory.backend.records(user, now), tool, args)
-        cands = [r for r in pool if r.signature == sig]
-    else:
-        found, fetched = memory.backend.matching_results(user, sig, now)
-        cands = filter_records(found, tool, args)
-        pool = cands
-    group = exact_group(pool if asks else cands, normalize_intention(intention))
+    pool = filter_records(memory.backend.records(user, now), tool, args)
+    cands = [r for r in pool if signature(r.intention) == sig and veto(intention, r.intention) is None]
+    group = exact_group(pool, exact_key(intention))
     if group:
         return Picked(group, 1.0, "exact", results=fetched), now
     if exact_only or memory.threshold >= 1.0 or not pool:
@@ -166,14 +162,9 @@ async def afind(
     sig = signature(intention)
     asks = memory.verifier.asks_model and not exact_only and memory.threshold < 1.0
     fetched: dict[str, bytes | None] = {}
-    if asks:
-        pool = filter_records(await memory.backend.arecords(user, now), tool, args)
-        cands = [r for r in pool if r.signature == sig]
-    else:
-        found, fetched = await memory.backend.amatching_results(user, sig, now)
-        cands = filter_records(found, tool, args)
-        pool = cands
-    group = exact_group(pool if asks else cands, normalize_intention(intention))
+    pool = filter_records(await memory.backend.arecords(user, now), tool, args)
+    cands = [r for r in pool if signature(r.intention) == sig and veto(intention, r.intention) is None]
+    group = exact_group(pool, exact_key(intention))
     if group:
         return Picked(group, 1.0, "exact", results=fetched), now
     if exact_only or memory.threshold >= 1.0 or not pool:

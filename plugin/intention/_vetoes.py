@@ -1,0 +1,160 @@
+"""Cheap, principled vetoes: differences that change what an intention asks for, however similar the texts are.
+
+A similar match is served without the model only when no veto fires (:func:`veto`); each names a kind of
+difference an embedding model is known to blur, because it changes few tokens:
+
+- ``numbers`` / ``names``: the numbers (digits, number words) or shape-recognised names differ
+  (:func:`~promptcache.intention._normalize.anchors_agree`): "page 1" vs "page 2", "Paris" vs "London".
+- ``marks``: case or symbols that carry meaning differ: words with a capital after their first letter ("MB" vs
+  "Mb", "iPhone") must be spelt the same, and operator symbols (``^ * / + - = < > % $ € £ # @ & | ~``) must
+  appear in the same order ("2^10" vs "2*10").
+- ``negation``: one side is negated and the other is not (an odd number of "not", "no", "never", "n't" ...).
+- ``roles``: the people involved appear in another order ("i owe you" vs "you owe me", "what would you like to
+  call me" vs "what would you like me to call you"), or a side names another person ("my" vs "your").
+- ``antonym``: one side holds a word whose opposite the other holds (``antonyms.json``: opposite actions and
+  states, and the negating prefixes un-/dis-/de-: "lock" vs "unlock").
+- ``mood``: one side asks whether something happened ("did you transfer ...", "has it arrived") and the other asks
+  for it to be done or for something else ("could you transfer ..."): a status question is not a request.
+- ``filler``: a side has no content word at all ("okay", "thanks"): such an intention only matches exactly.
+
+Sources: English grammar (pronoun persons, auxiliaries, negators); the word lists are in ``data/`` with their
+``_about`` notes. None of them is a synonym list: a veto only ever blocks a match.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from functools import lru_cache
+from importlib.resources import files
+from typing import Any
+
+from promptcache.intention._matching import anchor_info
+from promptcache.intention._normalize import anchors_agree
+
+__all__ = ["VETOES", "exact_key", "veto"]
+
+VETOES = ("filler", "numbers", "marks", "negation", "roles", "antonym", "mood")
+"""Every veto, in the order they are tried (the first that fires is reported)."""
+
+_WORD_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)*", re.UNICODE)
+_SYMBOLS = frozenset("^*/+-=<>%$€£¥₹#@&|~")
+_TRAILING = re.compile(r"[\s.!?,;:]+$")
+
+
+@lru_cache(maxsize=1)
+def _data() -> dict[str, Any]:
+    raw = files("promptcache.intention").joinpath("data/vetoes.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(raw)
+    return data
+
+
+def _clean(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).replace("’", "'").replace("‘", "'")
+
+
+def _words(text: str) -> list[str]:
+    return _WORD_RE.findall(_clean(text))
+
+
+def _fold(word: str) -> str:
+    """A word case-folded when its case carries no meaning (all lower, or only its first letter upper)."""
+    return word.casefold() if word[1:] == word[1:].lower() else word
+
+
+def exact_key(text: str) -> str:
+    """The exact-match key of an intention: NFKC, whitespace collapsed, end punctuation dropped, words whose case
+    carries no meaning case-folded; other case ("MB", "iPhone") and every symbol kept ("2^10" != "2*10")."""
+    text = _TRAILING.sub("", _clean(text).strip())
+    out = []
+    pos = 0
+    for m in _WORD_RE.finditer(text):
+        out.append(text[pos : m.start()])
+        out.append(_fold(m.group(0)))
+        pos = m.end()
+    out.append(text[pos:])
+    return " ".join("".join(out).split())
+
+
+@lru_cache(maxsize=65536)
+def _profile(text: str) -> tuple[Any, ...]:
+    data = _data()
+    words = _words(text)
+    low = [w.casefold() for w in words]
+    marked = frozenset(w for w in words if w[1:] != w[1:].lower())
+    symbols = tuple(c for c in _clean(text) if c in _SYMBOLS)
+    negations = sum(1 for w in low if w in data["negations"] or w.endswith("n't"))
+    content = [w for w in low if w not in data["fillers"] and w not in data["persons"]]
+    return low, marked, symbols, negations % 2, _persons(low, data), _mood(low, data), frozenset(content)
+
+
+def _persons(low: list[str], data: dict[str, Any]) -> tuple[str, ...]:
+    """The grammatical persons named, in order, repeats collapsed; the addressee of a request opener ("could
+    you ...", "can you ...") is left out: it is the agent being asked, not a role of the intention."""
+    persons: dict[str, str] = data["persons"]
+    start = 0
+    while start < len(low) and low[start] in data["openers"]:
+        start += 1
+    if start + 1 < len(low) and low[start] in data["request_modals"] and low[start + 1] in ("you", "u"):
+        start += 2
+    out: list[str] = []
+    for w in low[start:]:
+        p = persons.get(w)
+        if p and (not out or out[-1] != p):
+            out.append(p)
+    return tuple(out)
+
+
+def _mood(low: list[str], data: dict[str, Any]) -> str:
+    """``"status"`` when the intention asks whether something happened (opens with a past or perfect auxiliary),
+    else ``""``."""
+    start = 0
+    while start < len(low) and low[start] in data["openers"]:
+        start += 1
+    return "status" if start < len(low) and low[start] in data["status_openers"] else ""
+
+
+def _antonyms(a: frozenset[str], b: frozenset[str]) -> bool:
+    pairs: dict[str, list[str]] = _antonym_map()
+    for word in a - b:
+        for opposite in pairs.get(word, ()):
+            if opposite in b and opposite not in a:
+                return True
+        for prefix in _data()["negating_prefixes"]:
+            if prefix + word in b and prefix + word not in a:
+                return True
+            if word.startswith(prefix) and word[len(prefix) :] in b and word[len(prefix) :] not in a:
+                return True
+    return False
+
+
+@lru_cache(maxsize=1)
+def _antonym_map() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for x, y in _data()["antonyms"]:
+        out.setdefault(x, []).append(y)
+        out.setdefault(y, []).append(x)
+    return out
+
+
+def veto(query: str, stored: str) -> str | None:
+    """The first veto (a name from :data:`VETOES`) that blocks serving ``stored``'s result for ``query``, or
+    ``None`` when none does. Symmetric; cached per text."""
+    qa, qm, qs, qn, qp, qmood, qc = _profile(query)
+    sa, sm, ss, sn, sp, smood, sc = _profile(stored)
+    if not qc or not sc:
+        return "filler"
+    if not anchors_agree(*anchor_info(query), *anchor_info(stored)):
+        return "numbers"
+    if qm != sm or qs != ss:
+        return "marks"
+    if qn != sn:
+        return "negation"
+    if qp and sp and qp != sp:
+        return "roles"
+    if _antonyms(frozenset(qa), frozenset(sa)):
+        return "antonym"
+    if qmood != smood:
+        return "mood"
+    return None
