@@ -126,6 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
         "ResponseCache default, " + _rc_default() + " s)",
     )
     replay.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
+    from promptcache.intention._calibrate_cli import add_parser
+
+    add_parser(sub)
     return parser
 
 
@@ -241,6 +244,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "replay":
         return _run_replay(args)
+    if args.command == "calibrate-intentions":
+        from promptcache.intention._calibrate_cli import run
+
+        return run(args)
     return _fail(f"unknown command {args.command!r}")  # pragma: no cover - argparse rejects it first
 
 

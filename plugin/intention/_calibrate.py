@@ -6,8 +6,8 @@ the cosine of the two embeddings is at least ``t``; the *wrong-hit rate* is wron
 precision) and the *hit rate* accepted same-pairs / same-pairs.
 
 :func:`pick_threshold` splits the pairs in two halves by a hash of their text (deterministic, independent of
-order): it picks on the first half the lowest threshold at and above which the wrong-hit rate never exceeds
-``max_error``, and reports the second (held-out) half at it. The pairs the package ships
+order): it picks on the first half the lowest threshold whose accepted pairs (all at or above it) hold at most
+``max_error`` wrong hits, and reports the second (held-out) half at it. The pairs the package ships
 (``data/calibration_pairs.jsonl``: the package's own paraphrases and hard negatives, and a sample of GPTCache's
 similar-question pairs with their nearest other question as a negative) are the default; their sources and
 per-source figures are in bench/README.md ("Intention cache").
@@ -78,16 +78,21 @@ def load_pairs(path: str | Path | None = None) -> list[Pair]:
 
 
 def score_pairs(embeddings: Any, pairs: Sequence[Pair]) -> list[tuple[float, bool]]:
-    """``(cosine, vetoed)`` per pair, embedding every distinct text once with ``embed_documents``."""
+    """``(cosine, refused)`` per pair, embedding every distinct text once with ``embed_documents``; refused: a veto
+    fired or the word check failed (:mod:`promptcache.intention._differences`), as in a lookup."""
     import numpy as np
 
+    from promptcache.intention._differences import WordCheck
+
+    words = WordCheck(embeddings)
     texts = sorted({t for p in pairs for t in (p.stored, p.asked)})
     vectors = dict(zip(texts, np.asarray(embeddings.embed_documents(texts), dtype=np.float64)))
     out = []
     for p in pairs:
         a, b = vectors[p.stored], vectors[p.asked]
         denom = float(np.linalg.norm(a) * np.linalg.norm(b)) or 1.0
-        out.append((max(0.0, min(1.0, float(a @ b) / denom)), veto(p.asked, p.stored) is not None))
+        refused = veto(p.asked, p.stored) is not None or not words.passes(p.asked, p.stored)
+        out.append((max(0.0, min(1.0, float(a @ b) / denom)), refused))
     return out
 
 
@@ -110,7 +115,7 @@ def _half(pair: Pair) -> int:
 def pick_threshold(
     pairs: Sequence[Pair], scored: Sequence[tuple[float, bool]], max_error: float
 ) -> tuple[float, Row, Row]:
-    """The lowest threshold at and above which the calibration half's wrong-hit rate stays within ``max_error``,
+    """The lowest threshold whose accepted calibration-half pairs have a wrong-hit rate within ``max_error``,
     with the calibration half's and the held-out half's :class:`Row` at it.
 
     Raises:
@@ -122,16 +127,16 @@ def pick_threshold(
         raise ValueError("no labelled pairs to calibrate on")
     cal = [(p, s) for p, s in zip(pairs, scored) if _half(p) == 0]
     held = [(p, s) for p, s in zip(pairs, scored) if _half(p) == 1]
-    # Walk down from the top: accepted pairs grow; keep the lowest threshold before the rate first exceeds the bound.
+    # Walk down from the top: the accepted set grows; keep the lowest threshold whose accepted set (everything at or
+    # above it) holds at most max_error wrong hits.
     ranked = sorted(((s, p.same) for p, (s, v) in cal if not v), reverse=True)
     chosen = 1.0
     accepted = wrong = 0
     for i, (score, same) in enumerate(ranked):
         accepted += 1
         wrong += 0 if same else 1
-        if wrong > max_error * accepted:
-            break
-        if i + 1 == len(ranked) or ranked[i + 1][0] < score:
+        boundary = i + 1 == len(ranked) or ranked[i + 1][0] < score
+        if boundary and wrong <= max_error * accepted:
             chosen = score
     cal_row = sweep([p for p, _ in cal], [s for _, s in cal], [chosen])[0]
     held_row = sweep([p for p, _ in held], [s for _, s in held], [chosen])[0]

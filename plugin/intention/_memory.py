@@ -23,7 +23,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cachetools import LRUCache
@@ -39,6 +39,7 @@ from promptcache.intention._backends import (
     MemoryRecord,
 )
 from promptcache.intention._checks import check_call, check_unit, check_user
+from promptcache.intention._differences import WordCheck
 from promptcache.intention._judges import Verifier, as_verifier
 from promptcache.intention._lookup import afind, find
 from promptcache.intention._meaning import signature
@@ -54,6 +55,7 @@ __all__ = [
     "DEFAULT_INTENTION_TTL_SECONDS",
     "IntentionMatch",
     "IntentionMemory",
+    "IntentionStats",
 ]
 
 DEFAULT_INTENTION_TTL_SECONDS = 3600.0
@@ -143,12 +145,15 @@ class IntentionMemory:
         self.recall = isinstance(self.similarity, EmbeddingsSimilarity)
         """Whether lookups propose candidates by embeddings (:mod:`promptcache.intention._recall`)."""
         self._threshold = None if threshold is None else check_unit(threshold, "threshold")
+        self.exact_only = self._threshold == 1.0
+        """``threshold=1.0`` was given: exact matches only."""
         self.max_error = check_unit(max_error, "max_error")
         if isinstance(proposals, bool) or not isinstance(proposals, int) or proposals < 1:
             raise ValueError(f"proposals must be an int >= 1, got {proposals!r}")
         self.proposals = proposals
         self.proposal_floor = check_unit(proposal_floor, "proposal_floor")
         self._indexes = IndexCache()
+        self.word_check = WordCheck(getattr(self.similarity, "embeddings", None))
         self.margin = check_unit(margin, "margin")
         self.verifier: Verifier = as_verifier(verifier)
         self.clock = clock
@@ -156,6 +161,7 @@ class IntentionMemory:
         self._lock = threading.Lock()
         self._prepared: LRUCache[tuple[tuple[str, float], ...], Any] = LRUCache(maxsize=64)
         self.metrics = PluginMetrics("intention_memory")
+        self._usage_base: tuple[int, ...] = (0, 0, 0)
 
     @property
     def threshold(self) -> float:
@@ -176,6 +182,7 @@ class IntentionMemory:
     @threshold.setter
     def threshold(self, value: float) -> None:
         self._threshold = check_unit(value, "threshold")
+        self.exact_only = self._threshold == 1.0
 
     def _recall_index(self, records: list[MemoryRecord]) -> RecallIndex:
         sim = self.similarity
@@ -185,8 +192,18 @@ class IntentionMemory:
         """Counts: ``hits`` / ``misses`` (lookups: ``retrieve``, ``retrieve_all`` and their async twins, that found
         a memory or not, failures included as misses), ``writes`` (memories stored), ``errors`` (backend failures
         of stores and lookups). Tokens and dollars are not known here (see ``IntentionCache``). Also sent to
-        OpenTelemetry (:mod:`promptcache._metrics`)."""
-        return self.metrics.snapshot(reset)
+        OpenTelemetry (:mod:`promptcache._metrics`). With a model verifier, also its cost since the last reset:
+        ``verifier_calls``, ``verifier_input_tokens``, ``verifier_output_tokens`` (an `IntentionStats`)."""
+        base = self.metrics.snapshot(reset)
+        usage = getattr(self.verifier, "usage", None)
+        now = usage() if callable(usage) else (0, 0, 0)
+        with self._lock:
+            delta = [a - b for a, b in zip(now, self._usage_base)]
+            if reset:
+                self._usage_base = tuple(now)
+        return IntentionStats(
+            **base.as_dict(), verifier_calls=delta[0], verifier_input_tokens=delta[1], verifier_output_tokens=delta[2]
+        )
 
     # -- store -----------------------------------------------------------------------------------------------
     def _prepare(
@@ -497,6 +514,16 @@ def _build_index(memory: IntentionMemory, records: list[MemoryRecord], encode: C
 
     index: RecallIndex = _build(memory, records, encode)
     return index
+
+
+@dataclass(frozen=True, slots=True)
+class IntentionStats(PluginStats):
+    """`PluginStats` plus the model verifier's cost: ``verifier_calls`` (model calls), ``verifier_input_tokens``
+    and ``verifier_output_tokens`` (as the replies' ``usage_metadata`` report them)."""
+
+    verifier_calls: int = 0
+    verifier_input_tokens: int = 0
+    verifier_output_tokens: int = 0
 
 
 def _suggested(proposals: list[Any], raws: list[bytes | None], now: float) -> list[IntentionMatch]:

@@ -139,7 +139,7 @@ def _accept_cheap(memory: IntentionMemory, intention: str, proposals: list[Propo
     for p in proposals:
         if p.veto is not None:
             continue
-        if p.score >= memory.threshold:
+        if p.score >= memory.threshold and memory.word_check.passes(intention, p.group[0].intention):
             out.append((p, "embeddings"))
         elif compare(intention, p.group[0].intention) is None:
             out.append((p, "lexical"))
@@ -185,7 +185,7 @@ def find_recall(
     group = index.exact.get(exact_key(intention))
     if group:
         return Picked(group, 1.0, "exact", verified_by="exact"), now
-    if exact_only or memory.threshold >= 1.0 or not index.keys:
+    if exact_only or memory.exact_only or not index.keys:
         return None, now
     proposals = proposals_for(index, intention, memory.similarity.encode_query(intention), memory.proposals)
     accepted = _accept_cheap(memory, intention, proposals)
@@ -206,7 +206,7 @@ async def afind_recall(
     group = index.exact.get(exact_key(intention))
     if group:
         return Picked(group, 1.0, "exact", verified_by="exact"), now
-    if exact_only or memory.threshold >= 1.0 or not index.keys:
+    if exact_only or memory.exact_only or not index.keys:
         return None, now
     query = await memory.similarity.aencode_query(intention)
     proposals = proposals_for(index, intention, query, memory.proposals)

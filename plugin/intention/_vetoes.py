@@ -40,7 +40,7 @@ VETOES = ("filler", "numbers", "marks", "negation", "roles", "antonym", "mood")
 
 _WORD_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)*", re.UNICODE)
 _SYMBOLS = frozenset("^*/+-=<>%$€£¥₹#@&|~")
-_TRAILING = re.compile(r"[\s.!?,;:]+$")
+_PUNCT = re.compile(r"(?<!\d)[.,;:!?]|[.,;:!?](?!\d)|[\"“”«»()\[\]{}]")
 
 
 @lru_cache(maxsize=1)
@@ -59,14 +59,22 @@ def _words(text: str) -> list[str]:
 
 
 def _fold(word: str) -> str:
-    """A word case-folded when its case carries no meaning (all lower, or only its first letter upper)."""
-    return word.casefold() if word[1:] == word[1:].lower() else word
+    """A word case-folded when its case carries no meaning: all lower, only its first letter upper, or all upper
+    and longer than three letters (emphasis: "WEATHER"). Short all-caps words (units, codes: "MB", "PIN") and words
+    mixing case after their first letter ("iPhone", "Mb" inside "kMb") keep their case."""
+    rest = word[1:]
+    if rest == rest.lower():
+        return word.casefold()
+    if word == word.upper() and sum(c.isalpha() for c in word) > 3:
+        return word.casefold()
+    return word
 
 
 def exact_key(text: str) -> str:
-    """The exact-match key of an intention: NFKC, whitespace collapsed, end punctuation dropped, words whose case
-    carries no meaning case-folded; other case ("MB", "iPhone") and every symbol kept ("2^10" != "2*10")."""
-    text = _TRAILING.sub("", _clean(text).strip())
+    """The exact-match key of an intention: NFKC; sentence punctuation (``. , ; : ! ?`` outside numbers) and
+    quotes/brackets dropped; whitespace collapsed; words whose case carries no meaning case-folded (`_fold`); other
+    case ("MB", "iPhone") and every other symbol kept ("2^10" != "2*10", "1.5" != "15")."""
+    text = _PUNCT.sub(" ", _clean(text))
     out = []
     pos = 0
     for m in _WORD_RE.finditer(text):
@@ -82,11 +90,53 @@ def _profile(text: str) -> tuple[Any, ...]:
     data = _data()
     words = _words(text)
     low = [w.casefold() for w in words]
-    marked = frozenset(w for w in words if w[1:] != w[1:].lower())
-    symbols = tuple(c for c in _clean(text) if c in _SYMBOLS)
+    marked = frozenset(w for w in words if _fold(w) == w and w != w.casefold())
+    clean = _clean(text)
+    symbols = tuple(
+        c
+        for i, c in enumerate(clean)
+        if c in _SYMBOLS and not (c == "-" and 0 < i < len(clean) - 1 and clean[i - 1].isalpha() and clean[i + 1].isalpha())
+    )
     negations = sum(1 for w in low if w in data["negations"] or w.endswith("n't"))
     content = [w for w in low if w not in data["fillers"] and w not in data["persons"]]
-    return low, marked, symbols, negations % 2, _persons(low, data), _mood(low, data), frozenset(content)
+    return low, marked, symbols, negations % 2, _persons(low, data), _mood(low, data), tuple(content), _bindings(low)
+
+
+def _bindings(low: list[str]) -> dict[str, str]:
+    """Each word that follows a role marker (articles and possessives skipped) -> that marker."""
+    data = _data()
+    markers, skip = data["role_markers"], data["skip_before_argument"]
+    out: dict[str, str] = {}
+    for i, w in enumerate(low):
+        if w not in markers:
+            continue
+        j = i + 1
+        while j < len(low) and low[j] in skip:
+            j += 1
+        if j < len(low) and low[j] not in markers:
+            out.setdefault(low[j], w)
+    return out
+
+
+def _roles_differ(a: tuple[str, ...], ba: dict[str, str], b: tuple[str, ...], bb: dict[str, str]) -> bool:
+    """A word shared by both sides bound to different role markers (or to one on a side only), or two shared
+    words that trade places around a third ("alice owes bob" / "bob owes alice")."""
+    shared = set(a) & set(b)
+    for w in set(ba) | set(bb):
+        ma, mb = ba.get(w), bb.get(w)
+        if ma == mb:
+            continue
+        if ma and mb or "than" in (ma, mb) and w in shared:
+            return True
+    pa = {w: i for i, w in reversed(list(enumerate(a))) if w in shared}
+    pb = {w: i for i, w in reversed(list(enumerate(b))) if w in shared}
+    words = sorted(pa, key=pa.__getitem__)
+    for i, x in enumerate(words):
+        for j in range(i + 2, len(words)):
+            z = words[j]
+            if pb[z] < pb[x] and any(pb[z] < pb[y] < pb[x] for y in words[i + 1 : j]):
+                return True
+    return False
 
 
 def _persons(low: list[str], data: dict[str, Any]) -> tuple[str, ...]:
@@ -141,8 +191,8 @@ def _antonym_map() -> dict[str, list[str]]:
 def veto(query: str, stored: str) -> str | None:
     """The first veto (a name from :data:`VETOES`) that blocks serving ``stored``'s result for ``query``, or
     ``None`` when none does. Symmetric; cached per text."""
-    qa, qm, qs, qn, qp, qmood, qc = _profile(query)
-    sa, sm, ss, sn, sp, smood, sc = _profile(stored)
+    qa, qm, qs, qn, qp, qmood, qc, qb = _profile(query)
+    sa, sm, ss, sn, sp, smood, sc, sb = _profile(stored)
     if not qc or not sc:
         return "filler"
     if not anchors_agree(*anchor_info(query), *anchor_info(stored)):
@@ -151,7 +201,7 @@ def veto(query: str, stored: str) -> str | None:
         return "marks"
     if qn != sn:
         return "negation"
-    if qp and sp and qp != sp:
+    if qp and sp and qp != sp or _roles_differ(qc, qb, sc, sb):
         return "roles"
     if _antonyms(frozenset(qa), frozenset(sa)):
         return "antonym"

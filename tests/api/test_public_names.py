@@ -99,6 +99,7 @@ PUBLIC: dict[str, set[str]] = {
         "LexicalSimilarity",
         "LexicalVerifier",
         "make_retrieve_memory_tool",
+        "local_embeddings",
     },
     "promptcache.replay": {
         "DEFAULT_STRATEGIES",
