@@ -143,6 +143,7 @@ class IntentionMemory:
             similarity = EmbeddingsSimilarity(embeddings)
         self.similarity: Similarity = as_similarity(similarity)
         self.recall = isinstance(self.similarity, EmbeddingsSimilarity)
+        self._calibrate = embeddings is not None
         """Whether lookups propose candidates by embeddings (:mod:`promptcache.intention._recall`)."""
         self._threshold = None if threshold is None else check_unit(threshold, "threshold")
         self.exact_only = self._threshold == 1.0
@@ -165,12 +166,12 @@ class IntentionMemory:
 
     @property
     def threshold(self) -> float:
-        """The least similarity of a similar match: as given; else, with embeddings, the threshold calibrated for
-        ``max_error`` (computed on first use, once per process and model); else
+        """The least similarity of a similar match: as given; else, with ``embeddings=``, the threshold calibrated
+        for ``max_error`` (computed on first use, once per process and model); else
         :data:`DEFAULT_INTENTION_THRESHOLD`."""
         if self._threshold is not None:
             return self._threshold
-        if not self.recall:
+        if not self._calibrate:
             return DEFAULT_INTENTION_THRESHOLD
         from promptcache.intention._calibrate import threshold_for
 

@@ -139,10 +139,10 @@ def _accept_cheap(memory: IntentionMemory, intention: str, proposals: list[Propo
     for p in proposals:
         if p.veto is not None:
             continue
-        if p.score >= memory.threshold and memory.word_check.passes(intention, p.group[0].intention):
-            out.append((p, "embeddings"))
-        elif compare(intention, p.group[0].intention) is None:
+        if compare(intention, p.group[0].intention) is None:
             out.append((p, "lexical"))
+        elif p.score >= memory.threshold and memory.word_check.passes(intention, p.group[0].intention):
+            out.append((p, "embeddings"))
     return out
 
 

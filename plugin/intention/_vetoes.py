@@ -75,6 +75,8 @@ def exact_key(text: str) -> str:
     quotes/brackets dropped; whitespace collapsed; words whose case carries no meaning case-folded (`_fold`); other
     case ("MB", "iPhone") and every other symbol kept ("2^10" != "2*10", "1.5" != "15")."""
     text = _PUNCT.sub(" ", _clean(text))
+    if _shouted(text):
+        return " ".join(text.casefold().split())
     out = []
     pos = 0
     for m in _WORD_RE.finditer(text):
@@ -85,12 +87,18 @@ def exact_key(text: str) -> str:
     return " ".join("".join(out).split())
 
 
+def _shouted(text: str) -> bool:
+    """All in capitals, three words or more ("FLIGHTS TO SYDNEY"): the case is the writer's, not the words'."""
+    words = [w for w in _WORD_RE.findall(text) if any(c.isalpha() for c in w)]
+    return len(words) >= 3 and not any(c.islower() for c in text)
+
+
 @lru_cache(maxsize=65536)
 def _profile(text: str) -> tuple[Any, ...]:
     data = _data()
     words = _words(text)
     low = [w.casefold() for w in words]
-    marked = frozenset(w for w in words if _fold(w) == w and w != w.casefold())
+    marked = frozenset() if _shouted(text) else frozenset(w for w in words if _fold(w) == w and w != w.casefold())
     clean = _clean(text)
     symbols = tuple(
         c
@@ -98,7 +106,7 @@ def _profile(text: str) -> tuple[Any, ...]:
         if c in _SYMBOLS and not (c == "-" and 0 < i < len(clean) - 1 and clean[i - 1].isalpha() and clean[i + 1].isalpha())
     )
     negations = sum(1 for w in low if w in data["negations"] or w.endswith("n't"))
-    content = [w for w in low if w not in data["fillers"] and w not in data["persons"]]
+    content = [w for w in low if w not in data["fillers"] and w not in data["persons"] and w not in data["free"]]
     return low, marked, symbols, negations % 2, _persons(low, data), _mood(low, data), tuple(content), _bindings(low)
 
 
