@@ -8,8 +8,10 @@ Sources (each line carries its ``source``):
 - ``gptcache``: zilliztech/GPTCache ``examples/benchmark/mock_data.json`` (MIT, commit
   c59fb3a6152a4458b2a070ca183b61c4b614095f), 999 ``{origin, similar}`` question pairs. Pairs 0, 5, 10, ... go to
   the calibration set as positives, each with a negative: its origin against the lexically most similar *other*
-  pair's rephrasing (model-free, ``LexicalSimilarity``), a near miss by construction. Pairs 1, 6, 11, ... are the
-  test sample (positives and negatives built the same way), never calibrated on.
+  pair's rephrasing (model-free, ``LexicalSimilarity``). The data holds near-duplicate questions under different
+  origins, so such a "negative" is often a true paraphrase: only the positives are calibrated on (the negatives
+  come from the package's own hard negatives). Pairs 1, 6, 11, ... are the test sample (with those negatives, for
+  the record), never calibrated on.
 
 Run: ``python bench/calibration_pairs.py --gptcache PATH/mock_data.json``.
 """
@@ -35,7 +37,7 @@ def tsv(path: Path) -> list[tuple[str, str]]:
     return out
 
 
-def gptcache_pairs(data: list[dict[str, str]], offset: int) -> list[dict[str, object]]:
+def gptcache_pairs(data: list[dict[str, str]], offset: int, negatives: bool) -> list[dict[str, object]]:
     lex = LexicalSimilarity()
     similar = [d["similar"] for d in data]
     prepared = lex.prepare(similar)
@@ -43,6 +45,8 @@ def gptcache_pairs(data: list[dict[str, str]], offset: int) -> list[dict[str, ob
     for i in range(offset, len(data), 5):
         origin = data[i]["origin"]
         out.append({"stored": origin, "asked": data[i]["similar"], "same": True, "source": "gptcache"})
+        if not negatives:
+            continue
         ranked = sorted(lex.above(origin, prepared, 0.0), key=lambda x: -x[1])
         j = next(k for k, _ in ranked if k != i and data[k]["origin"] != origin)
         out.append({"stored": origin, "asked": similar[j], "same": False, "source": "gptcache"})
@@ -59,10 +63,10 @@ def main() -> None:
         rows.append({"stored": a, "asked": b, "same": True, "source": "own-paraphrases"})
     for a, b in tsv(ROOT / "tests/data/intention_hard_negatives.tsv"):
         rows.append({"stored": a, "asked": b, "same": False, "source": "own-hard-negatives"})
-    rows += gptcache_pairs(data, 0)
+    rows += gptcache_pairs(data, 0, negatives=False)
     out = ROOT / "plugin/intention/data/calibration_pairs.jsonl"
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    sample = gptcache_pairs(data, 1)
+    sample = gptcache_pairs(data, 1, negatives=True)
     (ROOT / "tests/data/gptcache_similar_sample.jsonl").write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in sample), encoding="utf-8"
     )

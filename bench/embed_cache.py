@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 from pathlib import Path
 from typing import Any
@@ -21,11 +22,16 @@ class CachedEmbeddings(Embeddings):
         self.path = Path(folder) / (hashlib.sha256(str(self.model).encode()).hexdigest()[:16] + ".npz")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.vectors: dict[str, list[float]] = {}
+        self._unsaved = 0
+        atexit.register(self.save)
         if self.path.exists():
             data = np.load(self.path, allow_pickle=False)
             self.vectors = dict(zip(data["texts"].tolist(), data["vectors"].tolist()))
 
     def save(self) -> None:
+        if not self._unsaved:
+            return
+        self._unsaved = 0
         texts = list(self.vectors)
         np.savez(self.path, texts=np.array(texts), vectors=np.array([self.vectors[t] for t in texts], dtype=np.float32))
 
@@ -34,7 +40,9 @@ class CachedEmbeddings(Embeddings):
         if todo:
             for t, v in zip(todo, self.inner.embed_documents(todo)):
                 self.vectors[t] = v
-            self.save()
+            self._unsaved += len(todo)
+            if self._unsaved >= 500:
+                self.save()
         return [list(self.vectors[t]) for t in texts]
 
     def embed_query(self, text: str) -> list[float]:

@@ -84,5 +84,9 @@ class WordCheck:
         return out
 
     def passes(self, query: str, stored: str) -> bool:
-        """Whether every unshared content word has a near-synonym on the other side."""
+        """Whether the two differ in content words and every unshared one has a near-synonym on the other side. Two
+        intentions with the same content words differ only in order and function words: the lexical normal form
+        (:mod:`promptcache.intention._meaning`) judges those, and word order can change who does what."""
+        if content_stems(query).keys() == content_stems(stored).keys():
+            return False
         return not self.missing(query, stored)

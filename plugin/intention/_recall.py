@@ -147,12 +147,12 @@ def _accept_cheap(memory: IntentionMemory, intention: str, proposals: list[Propo
 
 
 def _to_model(memory: IntentionMemory, proposals: list[Proposal]) -> list[Proposal]:
-    """The proposals the model verifier is asked about: no veto, below the threshold, above the floor (at most
-    its ``max_checks``)."""
+    """The proposals the model verifier is asked about when the cheap stages accepted none: no veto, at least the
+    proposal floor (at most its ``max_checks``, most similar first)."""
     if not memory.verifier.asks_model:
         return []
     limit = getattr(memory.verifier, "max_checks", 3)
-    todo = [p for p in proposals if p.veto is None and memory.proposal_floor <= p.score < memory.threshold]
+    todo = [p for p in proposals if p.veto is None and p.score >= memory.proposal_floor]
     return todo[:limit]
 
 

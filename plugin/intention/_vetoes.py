@@ -103,7 +103,8 @@ def _profile(text: str) -> tuple[Any, ...]:
     symbols = tuple(
         c
         for i, c in enumerate(clean)
-        if c in _SYMBOLS and not (c == "-" and 0 < i < len(clean) - 1 and clean[i - 1].isalpha() and clean[i + 1].isalpha())
+        if c in _SYMBOLS
+        and not (c == "-" and 0 < i < len(clean) - 1 and clean[i - 1].isalpha() and clean[i + 1].isalpha())
     )
     negations = sum(1 for w in low if w in data["negations"] or w.endswith("n't"))
     content = [w for w in low if w not in data["fillers"] and w not in data["persons"] and w not in data["free"]]
@@ -187,6 +188,26 @@ def _antonyms(a: frozenset[str], b: frozenset[str]) -> bool:
     return False
 
 
+def _stemmed(words: list[str]) -> frozenset[str]:
+    """The words and their Snowball stems (so "weekdays" meets "weekday")."""
+    from promptcache.intention._vocabulary import stem
+
+    return frozenset(words) | frozenset(stem(w) for w in words)
+
+
+@lru_cache(maxsize=1)
+def _classes() -> dict[str, int]:
+    return {w: i for i, members in enumerate(_data()["closed_classes"]) for w in members}
+
+
+def _other_value(a: frozenset[str], b: frozenset[str]) -> bool:
+    """One side holds a member of a closed class (a weekday, a month, a colour ...) the other lacks, and the other
+    holds another member of that class it lacks."""
+    classes = _classes()
+    mine = {classes[w] for w in a - b if w in classes}
+    return any(classes[w] in mine for w in b - a if w in classes)
+
+
 @lru_cache(maxsize=1)
 def _antonym_map() -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
@@ -211,8 +232,10 @@ def veto(query: str, stored: str) -> str | None:
         return "negation"
     if qp and sp and qp != sp or _roles_differ(qc, qb, sc, sb):
         return "roles"
-    if _antonyms(frozenset(qa), frozenset(sa)):
+    if _antonyms(_stemmed(qa), _stemmed(sa)):
         return "antonym"
+    if _other_value(_stemmed(qa), _stemmed(sa)):
+        return "names"
     if qmood != smood:
         return "mood"
     return None

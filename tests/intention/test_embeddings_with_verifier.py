@@ -75,6 +75,8 @@ def test_embeddings_pick_what_the_chat_model_is_asked():
         ttl_s=600, similarity=EmbeddingsSimilarity(emb, name="bow"), verifier=ChatModelVerifier(model), threshold=0.9
     )
     memory.store("u1", "weather in Oslo today", "rain")
-    match = memory.retrieve("u1", "today Oslo weather")  # cosine 0.87: below the threshold, so the model is asked  # a noun compound: not lexically equivalent
+    match = memory.retrieve(
+        "u1", "today Oslo weather"
+    )  # cosine 0.87: below the threshold, so the model is asked  # a noun compound: not lexically equivalent
     assert (match.result, match.verified_by) == ("rain", "chat-model")
     assert "Earlier request: weather in Oslo today" in model.seen[0][1].content
