@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cachetools import LRUCache
@@ -34,7 +35,7 @@ from promptcache.intention._matching import choose
 from promptcache.intention._meaning import compare
 from promptcache.intention._select import filter_records, recent_first
 from promptcache.intention._similarity import _unpack
-from promptcache.intention._vetoes import exact_key, veto
+from promptcache.intention._vetoes import exact_key, prepare_veto, veto
 
 if TYPE_CHECKING:
     from promptcache.intention._memory import IntentionMemory
@@ -60,6 +61,9 @@ class RecallIndex:
         self.exact, self.keys, self.matrix = exact, keys, matrix
 
 
+_ID_AND_TIME = attrgetter("id", "created_at")
+
+
 class IndexCache:
     """Indexes of recently looked-up sets of memories (thread-safe; a set is known by its ids and creation times)."""
 
@@ -68,7 +72,7 @@ class IndexCache:
         self._lock = threading.Lock()
 
     def get(self, records: list[MemoryRecord], build: Callable[[], RecallIndex]) -> RecallIndex:
-        key = hash(tuple([(r.id, r.created_at) for r in records]))
+        key = hash(tuple(map(_ID_AND_TIME, records)))
         with self._lock:
             hit = self._cache.get(key)
         if hit is None:
@@ -89,6 +93,8 @@ def _build(memory: IntentionMemory, records: list[MemoryRecord], encode: Callabl
         exact[k] = recent_first(exact[k])
     name = memory.similarity.name
     heads = [exact[k][0] for k in keys]
+    for r in heads:  # the vetoes' view of each stored intention, computed once here rather than in a lookup
+        prepare_veto(r.intention)
     vectors: list[Any] = [None] * len(heads)
     stale: list[int] = []
     for i, r in enumerate(heads):

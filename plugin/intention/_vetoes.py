@@ -33,7 +33,7 @@ from typing import Any
 from promptcache.intention._matching import anchor_info
 from promptcache.intention._normalize import anchors_agree
 
-__all__ = ["VETOES", "exact_key", "veto"]
+__all__ = ["VETOES", "exact_key", "prepare_veto", "veto"]
 
 VETOES = ("filler", "numbers", "marks", "negation", "roles", "antonym", "mood")
 """Every veto, in the order they are tried (the first that fires is reported)."""
@@ -215,6 +215,12 @@ def _antonym_map() -> dict[str, list[str]]:
         out.setdefault(x, []).append(y)
         out.setdefault(y, []).append(x)
     return out
+
+
+def prepare_veto(text: str) -> None:
+    """Computes (and caches) what :func:`veto` needs of ``text``, e.g. when a set of memories is indexed."""
+    _profile(text)
+    anchor_info(text)
 
 
 def veto(query: str, stored: str) -> str | None:
