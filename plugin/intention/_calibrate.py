@@ -24,6 +24,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from promptcache.intention._meaning import compare
 from promptcache.intention._vetoes import veto
 
 __all__ = ["Pair", "Row", "load_pairs", "pick_threshold", "score_pairs", "sweep", "threshold_for"]
@@ -78,8 +79,10 @@ def load_pairs(path: str | Path | None = None) -> list[Pair]:
 
 
 def score_pairs(embeddings: Any, pairs: Sequence[Pair]) -> list[tuple[float, bool]]:
-    """``(cosine, refused)`` per pair, embedding every distinct text once with ``embed_documents``; refused: a veto
-    fired or the word check failed (:mod:`promptcache.intention._differences`), as in a lookup."""
+    """``(score, refused)`` per pair, as a lookup would judge it: refused when a veto fires; score 1.0 when the
+    lexical normal forms agree (accepted at any threshold); else the cosine of the two embeddings (every distinct
+    text embedded once with ``embed_documents``), refused when the word check fails
+    (:mod:`promptcache.intention._differences`)."""
     import numpy as np
 
     from promptcache.intention._differences import WordCheck
@@ -91,8 +94,12 @@ def score_pairs(embeddings: Any, pairs: Sequence[Pair]) -> list[tuple[float, boo
     for p in pairs:
         a, b = vectors[p.stored], vectors[p.asked]
         denom = float(np.linalg.norm(a) * np.linalg.norm(b)) or 1.0
-        refused = veto(p.asked, p.stored) is not None or not words.passes(p.asked, p.stored)
-        out.append((max(0.0, min(1.0, float(a @ b) / denom)), refused))
+        if veto(p.asked, p.stored) is not None:
+            out.append((0.0, True))
+        elif compare(p.asked, p.stored) is None:  # the lexical stage accepts it at any threshold
+            out.append((1.0, False))
+        else:
+            out.append((max(0.0, min(1.0, float(a @ b) / denom)), not words.passes(p.asked, p.stored)))
     return out
 
 
