@@ -38,10 +38,10 @@ from typing import ClassVar
 import numpy as np
 from shared_data import find_data_file
 
+from promptcache._pricing import ModelPrice
 from promptcache.replay._engine import run_replay
 from promptcache.replay._models import CacheRules
 from promptcache.replay._prepare import Request
-from promptcache.replay._pricing import ModelPrice
 from promptcache.replay._simulator import Checkpoint
 from promptcache.replay._strategies import STRATEGIES, LangChainAwsStrategy
 

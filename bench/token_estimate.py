@@ -2,7 +2,7 @@
 
 Run by hand from the project root (figures go to bench/README.md, section "Replay: token estimate"):
 
-    python bench/token_estimate.py [SESSION.jsonl ...]   # default: the Claude Code sessions in the shared data
+    python bench/token_estimate.py [SESSION.jsonl ...]   # default: the six readable shared sessions with usage
 
 For every pair of consecutive logged calls of a conversation, the growth of the logged prompt size (input + cache
 read + cache write) is what the messages added between them cost. Counting those messages with plain
@@ -32,11 +32,28 @@ from promptcache.replay._readers import read_conversations
 from promptcache.replay._tokens import CLAUDE, RAW, Calibration, TokenCounter
 from promptcache.replay._transcript import Conversation, Message
 
-_SESSIONS = ("258c7280-ae70-4798-800f-63464d01a85d.jsonl", "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl")
+#: The shared Claude Code sessions that log usage and read without broken lines.
+_SESSIONS = (
+    "claude_code/258c7280-ae70-4798-800f-63464d01a85d.jsonl",
+    "claude_code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",
+    "claude_code_ext/m-claude/43391f62-680a-4688-9dd8-3637467d6b23.jsonl",
+    "claude_code_ext/m-claude/abc757d1-3da3-42fb-bb7b-ffa293a4ba29.jsonl",
+    "claude_code_ext/m-claude/ff59cfd2-09dc-4a18-8c9f-0d46c3d4e8cd.jsonl",
+    "claude_code_ext/session-share/0ccf1a04-1b4c-43b6-8aa5-79e41db43a68.jsonl",
+)
 
 
-def _rows(convs: list[Conversation], counter: TokenCounter) -> tuple[np.ndarray, np.ndarray]:
-    """Per consecutive logged call pair: [text, tool args, tool results, tool blocks] counts and the growth."""
+def _family(model: str | None) -> str:
+    """``claude-opus-4-6`` / ``claude-haiku-4-5-20251001`` -> ``opus-4-6`` / ``haiku-4-5``."""
+    stem = (model or "?").removeprefix("claude-")
+    return stem.rsplit("-", 1)[0] if stem[-8:].isdigit() else stem
+
+
+def _rows(
+    convs: list[Conversation], counter: TokenCounter, families: list[str] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per consecutive logged call pair: [text, tool args, tool results, tool blocks] counts and the growth (the
+    later call's model family appended to ``families`` when given)."""
     xs, ys = [], []
     for conv in convs:
         ends = [c for c in conv.request_ends() if conv.messages[c].usage is not None]
@@ -56,6 +73,8 @@ def _rows(convs: list[Conversation], counter: TokenCounter) -> tuple[np.ndarray,
             if grow >= 0:  # a shrinking prompt (dropped content) says nothing about sizes
                 xs.append(x)
                 ys.append(grow)
+                if families is not None:
+                    families.append(_family(conv.messages[b].model))
     return np.array(xs), np.array(ys, dtype=float)
 
 
@@ -90,7 +109,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("sessions", nargs="*")
     args = parser.parse_args()
-    paths = [Path(p) for p in args.sessions] or [find_data_file(f"claude_code/{n}") for n in _SESSIONS]
+    paths = [Path(p) for p in args.sessions] or [find_data_file(n) for n in _SESSIONS]
     raw = TokenCounter(RAW)
     data = {p.name: read_conversations([p]) for p in paths}
     rows = {name: _rows(convs, raw) for name, convs in data.items()}
@@ -108,11 +127,20 @@ def main() -> int:
     print("  all: " + ", ".join(f"{c:.3f}" for c in coef) + f"  ({len(y)} call pairs)")
     shipped = np.array([CLAUDE.tool_args, CLAUDE.tool_result, CLAUDE.tool_block_overhead])
     print(f"  shipped CLAUDE: growth error {float((_three(x) @ shipped).sum() / y.sum() - 1):+.1%} on all pairs")
+    fams: list[str] = []
+    fx, fy = _rows([c for convs in data.values() for c in convs], raw, fams)
+    print("  shipped CLAUDE, growth error per model family (the later call's model):")
+    for fam in sorted(set(fams)):
+        pick = np.array([f == fam for f in fams])
+        err = float((_three(fx[pick]) @ shipped).sum() / fy[pick].sum() - 1)
+        print(f"    {fam}: {err:+.1%} ({int(pick.sum())} call pairs, {fy[pick].sum():,.0f} tokens of growth)")
     print("prompt size with usage stripped, total over logged requests (estimate / logged - 1):")
     for path in paths:
-        for label, convs in (("file", data[path.name]), ("folder", read_conversations([path.with_suffix("")]))):
-            if label == "folder" and not path.with_suffix("").is_dir():
-                continue
+        folder = path.with_suffix("")
+        kinds = [("file", data[path.name])]
+        if folder.is_dir():
+            kinds.append(("folder", read_conversations([folder])))
+        for label, convs in kinds:
             line = f"  {path.name[:8]} {label:6s}"
             for cal in (RAW, CLAUDE):
                 est, logged = total_error(convs, cal)

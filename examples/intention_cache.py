@@ -5,7 +5,7 @@ new conversation, same user, the question worded differently) gets the result th
 tool is not called again. The chat model is scripted (``ScriptedChatModel``), so no keys or network are needed.
 
     python examples/intention_cache.py            # in-memory backend
-    python examples/intention_cache.py --redis    # Redis at $REDIS_URL (default redis://127.0.0.1:6379/0)
+    python examples/intention_cache.py --redis redis://127.0.0.1:6379/0    # the Redis backend at this URL
 """
 
 from __future__ import annotations
@@ -29,13 +29,13 @@ def get_weather(city: str) -> str:
     return f"{city}: 21 C, sunny"
 
 
-def main(use_redis: bool = False) -> None:
+def main(redis_url: str | None = None) -> None:
     backend = None
-    if use_redis:
-        from promptcache.integrations._redis_intention import RedisIntentionBackend
+    if redis_url:
+        from promptcache.integrations.redis import RedisIntentionBackend
 
         backend = RedisIntentionBackend(
-            url=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+            url=redis_url,
             prefix=os.environ.get("PROMPTCACHE_PREFIX", "promptcache-example:"),
         )
     memory = IntentionMemory(backend, ttl_s=600)
@@ -75,7 +75,7 @@ def main(use_redis: bool = False) -> None:
 
     match = memory.retrieve("bob", "What is the weather in Paris today?")
     print(f"bob's lookup: {match}")
-    if use_redis:
+    if redis_url:
         memory.forget("alice")
 
 
@@ -83,5 +83,7 @@ if __name__ == "__main__":
     import argparse
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--redis", action="store_true", help="use Redis at $REDIS_URL (default 127.0.0.1:6379/0)")
-    main(use_redis=parser.parse_args().redis)
+    parser.add_argument(
+        "--redis", metavar="URL", help="use RedisIntentionBackend at this URL instead of the in-memory one"
+    )
+    main(redis_url=parser.parse_args().redis)

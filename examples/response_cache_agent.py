@@ -15,8 +15,17 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import tool
 
 from promptcache import InMemoryServerCache, Processor, ResponseCache
-from promptcache.response_cache._keys import step_number
 from promptcache.testing import ScriptedChatModel
+
+
+def step_number(messages: list[object]) -> int:
+    """The agent step within the current turn: AI messages after the last human message."""
+    count = 0
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            break
+        count += isinstance(message, AIMessage)
+    return count
 
 
 @tool

@@ -19,11 +19,16 @@ import weakref
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar
 
-import redis
-import redis.asyncio as aioredis
-from redis.asyncio.retry import Retry as AsyncRetry
-from redis.backoff import NoBackoff
-from redis.retry import Retry
+from promptcache._errors import missing_extra
+
+try:
+    import redis
+    import redis.asyncio as aioredis
+    from redis.asyncio.retry import Retry as AsyncRetry
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+except ImportError as exc:  # the optional dependency of this module
+    raise missing_extra("redis", exc) from exc
 
 from promptcache._config import check_unicode
 

@@ -38,7 +38,13 @@ from collections.abc import Callable, Mapping
 from typing import Any, Optional
 
 from cachetools import LRUCache
-from langchain_aws import ChatBedrockConverse
+
+from promptcache._errors import missing_extra
+
+try:
+    from langchain_aws import ChatBedrockConverse
+except ImportError as exc:  # the optional dependency of this module
+    raise missing_extra("bedrock", exc) from exc
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
 from pydantic import ConfigDict, PrivateAttr, model_validator
@@ -173,7 +179,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         prompt cache), ``misses`` (calls that did not), ``writes`` (calls that wrote to it), cache read/write tokens,
         ``input_tokens_saved`` (tokens read from the cache, billed at the read price instead of the input price),
         ``dollars_saved`` (reads saved minus what writes cost above the input price, per
-        :mod:`promptcache.replay._pricing`, at the write tier of ``cache_ttl``; models in its table only), and
+        :mod:`promptcache._pricing`, at the write tier of ``cache_ttl``; models in its table only), and
         ``errors`` (placement store failures). Also sent to OpenTelemetry (:mod:`promptcache._metrics`)."""
         return self._metrics.snapshot(reset)
 

@@ -28,7 +28,9 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config
 from langgraph.store.base import BaseStore
 
+from promptcache._compat import PREGEL_READ_KEY
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
+from promptcache._errors import PromptCacheError
 from promptcache._metrics import PluginMetrics, PluginStats
 from promptcache._savings import count_memory_turn
 from promptcache.memory._middleware import with_memory_prompt
@@ -38,12 +40,12 @@ from promptcache.memory._store import TypedMemoryStore
 
 __all__ = ["MemoryNode", "MemoryState", "MemoryStateError", "with_memory_prompt"]
 
-_READ_KEY = "__pregel_read"
-"""``configurable`` entry LangGraph gives a running node to read channels (``langgraph._internal._constants
-.CONFIG_KEY_READ``); absent when the node is called outside a graph run, and then the channel check is skipped."""
+_READ_KEY = PREGEL_READ_KEY
+"""``configurable`` entry LangGraph gives a running node to read channels (`promptcache._compat`); absent when the
+node is called outside a graph run, and then the channel check is skipped."""
 
 
-class MemoryStateError(KeyError):
+class MemoryStateError(PromptCacheError, KeyError):
     """The graph state cannot carry what ``MemoryNode`` reads or writes; the message names the missing key."""
 
     def __str__(self) -> str:

@@ -27,10 +27,10 @@ from promptcache.backends._base import (
     ServerCache,
     validate_clear_prefix,
     validate_key,
+    validate_namespace,
     validate_ttl,
     validate_value,
 )
-from promptcache.backends._namespaced import validate_namespace
 from promptcache.integrations._redis_connection import (
     ERRORS,
     RedisConnection,
@@ -90,7 +90,7 @@ class RedisCache(RedisConnection, ServerCache):
     Raises:
         TypeError: neither ``client`` nor ``url``, or a client of another type; see :meth:`RedisConnection._connect`
             for the other arguments. ValueError: an empty ``prefix``; a bad ``namespace``
-            (:func:`~promptcache.backends._namespaced.validate_namespace`).
+            (:func:`~promptcache.backends._base.validate_namespace`).
     """
 
     def __init__(
@@ -131,7 +131,7 @@ class RedisCache(RedisConnection, ServerCache):
         ``clear()`` removes that namespace's keys only, and this cache's ``clear()`` never reaches them.
 
         Raises:
-            TypeError / ValueError: a bad namespace (:func:`~promptcache.backends._namespaced.validate_namespace`).
+            TypeError / ValueError: a bad namespace (:func:`~promptcache.backends._base.validate_namespace`).
         """
         view = copy.copy(self)  # shares the clients, the per-loop async clients and their lock
         view.namespace = validate_namespace(namespace)

@@ -14,8 +14,11 @@ __version__ = "0.1.0"
 # name -> module that defines it. One block per capability.
 _EXPORTS: dict[str, str] = {
     # core
+    "PromptCacheError": "promptcache._errors",
+    "PluginStats": "promptcache._metrics",
+    "set_meter_provider": "promptcache._metrics",
     "Processor": "promptcache._processor",
-    "with_processors": "promptcache._processor",
+    "with_processors": "promptcache._wrapped_model",
     "ServerCache": "promptcache.backends",
     "InMemoryServerCache": "promptcache.backends",
     # response cache

@@ -41,8 +41,8 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (sub-command ``replay``)."""
+    from promptcache._pricing import KNOWN_PRICES
     from promptcache.replay._engine import DEFAULT_GAP_S
-    from promptcache.replay._pricing import KNOWN_PRICES
     from promptcache.replay._strategies import STRATEGIES, check_strategy_names
 
     check_strategy_names(())  # loads every strategy into STRATEGIES
@@ -155,8 +155,14 @@ def _report_warnings(caught: list[warnings.WarningMessage]) -> None:
 
 
 def _run_replay(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeRemainingColumn
+    try:
+        import matplotlib  # noqa: F401  (the chart; checked here so a missing extra fails before any work)
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeRemainingColumn
+    except ImportError as exc:
+        from promptcache._errors import missing_extra
+
+        return _fail(str(missing_extra("replay", exc)))
 
     from promptcache.replay._chart import write_chart
     from promptcache.replay._engine import DEFAULT_STRATEGIES, run_replay

@@ -17,7 +17,7 @@ is never called there.
 Events (all monotonic counters): ``hits``, ``misses``, ``writes``, ``errors`` (count), ``input_tokens_saved``,
 ``output_tokens_saved``, ``cache_read_tokens``, ``cache_write_tokens`` (tokens) and ``dollars_saved`` (USD). What each
 means for each plugin is in the plugin's ``stats()`` docstring. Dollars use the Bedrock on-demand price table of
-:mod:`promptcache.replay._pricing` when the model id is in it; for any other model no dollars are counted (tokens
+:mod:`promptcache._pricing` when the model id is in it; for any other model no dollars are counted (tokens
 still are).
 """
 
@@ -143,7 +143,7 @@ class PluginStats:
         hits / misses / writes / errors: counts (what they count is the plugin's ``stats()`` docstring).
         input_tokens_saved / output_tokens_saved: tokens not billed (or billed at the cache-read price), where known.
         cache_read_tokens / cache_write_tokens: provider-reported prompt-cache tokens (Bedrock cache points).
-        dollars_saved: USD saved per :mod:`promptcache.replay._pricing` (models in its table only; may be negative
+        dollars_saved: USD saved per :mod:`promptcache._pricing` (models in its table only; may be negative
             for cache points when cache writes cost more than the reads saved).
     """
 

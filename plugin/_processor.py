@@ -10,7 +10,7 @@ It adds a two-stage shape on top of ``wrap_model_call``:
 - ``process_response(request, response)`` runs after the model with the request this processor sent on.
 
 Request hooks run in list order, response hooks in reverse order. ``aprocess_request`` / ``aprocess_response``
-default to the sync hooks. :func:`with_processors` (in :mod:`promptcache._wrapped_model`) runs the same chain around
+default to the sync hooks. `with_processors` (in `promptcache._wrapped_model`) runs the same chain around
 a plain chat model.
 
 Per-call options: a processor with a ``context_key`` gets ``Cls.context(**opts)`` (a new ``RunnableConfig``) and
@@ -43,7 +43,6 @@ __all__ = [
     "as_model_response",
     "check_sync",
     "request_stage",
-    "with_processors",
 ]
 
 
@@ -270,26 +269,3 @@ class Processor(AgentMiddleware):
 
 
 _pin_hook_signatures(Processor)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# with_processors: the same processors around a plain chat model (LangGraph nodes, LCEL chains)
-# ---------------------------------------------------------------------------------------------------------------
-def with_processors(model: Any, processors: Any) -> Any:
-    """Wrap a ``BaseChatModel`` so ``processors`` run around each of its calls, as in ``create_agent``.
-
-    Args:
-        model: any ``langchain_core`` ``BaseChatModel`` (not a bound ``Runnable``: bind tools on the wrapper).
-        processors: a sequence of :class:`Processor` (plain ``AgentMiddleware`` with ``wrap_model_call`` also work
-            for ``invoke``; they make ``stream`` yield the whole reply as one chunk).
-
-    Returns:
-        A ``BaseChatModel`` (:class:`promptcache._wrapped_model.ProcessedChatModel`) with ``invoke``, ``ainvoke``,
-        ``stream``, ``astream``, ``batch``, ``bind_tools`` and ``with_structured_output``.
-
-    Raises:
-        TypeError: ``model`` is not a ``BaseChatModel`` or a processor is not an ``AgentMiddleware``.
-    """
-    from promptcache._wrapped_model import ProcessedChatModel
-
-    return ProcessedChatModel.wrap(model, processors)

@@ -1,6 +1,6 @@
 """What a call saved, from the usage a provider reported: the counting behind each plugin's ``stats()``.
 
-Prices come from the Bedrock on-demand table of :mod:`promptcache.replay._pricing` (USD per 1M tokens, with its
+Prices come from the Bedrock on-demand table of :mod:`promptcache._pricing` (USD per 1M tokens, with its
 sources); a model not in it counts tokens but no dollars. Usage follows LangChain's ``usage_metadata``:
 ``input_tokens`` includes the prompt-cache tokens of ``input_token_details`` (``cache_read``, ``cache_creation``),
 as langchain-aws reports Converse ``cacheReadInputTokens`` / ``cacheWriteInputTokens``.
@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from promptcache._metrics import PluginMetrics
-from promptcache.replay._pricing import ModelPrice, price_for
+from promptcache._pricing import ModelPrice, price_for
 
 __all__ = [
     "cache_point_dollars",
@@ -32,7 +32,7 @@ _MODEL_ID_FIELDS = ("base_model_id", "model_id", "model_name", "model")
 
 @lru_cache(maxsize=256)
 def price_or_none(model_id: str | None) -> ModelPrice | None:
-    """The price of ``model_id`` in :data:`promptcache.replay._pricing.KNOWN_PRICES`, or ``None`` (unknown model)."""
+    """The price of ``model_id`` in :data:`promptcache._pricing.KNOWN_PRICES`, or ``None`` (unknown model)."""
     if not model_id:
         return None
     try:

@@ -31,7 +31,7 @@ from pydantic import ConfigDict
 from promptcache._config import CurrentConfigMixin
 from promptcache._processor import Processor, as_model_response, check_sync, request_stage
 
-__all__ = ["ProcessedChatModel", "ai_message_to_chunk"]
+__all__ = ["ProcessedChatModel", "ai_message_to_chunk", "with_processors"]
 
 _TOOLS = "_promptcache_tools"
 _TOOL_CHOICE = "_promptcache_tool_choice"
@@ -89,7 +89,7 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
 
     @classmethod
     def wrap(cls, model: Any, processors: Sequence[Any]) -> ProcessedChatModel:
-        """Validate and wrap; see :func:`promptcache._processor.with_processors`."""
+        """Validate and wrap; see `with_processors`."""
         if not isinstance(model, BaseChatModel):
             raise TypeError(f"model must be a BaseChatModel, got {type(model).__name__}: {model!r}")
         if isinstance(processors, (str, bytes)) or not hasattr(processors, "__iter__"):
@@ -293,3 +293,24 @@ def _aggregate(chunks: list[AIMessageChunk]) -> AIMessage:
     for c in chunks[1:]:
         total = total + c
     return cast(AIMessage, message_chunk_to_message(total))  # the message of an AIMessageChunk
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# with_processors: the same processors around a plain chat model (LangGraph nodes, LCEL chains)
+# ---------------------------------------------------------------------------------------------------------------
+def with_processors(model: Any, processors: Any) -> Any:
+    """Wrap a ``BaseChatModel`` so ``processors`` run around each of its calls, as in ``create_agent``.
+
+    Args:
+        model: any ``langchain_core`` ``BaseChatModel`` (not a bound ``Runnable``: bind tools on the wrapper).
+        processors: a sequence of :class:`Processor` (plain ``AgentMiddleware`` with ``wrap_model_call`` also work
+            for ``invoke``; they make ``stream`` yield the whole reply as one chunk).
+
+    Returns:
+        A ``BaseChatModel`` (`ProcessedChatModel`) with ``invoke``, ``ainvoke``,
+        ``stream``, ``astream``, ``batch``, ``bind_tools`` and ``with_structured_output``.
+
+    Raises:
+        TypeError: ``model`` is not a ``BaseChatModel`` or a processor is not an ``AgentMiddleware``.
+    """
+    return ProcessedChatModel.wrap(model, processors)

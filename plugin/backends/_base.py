@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, overload
 
 from promptcache._config import is_unicode
 
-__all__ = ["MAX_TTL_S", "ServerCache", "validate_clear_prefix", "validate_key", "validate_ttl", "validate_value"]
+__all__ = [
+    "MAX_TTL_S",
+    "NamespacedServerCache",
+    "ServerCache",
+    "validate_clear_prefix",
+    "validate_key",
+    "validate_namespace",
+    "validate_ttl",
+    "validate_value",
+]
 
 MAX_TTL_S = 10 * 365 * 24 * 3600.0
 """Longest TTL accepted: 10 years in seconds. Longer values are almost always a unit mistake, and Redis rejects
@@ -151,16 +161,93 @@ class ServerCache(ABC):
     def namespaced(self, namespace: str) -> ServerCache:
         """A cache on the same storage whose keys live under ``namespace`` (``"placements:"``: one segment ending
         with ``:``); its ``clear()`` removes that namespace's keys only. This default is a key-prefixing view
-        (:class:`~promptcache.backends._namespaced.NamespacedServerCache`); ``RedisCache`` returns a ``RedisCache``
+        (:class:`~promptcache.backends._base.NamespacedServerCache`); ``RedisCache`` returns a ``RedisCache``
         on the same connections whose Redis keys are ``prefix + namespace + key``.
 
         Raises:
             TypeError / ValueError: a bad namespace
-                (:func:`~promptcache.backends._namespaced.validate_namespace`).
+                (:func:`~promptcache.backends._base.validate_namespace`).
         """
-        from promptcache.backends._namespaced import NamespacedServerCache
-
         return NamespacedServerCache(self, namespace)
 
     async def _to_thread(self, fn: Callable[..., _T], *args: Any) -> _T:  # pragma: no cover - helper for subclasses
         return await asyncio.to_thread(fn, *args)
+
+
+# Namespaces: every component that shares a backend keeps its keys under a namespace of its own (``cache:`` for
+# ``RedisCache`` entries, ``placements:`` for Bedrock placements, ``intent:`` for the intention backend), so one
+# component's ``clear()`` never removes another's entries.
+_NAMESPACE = re.compile(r"[A-Za-z0-9_.-]+:")
+
+
+def validate_namespace(namespace: object) -> str:
+    """Check a namespace name: one segment of letters, digits, ``_``, ``.`` or ``-`` ending with ``:``
+    (``"placements:"``). No glob specials (``SCAN MATCH``), no hash-tag braces, no inner ``:`` (one namespace
+    could otherwise reach into another's keys).
+
+    Raises:
+        TypeError: not a ``str``. ValueError: any other form; the message names the value.
+    """
+    if not isinstance(namespace, str):
+        raise TypeError(f"namespace must be a str such as 'placements:', got {type(namespace).__name__}: {namespace!r}")
+    if not _NAMESPACE.fullmatch(namespace):
+        raise ValueError(
+            f"namespace must be one segment of letters, digits, '_', '.', '-' ending with ':' "
+            f"(e.g. 'placements:'), got {namespace!r}"
+        )
+    return namespace
+
+
+class NamespacedServerCache(ServerCache):
+    """A view of ``inner`` whose keys are ``namespace + key`` there; its ``clear()`` removes only those.
+
+    The view shares ``inner``'s storage (and bound, for a bounded in-process cache); ``inner.clear()`` itself still
+    removes every entry it holds, the view's included. Backends that can keep namespaces apart in storage
+    (``RedisCache``) return their own kind of view from :meth:`ServerCache.namespaced` instead.
+
+    Args:
+        inner: the backend.
+        namespace: see :func:`validate_namespace`.
+    """
+
+    def __init__(self, inner: ServerCache, namespace: str) -> None:
+        if not isinstance(inner, ServerCache):
+            raise TypeError(f"inner must be a ServerCache, got {type(inner).__name__}")
+        self.inner = inner
+        self.namespace = validate_namespace(namespace)
+
+    def _k(self, key: str) -> str:
+        return self.namespace + validate_key(key)
+
+    def get(self, key: str) -> bytes | None:
+        return self.inner.get(self._k(key))
+
+    def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
+        return self.inner.get_many([self._k(k) for k in keys])
+
+    def set(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
+        self.inner.set(self._k(key), value, ttl_s)
+
+    def delete(self, key: str) -> None:
+        self.inner.delete(self._k(key))
+
+    def clear(self, prefix: str = "") -> int:
+        return self.inner.clear(self.namespace + validate_clear_prefix(prefix))
+
+    def ttl(self, key: str) -> float | None:
+        return self.inner.ttl(self._k(key))
+
+    async def aget(self, key: str) -> bytes | None:
+        return await self.inner.aget(self._k(key))
+
+    async def aget_many(self, keys: Sequence[str]) -> list[bytes | None]:
+        return await self.inner.aget_many([self._k(k) for k in keys])
+
+    async def aset(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
+        await self.inner.aset(self._k(key), value, ttl_s)
+
+    async def adelete(self, key: str) -> None:
+        await self.inner.adelete(self._k(key))
+
+    async def aclear(self, prefix: str = "") -> int:
+        return await self.inner.aclear(self.namespace + validate_clear_prefix(prefix))

@@ -17,6 +17,8 @@ from typing import Any
 
 import orjson
 
+from promptcache._errors import PromptCacheError
+
 __all__ = [
     "DEFAULT_MAX_MEMORIES_PER_USER",
     "InMemoryIntentionBackend",
@@ -40,7 +42,7 @@ def copy_json(value: Any) -> Any:
     return orjson.loads(orjson.dumps(value))
 
 
-class IntentionBackendError(RuntimeError):
+class IntentionBackendError(PromptCacheError, RuntimeError):
     """The backend could not be reached or returned something unreadable (wraps the cause)."""
 
 

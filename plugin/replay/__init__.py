@@ -17,25 +17,24 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-# Names are loaded on first use (PEP 562), so ``import promptcache.replay._pricing`` -- the price table the
-# plugins' ``stats()`` read -- does not load the simulator, the readers and numpy.
+# Names are loaded on first use (PEP 562), so importing one name does not load the simulator, the readers and numpy.
 _SOURCES = {
-    "DEFAULT_STRATEGIES": "_engine",
-    "ReplayResult": "_engine",
-    "StrategyTotals": "_engine",
-    "run_replay": "_engine",
-    "ModelPrice": "_pricing",
-    "price_for": "_pricing",
-    "read_conversations": "_readers",
-    "read_file": "_readers",
-    "PromptCacheSimulator": "_simulator",
-    "STRATEGIES": "_strategies",
-    "Block": "_transcript",
-    "Conversation": "_transcript",
-    "Message": "_transcript",
-    "TranscriptError": "_transcript",
-    "TranscriptWarning": "_transcript",
-    "Usage": "_transcript",
+    "DEFAULT_STRATEGIES": "promptcache.replay._engine",
+    "ReplayResult": "promptcache.replay._engine",
+    "StrategyTotals": "promptcache.replay._engine",
+    "run_replay": "promptcache.replay._engine",
+    "ModelPrice": "promptcache._pricing",
+    "price_for": "promptcache._pricing",
+    "read_conversations": "promptcache.replay._readers",
+    "read_file": "promptcache.replay._readers",
+    "PromptCacheSimulator": "promptcache.replay._simulator",
+    "STRATEGIES": "promptcache.replay._strategies",
+    "Block": "promptcache.replay._transcript",
+    "Conversation": "promptcache.replay._transcript",
+    "Message": "promptcache.replay._transcript",
+    "TranscriptError": "promptcache.replay._transcript",
+    "TranscriptWarning": "promptcache.replay._transcript",
+    "Usage": "promptcache.replay._transcript",
 }
 
 __all__ = [
@@ -62,7 +61,7 @@ def __getattr__(name: str) -> Any:
     module = _SOURCES.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 

@@ -25,9 +25,10 @@ import bisect
 from dataclasses import dataclass, field
 from typing import Any
 
+from promptcache._pricing import ModelPrice
+
 from ._models import TTL_SECONDS
 from ._prepare import Request
-from ._pricing import ModelPrice
 from ._simulator import Checkpoint, RequestCost
 from ._strategies import Strategy
 from ._transcript import Usage
@@ -40,7 +41,9 @@ TOLERANCE = 0.05
 
 def logged_cost_usd(usage: Usage, price: ModelPrice) -> float:
     """The input-side cost of one logged call, USD: input, cache reads, 5-minute and 1-hour cache writes at
-    ``price`` (USD per 1M tokens). A 1-hour write on a model without a 1-hour price is billed at the 5-minute one."""
+    ``price`` (USD per 1M tokens; its long-context tier where the call's prompt exceeds it). A 1-hour write on a
+    model without a 1-hour price is billed at the 5-minute one."""
+    price = price.at(usage.prompt_tokens)
     write_1h = usage.cache_write_1h_tokens
     write_5m = usage.cache_write_tokens - write_1h
     one_hour = price.write_1h if price.write_1h is not None else price.write_5m
@@ -73,7 +76,7 @@ class LoggedTotals:
         self.write_tokens += usage.cache_write_tokens
         self.write_1h_tokens += usage.cache_write_1h_tokens
         self.cost_usd += cost
-        self.output_cost_usd += usage.output_tokens * price.output / 1_000_000
+        self.output_cost_usd += usage.output_tokens * price.at(usage.prompt_tokens).output / 1_000_000
         return cost
 
 

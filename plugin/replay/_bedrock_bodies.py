@@ -16,6 +16,8 @@ from typing import Any
 
 import orjson
 
+from promptcache._errors import PromptCacheError
+
 from ._logged_usage import anthropic_usage, converse_usage, count_of
 from ._messages import BadRecord, _args_text, _content_blocks, _short, normalise_message, parse_timestamp
 from ._transcript import Block, Message, Usage
@@ -23,7 +25,7 @@ from ._transcript import Block, Message, Usage
 __all__ = ["ParsedCall", "UnsupportedBody", "parse_record"]
 
 
-class UnsupportedBody(Exception):
+class UnsupportedBody(PromptCacheError):
     """A record this reader does not replay; ``kind`` groups the warning, ``reason`` says what was skipped."""
 
     def __init__(self, kind: str, reason: str) -> None:

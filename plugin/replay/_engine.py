@@ -22,17 +22,19 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from promptcache._pricing import ModelPrice, base_model_id
+
 from ._as_logged import Fidelity, LoggedTotals
 from ._model_table import ModelTable
 from ._models import CacheRules
+from ._openai_cache import OpenAIPrefixCache
 from ._prepare import Request, assign_times, check_gap_s, prepare, requests_of
-from ._pricing import ModelPrice, base_model_id
 from ._repeats import IntentionStats, RepeatCounter, ResponseCacheStats
-from ._simulator import PromptCacheSimulator, RequestCost
+from ._simulator import PromptCacheSimulator, RequestCost, make_simulator
 from ._sizes import split_on_prefix_change
 from ._strategies import Strategy, StrategyUnavailable, check_strategy_names, make_strategy
 from ._stream import TimeOrder, iter_conversations
-from ._tokens import CLAUDE, RAW, TokenCounter
+from ._tokens import CLAUDE, RAW, TokenCounter, calibration_for
 
 __all__ = ["DEFAULT_STRATEGIES", "COMBINED", "ReplayResult", "StrategyTotals", "run_replay"]
 
@@ -41,6 +43,11 @@ DEFAULT_STRATEGIES = ("none", "last-message", "langchain-aws", "multi-point", "a
 COMBINED = "anchored-tail+response-cache"
 DEFAULT_GAP_S = 10.0
 AS_LOGGED = "as-logged"
+#: ``ReplayResult.output_tokens_note`` for a log with Claude Code usage.
+CLAUDE_CODE_OUTPUT_NOTE = (
+    "streaming snapshot: Claude Code logs output_tokens while the reply streams, often under half of the final "
+    "count; output figures from this log are lower bounds"
+)
 _NOT_PLACEMENTS = frozenset({COMBINED, AS_LOGGED, "hindsight"})
 
 
@@ -99,6 +106,12 @@ class ReplayResult:
     forced_model: str | None = None  # the ``--model`` id when it forced every call's model
     logged_models: dict[str, int] = field(default_factory=dict)  # model the log billed -> calls with usage
     price_source: str = "https://aws.amazon.com/bedrock/pricing/"  # where ``price`` came from
+    #: where the ``as-logged`` row's figures come from: ``"logged"`` (the log's usage: sizes, TTLs, breakpoints),
+    #: ``"predicted"`` (no usage: the client's placement rules on estimated sizes), ``"mixed"``, or ``None``
+    as_logged_source: str | None = None
+    #: why the output-token figures are not exact, or ``None``: Claude Code writes each reply's ``usage`` while it
+    #: streams, so its logged ``output_tokens`` is a snapshot taken before the reply ended (often under half of it)
+    output_tokens_note: str | None = None
 
     def relative(self, name: str) -> float | None:
         """Cost of ``name`` divided by the cost of ``none`` (``None`` when either is missing or zero); a row that
@@ -176,9 +189,7 @@ def run_replay(
     if tokens not in (None, "claude", "cl100k"):
         raise ValueError(f"tokens must be 'claude' or 'cl100k', got {tokens!r}")
     calibration = (
-        (CLAUDE if default_rules.family == "claude" else RAW)
-        if tokens is None
-        else (CLAUDE if tokens == "claude" else RAW)
+        calibration_for(model_id, default_rules.family) if tokens is None else (CLAUDE if tokens == "claude" else RAW)
     )
     names = list(dict.fromkeys(["none", *strategies]))
     check_strategy_names(names)
@@ -191,12 +202,15 @@ def run_replay(
         conversations += 1
         counter.prime(b.text for m in conv.messages for b in m.blocks)
         counter.prime(b.text for b in conv.system)
+        conv_counter = counter
+        if tokens is None and calibration is not RAW and not force_model:  # each Claude model's own tokenizer
+            conv_counter = counter.calibrated(calibration_for(_conversation_model(conv) or model_id))
         parts = [conv]
         if conv.meta.get("hidden_prefix") is True:
-            parts = split_on_prefix_change(conv, [sum(counter.block(b) for b in m.blocks) for m in conv.messages])
+            parts = split_on_prefix_change(conv, [sum(conv_counter.block(b) for b in m.blocks) for m in conv.messages])
         reqs = []
         for part in parts:  # the parts of one conversation enter the time order together
-            part_reqs = requests_of(prepare(part, counter), counter)
+            part_reqs = requests_of(prepare(part, conv_counter), conv_counter)
             clock_end = assign_times(part_reqs, gap_s, clock_end)
             reqs.extend(part_reqs)
         for request in order.add(reqs):
@@ -235,7 +249,23 @@ def run_replay(
         forced_model=model_id if force_model else None,
         logged_models=dict(run.logged_models),
         price_source=table.price_source(main_model),
+        as_logged_source=_as_logged_source(run.logged_requests, run.predicted_requests),
+        output_tokens_note=CLAUDE_CODE_OUTPUT_NOTE if run.claude_code_usage else None,
     )
+
+
+def _conversation_model(conv: object) -> str | None:
+    """The model of a conversation's first reply that names one."""
+    for message in getattr(conv, "messages", ()):
+        if message.role == "assistant" and message.model:
+            return str(message.model)
+    return None
+
+
+def _as_logged_source(logged: int, predicted: int) -> str | None:
+    if not logged and not predicted:
+        return None
+    return "mixed" if logged and predicted else ("logged" if logged else "predicted")
 
 
 class _Run:
@@ -254,7 +284,7 @@ class _Run:
         self.model_id, self.force_model = model_id, force_model
         self.totals: dict[str, StrategyTotals] = {}
         self.unavailable: dict[str, str] = {}
-        self.runners: dict[tuple[str, str], tuple[Strategy, PromptCacheSimulator]] = {}
+        self.runners: dict[tuple[str, str], tuple[Strategy, PromptCacheSimulator | OpenAIPrefixCache]] = {}
         self.repeats = RepeatCounter(model_id, response_cache_ttl_s)
         self.logged = LoggedTotals()
         self.fidelity = Fidelity()
@@ -262,9 +292,11 @@ class _Run:
         self.logged_models: dict[str, int] = {}
         self.requests = self.input_tokens = self.output_tokens = self.largest = self.untimed = 0
         self.logged_requests = 0
+        self.predicted_requests = 0  # as-logged requests priced from the client's placement rules (no usage)
+        self.claude_code_usage = False  # a Claude Code call logged usage (its output_tokens is a snapshot)
         self._left: dict[str, int] = {}  # conversation id -> requests not yet replayed
 
-    def _runner(self, name: str, model: str) -> tuple[Strategy, PromptCacheSimulator] | None:
+    def _runner(self, name: str, model: str) -> tuple[Strategy, PromptCacheSimulator | OpenAIPrefixCache] | None:
         key = (name, model)
         runner = self.runners.get(key)
         if runner is None and name not in self.unavailable:
@@ -274,7 +306,7 @@ class _Run:
             except StrategyUnavailable as exc:
                 self.unavailable[name] = str(exc)
                 return None
-            runner = self.runners[key] = (strategy, PromptCacheSimulator(rules, price))
+            runner = self.runners[key] = (strategy, make_simulator(rules, price))
         return runner
 
     def _row(self, name: str, description: str) -> StrategyTotals:
@@ -295,19 +327,26 @@ class _Run:
         cid = request.prepared.conversation.id
         if request.number == 0:
             self._left[cid] = len(request.prepared.conversation.request_ends())
-        out_cost = request.output_tokens * price.output / 1_000_000
+        out_cost = request.output_tokens * price.at(request.input_tokens).output / 1_000_000
         hit = self.repeats.feed(request)
         names = self.names
         usage = request.usage
+        # a Claude Code log without usage: the client's own layout is known (its placement rules), so as-logged is
+        # still priced, on estimated sizes: a predicted row
+        predicted = usage is None and request.prepared.conversation.meta.get("format") == "claude-code"
         if usage is not None:
             self.logged_requests += 1
+            self.claude_code_usage |= request.prepared.conversation.meta.get("format") == "claude-code"
             billed = request.model or self.model_id
             self.logged_models[billed] = self.logged_models.get(billed, 0) + 1
             logged_usd = self.logged.add(usage, self.table.price(billed))
-            if AS_LOGGED not in names:
-                names = [*names, AS_LOGGED]
-                self.names = names
+        if (usage is not None or predicted) and AS_LOGGED not in names:
+            names = [*names, AS_LOGGED]
+            self.names = names
+        self.predicted_requests += predicted
         cum, hashes, n = request.prepared.cum, request.prepared.hashes, request.n_blocks
+        key = request.prepared.conversation.meta.get("prompt_cache_key")
+        cache_key = key if isinstance(key, str) else None
         if usage is not None and request.number == 0:
             self._warm(request, model, names)
         for name in names:
@@ -315,16 +354,18 @@ class _Run:
             if runner is None:
                 continue
             strategy, simulator = runner
-            cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s)
+            cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s, cache_key)
             row = self._row(name, strategy.description)
             if name == AS_LOGGED:
                 # the log's layout is known (and billed) only where the call logged usage: the row covers those
-                # requests; the others are simulated (they keep the cache state right) but not counted
-                row.logged_only = True
-                if usage is None:
+                # requests; the others are simulated (they keep the cache state right) but not counted, except
+                # where the layout is predicted (no usage at all: the row covers every request)
+                row.logged_only = not self.predicted_requests
+                if usage is None and not predicted:
                     row.cumulative_usd.append(row.cost_usd)
                     continue
-                self.fidelity.add(request, model, logged_usd, cost)
+                if usage is not None:
+                    self.fidelity.add(request, model, logged_usd, cost)
             _account(row, cost, out_cost, usage is not None)
         if self.combined:
             row = self._row(COMBINED, "anchored-tail, with the ResponseCache answering exact repeats")
@@ -335,7 +376,7 @@ class _Run:
                 runner = self._runner(COMBINED, model)
                 if runner is not None:
                     strategy, simulator = runner
-                    cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s)
+                    cost = simulator.simulate(cum, hashes, n, strategy.place(request), request.time_s, cache_key)
                     _account(row, cost, out_cost, usage is not None)
         left = self._left.get(cid, 1) - 1
         if left <= 0:  # the conversation is over: release what strategies keep for it

@@ -19,9 +19,10 @@ the sweep it is the cheapest row (bench/README.md, "Replay sweep").
 
 from __future__ import annotations
 
+from promptcache._pricing import ModelPrice
+
 from ._models import CacheRules
 from ._prepare import Request
-from ._pricing import ModelPrice
 from ._simulator import Checkpoint
 from ._strategies import Strategy, last_allowed_boundary
 

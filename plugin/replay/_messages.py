@@ -24,6 +24,8 @@ from typing import Any
 
 import orjson
 
+from promptcache._errors import PromptCacheError
+
 from ._logged_usage import message_usage
 from ._transcript import Block, Message
 
@@ -45,7 +47,7 @@ _ROLE_MAP = {
 }
 
 
-class BadRecord(ValueError):
+class BadRecord(PromptCacheError, ValueError):
     """A malformed record: ``where`` is the path (keys/indices) below the record, ``reason`` says what is wrong."""
 
     def __init__(self, where: tuple[Any, ...], reason: str) -> None:

@@ -1,20 +1,21 @@
 """The replay's model table: cache rules and prices per model id, with user overrides (no release needed).
 
 ``ModelTable()`` answers from the project's tables (``promptcache.cache_points.get_model_info`` for the cache rules,
-``promptcache.replay._pricing.KNOWN_PRICES`` for prices). ``ModelTable(overrides, min_tokens=N)`` replaces entries:
+``promptcache._pricing.KNOWN_PRICES`` for prices). ``ModelTable(overrides, min_tokens=N)`` replaces entries:
 
 - ``min_tokens``: the minimum tokens per cache checkpoint for every model of the replay (``--min-tokens N``);
 - ``overrides``: ``{model_id: {field: value}}``, read from a JSON or TOML file by ``load_overrides`` (``--models
   FILE``). Fields (all optional; a model that is not in the tables needs the four prices): ``min_tokens``
   (tokens), ``max_points`` (cache checkpoints per request), ``ttls`` (list of ``"5m"``/``"1h"``), ``family``
-  (``"claude"``/``"nova"``), ``cachable`` (list of ``"system"``/``"messages"``/``"tools"``), and USD per 1M tokens
+  (``"claude"``/``"nova"``/``"openai"``), ``cachable`` (list of ``"system"``/``"messages"``/``"tools"``), and USD per 1M tokens
   ``input``, ``output``, ``cache_write_5m``, ``cache_write_1h``, ``cache_read``. A model that is not in the tables
   but has an entry is the user's own: no unknown-model warning, and its rules are the entry's, with defaults for
   what it leaves out (1,024-token minimum, 4 points, ``["5m"]``, the family's fields: Claude system, messages and
   tools; Nova system and messages; family Nova when the id names ``nova``, else Claude).
 
-Model ids match after ``promptcache.replay._pricing.base_model_id`` (regional prefix, ARN and version suffix
-removed; Anthropic API ids such as ``claude-opus-4-6`` map to the Bedrock entry of the same model).
+from promptcache._pricing import ModelPrice, base_model_id, price_for
+
+from ._models import TTL_SECONDS, CacheRules, cache_rules, in_model_table, provider_rules
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10: TOML files need the tomli backport
     tomllib = None
 
-from ._models import TTL_SECONDS, CacheRules, cache_rules, in_model_table
-from ._pricing import ModelPrice, base_model_id, price_for
+from promptcache._pricing import ModelPrice, base_model_id, price_for
+
+from ._models import TTL_SECONDS, CacheRules, cache_rules, in_model_table, provider_rules
 
 __all__ = ["ModelTable", "load_overrides", "OVERRIDE_FIELDS"]
 
@@ -43,8 +45,11 @@ _CACHABLE = ("system", "messages", "tools")
 #: Rules of a model the user defined with an override entry that leaves them out: the smallest minimum and the
 #: usual 4 points of the Bedrock prompt-caching table (Bedrock user guide, "Supported models, regions, and limits").
 _USER_MIN_TOKENS, _USER_MAX_POINTS = 1_024, 4
-_FAMILY_CACHABLE = {"claude": frozenset(_CACHABLE), "nova": frozenset({"system", "messages"})}
-_AWS_PRICES = "https://aws.amazon.com/bedrock/pricing/"
+_FAMILY_CACHABLE = {
+    "claude": frozenset(_CACHABLE),
+    "nova": frozenset({"system", "messages"}),
+    "openai": frozenset(_CACHABLE),
+}
 
 
 def load_overrides(path: str | Path) -> dict[str, dict[str, Any]]:
@@ -89,8 +94,8 @@ def _check_entry(where: str, entry: Any) -> None:
     cachable = entry.get("cachable")
     if cachable is not None and (not isinstance(cachable, list) or any(f not in _CACHABLE for f in cachable)):
         raise ValueError(f"{where}: cachable must be a list of {list(_CACHABLE)}, got {cachable!r}")
-    if entry.get("family") not in (None, "claude", "nova"):
-        raise ValueError(f"{where}: family must be 'claude' or 'nova', got {entry['family']!r}")
+    if entry.get("family") not in (None, "claude", "nova", "openai"):
+        raise ValueError(f"{where}: family must be 'claude', 'nova' or 'openai', got {entry['family']!r}")
     for key in _PRICE_FIELDS:
         value = entry.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
@@ -139,7 +144,10 @@ class ModelTable:
         rules = self._rules.get(model_id)
         if rules is None:
             entry = self._overrides.get(base_model_id(model_id), {})
-            rules = cache_rules(model_id) if not entry or in_model_table(model_id) else _user_rules(model_id, entry)
+            known = provider_rules(model_id)
+            if known is None:
+                known = cache_rules(model_id) if not entry or in_model_table(model_id) else _user_rules(model_id, entry)
+            rules = known
             changes: dict[str, Any] = {}
             if "min_tokens" in entry:
                 changes["min_tokens"] = entry["min_tokens"]
@@ -159,20 +167,22 @@ class ModelTable:
         return rules
 
     def price_source(self, model_id: str) -> str:
-        """Where the prices of ``model_id`` come from: the AWS pricing page, the user's file (``source``, else
-        "model overrides") when its entry sets them all or the model is not in the shipped prices, or both."""
+        """Where the prices of ``model_id`` come from: its provider's pricing page and the day it was read
+        (``promptcache._price_tables``), the user's file (``source``, else "model overrides") when its
+        entry sets them all or the model is not in the shipped prices, or both."""
         entry = self._overrides.get(base_model_id(model_id), {})
         given = [k for k in _PRICE_FIELDS if entry.get(k) is not None]
-        if not given:
-            return _AWS_PRICES
-        user = f"user file {self._source}" if self._source else "model overrides"
         try:
-            price_for(model_id)
+            shipped = price_for(model_id)
+            page = f"{shipped.source} (read {shipped.as_of})"
         except KeyError:
+            shipped, page = None, ""
+        if not given and shipped is not None:
+            return page
+        user = f"user file {self._source}" if self._source else "model overrides"
+        if shipped is None or len(given) == len(_PRICE_FIELDS):
             return user
-        if len(given) == len(_PRICE_FIELDS):
-            return user
-        return f"{user} ({', '.join(given)}); the rest {_AWS_PRICES}"
+        return f"{user} ({', '.join(given)}); the rest {page}"
 
     def price(self, model_id: str) -> ModelPrice:
         """The prices of ``model_id``. Raises ``KeyError`` (naming it) when neither the table nor an override has
@@ -187,14 +197,24 @@ class ModelTable:
                     raise
                 base = None
             family = entry.get("family") or (base.family if base else "claude")
-            price = ModelPrice(
-                float(entry.get("input", base.input if base else 0.0)),
-                float(entry.get("output", base.output if base else 0.0)),
-                float(entry.get("cache_write_5m", base.write_5m if base else 0.0)),
-                _opt(entry.get("cache_write_1h", base.write_1h if base else None)),
-                float(entry.get("cache_read", base.read if base else 0.0)),
-                family,
-            )
+            fields = {"input": "input", "output": "output", "cache_write_5m": "write_5m", "cache_read": "read"}
+            if base is not None and not any(k in entry for k in (*_PRICE_FIELDS, "family")):
+                price = base
+            elif base is not None:  # a partial override: the named fields change, the tier is dropped
+                changes: dict[str, Any] = {f: float(entry[k]) for k, f in fields.items() if k in entry}
+                if "cache_write_1h" in entry:
+                    changes["write_1h"] = _opt(entry["cache_write_1h"])
+                price = dataclasses.replace(base, family=family, long=None, long_above=None, **changes)
+            else:
+                price = ModelPrice(
+                    float(entry["input"]),
+                    float(entry["output"]),
+                    float(entry["cache_write_5m"]),
+                    _opt(entry.get("cache_write_1h")),
+                    float(entry["cache_read"]),
+                    family,
+                    "user",
+                )
             self._prices[model_id] = price
         return price
 

@@ -10,9 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ._pricing import base_model_id
+from promptcache._pricing import base_model_id, price_key
 
-__all__ = ["CacheRules", "cache_rules", "in_model_table", "model_info", "LOOKBACK_BLOCKS", "TTL_SECONDS"]
+__all__ = [
+    "CacheRules",
+    "cache_rules",
+    "in_model_table",
+    "model_info",
+    "provider_rules",
+    "LOOKBACK_BLOCKS",
+    "TTL_SECONDS",
+]
 
 #: How far back from a checkpoint a cache read is looked for, in content blocks. Anthropic: "the system
 #: automatically checks for cache hits at all previous content block boundaries (up to approximately 20 blocks
@@ -102,3 +110,38 @@ def model_info(rules: CacheRules) -> Any:
     if in_model_table(rules.model_id):
         return get_model_info(rules.model_id).with_overrides(**values)
     return ModelInfo(max_tokens=4_096, context_window=200_000, source="the replay's model table", **values)
+
+
+def provider_rules(model_id: str) -> CacheRules | None:
+    """The cache rules of a model served outside Bedrock, or ``None`` for a Bedrock id (``cache_rules`` then).
+
+    - Anthropic API ids (``claude-...``) with a minimum in ``promptcache._price_tables.ANTHROPIC_MIN_TOKENS``:
+      that minimum (the Anthropic "Prompt caching" page; it differs from Bedrock's for some models, e.g. Opus 4.7:
+      2,048 on the API, 4,096 on Bedrock), 5-minute and 1-hour TTLs (sold for every model on the API), 4 points,
+      system / messages / tools.
+    - OpenAI ids: automatic prefix caching (``promptcache.replay._openai_cache.openai_rules``).
+    """
+    from promptcache._price_tables import ANTHROPIC_MIN_TOKENS
+
+    provider, stem = price_key(model_id)
+    if provider == "openai":
+        from ._openai_cache import openai_rules
+
+        return openai_rules(model_id)
+    if provider != "anthropic" or stem not in ANTHROPIC_MIN_TOKENS:
+        return None
+    base = (
+        cache_rules(model_id)
+        if in_model_table(model_id)
+        else CacheRules(model_id, 0, 4, (300.0,), frozenset({"system", "messages", "tools"}))
+    )
+    return CacheRules(
+        model_id,
+        ANTHROPIC_MIN_TOKENS[stem],
+        base.max_points or 4,
+        (300.0, 3600.0),
+        base.cachable or frozenset({"system", "messages", "tools"}),
+        True,
+        "claude",
+        base.lookback_blocks,
+    )

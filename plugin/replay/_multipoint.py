@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from promptcache._pricing import ModelPrice
+
 from ._models import CacheRules, model_info
 from ._prepare import PreparedConversation, Request
-from ._pricing import ModelPrice
 from ._simulator import Checkpoint
 from ._strategies import Strategy, StrategyUnavailable
 from ._tokens import TokenCounter

@@ -42,13 +42,13 @@ import heapq
 from collections import defaultdict
 from typing import Any, cast
 
+from promptcache._pricing import ModelPrice
 from promptcache.cache_points import AnchoredTailStrategy as _Placement
 from promptcache.cache_points import CachePointPlacement, CacheStrategyConfig
 from promptcache.cache_points._anchored_tail import AnchoredTailPlan
 
 from ._models import CacheRules, model_info
 from ._prepare import Group, Request
-from ._pricing import ModelPrice
 from ._simulator import Checkpoint
 from ._strategies import Strategy
 

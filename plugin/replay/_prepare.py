@@ -148,7 +148,7 @@ def prepare(conv: Conversation, counter: TokenCounter) -> PreparedConversation:
         msg_end.append(len(tokens))
         msg_group.append(len(groups) - 1)
     ends = [(cut, msg_end[cut - 1]) for cut in conv.request_ends()]
-    fit = fit_sizes(conv, tokens, ends, tools_end if hidden else None)
+    fit = fit_sizes(conv, tokens, ends, tools_end if hidden else None, (tools_end, system_end, msg_end))
     tokens = fit.tokens
     if hidden:  # conversations with the same unlogged prefix share its cache entry: keyed by its size
         keys[tools_end] = f"hidden\x00{conv.meta.get('hidden_key', '')}\x00{tokens[tools_end]}".encode()

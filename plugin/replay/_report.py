@@ -10,7 +10,10 @@ JSON layout (``to_json``): ``{"model", "files", "conversations", "requests", "in
 "logged": {...the log's bill...}, "fidelity": null | {"calls", "cache_read_within_5pct", "cache_write_within_5pct",
 "cost_within_5pct", "logged_cost_usd", "simulated_cost_usd", "cost_difference", "per_call": [[source, request,
 model, logged read, simulated read, logged write, simulated write, logged USD, simulated USD], ...]}, "versus":
-{strategy: {"cost_on_logged_usd", "vs_logged", "vs_as_logged", "vs_langchain_aws"}}}, "seconds"}`` (intention
+{strategy: {"cost_on_logged_usd", "vs_logged", "vs_as_logged", "vs_langchain_aws"}}}, "as_logged_source": null |
+"logged" | "predicted" | "mixed" (where the ``as-logged`` row's sizes and layout came from: the log's usage, or the
+client's placement rules on estimated sizes), "output_tokens_note": null | why output counts are not exact (Claude
+Code's streaming snapshot), "seconds"}`` (intention
 figures: ``promptcache.replay._intentions.IntentionStats``). Costs are USD; ``cost_usd`` is the input side (plain
 input + cache reads + cache writes), the part placement changes; output cost is listed separately.
 
@@ -28,8 +31,14 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from rich.console import Console
-from rich.table import Table
+
+from promptcache._errors import missing_extra
+
+try:
+    from rich.console import Console
+    from rich.table import Table
+except ImportError as exc:  # the optional dependency of this module
+    raise missing_extra("replay", exc) from exc
 
 from ._engine import ReplayResult, StrategyTotals
 
@@ -124,6 +133,8 @@ def to_json(result: ReplayResult) -> dict[str, Any]:
             "estimate": result.token_estimate,
         },
         "as_logged": _as_logged_json(result),
+        "as_logged_source": result.as_logged_source,
+        "output_tokens_note": result.output_tokens_note,
         "late_conversations": result.late_conversations,
         "seconds": round(result.seconds, 3),
     }
@@ -272,7 +283,9 @@ def _print_advice(result: ReplayResult, best: str | None, console: Console) -> N
 def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
     """Where the token sizes come from, the fidelity figure, and by how much the default strategy wins."""
     estimated = result.requests - result.logged_requests
-    calibration = "calibrated for Claude over cl100k_base" if result.token_estimate == "claude" else "cl100k_base"
+    calibration = (
+        "calibrated for Claude over cl100k_base" if result.token_estimate.startswith("claude") else "cl100k_base"
+    )
     if not result.logged_requests:
         console.print(f"Token sizes: estimating ({calibration}); the log records no usage.")
     elif estimated:

@@ -18,6 +18,11 @@ mechanics Bedrock's Claude models share):
    live entry at one of the request's own checkpoints inside the read prefix are refreshed ("the cache is
    refreshed each time the cached content is used"). TTLs must not increase along the prompt (a longer-TTL
    checkpoint after a shorter one is a Bedrock validation error: ``ValueError``).
+7. Prices: where the model has a long-context tier (``ModelPrice.at``: Anthropic's Sonnet 4 / 4.5 above 200,000
+   prompt tokens), a request whose whole prompt exceeds it is billed at that tier, every token of it.
+
+OpenAI models cache automatically, under other rules: ``make_simulator`` gives them
+``promptcache.replay._openai_cache.OpenAIPrefixCache`` (same interface).
 
 The cache is keyed by prefix hash, so it is shared by every conversation replayed with the same simulator (as the
 real cache is shared within an account and model).
@@ -27,11 +32,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from promptcache._pricing import ModelPrice
 
 from ._models import CacheRules
-from ._pricing import ModelPrice
 
-__all__ = ["Checkpoint", "PromptCacheSimulator", "RequestCost"]
+if TYPE_CHECKING:
+    from ._openai_cache import OpenAIPrefixCache
+
+__all__ = ["Checkpoint", "PromptCacheSimulator", "RequestCost", "make_simulator"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +140,7 @@ class PromptCacheSimulator:
         n_blocks: int,
         checkpoints: Sequence[Checkpoint],
         now_s: float,
+        cache_key: str | None = None,
     ) -> RequestCost:
         """Bill one request and update the cache.
 
@@ -140,6 +151,7 @@ class PromptCacheSimulator:
             n_blocks: blocks in this request.
             checkpoints: the strategy's cache points for this request.
             now_s: the request's send time in seconds.
+            cache_key: an OpenAI ``prompt_cache_key``; ignored here (Anthropic and Bedrock route by prefix only).
 
         Raises:
             ValueError: more checkpoints than allowed, a boundary outside the request, two at one boundary, a TTL
@@ -159,6 +171,7 @@ class PromptCacheSimulator:
         if read_b:
             entries[hashes[read_b]] = (now_s + entries[hashes[read_b]][1], entries[hashes[read_b]][1])
         minimum = self.rules.min_tokens
+        price = self.price.at(cum[n_blocks])  # rule 7: a long-context tier bills the whole request
         covered = read_tokens
         write = write_1h = 0
         cost = 0.0
@@ -176,10 +189,20 @@ class PromptCacheSimulator:
             write += segment
             if cp.ttl_s > 300:
                 write_1h += segment
-            cost += segment * self.price.write(cp.ttl_s)
+            cost += segment * price.write(cp.ttl_s)
             entries[key] = (now_s + cp.ttl_s, cp.ttl_s)
         plain = cum[n_blocks] - read_tokens - write  # rule 5
-        cost += plain * self.price.input + read_tokens * self.price.read
+        cost += plain * price.input + read_tokens * price.read
         if len(entries) > 200_000:
             self._entries = {k: v for k, v in entries.items() if v[0] > now_s}
         return RequestCost(plain, read_tokens, write, write_1h, cost / 1_000_000, read_b)
+
+
+def make_simulator(rules: CacheRules, price: ModelPrice) -> PromptCacheSimulator | OpenAIPrefixCache:
+    """The simulator for a model: ``OpenAIPrefixCache`` for an OpenAI model (``rules.family == "openai"``), else
+    ``PromptCacheSimulator``; both bill with ``simulate(cum, hashes, n_blocks, checkpoints, now_s)``."""
+    if rules.family == "openai":
+        from ._openai_cache import OpenAIPrefixCache
+
+        return OpenAIPrefixCache(rules, price)
+    return PromptCacheSimulator(rules, price)

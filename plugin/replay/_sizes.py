@@ -14,11 +14,21 @@ cache write). The replay then simulates every strategy on those sizes instead of
    exact). A request that logs a smaller prompt than its predecessor (content the client dropped) leaves its new
    blocks at 0 tokens; later requests are fitted from the sizes already assigned, so they stay exact.
 3. Blocks after the last logged request (the final reply) keep their estimate. Without any usage, a Claude Code
-   conversation's unlogged part is ``CLAUDE_CODE_CONTEXT_TOKENS``.
+   conversation's unlogged part is ``unlogged_prefix_tokens``: ``CLAUDE_CODE_CONTEXT_TOKENS`` for the main thread
+   (system prompt, tools and the context attached to the first message), ``CLAUDE_CODE_SUBAGENT_TOKENS`` for a Task
+   sub-agent (its own system prompt and tools; none of the main thread's attached context), and
+   ``CLAUDE_CODE_COMPACTED_TOKENS`` for the conversation that continues after a compaction (system prompt, tools and
+   the context Claude Code attaches again with the summary).
 4. When a conversation's first call read from the cache more than its fixed part (it repeats history another
    conversation cached: a compaction call, a resumed session), its first prompt is fitted in two parts so that a
    block boundary falls exactly where the read ends (the boundary whose estimated position is nearest); the replay
    then starts every simulator with that prefix cached (``promptcache.replay._engine``: the log shows it was).
+
+5. **Where the log names the caller's cache points** (Bedrock invocation logs: ``meta["cache_points"]``, given
+   with ``layout``), a request that wrote at both TTLs pins a boundary too: its 1-hour write ends at its last
+   1-hour point (1-hour points come first), so the new blocks up to that point share read + 1-hour write tokens and
+   the rest the remainder. The split between the TTLs, which the bill prices differently, then comes from the
+   log instead of from the estimate's proportions.
 
 Requests without usage in between are covered by the next logged one (their blocks share its growth).
 
@@ -39,13 +49,50 @@ from collections.abc import Sequence
 
 from ._transcript import Conversation
 
-__all__ = ["CLAUDE_CODE_CONTEXT_TOKENS", "fit_sizes", "hidden_prefix_size", "split_on_prefix_change", "SizeFit"]
+__all__ = [
+    "CLAUDE_CODE_COMPACTED_TOKENS",
+    "CLAUDE_CODE_CONTEXT_TOKENS",
+    "CLAUDE_CODE_SUBAGENT_TOKENS",
+    "fit_sizes",
+    "hidden_prefix_size",
+    "point_boundary",
+    "split_on_prefix_change",
+    "unlogged_prefix_tokens",
+    "SizeFit",
+]
 
 #: Tokens a Claude Code call sends that its transcript never shows — system prompt, tool schemas and the context
 #: attached to the first message (CLAUDE.md, environment) — used when the log has no usage to infer it from.
 #: Measured as the first call's logged prompt minus its visible messages, on the two Claude Code 2.1 sessions of
 #: bench/README.md "Replay: token estimate" (25,876 and 25,963 tokens).
 CLAUDE_CODE_CONTEXT_TOKENS = 25_900
+#: The same for a Task sub-agent's conversation: the first call's logged prompt minus its visible messages, median
+#: of the 8 sub-agents of the shared sessions that log usage (8,833 to 13,686; bench/README.md "Replay: prediction
+#: without usage").
+CLAUDE_CODE_SUBAGENT_TOKENS = 11_224
+#: The same for the conversation after a compaction (its first call's prompt minus the summary and what follows):
+#: mean of the two compactions of the shared sessions that log usage (29,235 and 37,453 tokens).
+CLAUDE_CODE_COMPACTED_TOKENS = 33_300
+
+
+def unlogged_prefix_tokens(conv: Conversation) -> int:
+    """The assumed size of a Claude Code conversation's unlogged prefix when no usage is logged (rule 3). The
+    constants were measured on models of the older tokenizer; a conversation of Claude Opus 4.7 or later (the
+    first reply's model) counts them ``promptcache.replay._tokens.NEW_TOKENIZER_FACTOR`` times."""
+    from ._tokens import CLAUDE_2026, NEW_TOKENIZER_FACTOR, calibration_for
+
+    known = conv.meta.get("hidden_size")
+    if isinstance(known, int):
+        return known
+    agent = str(conv.meta.get("agent") or "")
+    if agent and not agent.startswith("agent-acompact"):
+        size = CLAUDE_CODE_SUBAGENT_TOKENS
+    elif conv.meta.get("context_start") == "compact_boundary":
+        size = CLAUDE_CODE_COMPACTED_TOKENS
+    else:
+        size = CLAUDE_CODE_CONTEXT_TOKENS
+    model = next((m.model for m in conv.messages if m.role == "assistant" and m.model), None)
+    return round(size * NEW_TOKENIZER_FACTOR) if model and calibration_for(model) is CLAUDE_2026 else size
 
 
 class SizeFit:
@@ -76,11 +123,46 @@ def hidden_prefix_size(first_prompt: int, first_read: int, visible_estimate: int
     return max(0, first_prompt - visible_estimate)
 
 
+def point_boundary(entry: object, layout: tuple[int, int, Sequence[int]], cut: int) -> int:
+    """The block boundary of one logged cache point (``promptcache.replay._bedrock_logs`` shape
+    ``{"where", "index", "after", "ttl"}``) in a request of ``cut`` messages; 0 when it cannot be placed.
+
+    Args:
+        entry: the logged point.
+        layout: ``(tools_end, system_end, msg_end)`` of the flattened prompt (``promptcache.replay._prepare``).
+        cut: messages in the request.
+    """
+    tools_end, system_end, msg_end = layout
+    if not isinstance(entry, dict):
+        return 0
+    where, after = entry.get("where"), entry.get("after")
+    after = after if isinstance(after, int) and after >= 0 else 0
+    if where == "tools":
+        return min(after, tools_end)
+    if where == "system":
+        return min(tools_end + after, system_end)
+    index = entry.get("index")
+    if where != "message" or not isinstance(index, int) or not 0 <= index < min(cut, len(msg_end)):
+        return 0
+    start = msg_end[index - 1] if index else system_end
+    return min(start + after, msg_end[index])
+
+
+def _one_hour_end(conv: Conversation, number: int, cut: int, layout: tuple[int, int, Sequence[int]] | None) -> int:
+    """Boundary of request ``number``'s last 1-hour cache point (0: none, or no layout)."""
+    points = conv.meta.get("cache_points")
+    if layout is None or not isinstance(points, list) or number >= len(points) or not points[number]:
+        return 0
+    ends = [point_boundary(p, layout, cut) for p in points[number] if isinstance(p, dict) and p.get("ttl") == "1h"]
+    return max(ends, default=0)
+
+
 def fit_sizes(
     conv: Conversation,
     estimate: Sequence[int],
     request_ends: Sequence[tuple[int, int]],
     hidden_block: int | None,
+    layout: tuple[int, int, Sequence[int]] | None = None,
 ) -> SizeFit:
     """Fit block sizes to the logged prompt sizes (see the module docstring).
 
@@ -91,20 +173,24 @@ def fit_sizes(
         request_ends: ``(cut, n_blocks)`` per request in order: the request is ``messages[:cut]`` and spans blocks
             ``[0, n_blocks)``; its usage is ``messages[cut].usage``.
         hidden_block: index of the hidden-prefix block, or ``None``.
+        layout: ``(tools_end, system_end, msg_end)`` of the flattened prompt, for rule 5 (``None``: no rule 5).
 
     Returns:
         A ``SizeFit``; when no request has usage, the estimate unchanged.
     """
     tokens = list(estimate)
-    logged = [(n, usage) for cut, n in request_ends if (usage := conv.messages[cut].usage) is not None]
+    logged = [
+        (n, usage, _one_hour_end(conv, number, cut, layout))
+        for number, (cut, n) in enumerate(request_ends)
+        if (usage := conv.messages[cut].usage) is not None
+    ]
     if not logged:
         if hidden_block is not None and conv.meta.get("format") == "claude-code":
-            known = conv.meta.get("hidden_size")
-            tokens[hidden_block] = int(known) if isinstance(known, int) else CLAUDE_CODE_CONTEXT_TOKENS
+            tokens[hidden_block] = unlogged_prefix_tokens(conv)
         return SizeFit(tokens, 0, 0)
     start = 0
     if hidden_block is not None:
-        n0, usage0 = logged[0]
+        n0, usage0, _ = logged[0]
         known = conv.meta.get("hidden_size")
         visible = sum(tokens[hidden_block + 1 : n0])
         tokens[hidden_block] = (
@@ -116,9 +202,17 @@ def fit_sizes(
     done = start
     total = sum(tokens[:start])
     exact = 0
-    for number, (n_blocks, usage) in enumerate(logged):
+    for number, (n_blocks, usage, one_hour_end) in enumerate(logged):
         target = usage.prompt_tokens
         read = usage.cache_read_tokens
+        pin = read + usage.cache_write_1h_tokens
+        if done < one_hour_end < n_blocks and usage.cache_write_1h_tokens and total <= pin < target:
+            # rule 5: the 1-hour write ends at the last 1-hour point
+            _spread(tokens, done, one_hour_end, pin - total)
+            _spread(tokens, one_hour_end, n_blocks, target - pin)
+            total, done = target, n_blocks
+            exact += 1
+            continue
         if number == 0 and total < read < target and n_blocks - done > 1:
             # rule 4: the first call read a longer prefix than the fixed part: make a block boundary end there
             running, split = total, done + 1

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from promptcache._errors import PromptCacheError
+from promptcache._pricing import ModelPrice
+
 from ._models import CacheRules
 from ._prepare import Request
-from ._pricing import ModelPrice
 from ._simulator import Checkpoint
 
 __all__ = [
@@ -38,7 +40,7 @@ __all__ = [
 ]
 
 
-class StrategyUnavailable(RuntimeError):
+class StrategyUnavailable(PromptCacheError, RuntimeError):
     """A strategy whose implementation is not installed (the replay reports it as unavailable)."""
 
 

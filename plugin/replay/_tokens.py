@@ -23,7 +23,17 @@ from ._transcript import Block
 if TYPE_CHECKING:
     import tiktoken
 
-__all__ = ["CLAUDE", "RAW", "Calibration", "TokenCounter", "IMAGE_TOKENS", "get_encoding"]
+__all__ = [
+    "CLAUDE",
+    "CLAUDE_2026",
+    "NEW_TOKENIZER_FACTOR",
+    "RAW",
+    "Calibration",
+    "TokenCounter",
+    "IMAGE_TOKENS",
+    "calibration_for",
+    "get_encoding",
+]
 
 #: Tokens charged for one image block. Anthropic's rule of thumb is width*height/750, about 1,600 tokens for an
 #: image at the 1.15-megapixel size it resizes to (docs.anthropic.com, "Vision", "Calculate image costs").
@@ -55,12 +65,39 @@ class Calibration:
 
 #: Plain ``cl100k_base`` counts (what the replay counted before the Claude calibration).
 RAW = Calibration("cl100k")
-#: Claude (Anthropic tokenizer as billed), fitted by least squares to the growth of the logged prompt between
-#: consecutive calls of two Claude Code sessions (365 call pairs; ``bench/token_estimate.py``; bench/README.md
-#: "Replay: token estimate" has the fit per session and its error on the other). Three constants: one multiplier
-#: for text and tool-call arguments, one for tool results, and the formatting tokens per tool_use/tool_result
-#: block (it also absorbs reasoning the transcript does not show).
-CLAUDE = Calibration("claude", text=1.37, tool_args=1.37, tool_result=1.05, tool_block_overhead=83)
+#: Claude models up to Opus 4.6 / Sonnet 4.6 / Haiku 4.5 (Anthropic's tokenizer as billed), fitted by least squares
+#: to the growth of the logged prompt between consecutive calls of the six Claude Code sessions of the shared data
+#: that log usage and read cleanly (701 call pairs; Opus 4.5 / 4.6, Sonnet 4.5, Haiku 4.5; ``bench/token_estimate.py``;
+#: bench/README.md "Replay: token estimate" has the fit per session and its error on the others). Three constants:
+#: one multiplier for text and tool-call arguments, one for tool results, and the formatting tokens per
+#: tool_use/tool_result block (it also absorbs reasoning the transcript does not show).
+CLAUDE = Calibration("claude", text=1.22, tool_args=1.22, tool_result=1.08, tool_block_overhead=72)
+#: How many more tokens the tokenizer of Claude Opus 4.7 and later (Opus 4.8, Sonnet 5, Opus 5) counts for the same
+#: text: "1.0-1.35x depending on content" at the Opus 4.7 launch, "roughly 30% more tokens" for Sonnet 5 (Anthropic's
+#: model pages). Not measured here: the shared data has no session of these models.
+NEW_TOKENIZER_FACTOR = 1.30
+#: Claude Opus 4.7 and later: ``CLAUDE`` with its multipliers scaled by ``NEW_TOKENIZER_FACTOR`` (the per-block
+#: formatting tokens kept).
+CLAUDE_2026 = Calibration(
+    "claude-2026",
+    text=round(CLAUDE.text * NEW_TOKENIZER_FACTOR, 3),
+    tool_args=round(CLAUDE.tool_args * NEW_TOKENIZER_FACTOR, 3),
+    tool_result=round(CLAUDE.tool_result * NEW_TOKENIZER_FACTOR, 3),
+    tool_block_overhead=CLAUDE.tool_block_overhead,
+)
+_NEW_TOKENIZER = ("claude-opus-4-7", "claude-opus-4-8", "claude-opus-4-9", "claude-opus-5", "claude-sonnet-5")
+
+
+def calibration_for(model_id: str, family: str = "claude") -> Calibration:
+    """The token estimate for a model: ``CLAUDE_2026`` for Claude Opus 4.7 and later (the newer tokenizer),
+    ``CLAUDE`` for earlier Claude models, ``RAW`` (plain ``cl100k_base``) for any other family (Nova, OpenAI)."""
+    if family != "claude":
+        return RAW
+    from promptcache._pricing import price_key
+
+    _, stem = price_key(model_id)
+    stem = stem.removeprefix("anthropic.")
+    return CLAUDE_2026 if any(stem == s or stem.startswith(s + "-") for s in _NEW_TOKENIZER) else CLAUDE
 
 
 @functools.lru_cache(maxsize=1)
@@ -88,6 +125,14 @@ class TokenCounter:
         self._enc = get_encoding()
         self._cache: dict[str, int] = {}
         self.calibration = calibration
+
+    def calibrated(self, calibration: Calibration) -> TokenCounter:
+        """A counter with another ``calibration`` that shares this one's counted texts (nothing is re-counted)."""
+        if calibration is self.calibration:
+            return self
+        other = TokenCounter.__new__(TokenCounter)
+        other._enc, other._cache, other.calibration = self._enc, self._cache, calibration
+        return other
 
     def prime(self, texts: Iterable[str]) -> None:
         """Count every text of ``texts`` not seen before, in one batch."""

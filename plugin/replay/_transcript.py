@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from promptcache._errors import PromptCacheError
+
 __all__ = ["Block", "Conversation", "Message", "TranscriptError", "TranscriptWarning", "Usage", "BLOCK_KINDS", "ROLES"]
 
 #: Content block kinds: plain text, a model's tool call, a tool's result, an image, model reasoning.
@@ -18,7 +20,7 @@ BLOCK_KINDS = frozenset({"text", "tool_use", "tool_result", "image", "reasoning"
 ROLES = frozenset({"system", "user", "assistant", "tool"})
 
 
-class TranscriptError(ValueError):
+class TranscriptError(PromptCacheError, ValueError):
     """A recorded conversation that cannot be read. ``str()`` is one line: ``FILE:LINE: what is wrong`` (``FILE: what
     is wrong`` when the problem is the file itself: missing, a directory, unreadable).
 

@@ -20,6 +20,8 @@ from langchain.agents.middleware import ModelResponse
 from langchain_core.messages import AIMessage, BaseMessage, messages_from_dict
 from langchain_core.messages.ai import UsageMetadata
 
+from promptcache._errors import PromptCacheError
+
 __all__ = ["ZERO_USAGE", "CorruptEntry", "decode_entry", "decode_hit", "encode_entry", "is_storable"]
 
 _VERSION: Final = 1
@@ -27,7 +29,7 @@ ZERO_USAGE: Final = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
 """``usage_metadata`` of a hit: nothing was billed."""
 
 
-class CorruptEntry(ValueError):
+class CorruptEntry(PromptCacheError, ValueError):
     """A stored value that is not a readable entry (treated as a miss)."""
 
 

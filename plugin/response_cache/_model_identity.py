@@ -32,14 +32,14 @@ from cachetools import LRUCache
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
+from promptcache._compat import LLM_STRING_METHODS, SERIALIZED_ATTR, langchain_llm_string
 from promptcache._keys import canonical_json
 
 __all__ = ["llm_string", "model_identity"]
 
 _MODEL_ID_ATTRS: Final = ("model_name", "model_id", "model")
-# BaseChatModel methods ``_get_llm_string`` relies on for a non-serialisable model; overriding any of them makes a
-# class take the plain ``_get_llm_string()`` path.
-_INVOCATION_METHODS: Final = ("_get_llm_string", "_get_invocation_params", "_dict_for_compat", "dict", "asdict")
+# Overriding any of LangChain's LLM_STRING_METHODS makes a class take the plain ``_get_llm_string()`` path.
+_INVOCATION_METHODS: Final = LLM_STRING_METHODS
 _FAST, _SERIALIZABLE, _CALL = "fast", "serializable", "call"
 _CLASS_PATH: dict[type, str] = {}
 _LOOKUPS: dict[type, tuple[bool, ...]] = {}
@@ -95,8 +95,8 @@ class _Snapshot:
 def _state(state: dict[str, Any]) -> tuple[tuple[str, ...], list[Any]]:
     """``__dict__`` keys and values without LangChain's cached ``_serialized`` (set and dropped around us)."""
     keys, values = tuple(state), list(state.values())
-    if "_serialized" in state:
-        i = keys.index("_serialized")
+    if SERIALIZED_ATTR in state:
+        i = keys.index(SERIALIZED_ATTR)
         keys = keys[:i] + keys[i + 1 :]
         del values[i]
     return keys, values
@@ -141,9 +141,9 @@ def _serializable_llm_string(model: Any) -> str:
         hit = _MEMO.get(key)
     if hit is not None and hit[0] is model and _unchanged(model, hit[1]):
         return hit[2]
-    model.__dict__.pop("_serialized", None)  # LangChain's cached dumpd(model), stale once a field changed
+    model.__dict__.pop(SERIALIZED_ATTR, None)  # LangChain's cached dumpd(model), stale once a field changed
     snap = _snapshot(model)  # taken before computing: a change racing the computation makes the next call miss
-    value: str = model._get_llm_string()
+    value = langchain_llm_string(model)
     if snap is not None:
         with _MEMO_LOCK:
             _MEMO[key] = (model, snap, value)  # the references keep ids from being reused while memoised
@@ -167,7 +167,7 @@ def llm_string(model: Any) -> str:
         return str(sorted(params.items()))
     if path == _SERIALIZABLE:
         return _serializable_llm_string(model)
-    value: str = model._get_llm_string()
+    value = langchain_llm_string(model)
     return value
 
 

@@ -156,7 +156,7 @@ class ResponseCache(Processor):
         ``misses`` (calls sent to the model, busts included), ``writes`` (replies handed to the backend),
         ``errors`` (a backend that raised, a corrupt entry, a reply that could not be serialised, a key function
         that failed); on each hit, the recorded reply's ``input_tokens``/``output_tokens`` as tokens saved and, for a model in
-        :mod:`promptcache.replay._pricing`, what that call cost as ``dollars_saved``. Failures a ``RedisCache``
+        :mod:`promptcache._pricing`, what that call cost as ``dollars_saved``. Failures a ``RedisCache``
         absorbs itself are in its own ``stats()``. Also sent to OpenTelemetry (:mod:`promptcache._metrics`)."""
         return self.metrics.snapshot(reset)
 

@@ -223,10 +223,10 @@ def test_bad_prefix_tokens_and_strategy_rejected():
 def test_replay_and_wrapper_place_the_same_boundaries(model_id):
     """The replay's ``anchored-tail`` and the wrapper's placement, on the same agent conversation (a tool loop with
     12 parallel calls, past the lookback): the same points, request by request."""
+    from promptcache._pricing import price_for
     from promptcache.replay._models import cache_rules
     from promptcache.replay._ours import AnchoredTailStrategy as ReplayAnchoredTail
     from promptcache.replay._prepare import prepare, requests_of, schedule
-    from promptcache.replay._pricing import price_for
     from promptcache.replay._tokens import TokenCounter
     from promptcache.replay._transcript import Block, Conversation, Message
 

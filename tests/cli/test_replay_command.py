@@ -106,7 +106,7 @@ def test_malformed_file_is_one_line_naming_file_and_line(tmp_path: Path, capsys:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["--model", "openai.gpt-5"], "no Bedrock price known for model 'openai.gpt-5'; known: amazon.nova"),
+        (["--model", "openai.gpt-5"], "no Amazon Bedrock price for model 'openai.gpt-5' (read as 'openai.gpt-5')"),
         (["--strategy", "magic"], "unknown strategy 'magic'"),
         (["--gap-s", "-1"], "--gap-s must be a finite number of seconds >= 0, got -1.0"),
         (["--response-cache-ttl", "0"], "--response-cache-ttl must be a finite number of seconds > 0, got 0.0"),
@@ -136,8 +136,8 @@ def test_short_prompts_are_told_they_are_below_the_minimum(tmp_path: Path, capsy
     out = " ".join(capsys.readouterr().out.split())
     assert "1 conversation, 1 request, " in out
     assert (
-        # 6 cl100k_base tokens, x1.37 for Claude text (promptcache.replay._tokens.CLAUDE): 8
-        "Nothing can be cached here: the largest request has 8 tokens, below the 1,024 tokens "
+        # 6 cl100k_base tokens, x1.22 for Claude text (promptcache.replay._tokens.CLAUDE): 7
+        "Nothing can be cached here: the largest request has 7 tokens, below the 1,024 tokens "
         f"{MODEL} needs before a cache point"
     ) in out
     assert "Requests spaced by their recorded timestamps." in out and "of 0 tool calls" in out

@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 
 INSTALL_AND_REPLAY = (
-    "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/promptcache replay "
+    'python3 -m venv .venv && .venv/bin/pip install -e ".[replay]" && .venv/bin/promptcache replay '
     "examples/data/sample_conversations.json --model anthropic.claude-sonnet-4-20250514-v1:0"
 )
 INSTALL_AND_TEST = 'python3 -m venv .venv && .venv/bin/pip install -e ".[test]" && .venv/bin/python -m pytest -q'

@@ -24,9 +24,9 @@ bob's lookup: None
 def test_example_runs_offline(redis, request, capsys, monkeypatch):
     argv = [str(EXAMPLE)]
     if redis:
-        request.getfixturevalue("redis_url")
+        url = request.getfixturevalue("redis_url")
         monkeypatch.setenv("PROMPTCACHE_PREFIX", request.getfixturevalue("redis_prefix"))
-        argv.append("--redis")
+        argv += ["--redis", url]
     monkeypatch.setattr(sys, "argv", argv)
     runpy.run_path(str(EXAMPLE), run_name="__main__")  # in-process: the same code path, no interpreter start-up
     assert capsys.readouterr().out == EXPECTED

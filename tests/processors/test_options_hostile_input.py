@@ -11,7 +11,7 @@ import pytest
 
 from promptcache import ResponseCache
 from promptcache._config import check_call_options, read_call_options, resolve_scope, validate_key_part
-from promptcache.backends._namespaced import validate_namespace
+from promptcache.backends._base import validate_namespace
 from promptcache.memory import TypedMemoryMiddleware
 
 KEY = "promptcache.response_cache"

@@ -3,6 +3,7 @@ figure, and every strategy simulated on the logged prompt sizes — exact figure
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -211,3 +212,17 @@ def test_claude_code_tail_point_sits_where_the_logged_cache_ends() -> None:
     assert _cached_extent(request, 1) == 5  # nothing of note uncached: the end of the request
     object.__setattr__(request, "usage", None)
     assert _cached_extent(request, 1) == 5
+
+
+@pytest.mark.parametrize("name", ["converse.jsonl", "invoke_anthropic.json"])
+def test_bedrock_fixtures_replay_at_their_logged_bill(name: str) -> None:
+    """Both invocation-log fixtures (usage from the documented rules, 1-hour points on the tools / system prompt)
+    replay as-logged at their logged bill, with the 1-hour tokens where the log put them (the size fit pins the
+    1-hour write's end at the last 1-hour point)."""
+    path = Path(__file__).resolve().parents[1] / "data" / "bedrock_logs" / name
+    with pytest.warns(UserWarning) if name == "converse.jsonl" else contextlib.nullcontext():
+        result = run_replay([path], "us.anthropic.claude-sonnet-4-5-20250929-v1:0", ["none"], combined=False)
+    assert result.fidelity is not None and result.logged is not None
+    assert result.fidelity.cost_difference == pytest.approx(0.0, abs=1e-4)
+    assert result.strategies["as-logged"].write_1h_tokens == result.logged.write_1h_tokens > 0
+    assert result.strategies["as-logged"].read_tokens == result.logged.read_tokens

@@ -190,9 +190,9 @@ def test_models_file_defaults_and_partial_prices(tmp_path: Path) -> None:
     assert table.price_source("acme.nova-report-fix-v1") == "user file m.toml"
     assert (
         table.price_source("claude-opus-4-6")
-        == "user file m.toml (cache_read); the rest https://aws.amazon.com/bedrock/pricing/"
+        == "user file m.toml (cache_read); the rest https://platform.claude.com/docs/en/about-claude/pricing (read 2026-12-01)"
     )
-    assert table.price_source(MODEL) == "https://aws.amazon.com/bedrock/pricing/"
+    assert table.price_source(MODEL) == "https://aws.amazon.com/bedrock/pricing/ (read 2026-12-01)"
     with pytest.raises(
         ValueError, match=r"acme.x: cachable must be a list of \['system', 'messages', 'tools'\], got \['tool'\]"
     ):

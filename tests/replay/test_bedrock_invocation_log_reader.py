@@ -1,7 +1,8 @@
 """The Bedrock model invocation log reader: every record with a reply is one request; records whose prompt extends
 an earlier one's form a conversation; the caller's cache points and the logged usage are kept.
 
-Fixtures: ``tests/data/bedrock_logs/`` (written from AWS's documented record schema, see the README there).
+Fixtures: ``tests/data/bedrock_logs/`` (AWS's documented record schema; usage from the documented caching rules,
+rebuilt by ``tests/data/bedrock_logs/build_fixtures.py``; see the README there).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def test_converse_records_grouped_by_prompt_extension() -> None:
     assert [c.meta["request_ids"] for c in convs] == [["req-1", "req-2", "req-3"], ["req-b1"], ["req-2r"]]
     agent = convs[0]
     assert agent.replies == [1, 3, 5] and agent.id == "req-1"
-    assert agent.system == (Block("text", "You are the order desk assistant."),)
+    assert len(agent.system) == 1 and agent.system[0].text.startswith("You are the order desk assistant. Orders")
     assert [t["toolSpec"]["name"] for t in agent.tools] == ["get_order"]
     assert [(m.role, [(b.kind, b.text, b.id) for b in m.blocks]) for m in agent.messages] == [
         ("user", [("text", "Where is order 12?", "")]),
@@ -48,9 +49,9 @@ def test_converse_records_grouped_by_prompt_extension() -> None:
         ("assistant", [("text", "Order 13 is packed.", "")]),  # ConverseStream events put back together
     ]
     assert [agent.messages[i].usage for i in agent.replies] == [
-        Usage(12, 0, 1500, 300, 30),  # cacheDetails: 300 of the 1,500 written with the 1-hour TTL
-        Usage(3, 1500, 60, 0, 8),
-        Usage(4, 1560, 20, 0, 6),  # from the stream's metadata event
+        Usage(0, 0, 2487, 1519, 30),  # cacheDetails: 1,519 of the 2,487 written with the 1-hour TTL (the tools)
+        Usage(0, 2487, 187, 0, 8),
+        Usage(0, 2674, 18, 0, 6),  # from the stream's metadata event
     ]
     assert {agent.messages[i].model for i in agent.replies} == {"us.anthropic.claude-sonnet-4-5-20250929-v1:0"}
     assert [agent.messages[i].timestamp for i in agent.replies] == [1772442000.0, 1772442004.0, 1772442009.0]
@@ -77,7 +78,7 @@ def test_repeated_prompt_is_its_own_request_repeating_history() -> None:
     convs, _ = read_quietly(DATA / "converse.jsonl")
     retry = convs[2]
     assert retry.replies == [3] and retry.meta["shared_messages"] == 3
-    assert retry.messages[3].usage == Usage(3, 1560, 0, 0, 8)
+    assert retry.messages[3].usage == Usage(0, 2674, 0, 0, 8)
     assert retry.messages[1].usage is None  # history, not one of this conversation's calls
 
 
@@ -95,22 +96,21 @@ def test_failed_calls_and_other_bodies_skipped_with_one_warning_each() -> None:
 def test_invoke_model_anthropic_bodies_in_a_json_array() -> None:
     [conv] = read_file(DATA / "invoke_anthropic.json")
     assert conv.meta["request_ids"] == ["inv-1", "inv-2"] and conv.replies == [1, 3]
-    assert conv.system == (Block("text", "You answer billing questions."),)
-    assert conv.tools == [
-        {"name": "get_invoice", "description": "Fetch an invoice.", "input_schema": {"type": "object"}}
-    ]
+    assert len(conv.system) == 1 and conv.system[0].text.startswith("You answer billing questions. Invoices")
+    assert [(t["name"], t["input_schema"]) for t in conv.tools] == [("get_invoice", {"type": "object"})]
+    assert "cache_control" not in conv.tools[0]
     assert conv.messages[1].blocks == (Block("tool_use", '{"n":7}', "get_invoice", "toolu_7"),)
     assert conv.messages[3].blocks == (Block("text", "Invoice 7 totals 40 EUR."),)  # streamed events joined
-    assert conv.messages[1].usage == Usage(5, 0, 4200, 4000, 22)
-    assert conv.messages[3].usage == Usage(4, 4200, 30, 0, 9)  # message_start usage, output from message_delta
+    assert conv.messages[1].usage == Usage(0, 0, 5730, 5723, 22)
+    assert conv.messages[3].usage == Usage(0, 5730, 180, 0, 9)  # message_start usage, output from message_delta
     assert conv.meta["cache_points"] == [
         [
-            {"where": "tools", "index": None, "after": 1, "ttl": None},
+            {"where": "tools", "index": None, "after": 1, "ttl": "1h"},
             {"where": "system", "index": None, "after": 1, "ttl": "1h"},
             at_message(0),
         ],
         [
-            {"where": "tools", "index": None, "after": 1, "ttl": None},
+            {"where": "tools", "index": None, "after": 1, "ttl": "1h"},
             {"where": "system", "index": None, "after": 1, "ttl": "1h"},
             at_message(2),
         ],

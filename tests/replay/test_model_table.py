@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from promptcache._cli import main
+from promptcache._pricing import base_model_id, price_for
 from promptcache.cache_points import get_model_info
 from promptcache.cache_points._model_info import canonical_model_id
 from promptcache.replay._engine import run_replay
 from promptcache.replay._model_table import ModelTable, load_overrides
-from promptcache.replay._pricing import base_model_id, price_for
 
 
 @pytest.mark.parametrize(
@@ -46,11 +46,16 @@ def test_minimums_follow_the_current_prompt_caching_page() -> None:
         assert (info.min_tokens_per_cache_point, info.allowed_ttls) == (minimum, ttls), model_id
 
 
-def test_prices_for_anthropic_ids_are_the_bedrock_ones() -> None:
-    assert base_model_id("claude-opus-4-6") == "anthropic.claude-opus-4-6"
+def test_anthropic_api_ids_are_priced_from_the_anthropic_table() -> None:
+    # Claude Code and the Anthropic SDK are Anthropic API traffic: the Anthropic price table, not Bedrock's
+    assert base_model_id("claude-opus-4-6") == "anthropic.claude-opus-4-6"  # the cache rules' lookup key
     opus = price_for("claude-opus-4-6")
-    assert (opus.input, opus.read, opus.write_5m, opus.write_1h) == (5.0, 0.5, 6.25, 10.0)
-    assert price_for("claude-haiku-4-5") == price_for("anthropic.claude-haiku-4-5-20251001-v1:0")
+    assert (opus.input, opus.read, opus.write_5m, opus.write_1h, opus.provider) == (5.0, 0.5, 6.25, 10.0, "anthropic")
+    assert opus.source == "https://platform.claude.com/docs/en/about-claude/pricing" and opus.as_of == "2026-12-01"
+    assert price_for("claude-haiku-4-5") == price_for("claude-haiku-4-5-20251001")
+    # the same model on Bedrock in-Region costs 10 % more than on the Anthropic API
+    bedrock = price_for("anthropic.claude-haiku-4-5-20251001-v1:0")
+    assert (bedrock.provider, bedrock.input, bedrock.write_1h) == ("bedrock", 1.1, 2.2)
 
 
 def test_overrides_replace_an_entry_without_a_release(tmp_path: Path) -> None:

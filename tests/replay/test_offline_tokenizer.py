@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 _NO_NETWORK = """
@@ -64,3 +66,21 @@ def test_replay_cli_runs_offline(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     report = json.loads((tmp_path / "out" / "replay.json").read_text())
     assert {"none", "langchain-aws", "multi-point"} <= set(report["strategies"])
+
+
+def test_token_estimate_follows_the_models_tokenizer_generation() -> None:
+    from promptcache.replay._tokens import CLAUDE, CLAUDE_2026, RAW, TokenCounter, calibration_for
+    from promptcache.replay._transcript import Block
+
+    # Opus 4.7 and later (Opus 4.8, Sonnet 5, Opus 5) count about 30% more tokens for the same text
+    for model in ("claude-opus-4-7", "claude-opus-4-8", "us.anthropic.claude-opus-4-7", "claude-sonnet-5",
+                  "claude-opus-5"):  # fmt: skip
+        assert calibration_for(model) is CLAUDE_2026, model
+    for model in ("claude-opus-4-6", "claude-sonnet-4-5-20250929", "anthropic.claude-haiku-4-5-20251001-v1:0"):
+        assert calibration_for(model) is CLAUDE, model
+    assert calibration_for("gpt-4o", "openai") is RAW and calibration_for("amazon.nova-pro-v1:0", "nova") is RAW
+    old = TokenCounter(CLAUDE)
+    new = old.calibrated(CLAUDE_2026)
+    text = Block("text", "The replay counts every distinct text once. " * 40)
+    assert new.block(text) == round(old.text(text.text) * 1.586)  # 1.22 x 1.30
+    assert new.block(text) / old.block(text) == pytest.approx(1.30, abs=0.01)

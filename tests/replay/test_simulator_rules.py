@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from promptcache._pricing import price_for
 from promptcache.replay._models import cache_rules
-from promptcache.replay._pricing import price_for
 from promptcache.replay._simulator import Checkpoint, PromptCacheSimulator
 
 SONNET4 = "anthropic.claude-sonnet-4-20250514-v1:0"  # min 1,024 tokens, 5-minute TTL only, $3 / 1M input
@@ -105,7 +105,8 @@ def test_one_hour_ttl_prices_and_lifetime() -> None:
     cum, hashes = blocks([1100, 900, 50])
     cost = s.simulate(cum, hashes, 3, [Checkpoint(1, 3600.0, "system"), Checkpoint(2, 300.0)], 0.0)
     assert (cost.write_tokens, cost.write_1h_tokens, cost.input_tokens) == (2000, 1100, 50)
-    assert cost.cost_usd == pytest.approx((1100 * 6.0 + 900 * 3.75 + 50 * 3.0) / 1e6)
+    # a us. (geographic) profile of a 4.5+ model: the global price plus Bedrock's 10 % regional premium
+    assert cost.cost_usd == pytest.approx((1100 * 6.6 + 900 * 4.125 + 50 * 3.3) / 1e6)
     later = s.simulate(cum, hashes, 3, [Checkpoint(1, 3600.0, "system"), Checkpoint(2, 300.0)], 1800.0)
     assert later.read_tokens == 1100 and later.write_tokens == 900  # the 5-minute entry is gone, the 1-hour one not
 

@@ -113,11 +113,11 @@ def test_the_claude_estimate_scales_cl100k_per_block_kind() -> None:
     result = Block("tool_result", "def main():\n    return 0\n" * 10, id="t1")
     n_text, n_result = raw.block(text), raw.block(result)
     n_call = raw.text(call.text) + raw.text(call.name)
-    assert claude.block(text) == round(n_text * 1.37)
-    assert claude.block(call) == round(n_call * 1.37) + 83
-    assert claude.block(result) == round(n_result * 1.05) + 83
+    assert claude.block(text) == round(n_text * 1.22)
+    assert claude.block(call) == round(n_call * 1.22) + 72
+    assert claude.block(result) == round(n_result * 1.08) + 72
     assert raw.block(call) == n_call  # plain cl100k_base: no overhead
-    assert claude.tool_schema({"name": "Read"}) == round(raw.tool_schema({"name": "Read"}) * 1.37)
+    assert claude.tool_schema({"name": "Read"}) == round(raw.tool_schema({"name": "Read"}) * 1.22)
 
 
 def test_plain_cl100k_reproduces_the_figures_before_the_calibration() -> None:
@@ -135,7 +135,7 @@ def test_plain_cl100k_reproduces_the_figures_before_the_calibration() -> None:
         assert (raw.strategies[name].read_tokens, raw.strategies[name].write_tokens) == (57_127, 3_419)
     assert raw.strategies["multi-point"].input_tokens == 14_640
     calibrated = run_replay([sample], model)
-    assert (calibrated.input_tokens, calibrated.token_estimate) == (97_781, "claude")
+    assert (calibrated.input_tokens, calibrated.token_estimate) == (87_564, "claude")  # 97,781 before the refit
 
 
 def _timed(conv: Conversation, gaps_s: list[float]) -> Conversation:
@@ -161,3 +161,18 @@ def test_a_short_read_after_the_write_expired_is_left_to_the_simulator() -> None
     usages = [Usage(3, 5000, 1000), Usage(1, 6003, 20000), Usage(3, 18000, 8500)]
     conv = _timed(_conv(usages, CC), [60, 400])
     assert split_on_prefix_change(conv, [10] * 7) == [conv]
+
+
+def test_unlogged_prefix_without_usage_per_conversation_kind() -> None:
+    from promptcache.replay._sizes import unlogged_prefix_tokens
+
+    def conv(model: str, **meta: object) -> Conversation:
+        messages = [Message("user", (Block("text", "hi"),)), Message("assistant", (Block("text", "ok"),), model=model)]
+        return Conversation("c", "c", (), messages, meta={"format": "claude-code", "hidden_prefix": True, **meta})
+
+    assert unlogged_prefix_tokens(conv("claude-opus-4-6", agent="", context_start="session")) == 25_900
+    assert unlogged_prefix_tokens(conv("claude-opus-4-6", agent="agent-a881341")) == 11_224  # a Task sub-agent
+    assert unlogged_prefix_tokens(conv("claude-opus-4-6", agent="agent-acompact-1")) == 25_900  # the compaction
+    assert unlogged_prefix_tokens(conv("claude-opus-4-6", context_start="compact_boundary")) == 33_300
+    assert unlogged_prefix_tokens(conv("claude-opus-4-7", agent="")) == 33_670  # newer tokenizer: x1.30
+    assert unlogged_prefix_tokens(conv("claude-opus-4-6", hidden_size=17_842)) == 17_842
