@@ -193,11 +193,14 @@ class IntentionMemory:
         """Counts: ``hits`` / ``misses`` (lookups: ``retrieve``, ``retrieve_all`` and their async twins, that found
         a memory or not, failures included as misses), ``writes`` (memories stored), ``errors`` (backend failures
         of stores and lookups). Tokens and dollars are not known here (see ``IntentionCache``). Also sent to
-        OpenTelemetry (:mod:`promptcache._metrics`). With a model verifier, also its cost since the last reset:
+        OpenTelemetry (:mod:`promptcache._metrics`). With a model verifier (one with ``usage()``, such as
+        `ChatModelVerifier`), also its cost since the last reset:
         ``verifier_calls``, ``verifier_input_tokens``, ``verifier_output_tokens`` (an `IntentionStats`)."""
         base = self.metrics.snapshot(reset)
         usage = getattr(self.verifier, "usage", None)
-        now = usage() if callable(usage) else (0, 0, 0)
+        if not callable(usage):
+            return base  # no model verifier: nothing else to count
+        now = usage()
         with self._lock:
             delta = [a - b for a, b in zip(now, self._usage_base)]
             if reset:
