@@ -21,6 +21,8 @@ _EXPORTS: dict[str, str] = {
     "with_processors": "promptcache._wrapped_model",
     "ServerCache": "promptcache.backends",
     "InMemoryServerCache": "promptcache.backends",
+    # recording traffic for the replay
+    "TrafficRecorder": "promptcache._recorder",
     # response cache
     "ResponseCache": "promptcache.response_cache",
     "ResponseCacheKeyInputs": "promptcache.response_cache",

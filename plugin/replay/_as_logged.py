@@ -13,6 +13,9 @@
     ``promptcache.replay._bedrock_logs`` records them — per request, a list of ``{"where": "tools" | "system" |
     "message", "index": i, "after": k, "ttl": "5m" | "1h" | None}``: the point follows the first ``k`` tool
     schemas, system blocks, or blocks of ``messages[i]``; no TTL means 5 minutes.
+  * A call log whose records carry cache usage but not the cache points (``meta["layout"] == "from-usage"``:
+    OpenTelemetry spans, Langfuse generations, proxy logs, ...): as Claude Code, a breakpoint at the end of the
+    system/tools prefix and one where the call's logged cache read + cache write ends.
   * Any other log: no cache points (the log says nothing about its layout).
 
 - ``Fidelity`` compares, call by call, the simulated ``as-logged`` cache-read and cache-write tokens and cost with
@@ -156,7 +159,7 @@ class AsLoggedStrategy(Strategy):
         if not self.rules.supports_cache:
             return []
         conv = request.prepared.conversation
-        if conv.meta.get("format") == "claude-code":
+        if conv.meta.get("format") == "claude-code" or conv.meta.get("layout") == "from-usage":
             return self._claude_code(request)
         layout = conv.meta.get("cache_points")
         if isinstance(layout, list) and request.number < len(layout):

@@ -34,6 +34,7 @@ import orjson
 
 from ._bedrock_logs import is_invocation_log, read_invocation_log
 from ._claude_code import is_claude_code_log, is_session_folder, read_claude_code, read_session_folder
+from ._formats import detect_document, detect_jsonl, no_format_hint, read_with
 from ._jsonpos import line_at, line_of
 from ._messages import BadRecord, _short, is_message_like, normalise_message, parse_timestamp
 from ._transcript import Block, Conversation, Message, TranscriptError
@@ -133,11 +134,17 @@ def _first_line_is_json(data: bytes) -> bool:
 def _read_json_document(name: str, data: bytes, doc: Any) -> list[Conversation]:
     if is_invocation_log(doc):
         return read_invocation_log(name, data, doc)
+    fmt = detect_document(doc)
+    if fmt is not None:
+        return read_with(fmt, name, data, doc)
     try:
         return _conversations_from_document(name, doc)
     except BadRecord as bad:
         text = data.decode("utf-8", errors="replace")
-        raise TranscriptError(name, line_of(text, bad.where), bad.reason) from None
+        reason = bad.reason
+        if len(bad.where) <= 1 and not _has_messages(doc):  # the records themselves are of no known shape
+            reason = f"{reason}; {no_format_hint(doc if isinstance(doc, list) else [doc])}"
+        raise TranscriptError(name, line_of(text, bad.where), reason) from None
 
 
 def _conversations_from_document(name: str, doc: Any) -> list[Conversation]:
@@ -155,6 +162,14 @@ def _conversations_from_document(name: str, doc: Any) -> list[Conversation]:
     if not items:
         raise BadRecord(base, "no conversations in the file")
     return [_conversation(name, item, (*base, i), i) for i, item in enumerate(items)]
+
+
+def _has_messages(doc: Any) -> bool:
+    """Whether ``doc`` (or its first element) holds a message or a message list: a transcript with a bad part."""
+    first = doc[0] if isinstance(doc, list) and doc else doc
+    return is_message_like(first) or (
+        isinstance(first, dict) and any(isinstance(first.get(k), list) for k in (*_MESSAGE_KEYS, "conversations"))
+    )
 
 
 def _is_conversation(value: Any) -> bool:
@@ -250,6 +265,9 @@ def _read_jsonl(name: str, data: bytes) -> list[Conversation]:
         return read_claude_code(name, data)
     if is_invocation_log(data=data):
         return read_invocation_log(name, data)
+    fmt = detect_jsonl(data)
+    if fmt is not None:
+        return read_with(fmt, name, data)
     conversations: list[Conversation] = []
     sessions: dict[str, tuple[int, list[Message], dict[str, Any]]] = {}
     order: list[tuple[str, str | None]] = []  # ("conv", None) placeholders keep file order between kinds
@@ -282,7 +300,8 @@ def _read_jsonl(name: str, data: bytes) -> list[Conversation]:
             else:
                 raise BadRecord((), f"expected a message, an event or a conversation, got {_short(rec)}")
         except BadRecord as bad:
-            raise TranscriptError(name, lineno, bad.reason) from None
+            hint = f"; {no_format_hint([rec])}" if not order and not bad.where and not _has_messages(rec) else ""
+            raise TranscriptError(name, lineno, bad.reason + hint) from None
     # Events become conversations; keep whole-conversation lines and sessions in first-seen order.
     out: list[Conversation] = []
     whole = iter(conversations)

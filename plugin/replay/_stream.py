@@ -22,6 +22,7 @@ from pathlib import Path
 import orjson
 
 from . import _readers as readers
+from ._formats import detect_record
 from ._jsonpos import jsonl_records
 from ._messages import BadRecord
 from ._prepare import Request
@@ -80,6 +81,8 @@ def _lines_are_conversations(path: str | Path) -> bool:
             for raw in handle:
                 if raw.strip():
                     rec = orjson.loads(raw)
+                    if detect_record(rec) is not None:  # a call log (e.g. a proxy's, whose records hold messages)
+                        return False
                     return readers._is_conversation(rec) and not (isinstance(rec, dict) and "message" in rec)
     except (OSError, orjson.JSONDecodeError):
         return False  # read_file reports it

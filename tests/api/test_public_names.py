@@ -20,6 +20,7 @@ PUBLIC: dict[str, set[str]] = {
         "with_processors",
         "ServerCache",
         "InMemoryServerCache",
+        "TrafficRecorder",
         "ResponseCache",
         "ResponseCacheKeyInputs",
         "build_response_cache_key",

@@ -1,0 +1,87 @@
+"""The recording format ``TrafficRecorder`` writes and ``promptcache replay`` reads: one JSON object per model call.
+
+A line (``version`` 1)::
+
+    {"promptcache": "call", "version": 1, "id": "<call uuid>",
+     "started": <epoch s>, "ended": <epoch s>, "thread_id": "..." | null, "user": "..." | null,
+     "model": "<model id>", "model_class": "ChatBedrockConverse",
+     "request": {"messages": [<messages_to_dict form>], "tools": [<OpenAI tool schema>], "settings": {...}},
+     "sent": {"api": "bedrock-converse", "operation": "Converse", "body": {<Converse request as boto3 sent it>}},
+     "response": {"message": <messages_to_dict form>, "usage_metadata": {...}},
+     "text": "kept" | "dropped"}
+
+``request`` is the request as the innermost middleware passed it to the model: ``messages`` includes the system
+message first; ``cache_control`` content blocks are kept. ``sent`` is present when the model is a Bedrock Converse
+model: the request body boto3 sent (``system``, ``messages``, ``toolConfig``, ``inferenceConfig``, ...), with the
+``cachePoint`` blocks ``CachePointChatBedrockConverse`` placed on the final request.
+
+With ``text="dropped"`` every text of the system prompt and the messages — text fields, string contents, tool-call
+arguments, tool-result JSON — is replaced by ``{"promptcache_redacted": {"chars": <length>, "sha256": "<hex>"}}``
+(SHA-256 of the UTF-8 text; non-string values as canonical JSON). Tool schemas are kept. ``restore`` turns each one
+back into a stand-in text of the same length that starts with the digest, so equal texts stay equal and sizes stay
+in proportion.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import orjson
+
+__all__ = ["FORMAT_TAG", "REDACTED", "VERSION", "is_recording", "redact", "restore", "stand_in"]
+
+#: ``promptcache`` field of every recorded line.
+FORMAT_TAG = "call"
+#: Version of the line layout above.
+VERSION = 1
+#: Key of a redacted text.
+REDACTED = "promptcache_redacted"
+
+_STRING_KEYS = frozenset({"text", "content"})
+_VALUE_KEYS = frozenset({"args", "input", "arguments", "json"})
+_SKIP_KEYS = frozenset({"toolConfig", "toolSpec", "inputSchema", "usage_metadata", "response_metadata"})
+
+
+def is_recording(rec: Any) -> bool:
+    """True for one recorded line (a dict with ``"promptcache": "call"``)."""
+    return isinstance(rec, dict) and rec.get("promptcache") == FORMAT_TAG
+
+
+def _digest(value: Any) -> dict[str, Any]:
+    text = value if isinstance(value, str) else orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=repr).decode()
+    return {REDACTED: {"chars": len(text), "sha256": hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()}}
+
+
+def redact(value: Any, key: str = "") -> Any:
+    """A copy of ``value`` with every message text replaced by its size and digest (module docstring): strings
+    under ``text`` / ``content``, and any non-empty value under ``args`` / ``input`` / ``arguments`` / ``json``."""
+    if key in _STRING_KEYS and isinstance(value, str):
+        return _digest(value)
+    if key in _VALUE_KEYS and value not in ({}, [], "", None) and not (isinstance(value, dict) and REDACTED in value):
+        return _digest(value)
+    if isinstance(value, dict):
+        return {k: v if k in _SKIP_KEYS else redact(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v, key) for v in value]
+    return value
+
+
+def stand_in(chars: int, sha256: str) -> str:
+    """The text a redacted one is replayed as: its digest's first 16 hex digits, then ``" the"`` words up to
+    ``chars`` characters (one ``cl100k_base`` token per 4 characters, about what English prose averages)."""
+    head = sha256[:16]
+    return head + " the" * max((chars - len(head)) // 4, 0)
+
+
+def restore(value: Any) -> Any:
+    """``value`` with every redacted text replaced by its ``stand_in`` (other values as they are)."""
+    if isinstance(value, dict):
+        mark = value.get(REDACTED)
+        if len(value) == 1 and isinstance(mark, dict):
+            chars, sha = mark.get("chars"), mark.get("sha256")
+            return stand_in(chars if isinstance(chars, int) else 0, sha if isinstance(sha, str) else "")
+        return {k: restore(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [restore(v) for v in value]
+    return value

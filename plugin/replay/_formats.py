@@ -1,0 +1,204 @@
+"""Log formats recognised by their content (never by file name), and the one-line answer when none matches.
+
+Each format names the fields its records carry (``signature``) and decides from one record whether it is one of its
+own (``matches``). A JSONL file is taken by the format its first record matches; a JSON document by the format its
+first record matches, the records being the document itself, its elements (a JSON array), or the elements of its
+``data`` / ``runs`` / ``observations`` list (as the LangSmith and Langfuse APIs wrap them). A format's ``parse``
+turns one record into calls (``promptcache.replay._bedrock_bodies.ParsedCall``) and ``promptcache.replay._calls``
+groups them.
+
+A file no reader takes gets ``no_format_hint``: the formats tried and, for the nearest one (the most of its
+signature present), its first missing field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ._bedrock_bodies import ParsedCall
+from ._calls import conversations
+from ._jsonpos import jsonl_records, line_of
+from ._messages import BadRecord
+from ._transcript import Conversation, TranscriptError
+
+__all__ = ["Format", "FORMATS", "detect_document", "detect_jsonl", "no_format_hint", "read_with"]
+
+_WRAPPERS = ("data", "runs", "observations")
+_SAMPLE = 20  # records looked at for the "nearest format" hint
+
+
+@dataclass(frozen=True)
+class Format:
+    """One log format.
+
+    Attributes:
+        name: shown in reports and errors (``"LangSmith runs"``).
+        key: ``Conversation.meta["format"]``.
+        signature: fields its records carry, in the order a missing one is named.
+        matches: ``matches(record)`` -> whether the record is of this format.
+        parse: ``parse(record, line)`` -> the calls it holds, each with its intention-cache family (a user id,
+            or ``None``); raises ``BadRecord``.
+        finish: ``finish(name, calls)`` -> conversations, when the format groups calls itself (optional).
+        read_file: ``read_file(name, jsonl_bytes)`` -> conversations, for a format read whole rather than record
+            by record (``parse`` is then unused).
+    """
+
+    name: str
+    key: str
+    signature: tuple[str, ...]
+    matches: Callable[[Any], bool]
+    parse: Callable[[Any, int], list[tuple[ParsedCall, str | None]]]
+    finish: Callable[[str, list[ParsedCall]], list[Conversation]] | None = None
+    read_file: Callable[[str, bytes], list[Conversation]] | None = None
+
+
+def _registry() -> list[Format]:
+    from . import (
+        _read_anthropic_batches,
+        _read_langfuse,
+        _read_langsmith,
+        _read_openai,
+        _read_otel,
+        _read_recording,
+        _read_stream_json,
+    )
+
+    return [
+        _read_recording.FORMAT_SPEC,
+        _read_langsmith.FORMAT_SPEC,
+        _read_langfuse.FORMAT_SPEC,
+        _read_otel.FORMAT_SPEC,
+        _read_openai.FORMAT_SPEC,
+        _read_anthropic_batches.FORMAT_SPEC,
+        _read_stream_json.FORMAT_SPEC,
+    ]
+
+
+_FORMATS: list[Format] = []
+
+
+def FORMATS() -> list[Format]:  # noqa: N802  # a constant, built on first use (the readers import this module)
+    """The recognised formats, in detection order."""
+    if not _FORMATS:
+        _FORMATS.extend(_registry())
+    return _FORMATS
+
+
+def _first(records: Iterable[Any]) -> Any:
+    return next(iter(records), None)
+
+
+def _document_records(doc: Any) -> tuple[list[Any], tuple[Any, ...]]:
+    """The records of a JSON document and the path of their list (``()`` for the document itself)."""
+    if isinstance(doc, list):
+        return doc, ()
+    if isinstance(doc, dict):
+        for key in _WRAPPERS:
+            if isinstance(doc.get(key), list) and doc[key] and isinstance(doc[key][0], dict):
+                return doc[key], (key,)
+        return [doc], ()
+    return [], ()
+
+
+def detect_document(doc: Any) -> Format | None:
+    """The format of a JSON document (module docstring), ``None`` when none matches."""
+    records, _ = _document_records(doc)
+    first = _first(records)
+    return next((f for f in FORMATS() if first is not None and f.matches(first)), None)
+
+
+def detect_jsonl(data: bytes) -> Format | None:
+    """The format of a JSONL file's first parseable record, ``None`` when none matches."""
+    for raw in data.splitlines():
+        if raw.strip():
+            try:
+                rec = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                return None
+            return detect_record(rec)
+    return None
+
+
+def detect_record(rec: Any) -> Format | None:
+    """The format one record belongs to (``None``: none)."""
+    return next((f for f in FORMATS() if f.matches(rec)), None)
+
+
+def no_format_hint(records: Iterable[Any]) -> str:
+    """``"not a log format either (tried ...); nearest: X, which needs 'field'"`` for the first records."""
+    sample = [r for _, r in zip(range(_SAMPLE), records) if isinstance(r, dict)]
+    best: tuple[int, Format | None, str] = (0, None, "")
+    for fmt in FORMATS():
+        for rec in sample:
+            present = [f for f in fmt.signature if _has(rec, f)]
+            missing = next((f for f in fmt.signature if not _has(rec, f)), "")
+            if len(present) > best[0] and missing:
+                best = (len(present), fmt, missing)
+    tried = ", ".join(f.name for f in FORMATS())
+    if best[1] is None:
+        return f"not one of the log formats either (tried {tried}; none has a field of its records)"
+    return f"not one of the log formats either (tried {tried}); nearest: {best[1].name}, which needs {best[2]!r}"
+
+
+def _has(rec: dict[str, Any], dotted: str) -> bool:
+    node: Any = rec
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return True
+
+
+class _At(BadRecord):
+    """A malformed record with its line (0: inside a JSON document, found by ``where``)."""
+
+    def __init__(self, line: int, where: tuple[Any, ...], reason: str) -> None:
+        super().__init__(where, reason)
+        self.line = line
+
+
+def _items(name: str, data: bytes, doc: Any) -> Iterator[tuple[int, tuple[Any, ...], Any]]:
+    if doc is None:
+        for lineno, rec in jsonl_records(name, data.splitlines()):
+            yield lineno, (), rec
+        return
+    records, base = _document_records(doc)
+    single = not isinstance(doc, list) and not base
+    for i, rec in enumerate(records):
+        yield 0, (() if single else (*base, i)), rec
+
+
+def read_with(fmt: Format, name: str, data: bytes, doc: Any = None) -> list[Conversation]:
+    """Read a file of format ``fmt``: JSONL ``data``, or the parsed JSON document ``doc``.
+
+    Raises:
+        TranscriptError: ``FILE:LINE: reason`` for a malformed record (the line of the JSONL record, or of the
+            value inside a JSON document), or a file without any call.
+    """
+    if fmt.read_file is not None:
+        if doc is not None:  # records of a JSON array, one per line (their line numbers are record numbers)
+            data = b"\n".join(orjson.dumps(r) for r in _document_records(doc)[0])
+        return fmt.read_file(name, data)
+    calls: list[ParsedCall] = []
+    families: dict[str, str] = {}
+    try:
+        for line, where, rec in _items(name, data, doc):
+            if not fmt.matches(rec):
+                raise _At(line, where, f"expected a record of {fmt.name} (as the first one is), got another kind")
+            try:
+                for call, family in fmt.parse(rec, line):
+                    calls.append(call)
+                    if family:
+                        families[call.request_id] = family
+            except BadRecord as bad:
+                raise _At(line, (*where, *bad.where), bad.reason) from None
+    except _At as at:
+        line = at.line or line_of(data.decode("utf-8", errors="replace"), at.where)
+        raise TranscriptError(name, line, f"{fmt.name}: {at.reason}") from None
+    if fmt.finish is not None:
+        return fmt.finish(name, calls)
+    return conversations(name, calls, fmt.key, families)
