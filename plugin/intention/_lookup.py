@@ -133,8 +133,14 @@ def find(
     sig = signature(intention)
     asks = memory.verifier.asks_model and not exact_only and memory.threshold < 1.0
     fetched: dict[str, bytes | None] = {}
-    pool = filter_records(memory.backend.records(user, now), tool, args)
-    cands = [r for r in pool if signature(r.intention) == sig and veto(intention, r.intention) is None]
+    if asks:
+        pool = filter_records(memory.backend.records(user, now), tool, args)
+        same = [r for r in pool if signature(r.intention) == sig]
+    else:  # the meaning index: only the memories with the query's signature, their results with them
+        found, fetched = memory.backend.matching_results(user, sig, now)
+        same = [r for r in filter_records(found, tool, args) if signature(r.intention) == sig]
+        pool = same
+    cands = [r for r in same if veto(intention, r.intention) is None]
     group = exact_group(pool, exact_key(intention))
     if group:
         return Picked(group, 1.0, "exact", results=fetched), now
@@ -162,8 +168,14 @@ async def afind(
     sig = signature(intention)
     asks = memory.verifier.asks_model and not exact_only and memory.threshold < 1.0
     fetched: dict[str, bytes | None] = {}
-    pool = filter_records(await memory.backend.arecords(user, now), tool, args)
-    cands = [r for r in pool if signature(r.intention) == sig and veto(intention, r.intention) is None]
+    if asks:
+        pool = filter_records(await memory.backend.arecords(user, now), tool, args)
+        same = [r for r in pool if signature(r.intention) == sig]
+    else:  # the meaning index: only the memories with the query's signature, their results with them
+        found, fetched = await memory.backend.amatching_results(user, sig, now)
+        same = [r for r in filter_records(found, tool, args) if signature(r.intention) == sig]
+        pool = same
+    cands = [r for r in same if veto(intention, r.intention) is None]
     group = exact_group(pool, exact_key(intention))
     if group:
         return Picked(group, 1.0, "exact", results=fetched), now

@@ -47,9 +47,12 @@ def test_a_model_change_re_embeds_old_memories_on_read(redis_url, redis_prefix):
     assert new_model.documents == 1  # and reused while the user's memories are unchanged
 
 
-def test_a_vocabulary_change_keeps_memories_reachable(redis_url, redis_prefix, redis_client):
+def test_a_vocabulary_change_keeps_memories_reachable_with_embeddings(redis_url, redis_prefix, redis_client):
+    # With embeddings the lookup reads the user's records and recomputes what it compares. Without them it asks
+    # the meaning index (one round trip, O(1) in the user's memories), as on main: a memory indexed under an old
+    # vocabulary's signature is not found there until it is stored again.
     backend = RedisIntentionBackend(url=redis_url, prefix=redis_prefix)
-    memory = IntentionMemory(backend, ttl_s=600)
+    memory = IntentionMemory(backend, ttl_s=600, embeddings=Axis("v1"), threshold=0.9)
     assert memory.store("u1", "turn off the bedroom lights", "done")
     # A record written under another vocabulary: another meaning signature, another normal form.
     (record,) = backend.records("u1", memory.clock())
@@ -57,6 +60,8 @@ def test_a_vocabulary_change_keeps_memories_reachable(redis_url, redis_prefix, r
     key = backend.memory_key("u1", record.id)
     redis_client.set(key, moved.dumps(), keepttl=True)
     backend.put("u1", replace(moved, id=record.id), b'"done"', memory.clock())
-    fresh = IntentionMemory(RedisIntentionBackend(url=redis_url, prefix=redis_prefix), ttl_s=600)
+    fresh = IntentionMemory(
+        RedisIntentionBackend(url=redis_url, prefix=redis_prefix), ttl_s=600, embeddings=Axis("v1"), threshold=0.9
+    )
     assert fresh.retrieve("u1", "turn off the bedroom lights").kind == "exact"
     assert fresh.retrieve("u1", "please turn off the bedroom lights").result == "done"
