@@ -3,7 +3,9 @@
 1. The candidates: the user's memories with the query's meaning signature, read from the backend's index
    (:meth:`~promptcache.intention._backends.IntentionBackend.matching`: not every memory), narrowed to the
    ``tool``/``args`` asked for.
-2. **exact**: a candidate whose normalised intention equals the query's: that intention's memories.
+2. **exact**: a candidate whose exact key (:func:`~promptcache.intention._vetoes.exact_key`, recomputed from the
+   stored raw intention) is the query's: that intention's memories. Candidates a veto blocks
+   (:func:`~promptcache.intention._vetoes.veto`) are not offered as similar matches.
 3. **similar**: otherwise every candidate is lexically equivalent to the query (the
    :class:`~promptcache.intention._judges.LexicalVerifier`'s verdict); with a verifier that asks a model
    (:class:`~promptcache.intention._judges.ChatModelVerifier`), the user's most similar other memories above the
