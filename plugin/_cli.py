@@ -158,6 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop (exit 2) at the first JSONL line that is not valid JSON; by default such lines are skipped, "
         "counted in replay.json (skipped_lines) and named in one warning",
     )
+    from promptcache.intention._calibrate_cli import add_parser
+
+    add_parser(sub)
     return parser
 
 
@@ -250,6 +253,8 @@ def _run_replay(args: argparse.Namespace) -> int:
         table = ModelTable(load_overrides(args.models) if args.models else None, args.min_tokens, source=args.models)
     except ValueError as exc:
         return _fail(f"--models: {exc}")
+    except RecursionError:  # tomllib / json recurse per nesting level
+        return _fail(f"--models: {args.models}: nested too deeply to be a model table")
     for note in _session_notes(args.files):
         print(f"promptcache: warning: {note}", file=sys.stderr)
     caught: list[warnings.WarningMessage] = []
@@ -354,6 +359,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "replay":
         return _run_replay(args)
+    if args.command == "calibrate-intentions":
+        from promptcache.intention._calibrate_cli import run
+
+        return run(args)
     return _fail(f"unknown command {args.command!r}")  # pragma: no cover - argparse rejects it first
 
 

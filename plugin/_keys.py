@@ -64,7 +64,7 @@ def _portable(value: Any, depth: int = 0) -> Any:
     and nesting past 200 levels ``{"$deep": <sha256 of repr>}``. Everything else is left as it is.
     """
     if depth > _MAX_DEPTH:
-        return {"$deep": hashlib.sha256(repr(value).encode()).hexdigest()}
+        return {"$deep": _deep_digest(value)}
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if isinstance(value, int):
@@ -83,6 +83,39 @@ def _portable(value: Any, depth: int = 0) -> Any:
     if callable(dump) and not isinstance(value, type):
         return _portable(dump(mode="json"), depth + 1)
     return value
+
+
+def _deep_digest(value: Any) -> str:
+    """SHA-256 of ``value``'s structure and leaves, walked with an explicit stack (a value nested thousands of
+    levels deep has no recursion limit to hit): containers as their kind and length, leaves as their ``repr``."""
+    digest = hashlib.sha256()
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            digest.update(b"{%d\x00" % len(item))
+            for key, child in reversed(list(item.items())):
+                stack.append(child)
+                stack.append(_Leaf(key))
+        elif isinstance(item, (list, tuple)):
+            digest.update(b"[%d\x00" % len(item))
+            stack.extend(reversed(item))
+        elif isinstance(item, (set, frozenset)):
+            digest.update(b"<%d\x00" % len(item))
+            stack.extend(sorted(item, key=repr))
+        else:
+            leaf = item.value if isinstance(item, _Leaf) else item
+            digest.update(repr(leaf).encode("utf-8", "surrogatepass") + b"\x00")
+    return digest.hexdigest()
+
+
+class _Leaf:
+    """A dict key on `_deep_digest`'s stack (hashed by its ``repr``, never walked)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
 
 def canonical_json(value: Any, *, exact_floats: bool = True) -> bytes:

@@ -29,6 +29,7 @@ from langchain_core.messages import AIMessage, BaseMessage, messages_to_dict
 from langchain_core.runnables.config import ensure_config
 
 from promptcache._log import ThrottledWarning
+from promptcache._option_checks import check_bool
 from promptcache._processor import ModelRequest, ModelResponse, Processor
 from promptcache._recording import FORMAT_TAG, VERSION, redact
 
@@ -179,7 +180,7 @@ class TrafficRecorder(Processor):
         if isinstance(backups, bool) or not isinstance(backups, int) or backups < 0:
             raise ValueError(f"backups must be a count >= 0, got {backups!r}")
         self._sink = _Sink(target, max_bytes, backups)
-        self.drop_text = bool(drop_text)
+        self.drop_text = check_bool(drop_text, "drop_text")
         if scope is not None:
             self._scope = scope
         self._warning = ThrottledWarning(logger)

@@ -15,6 +15,7 @@
 
 from promptcache.intention._backends import InMemoryIntentionBackend, IntentionBackend
 from promptcache.intention._judges import ChatModelVerifier, LexicalVerifier
+from promptcache.intention._local import local_embeddings
 from promptcache.intention._memory import (
     DEFAULT_INTENTION_THRESHOLD,
     DEFAULT_INTENTION_TTL_SECONDS,
@@ -37,5 +38,6 @@ __all__ = [
     "IntentionMemory",
     "LexicalSimilarity",
     "LexicalVerifier",
+    "local_embeddings",
     "make_retrieve_memory_tool",
 ]

@@ -133,6 +133,21 @@ class ChatModelVerifier(Verifier):
         )
         self._lock = threading.Lock()
         self._warning = ThrottledWarning(_log)
+        self._usage = [0, 0, 0]
+
+    def usage(self) -> tuple[int, int, int]:
+        """``(model calls, input tokens, output tokens)`` so far (tokens from the replies' ``usage_metadata``;
+        0 when a reply carries none). Cached verdicts cost nothing and are not counted."""
+        with self._lock:
+            calls, tin, tout = self._usage
+        return calls, tin, tout
+
+    def _count(self, reply: Any) -> None:
+        meta = getattr(reply, "usage_metadata", None) or {}
+        with self._lock:
+            self._usage[0] += 1
+            self._usage[1] += int(meta.get("input_tokens", 0) or 0)
+            self._usage[2] += int(meta.get("output_tokens", 0) or 0)
 
     def _key(self, query: str, stored: str, result: str | None) -> tuple[str, str, str]:
         return normalize_intention(query), normalize_intention(stored), result or ""
@@ -180,7 +195,9 @@ class ChatModelVerifier(Verifier):
         if cached is not None:
             return cached
         try:
-            verdict = self._parse(self.model.invoke(self.messages(query, stored, result)))
+            reply = self.model.invoke(self.messages(query, stored, result))
+            self._count(reply)
+            verdict = self._parse(reply)
         except Exception as exc:  # noqa: BLE001 - any failure is "no match"
             self._warning.warn("promptcache: intention verifier model failed; no match", exc=exc)
             return False
@@ -195,7 +212,9 @@ class ChatModelVerifier(Verifier):
         if cached is not None:
             return cached
         try:
-            verdict = self._parse(await self.model.ainvoke(self.messages(query, stored, result)))
+            reply = await self.model.ainvoke(self.messages(query, stored, result))
+            self._count(reply)
+            verdict = self._parse(reply)
         except Exception as exc:  # noqa: BLE001
             self._warning.warn("promptcache: intention verifier model failed; no match", exc=exc)
             return False

@@ -3,7 +3,9 @@
 1. The candidates: the user's memories with the query's meaning signature, read from the backend's index
    (`matching`: not every memory), narrowed to the
    ``tool``/``args`` asked for.
-2. **exact**: a candidate whose normalised intention equals the query's: that intention's memories.
+2. **exact**: a candidate whose exact key (`exact_key`, recomputed from the
+   stored raw intention) is the query's: that intention's memories. Candidates a veto blocks
+   (`veto`) are not offered as similar matches.
 3. **similar**: otherwise every candidate is lexically equivalent to the query (the
    `LexicalVerifier`'s verdict); with a verifier that asks a model
    (`ChatModelVerifier`), the user's most similar other memories above the
@@ -22,8 +24,9 @@ import orjson
 from promptcache.intention._backends import MemoryRecord
 from promptcache.intention._matching import anchor_info, choose
 from promptcache.intention._meaning import signature
-from promptcache.intention._normalize import anchors_agree, normalize_intention
+from promptcache.intention._normalize import anchors_agree
 from promptcache.intention._select import exact_group, filter_records, group_of
+from promptcache.intention._vetoes import exact_key, veto
 
 if TYPE_CHECKING:
     from promptcache.intention._memory import IntentionMemory
@@ -83,7 +86,7 @@ def _others(
         if record.normalized in seen:
             continue
         seen.add(record.normalized)
-        if anchors_agree(qa, qt, *anchor_info(record.intention)):
+        if anchors_agree(qa, qt, *anchor_info(record.intention)) and veto(intention, record.intention) is None:
             out.append((score, record))
             if len(out) >= limit:
                 break
@@ -134,12 +137,13 @@ def find(
     fetched: dict[str, bytes | None] = {}
     if asks:
         pool = filter_records(memory.backend.records(user, now), tool, args)
-        cands = [r for r in pool if r.signature == sig]
-    else:
+        same = [r for r in pool if signature(r.intention) == sig]
+    else:  # the meaning index: only the memories with the query's signature, their results with them
         found, fetched = memory.backend.matching_results(user, sig, now)
-        cands = filter_records(found, tool, args)
-        pool = cands
-    group = exact_group(pool if asks else cands, normalize_intention(intention))
+        same = [r for r in filter_records(found, tool, args) if signature(r.intention) == sig]
+        pool = same
+    cands = [r for r in same if veto(intention, r.intention) is None]
+    group = exact_group(pool, exact_key(intention))
     if group:
         return Picked(group, 1.0, "exact", results=fetched), now
     if exact_only or memory.threshold >= 1.0 or not pool:
@@ -168,12 +172,13 @@ async def afind(
     fetched: dict[str, bytes | None] = {}
     if asks:
         pool = filter_records(await memory.backend.arecords(user, now), tool, args)
-        cands = [r for r in pool if r.signature == sig]
-    else:
+        same = [r for r in pool if signature(r.intention) == sig]
+    else:  # the meaning index: only the memories with the query's signature, their results with them
         found, fetched = await memory.backend.amatching_results(user, sig, now)
-        cands = filter_records(found, tool, args)
-        pool = cands
-    group = exact_group(pool if asks else cands, normalize_intention(intention))
+        same = [r for r in filter_records(found, tool, args) if signature(r.intention) == sig]
+        pool = same
+    cands = [r for r in same if veto(intention, r.intention) is None]
+    group = exact_group(pool, exact_key(intention))
     if group:
         return Picked(group, 1.0, "exact", results=fetched), now
     if exact_only or memory.threshold >= 1.0 or not pool:

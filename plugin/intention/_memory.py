@@ -23,7 +23,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cachetools import LRUCache
@@ -40,12 +40,15 @@ from promptcache.intention._backends import (
     MemoryRecord,
 )
 from promptcache.intention._checks import check_call, check_unit, check_user
+from promptcache.intention._differences import WordCheck
 from promptcache.intention._judges import Verifier, as_verifier
 from promptcache.intention._lookup import afind, find
 from promptcache.intention._meaning import signature
 from promptcache.intention._normalize import normalize_intention
+from promptcache.intention._recall import IndexCache, RecallIndex, afind_recall, asuggest, find_recall, suggest
 from promptcache.intention._results import IntentionMatch, serialise_json, to_matches
-from promptcache.intention._similarity import Similarity, as_similarity
+from promptcache.intention._similarity import EmbeddingsSimilarity, Similarity, as_similarity
+from promptcache.intention._vetoes import exact_key
 
 __all__ = [
     "DEFAULT_INTENTION_MARGIN",
@@ -53,6 +56,7 @@ __all__ = [
     "DEFAULT_INTENTION_TTL_SECONDS",
     "IntentionMatch",
     "IntentionMemory",
+    "IntentionStats",
 ]
 
 DEFAULT_INTENTION_TTL_SECONDS = 3600.0
@@ -63,6 +67,16 @@ verifier decides whether two intentions mean the same; the threshold only keeps 
 share little text. Measured on the package's hand-written paraphrase set (tests/data/intention_paraphrases.tsv):
 every verified paraphrase pair scores at least 0.6; Banking77 precision by threshold is in bench/README.md
 ("Intention cache")."""
+DEFAULT_MAX_ERROR = 0.01
+"""With embeddings: the wrong-hit rate (1 - precision) the calibrated threshold keeps to on held-out labelled pairs
+(`promptcache.intention._calibrate`)."""
+DEFAULT_PROPOSALS = 5
+"""With embeddings: stored intentions proposed per lookup (the most similar ones), each then vetoed or accepted."""
+DEFAULT_PROPOSAL_FLOOR = 0.5
+"""With embeddings and a model verifier: the least cosine of a proposal the model is asked about. On the package's
+calibration pairs with all-MiniLM-L6-v2, paraphrases below it are rare (bench/README.md, "Intention cache")."""
+DEFAULT_SUGGESTIONS = 3
+"""Earlier results `IntentionMemory.suggest` (and so ``retrieve_memory``) shows for one intention."""
 DEFAULT_INTENTION_MARGIN = 0.15
 """Verified candidates within this much of the best similarity count as equally good; the newest of them is served
 (a later result of the same request is the fresher one)."""
@@ -107,10 +121,14 @@ class IntentionMemory:
         *,
         ttl_s: float = DEFAULT_INTENTION_TTL_SECONDS,
         similarity: Any = None,
-        threshold: float = DEFAULT_INTENTION_THRESHOLD,
+        threshold: float | None = None,
         margin: float = DEFAULT_INTENTION_MARGIN,
         clock: Callable[[], float] = time.time,
         verifier: Verifier | None = None,
+        embeddings: Any = None,
+        max_error: float = DEFAULT_MAX_ERROR,
+        proposals: int = DEFAULT_PROPOSALS,
+        proposal_floor: float = DEFAULT_PROPOSAL_FLOOR,
     ) -> None:
         if backend is None:
             backend = InMemoryIntentionBackend()
@@ -120,8 +138,24 @@ class IntentionMemory:
             raise ValueError("ttl_s must be a finite number of seconds > 0, got None (memories must expire)")
         self.backend = backend
         self.ttl_s = validate_ttl(ttl_s)
+        if embeddings is not None:
+            if similarity is not None:
+                raise ValueError("pass embeddings= or similarity=, not both")
+            similarity = EmbeddingsSimilarity(embeddings)
         self.similarity: Similarity = as_similarity(similarity)
-        self.threshold = check_unit(threshold, "threshold")
+        self.recall = isinstance(self.similarity, EmbeddingsSimilarity)
+        self._calibrate = embeddings is not None
+        """Whether lookups propose candidates by embeddings (`promptcache.intention._recall`)."""
+        self._threshold = None if threshold is None else check_unit(threshold, "threshold")
+        self.exact_only = self._threshold == 1.0
+        """``threshold=1.0`` was given: exact matches only."""
+        self.max_error = check_unit(max_error, "max_error")
+        if isinstance(proposals, bool) or not isinstance(proposals, int) or proposals < 1:
+            raise ValueError(f"proposals must be an int >= 1, got {proposals!r}")
+        self.proposals = proposals
+        self.proposal_floor = check_unit(proposal_floor, "proposal_floor")
+        self._indexes = IndexCache()
+        self.word_check = WordCheck(getattr(self.similarity, "embeddings", None))
         self.margin = check_unit(margin, "margin")
         self.verifier: Verifier = as_verifier(verifier)
         self.clock = check_callable(clock, "clock")
@@ -129,13 +163,52 @@ class IntentionMemory:
         self._lock = threading.Lock()
         self._prepared: LRUCache[tuple[tuple[str, float], ...], Any] = LRUCache(maxsize=64)
         self.metrics = PluginMetrics("intention_memory")
+        self._usage_base: tuple[int, ...] = (0, 0, 0)
+
+    @property
+    def threshold(self) -> float:
+        """The least similarity of a similar match: as given; else, with ``embeddings=``, the threshold calibrated
+        for ``max_error`` (computed on first use, once per process and model); else
+        `DEFAULT_INTENTION_THRESHOLD`."""
+        if self._threshold is not None:
+            return self._threshold
+        if not self._calibrate:
+            return DEFAULT_INTENTION_THRESHOLD
+        from promptcache.intention._calibrate import threshold_for
+
+        sim = self.similarity
+        assert isinstance(sim, EmbeddingsSimilarity)
+        self._threshold = threshold_for(sim.embeddings, sim.name, self.max_error)
+        return self._threshold
+
+    @threshold.setter
+    def threshold(self, value: float) -> None:
+        self._threshold = check_unit(value, "threshold")
+        self.exact_only = self._threshold == 1.0
+
+    def _recall_index(self, records: list[MemoryRecord]) -> RecallIndex:
+        sim = self.similarity
+        return self._indexes.get(records, lambda: _build_index(self, records, sim.encode))
 
     def stats(self, reset: bool = False) -> PluginStats:
         """Counts: ``hits`` / ``misses`` (lookups: ``retrieve``, ``retrieve_all`` and their async twins, that found
         a memory or not, failures included as misses), ``writes`` (memories stored), ``errors`` (backend failures
         of stores and lookups). Tokens and dollars are not known here (see ``IntentionCache``). Also sent to
-        OpenTelemetry (`promptcache._metrics`)."""
-        return self.metrics.snapshot(reset)
+        OpenTelemetry (`promptcache._metrics`). With a model verifier (one with ``usage()``, such as
+        `ChatModelVerifier`), also its cost since the last reset:
+        ``verifier_calls``, ``verifier_input_tokens``, ``verifier_output_tokens`` (an `IntentionStats`)."""
+        base = self.metrics.snapshot(reset)
+        usage = getattr(self.verifier, "usage", None)
+        if not callable(usage):
+            return base  # no model verifier: nothing else to count
+        now = usage()
+        with self._lock:
+            delta = [a - b for a, b in zip(now, self._usage_base)]
+            if reset:
+                self._usage_base = tuple(now)
+        return IntentionStats(
+            **base.as_dict(), verifier_calls=delta[0], verifier_input_tokens=delta[1], verifier_output_tokens=delta[2]
+        )
 
     # -- store -----------------------------------------------------------------------------------------------
     def _prepare(
@@ -147,7 +220,7 @@ class IntentionMemory:
         data = serialise_json(result, "result")
         now = self.clock()
         record = MemoryRecord(
-            id=stable_hash([normalized, tool, args], 32),
+            id=stable_hash([exact_key(intention), tool, args], 32),
             intention=intention,
             normalized=normalized,
             tool=tool,
@@ -212,7 +285,8 @@ class IntentionMemory:
     ) -> list[IntentionMatch]:
         user = _check_lookup(user_id, intention, tool, args)
         try:
-            picked, now = find(self, user, intention, tool, args, exact_only)
+            finder = find_recall if self.recall else find
+            picked, now = finder(self, user, intention, tool, args, exact_only)
             if picked is None:
                 return self.metrics.lookup([])
             group = picked.group[:1] if first else picked.group
@@ -235,7 +309,8 @@ class IntentionMemory:
     ) -> list[IntentionMatch]:
         user = _check_lookup(user_id, intention, tool, args)
         try:
-            picked, now = await afind(self, user, intention, tool, args, exact_only)
+            afinder = afind_recall if self.recall else afind
+            picked, now = await afinder(self, user, intention, tool, args, exact_only)
             if picked is None:
                 return self.metrics.lookup([])
             group = picked.group[:1] if first else picked.group
@@ -327,6 +402,50 @@ class IntentionMemory:
         """Async `retrieve_all`."""
         return await self._alookup(user_id, intention, tool, args, exact_only, fail_open, first=False)
 
+    def suggest(self, user_id: str, intention: str, *, count: int = DEFAULT_SUGGESTIONS) -> list[IntentionMatch]:
+        """The best few earlier results for ``intention``, for a model to judge (the ``retrieve_memory`` contract):
+        an exact match first, then the most similar stored intentions, each with its similarity, age and, when a
+        veto fired, the difference found (``note``: e.g. ``"differs in numbers"``). ``kind`` is ``"exact"``,
+        ``"similar"`` (no veto fired) or ``"partial"`` (a veto fired: it may still help). One memory (the newest)
+        per stored intention. Needs embeddings; without them, the match `retrieve` finds (if any).
+
+        Args:
+            count: most results (an int >= 1, default `DEFAULT_SUGGESTIONS`).
+
+        Raises:
+            TypeError / ValueError: as `retrieve`; a bad ``count``.
+            IntentionBackendError: the backend failed.
+        """
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError(f"count must be an int >= 1, got {count!r}")
+        user = _check_lookup(user_id, intention, None, None)
+        if not self.recall:
+            found = self.retrieve(user, intention, fail_open=False)
+            return [] if found is None else [found]
+        try:
+            proposals, now = suggest(self, user, intention, count)
+            raws = self.backend.results(user, [p.group[0].result_hash for p in proposals])
+        except Exception as exc:  # noqa: BLE001
+            self._failed(exc, False)
+            return []
+        return self.metrics.lookup(_suggested(proposals, raws, now))
+
+    async def asuggest(self, user_id: str, intention: str, *, count: int = DEFAULT_SUGGESTIONS) -> list[IntentionMatch]:
+        """Async `suggest`."""
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError(f"count must be an int >= 1, got {count!r}")
+        user = _check_lookup(user_id, intention, None, None)
+        if not self.recall:
+            found = await self.aretrieve(user, intention, fail_open=False)
+            return [] if found is None else [found]
+        try:
+            proposals, now = await asuggest(self, user, intention, count)
+            raws = await self.backend.aresults(user, [p.group[0].result_hash for p in proposals])
+        except Exception as exc:  # noqa: BLE001
+            self._failed(exc, False)
+            return []
+        return self.metrics.lookup(_suggested(proposals, raws, now))
+
     def forget(self, user_id: str) -> int:
         """Remove every memory of ``user_id``; returns how many were removed.
 
@@ -394,6 +513,37 @@ class IntentionMemory:
             f"similarity={self.similarity!r}, threshold={self.threshold}, margin={self.margin}, "
             f"verifier={self.verifier!r})"
         )
+
+
+def _build_index(memory: IntentionMemory, records: list[MemoryRecord], encode: Callable[..., Any]) -> RecallIndex:
+    from promptcache.intention._recall import _build
+
+    index: RecallIndex = _build(memory, records, encode)
+    return index
+
+
+@dataclass(frozen=True, slots=True)
+class IntentionStats(PluginStats):
+    """`PluginStats` plus the model verifier's cost: ``verifier_calls`` (model calls), ``verifier_input_tokens``
+    and ``verifier_output_tokens`` (as the replies' ``usage_metadata`` report them)."""
+
+    verifier_calls: int = 0
+    verifier_input_tokens: int = 0
+    verifier_output_tokens: int = 0
+
+
+def _suggested(proposals: list[Any], raws: list[bytes | None], now: float) -> list[IntentionMatch]:
+    from promptcache.intention._lookup import Picked
+
+    out: list[IntentionMatch] = []
+    for p, raw in zip(proposals, raws):
+        kind = (
+            "exact" if p.score >= 1.0 and p.veto is None and p.group else ("similar" if p.veto is None else "partial")
+        )
+        note = f"differs in {p.veto}" if p.veto else ""
+        picked = Picked(p.group, p.score, kind, note, "")
+        out.extend(to_matches(p.group[:1], picked, [raw], now, []))
+    return out
 
 
 def _prefetched(group: list[MemoryRecord], results: dict[str, bytes | None] | None) -> list[bytes | None] | None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from promptcache._keys import canonical_json
 from promptcache.intention._backends import MemoryRecord
+from promptcache.intention._vetoes import exact_key
 
 __all__ = ["exact_group", "filter_records", "group_of", "recent_first"]
 
@@ -32,11 +33,12 @@ def recent_first(records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
     return sorted(records, key=lambda r: (-r.created_at, r.id))
 
 
-def exact_group(records: list[MemoryRecord], normalized: str) -> list[MemoryRecord]:
-    """The records whose normalised intention is ``normalized``, most recent first (empty when none)."""
-    return recent_first([r for r in records if r.normalized == normalized])
+def exact_group(records: list[MemoryRecord], key: str) -> list[MemoryRecord]:
+    """The records whose exact key (`exact_key`, recomputed from the stored
+    raw intention) is ``key``, most recent first (empty when none)."""
+    return recent_first([r for r in records if exact_key(r.intention) == key])
 
 
 def group_of(records: list[MemoryRecord], record: MemoryRecord) -> list[MemoryRecord]:
-    """The records stored under ``record``'s normalised intention, most recent first."""
-    return exact_group(records, record.normalized)
+    """The records stored under ``record``'s intention (the same exact key), most recent first."""
+    return exact_group(records, exact_key(record.intention))

@@ -19,7 +19,7 @@ from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope, vali
 from promptcache._keys import canonical_json
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache._option_checks import check_bool, check_name, check_names
-from promptcache.intention._memory import IntentionMatch, IntentionMemory
+from promptcache.intention._memory import DEFAULT_SUGGESTIONS, IntentionMatch, IntentionMemory
 
 __all__ = [
     "MEMORY_ERROR",
@@ -30,6 +30,7 @@ __all__ = [
     "RetrieveMemoryInput",
     "format_match",
     "format_matches",
+    "format_suggestions",
     "make_retrieve_memory_tool",
 ]
 
@@ -119,6 +120,30 @@ def format_matches(matches: Sequence[IntentionMatch], max_results: int = DEFAULT
     return "\n".join(lines)
 
 
+def format_suggestions(matches: Sequence[IntentionMatch]) -> str:
+    """The tool's text when no earlier intention is known to mean the same (a memory with embeddings,
+    `IntentionMemory.suggest`): the best few earlier results, each with its stored intention, similarity
+    (0..1, higher is closer), age, and the difference a check found, for the model to judge; partial matches are
+    shown too. ``"Memory not found"`` when there is none."""
+    if not matches:
+        return MEMORY_NOT_FOUND
+    lines = [
+        "No memory is known to answer exactly this intention. Earlier results that may help; use one only if it "
+        "answers what is asked now:"
+    ]
+    for i, m in enumerate(matches, 1):
+        if m.kind == "exact":
+            how = "same intention"
+        elif m.note:
+            how = f"similarity {m.similarity:.2f}, {m.note}"
+        else:
+            how = f"similarity {m.similarity:.2f}"
+        call = f" from {_call_label(m)}" if m.tool else ""
+        lines.append(f"[{i}] earlier intention {m.intention!r} ({how}; {m.age_s:.0f}s old){call}:")
+        lines.append(m.result_text())
+    return "\n".join(lines)
+
+
 def make_retrieve_memory_tool(
     memory: IntentionMemory,
     *,
@@ -128,6 +153,7 @@ def make_retrieve_memory_tool(
     description: str = RETRIEVE_MEMORY_DESCRIPTION,
     max_results: int = DEFAULT_MAX_RESULTS,
     allow_scope_override: bool = False,
+    suggestions: int = DEFAULT_SUGGESTIONS,
 ) -> BaseTool:
     """A LangChain tool ``retrieve_memory(intention: str) -> str`` over ``memory``.
 
@@ -139,12 +165,16 @@ def make_retrieve_memory_tool(
         name: the tool's name (default `RETRIEVE_MEMORY_TOOL_NAME`).
         description: the tool's description (default `RETRIEVE_MEMORY_DESCRIPTION`).
         max_results: most memories of one intention shown (an int >= 1, default `DEFAULT_MAX_RESULTS`).
+        suggestions: with a memory that has embeddings, how many earlier results are shown when no stored
+            intention is the same (an int >= 1, default 3; `format_suggestions`).
         allow_scope_override: let ``configurable["user_id"]`` differ from the authenticated
             ``configurable["langgraph_auth_user_id"]`` (default False: such a call raises ``PermissionError``,
             nothing is read); only for deployments whose configs come from trusted code.
 
     Returns:
-        A ``StructuredTool`` (sync and async) whose schema has the single string parameter ``intention``. It returns
+        A ``StructuredTool`` (sync and async) whose schema has the single string parameter ``intention``. With
+        embeddings, any lookup without an exact match returns the best few earlier results for the model to judge
+        (`format_suggestions`: partial matches welcome). Otherwise it returns
         every memory of the matched intention (`IntentionMemory.retrieve_all`, formatted by
         `format_matches`: each result labelled with its tool call; a bare result as is),
         ``"Memory not found"`` on a miss or when the call carries no user id, ``"Error retrieving memory"`` when
@@ -158,6 +188,8 @@ def make_retrieve_memory_tool(
         raise TypeError(f"memory must be an IntentionMemory, got {type(memory).__name__}")
     if isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1:
         raise ValueError(f"max_results must be an int >= 1, got {max_results!r}")
+    if isinstance(suggestions, bool) or not isinstance(suggestions, int) or suggestions < 1:
+        raise ValueError(f"suggestions must be an int >= 1, got {suggestions!r}")
     if scope is not UNSET:
         scope = validate_scope(scope)
     fields = check_names(scope_fields, "scope_fields")
@@ -179,7 +211,10 @@ def make_retrieve_memory_tool(
         if user is None or not intention or not intention.strip():
             return MEMORY_NOT_FOUND
         try:
-            return _answer(memory.retrieve_all(user, intention, fail_open=False))
+            found = memory.retrieve_all(user, intention, fail_open=False)
+            if memory.recall and (not found or found[0].kind != "exact"):
+                return format_suggestions(memory.suggest(user, intention, count=suggestions))
+            return _answer(found)
         except ValueError:
             return MEMORY_NOT_FOUND  # nothing usable in the intention (only punctuation)
         except Exception:  # noqa: BLE001 - logged by the memory; the model gets MEMORY_ERROR
@@ -190,7 +225,10 @@ def make_retrieve_memory_tool(
         if user is None or not intention or not intention.strip():
             return MEMORY_NOT_FOUND
         try:
-            return _answer(await memory.aretrieve_all(user, intention, fail_open=False))
+            found = await memory.aretrieve_all(user, intention, fail_open=False)
+            if memory.recall and (not found or found[0].kind != "exact"):
+                return format_suggestions(await memory.asuggest(user, intention, count=suggestions))
+            return _answer(found)
         except ValueError:
             return MEMORY_NOT_FOUND
         except Exception:  # noqa: BLE001

@@ -107,8 +107,10 @@ def _check_entry(where: str, entry: Any) -> None:
         raise ValueError(f"{where}: family must be 'claude', 'nova' or 'openai', got {entry['family']!r}")
     for key in _PRICE_FIELDS:
         value = entry.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
-            raise ValueError(f"{where}: {key} must be a price >= 0 (USD per 1M tokens), got {value!r}")
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e12
+        ):  # NaN and infinity fail the range check too
+            raise ValueError(f"{where}: {key} must be a finite price >= 0 (USD per 1M tokens), got {value!r}")
 
 
 class ModelTable:

@@ -103,6 +103,7 @@ PUBLIC: dict[str, set[str]] = {
         "LexicalSimilarity",
         "LexicalVerifier",
         "make_retrieve_memory_tool",
+        "local_embeddings",
     },
     "promptcache.replay": {
         "DEFAULT_STRATEGIES",
@@ -174,7 +175,7 @@ def test_every_other_module_is_private() -> None:
 
 def test_public_names_total_stays_short() -> None:
     names = set().union(*PUBLIC.values()) - {"__version__"}
-    assert len(names) == 74
+    assert len(names) == 75
 
 
 def test_the_api_page_lists_exactly_the_public_names() -> None:

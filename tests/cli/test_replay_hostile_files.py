@@ -229,3 +229,18 @@ def test_a_very_long_text_is_counted_from_its_length():
     primed = TokenCounter()
     primed.prime([letters, words])  # the batch path estimates the same way
     assert (primed.text(letters), primed.text(words)) == (counter.text(letters), counter.text(words))
+
+
+def test_a_models_file_nested_too_deeply_or_with_a_nan_price_is_refused(tmp_path, capsys):
+    transcript = tmp_path / "ok.json"
+    transcript.write_bytes(OK)
+    deep = tmp_path / "deep.toml"
+    deep.write_text("x = " + "[" * 100_000 + "]" * 100_000)
+    code, err = _cli(["replay", str(transcript), "--models", str(deep), "--out", str(tmp_path / "o")], capsys)
+    assert code == 2 and err == [f"promptcache: error: --models: {deep}: nested too deeply to be a model table"]
+    nan = tmp_path / "nan.toml"
+    nan.write_text("[m]\ninput = nan\noutput = 1.0\ncache_write_5m = 1.0\ncache_write_1h = 1.0\ncache_read = 1.0\n")
+    code, err = _cli(
+        ["replay", str(transcript), "--model", "m", "--models", str(nan), "--out", str(tmp_path / "o")], capsys
+    )
+    assert code == 2 and len(err) == 1 and "input must be a finite price >= 0" in err[0] and "nan" in err[0]

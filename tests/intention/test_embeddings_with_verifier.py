@@ -52,12 +52,12 @@ def test_swapped_roles_score_1_0_on_the_vectors_and_are_still_a_miss():
     assert emb.documents == 1  # the stored intention was embedded once, when stored
 
 
-def test_no_candidate_no_query_embedding():
+def test_a_miss_embeds_the_query_once():
     emb = BagOfWords()
     memory = IntentionMemory(ttl_s=600, similarity=EmbeddingsSimilarity(emb, name="bow"))
     memory.store("u1", "weather in Oslo today", "rain")
     assert memory.retrieve("u1", "flights from Paris to London") is None
-    assert emb.queries == 0  # nothing shares the query's meaning: no model call at all
+    assert emb.queries == 1  # the embeddings propose the candidates: the query is embedded once
 
 
 async def test_async_lookup_with_embeddings():
@@ -72,9 +72,11 @@ def test_embeddings_pick_what_the_chat_model_is_asked():
     emb = BagOfWords()
     model = ScriptedChatModel(replies=["YES"])
     memory = IntentionMemory(
-        ttl_s=600, similarity=EmbeddingsSimilarity(emb, name="bow"), verifier=ChatModelVerifier(model)
+        ttl_s=600, similarity=EmbeddingsSimilarity(emb, name="bow"), verifier=ChatModelVerifier(model), threshold=0.9
     )
     memory.store("u1", "weather in Oslo today", "rain")
-    match = memory.retrieve("u1", "today Oslo weather")  # a noun compound: not lexically equivalent
+    match = memory.retrieve(
+        "u1", "today Oslo weather"
+    )  # cosine 0.87: below the threshold, so the model is asked  # a noun compound: not lexically equivalent
     assert (match.result, match.verified_by) == ("rain", "chat-model")
     assert "Earlier request: weather in Oslo today" in model.seen[0][1].content

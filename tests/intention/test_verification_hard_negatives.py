@@ -74,7 +74,9 @@ def test_every_hard_negative_says_why():
 def test_paraphrases_hit_at_the_defaults():
     hit = _hits(PARAPHRASES)
     assert len(hit) / len(PARAPHRASES) >= 0.8
-    assert len(hit) == 93  # measured; see bench/README.md "Intention cache" for the ones that miss and why
+    assert (
+        len(hit) == 92
+    )  # measured (word senses that change the action or unit are not merged); see bench/README.md "Intention cache" for the ones that miss and why
     # Every kind has hits but "inflection": singular vs plural is a difference of meaning to the verifier
     # ("cancel my order" / "cancel my orders"), so those pairs are counted as misses here.
     assert {k for k, _, _ in hit} == {k for k, _, _ in PARAPHRASES} - {"inflection"}

@@ -135,3 +135,14 @@ def test_a_streamed_call_is_recorded_once_with_its_whole_reply() -> None:
     assert "".join(str(c.content) for c in chunks) == "three little words"
     (line,) = _lines(stream.getvalue())
     assert line["response"]["message"]["data"]["content"] == "three little words"
+
+
+def test_drop_text_must_be_a_bool():
+    import io
+
+    import pytest
+
+    from promptcache import TrafficRecorder
+
+    with pytest.raises(TypeError, match="drop_text"):
+        TrafficRecorder(io.StringIO(), drop_text="no")

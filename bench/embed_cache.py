@@ -1,0 +1,49 @@
+"""A disk cache of sentence vectors for the benchmarks (a model's vectors of a text never change).
+
+``CachedEmbeddings(inner, folder)`` wraps any LangChain ``Embeddings``; vectors are kept per model in
+``folder/<model>.npz`` and only texts not seen before are embedded. Benchmark-only: not part of promptcache.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+
+class CachedEmbeddings(Embeddings):
+    def __init__(self, inner: Any, folder: str | Path) -> None:
+        self.inner = inner
+        self.model = getattr(inner, "model", type(inner).__name__)
+        self.path = Path(folder) / (hashlib.sha256(str(self.model).encode()).hexdigest()[:16] + ".npz")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.vectors: dict[str, list[float]] = {}
+        self._unsaved = 0
+        atexit.register(self.save)
+        if self.path.exists():
+            data = np.load(self.path, allow_pickle=False)
+            self.vectors = dict(zip(data["texts"].tolist(), data["vectors"].tolist()))
+
+    def save(self) -> None:
+        if not self._unsaved:
+            return
+        self._unsaved = 0
+        texts = list(self.vectors)
+        np.savez(self.path, texts=np.array(texts), vectors=np.array([self.vectors[t] for t in texts], dtype=np.float32))
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        todo = sorted({t for t in texts if t not in self.vectors})
+        if todo:
+            for t, v in zip(todo, self.inner.embed_documents(todo)):
+                self.vectors[t] = v
+            self._unsaved += len(todo)
+            if self._unsaved >= 500:
+                self.save()
+        return [list(self.vectors[t]) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]

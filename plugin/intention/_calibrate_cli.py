@@ -1,0 +1,72 @@
+"""``promptcache calibrate-intentions PAIRS.jsonl``: precision and hit rate per threshold on the user's own pairs.
+
+Each line of ``PAIRS.jsonl`` is ``{"stored": "...", "asked": "...", "same": true|false, "source": "..."}``
+(`load_pairs`). The pairs are embedded with ``local_embeddings()``
+(``--model-dir`` for another copy of the model), vetoed as a lookup would veto them, and the table gives, per
+threshold, precision, hit rate, accepted and wrong counts, overall and per ``source``; then the threshold
+``IntentionMemory(max_error=...)`` would pick on these pairs, with its held-out figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["add_parser", "run"]
+
+_THRESHOLDS = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0]
+
+
+def add_parser(sub: Any) -> None:
+    """Adds the ``calibrate-intentions`` sub-command to an ``argparse`` sub-parsers object."""
+    p = sub.add_parser(
+        "calibrate-intentions",
+        help="precision and hit rate of the intention cache per threshold on labelled pairs",
+        description=__doc__.split("\n\n")[1].replace("``", ""),
+    )
+    p.add_argument("pairs", metavar="PAIRS.jsonl", help="labelled pairs, one JSON object per line")
+    p.add_argument("--max-error", type=float, default=0.01, help="wrong-hit bound to pick a threshold for")
+    p.add_argument("--model-dir", default=None, help="folder of the all-MiniLM-L6-v2 files (default: installed)")
+
+
+def _table(title: str, rows: list[Any]) -> list[str]:
+    lines = [title, f"{'threshold':>9}  {'precision':>9}  {'hit rate':>8}  {'accepted':>8}  {'wrong':>5}"]
+    for r in rows:
+        lines.append(f"{r.threshold:>9.2f}  {r.precision:>9.3f}  {r.hit_rate:>8.3f}  {r.accepted:>8}  {r.wrong:>5}")
+    return lines
+
+
+def run(args: argparse.Namespace, embeddings: Any = None) -> int:
+    """Runs the sub-command; prints the tables. Returns the exit code (0, or 2 for a bad file)."""
+    import sys
+
+    from promptcache.intention._calibrate import load_pairs, pick_threshold, score_pairs, sweep
+
+    try:
+        pairs = load_pairs(args.pairs)
+    except (OSError, ValueError) as exc:
+        print(f"promptcache: error: {exc}", file=sys.stderr)
+        return 2
+    if not pairs:
+        print(f"promptcache: error: no pairs in {args.pairs}", file=sys.stderr)
+        return 2
+    if embeddings is None:
+        from promptcache.intention._local import local_embeddings
+
+        embeddings = local_embeddings(args.model_dir)
+    scored = score_pairs(embeddings, pairs)
+    lines = _table(f"all pairs ({len(pairs)})", sweep(pairs, scored, _THRESHOLDS))
+    for source in sorted({p.source for p in pairs}):
+        idx = [i for i, p in enumerate(pairs) if p.source == source]
+        sub = [pairs[i] for i in idx]
+        lines += [""] + _table(
+            f"{source or '(no source)'} ({len(idx)})", sweep(sub, [scored[i] for i in idx], _THRESHOLDS)
+        )
+    t, cal, held = pick_threshold(pairs, scored, args.max_error)
+    lines += [
+        "",
+        f"max_error={args.max_error}: threshold {t:.3f}; calibration half precision {cal.precision:.3f} "
+        f"hit rate {cal.hit_rate:.3f}; held-out half precision {held.precision:.3f} hit rate {held.hit_rate:.3f}",
+    ]
+    print("\n".join(lines))
+    return 0

@@ -1,0 +1,75 @@
+"""The threshold is picked from labelled pairs so the wrong-hit rate stays within the bound; the
+``promptcache calibrate-intentions`` command reports precision and hit rate per threshold and per source."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from promptcache.intention._calibrate import Pair, load_pairs, pick_threshold, sweep
+
+
+def test_pick_threshold_keeps_the_wrong_hit_rate_within_the_bound():
+    pairs = [Pair(f"s{i}", f"a{i}", i % 10 != 0, "x") for i in range(200)]
+    # Scores: the wrong pairs (every tenth) score 0.5, the right ones 0.9 .. 0.99.
+    scored = [(0.5 if i % 10 == 0 else 0.9 + (i % 10) / 100, False) for i in range(200)]
+    t, cal, held = pick_threshold(pairs, scored, 0.01)
+    assert t == pytest.approx(0.91)
+    assert (cal.wrong, held.wrong) == (0, 0)
+    assert cal.hit_rate == 1.0 and held.hit_rate == 1.0
+    t_loose, cal_loose, _ = pick_threshold(pairs, scored, 0.2)
+    assert t_loose == 0.5 and cal_loose.wrong > 0
+
+
+def test_refused_pairs_are_never_accepted():
+    pairs = [Pair("a", "b", False), Pair("c", "d", True)]
+    rows = sweep(pairs, [(1.0, True), (0.95, False)], [0.0, 0.96])
+    assert [(r.accepted, r.wrong, r.hit_rate) for r in rows] == [(1, 0, 1.0), (0, 0, 0.0)]
+
+
+def test_bad_lines_and_bounds_are_named(tmp_path):
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"stored": "a", "asked": "b", "same": true}\n{"stored": "a"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="line 2"):
+        load_pairs(path)
+    with pytest.raises(ValueError, match="max_error"):
+        pick_threshold([Pair("a", "b", True)], [(1.0, False)], 1.5)
+
+
+def test_the_package_pairs_come_from_more_than_one_source():
+    pairs = load_pairs()
+    assert {p.source for p in pairs} == {"own-paraphrases", "own-hard-negatives", "gptcache"}
+    assert sum(p.same for p in pairs) == 309 and len(pairs) == 540
+
+
+class Fixed:
+    """Embeddings: 'same' texts share a vector; others are orthogonal."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [[1.0, 0.0] if t.startswith("p") else [0.0, 1.0] for t in texts]
+
+
+def test_the_command_prints_per_threshold_and_per_source(tmp_path, capsys):
+    from promptcache.intention._calibrate_cli import run
+
+    path = tmp_path / "pairs.jsonl"
+    rows = [{"stored": "p show invoices", "asked": "p please show invoices", "same": True, "source": "mine"}]
+    rows += [{"stored": "p list files", "asked": "q list folders", "same": False, "source": "theirs"}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    code = run(argparse.Namespace(pairs=str(path), max_error=0.01, model_dir=None), embeddings=Fixed())
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "all pairs (2)" in out and "mine (1)" in out and "theirs (1)" in out
+    assert "     1.00      1.000     1.000         1      0" in out
+    assert "max_error=0.01: threshold" in out
+
+
+def test_the_command_rejects_a_bad_file(tmp_path, capsys):
+    from promptcache._cli import main
+
+    path = tmp_path / "bad.jsonl"
+    path.write_text("not json\n", encoding="utf-8")
+    assert main(["calibrate-intentions", str(path)]) == 2
+    assert "line 1" in capsys.readouterr().err
