@@ -14,17 +14,15 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from source_tree import build  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="promptcache-imports-") as tmp:
-        package = Path(tmp) / "promptcache"
-        package.mkdir()
-        for entry in sorted((ROOT / "plugin").iterdir()):
-            if entry.name != "__pycache__":
-                (package / entry.name).symlink_to(entry)
-        (package / "integrations").symlink_to(ROOT / "integrations")
+        build(tmp)
         env = {**os.environ, "PYTHONPATH": tmp}
         lint = Path(sys.executable).with_name("lint-imports")
         command = [str(lint), "--config", str(ROOT / "pyproject.toml"), "--no-cache"]

@@ -16,6 +16,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from source_tree import build  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 # The import path of a file in mypy's messages -> its path in the repository (longest prefix first).
 _SOURCES = (("promptcache/integrations/", "integrations/"), ("promptcache/", "plugin/"))
@@ -32,12 +35,7 @@ def _repository_path(match: re.Match[str]) -> str:
 
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="promptcache-mypy-") as tmp:
-        package = Path(tmp) / "promptcache"
-        package.mkdir()
-        for entry in sorted((ROOT / "plugin").iterdir()):
-            if entry.name != "__pycache__":
-                (package / entry.name).symlink_to(entry)
-        (package / "integrations").symlink_to(ROOT / "integrations")
+        build(tmp)
         command = [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), "-p", "promptcache"]
         done = subprocess.run([*command, *sys.argv[1:]], cwd=tmp, capture_output=True, text=True)
     sys.stdout.write(_LOCATION.sub(_repository_path, done.stdout))
