@@ -225,9 +225,15 @@ def _sentence(result: ReplayResult, d: Decision, costs: dict[str, float], placem
             f"Keep what you have: Claude Code places its own cache points ({rel(d.current_usd)} here) and they "
             "are not yours to change; what you can change is how you work (below)."
         )
+    if costs[cheapest] >= d.current_usd:
+        return (
+            f"Keep what you have: the log's own layout ({rel(d.current_usd)}) is the cheapest here; the next best, "
+            f"{cheapest}, costs {rel(costs[cheapest])}."
+        )
+    error = abs((result.fidelity.cost_difference if result.fidelity is not None else None) or 0.0)
     return (
-        f"Keep what you have: the log's own layout ({rel(d.current_usd)}) is the cheapest here; the next best, "
-        f"{cheapest}, costs {rel(costs[cheapest])}."
+        f"Keep what you have: the log's own layout costs {rel(d.current_usd)}; {cheapest} ({rel(costs[cheapest])}) "
+        f"is cheaper by less than the simulator's own error on this log (±{error:.1%}), so no change is shown to pay."
     )
 
 
