@@ -35,11 +35,12 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from cachetools import LRUCache
 
 from promptcache._errors import missing_extra
+from promptcache._option_checks import check_bool
 
 try:
     from langchain_aws import ChatBedrockConverse
@@ -47,7 +48,7 @@ except ImportError as exc:  # the optional dependency of this module
     raise missing_extra("bedrock", exc) from exc
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
-from pydantic import ConfigDict, PrivateAttr, model_validator
+from pydantic import ConfigDict, PrivateAttr, StrictBool, StrictFloat, StrictInt, model_validator
 
 from promptcache._config import CurrentConfigMixin
 from promptcache._keys import stable_hash
@@ -148,12 +149,12 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, arbitrary_types_allowed=True)
 
     strategy: Any = "anchored-tail"
-    cache_points: bool = True
+    cache_points: StrictBool = True
     cache_ttl: Optional[str] = None
     cache_model_info: Optional[ModelInfo] = None
-    cache_tools: bool = True
+    cache_tools: StrictBool = True
     placement_store: Optional[Any] = None
-    placement_ttl_s: Optional[float] = DEFAULT_PLACEMENT_TTL_SECONDS
+    placement_ttl_s: Optional[Union[StrictInt, StrictFloat]] = DEFAULT_PLACEMENT_TTL_SECONDS
     token_counter: Optional[Callable[[Any], int]] = None
 
     _store: PlacementStore = PrivateAttr()
@@ -309,6 +310,11 @@ class BedrockCachePoints(Processor):
         token_counter: Callable[[Any], int] | None = None,
     ) -> None:
         super().__init__()
+        check_bool(cache_tools, "cache_tools")
+        if token_counter is not None and not callable(token_counter):
+            raise TypeError(
+                f"token_counter must be a callable count_tokens(message) -> int or None, got {token_counter!r}"
+            )
         if cache_model_info is not None and not isinstance(cache_model_info, ModelInfo):
             raise TypeError(f"cache_model_info must be a ModelInfo (get_model_info(...)), got {cache_model_info!r}")
         if cache_ttl is not None and cache_ttl not in TTLS:

@@ -235,3 +235,18 @@ def test_bedrock_cache_points_processor_rejects_non_model_info():
 
     with pytest.raises(TypeError, match="cache_model_info"):
         BedrockCachePoints(cache_model_info=5)
+
+
+def test_boolean_and_number_options_are_not_taken_by_truthiness_or_coerced():
+    import pydantic
+
+    from promptcache.integrations.bedrock import BedrockCachePoints, CachePointChatBedrockConverse
+
+    with pytest.raises(TypeError, match="cache_tools"):
+        BedrockCachePoints(cache_tools="no")
+    with pytest.raises(TypeError, match="token_counter"):
+        BedrockCachePoints(token_counter=5)
+    model = "us.anthropic.claude-sonnet-4-20250514-v1:0"
+    for bad in ({"cache_tools": "no"}, {"cache_points": 1}, {"placement_ttl_s": "5"}, {"placement_ttl_s": True}):
+        with pytest.raises(pydantic.ValidationError):
+            CachePointChatBedrockConverse(model=model, region_name="us-east-1", **bad)
