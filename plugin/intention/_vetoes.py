@@ -188,7 +188,8 @@ def _antonyms(a: frozenset[str], b: frozenset[str]) -> bool:
     return False
 
 
-def _stemmed(words: list[str]) -> frozenset[str]:
+@lru_cache(maxsize=65536)
+def _stemmed(words: tuple[str, ...]) -> frozenset[str]:
     """The words and their Snowball stems (so "weekdays" meets "weekday")."""
     from promptcache.intention._vocabulary import stem
 
@@ -223,6 +224,7 @@ def prepare_veto(text: str) -> None:
     anchor_info(text)
 
 
+@lru_cache(maxsize=131072)
 def veto(query: str, stored: str) -> str | None:
     """The first veto (a name from `VETOES`) that blocks serving ``stored``'s result for ``query``, or
     ``None`` when none does. Symmetric; cached per text."""
@@ -238,9 +240,9 @@ def veto(query: str, stored: str) -> str | None:
         return "negation"
     if qp and sp and qp != sp or _roles_differ(qc, qb, sc, sb):
         return "roles"
-    if _antonyms(_stemmed(qa), _stemmed(sa)):
+    if _antonyms(_stemmed(tuple(qa)), _stemmed(tuple(sa))):
         return "antonym"
-    if _other_value(_stemmed(qa), _stemmed(sa)):
+    if _other_value(_stemmed(tuple(qa)), _stemmed(tuple(sa))):
         return "names"
     if qmood != smood:
         return "mood"
