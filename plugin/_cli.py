@@ -44,6 +44,14 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(_fail(f"{message} (see {self.prog} --help)"))
 
 
+def _path(text: str) -> str:
+    """An ``argparse`` type for path arguments: the text as given, but not ``""``, which ``Path`` reads as the current
+    directory (``promptcache replay ""`` would replay every JSONL file found there)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path '' is not allowed (it would mean the current directory)")
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (sub-command ``replay``)."""
     from promptcache._pricing import KNOWN_PRICES
@@ -76,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "files",
         nargs="+",
+        type=_path,
         metavar="FILE",
         help="transcripts (.json / .jsonl / .json.gz), Claude Code session logs, session or project folders, Bedrock "
         "invocation logs, call logs (LangSmith, Langfuse, OpenTelemetry, proxies, batches) or TrafficRecorder files",
@@ -97,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--models",
         default=None,
+        type=_path,
         metavar="FILE",
         help="JSON or TOML file of model-table overrides or models of your own, e.g. "
         '{"my.model-v1": {"family": "claude", "min_tokens": 1024, "max_points": 4, "ttls": ["5m","1h"], '
@@ -130,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--out",
         default="promptcache-replay",
+        type=_path,
         metavar="DIR",
         help="directory for replay.json and replay.png (default ./promptcache-replay)",
     )
@@ -161,6 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
     from promptcache.intention._calibrate_cli import add_parser
 
     add_parser(sub)
+    for action in sub.choices["calibrate-intentions"]._actions:  # its path arguments refuse "" too
+        if action.dest in ("pairs", "model_dir"):
+            action.type = _path
     return parser
 
 
@@ -283,7 +297,7 @@ def _run_replay(args: argparse.Namespace) -> int:
         if shown:
             shown[0][0].stop()
         _report_warnings(caught)
-    for summary in (result.skipped.warning(), result.merged.summary()):
+    for summary in (*result.skipped.warnings(), result.merged.summary()):
         if summary:
             print(f"promptcache: warning: {' '.join(summary.split())}", file=sys.stderr)
     from rich.console import Console

@@ -33,7 +33,7 @@ from langchain_core.messages import HumanMessage, ToolMessage
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope, validate_scope
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache._metrics import PluginMetrics, PluginStats
-from promptcache._option_checks import check_bool, check_name, check_names
+from promptcache._option_checks import check_bool, check_name, check_names, check_scope_fields, check_tool_name
 from promptcache._processor import Processor
 from promptcache.intention._checks import check_user
 from promptcache.intention._memory import IntentionMatch, IntentionMemory
@@ -262,14 +262,14 @@ class IntentionCache(Processor):
             raise TypeError(f"memory must be an IntentionMemory, got {type(memory).__name__}")
         self.memory = memory
         self._scope = scope if scope is UNSET else validate_scope(scope)
-        self.scope_fields = check_names(scope_fields, "scope_fields")
+        self.scope_fields = check_scope_fields(scope_fields)
         self.allow_scope_override = check_bool(allow_scope_override, "allow_scope_override")
         self.deny_prefixes = tuple(tool_words(p) for p in check_names(deny_prefixes, "deny_prefixes"))
         self.deny_tools = frozenset(check_names(deny_tools, "deny_tools"))
         self.allow_tools = None if allow_tools is None else frozenset(check_names(allow_tools, "allow_tools"))
         self.volatile_args = frozenset(check_names(volatile_args, "volatile_args"))
         self.intention_arg = check_name(intention_arg, "intention_arg")
-        self.retrieve_tool_name = check_name(retrieve_tool_name, "retrieve_tool_name")
+        self.retrieve_tool_name = check_tool_name(retrieve_tool_name, "retrieve_tool_name")
         self.serve_repeats = check_bool(serve_repeats, "serve_repeats")
         self.serve_similar = check_bool(serve_similar, "serve_similar")
         self._warning = ThrottledWarning(_log)

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope, validate_scope
 from promptcache._keys import canonical_json
 from promptcache._log import ThrottledWarning, get_logger
-from promptcache._option_checks import check_bool, check_name, check_names
+from promptcache._option_checks import check_bool, check_scope_fields, check_text, check_tool_name
 from promptcache.intention._memory import DEFAULT_SUGGESTIONS, IntentionMatch, IntentionMemory
 
 __all__ = [
@@ -192,8 +192,9 @@ def make_retrieve_memory_tool(
         raise ValueError(f"suggestions must be an int >= 1, got {suggestions!r}")
     if scope is not UNSET:
         scope = validate_scope(scope)
-    fields = check_names(scope_fields, "scope_fields")
-    check_name(name, "name")
+    fields = check_scope_fields(scope_fields)
+    check_tool_name(name, "name")
+    check_text(description, "description")
     override = check_bool(allow_scope_override, "allow_scope_override")
     warning = ThrottledWarning(_log)
 

@@ -24,7 +24,7 @@ from langgraph.store.base import BaseStore
 
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET
 from promptcache._metrics import PluginMetrics, PluginStats
-from promptcache._option_checks import check_bool, check_names
+from promptcache._option_checks import check_bool, check_scope_fields
 from promptcache._processor import Processor
 from promptcache._savings import count_memory_turn
 from promptcache.memory._namespaces import (
@@ -113,7 +113,7 @@ class TypedMemoryMiddleware(Processor):
         self._load_references = check_bool(load_references, "load_references")
         check_bool(reference_tool, "reference_tool")
         self._scope = scope
-        self.scope_fields = check_names(scope_fields, "scope_fields")
+        self.scope_fields = check_scope_fields(scope_fields)
         self.allow_scope_override = check_bool(allow_scope_override, "allow_scope_override")
         self._unscoped = UnscopedWarning("TypedMemoryMiddleware")
         self._loader = None if memory is None else MemoryLoader(memory, classifier, load_references=load_references)

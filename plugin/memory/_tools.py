@@ -17,7 +17,7 @@ from langchain_core.tools import StructuredTool, ToolException
 from langgraph.store.base import BaseStore
 
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
-from promptcache._option_checks import check_bool, check_name, check_names
+from promptcache._option_checks import check_bool, check_scope_fields, check_tool_name
 from promptcache.memory._kinds import MemoryKind
 from promptcache.memory._namespaces import check_fixed_scope, memory_call_options
 from promptcache.memory._references import find_reference, short_reference_id
@@ -132,9 +132,9 @@ def _target_resolver(
             factory in the message).
     """
     check_fixed_scope(scope)
-    fields = check_names(scope_fields, "scope_fields")
+    fields = check_scope_fields(scope_fields)
     override = check_bool(allow_scope_override, "allow_scope_override")
-    check_name(name, "name")
+    check_tool_name(name, "name")
     fixed = TypedMemoryStore.coerce(memory)
 
     def target(config: RunnableConfig) -> tuple[TypedMemoryStore, str | None]:

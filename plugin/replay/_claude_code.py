@@ -62,6 +62,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from ._claude_code_checks import check_usage, cut_cycles
 from ._input_guard import check_input_file
 from ._jsonpos import jsonl_records
 from ._logged_usage import anthropic_usage
@@ -281,7 +282,7 @@ def _add_file(session: Session, name: str, lines: Iterable[bytes], agent: str) -
         if not session.session_id and isinstance(rec.get("sessionId"), str):
             session.session_id = rec["sessionId"]
         try:
-            line = _line(rec, file, lineno)
+            line = _line(rec, file, lineno, name)
         except BadRecord as bad:
             raise TranscriptError(name, lineno, bad.reason) from None
         if line is None:
@@ -304,6 +305,7 @@ def _add_file(session: Session, name: str, lines: Iterable[bytes], agent: str) -
         _relink_broken(session, in_order)
     if not records:
         raise TranscriptError(name, 1, "empty file: no records")
+    cut_cycles(session)
     for line in session.by_uuid.values():  # children, once every file so far is indexed
         line.children.clear()
     for line in session.by_uuid.values():
@@ -332,8 +334,9 @@ def _relink_broken(session: Session, in_order: list[Line]) -> None:
             pending.append(node)
 
 
-def _line(rec: dict[str, Any], file: int, lineno: int) -> Line | None:
-    """The tree node of one record, or ``None`` for a record outside the tree (no ``uuid``)."""
+def _line(rec: dict[str, Any], file: int, lineno: int, name: str) -> Line | None:
+    """The tree node of one record, or ``None`` for a record outside the tree (no ``uuid``). An assistant line whose
+    ``usage`` holds a bad count keeps no usage (`promptcache.replay._claude_code_checks.check_usage`)."""
     uuid = rec.get("uuid")
     kind = rec["type"]
     if not isinstance(uuid, str) or not uuid:
@@ -363,7 +366,8 @@ def _line(rec: dict[str, Any], file: int, lineno: int) -> Line | None:
         line.call = call
         model = message.get("model")
         line.model = model if isinstance(model, str) and model else None
-        line.usage = anthropic_usage(message.get("usage"))
+        usage = message.get("usage")
+        line.usage = anthropic_usage(usage) if check_usage(usage, name, lineno) else None
     return line
 
 
