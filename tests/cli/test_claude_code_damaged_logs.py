@@ -108,3 +108,12 @@ def test_a_parent_uuid_cycle_is_cut_and_reported(tmp_path: Path, capsys: pytest.
     ]
     report = orjson.loads((tmp_path / "out" / "replay.json").read_bytes())
     assert report["requests"] == 2
+
+
+def test_one_broken_json_line_is_named_in_the_singular(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "cut.jsonl"
+    good = [_record("user", "u1", None, "Hello", 1), _record("assistant", "a1", "u1", "Hi", 2, usage=USAGE)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in good) + '{"type": "user", "uuid\n')
+    code, err = _replay(tmp_path, path, capsys)
+    assert code == 0
+    assert err[0].startswith(f"promptcache: warning: {path}:3: skipped 1 line that is not valid JSON (first here: ")
