@@ -53,13 +53,11 @@ def _path(text: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (sub-command ``replay``)."""
-    from promptcache._pricing import KNOWN_PRICES
-    from promptcache.replay._engine import DEFAULT_GAP_S
-    from promptcache.replay._strategies import STRATEGIES, check_strategy_names
+    """The argument parser (sub-commands ``replay`` and ``calibrate-intentions``).
 
-    check_strategy_names(())  # loads every strategy into STRATEGIES
-
+    Building it imports nothing of the replay, the plugins or LangChain: the values the help shows (priced models,
+    strategy names, defaults) are filled in by `_HelpFormatter` only when a help text is printed, so parsing the
+    arguments of a run costs no import (the run's own checks come first, `_run_replay`)."""
     from promptcache import __version__
 
     parser = _Parser(prog="promptcache", description="promptcache command-line tools")
@@ -94,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="price and cache every call as this model (Bedrock id, regional prefixes and ARNs resolve, or "
         "Anthropic API id such as claude-opus-4-6); default: each call's own model where the log names it, "
-        f"else {DEFAULT_MODEL}; priced: " + ", ".join(sorted(KNOWN_PRICES)),
+        f"else {DEFAULT_MODEL}; priced: {{priced}}",
     )
     replay.add_argument(
         "--min-tokens",
@@ -126,16 +124,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         metavar="NAME",
         dest="strategies",
-        help="a strategy to compare, among " + ", ".join(STRATEGIES) + "; repeat the option for several "
+        help="a strategy to compare, among {strategies}; repeat the option for several "
         "(--strategy a --strategy b; default: all). 'none' is always included, and with anchored-tail the "
         "row anchored-tail+response-cache too",
     )
     replay.add_argument(
         "--gap-s",
         type=float,
-        default=DEFAULT_GAP_S,
+        default=None,
         metavar="SECONDS",
-        help=f"seconds between requests without recorded timestamps (default {DEFAULT_GAP_S:g})",
+        help="seconds between requests without recorded timestamps (default {gap_default})",
     )
     replay.add_argument(
         "--out",
@@ -169,28 +167,74 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop (exit 2) at the first JSONL line that is not valid JSON; by default such lines are skipped, "
         "counted in replay.json (skipped_lines) and named in one warning",
     )
-    from promptcache.intention._calibrate_cli import add_parser
-
-    add_parser(sub)
-    for action in sub.choices["calibrate-intentions"]._actions:  # its path arguments refuse "" too
-        if action.dest in ("pairs", "model_dir"):
-            action.type = _path
+    _add_calibrate(sub)
     return parser
 
 
+def _add_calibrate(sub: Any) -> None:
+    """The ``calibrate-intentions`` sub-command (run by `promptcache.intention._calibrate_cli.run`)."""
+    p = sub.add_parser(
+        "calibrate-intentions",
+        help="precision and hit rate of the intention cache per threshold on labelled pairs",
+        description='Each line of PAIRS.jsonl is {"stored": "...", "asked": "...", "same": true|false, '
+        '"source": "..."}. The pairs are embedded with local_embeddings() (--model-dir for another copy of the '
+        "model), vetoed as a lookup would veto them, and the table gives, per threshold, precision, hit rate, "
+        "accepted and wrong counts, overall and per source; then the threshold IntentionMemory(max_error=...) "
+        "would pick on these pairs, with its held-out figures.",
+    )
+    p.add_argument("pairs", metavar="PAIRS.jsonl", type=_path, help="labelled pairs, one JSON object per line")
+    p.add_argument("--max-error", type=float, default=0.01, help="wrong-hit bound to pick a threshold for")
+    p.add_argument(
+        "--model-dir", type=_path, default=None, help="folder of the all-MiniLM-L6-v2 files (default: installed)"
+    )
+
+
 class _HelpFormatter(argparse.HelpFormatter):
-    """Fills in ``{rc_default}`` only when the help is shown: the ResponseCache (and LangChain with it) is not
-    imported to parse arguments."""
+    """Fills in ``{priced}``, ``{strategies}``, ``{gap_default}`` and ``{rc_default}`` only when the help is
+    shown: the price table, the strategies and the ResponseCache (LangChain with it) are not imported to parse
+    arguments."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = super()._get_help_string(action)
-        return text.replace("{rc_default}", _rc_default()) if text else text
+        if not text:
+            return text
+        for key, value in _HELP_VALUES.items():
+            if "{" + key + "}" in text:
+                text = text.replace("{" + key + "}", value())
+        return text
+
+
+def _priced() -> str:
+    from promptcache._pricing import KNOWN_PRICES
+
+    return ", ".join(sorted(KNOWN_PRICES))
+
+
+def _strategy_names() -> str:
+    from promptcache.replay._strategies import STRATEGIES, check_strategy_names
+
+    check_strategy_names(())  # loads every strategy into STRATEGIES
+    return ", ".join(STRATEGIES)
+
+
+def _gap_default() -> str:
+    from promptcache.replay._engine import DEFAULT_GAP_S
+
+    return f"{DEFAULT_GAP_S:g}"
 
 
 def _rc_default() -> str:
     from promptcache.response_cache import DEFAULT_RESPONSE_CACHE_TTL_SECONDS
 
     return f"{DEFAULT_RESPONSE_CACHE_TTL_SECONDS:g}"
+
+
+_HELP_VALUES = {
+    "priced": _priced,
+    "strategies": _strategy_names,
+    "gap_default": _gap_default,
+    "rc_default": _rc_default,
+}
 
 
 def _fail(message: str) -> int:
@@ -220,11 +264,16 @@ def _run_replay(args: argparse.Namespace) -> int:
         from promptcache._errors import missing_extra
 
         return _fail(str(missing_extra("replay", exc)))
+    problem = _input_problem(args.files)  # a pipe, a device or a too-large file: refused before any import
+    if problem is not None:
+        return _fail(problem)
 
-    from promptcache.replay._engine import DEFAULT_STRATEGIES, run_replay
+    from promptcache.replay._engine import DEFAULT_GAP_S, DEFAULT_STRATEGIES, run_replay
     from promptcache.replay._model_table import MAX_MIN_TOKENS, ModelTable, load_overrides
     from promptcache.replay._transcript import TranscriptError, TranscriptWarning
 
+    if args.gap_s is None:
+        args.gap_s = DEFAULT_GAP_S
     if not (args.gap_s >= 0 and args.gap_s != float("inf")):
         return _fail(f"--gap-s must be a finite number of seconds >= 0, got {args.gap_s!r}")
     ttl = args.response_cache_ttl
@@ -316,6 +365,23 @@ def _run_replay(args: argparse.Namespace) -> int:
         return _fail(f"cannot write to --out {str(out)!r}: {exc.strerror or exc}")
     console.print(f"wrote {', '.join(written)} ({result.seconds:.1f} s)")
     return 0
+
+
+def _input_problem(files: Sequence[str]) -> str | None:
+    """The first input the replay would refuse by its kind or size (`promptcache.replay._input_guard`), or
+    ``None``: checked right after the arguments are parsed, so a named pipe, a device or a file over the size limit
+    is an error at once, before the replay's modules are imported."""
+    from promptcache.replay._input_guard import check_input_file
+    from promptcache.replay._transcript import TranscriptError
+
+    for name in files:
+        if not os.path.lexists(name):
+            continue  # a missing file is reported by the reader, after the options are checked
+        try:
+            check_input_file(name)
+        except TranscriptError as exc:
+            return str(exc)
+    return None
 
 
 def _out_problem(out: Path) -> str | None:

@@ -57,5 +57,7 @@ def test_names_the_providers_accept_are_accepted(name: str) -> None:
     ids=["retrieve_memory", "remember", "IntentionCache", "TypedMemoryMiddleware", "MemoryNode"],
 )
 def test_an_empty_scope_field_list_is_refused(factory: Any, empty: Any) -> None:
-    with pytest.raises(ValueError, match=re.escape(f"scope_fields must name at least one configurable field, got {empty!r}")):
+    with pytest.raises(
+        ValueError, match=re.escape(f"scope_fields must name at least one configurable field, got {empty!r}")
+    ):
         factory(empty)
