@@ -64,12 +64,10 @@ def _usage_problem(usage: Any) -> str | None:
     detail = usage.get("cache_creation")
     if detail is not None and not isinstance(detail, dict):
         return f"message.usage.cache_creation must be an object, got {_short(detail)}"
-    for key in _TTL_FIELDS if detail else ():
-        if _count_problem(detail.get(key)):
-            return (
-                f"message.usage.cache_creation.{key} must be a token count (an integer >= 0), "
-                f"got {_short(detail.get(key))}"
-            )
+    for key in _TTL_FIELDS:
+        value = detail.get(key) if isinstance(detail, dict) else None
+        if _count_problem(value):
+            return f"message.usage.cache_creation.{key} must be a token count (an integer >= 0), got {_short(value)}"
     return None
 
 
