@@ -218,7 +218,8 @@ class IntentionCache(Processor):
         volatile_args: argument names left out of the stored arguments (default `DEFAULT_VOLATILE_ARGS`).
         intention_arg: the tool argument that carries the intention, when a tool has one (default
             ``"intention"``).
-        retrieve_tool_name: the ``retrieve_memory`` tool's name (its results are never stored again).
+        retrieve_tool_name: the ``retrieve_memory`` tool's name (its results are never stored again; 1 to 64
+            ASCII letters, digits, ``_`` or ``-``: `promptcache._option_checks.TOOL_NAME_PATTERN`).
         serve_repeats: when True, a call whose (user, current intention, tool, arguments without the volatile ones)
             is stored and not expired is answered from memory without running the tool (see the module
             docstring). Default False: every tool runs.

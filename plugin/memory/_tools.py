@@ -55,8 +55,9 @@ def make_remember_tool(
         scope: a fixed scope, ``None`` for unscoped memories (default: resolved from the call's config with the
             shared rule).
         scope_fields: ``configurable`` fields tried for the scope.
-        name: the tool name. Whatever it is, the tool is marked side-effecting (``metadata``), so
-            ``IntentionCache`` never stores nor serves its replies.
+        name: the tool name (1 to 64 ASCII letters, digits, ``_`` or ``-``:
+            `promptcache._option_checks.TOOL_NAME_PATTERN`). Whatever it is, the tool is marked side-effecting
+            (``metadata``), so ``IntentionCache`` never stores nor serves its replies.
         allow_scope_override: let a per-call scope or ``configurable["user_id"]`` differ from the authenticated
             ``configurable["langgraph_auth_user_id"]`` (default False: such a call raises ``PermissionError``,
             nothing is read or written); only for deployments whose configs come from trusted code.
@@ -198,7 +199,8 @@ def make_reference_tool(
         scope: a fixed scope, ``None`` for unscoped memories (default: resolved from the call's config with the
             shared rule).
         scope_fields: ``configurable`` fields tried for the scope.
-        name: the tool name.
+        name: the tool name (1 to 64 ASCII letters, digits, ``_`` or ``-``:
+            `promptcache._option_checks.TOOL_NAME_PATTERN`).
         allow_scope_override: let a per-call scope or ``configurable["user_id"]`` differ from the authenticated
             ``configurable["langgraph_auth_user_id"]`` (default False: such a call raises ``PermissionError``,
             nothing is read or written); only for deployments whose configs come from trusted code.
