@@ -10,7 +10,10 @@ rules and a trained model:
    (`code_names`) -- is work;
 2. a short command with a pronoun object ("fix it", "ship that", "rerun them": `is_pronoun_command`) after
    an earlier work turn refers back to the last work turn: work, whatever came between;
-3. a turn over `MAX_QUESTION_CHARS` (a pasted document or log) or an empty one is work;
+3. a turn over `MAX_QUESTION_CHARS` (a pasted document or log) or an empty one is work, and so is an elliptical
+   turn right after a work turn (`is_elliptical`: "why so high", "since when?": a fragment without a verb of its
+   own continues the topic before; after a general turn the next rules decide, because a
+   wrong skip costs an answer and a wrong load only tokens);
 4. a follow-up (`is_followup`: it opens with "and" / "what about" / "also", or refers back with a pronoun:
    "how did he die", "what causes it") inherits the decision of the turn it follows -- unless it turns to the
    asker's own ("and ours?", "what about my team?": a first-person word), which is work;
@@ -43,6 +46,7 @@ from promptcache.memory._load_model import load_model
 __all__ = [
     "ChatModelClassifier",
     "ConceptualClassifier",
+    "ELLIPSIS_WORDS",
     "HISTORY_TURNS",
     "MAX_QUESTION_CHARS",
     "Turn",
@@ -50,6 +54,7 @@ __all__ = [
     "content_text",
     "decide_turns",
     "is_conceptual_question",
+    "is_elliptical",
     "is_followup",
     "is_pronoun_command",
     "make_classifier",
@@ -80,6 +85,24 @@ _WORD = re.compile(r"[A-Za-z']+")
 PRONOUN_COMMAND_WORDS = 6
 """A pronoun command has at most this many words ("ok, push that to main" has five): longer imperatives name
 what they act on."""
+
+
+ELLIPSIS_WORDS = 3
+"""An elliptical turn has at most this many words ("why so high", "for how long?", "which one?"): a policy bound from
+English ellipsis (a question word and one or two words it modifies), not fitted to data."""
+
+
+_AUXILIARIES = frozenset(
+    "is are was were am be been being do does did can could would should will shall may might must has have had "
+    "isn't aren't wasn't weren't don't doesn't didn't can't won't hasn't haven't".split()
+)
+
+
+def is_elliptical(question: str) -> bool:
+    """A turn of at most `ELLIPSIS_WORDS` words without an auxiliary or copula ("why so high", "since when?",
+    "and April?"): a fragment, not a sentence of its own ("is 97 prime?" is one)."""
+    words = _WORD.findall(question.lower())
+    return 0 < len(words) <= ELLIPSIS_WORDS and not any(w in _AUXILIARIES for w in words)
 
 
 def is_pronoun_command(question: str) -> bool:
@@ -114,6 +137,8 @@ def _decide(question: str, previous: str, any_work: bool) -> bool:
     if len(question) > MAX_QUESTION_CHARS or not question.strip() or code_names(question):
         return False
     if any_work and is_pronoun_command(question):
+        return False
+    if previous == "work" and is_elliptical(question):
         return False
     if previous != "none" and is_followup(question):
         return previous == "general" and not _FIRST_PERSON.search(question)
