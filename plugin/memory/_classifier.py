@@ -7,7 +7,8 @@ only costs tokens. The default (`is_conceptual_question`) decides each user turn
 rules and a trained model:
 
 1. a turn that names the user's code -- a file, path, function, class, identifier or service
-   (`code_names`) -- is work;
+   (`code_names`) -- is work, and so is one about the asker themself (`is_about_asker`: "I", "me", "my" outside
+   a how-to opener such as "how do I ...": "which club introduced me to ...", "what is the firm I manage");
 2. a short command with a pronoun object ("fix it", "ship that", "rerun them": `is_pronoun_command`) after
    an earlier work turn refers back to the last work turn: work, whatever came between;
 3. a turn over `MAX_QUESTION_CHARS` (a pasted document or log) or an empty one is work, and so is an elliptical
@@ -53,6 +54,7 @@ __all__ = [
     "as_turns",
     "content_text",
     "decide_turns",
+    "is_about_asker",
     "is_conceptual_question",
     "is_elliptical",
     "is_followup",
@@ -125,6 +127,19 @@ _FOLLOWUP = re.compile(
 _FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|we|us|our|ours|i'm|we're|i've|we've)\b", re.I)
 
 
+_SINGULAR_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd|i'll)\b", re.I)
+_HOW_TO = re.compile(r"^\W*(?:how\s+(?:do|can|could|should|would|to)\s+(?:i\b)?|how\s+to\b)", re.I)
+
+
+def is_about_asker(question: str) -> bool:
+    """Whether ``question`` is about the asker themself: a first-person singular word ("I", "me", "my", "mine",
+    "myself", "I'm", ...), unless the question opens with a how-to ("how do I ...", "how can I ...", "how to
+    ...": the asker as anyone doing the task) and has no other first-person word after that opener."""
+    opener = _HOW_TO.match(question)
+    rest = question[opener.end() :] if opener else question
+    return bool(_SINGULAR_FIRST_PERSON.search(rest.replace("\u2019", "'")))
+
+
 def is_followup(question: str) -> bool:
     """Whether ``question`` leans on an earlier turn: an elliptical opener ("and ...", "what about ...") or an
     anaphoric pronoun or deictic ("it", "they", "he", "that", "those", "there", "then")."""
@@ -134,7 +149,7 @@ def is_followup(question: str) -> bool:
 def _decide(question: str, previous: str, any_work: bool) -> bool:
     """One turn (module docstring): True = conceptual. ``previous``: the decision of the turn before (``"work"``,
     ``"general"`` or ``"none"``); ``any_work``: an earlier turn was work."""
-    if len(question) > MAX_QUESTION_CHARS or not question.strip() or code_names(question):
+    if len(question) > MAX_QUESTION_CHARS or not question.strip() or code_names(question) or is_about_asker(question):
         return False
     if any_work and is_pronoun_command(question):
         return False
