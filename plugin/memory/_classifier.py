@@ -12,7 +12,7 @@ rules and a trained model:
 2. a short command with a pronoun object ("fix it", "ship that", "rerun them": `is_pronoun_command`) after
    an earlier work turn refers back to the last work turn: work, whatever came between;
 3. a turn over `MAX_QUESTION_CHARS` (a pasted document or log) or an empty one is work, and so is an elliptical
-   turn right after a work turn (`is_elliptical`: "why so high", "since when?": a fragment without a verb of its
+   turn right after a work turn (`is_elliptical`: "why so slow", "since when?": a fragment without a verb of its
    own continues the topic before; after a general turn the next rules decide, because a
    wrong skip costs an answer and a wrong load only tokens);
 4. a follow-up (`is_followup`: it opens with "and" / "what about" / "also", or refers back with a pronoun:
@@ -90,7 +90,7 @@ what they act on."""
 
 
 ELLIPSIS_WORDS = 3
-"""An elliptical turn has at most this many words ("why so high", "for how long?", "which one?"): a policy bound from
+"""An elliptical turn has at most this many words ("why so slow", "for how long?", "which one?"): a policy bound from
 English ellipsis (a question word and one or two words it modifies), not fitted to data."""
 
 
@@ -101,7 +101,7 @@ _AUXILIARIES = frozenset(
 
 
 def is_elliptical(question: str) -> bool:
-    """A turn of at most `ELLIPSIS_WORDS` words without an auxiliary or copula ("why so high", "since when?",
+    """A turn of at most `ELLIPSIS_WORDS` words without an auxiliary or copula ("why so slow", "since when?",
     "and April?"): a fragment, not a sentence of its own ("is 97 prime?" is one)."""
     words = _WORD.findall(question.lower())
     return 0 < len(words) <= ELLIPSIS_WORDS and not any(w in _AUXILIARIES for w in words)

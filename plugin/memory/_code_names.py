@@ -17,7 +17,7 @@ state for it. The shapes are the naming conventions of source code, not words of
 - ``backticks``: anything in backticks;
 - ``project_file``: a conventional file name of a source tree without an extension (`PROJECT_FILES`:
   ``Makefile``, ``README``, ``Dockerfile``, ...) that is not after ``a`` / ``an``: "why does the Makefile rebuild
-  everything" and "the healthcheck in Dockerfile" name the user's file, while "what is a Makefile" asks what such
+  everything" and "the base image in Dockerfile" name the user's file, while "what is a Makefile" asks what such
   files are;
 - ``identifier``: a tracked item's id, an upper-case key of two or more letters and a number with a space,
   hyphen or ``#`` between (``ADR 42``, ``INC-4411``, ``PR #512``: issue-tracker keys, decision records, incidents),

@@ -30,7 +30,7 @@ from memory_load_data import HELDOUT_FILES, TRAIN_FILES, read_rows  # noqa: E402
         ("what does `make check` run", ["backticks"]),
         ("is payments-api up", ["service"]),
         ("why does the Makefile rebuild everything", ["project_file"]),
-        ("why does the healthcheck in Dockerfile fail", ["project_file"]),
+        ("which base image does Dockerfile use", ["project_file"]),
         ("is the LICENSE MIT", ["project_file"]),
         ("what is a Makefile", []),
         ("read the license terms", []),
@@ -57,11 +57,11 @@ def test_a_pronoun_command_after_a_tangent_refers_back_to_the_last_work_turn():
 
 
 def test_a_fragment_right_after_a_work_turn_continues_it():
-    assert decide_turns(["what's the churn for enterprise this quarter", "why so high"]) == [False, False]
-    assert decide_turns(["what's the churn for enterprise this quarter", "since when?"]) == [False, False]
+    assert decide_turns(["how many refunds did we issue this week", "why so slow"]) == [False, False]
+    assert decide_turns(["how many refunds did we issue this week", "since when?"]) == [False, False]
     # a sentence of its own (it has a verb) is decided as usual, and so is a fragment after a general turn
-    assert decide_turns(["what's the churn for enterprise this quarter", "is 97 prime?"]) == [False, True]
-    assert is_elliptical("why so high") and not is_elliptical("is 97 prime?") and not is_elliptical("")
+    assert decide_turns(["how many refunds did we issue this week", "is 97 prime?"]) == [False, True]
+    assert is_elliptical("why so slow") and not is_elliptical("is 97 prime?") and not is_elliptical("")
 
 
 def test_a_follow_up_that_turns_to_the_askers_own_is_work():
