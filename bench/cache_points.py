@@ -105,12 +105,14 @@ class Variants:
         self.conv = conversation_id(system, messages)
         self.model_key = self.ours.cache_model.model_id
         self.previous = self.ours._store.load(self.conv, self.model_key)
+        self.counts = self.ours._hot.counts.get(self.conv)  # the counts that request left for the next one
 
     def time_ours(self, repeat: int, cold: bool = False) -> float:
         samples = []
         for _ in range(repeat):
             args = fresh(*self.request)
             self.ours._store.save(self.conv, self.model_key, self.previous)
+            self.ours._hot.counts.put(self.conv, None if cold else self.counts)
             if cold:
                 clear_token_memo()
             gc.disable()

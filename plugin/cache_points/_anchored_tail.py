@@ -153,7 +153,9 @@ class AnchoredTailStrategy(CacheStrategy):
         total = 0
         for message in self.config.messages[start : end + 1]:
             content = message.get("content")
-            if isinstance(content, str):
+            if type(content) is list:
+                total += sum(1 for b in content if not is_cache_point(b))
+            elif isinstance(content, str):
                 total += 1 if content else 0
             elif isinstance(content, Sequence):
                 total += sum(1 for b in content if not is_cache_point(b))
@@ -162,7 +164,9 @@ class AnchoredTailStrategy(CacheStrategy):
     def _slot_cost(self, index: int) -> int:
         """0 when message ``index`` already ends with the caller's own point (no block is added), else 1."""
         content = self.config.messages[index].get("content")
-        return 0 if isinstance(content, Sequence) and content and is_cache_point(content[-1]) else 1
+        if type(content) is not list and not isinstance(content, Sequence):
+            return 1
+        return 0 if content and is_cache_point(content[-1]) else 1
 
     def placements_for(self, indices: Sequence[int]) -> list[CachePointPlacement]:
         """Placements for ascending ``indices``, ``tokens_covered`` from the previous point (Roo-Code's rule)."""
