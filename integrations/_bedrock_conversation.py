@@ -25,7 +25,7 @@ MEMO_ENTRIES = 512
 #: Longer JSON texts are hashed every time, never kept (so the memo holds at most 16 MiB).
 MEMO_MAX_TEXT_BYTES = 32 << 10
 
-_memo: OrderedDict[bytes, str] = OrderedDict()
+_memo: OrderedDict[Any, str] = OrderedDict()  # canonical JSON bytes, or the texts (`_texts_key`) -> id
 _lock = threading.Lock()
 
 
@@ -35,16 +35,49 @@ def conversation_id(system: list[Any], messages: list[dict[str, Any]], config: R
     thread = (ensure_config(config).get("configurable") or {}).get("thread_id")
     if thread not in (None, ""):
         return f"thread:{thread}"
-    text = canonical_json({"system": system, "first": messages[:1]})
+    key: Any = _texts_key(system, messages)
+    if key is None:
+        key = canonical_json({"system": system, "first": messages[:1]})
     with _lock:
-        known = _memo.get(text)
+        known = _memo.get(key)
         if known is not None:
-            _memo.move_to_end(text)
+            _memo.move_to_end(key)
             return known
+    text = key if type(key) is bytes else canonical_json({"system": system, "first": messages[:1]})
     found = "hash:" + stable_hash(text, 32)
     if len(text) <= MEMO_MAX_TEXT_BYTES:
         with _lock:
-            _memo[text] = found
+            _memo[key] = found
             while len(_memo) > MEMO_ENTRIES:
                 _memo.popitem(last=False)
     return found
+
+
+def _texts_key(system: Any, messages: Any) -> tuple[Any, ...] | None:
+    """For the usual shape -- every system block ``{"text": str}``, a first message ``{"role", "content"}`` whose
+    content is a str or ``{"text": str}`` blocks -- the texts themselves: they decide the canonical JSON, and a
+    tuple of them is hashed from each str's cached hash (no serialisation). ``None`` for any other shape."""
+    if type(system) is not list or type(messages) is not list:
+        return None
+    key: list[Any] = []
+    for block in system:
+        if type(block) is not dict or len(block) != 1 or type(block.get("text")) is not str:
+            return None
+        key.append(block["text"])
+    if not messages:
+        return (*key, None)
+    first = messages[0]
+    if type(first) is not dict or len(first) != 2 or type(first.get("role")) is not str:
+        return None
+    content = first.get("content")
+    key.append(first["role"])
+    if type(content) is str:
+        key.append(content)
+        return (*key, "str", len(system))
+    if type(content) is not list:
+        return None
+    for block in content:
+        if type(block) is not dict or len(block) != 1 or type(block.get("text")) is not str:
+            return None
+        key.append(block["text"])
+    return (*key, len(content), len(system))
