@@ -27,6 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from promptcache.cache_points._manual_points import (
     check_points,
     count_manual_cache_points,
@@ -78,9 +80,11 @@ class ConversePlan:
 
 def tool_spec_tokens(tools: Sequence[Any]) -> int:
     """Estimated tokens of the tool specs (their JSON, tiktoken ``cl100k_base``)."""
-    import orjson
+    return _specs_tokens([t for t in tools if not is_cache_point(t)])
 
-    specs = [t for t in tools if not is_cache_point(t)]
+
+def _specs_tokens(specs: Sequence[Any]) -> int:
+    """`tool_spec_tokens` of specs that hold no cache point."""
     return count_text_tokens(orjson.dumps(specs, default=str, option=orjson.OPT_SORT_KEYS).decode()) if specs else 0
 
 
@@ -145,12 +149,16 @@ def place_cache_points(
     if not (isinstance(strategy, type) and issubclass(strategy, CacheStrategy)):
         raise TypeError(f"strategy must be a CacheStrategy subclass, got {strategy!r}")
     tools_point = False
-    tool_tokens = tool_spec_tokens(new_tools) if new_tools else 0
-    system_has_manual = any(map(is_cache_point, system))
+    # the scan found every caller's point: which parts hold one needs no second look at the blocks
+    tools_have_manual = any(where.startswith("tools[") for where, _, _ in scan.points)
+    system_has_manual = any(where.startswith("system[") for where, _, _ in scan.points)
+    tool_tokens = 0
+    if new_tools:
+        tool_tokens = tool_spec_tokens(new_tools) if tools_have_manual else _specs_tokens(new_tools)
     if (
         cache_tools
         and new_tools
-        and not any(map(is_cache_point, new_tools))
+        and not tools_have_manual
         and strategy.tools_point_wanted(model_info, tool_tokens, bool(system), budget)
     ):
         new_tools.append(cache_point_block(ttl))
@@ -200,6 +208,8 @@ def _dict_list(value: Any, name: str, expected: str) -> list[Any]:
     Raises:
         TypeError: naming ``name`` (e.g. ``tools``) with what was ``expected``.
     """
+    if type(value) is list:
+        return list(value)
     if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Sequence):
         raise TypeError(f"{name} must be {expected}, got {type(value).__name__}: {_short(value)}")
     return list(value)
