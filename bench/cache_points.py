@@ -4,15 +4,16 @@ Both place points on the same final Converse request, through the hook langchain
 built (``_apply_cache_points(cache_control, system, bedrock_messages, params)``):
 
 - ours: ``CachePointChatBedrockConverse`` (the default ``anchored-tail`` strategy, the default token counter,
-  the in-memory placement store) on a growing conversation -- the stored placements are those of the same
-  conversation two messages shorter, as the previous request left them;
+  the in-memory placement store) on a growing conversation -- the stored placements, and the counts kept for the
+  conversation (`promptcache.cache_points._prefix_counts`), are those the same conversation two messages shorter
+  left, so each timed call counts the two messages it adds, as a conversation's next request does;
 - langchain-aws: ``ChatBedrockConverse._apply_cache_points`` with ``cache_control={"ttl": "5m"}`` (system + last
   message + tools + the end-of-history point).
 
 The request: a system prompt of ~1,500 tokens, 10 tool specs, and ``n`` messages of an agent loop (user text, then
 assistant text + ``toolUse`` / user ``toolResult`` pairs, every text distinct). Each timed call gets fresh lists
 (both placements modify them; copying is outside the timing). "warm": the texts were counted by an earlier request
-(a conversation's later turns); "cold": the token memo cleared first (every text encoded).
+(a conversation's later turns); "cold": the token memo and the kept counts cleared first (every text encoded).
 
 Each round times both variants in a shuffled order (the fastest of ``--repeat`` calls each: the least disturbed by
 other load on the machine) and takes their ratio; the

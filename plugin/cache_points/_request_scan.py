@@ -264,7 +264,9 @@ _CONTENT_TYPES = frozenset((list, str))
 _POINT_KEY = b'"cachePoint":'  # only a key looks like this in JSON: a quote inside a string is escaped
 
 
-def _scan_plain(messages: Any, previous: CountedMessages | None) -> tuple[ScannedMessages, CountedMessages] | None:
+def _scan_plain(
+    messages: Any, previous: CountedMessages | None
+) -> tuple[ScannedMessages, CountedMessages | None] | None:
     """The walk for a request with no ``cachePoint`` anywhere in its messages, counting only the messages that are
     not a byte-identical prefix of ``previous`` (`promptcache.cache_points._prefix_counts`). ``None`` when the
     request is not of that kind (then `_scan_messages` walks it, and raises what it raises).
@@ -286,12 +288,12 @@ def _scan_plain(messages: Any, previous: CountedMessages | None) -> tuple[Scanne
         return None
     if not kinds <= _CONTENT_TYPES:
         return None
-    start = previous.ends[reused - 1] if reused else 0  # type: ignore[union-attr]
-    if raw.find(_POINT_KEY, start) >= 0:  # the reused prefix held none (it was counted on this path)
+    if previous is not None and reused:
+        end, tokens, ends = previous.ends[reused - 1], previous.tokens[:reused], previous.ends[:reused]
+    else:
+        end, tokens, ends = 0, [], []
+    if raw.find(_POINT_KEY, end) >= 0:  # the reused prefix held none (it was counted on this path)
         return None
-    tokens = previous.tokens[:reused] if previous is not None else []
-    ends = previous.ends[:reused] if previous is not None else []
-    end = start if reused else 0
     for m in range(reused, len(messages)):
         message = messages[m]
         content = message["content"]
