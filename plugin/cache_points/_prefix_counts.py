@@ -11,9 +11,12 @@ input, per request; `CountedMessages` keeps what the previous request of the con
 The next request is serialised the same way; the messages whose JSON is a byte-identical prefix of the previous
 ``raw`` take the stored counts (one ``startswith``, a binary search when an earlier message changed), and only the
 rest are counted. JSON is self-delimiting, so an identical byte prefix through a message's end means identical
-messages up to it. The counters read nothing the JSON does not hold, with one exception the caller checks itself:
-a ``content`` tuple serialises like a list but is counted differently (``scan_request`` takes this path only when
-every message is a dict with a ``content`` list or str). Only the default counter's counts are reused.
+messages up to it. The counters read nothing the JSON does not hold (a ``toolUse`` input is counted from its orjson
+JSON too, so a NaN, written as ``null``, counts as ``null`` either way), with one exception the caller checks
+itself: a ``content`` tuple serialises like a list but is counted differently (``scan_request`` takes this path
+only when every message is a dict with a ``content`` list or str). Subclasses of dict, list and str, and anything
+else orjson does not write natively, end the reuse: such a request is counted whole. Only the default counter's
+counts are reused.
 
 `RecentCounts` keeps the last `CountedMessages` per conversation, bounded in entries and in bytes held.
 """
@@ -31,8 +34,8 @@ __all__ = ["MAX_CONVERSATIONS", "MAX_HELD_BYTES", "CountedMessages", "RecentCoun
 
 #: Conversations whose previous request `RecentCounts` keeps (the least recently used is dropped first).
 MAX_CONVERSATIONS = 1_024
-#: Bytes of JSON `RecentCounts` holds at most over all conversations (about 120 kB per 200-message request of
-#: bench/cache_points.py, so 64 MiB is ~500 such conversations or ~10 of 10,000 messages).
+#: Bytes of JSON `RecentCounts` holds at most over all conversations (a capacity, not measured: a request's JSON is
+#: about the size of its text).
 MAX_HELD_BYTES = 64 << 20
 
 
@@ -44,8 +47,8 @@ def _bytes_as_length(value: Any) -> Any:
 
 
 def serialise(value: Any) -> bytes | None:
-    """``value`` as orjson JSON (binary values as their length), ``None`` when it holds anything else orjson
-    refuses (then nothing is reused)."""
+    """``value`` as orjson JSON (binary values as their length), ``None`` when it holds a subclass of dict, list or
+    str, or anything else orjson does not write natively (then nothing is reused)."""
     try:
         return orjson.dumps(value, default=_bytes_as_length, option=orjson.OPT_PASSTHROUGH_SUBCLASS)
     except TypeError:  # orjson.JSONEncodeError is a TypeError

@@ -198,12 +198,17 @@ def test_binary_values_are_compared_by_length(counted_contents: list[Any]) -> No
     assert grown.counted is not None and grown.counted.tokens[0] == default_count_tokens(longer[0]) == 2_007
 
 
+class _Text(str):
+    """A str subclass (orjson would write it as a str; it is never reused)."""
+
+
 @pytest.mark.parametrize(
     "odd",
     [
         pytest.param(lambda m: {**m, "content": tuple(m["content"])}, id="a content tuple"),
         pytest.param(lambda m: {**m, "content": [*m["content"], {"cachePoint": {"type": "default"}}]}, id="a point"),
         pytest.param(lambda m: {**m, "content": [{"text": "when", "json": {1, 2}}]}, id="a set orjson refuses"),
+        pytest.param(lambda m: {**m, "content": [{"text": _Text("a str subclass")}]}, id="a str subclass"),
     ],
 )
 def test_what_is_never_reused_is_counted_from_scratch(odd: Any) -> None:
