@@ -40,7 +40,9 @@ MAX_HELD_BYTES = 64 << 20
 
 
 def _bytes_as_length(value: Any) -> Any:
-    """orjson's ``default``: binary values stand for their length (all the counters read of them)."""
+    """orjson's ``default``: binary values stand for their length, all the counters read of them where Converse
+    allows them (image, document and video sources, a tool input's values). A ``bytes`` where Converse wants a str
+    (a text) is counted from its repr, so its content would count; botocore refuses such a request anyway."""
     if isinstance(value, (bytes, bytearray, memoryview)):
         return {"\x00bytes": len(value)}
     raise TypeError
