@@ -153,11 +153,9 @@ class AnchoredTailStrategy(CacheStrategy):
         total = 0
         for message in self.config.messages[start : end + 1]:
             content = message.get("content")
-            if type(content) is list:
-                total += sum(1 for b in content if not is_cache_point(b))
-            elif isinstance(content, str):
+            if isinstance(content, str):
                 total += 1 if content else 0
-            elif isinstance(content, Sequence):
+            elif type(content) is list or isinstance(content, Sequence):
                 total += sum(1 for b in content if not is_cache_point(b))
         return total
 

@@ -5,6 +5,11 @@
 the `ScannedMessages` it returns without walking them again (and walks plain message lists with
 `scan_messages`, without the position rules, as it always has).
 
+With the default counter, a request whose messages hold no ``cachePoint`` is walked by `_scan_plain`: one orjson
+serialisation of the messages (which also shows there is no point in them), C-level passes for the shapes, and
+counts only for the messages after the byte-identical prefix of the conversation's previous request
+(`promptcache.cache_points._prefix_counts`); any other request takes the full walk.
+
 Hoisting: a ``cachePoint`` inside a ``toolResult``'s ``content`` is moved to right after that ``toolResult`` block,
 where Bedrock takes it (``ToolResultContentBlock`` has no cache point; langchain-aws moves a ``ToolMessage``'s points
 there too). Messages that need no move are the caller's objects; the others are copies, and the moved point blocks
