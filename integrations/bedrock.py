@@ -57,7 +57,7 @@ from promptcache.backends import ServerCache
 from promptcache.cache_points import AnchoredTailStrategy, CacheStrategy, ModelInfo, MultiPointStrategy, get_model_info
 from promptcache.cache_points._converse import ConversePlan, place_cache_points
 from promptcache.cache_points._model_info import TTLS
-from promptcache.cache_points._prefix_counts import RecentCounts
+from promptcache.cache_points._prefix_counts import RECENT_COUNTS, RecentCounts
 from promptcache.integrations._bedrock_conversation import conversation_id
 from promptcache.integrations._bedrock_placements import DEFAULT_PLACEMENT_TTL_SECONDS, PlacementStore
 
@@ -161,7 +161,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
     _store: PlacementStore = PrivateAttr()
     _info: ModelInfo = PrivateAttr()
     _strategy: type[CacheStrategy] = PrivateAttr()
-    _counts: RecentCounts = PrivateAttr(default_factory=RecentCounts)
+    _counts: RecentCounts = PrivateAttr(default_factory=lambda: RECENT_COUNTS)  # shared by the process
     _hot: _RequestState = PrivateAttr()
     _metrics: PluginMetrics = PrivateAttr(default_factory=lambda: PluginMetrics("cache_points"))
 

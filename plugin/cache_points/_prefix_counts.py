@@ -18,7 +18,9 @@ only when every message is a dict with a ``content`` list or str). Subclasses of
 else orjson does not write natively, end the reuse: such a request is counted whole. Only the default counter's
 counts are reused.
 
-`RecentCounts` keeps the last `CountedMessages` per conversation, bounded in entries and in bytes held.
+`RecentCounts` keeps the last `CountedMessages` per conversation, bounded in entries and in bytes held;
+`RECENT_COUNTS` is the one every Bedrock model of the process shares, so the bounds hold for the process. Two models
+that see the same conversation id with different histories only miss each other's prefix (the bytes are compared).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["MAX_CONVERSATIONS", "MAX_HELD_BYTES", "CountedMessages", "RecentCounts", "serialise"]
+__all__ = ["MAX_CONVERSATIONS", "MAX_HELD_BYTES", "RECENT_COUNTS", "CountedMessages", "RecentCounts", "serialise"]
 
 #: Conversations whose previous request `RecentCounts` keeps (the least recently used is dropped first).
 MAX_CONVERSATIONS = 1_024
@@ -131,3 +133,7 @@ class RecentCounts:
         with self._lock:
             self._entries.clear()
             self._bytes = 0
+
+
+#: The process-wide `RecentCounts` of the Bedrock wrappers.
+RECENT_COUNTS = RecentCounts()

@@ -8,6 +8,7 @@ Real boto3 client + botocore Stubber; the requests are taken as botocore builds 
 from __future__ import annotations
 
 import copy
+import uuid
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -42,12 +43,13 @@ def _conversation(monkeypatch: Any, **options: Any) -> tuple[list[dict[str, Any]
         cache_model_info=get_model_info(CLAUDE, min_tokens_per_cache_point=40),
         **options,
     )
+    thread = f"count-reuse-{uuid.uuid4().hex}"  # the kept counts are the process's: a conversation of its own
     history: list[Any] = [SystemMessage(SYSTEM), HumanMessage(words("u0", 30))]
     for turn in range(TURNS):
         stub.add_response("converse", converse_response(words(f"a{turn}", 12)), None)
         counted.append(0)
         with stub:
-            model.invoke(history, config={"configurable": {"thread_id": "count-reuse"}})
+            model.invoke(history, config={"configurable": {"thread_id": thread}})
         history += [AIMessage(words(f"a{turn}", 12)), HumanMessage(words(f"u{turn + 1}", 15 + 7 * turn))]
     stub.assert_no_pending_responses()
     return sent, counted
