@@ -46,13 +46,10 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (sub-command ``replay``)."""
+    from promptcache import __version__
     from promptcache._pricing import KNOWN_PRICES
     from promptcache.replay._engine import DEFAULT_GAP_S
-    from promptcache.replay._strategies import STRATEGIES, check_strategy_names
-
-    check_strategy_names(())  # loads every strategy into STRATEGIES
-
-    from promptcache import __version__
+    from promptcache.replay._registry import STRATEGIES
 
     parser = _Parser(prog="promptcache", description="promptcache command-line tools")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._claude_code import Line, Session, reply_message
+from ._claude_code_tree import Line, Session, reply_message
 from ._claude_code_walk import PromptWalker
 from ._transcript import Block, Conversation, Message
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
-from ._claude_code import Line, Session, reply_message
+from ._claude_code_tree import Line, Session, reply_message
 from ._transcript import Block, Message
 
 __all__ = ["PromptWalker"]

@@ -14,11 +14,12 @@ future of a conversation.
   (``promptcache.cache_points``), run as the wrapper runs them (``promptcache.replay._ours``).
 - ``as-logged``: the log's own layout (``promptcache.replay._as_logged``), shown when the log records usage.
 - ``hindsight``: a reference that knows each conversation's next request time (``promptcache.replay._hindsight``).
+
+Every strategy by name: ``promptcache.replay._registry``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from promptcache._compat import LANGCHAIN_AWS_CACHE_POINT_HOOK
@@ -36,9 +37,6 @@ __all__ = [
     "NoCacheStrategy",
     "LastMessageStrategy",
     "LangChainAwsStrategy",
-    "STRATEGIES",
-    "check_strategy_names",
-    "make_strategy",
     "StrategyUnavailable",
 ]
 
@@ -234,51 +232,3 @@ class _Empty:
 
 
 _EMPTY = _Empty()
-
-
-STRATEGIES: dict[str, type[Strategy]] = {
-    NoCacheStrategy.name: NoCacheStrategy,
-    LastMessageStrategy.name: LastMessageStrategy,
-    LangChainAwsStrategy.name: LangChainAwsStrategy,
-}
-
-
-def _register_modules() -> None:
-    """Add the strategies defined in their own modules (imported lazily: they import this one)."""
-    from ._as_logged import AsLoggedStrategy
-    from ._hindsight import HindsightStrategy
-    from ._ours import AnchoredTailStrategy, MultiPointAdapter
-
-    STRATEGIES.setdefault(MultiPointAdapter.name, MultiPointAdapter)
-    STRATEGIES.setdefault(AnchoredTailStrategy.name, AnchoredTailStrategy)
-    STRATEGIES.setdefault(AsLoggedStrategy.name, AsLoggedStrategy)
-    STRATEGIES.setdefault(HindsightStrategy.name, HindsightStrategy)
-
-
-def check_strategy_names(names: Iterable[str]) -> None:
-    """Check that every name is in ``STRATEGIES`` (after loading ours).
-
-    Raises:
-        KeyError: the first unknown name (the message lists the known ones).
-    """
-    if "anchored-tail" not in STRATEGIES:
-        _register_modules()
-    for name in names:
-        if name not in STRATEGIES:
-            raise KeyError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}")
-
-
-def make_strategy(name: str, rules: CacheRules, price: ModelPrice | None = None, ttl_s: float = 300.0) -> Strategy:
-    """A strategy by name (``STRATEGIES`` keys; add a ``Strategy`` subclass there to compare your own).
-
-    Raises:
-        KeyError: unknown name (the message lists the known ones).
-        StrategyUnavailable: its implementation is not installed.
-    """
-    if "anchored-tail" not in STRATEGIES:
-        _register_modules()
-    try:
-        cls = STRATEGIES[name]
-    except KeyError:
-        raise KeyError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}") from None
-    return cls(rules, price, ttl_s)

@@ -401,7 +401,9 @@ def inputs_from_request(request: Any, agent_id: str, scope: str | None) -> Respo
     )
 
 
-def key_frame(agent_id: str, scope: str | None, model: Mapping[str, Any], step: int, tools: Sequence[Any]) -> tuple[bytes, bytes]:
+def key_frame(
+    agent_id: str, scope: str | None, model: Mapping[str, Any], step: int, tools: Sequence[Any]
+) -> tuple[bytes, bytes]:
     """The bytes the default key hashes before and after the prompt's digest list, for a call without tool choice,
     response format or settings: ``build_response_cache_key`` gives ``f"{key_namespace(agent_id, scope)}:"``
     followed by the first 32 hex digits of ``sha256(before + prompt_digest_json(prompt) + after)``.
