@@ -21,9 +21,12 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from promptcache.replay._engine import ReplayResult
 
 __all__ = ["main", "build_parser"]
 
@@ -205,21 +208,75 @@ def _run_replay(args: argparse.Namespace) -> int:
         return _fail(str(missing_extra("replay", exc)))
 
     from promptcache.replay._engine import DEFAULT_STRATEGIES, run_replay
-    from promptcache.replay._model_table import MAX_MIN_TOKENS, ModelTable, load_overrides
+    from promptcache.replay._model_table import ModelTable, load_overrides
     from promptcache.replay._transcript import TranscriptError, TranscriptWarning
 
-    if not (args.gap_s >= 0 and args.gap_s != float("inf")):
-        return _fail(f"--gap-s must be a finite number of seconds >= 0, got {args.gap_s!r}")
-    ttl = args.response_cache_ttl
-    if ttl is not None and not (0 < ttl < float("inf")):
-        return _fail(f"--response-cache-ttl must be a finite number of seconds > 0, got {ttl!r}")
-    if args.monthly_requests is not None and args.monthly_requests <= 0:
-        return _fail(f"--monthly-requests must be an integer > 0, got {args.monthly_requests!r}")
-    out = Path(args.out)
-    problem = _out_problem(out)  # checked before the run, not after
+    problem = _replay_option_problem(args)  # checked before the run, not after
     if problem is not None:
         return _fail(problem)
     shown: list[tuple[Any, Any]] = []  # the progress bar and its task, once the run is long enough for one
+    progress = _progress(shown)
+    try:
+        table = ModelTable(load_overrides(args.models) if args.models else None, args.min_tokens, source=args.models)
+    except ValueError as exc:
+        return _fail(f"--models: {exc}")
+    except RecursionError:  # tomllib / json recurse per nesting level
+        return _fail(f"--models: {args.models}: nested too deeply to be a model table")
+    for note in _session_notes(args.files):
+        print(f"promptcache: warning: {note}", file=sys.stderr)
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", TranscriptWarning)
+            result = run_replay(
+                args.files,
+                args.model if args.model is not None else DEFAULT_MODEL,
+                args.strategies or DEFAULT_STRATEGIES,
+                args.gap_s,
+                progress=progress,
+                response_cache_ttl_s=args.response_cache_ttl,
+                force_model=args.model is not None,
+                models=table,
+                tokens=args.tokens,
+                strict=args.strict,
+            )
+    except TranscriptError as exc:
+        return _fail(str(exc))
+    except KeyError as exc:
+        return _fail(str(exc.args[0]) if exc.args else str(exc))
+    except ValueError as exc:
+        return _fail(str(exc))
+    finally:
+        if shown:
+            shown[0][0].stop()
+        _report_warnings(caught)
+    return _write_report(result, args)
+
+
+def _replay_option_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the replay's options (the first problem, as the error line says it), or ``None``."""
+    from promptcache.replay._model_table import MAX_MIN_TOKENS
+
+    if not (args.gap_s >= 0 and args.gap_s != float("inf")):
+        return f"--gap-s must be a finite number of seconds >= 0, got {args.gap_s!r}"
+    ttl = args.response_cache_ttl
+    if ttl is not None and not (0 < ttl < float("inf")):
+        return f"--response-cache-ttl must be a finite number of seconds > 0, got {ttl!r}"
+    if args.monthly_requests is not None and args.monthly_requests <= 0:
+        return f"--monthly-requests must be an integer > 0, got {args.monthly_requests!r}"
+    problem = _out_problem(Path(args.out))
+    if problem is not None:
+        return problem
+    if args.min_tokens is not None and args.min_tokens < 0:
+        return f"--min-tokens must be an integer >= 0, got {args.min_tokens!r}"
+    if args.min_tokens is not None and args.min_tokens > MAX_MIN_TOKENS:
+        return f"--min-tokens must be an integer from 0 to {MAX_MIN_TOKENS:,}, got {args.min_tokens!r}"
+    return None
+
+
+def _progress(shown: list[tuple[Any, Any]]) -> Callable[[int, int | None], None]:
+    """The replay's progress callback: a rich progress bar on stderr once more than ``PROGRESS_MIN_REQUESTS``
+    requests are done (appended to ``shown`` with its task, for the caller to stop)."""
 
     def progress(done: int, total: int | None) -> None:
         if done <= PROGRESS_MIN_REQUESTS:
@@ -242,44 +299,11 @@ def _run_replay(args: argparse.Namespace) -> int:
             bar, task = shown[0]
             bar.update(task, completed=done)
 
-    if args.min_tokens is not None and args.min_tokens < 0:
-        return _fail(f"--min-tokens must be an integer >= 0, got {args.min_tokens!r}")
-    if args.min_tokens is not None and args.min_tokens > MAX_MIN_TOKENS:
-        return _fail(f"--min-tokens must be an integer from 0 to {MAX_MIN_TOKENS:,}, got {args.min_tokens!r}")
-    try:
-        table = ModelTable(load_overrides(args.models) if args.models else None, args.min_tokens, source=args.models)
-    except ValueError as exc:
-        return _fail(f"--models: {exc}")
-    except RecursionError:  # tomllib / json recurse per nesting level
-        return _fail(f"--models: {args.models}: nested too deeply to be a model table")
-    for note in _session_notes(args.files):
-        print(f"promptcache: warning: {note}", file=sys.stderr)
-    caught: list[warnings.WarningMessage] = []
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", TranscriptWarning)
-            result = run_replay(
-                args.files,
-                args.model if args.model is not None else DEFAULT_MODEL,
-                args.strategies or DEFAULT_STRATEGIES,
-                args.gap_s,
-                progress=progress,
-                response_cache_ttl_s=ttl,
-                force_model=args.model is not None,
-                models=table,
-                tokens=args.tokens,
-                strict=args.strict,
-            )
-    except TranscriptError as exc:
-        return _fail(str(exc))
-    except KeyError as exc:
-        return _fail(str(exc.args[0]) if exc.args else str(exc))
-    except ValueError as exc:
-        return _fail(str(exc))
-    finally:
-        if shown:
-            shown[0][0].stop()
-        _report_warnings(caught)
+    return progress
+
+
+def _write_report(result: ReplayResult, args: argparse.Namespace) -> int:
+    """Print the warnings' summaries and the terminal table, write replay.json (and replay.png) to ``--out``."""
     for summary in (result.skipped.warning(), result.merged.summary()):
         if summary:
             print(f"promptcache: warning: {' '.join(summary.split())}", file=sys.stderr)
@@ -288,6 +312,7 @@ def _run_replay(args: argparse.Namespace) -> int:
     from promptcache.replay._chart import write_chart
     from promptcache.replay._report import render_table, write_json
 
+    out = Path(args.out)
     result.monthly_requests = args.monthly_requests
     console = Console(width=max(Console().width, 120))
     render_table(result, console)
