@@ -14,9 +14,15 @@ wrapper:
 
 Messages are ``{"role", "content"}`` dicts with one placeholder block per content block (the lookback counts
 blocks), the last one of the message's last kind (the placement rules see how a message ends: no point after
-reasoning, on Nova none after a tool result or an image), with the replay's token counts injected through
-``count_tokens``. Nothing is added on top: the rows price the code that ships (tests/replay/test_shipped_placements.py
-compares them with the wrapper's own placements on the same requests).
+reasoning, on Nova none after a tool result or an image), with the replay's token counts. Nothing is added on
+top: the rows price the code that ships (tests/replay/test_shipped_placements.py compares them with the wrapper's
+own placements on the same requests).
+
+Per request, nothing walks the conversation in Python: each message's placeholder is made once per conversation
+and a request takes the first ones (a request is a prefix of its conversation); they go over as
+``ScannedMessages``, with their token counts on it, the way ``place_cache_points`` hands over the messages its one
+walk checked and counted; and the strategy class runs without building the result's message copies
+(``_placer``), which the replay does not read.
 """
 
 from __future__ import annotations
