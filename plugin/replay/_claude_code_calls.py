@@ -16,7 +16,6 @@ from ._transcript import Conversation, Message
 __all__ = ["build_conversations", "prompt_of"]
 
 
-
 @dataclass(slots=True)
 class _Open:
     """A conversation being built: its messages, their keys, and the indices of its own calls' replies."""
