@@ -204,9 +204,8 @@ def _priced() -> str:
 
 
 def _strategy_names() -> str:
-    from promptcache.replay._strategies import STRATEGIES, check_strategy_names
+    from promptcache.replay._registry import STRATEGIES
 
-    check_strategy_names(())  # loads every strategy into STRATEGIES
     return ", ".join(STRATEGIES)
 
 

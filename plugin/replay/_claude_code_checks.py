@@ -24,7 +24,7 @@ from ._skipped import current_tally
 from ._transcript import TranscriptError, TranscriptWarning
 
 if TYPE_CHECKING:
-    from ._claude_code import Line, Session
+    from ._claude_code_tree import Line, Session
 
 __all__ = ["USAGE_COUNT_FIELDS", "check_usage", "cut_cycles"]
 
