@@ -7,8 +7,7 @@ import threading
 
 import pytest
 
-from promptcache.backends import InMemoryServerCache
-from promptcache.backends import _memory
+from promptcache.backends import InMemoryServerCache, _memory
 
 
 def test_a_read_makes_an_entry_recent() -> None:
