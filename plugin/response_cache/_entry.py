@@ -196,7 +196,7 @@ def _same(a: AIMessage, b: AIMessage) -> bool:
 
 
 _FIELD_ORDER: Final = tuple(AIMessage.model_fields)
-_SAMPLE: Final = {
+_SAMPLE: Final[dict[str, Any]] = {
     "content": "x",
     "additional_kwargs": {},
     "response_metadata": {},
