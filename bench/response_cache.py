@@ -8,11 +8,15 @@ the same conversation to ~8,000 tokens (tiktoken cl100k_base, offline copy), and
    memos in four states (the same prompt again; the thread's next call; the same values as new objects; emptied)
    vs LangChain's key for the same prompt (``dumps(messages)`` + ``model._get_llm_string(**bound_kwargs)``).
 2. The model identity string: ours vs LangChain's ``_get_llm_string()`` (the same string).
+   Then a hit's decode (``decode_hit``) vs the raw Redis GET of the same entry, and the first key of a process
+   (fresh processes, ours vs LangChain's, with and without the tool schemas converted before).
 3. A ``create_agent`` turn with an instant fake model: no cache, miss and hit (in-memory), miss and hit (Redis),
    a raw redis-py GET of the same entry timed alone (back-to-back), and the same GET made inside a turn (a
    no-cache turn with a middleware making it, minus one with the middleware doing nothing); ratios within each
    run, ``--runs`` runs, medians over runs, the load average before and after, and CPU-time p50s
-   (``time.thread_time``) next to the wall-clock ones.
+   (``time.thread_time``) next to the wall-clock ones; also LangChain's own cache hit (``cache=InMemoryCache()`` on
+   the model), and the miss over a pass-through middleware and the hit over LangChain's hit by the mean of the
+   fastest tenth of calls (on a loaded machine, the calls no other process interrupted).
 """
 
 from __future__ import annotations
