@@ -32,9 +32,8 @@ class InMemoryServerCache(ServerCache):
     (``get``, then ``move_to_end``) and takes no lock; writes, deletes and sweeps take one, so the bound holds
     across threads. The clock is read only for an entry that has an expiry. An expired entry reads as missing and
     is dropped when seen; ``len()``/``clear()`` purge all expired entries first. Values are ``bytes``
-    (immutable), so what a caller reads can never change the entry. (Earlier builds used ``cachetools``'
-    ``LRUCache``, whose ``__getitem__`` is Python code, and a lock per read: ``get`` cost about 4x a dict lookup
-    plus a copy; see bench/README.md, "Backends".)
+    (immutable), so what a caller reads can never change the entry. (Not ``cachetools.LRUCache``: its ``__getitem__`` is
+    Python code and needs a lock per read; bench/README.md, "Backends", compares the two.)
 
     Args:
         max_entries: the bound (an ``int`` >= 1; default 1000).

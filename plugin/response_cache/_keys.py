@@ -362,4 +362,4 @@ def key_frame(
     """
     before = bytes(memoryview(_head(agent_id, model))[:-1]) + b',"prompt":'
     middle = _middle(None, scope, _NO_SETTINGS, step, None)
-    return before, b"," + middle[1:-1] + b',"tools":' + _tools_digest(tools) + _VERSION_TAIL
+    return before, b"," + middle[1:-1] + b',"tools":' + tools_digest(tools) + _VERSION_TAIL
