@@ -27,9 +27,13 @@ def _cli(argv, capsys):
 
 
 _LAUNCH = (
-    "import atexit, resource, runpy, sys\n"
+    "import atexit, runpy, sys\n"
     "out = sys.argv.pop(1)\n"
-    "atexit.register(lambda: open(out, 'w').write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)))\n"
+    "def peak():\n"
+    "    with open('/proc/self/status') as f:\n"
+    "        kib = next(line.split()[1] for line in f if line.startswith('VmHWM:'))\n"
+    "    open(out, 'w').write(kib)\n"
+    "atexit.register(peak)\n"
     "sys.argv[0] = 'promptcache'\n"
     "runpy.run_module('promptcache', run_name='__main__')\n"
 )
@@ -38,8 +42,10 @@ _LAUNCH = (
 def _subprocess_cli(*argv: str) -> tuple[int, list[str], int]:
     """Run the command in its own process; returns (exit code, stderr lines, that process's own peak RSS in MB).
 
-    The peak is the child's own (``RUSAGE_SELF``, written at its exit), not ``RUSAGE_CHILDREN`` of this process,
-    which is the largest of every child the test run ever waited for (a docs build, another CLI run).
+    The peak is the child's own address space (``VmHWM`` of ``/proc/self/status``, written at its exit). Neither
+    ``RUSAGE_CHILDREN`` of this process (the largest of every child the test run ever waited for) nor the child's
+    ``RUSAGE_SELF`` (Linux carries the launching process's peak over ``vfork`` + ``exec`` into it) is the child's
+    own.
     """
     with tempfile.TemporaryDirectory() as tmp:
         peak_file = os.path.join(tmp, "peak")
@@ -50,7 +56,7 @@ def _subprocess_cli(*argv: str) -> tuple[int, list[str], int]:
             stdin=subprocess.DEVNULL,
         )
         with open(peak_file) as handle:
-            peak_mb = int(handle.read()) // 1024  # KiB on Linux
+            peak_mb = int(handle.read()) // 1024  # KiB
     return proc.returncode, proc.stderr.decode().strip().splitlines(), peak_mb
 
 
