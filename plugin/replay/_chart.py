@@ -135,9 +135,8 @@ def draw_chart(result: ReplayResult) -> Any:
     import matplotlib
 
     matplotlib.use("Agg", force=True)
-    from matplotlib.figure import Figure
-
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
     fig = Figure(figsize=(10, 12), dpi=100)
     FigureCanvasAgg(fig)  # a renderer for tight_layout and for measuring what is drawn
