@@ -24,21 +24,22 @@ days (``"log-span"``), or by ``monthly_requests / requests`` when the caller giv
 apart): ``"assumed-gap"``, and the sentence says so and asks for ``--monthly-requests N``. Where sizes were
 estimated, the band is the token estimate's relative error (``ESTIMATE_ERROR``) times the share of estimated
 requests, times the savings. ``cause_rows`` prices each miss cause's fix with the same simulator
-(``promptcache.replay._variants``, ``promptcache.replay._one_model``).
+(``promptcache.replay._fixes``).
 """
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._causes import CAUSES
-from ._one_model import ONE_MODEL
+from ._fixes import cause_rows, one_model_saving
+from ._result_rows import available as _available
+from ._result_rows import cost as _cost
+from ._result_rows import is_claude_code, is_openai
 from ._variants import KEEP_ALIVE, ONE_HOUR
 
 if TYPE_CHECKING:
-    from ._engine import ReplayResult, StrategyTotals
+    from ._engine import ReplayResult
 
 __all__ = ["ESTIMATE_ERROR", "MONTH_S", "Decision", "cause_rows", "decide", "is_claude_code", "is_openai"]
 
@@ -54,15 +55,6 @@ _HOW_TO = {
     "langchain-aws": "langchain-aws's BedrockPromptCachingMiddleware",
     "last-message": "one cache point at the end of each request (langchain-anthropic's middleware)",
 }
-_FIX_TEXT = {
-    "first-call": None,
-    "prefix-changed": "keep the system prompt, tools and earlier messages unchanged (a compaction rewrites the "
-    "prefix); not priced: the log does not hold the requests an unchanged prefix would have sent",
-    "model-switch": "stay on one model within a conversation (models do not share a cache)",
-    "below-minimum": None,
-    "unexplained": None,
-}
-_PLACEMENT_CAUSES = ("no-cache-point", "checkpoint-limit", "lookback")
 
 
 @dataclass(frozen=True)
@@ -105,26 +97,6 @@ class Decision:
 
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 2)
-
-
-def _available(result: ReplayResult, name: str) -> StrategyTotals | None:
-    row = result.strategies.get(name) or result.variants.get(name)
-    return None if row is None or row.unavailable else row
-
-
-def is_claude_code(result: ReplayResult) -> bool:
-    """Whether most conversations come from Claude Code logs."""
-    cc = result.formats.get("claude-code", 0)
-    return cc > 0 and cc * 2 >= sum(result.formats.values())
-
-
-def is_openai(result: ReplayResult) -> bool:
-    """Whether the run's main model caches automatically (OpenAI: every row reads the cache, even ``none``)."""
-    return result.rules.family == "openai"
-
-
-def _cost(row: StrategyTotals, logged: bool) -> float:
-    return row.logged_cost_usd if logged and not row.logged_only else row.cost_usd
 
 
 def _month_factor(result: ReplayResult, requests: int) -> tuple[float | None, str, str | None]:
@@ -350,7 +322,7 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
         )
     switched = causes.get("model-switch")
     if switched is not None and switched.cost_usd > 0:
-        saved = _one_model_saving(result, d.current)
+        saved = one_model_saving(result, d.current)
         priced = ""
         if saved is not None:
             verb = "would save" if saved >= 0 else "would cost"
@@ -367,77 +339,9 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
         )
     cheapest = result.cheapest_placement()
     row = result.strategies.get(cheapest or "")
-    if row is not None and d.current_usd > 0 and row.logged_cost_usd < d.current_usd:
+    if row is not None and d.current_usd > 0 and row.logged_cost_usd < d.current_usd * (1 - 0.0005):  # shown: 0.1%
         lines.append(
             f"For agents of your own, {cheapest} would cost {1 - row.logged_cost_usd / d.current_usd:.1%} less "
             "than Claude Code's layout on this traffic."
         )
     return lines
-
-
-def _one_model_saving(result: ReplayResult, name: str) -> float | None:
-    """What replaying row ``name`` with one model per conversation saves, USD over the log, input and output side
-    (``promptcache.replay._one_model``): 0.0 when no conversation switches model, ``None`` without the row."""
-    base = _available(result, name)
-    if base is None:
-        return None
-    variant = result.variants.get(name + ONE_MODEL)
-    if variant is None:
-        return 0.0
-    return base.cost_usd + base.output_cost_usd - variant.cost_usd - variant.output_cost_usd
-
-
-def cause_rows(result: ReplayResult, name: str) -> list[dict[str, Any]]:
-    """The miss causes of row ``name`` with their fix and what it recovers, USD over the log (``recoverable_usd``
-    is the row's cost minus the cost of the row with the fix applied; ``None`` where no fix is priced)."""
-    causes = result.miss_causes.get(name) or {}
-    base = _available(result, name)
-    if base is None:
-        return []
-    logged = base.logged_only
-    fixes: dict[str, tuple[str | None, float | None]] = {}
-    options = []
-    for suffix, text in ((ONE_HOUR, "1-hour TTL"), (KEEP_ALIVE, "keep-alive before the TTL ends")):
-        variant = result.variants.get(name + suffix)
-        if variant is not None:
-            options.append((base.cost_usd - variant.cost_usd, text))
-    if options:
-        saved, text = max(options)
-        fixes["ttl-expired"] = (text, saved)
-    switch_saving = _one_model_saving(result, name)
-    if "model-switch" in causes and switch_saving is not None:
-        how = (
-            "stay on one model within a conversation (replayed on each conversation's first model, its prices "
-            "included; models do not share a cache)"
-            if name + ONE_MODEL in result.variants
-            else "none here: no conversation switches model (another conversation's model cached the prefix)"
-        )
-        fixes["model-switch"] = (how, switch_saving)
-    placed = [c for c in _PLACEMENT_CAUSES if c in causes]
-    cheapest = result.cheapest_placement()
-    target = _available(result, cheapest) if cheapest and cheapest != name else None
-    saved = base.cost_usd - _cost(target, logged) if target is not None else 0.0
-    if placed and target is not None and saved > 0 and not (logged and is_claude_code(result)):
-        main = max(placed, key=lambda c: causes[c].cost_usd)
-        for c in placed:
-            fixes[c] = (f"placement change: {cheapest}", saved) if c == main else (f"see {main}", None)
-    rows = []
-    for cause in CAUSES:
-        totals = causes.get(cause)
-        if totals is None:
-            continue
-        fix, recoverable = fixes.get(cause, (_FIX_TEXT.get(cause), 0.0 if cause == "first-call" else None))
-        rows.append(
-            {
-                "cause": cause,
-                "cache_write_tokens": totals.cache_write_tokens,
-                "uncached_tokens": totals.uncached_tokens,
-                "cost_usd": round(totals.cost_usd, 6),
-                "recoverable_usd": None if recoverable is None else round(recoverable, 6),
-                "fix": fix,
-                "requests": totals.events,
-                "longest_gap_s": round(max(totals.gaps_s), 1) if totals.gaps_s else None,
-                "median_gap_s": round(statistics.median(totals.gaps_s), 1) if totals.gaps_s else None,
-            }
-        )
-    return rows
