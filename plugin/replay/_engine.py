@@ -32,10 +32,10 @@ from ._inputs import MergedInput, expand_inputs
 from ._model_table import ModelTable
 from ._models import CacheRules
 from ._prepare import assign_times, check_gap_s, prepare, requests_of
+from ._registry import check_strategy_names
 from ._run import Run as _Run
 from ._sizes import split_on_prefix_change
 from ._skipped import SkippedLines, skipping
-from ._strategies import check_strategy_names
 from ._stream import TimeOrder, iter_conversations
 from ._tokens import CLAUDE, RAW, Calibration, TokenCounter, calibration_for
 from ._totals import AS_LOGGED, COMBINED, StrategyTotals, account
@@ -175,7 +175,7 @@ def run_replay(
         paths: JSON/JSONL transcript files (see ``promptcache.replay._readers``).
         model_id: the model of calls whose log names none (all calls with ``force_model``); a Bedrock model id
             (regional prefixes and ARNs resolve) or an Anthropic API id (``claude-opus-4-6``).
-        strategies: names from ``promptcache.replay._strategies.STRATEGIES``; ``none`` is always added (the baseline),
+        strategies: names from ``promptcache.replay._registry.STRATEGIES``; ``none`` is always added (the baseline),
             and ``as-logged`` when the log records usage.
         gap_s: seconds between requests without recorded timestamps (>= 0).
         combined: also bill ``anchored-tail`` behind the ResponseCache (row ``COMBINED``) when ``anchored-tail`` is

@@ -38,7 +38,7 @@ from typing import Any
 
 from ._bedrock_bodies import ParsedCall
 from ._calls import make_call, prompt_of
-from ._formats import Format
+from ._format import Format
 from ._logged_usage import count_of
 from ._messages import BadRecord, _short, normalise_message, parse_timestamp
 from ._transcript import Block, Message, Usage

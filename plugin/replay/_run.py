@@ -13,8 +13,10 @@ from ._model_table import ModelTable
 from ._one_model import ONE_MODEL, OneModel
 from ._openai_cache import OpenAIPrefixCache
 from ._prepare import Request
-from ._simulator import PromptCacheSimulator, make_simulator
-from ._strategies import Strategy, StrategyUnavailable, make_strategy
+from ._registry import make_strategy
+from ._simulator import PromptCacheSimulator
+from ._simulators import make_simulator
+from ._strategies import Strategy, StrategyUnavailable
 from ._totals import AS_LOGGED, COMBINED, NO_VARIANTS, StrategyTotals, account
 from ._variants import KEEP_ALIVE, ONE_HOUR, Variants
 
@@ -232,7 +234,10 @@ class Run:
             runner = self._runner(name, model)
             if runner is not None:
                 for boundary in boundaries:
-                    runner[1].seed(prepared.hashes[boundary], request.time_s, ttl)
+                    if isinstance(runner[1], PromptCacheSimulator):
+                        runner[1].seed(prepared.hashes[boundary], request.time_s, ttl, boundary)
+                    else:
+                        runner[1].seed(prepared.hashes[boundary], request.time_s, ttl)
                     if name not in NO_VARIANTS and isinstance(runner[1], PromptCacheSimulator):
                         self.variants.seed(name, model, prepared.hashes[boundary], request.time_s, ttl)
                         self.one_model.seed(name, model, prepared.hashes[boundary], request.time_s, ttl)

@@ -40,6 +40,7 @@ __all__ = [
     "custom_key",
     "describe_response_format",
     "inputs_from_request",
+    "key_frame",
     "key_namespace",
     "model_identity",
     "request_key",
@@ -398,3 +399,18 @@ def inputs_from_request(request: Any, agent_id: str, scope: str | None) -> Respo
         response_format=request.response_format,
         settings=dict(request.model_settings or {}),
     )
+
+
+def key_frame(
+    agent_id: str, scope: str | None, model: Mapping[str, Any], step: int, tools: Sequence[Any]
+) -> tuple[bytes, bytes]:
+    """The bytes the default key hashes before and after the prompt's digest list, for a call without tool choice,
+    response format or settings: ``build_response_cache_key`` gives ``f"{key_namespace(agent_id, scope)}:"``
+    followed by the first 32 hex digits of ``sha256(before + prompt_digest_json(prompt) + after)``.
+
+    A caller that sends one growing prompt (``promptcache replay``) feeds SHA-256 each new message's digest once
+    and copies the hash per call, instead of hashing the whole digest list again (tests/replay pins the keys equal).
+    """
+    before = bytes(memoryview(_head(agent_id, model))[:-1]) + b',"prompt":'
+    middle = _middle(None, scope, _NO_SETTINGS, step, None)
+    return before, b"," + middle[1:-1] + b',"tools":' + _tools_digest(tools) + _VERSION_TAIL

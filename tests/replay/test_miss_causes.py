@@ -18,8 +18,8 @@ from promptcache.replay._engine import DEFAULT_STRATEGIES, ReplayResult, run_rep
 from promptcache.replay._models import cache_rules  # noqa: E402
 from promptcache.replay._prepare import prepare, requests_of  # noqa: E402
 from promptcache.replay._readers import read_file  # noqa: E402
+from promptcache.replay._registry import make_strategy  # noqa: E402
 from promptcache.replay._simulator import Checkpoint, PromptCacheSimulator  # noqa: E402
-from promptcache.replay._strategies import make_strategy  # noqa: E402
 from promptcache.replay._tokens import CLAUDE, TokenCounter  # noqa: E402
 from promptcache.replay._variants import KEEPALIVE_MARGIN_S, keepalive_pings  # noqa: E402
 
