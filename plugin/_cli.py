@@ -119,6 +119,13 @@ def _run_replay(args: argparse.Namespace) -> int:
     for summary in (*result.skipped.warnings(), result.merged.summary()):
         if summary:
             print(f"promptcache: warning: {' '.join(summary.split())}", file=sys.stderr)
+    if result.assumed_model_requests:
+        unnamed = "any request" if result.model_source == "assumed" else f"{result.assumed_model_requests:,} requests"
+        print(
+            f"promptcache: warning: the log names no model for {unnamed}: priced and cached as {DEFAULT_MODEL}; "
+            "pass --model MODEL_ID to price every call as the model that served it",
+            file=sys.stderr,
+        )
     from rich.console import Console
 
     from promptcache.replay._chart import write_chart

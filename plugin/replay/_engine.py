@@ -101,6 +101,22 @@ class ReplayResult:
     #: why the output-token figures are not exact, or ``None``: Claude Code writes each reply's ``usage`` while it
     #: streams, so its logged ``output_tokens`` is a snapshot taken before the reply ended (often under half of it)
     output_tokens_note: str | None = None
+    #: requests priced as ``model_id`` because the log names no model for them (not counting ``--model``)
+    assumed_model_requests: int = 0
+    #: input-side USD with every prompt token billed at the input price (no cache at all), over all requests and
+    #: over those with logged usage: the no-cache counterfactual where the provider caches automatically (OpenAI)
+    no_cache_usd: float = 0.0
+    no_cache_logged_usd: float = 0.0
+
+    @property
+    def model_source(self) -> str:
+        """Where each call's model came from: ``"forced"`` (``--model``), ``"log"`` (every call names one),
+        ``"assumed"`` (none does: all priced as ``model_id``) or ``"mixed"``."""
+        if self.forced_model is not None:
+            return "forced"
+        if not self.assumed_model_requests:
+            return "log"
+        return "assumed" if self.assumed_model_requests >= self.requests else "mixed"
 
     def relative(self, name: str) -> float | None:
         """Cost of ``name`` divided by the cost of ``none`` (``None`` when either is missing or zero); a row that
@@ -254,6 +270,9 @@ def run_replay(
         output_tokens_note=CLAUDE_CODE_OUTPUT_NOTE if run.claude_code_usage else None,
         skipped=skipped,
         merged=merged,
+        assumed_model_requests=run.assumed_model,
+        no_cache_usd=run.no_cache_usd,
+        no_cache_logged_usd=run.no_cache_logged_usd,
     )
 
 
