@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-CHUNK = 512
+CHUNK = 128
 """Texts embedded between two saves of the cache."""
 
 
