@@ -208,7 +208,7 @@ def agreement(emb: Any) -> None:
         memory.store("u", r["text"], r["category"])
     original = _recall.ambiguous
     try:
-        for margin in (-1.0, 0.0, 0.01, 0.02, 0.03, 0.05):  # -1: the check off
+        for margin in (-1.0, 0.0, 0.02, 0.05):  # -1: the check off
             _recall.ambiguous = functools.partial(original, margin=margin)  # type: ignore[assignment]
             served(memory, [(r["text"], r["category"]) for r in fold], f"agreement margin {margin}", "train fold, ")
     finally:
