@@ -341,9 +341,14 @@ def main() -> None:
     ap.add_argument("--gptcache", help="GPTCache examples/benchmark/mock_data.json (part gptcache-full)")
     ap.add_argument("--qqp", help="GPTCache's similiar_qqp.json, unpacked (part qqp)")
     ap.add_argument("--mrpc", help="MRPC msr_paraphrase_test.txt (part mrpc)")
+    ap.add_argument("--no-agreement", action="store_true", help="turn the agreement check off (for comparison)")
     ap.add_argument("--banking77-lookups", type=int, default=0, help="sample this many test rows (0: all)")
     args = ap.parse_args()
     parts = set(args.parts.split(","))
+    if args.no_agreement:
+        from promptcache.intention import _recall
+
+        _recall.ambiguous = lambda *a, **k: False  # type: ignore[assignment]
     emb = CachedEmbeddings(LocalEmbeddings(), args.cache) if parts - {"latency"} else None
     if "own" in parts:
         own(emb)

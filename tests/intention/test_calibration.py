@@ -40,8 +40,10 @@ def test_bad_lines_and_bounds_are_named(tmp_path):
 
 def test_the_package_pairs_come_from_more_than_one_source():
     pairs = load_pairs()
-    assert {p.source for p in pairs} == {"own-paraphrases", "own-hard-negatives", "gptcache"}
-    assert sum(p.same for p in pairs) == 309 and len(pairs) == 540
+    assert {p.source for p in pairs} == {"own-paraphrases", "own-hard-negatives", "gptcache", "banking77-train"}
+    assert sum(p.same for p in pairs) == 509 and len(pairs) == 940
+    banking = [p for p in pairs if p.source == "banking77-train"]
+    assert len(banking) == 400 and sum(p.same for p in banking) == 200  # a same and a not-same pair per row
 
 
 class Fixed:
