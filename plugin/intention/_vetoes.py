@@ -141,8 +141,9 @@ def _roles_differ(
 ) -> bool:
     """A word shared by both sides bound to different role markers (or to one on a side only), or two shared
     words that trade places around a third ("alice owes bob" / "bob owes alice"): any shared words in a short
-    intention (at most `ORDER_CHECK_WORDS` content words on a side), only names (``names``: capitalised on both
-    sides) in a longer one ("Aamir Khan read Mehra's script" / "Mehra read Aamir Khan's script")."""
+    intention (at most `ORDER_CHECK_WORDS` content words on a side), only names (``names``: words capitalised
+    after the first word on either side) in a longer one ("Aamir Khan read Mehra's script" / "Mehra read Aamir
+    Khan's script")."""
     shared = set(a) & set(b)
     for w in set(ba) | set(bb):
         ma, mb = ba.get(w), bb.get(w)
@@ -150,15 +151,23 @@ def _roles_differ(
             continue
         if ma and mb or "than" in (ma, mb) and w in shared:
             return True
-    if min(len(a), len(b)) > ORDER_CHECK_WORDS:
-        shared &= names  # a long text reorders freely (passive voice, fronted clauses); who is named still counts
+    # A long text reorders freely (passive voice, fronted clauses); who is named still counts there.
+    movable = shared if min(len(a), len(b)) <= ORDER_CHECK_WORDS else shared & names
+    return _trade_places(a, b, shared, movable)
+
+
+def _trade_places(a: tuple[str, ...], b: tuple[str, ...], shared: set[str], movable: set[str]) -> bool:
+    """Two ``movable`` words that trade places around a third shared word (``x y z`` on one side, ``z y x`` on
+    the other)."""
     pa = {w: i for i, w in reversed(list(enumerate(a))) if w in shared}
     pb = {w: i for i, w in reversed(list(enumerate(b))) if w in shared}
     words = sorted(pa, key=pa.__getitem__)
     for i, x in enumerate(words):
+        if x not in movable:
+            continue
         for j in range(i + 2, len(words)):
             z = words[j]
-            if pb[z] < pb[x] and any(pb[z] < pb[y] < pb[x] for y in words[i + 1 : j]):
+            if z in movable and pb[z] < pb[x] and any(pb[z] < pb[y] < pb[x] for y in words[i + 1 : j]):
                 return True
     return False
 
@@ -253,7 +262,7 @@ def veto(query: str, stored: str) -> str | None:
         return "marks"
     if qn != sn:
         return "negation"
-    if qp and sp and qp != sp or _roles_differ(qc, qb, sc, sb, qnames & snames):
+    if qp and sp and qp != sp or _roles_differ(qc, qb, sc, sb, qnames | snames):
         return "roles"
     if _antonyms(_stemmed(tuple(qa)), _stemmed(tuple(sa))):
         return "antonym"
