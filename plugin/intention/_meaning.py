@@ -177,8 +177,19 @@ def analyze(text: str) -> Analysis:
 class _Walk:
     """The state of one walk over an intention's tokens (see `analyze_with`)."""
 
-    __slots__ = ("aux_seen", "bare", "current", "dropped", "free", "negations", "opening", "prev", "roles")
-    __slots__ += ("surface", "synonyms")
+    __slots__ = (
+        "aux_seen",
+        "bare",
+        "current",
+        "dropped",
+        "free",
+        "negations",
+        "opening",
+        "prev",
+        "roles",
+        "surface",
+        "synonyms",
+    )
 
     def __init__(self) -> None:
         self.bare: list[str] = []
