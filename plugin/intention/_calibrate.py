@@ -8,9 +8,10 @@ precision) and the *hit rate* accepted same-pairs / same-pairs.
 `pick_threshold` splits the pairs in two halves by a hash of their text (deterministic, independent of
 order): it picks on the first half the lowest threshold at which the accepted pairs (all at or above it) of each
 source hold at most ``max_error`` wrong hits, and reports the second (held-out) half at it. The pairs the package ships
-(``data/calibration_pairs.jsonl``: the package's own paraphrases and hard negatives, and a sample of GPTCache's
-similar-question pairs with their nearest other question as a negative) are the default; their sources and
-per-source figures are in bench/README.md ("Intention cache").
+(``data/calibration_pairs.jsonl``: the package's own paraphrases and hard negatives, a sample of GPTCache's
+similar-question pairs, and Banking77 training rows paired with their nearest row of the same and of another
+intent; ``data/README.md``) are the default; their sources and per-source figures are in bench/README.md
+("With embeddings proposing and a calibrated check accepting").
 """
 
 from __future__ import annotations
