@@ -13,8 +13,8 @@ def test_short_intentions_keep_every_swap():
 
 
 def test_a_long_passive_rephrasing_is_not_a_role_swap():
-    stored = "You can create a dataset card and a loading script from the repository page of your project on the Hub."
-    asked = "A dataset card and a loading script can be created from the repository page of your project on the Hub."
+    stored = "The rename_columns method of the Table class creates a new table with the columns renamed."
+    asked = "A new table with the columns renamed is what the rename_columns method of the Table class creates."
     assert ORDER_CHECK_WORDS == 6
     assert veto(asked, stored) is None
 
