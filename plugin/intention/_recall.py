@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cachetools import LRUCache
 
+from promptcache.intention._agreement import ambiguous
 from promptcache.intention._backends import MemoryRecord
 from promptcache.intention._lookup import Picked, _result_text
 from promptcache.intention._matching import choose
@@ -148,7 +149,8 @@ def _accept_cheap(memory: IntentionMemory, intention: str, proposals: list[Propo
         if compare(intention, p.group[0].intention) is None:
             out.append((p, "lexical"))
         elif p.score >= memory.threshold and memory.word_check.passes(intention, p.group[0].intention):
-            out.append((p, "embeddings"))
+            if not ambiguous(p, proposals):  # a near-tied rival holding another result: a guess, refused
+                out.append((p, "embeddings"))
     return out
 
 
