@@ -191,6 +191,8 @@ def _action(result: ReplayResult, best: str, current: str) -> tuple[str, str, fl
     """``(action, strategy, ttl_s)`` for the cheapest row ``best`` against the ``current`` one."""
     if best == current and is_openai(result):
         return "keep", current, None  # OpenAI's cache lives as long as OpenAI keeps it: no TTL to choose
+    if current == "as-logged" and is_claude_code(result):
+        return "keep", current, _layout_ttl(result)  # Claude Code places its own points: not the user's to change
     if best == current:
         return ("disable", "none", None) if current == "none" else ("keep", current, _layout_ttl(result))
     base = best.removesuffix(ONE_HOUR)
@@ -238,9 +240,11 @@ def _sentence(result: ReplayResult, d: Decision, costs: dict[str, float], placem
 
     if is_openai(result):
         return _openai_sentence(result, d, logged)
-    cheapest = min(placements, key=lambda n: (costs.get(n, float("inf")), placements.index(n)))
+    priced = [n for n in placements if n in costs]
     if d.action == "disable":
-        return _off_sentence(result, d, rel(costs[cheapest]), cheapest, per_month)
+        off = min(priced, key=lambda n: (costs[n], placements.index(n))) if priced else None
+        return _off_sentence(result, d, rel(costs[off]) if off else "", off, per_month)
+    cheapest = min(placements, key=lambda n: (costs.get(n, float("inf")), placements.index(n)))
     if is_claude_code(result):
         return (
             f"Keep what you have: Claude Code places its own cache points ({rel(d.current_usd)} here) and they "
@@ -277,7 +281,7 @@ def _openai_sentence(result: ReplayResult, d: Decision, logged: bool) -> str:
     )
 
 
-def _off_sentence(result: ReplayResult, d: Decision, cheapest_rel: str, cheapest: str, per_month: str) -> str:
+def _off_sentence(result: ReplayResult, d: Decision, cheapest_rel: str, cheapest: str | None, per_month: str) -> str:
     minimum = result.rules.min_tokens
     if result.largest_request_tokens < minimum:
         return (
@@ -301,9 +305,10 @@ def _off_sentence(result: ReplayResult, d: Decision, cheapest_rel: str, cheapest
             f"; a keep-alive before the TTL ends would bring {name} to {usd / none.cost_usd:.1%} of no caching "
             "(miss causes below)"
         )
+    best = f" (the cheapest, {cheapest}, costs {cheapest_rel})" if cheapest else ""
     return (
-        f"Leave caching off for such traffic{hint}: no placement beats no caching at this spacing (the cheapest, "
-        f"{cheapest}, costs {cheapest_rel}); the prefixes are not reused before their cache entries expire{alive}."
+        f"Leave caching off for such traffic{hint}: no placement beats no caching at this spacing{best}; the "
+        f"prefixes are not reused before their cache entries expire{alive}."
     )
 
 

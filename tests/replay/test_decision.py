@@ -120,3 +120,14 @@ def test_hindsight_alone_recommends_nothing(tmp_path: Path, capsys: pytest.Captu
 def test_monthly_requests_must_be_positive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(SAMPLE), "--monthly-requests", "0", "--out", str(tmp_path / "o")]) == 2
     assert capsys.readouterr().err == "promptcache: error: --monthly-requests must be an integer > 0, got 0\n"
+
+
+def test_a_one_request_claude_code_session_keeps_its_layout_without_a_traceback(tmp_path: Path) -> None:
+    # one request: its cache write is never read, so no caching would be cheaper; but Claude Code places its own
+    # points, so the decision is still "keep" (and the report is written, not a KeyError)
+    session = _data("claude_code/short.jsonl")
+    assert main(["replay", str(session), "--no-chart", "--out", str(tmp_path)]) == 0
+    report = json.loads((tmp_path / "replay.json").read_text())
+    decision = report["decision"]
+    assert (decision["action"], decision["strategy"], report["best_strategy"]) == ("keep", "as-logged", "as-logged")
+    assert decision["sentence"].startswith("Keep what you have: Claude Code places its own cache points (113.7% of")
