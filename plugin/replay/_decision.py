@@ -316,14 +316,24 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
     """Claude Code: the miss causes a user can act on, with their monthly cost."""
     causes = result.miss_causes.get(d.current) or result.miss_causes.get("as-logged") or {}
     scale = factor if factor is not None else 1.0
-    unit = "per month" if factor is not None else "over this log"
+    assumed = d.rate_source == "assumed-gap"
+    unit = ("per month at the assumed rate" if assumed else "per month") if factor is not None else "over this log"
     lines = []
     expired = causes.get("ttl-expired")
     if expired is not None and expired.cost_usd > 0:
         longest = max(expired.gaps_s, default=0.0)
+        fix = next((r for r in cause_rows(result, d.current) if r["cause"] == "ttl-expired"), None)
+        pays = ""
+        if fix is not None and fix["recoverable_usd"] is not None and fix["fix"]:
+            usd = fix["recoverable_usd"] * scale
+            pays = (
+                f"; a {fix['fix']} would save ${usd:,.2f} {unit}"
+                if usd > 0
+                else f"; a {fix['fix']} would not pay here (it costs ${-usd:,.2f} more {unit})"
+            )
         lines.append(
             f"Idle gaps past the cache TTL (up to {longest / 60:.0f} min) re-wrote "
-            f"{expired.cache_write_tokens:,} tokens: ${expired.cost_usd * scale:,.2f} {unit}."
+            f"{expired.cache_write_tokens:,} tokens: ${expired.cost_usd * scale:,.2f} {unit}{pays}."
         )
     switched = causes.get("model-switch")
     if switched is not None and switched.cost_usd > 0:
@@ -340,7 +350,8 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
     if changed is not None and changed.cost_usd > 0:
         lines.append(
             f"Compaction and prefix changes ({changed.events:,}) re-wrote {changed.cache_write_tokens:,} tokens: "
-            f"${changed.cost_usd * scale:,.2f} {unit}."
+            f"${changed.cost_usd * scale:,.2f} {unit} (what they cost, not a saving: how much of it a change of "
+            "habit recovers is not priced)."
         )
     cheapest = result.cheapest_placement()
     row = result.strategies.get(cheapest or "")
@@ -349,4 +360,6 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
             f"For agents of your own, {cheapest} would cost {1 - row.logged_cost_usd / d.current_usd:.1%} less "
             "than Claude Code's layout on this traffic."
         )
+    if assumed and factor is not None and lines:
+        lines.append(f"Monthly figures are {d.basis}.")
     return lines

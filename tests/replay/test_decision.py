@@ -61,7 +61,10 @@ def test_claude_code_advice_names_what_the_user_can_change() -> None:
         f"Compaction and prefix changes ({changed.events}) re-wrote {changed.cache_write_tokens:,} tokens: "
         in (decision.advice[0])
     )
-    assert decision.advice[0].endswith(f"${monthly:,.2f} per month.")
+    assert decision.advice[0].endswith(
+        f"${monthly:,.2f} per month (what they cost, not a saving: how much of it a change of habit recovers is not "
+        "priced)."
+    )
 
 
 def test_tau_bench_at_400_s_keeps_leave_caching_off() -> None:
