@@ -302,8 +302,9 @@ def _off_sentence(result: ReplayResult, d: Decision, cheapest_rel: str, cheapest
     if kept and none is not None and none.cost_usd and min(kept)[0] < none.cost_usd:
         usd, name = min(kept)
         alive = (
-            f"; a keep-alive before the TTL ends would bring {name} to {usd / none.cost_usd:.1%} of no caching "
-            "(miss causes below)"
+            f"; caching pays here only if something keeps the prefix warm: a keep-alive request of your own "
+            f"before the TTL ends (the plugins send none) would bring {name} to {usd / none.cost_usd:.1%} of no "
+            "caching (miss causes below)"
         )
     best = f" (the cheapest, {cheapest}, costs {cheapest_rel})" if cheapest else ""
     return (
