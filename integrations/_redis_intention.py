@@ -166,6 +166,7 @@ class RedisIntentionBackend(SignatureIndex, RecordReads, RedisConnection, Intent
         pipe.pexpire(idx, ttl_ms, gt=True)
         self._bump(pipe, user, ttl_ms)
         index_commands(pipe, self.signature_key(user, record.signature), record.id, ttl_ms)
+        self._vocabulary_commands(pipe, user, record, ttl_ms)
         pipe.zcard(idx)
         return ttl_ms
 
