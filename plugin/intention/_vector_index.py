@@ -121,12 +121,17 @@ class VectorIndex:
         first = min(n, _FIRST)
         if first == 0:
             return
-        # The best few by a partial sort (most lookups need no more); all live rows in order only when asked for.
-        top = np.argpartition(-scores, first - 1)[:first] if first < len(scores) else np.arange(len(scores))
-        order = sorted(top.tolist(), key=lambda i: (-float(scores[i]), self.keys[i]))
+        # The best few by a partial sort (most lookups need no more; ties at the cut all taken, so the order is
+        # the full sort's); all live rows in order only when asked for.
+        if first < len(scores):
+            cut = scores[np.argpartition(-scores, first - 1)[first - 1]]
+            top = np.nonzero(scores >= cut)[0]
+        else:
+            top = np.arange(len(scores))
+        order = sorted((i for i in top.tolist() if scores[i] >= 0.0), key=lambda i: (-float(scores[i]), self.keys[i]))
         for i in order:
             yield float(scores[i]), self.keys[i]
-        if n > first:
+        if n > len(order):
             done = set(order)
             rest = [i for i in np.nonzero(live)[0].tolist() if i not in done]
             for i in sorted(rest, key=lambda i: (-float(scores[i]), self.keys[i])):
