@@ -7,11 +7,12 @@ memory class, so the memory can import them without a circle.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from promptcache.intention._backends import IntentionBackend
 from promptcache.intention._differences import WordCheck
 from promptcache.intention._judges import Verifier
+from promptcache.intention._prepared import PreparedCache
 from promptcache.intention._similarity import Similarity
 from promptcache.intention._vector_index import IndexCache
 
@@ -32,7 +33,7 @@ class LookupContext(Protocol):
     word_check: WordCheck
     indexes: IndexCache
 
+    prepared: PreparedCache
+
     @property
     def threshold(self) -> float: ...
-
-    def prepared_for(self, records: Any, candidates: Callable[[], list[Any]]) -> Any: ...

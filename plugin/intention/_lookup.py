@@ -74,10 +74,10 @@ def _others(
     """The most similar memories (one per intention) outside ``skip`` whose anchors agree, for the model."""
     sim = ctx.similarity
     if query is None:
-        prepared = ctx.prepared_for(records, lambda: [r.intention for r in records])
+        prepared = ctx.prepared.get(ctx.similarity, records, lambda: [r.intention for r in records])
         hits = sim.above(intention, prepared, ctx.threshold)
     else:
-        prepared = ctx.prepared_for(records, lambda: _features(records, stale))
+        prepared = ctx.prepared.get(ctx.similarity, records, lambda: _features(records, stale))
         hits = sim.above(query, prepared, ctx.threshold)
     ranked = sorted(((s, records[i]) for i, s in hits), key=lambda sr: (-sr[0], -sr[1].created_at, sr[1].id))
     qa, qt = anchor_info(intention)

@@ -6,12 +6,12 @@ one user message. A lookup first picks the stored intention that answers the que
 
 1. **exact**: an earlier intention of the same user whose normalised form equals the query's
    (`normalize_intention`).
-2. **similar**: otherwise an earlier intention that *means the same* — a `
-   Verifier` accepted it (by default the model-free `LexicalVerifier`: every
-   difference between the two texts is an equivalence, `promptcache.intention._meaning`) — whose similarity is
-   at least ``threshold``; of several such intentions about as similar as the best (within ``margin``), the
-   newest. Tool results change over time, so intentions that mean the same but hold different results are not
-   a conflict: the newest result is served.
+2. **similar**: otherwise an earlier intention that *means the same* — a `Verifier` accepted it (by default the
+   model-free `LexicalVerifier`: every difference between the two texts is an equivalence,
+   `promptcache.intention._meaning`) — whose similarity is at least ``threshold``; of several about as similar as
+   the best (within ``margin``), the newest (tool results change over time: the newest result is served). With
+   ``embeddings=``, the embeddings propose and vetoes and a calibrated threshold accept
+   (`promptcache.intention._recall`).
 
 `IntentionMemory.retrieve_all` returns every memory of that intention (most recent first);
 `IntentionMemory.retrieve` the most recent one. Both can be narrowed to one ``tool`` and/or ``args`` first
@@ -23,19 +23,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
-from cachetools import LRUCache
-
-from promptcache._keys import stable_hash
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache._metrics import PluginMetrics, PluginStats
 from promptcache._option_checks import check_callable
 from promptcache.backends._base import validate_ttl
 from promptcache.intention._backends import InMemoryIntentionBackend, IntentionBackend, IntentionBackendError
-from promptcache.intention._calibrated import shipped_threshold
-from promptcache.intention._checks import check_call, check_unit, check_user
+from promptcache.intention._checks import check_unit, check_user
 from promptcache.intention._defaults import (
     DEFAULT_INTENTION_MARGIN,
     DEFAULT_INTENTION_THRESHOLD,
@@ -44,21 +39,20 @@ from promptcache.intention._defaults import (
     DEFAULT_PROPOSAL_FLOOR,
     DEFAULT_PROPOSALS,
     DEFAULT_SUGGESTIONS,
-    DEFAULT_UNCALIBRATED_THRESHOLD,
     IntentionStats,
 )
 from promptcache.intention._differences import WordCheck
 from promptcache.intention._judges import Verifier, as_verifier
 from promptcache.intention._lookup import find_steps
-from promptcache.intention._meaning import signature
-from promptcache.intention._normalize import normalize_intention
+from promptcache.intention._prepared import PreparedCache
 from promptcache.intention._recall import find_recall, suggest, suggested
 from promptcache.intention._record import MemoryRecord
-from promptcache.intention._results import IntentionMatch, serialise_json, to_matches
+from promptcache.intention._requests import check_lookup, check_suggest, new_record, prefetched, with_features
+from promptcache.intention._results import IntentionMatch, to_matches
 from promptcache.intention._similarity import EmbeddingsSimilarity, Similarity, as_similarity
 from promptcache.intention._steps import Steps, arun, call, run
+from promptcache.intention._thresholds import Thresholds
 from promptcache.intention._vector_index import IndexCache
-from promptcache.intention._vetoes import exact_key
 
 __all__ = [
     "DEFAULT_INTENTION_MARGIN",
@@ -72,38 +66,26 @@ __all__ = [
 _log = get_logger("promptcache.intention")
 
 
-def _check_suggest(user_id: Any, intention: Any, count: Any) -> str:
-    """The user id of a `IntentionMemory.suggest` whose arguments are all valid."""
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise ValueError(f"count must be an int >= 1, got {count!r}")
-    return _check_lookup(user_id, intention, None, None)
-
-
-def _check_lookup(user_id: Any, intention: Any, tool: Any, args: Any) -> str:
-    """The user id of a lookup whose arguments are all valid (the checks ``store`` makes)."""
-    user = check_user(user_id)
-    normalize_intention(intention)
-    check_call(tool, args)
-    return user
-
-
-class IntentionMemory:
+class IntentionMemory(Thresholds):
     """Tool results per user, keyed by intention, with expiry (sync and async).
 
     Args:
-        backend: an `IntentionBackend` (default: a new
-            ``InMemoryIntentionBackend``; Redis: ``promptcache.integrations._redis_intention.RedisIntentionBackend``).
+        backend: an `IntentionBackend` (default: a new ``InMemoryIntentionBackend``; Redis:
+            ``promptcache.integrations._redis_intention.RedisIntentionBackend``).
         ttl_s: seconds a memory lives (default `DEFAULT_INTENTION_TTL_SECONDS`), a finite number > 0.
-        similarity: ``None`` (the model-free `LexicalSimilarity`), a
-            `Similarity`, or any LangChain ``Embeddings``.
-        threshold: minimum similarity of a similar match, in ``[0, 1]`` (``1.0``: exact only). Default
-            `DEFAULT_INTENTION_THRESHOLD` (tuned for the lexical default; tune it for an embedding model).
+        similarity: ``None`` (the model-free `LexicalSimilarity`), a `Similarity`, or any LangChain ``Embeddings``.
+        embeddings: any LangChain ``Embeddings`` to propose candidates (not with ``similarity=``); vectors are
+            stored with the records and kept per user in a vector index (`promptcache.intention._vector_index`).
+        threshold: minimum similarity of a similar match, in ``[0, 1]`` (``1.0``: exact only). Default: see
+            `threshold` (never calibrated by a lookup).
+        max_error: with ``embeddings=``: the wrong-hit rate the calibrated threshold keeps to (default
+            `DEFAULT_MAX_ERROR`).
+        proposals / proposal_floor: with ``embeddings=``: candidates proposed per lookup (an int >= 1) and the
+            least cosine a model verifier is asked about (`DEFAULT_PROPOSALS`, `DEFAULT_PROPOSAL_FLOOR`).
         margin: verified candidates within this much of the best similarity count as equally good, and the
             newest of them is served; in ``[0, 1]`` (default `DEFAULT_INTENTION_MARGIN`).
         verifier: what a similar match must pass before it is served: ``None`` (the model-free
-            `LexicalVerifier`) or a
-            `Verifier` such as
-            `ChatModelVerifier` (more hits; asks a chat model).
+            `LexicalVerifier`) or a `Verifier` such as `ChatModelVerifier` (more hits; asks a chat model).
         clock: returns epoch seconds (default ``time.time``; injectable for tests).
 
     Raises:
@@ -155,60 +137,9 @@ class IntentionMemory:
         self.clock = check_callable(clock, "clock")
         self._warning = ThrottledWarning(_log)
         self._lock = threading.Lock()
-        self._prepared: LRUCache[tuple[tuple[str, float], ...], Any] = LRUCache(maxsize=64)
+        self.prepared = PreparedCache()
         self.metrics = PluginMetrics("intention_memory")
         self._usage_base: tuple[int, ...] = (0, 0, 0)
-
-    @property
-    def threshold(self) -> float:
-        """The least similarity of a similar match: as given; else, with ``embeddings=``, the threshold calibrated
-        for ``max_error``: set by `calibrate`, or for the default local model (`local_embeddings`) shipped with the
-        package (`promptcache.intention._calibrated`), else `DEFAULT_UNCALIBRATED_THRESHOLD` until `calibrate` is
-        called; without embeddings `DEFAULT_INTENTION_THRESHOLD`. Never computed by a lookup."""
-        if self._threshold is not None:
-            return self._threshold
-        if not self.recall:
-            return DEFAULT_INTENTION_THRESHOLD
-        shipped = shipped_threshold(self.similarity.name, self.max_error)
-        return DEFAULT_UNCALIBRATED_THRESHOLD if shipped is None else shipped
-
-    @threshold.setter
-    def threshold(self, value: float) -> None:
-        self._threshold = check_unit(value, "threshold")
-        self.exact_only = self._threshold == 1.0
-
-    def calibrate(self, pairs: Any = None) -> float:
-        """Pick the threshold for ``max_error`` from labelled pairs with this memory's embeddings, and use it.
-
-        The pairs are embedded (every distinct text once, with ``embed_documents``), vetoed as a lookup vetoes
-        them, and the lowest threshold whose accepted pairs hold at most ``max_error`` wrong hits on the
-        calibration half is taken (`promptcache.intention._calibrate.pick_threshold`; the command
-        ``promptcache calibrate-intentions PAIRS.jsonl`` prints the table behind it). Explicit, so no lookup pays
-        for it: call it once at start-up (or pass the value it returned as ``threshold=``).
-
-        Args:
-            pairs: a path (``str`` or ``pathlib.Path``) of a JSONL file of ``{"stored", "asked", "same",
-                "source"}`` objects, a sequence of `promptcache.intention._calibrate.Pair`, or ``None`` (the
-                package's pairs).
-
-        Returns:
-            The threshold now in use (in ``[0, 1]``).
-
-        Raises:
-            ValueError: built without ``embeddings=``; a pairs file that is not labelled pairs (line named); no
-                pairs.
-        """
-        if not self.recall:
-            raise ValueError("calibrate() needs IntentionMemory(embeddings=...): the lexical default is not calibrated")
-        from pathlib import Path
-
-        from promptcache.intention._calibrate import load_pairs, pick_threshold, score_pairs
-
-        use = load_pairs(pairs) if pairs is None or isinstance(pairs, (str, Path)) else list(pairs)
-        sim = self.similarity
-        assert isinstance(sim, EmbeddingsSimilarity)
-        self.threshold = pick_threshold(use, score_pairs(sim.embeddings, use), self.max_error)[0]
-        return self.threshold
 
     def stats(self, reset: bool = False) -> PluginStats:
         """Counts: ``hits`` / ``misses`` (lookups: ``retrieve``, ``retrieve_all`` and their async twins, that found
@@ -231,32 +162,10 @@ class IntentionMemory:
         )
 
     # -- store -----------------------------------------------------------------------------------------------
-    def _prepare(
-        self, user_id: Any, intention: Any, result: Any, tool: Any, args: Any
-    ) -> tuple[str, MemoryRecord, bytes]:
-        user = check_user(user_id)
-        normalized = normalize_intention(intention)
-        check_call(tool, args)
-        data = serialise_json(result, "result")
-        now = self.clock()
-        record = MemoryRecord(
-            id=stable_hash([exact_key(intention), tool, args], 32),
-            intention=intention,
-            normalized=normalized,
-            tool=tool,
-            args=args,
-            result_hash=stable_hash(data),
-            created_at=now,
-            expires_at=now + self.ttl_s,
-            similarity=self.similarity.name,
-            signature=signature(intention),
-        )
-        return user, record, data
-
     def _store_steps(self, user: str, record: MemoryRecord, data: bytes) -> Steps[bool]:
         try:
             features = (yield call(self.similarity, "encode", [record.intention]))[0]
-            yield call(self.backend, "put", user, _with_features(record, features), data, record.created_at)
+            yield call(self.backend, "put", user, with_features(record, features), data, record.created_at)
         except Exception as exc:  # noqa: BLE001 - a failing store never breaks the caller
             self.metrics.error()
             self._warning.warn("promptcache: intention memory store failed; not stored", exc=exc)
@@ -284,26 +193,34 @@ class IntentionMemory:
                 ``date``, ``UUID`` or object) or hold NaN/infinity (JSON has neither); a bad tool name. All checked
                 before anything is written, whatever the backend.
         """
-        return run(self._store_steps(*self._prepare(user_id, intention, result, tool, args)))
+        return run(
+            self._store_steps(
+                *new_record(user_id, intention, result, tool, args, self.clock(), self.ttl_s, self.similarity.name)
+            )
+        )
 
     async def astore(
         self, user_id: str, intention: str, result: Any, tool: str | None = None, args: Any = None
     ) -> bool:
         """Async `store`."""
-        return await arun(self._store_steps(*self._prepare(user_id, intention, result, tool, args)))
+        return await arun(
+            self._store_steps(
+                *new_record(user_id, intention, result, tool, args, self.clock(), self.ttl_s, self.similarity.name)
+            )
+        )
 
     # -- retrieve --------------------------------------------------------------------------------------------
     def _lookup(
         self, user_id: Any, intention: Any, tool: Any, args: Any, exact_only: bool, fail_open: bool, first: bool
     ) -> Steps[list[IntentionMatch]]:
-        user = _check_lookup(user_id, intention, tool, args)
+        user = check_lookup(user_id, intention, tool, args)
         try:
             finder = find_recall if self.recall else find_steps
             picked, now = yield from finder(self, user, intention, tool, args, exact_only)
             if picked is None:
                 return self.metrics.lookup([])
             group = picked.group[:1] if first else picked.group
-            raws = _prefetched(group, picked.results)
+            raws = prefetched(group, picked.results)
             if raws is None:
                 if first:
                     raws = [(yield call(self.backend, "result", user, group[0].result_hash))]
@@ -409,7 +326,7 @@ class IntentionMemory:
             TypeError / ValueError: as `retrieve`; a bad ``count``.
             IntentionBackendError: the backend failed.
         """
-        user = _check_suggest(user_id, intention, count)
+        user = check_suggest(user_id, intention, count)
         if not self.recall:
             found = self.retrieve(user, intention, fail_open=False)
             return [] if found is None else [found]
@@ -426,7 +343,7 @@ class IntentionMemory:
 
     async def asuggest(self, user_id: str, intention: str, *, count: int = DEFAULT_SUGGESTIONS) -> list[IntentionMatch]:
         """Async `suggest`."""
-        user = _check_suggest(user_id, intention, count)
+        user = check_suggest(user_id, intention, count)
         if not self.recall:
             found = await self.aretrieve(user, intention, fail_open=False)
             return [] if found is None else [found]
@@ -468,33 +385,9 @@ class IntentionMemory:
             )
         return bool(result_hashes)
 
-    def prepared_for(self, records: list[MemoryRecord], candidates: Callable[[], list[Any]]) -> Any:
-        """The similarity's prepared form of ``candidates()`` for ``records`` (cached until they change)."""
-        # The user's candidates in the similarity's prepared form, reused until the memories change (a replaced
-        # memory keeps its id but gets a new creation time).
-        key = tuple((r.id, r.created_at) for r in records)
-        with self._lock:
-            hit = self._prepared.get(key)
-        if hit is None:
-            hit = self.similarity.prepare(candidates())
-            with self._lock:
-                self._prepared[key] = hit
-        return hit
-
     def __repr__(self) -> str:
         return (
             f"IntentionMemory(backend={type(self.backend).__name__}, ttl_s={self.ttl_s}, "
             f"similarity={self.similarity!r}, threshold={self.threshold}, margin={self.margin}, "
             f"verifier={self.verifier!r})"
         )
-
-
-def _prefetched(group: list[MemoryRecord], results: dict[str, bytes | None] | None) -> list[bytes | None] | None:
-    """The group's results when the backend already read them all with the candidates, else ``None``."""
-    if not results or any(r.result_hash not in results for r in group):
-        return None
-    return [results[r.result_hash] for r in group]
-
-
-def _with_features(record: MemoryRecord, features: Any) -> MemoryRecord:
-    return record if features is None else replace(record, features=features)
