@@ -23,10 +23,11 @@ class _UserCache:
     """What this process knows of one user's memories: the index version it read them at, the live records, and
     each record by id with the index score it had (a replaced memory has a new score)."""
 
-    __slots__ = ("by_id", "records", "version")
+    __slots__ = ("by_id", "first_expiry", "records", "version")
 
     def __init__(self, version: Any, records: list[MemoryRecord], by_id: dict[Any, tuple[Any, MemoryRecord]]):
         self.version, self.records, self.by_id = version, records, by_id
+        self.first_expiry = min((r.expires_at for r in records), default=float("inf"))
 
 
 class RecordCache:
@@ -49,6 +50,8 @@ class RecordCache:
         entry = self._get(user)
         if entry is None or version is None or entry.version != version:
             return None
+        if now < entry.first_expiry:
+            return entry.records  # none expired yet: the list as cached (read, not edited, by the callers)
         return [r for r in entry.records if r.expires_at > now]
 
     def split(self, user: str, reply: list[Any]) -> tuple[list[Row], list[int]]:
