@@ -7,6 +7,7 @@ import hashlib
 import random
 from importlib.resources import files
 
+import redis
 from langchain_core.embeddings import Embeddings
 
 from promptcache.integrations._redis_intention import RedisIntentionBackend
@@ -20,6 +21,27 @@ from promptcache.intention._steps import run
 from promptcache.intention._vector_index import build, update
 
 NOW = 1_800_000_000.0
+
+
+class CountingRedis(redis.Redis):
+    """A real client that counts round trips (single commands and pipeline executions)."""
+
+    round_trips = 0
+
+    def execute_command(self, *args, **options):
+        CountingRedis.round_trips += 1
+        return super().execute_command(*args, **options)
+
+    def pipeline(self, transaction=True, shard_hint=None):
+        pipe = super().pipeline(transaction, shard_hint)
+        original = pipe.execute
+
+        def execute(raise_on_error=True):
+            CountingRedis.round_trips += 1
+            return original(raise_on_error)
+
+        pipe.execute = execute
+        return pipe
 
 
 class Words(Embeddings):
@@ -140,3 +162,19 @@ def test_the_default_local_model_has_a_shipped_threshold_for_the_current_pairs()
     pairs = files("promptcache.intention").joinpath("data/calibration_pairs.jsonl").read_bytes()
     # The shipped table was computed on these pairs; after editing them run bench/intention_thresholds.py --write.
     assert shipped_table()["pairs_sha256"] == hashlib.sha256(pairs).hexdigest()
+
+
+def test_a_redis_lookup_with_embeddings_is_one_round_trip_while_nobody_writes(redis_url, redis_prefix):
+    client = CountingRedis.from_url(redis_url)
+    memory = IntentionMemory(RedisIntentionBackend(client, prefix=redis_prefix), embeddings=Words(), threshold=0.9)
+    for i in range(300):
+        assert memory.store("u1", f"show the status of order {i}", {"order": i})
+    assert memory.store("u1", "show my unpaid invoices", "3 invoices")
+    memory.retrieve("u1", "what is the weather in paris")  # the index is built once
+    CountingRedis.round_trips = 0
+    assert memory.retrieve("u1", "what is the weather in paris") is None
+    assert CountingRedis.round_trips == 1  # prune + version, one pipeline; the vectors are local
+    CountingRedis.round_trips = 0
+    assert memory.retrieve("u1", "please show my unpaid invoices").result == "3 invoices"
+    assert CountingRedis.round_trips == 2  # and the chosen result
+    client.close()
