@@ -192,6 +192,8 @@ class RedisIntentionBackend(SignatureIndex, RecordReads, RedisConnection, Intent
                 replies = self._replace_signature_set(client, user, record, ttl_ms, replies)
             count, bad_version = settle(replies, _PUT_INCR)
             extra = self._overflow(user, count)
+            if not extra and not bad_version:
+                self._records.stored(user, replies[_PUT_INCR], record)
             if extra:
                 victims = [m for m, _ in client.zpopmin(self.index_key(user), extra)]
                 pipe = client.pipeline(transaction=False)
@@ -222,6 +224,8 @@ class RedisIntentionBackend(SignatureIndex, RecordReads, RedisConnection, Intent
                 replies = await self._areplace_signature_set(client, user, record, ttl_ms, replies)
             count, bad_version = settle(replies, _PUT_INCR)
             extra = self._overflow(user, count)
+            if not extra and not bad_version:
+                self._records.stored(user, replies[_PUT_INCR], record)
             if extra:
                 victims = [m for m, _ in await client.zpopmin(self.index_key(user), extra)]
                 pipe = client.pipeline(transaction=False)

@@ -177,4 +177,9 @@ def test_a_redis_lookup_with_embeddings_is_one_round_trip_while_nobody_writes(re
     CountingRedis.round_trips = 0
     assert memory.retrieve("u1", "please show my unpaid invoices").result == "3 invoices"
     assert CountingRedis.round_trips == 2  # and the chosen result
+    assert memory.store("u1", "what is the weather in paris", "rain")
+    CountingRedis.round_trips = 0
+    assert memory.retrieve("u1", "what is the weather in paris tomorrow") is None
+    # This process's own store moved its cached records to the new version: no index read after it.
+    assert CountingRedis.round_trips == 1
     client.close()
