@@ -121,6 +121,7 @@ class IntentionMemory(Thresholds):
             similarity = EmbeddingsSimilarity(embeddings)
         self.similarity: Similarity = as_similarity(similarity)
         self.recall = isinstance(self.similarity, EmbeddingsSimilarity)
+        self.calibrates = embeddings is not None
         """Whether lookups propose candidates by embeddings (`promptcache.intention._recall`)."""
         self._threshold = None if threshold is None else check_unit(threshold, "threshold")
         self.exact_only = self._threshold == 1.0

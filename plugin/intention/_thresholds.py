@@ -22,6 +22,8 @@ class Thresholds:
 
     _threshold: float | None
     recall: bool
+    calibrates: bool
+    """Built with ``embeddings=`` (``similarity=`` an ``Embeddings`` keeps `DEFAULT_INTENTION_THRESHOLD`)."""
     similarity: Similarity
     max_error: float
     exact_only: bool
@@ -31,10 +33,11 @@ class Thresholds:
         """The least similarity of a similar match: as given; else, with ``embeddings=``, the threshold calibrated
         for ``max_error``: set by `calibrate`, or for the default local model (`local_embeddings`) shipped with the
         package (`promptcache.intention._calibrated`), else `DEFAULT_UNCALIBRATED_THRESHOLD` until `calibrate` is
-        called; without embeddings `DEFAULT_INTENTION_THRESHOLD`. Never computed by a lookup."""
+        called; without ``embeddings=`` (also with ``similarity=`` an ``Embeddings``) `DEFAULT_INTENTION_THRESHOLD`.
+        Never computed by a lookup."""
         if self._threshold is not None:
             return self._threshold
-        if not self.recall:
+        if not self.calibrates:
             return DEFAULT_INTENTION_THRESHOLD
         shipped = shipped_threshold(self.similarity.name, self.max_error)
         return DEFAULT_UNCALIBRATED_THRESHOLD if shipped is None else shipped

@@ -14,7 +14,7 @@ from promptcache.integrations._redis_intention import RedisIntentionBackend
 from promptcache.intention import InMemoryIntentionBackend, IntentionMemory
 from promptcache.intention._calibrate import Pair
 from promptcache.intention._calibrated import shipped_table, shipped_threshold
-from promptcache.intention._defaults import DEFAULT_UNCALIBRATED_THRESHOLD
+from promptcache.intention._defaults import DEFAULT_INTENTION_THRESHOLD, DEFAULT_UNCALIBRATED_THRESHOLD
 from promptcache.intention._record import MemoryRecord
 from promptcache.intention._similarity import EmbeddingsSimilarity
 from promptcache.intention._steps import run
@@ -143,6 +143,7 @@ def test_no_calibration_on_the_first_lookup_and_an_explicit_one():
     emb = Words()
     memory = IntentionMemory(InMemoryIntentionBackend(), embeddings=emb, clock=lambda: NOW)
     assert memory.threshold == DEFAULT_UNCALIBRATED_THRESHOLD  # a model without a shipped threshold
+    assert IntentionMemory(similarity=Words()).threshold == DEFAULT_INTENTION_THRESHOLD  # as given there: 0.5
     assert memory.store("u1", "show my unpaid invoices", "3 invoices")
     memory.retrieve("u1", "list my unpaid invoices")
     assert emb.documents == 1  # the stored intention only: no labelled pairs embedded by a lookup
