@@ -80,8 +80,9 @@ class IntentionMemory(Thresholds):
             `threshold` (never calibrated by a lookup).
         max_error: with ``embeddings=``: the wrong-hit rate the calibrated threshold keeps to (default
             `DEFAULT_MAX_ERROR`).
-        proposals / proposal_floor: with ``embeddings=``: candidates proposed per lookup (an int >= 1) and the
-            least cosine a model verifier is asked about (`DEFAULT_PROPOSALS`, `DEFAULT_PROPOSAL_FLOOR`).
+        proposals: with ``embeddings=``: candidates proposed per lookup, an int >= 1 (`DEFAULT_PROPOSALS`).
+        proposal_floor: with ``embeddings=``: the least cosine a model verifier is asked about
+            (`DEFAULT_PROPOSAL_FLOOR`).
         margin: verified candidates within this much of the best similarity count as equally good, and the
             newest of them is served; in ``[0, 1]`` (default `DEFAULT_INTENTION_MARGIN`).
         verifier: what a similar match must pass before it is served: ``None`` (the model-free
