@@ -37,7 +37,8 @@ DEFAULT_INDEXED_USERS = 64
 """Users whose vector index an `IntentionMemory` keeps (least recently looked up dropped first). An index takes
 about 1.6 KB per distinct intention with 384-dimensional vectors (15 MB at 10,000)."""
 
-_ID_AND_TIME = attrgetter("id", "created_at")
+_ID_AND_TIME = attrgetter("id", "created_at", "result_hash")
+"""What identifies one version of a memory: a replaced memory has a new creation time or a new result."""
 _FIRST = 16
 """Rows ranked by a partial sort first; a lookup that needs more (a ``tool``/``args`` filter) sorts the rest."""
 
@@ -188,7 +189,7 @@ def update(
     previous: VectorIndex, version: Any, records: list[MemoryRecord], similarity: Any
 ) -> Steps[VectorIndex | None]:
     """``previous`` brought up to ``records`` by what changed (memories added, replaced or gone: set differences
-    of ``(id, created_at)``, then only the changed rows touched), or ``None`` when so much changed that `build` is
+    of ``(id, created_at, result_hash)``, then only the changed rows touched), or ``None`` when so much changed that `build` is
     the cheaper way."""
     pairs = set(map(_ID_AND_TIME, records))
     added, removed = pairs - previous.pairs, previous.pairs - pairs
@@ -197,9 +198,9 @@ def update(
     known = dict(previous.known)
     exact = dict(previous.exact)
     touched: set[str] = set()
-    for mid, _ in removed:
+    for mid, *_ in removed:
         touched.add(known.pop(mid)[1])
-    new = [r for r in records if (r.id, r.created_at) in added] if added else []
+    new = [r for r in records if _ID_AND_TIME(r) in added] if added else []
     for r in new:
         known[r.id] = _fresh(r, similarity)
         touched.add(known[r.id][1])
@@ -217,7 +218,7 @@ def update(
         by_key.setdefault(known[r.id][1], []).append(r)
     appended: list[Any] = []
     for key in touched:
-        kept = [r for r in exact.get(key, ()) if (r.id, r.created_at) not in removed]
+        kept = [r for r in exact.get(key, ()) if _ID_AND_TIME(r) not in removed]
         group = recent_first(kept + by_key.get(key, []))
         row = index.rows.get(key)
         if not group:

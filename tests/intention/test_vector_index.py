@@ -3,6 +3,7 @@ changed, another worker's writes noticed; no calibration on a lookup."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import random
 from importlib.resources import files
@@ -11,7 +12,7 @@ import redis
 from langchain_core.embeddings import Embeddings
 
 from promptcache.integrations._redis_intention import RedisIntentionBackend
-from promptcache.intention import InMemoryIntentionBackend, IntentionMemory
+from promptcache.intention import InMemoryIntentionBackend, IntentionBackend, IntentionMemory
 from promptcache.intention._calibrate import Pair
 from promptcache.intention._calibrated import shipped_table, shipped_threshold
 from promptcache.intention._defaults import DEFAULT_INTENTION_THRESHOLD, DEFAULT_UNCALIBRATED_THRESHOLD
@@ -184,3 +185,36 @@ def test_a_redis_lookup_with_embeddings_is_one_round_trip_while_nobody_writes(re
     # This process's own store moved its cached records to the new version: no index read after it.
     assert CountingRedis.round_trips == 1
     client.close()
+
+
+class Plain(IntentionBackend):
+    """A backend with only the required methods: no version token, no meaning index."""
+
+    def __init__(self) -> None:
+        self.inner = InMemoryIntentionBackend()
+
+    def put(self, user, record, result, now):
+        self.inner.put(user, record, result, now)
+
+    def records(self, user, now):
+        return self.inner.records(user, now)
+
+    def result(self, user, result_hash):
+        return self.inner.result(user, result_hash)
+
+    def forget(self, user):
+        return self.inner.forget(user)
+
+
+def test_a_backend_without_versions_still_sees_every_change():
+    memory = IntentionMemory(Plain(), embeddings=Words(), threshold=0.9, clock=lambda: NOW)
+    assert memory.store("u1", "show my unpaid invoices", "3 invoices")
+    assert memory.retrieve("u1", "please show my unpaid invoices").result == "3 invoices"
+    assert memory.store("u1", "show my unpaid invoices", "4 invoices")  # replaced: a new creation time
+    assert memory.retrieve("u1", "please show my unpaid invoices").result == "4 invoices"
+
+    async def both():
+        return await memory.aretrieve("u1", "list my unpaid invoices"), await memory.asuggest("u1", "unpaid invoices")
+
+    found, suggested = asyncio.run(both())
+    assert (found.result, [m.result for m in suggested]) == ("4 invoices", ["4 invoices"])
