@@ -4,15 +4,16 @@ Both place points on the same final Converse request, through the hook langchain
 built (``_apply_cache_points(cache_control, system, bedrock_messages, params)``):
 
 - ours: ``CachePointChatBedrockConverse`` (the default ``anchored-tail`` strategy, the default token counter,
-  the in-memory placement store) on a growing conversation -- the stored placements are those of the same
-  conversation two messages shorter, as the previous request left them;
+  the in-memory placement store) on a growing conversation -- the stored placements, and the counts kept for the
+  conversation (`promptcache.cache_points._prefix_counts`), are those the same conversation two messages shorter
+  left, so each timed call counts the two messages it adds, as a conversation's next request does;
 - langchain-aws: ``ChatBedrockConverse._apply_cache_points`` with ``cache_control={"ttl": "5m"}`` (system + last
   message + tools + the end-of-history point).
 
 The request: a system prompt of ~1,500 tokens, 10 tool specs, and ``n`` messages of an agent loop (user text, then
 assistant text + ``toolUse`` / user ``toolResult`` pairs, every text distinct). Each timed call gets fresh lists
 (both placements modify them; copying is outside the timing). "warm": the texts were counted by an earlier request
-(a conversation's later turns); "cold": the token memo cleared first (every text encoded).
+(a conversation's later turns); "cold": the token memo and the kept counts cleared first (every text encoded).
 
 Each round times both variants in a shuffled order (the fastest of ``--repeat`` calls each: the least disturbed by
 other load on the machine) and takes their ratio; the
@@ -24,6 +25,7 @@ allocations lands on a random call and swamps the comparison.
     python bench/cache_points.py                     # sizes 200, 1000, 10000; 7 rounds
     python bench/cache_points.py --sizes 200 --rounds 5 --repeat 200
     python bench/cache_points.py --long-text         # long texts: the length estimate against a full encode
+    python bench/cache_points.py --breakdown 200 --repeat 300   # each step of ours timed alone
 """
 
 from __future__ import annotations
@@ -105,12 +107,14 @@ class Variants:
         self.conv = conversation_id(system, messages)
         self.model_key = self.ours.cache_model.model_id
         self.previous = self.ours._store.load(self.conv, self.model_key)
+        self.counts = self.ours._hot.counts.get(self.conv)  # the counts that request left for the next one
 
     def time_ours(self, repeat: int, cold: bool = False) -> float:
         samples = []
         for _ in range(repeat):
             args = fresh(*self.request)
             self.ours._store.save(self.conv, self.model_key, self.previous)
+            self.ours._hot.counts.put(self.conv, None if cold else self.counts)
             if cold:
                 clear_token_memo()
             gc.disable()
@@ -152,18 +156,69 @@ def run(sizes: list[int], rounds: int, repeat: int) -> None:
     cold = {n: variants[n].time_ours(3, cold=True) for n in sizes}
     base = sizes[0]
     print(
-        "| messages | ours warm (ms) | langchain-aws (ms) | ratio median (range) | ours per message above fixed (us) "
-        "| ours cold (ms) |"
+        "| messages | ours warm (ms) | langchain-aws (ms) | ratio median (range) | per message above the "
+        f"{base:,}-message cost, ours / langchain-aws (us) | ours cold (ms) |"
     )
     print("|---:|---:|---:|---:|---:|---:|")
     for n in sizes:
         ratios = sorted(o / t for o, t in zip(ours[n], theirs[n]))
         o, t = statistics.median(ours[n]), statistics.median(theirs[n])
-        slope = "" if n == base else f"{(o - statistics.median(ours[base])) * 1e3 / (n - base):.2f}"
+        slope = ""
+        if n != base:
+            o_base, t_base = statistics.median(ours[base]), statistics.median(theirs[base])
+            slope = f"{(o - o_base) * 1e3 / (n - base):.2f} / {(t - t_base) * 1e3 / (n - base):.2f}"
         print(
             f"| {n:,} | {o:.3f} | {t:.3f} | {statistics.median(ratios):.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f}) "
             f"| {slope} | {cold[n]:.1f} |"
         )
+
+
+def breakdown(n: int, repeat: int) -> None:
+    """Where our time goes at ``n`` messages: each step timed alone on the same request (fastest of ``repeat``
+    calls, the stored placements and kept counts reset before each), next to langchain-aws' whole placement."""
+    from promptcache.cache_points._converse import _specs_tokens, place_cache_points
+    from promptcache.cache_points._prefix_counts import serialise
+    from promptcache.cache_points._request_scan import scan_request
+
+    v = Variants(n)
+    v.time_ours(3)
+    hot, info = v.ours._hot, v.ours._info
+
+    def best(step: Any) -> float:
+        samples = []
+        for _ in range(repeat):
+            system, messages, params = fresh(*v.request)
+            v.ours._store.save(v.conv, v.model_key, v.previous)
+            hot.counts.put(v.conv, v.counts)
+            gc.disable()
+            start = time.perf_counter_ns()
+            step(system, messages, params["toolConfig"]["tools"], params)
+            samples.append(time.perf_counter_ns() - start)
+            gc.enable()
+        return min(samples) / 1e3
+
+    def place(s: Any, m: Any, t: Any, p: Any) -> None:
+        place_cache_points(
+            info, s, m, t, previous_placements=v.previous, strategy=hot.strategy, previous_counts=v.counts
+        )
+
+    steps = {
+        "ours, the whole hook": lambda s, m, t, p: v.ours._apply_cache_points(None, s, m, p),
+        "conversation id": lambda s, m, t, p: conversation_id(s, m),
+        "placement store read": lambda s, m, t, p: hot.store.load(v.conv, v.model_key),
+        "placement store write": lambda s, m, t, p: hot.store.save(v.conv, v.model_key, v.previous),
+        "place_cache_points": place,
+        "place_cache_points: the walk (scan_request)": lambda s, m, t, p: scan_request(
+            info, s, m, t, count_tokens=True, previous=v.counts
+        ),
+        "the walk: the messages' JSON (serialise)": lambda s, m, t, p: serialise(m),
+        "place_cache_points: the tool specs' tokens": lambda s, m, t, p: _specs_tokens(t),
+        "langchain-aws, the whole hook": lambda s, m, t, p: v.theirs._apply_cache_points({"ttl": "5m"}, s, m, p),
+    }
+    print(f"| step ({n:,} messages) | fastest of {repeat} (us) |")
+    print("|---|---:|")
+    for label, step in steps.items():
+        print(f"| {label} | {best(step):.1f} |")
 
 
 def long_text() -> None:
@@ -220,8 +275,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--repeat", type=int, default=100, help="calls per variant per round at the smallest size")
     parser.add_argument("--long-text", action="store_true")
+    parser.add_argument("--breakdown", type=int, metavar="N", help="time each step of ours alone at N messages")
     args = parser.parse_args()
     default_count_tokens({"role": "user", "content": "warm up the encoding"})
+    if args.breakdown:
+        breakdown(args.breakdown, args.repeat)
+        return
     if args.long_text:
         exact_cost()
         long_text()

@@ -12,6 +12,16 @@ Sources (each line carries its ``source``):
   origins, so such a "negative" is often a true paraphrase: only the positives are calibrated on (the negatives
   come from the package's own hard negatives). Pairs 1, 6, 11, ... are the test sample (with those negatives, for
   the record), never calibrated on.
+- ``banking77-train``: PolyAI Banking77 ``train.csv`` (CC-BY-4.0, commit 57ec275d8078af65b7731c2a98be812d844a6d6b;
+  found with ``bench/shared_data.py``): 200 training rows drawn with a fixed seed (``random.Random(22)``), each
+  paired with the lexically most similar *other* training row of its own intent label (same) and of any other label
+  (not the same: Banking77's near-miss neighbours, e.g. a failed vs a reverted top-up). Model-free
+  (``LexicalSimilarity``), so no embedding model chose them. Only training rows: the test rows the benchmark looks
+  up (bench/intention_recall.py, part ``banking77``) are never calibrated on.
+
+PAWS, MRPC and QQP are not shipped: PAWS's repository holds only generation scripts (no copy of its pairs was found
+here); MRPC's terms (Microsoft's shared-source research licence) and QQP's (Quora's) do not allow redistribution, so
+bench/intention_recall.py reads MRPC from a path (``--mrpc``) and reports it as held-out data.
 
 Run: ``python bench/calibration_pairs.py --gptcache PATH/mock_data.json``.
 """
@@ -19,8 +29,12 @@ Run: ``python bench/calibration_pairs.py --gptcache PATH/mock_data.json``.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
+import random
 from pathlib import Path
+
+from shared_data import find_data_file
 
 from promptcache.intention import LexicalSimilarity
 
@@ -53,6 +67,25 @@ def gptcache_pairs(data: list[dict[str, str]], offset: int, negatives: bool) -> 
     return out
 
 
+def banking77_pairs(count: int = 200, seed: int = 22) -> list[dict[str, object]]:
+    folder = find_data_file("intent/banking77", None)
+    assert folder is not None
+    with open(folder / "train.csv", encoding="utf-8") as f:
+        rows = [(r["text"], r["category"]) for r in csv.DictReader(f)]
+    lex = LexicalSimilarity()
+    prepared = lex.prepare([t for t, _ in rows])
+    out: list[dict[str, object]] = []
+    for i in random.Random(seed).sample(range(len(rows)), count):
+        text, label = rows[i]
+        ranked = sorted(lex.above(text, prepared, 0.0), key=lambda x: (-x[1], x[0]))
+        others = [(k, rows[k]) for k, _ in ranked if k != i and rows[k][0].casefold() != text.casefold()]
+        same = next(r for _, r in others if r[1] == label)
+        other = next(r for _, r in others if r[1] != label)
+        out.append({"stored": same[0], "asked": text, "same": True, "source": "banking77-train"})
+        out.append({"stored": other[0], "asked": text, "same": False, "source": "banking77-train"})
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--gptcache", required=True, help="GPTCache examples/benchmark/mock_data.json")
@@ -64,6 +97,7 @@ def main() -> None:
     for a, b in tsv(ROOT / "tests/data/intention_hard_negatives.tsv"):
         rows.append({"stored": a, "asked": b, "same": False, "source": "own-hard-negatives"})
     rows += gptcache_pairs(data, 0, negatives=False)
+    rows += banking77_pairs()
     out = ROOT / "plugin/intention/data/calibration_pairs.jsonl"
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     sample = gptcache_pairs(data, 1, negatives=True)

@@ -14,6 +14,9 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+CHUNK = 128
+"""Texts embedded between two saves of the cache."""
+
 
 class CachedEmbeddings(Embeddings):
     def __init__(self, inner: Any, folder: str | Path) -> None:
@@ -36,12 +39,14 @@ class CachedEmbeddings(Embeddings):
         np.savez(self.path, texts=np.array(texts), vectors=np.array([self.vectors[t] for t in texts], dtype=np.float32))
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        todo = sorted({t for t in texts if t not in self.vectors})
-        if todo:
-            for t, v in zip(todo, self.inner.embed_documents(todo)):
+        # Texts of similar length batched together (less padding), saved every chunk (a long run can be resumed).
+        todo = sorted({t for t in texts if t not in self.vectors}, key=lambda t: (len(t), t))
+        for start in range(0, len(todo), CHUNK):
+            chunk = todo[start : start + CHUNK]
+            for t, v in zip(chunk, self.inner.embed_documents(chunk)):
                 self.vectors[t] = v
-            self._unsaved += len(todo)
-            if self._unsaved >= 500:
+            self._unsaved += len(chunk)
+            if self._unsaved >= CHUNK:
                 self.save()
         return [list(self.vectors[t]) for t in texts]
 

@@ -42,8 +42,9 @@ from promptcache._pricing import ModelPrice
 from promptcache.replay._engine import run_replay
 from promptcache.replay._models import CacheRules
 from promptcache.replay._prepare import Request
+from promptcache.replay._registry import STRATEGIES
 from promptcache.replay._simulator import Checkpoint
-from promptcache.replay._strategies import STRATEGIES, LangChainAwsStrategy
+from promptcache.replay._strategies import LangChainAwsStrategy
 
 _NAME = "tau_bench_gpt-4o-airline.json"
 MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"

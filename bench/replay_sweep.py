@@ -25,7 +25,8 @@ from shared_data import find_data_file
 
 from promptcache.replay._engine import run_replay
 from promptcache.replay._model_table import ModelTable
-from promptcache.replay._strategies import STRATEGIES, LangChainAwsStrategy
+from promptcache.replay._registry import STRATEGIES
+from promptcache.replay._strategies import LangChainAwsStrategy
 
 _TAU = "tau_bench_gpt-4o-airline.json"
 _SESSIONS = ("258c7280-ae70-4798-800f-63464d01a85d", "ae4a77f8-aedd-4bc1-888f-c94edc91af04")

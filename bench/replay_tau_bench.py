@@ -20,8 +20,9 @@ from shared_data import find_data_file
 
 from promptcache.replay._engine import run_replay
 from promptcache.replay._prepare import Request
+from promptcache.replay._registry import STRATEGIES
 from promptcache.replay._simulator import Checkpoint
-from promptcache.replay._strategies import STRATEGIES, LangChainAwsStrategy
+from promptcache.replay._strategies import LangChainAwsStrategy
 
 _NAME = "tau_bench_gpt-4o-airline.json"
 

@@ -4,6 +4,7 @@ conversation. Fail-open: a backend that fails is a miss or a skipped write, logg
 
 from __future__ import annotations
 
+import functools
 import logging
 
 import orjson
@@ -22,6 +23,12 @@ _store_warning = ThrottledWarning(logging.getLogger("promptcache.integrations.be
 
 #: How long a conversation's placements are kept (seconds): a day; a conversation idle longer starts afresh.
 DEFAULT_PLACEMENT_TTL_SECONDS = 86_400.0
+
+
+@functools.lru_cache(maxsize=256)
+def _model_hash(model_id: str) -> str:
+    """The 12 hex digits of ``model_id`` in a key (a few model ids per process, hashed once each)."""
+    return stable_hash(model_id, 12)
 
 
 class PlacementStore:
@@ -51,17 +58,23 @@ class PlacementStore:
     @staticmethod
     def key(conversation_id: str, model_id: str) -> str:
         """``{<conversation>}:<12-hex model hash>`` (within `NAMESPACE`)."""
-        return f"{hash_tag(conversation_id)}:{stable_hash(model_id, 12)}"
+        return f"{hash_tag(conversation_id)}:{_model_hash(model_id)}"
 
-    @staticmethod
-    def _decode(raw: bytes | None) -> list[CachePointPlacement]:
+    _last: tuple[bytes, list[CachePointPlacement]] = (b"", [])  # the last entry decoded, and its placements
+
+    def _decode(self, raw: bytes | None) -> list[CachePointPlacement]:
         if raw is None:
             return []
+        last = self._last
+        if raw == last[0]:  # a conversation's next request reads what its previous one wrote
+            return list(last[1])
         try:
-            return [CachePointPlacement.from_value(v) for v in orjson.loads(raw)]
+            placements = [CachePointPlacement.from_value(v) for v in orjson.loads(raw)]
         except Exception as exc:  # noqa: BLE001 - a corrupt entry is a miss
             _store_warning.warn("promptcache: ignoring a corrupt cache-point placement entry", exc=exc)
             return []
+        self._last = (raw, placements)
+        return list(placements)
 
     def load(self, conversation_id: str, model_id: str) -> list[CachePointPlacement]:
         """The stored placements, ``[]`` when none (or the backend failed)."""
@@ -76,10 +89,10 @@ class PlacementStore:
 
     def save(self, conversation_id: str, model_id: str, placements: list[CachePointPlacement]) -> None:
         """Store the placements (errors are logged, never raised)."""
+        raw = orjson.dumps([p.to_dict() for p in placements])
         try:
-            self.cache.set(
-                self.key(conversation_id, model_id), orjson.dumps([p.to_dict() for p in placements]), self.ttl_s
-            )
+            self.cache.set(self.key(conversation_id, model_id), raw, self.ttl_s)
+            self._last = (raw, list(placements))
         except Exception as exc:  # noqa: BLE001
             if self.metrics is not None:
                 self.metrics.error()

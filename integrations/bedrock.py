@@ -46,12 +46,9 @@ try:
     from langchain_aws import ChatBedrockConverse
 except ImportError as exc:  # the optional dependency of this module
     raise missing_extra("bedrock", exc) from exc
-from langchain_core.runnables import RunnableConfig
-from langchain_core.runnables.config import ensure_config
 from pydantic import ConfigDict, PrivateAttr, StrictBool, StrictFloat, StrictInt, model_validator
 
 from promptcache._config import CurrentConfigMixin
-from promptcache._keys import stable_hash
 from promptcache._log import ThrottledWarning
 from promptcache._metrics import PluginMetrics, PluginStats
 from promptcache._processor import ModelRequest, Processor
@@ -60,6 +57,8 @@ from promptcache.backends import ServerCache
 from promptcache.cache_points import AnchoredTailStrategy, CacheStrategy, ModelInfo, MultiPointStrategy, get_model_info
 from promptcache.cache_points._converse import ConversePlan, place_cache_points
 from promptcache.cache_points._model_info import TTLS
+from promptcache.cache_points._prefix_counts import RECENT_COUNTS, RecentCounts
+from promptcache.integrations._bedrock_conversation import conversation_id
 from promptcache.integrations._bedrock_placements import DEFAULT_PLACEMENT_TTL_SECONDS, PlacementStore
 
 __all__ = [
@@ -96,14 +95,6 @@ def resolve_strategy(strategy: Any) -> type[CacheStrategy]:
     raise TypeError(f"strategy must be 'anchored-tail', 'multi-point' or a CacheStrategy subclass, got {strategy!r}")
 
 
-def conversation_id(system: list[Any], messages: list[dict[str, Any]], config: RunnableConfig | None = None) -> str:
-    """``thread:<thread_id>`` from the call's config, else ``hash:<sha256 of system + first message>``."""
-    thread = (ensure_config(config).get("configurable") or {}).get("thread_id")
-    if thread not in (None, ""):
-        return f"thread:{thread}"
-    return "hash:" + stable_hash({"system": system, "first": messages[:1]}, 32)
-
-
 def _check_cache_control(cache_control: Any) -> None:
     """``cache_control`` must be ``None`` or a dict whose optional ``"ttl"`` is ``"5m"`` or ``"1h"`` (the Converse
     ``CachePointBlock.ttl`` values; whether the model allows ``"1h"`` is checked with the model's ``ModelInfo``).
@@ -122,6 +113,16 @@ def _check_cache_control(cache_control: Any) -> None:
     ttl = cache_control.get("ttl")
     if ttl is not None and (not isinstance(ttl, str) or ttl not in TTLS):
         raise ValueError(f"cache_control['ttl'] must be one of {list(TTLS)} or absent, got {ttl!r:.80}")
+
+
+class _RequestState:
+    """What `CachePointChatBedrockConverse` reads on every request, in one plain object."""
+
+    __slots__ = ("counts", "info", "last_plan", "store", "strategy")
+
+    def __init__(self, info: ModelInfo, store: PlacementStore, strategy: type[CacheStrategy], counts: RecentCounts):
+        self.info, self.store, self.strategy, self.counts = info, store, strategy, counts
+        self.last_plan: Optional[ConversePlan] = None
 
 
 class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
@@ -160,7 +161,8 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
     _store: PlacementStore = PrivateAttr()
     _info: ModelInfo = PrivateAttr()
     _strategy: type[CacheStrategy] = PrivateAttr()
-    _last_plan: Optional[ConversePlan] = PrivateAttr(default=None)
+    _counts: RecentCounts = PrivateAttr(default_factory=lambda: RECENT_COUNTS)  # shared by the process
+    _hot: _RequestState = PrivateAttr()
     _metrics: PluginMetrics = PrivateAttr(default_factory=lambda: PluginMetrics("cache_points"))
 
     @model_validator(mode="after")
@@ -169,6 +171,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         self._info.check_ttl(self.cache_ttl)
         self._strategy = resolve_strategy(self.strategy)
         self._store = PlacementStore(self.placement_store, self.placement_ttl_s)
+        self._hot = _RequestState(self._info, self._store, self._strategy, self._counts)
         self._use_metrics(self._metrics)
         return self
 
@@ -212,7 +215,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
     @property
     def last_plan(self) -> Optional[ConversePlan]:
         """The most recent request's `ConversePlan` (for logging and examples; not thread-local)."""
-        return self._last_plan
+        return self._hot.last_plan
 
     # -- the hook langchain-aws calls with the final request ---------------------------------------------------
     # ``cache_control`` is langchain-aws' per-call option (``model.invoke(..., cache_control={"ttl": "1h"})``); here
@@ -227,37 +230,43 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         _check_cache_control(cache_control)
         if not self.cache_points or (self.raw_blocks is not None and bedrock_messages is self.raw_blocks):
             return super()._apply_cache_points(cache_control, system, bedrock_messages, params)
+        hot = self._hot  # one read: pydantic serves each private attribute through __getattr__
         ttl = (cache_control or {}).get("ttl") or self.cache_ttl
         tool_config: Any = (params or {}).get("toolConfig")  # a dict whenever ``tools`` is not None
         tools = tool_config.get("tools") if isinstance(tool_config, dict) else None
+        counter = self.token_counter
         conv = conversation_id(system, bedrock_messages)
-        model_key = self._info.model_id or self.model_id
-        previous = self._store.load(conv, model_key)
+        model_key = hot.info.model_id or self.model_id
+        previous = hot.store.load(conv, model_key)
         plan = place_cache_points(
-            self._info,
+            hot.info,
             system,
             bedrock_messages,
             tools,
             previous_placements=previous,
             ttl=ttl,
-            count_tokens=self.token_counter,
+            count_tokens=counter,
             cache_tools=self.cache_tools,
-            strategy=self._strategy,
+            strategy=hot.strategy,
+            previous_counts=hot.counts.get(conv) if counter is None else None,
         )
+        if counter is None:
+            hot.counts.put(conv, plan.counted)
         system[:] = plan.system
         bedrock_messages[:] = plan.messages
         if tools is not None and params is not None:
             params["toolConfig"] = {**tool_config, "tools": plan.tools}
         if plan.placements != previous or [p.fingerprint for p in plan.placements] != [p.fingerprint for p in previous]:
-            self._store.save(conv, model_key, plan.placements)
-        self._last_plan = plan
-        logger.debug(
-            "cache points for %s: tools=%s system=%s messages=%s",
-            conv,
-            plan.tools_point,
-            plan.system_point,
-            [p.index for p in plan.placements],
-        )
+            hot.store.save(conv, model_key, plan.placements)
+        hot.last_plan = plan
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug(
+                "cache points for %s: tools=%s system=%s messages=%s",
+                conv,
+                plan.tools_point,
+                plan.system_point,
+                [p.index for p in plan.placements],
+            )
 
     @classmethod
     def from_model(cls, model: ChatBedrockConverse, **options: Any) -> CachePointChatBedrockConverse:

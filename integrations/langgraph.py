@@ -32,7 +32,7 @@ from promptcache._compat import PREGEL_READ_KEY
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
 from promptcache._errors import PromptCacheError
 from promptcache._metrics import PluginMetrics, PluginStats
-from promptcache._option_checks import check_bool, check_name, check_names
+from promptcache._option_checks import check_bool, check_name, check_scope_fields
 from promptcache._savings import count_memory_turn
 from promptcache.memory._middleware import with_memory_prompt
 from promptcache.memory._namespaces import UnscopedWarning, check_fixed_scope, memory_call_options
@@ -121,7 +121,7 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
         self.scope = scope
         self.load_references = check_bool(load_references, "load_references")
         self.messages_key = check_name(messages_key, "messages_key")
-        self.scope_fields = check_names(scope_fields, "scope_fields")
+        self.scope_fields = check_scope_fields(scope_fields)
         self.allow_scope_override = check_bool(allow_scope_override, "allow_scope_override")
         self._loader = None if memory is None else self._make_loader(memory)
         self._unscoped = UnscopedWarning("MemoryNode")

@@ -18,170 +18,18 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import re
 import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
+
+from promptcache._cli_parser import DEFAULT_MODEL, build_parser
+from promptcache._cli_parser import fail as _fail
 
 __all__ = ["main", "build_parser"]
 
-DEFAULT_MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"
 PROGRESS_MIN_REQUESTS = 300
-
-
-class _Parser(argparse.ArgumentParser):
-    """``argparse`` with the command's error style: one line on stderr, exit code 2 (not a usage block), and
-    option values such as ``-1`` or ``-inf`` read as numbers (argparse would take ``-inf`` for an option)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        # argparse's own pattern only knows -1 and -.5; no option of ours looks like a number
-        self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$|^-(inf|infinity|nan)$", re.I)
-
-    def error(self, message: str) -> NoReturn:
-        sys.exit(_fail(f"{message} (see {self.prog} --help)"))
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (sub-command ``replay``)."""
-    from promptcache._pricing import KNOWN_PRICES
-    from promptcache.replay._engine import DEFAULT_GAP_S
-    from promptcache.replay._strategies import STRATEGIES, check_strategy_names
-
-    check_strategy_names(())  # loads every strategy into STRATEGIES
-
-    from promptcache import __version__
-
-    parser = _Parser(prog="promptcache", description="promptcache command-line tools")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    replay = sub.add_parser(
-        "replay",
-        help="what would the plugins save on recorded conversations?",
-        description="Replay recorded agent traffic offline through a Bedrock prompt-cache simulator: what "
-        "to do about caching (keep, switch placement, use the 1-hour TTL, leave it off) and what it saves per "
-        "month, why the cache missed, and what the ResponseCache and the intention cache (IntentionMemory) "
-        "would have answered. Input formats: OpenAI chat, Anthropic Messages and LangChain message transcripts "
-        "(JSON or JSONL, e.g. tau-bench trajectories); Claude Code session logs (<session>.jsonl, or the "
-        "<session>/ folder to include its sub-agents and compaction call); Amazon Bedrock model invocation "
-        "logs (JSONL or JSON, gzip accepted, as Bedrock writes them to S3); Claude Code project folders (every "
-        "session in them); Claude Code stream-json output; LangSmith run exports; Langfuse observation exports; "
-        "OpenTelemetry GenAI spans (OTLP JSON); OpenAI request/response logs as proxies write them (LiteLLM, "
-        "Helicone); Anthropic Message Batches results; TrafficRecorder files. Prints the "
-        "decision and a table; writes DIR/replay.json and DIR/replay.png.",
-        formatter_class=_HelpFormatter,
-    )
-    replay.add_argument(
-        "files",
-        nargs="+",
-        metavar="FILE",
-        help="transcripts (.json / .jsonl / .json.gz), Claude Code session logs, session or project folders, Bedrock "
-        "invocation logs, call logs (LangSmith, Langfuse, OpenTelemetry, proxies, batches) or TrafficRecorder files",
-    )
-    replay.add_argument(
-        "--model",
-        default=None,
-        help="price and cache every call as this model (Bedrock id, regional prefixes and ARNs resolve, or "
-        "Anthropic API id such as claude-opus-4-6); default: each call's own model where the log names it, "
-        f"else {DEFAULT_MODEL}; priced: " + ", ".join(sorted(KNOWN_PRICES)),
-    )
-    replay.add_argument(
-        "--min-tokens",
-        type=int,
-        default=None,
-        metavar="N",
-        help="minimum tokens per cache checkpoint for every model (overrides the model table)",
-    )
-    replay.add_argument(
-        "--models",
-        default=None,
-        metavar="FILE",
-        help="JSON or TOML file of model-table overrides or models of your own, e.g. "
-        '{"my.model-v1": {"family": "claude", "min_tokens": 1024, "max_points": 4, "ttls": ["5m","1h"], '
-        '"cachable": ["system","messages","tools"], "input": 3.0, "output": 15.0, "cache_write_5m": 3.75, '
-        '"cache_write_1h": 6.0, "cache_read": 0.3}} (every field optional; prices USD per 1M tokens, all four '
-        "input-side prices needed for a model not in the tables)",
-    )
-    replay.add_argument(
-        "--tokens",
-        choices=("claude", "cl100k"),
-        default=None,
-        help="token estimate where the log records no usage: calibrated for Claude (default for Claude "
-        "models) or plain cl100k_base",
-    )
-    replay.add_argument(
-        "--strategy",
-        action="append",
-        metavar="NAME",
-        dest="strategies",
-        help="a strategy to compare, among " + ", ".join(STRATEGIES) + "; repeat the option for several "
-        "(--strategy a --strategy b; default: all). 'none' is always included, and with anchored-tail the "
-        "row anchored-tail+response-cache too",
-    )
-    replay.add_argument(
-        "--gap-s",
-        type=float,
-        default=DEFAULT_GAP_S,
-        metavar="SECONDS",
-        help=f"seconds between requests without recorded timestamps (default {DEFAULT_GAP_S:g})",
-    )
-    replay.add_argument(
-        "--out",
-        default="promptcache-replay",
-        metavar="DIR",
-        help="directory for replay.json and replay.png (default ./promptcache-replay)",
-    )
-    replay.add_argument(
-        "--response-cache-ttl-s",
-        "--response-cache-ttl",
-        dest="response_cache_ttl",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="lifetime of a ResponseCache entry, for its hits and the combined row (default: the "
-        "ResponseCache default, {rc_default} s)",
-    )
-    replay.add_argument(
-        "--monthly-requests",
-        type=int,
-        default=None,
-        metavar="N",
-        help="the team's requests per month, for the decision's monthly saving (default: the log's own rate, "
-        "extrapolated from its time span to 30 days)",
-    )
-    replay.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
-    replay.add_argument(
-        "--strict",
-        action="store_true",
-        help="stop (exit 2) at the first JSONL line that is not valid JSON; by default such lines are skipped, "
-        "counted in replay.json (skipped_lines) and named in one warning",
-    )
-    from promptcache.intention._calibrate_cli import add_parser
-
-    add_parser(sub)
-    return parser
-
-
-class _HelpFormatter(argparse.HelpFormatter):
-    """Fills in ``{rc_default}`` only when the help is shown: the ResponseCache (and LangChain with it) is not
-    imported to parse arguments."""
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        text = super()._get_help_string(action)
-        return text.replace("{rc_default}", _rc_default()) if text else text
-
-
-def _rc_default() -> str:
-    from promptcache.response_cache import DEFAULT_RESPONSE_CACHE_TTL_SECONDS
-
-    return f"{DEFAULT_RESPONSE_CACHE_TTL_SECONDS:g}"
-
-
-def _fail(message: str) -> int:
-    print(f"promptcache: error: {' '.join(message.split())}", file=sys.stderr)
-    return 2
 
 
 def _report_warnings(caught: list[warnings.WarningMessage]) -> None:
@@ -196,30 +44,19 @@ def _report_warnings(caught: list[warnings.WarningMessage]) -> None:
 
 
 def _run_replay(args: argparse.Namespace) -> int:
-    # what the replay needs before it reads the first file; the terminal table, the chart and the progress bar
-    # (rich, matplotlib) are imported once they are used, but checked here, so a missing extra fails before any work
-    try:
-        for name in ("matplotlib", "rich"):
-            if importlib.util.find_spec(name) is None:
-                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-    except ImportError as exc:
-        from promptcache._errors import missing_extra
+    problem = _missing_extra() or _input_problem(args.files)  # before the replay is imported
+    if problem is not None:
+        return _fail(problem)
 
-        return _fail(str(missing_extra("replay", exc)))
-
-    from promptcache.replay._engine import DEFAULT_STRATEGIES, run_replay
+    from promptcache.replay._engine import DEFAULT_GAP_S, DEFAULT_STRATEGIES, run_replay
     from promptcache.replay._model_table import MAX_MIN_TOKENS, ModelTable, load_overrides
     from promptcache.replay._transcript import TranscriptError, TranscriptWarning
 
-    if not (args.gap_s >= 0 and args.gap_s != float("inf")):
-        return _fail(f"--gap-s must be a finite number of seconds >= 0, got {args.gap_s!r}")
+    if args.gap_s is None:
+        args.gap_s = DEFAULT_GAP_S
     ttl = args.response_cache_ttl
-    if ttl is not None and not (0 < ttl < float("inf")):
-        return _fail(f"--response-cache-ttl must be a finite number of seconds > 0, got {ttl!r}")
-    if args.monthly_requests is not None and args.monthly_requests <= 0:
-        return _fail(f"--monthly-requests must be an integer > 0, got {args.monthly_requests!r}")
     out = Path(args.out)
-    problem = _out_problem(out)  # checked before the run, not after
+    problem = _option_problem(args, MAX_MIN_TOKENS) or _out_problem(out)  # checked before the run, not after
     if problem is not None:
         return _fail(problem)
     shown: list[tuple[Any, Any]] = []  # the progress bar and its task, once the run is long enough for one
@@ -245,10 +82,6 @@ def _run_replay(args: argparse.Namespace) -> int:
             bar, task = shown[0]
             bar.update(task, completed=done)
 
-    if args.min_tokens is not None and args.min_tokens < 0:
-        return _fail(f"--min-tokens must be an integer >= 0, got {args.min_tokens!r}")
-    if args.min_tokens is not None and args.min_tokens > MAX_MIN_TOKENS:
-        return _fail(f"--min-tokens must be an integer from 0 to {MAX_MIN_TOKENS:,}, got {args.min_tokens!r}")
     try:
         table = ModelTable(load_overrides(args.models) if args.models else None, args.min_tokens, source=args.models)
     except ValueError as exc:
@@ -283,9 +116,16 @@ def _run_replay(args: argparse.Namespace) -> int:
         if shown:
             shown[0][0].stop()
         _report_warnings(caught)
-    for summary in (result.skipped.warning(), result.merged.summary()):
+    for summary in (*result.skipped.warnings(), result.merged.summary()):
         if summary:
             print(f"promptcache: warning: {' '.join(summary.split())}", file=sys.stderr)
+    if result.assumed_model_requests:
+        unnamed = "any request" if result.model_source == "assumed" else f"{result.assumed_model_requests:,} requests"
+        print(
+            f"promptcache: warning: the log names no model for {unnamed}: priced and cached as {DEFAULT_MODEL}; "
+            "pass --model MODEL_ID to price every call as the model that served it",
+            file=sys.stderr,
+        )
     from rich.console import Console
 
     from promptcache.replay._chart import write_chart
@@ -302,6 +142,56 @@ def _run_replay(args: argparse.Namespace) -> int:
         return _fail(f"cannot write to --out {str(out)!r}: {exc.strerror or exc}")
     console.print(f"wrote {', '.join(written)} ({result.seconds:.1f} s)")
     return 0
+
+
+def _missing_extra() -> str | None:
+    """The error for a missing ``replay`` extra, or ``None``. The terminal table, the chart and the progress bar
+    (rich, matplotlib) are imported once they are used, but looked up here, so a missing extra fails before any
+    work."""
+    try:
+        for name in ("matplotlib", "rich"):
+            if importlib.util.find_spec(name) is None:
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+    except ImportError as exc:
+        from promptcache._errors import missing_extra
+
+        return str(missing_extra("replay", exc))
+    return None
+
+
+def _option_problem(args: argparse.Namespace, max_min_tokens: int) -> str | None:
+    """Why a numeric option of ``replay`` is refused (``None``: all are fine): ``--gap-s`` finite and >= 0,
+    ``--response-cache-ttl`` finite and > 0, ``--monthly-requests`` > 0, ``--min-tokens`` from 0 to
+    ``max_min_tokens``."""
+    if not (args.gap_s >= 0 and args.gap_s != float("inf")):
+        return f"--gap-s must be a finite number of seconds >= 0, got {args.gap_s!r}"
+    ttl = args.response_cache_ttl
+    if ttl is not None and not (0 < ttl < float("inf")):
+        return f"--response-cache-ttl must be a finite number of seconds > 0, got {ttl!r}"
+    if args.monthly_requests is not None and args.monthly_requests <= 0:
+        return f"--monthly-requests must be an integer > 0, got {args.monthly_requests!r}"
+    if args.min_tokens is not None and args.min_tokens < 0:
+        return f"--min-tokens must be an integer >= 0, got {args.min_tokens!r}"
+    if args.min_tokens is not None and args.min_tokens > max_min_tokens:
+        return f"--min-tokens must be an integer from 0 to {max_min_tokens:,}, got {args.min_tokens!r}"
+    return None
+
+
+def _input_problem(files: Sequence[str]) -> str | None:
+    """The first input the replay would refuse by its kind or size (`promptcache.replay._input_guard`), or
+    ``None``: checked right after the arguments are parsed, so a named pipe, a device or a file over the size limit
+    is an error at once, before the replay's modules are imported."""
+    from promptcache.replay._input_guard import check_input_file
+    from promptcache.replay._transcript import TranscriptError
+
+    for name in files:
+        if not os.path.lexists(name):
+            continue  # a missing file is reported by the reader, after the options are checked
+        try:
+            check_input_file(name)
+        except TranscriptError as exc:
+            return str(exc)
+    return None
 
 
 def _out_problem(out: Path) -> str | None:

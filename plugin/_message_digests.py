@@ -137,6 +137,7 @@ def _digest_by_value(message: Any, ids: _ToolIds) -> tuple[bytes, Any, bytes | N
     fields: Any = getattr(message, "__dict__", None)
     found = None
     if fields is not None and not _is_mapping(type(message)):  # dict messages (and objects without fields): no memo
+        before = tuple(fields.values())  # taken before the key: a change from here on fails the check below
         found = _value_key(type(message), fields)
     if found is None:
         return _hex_digest(_message(message, ids)), None, None
@@ -148,11 +149,22 @@ def _digest_by_value(message: Any, ids: _ToolIds) -> tuple[bytes, Any, bytes | N
     digest = _hex_digest(_message(message, recorder))
     # Remembered only when every raw tool-call id is a str (the key's JSON then pins which ids are equal; None and
     # NaN ids both write null) and the fields did not change while the digest was computed (another thread).
-    again = _value_key(type(message), fields)
-    if all(type(raw) is str for raw in recorder.seen) and again is not None and again[0] == key:
+    if all(type(raw) is str for raw in recorder.seen) and _still(fields, before, containers, key[7]):
         _remember(key, recorder.seen, tuple(recorder.ordinals), digest)
         return digest, containers, key[7]
     return digest, None, None
+
+
+def _still(fields: dict[str, Any], before: tuple[Any, ...], containers: tuple[Any, ...], data: bytes | None) -> bool:
+    """Whether a message's fields still give the value key they gave when ``before`` was taken: the very same
+    field objects (identity: strings and numbers are then equal too), and containers still empty when the key held
+    none (``data`` is ``None``) or still writing ``data``. Cheaper than building the key again."""
+    after = tuple(fields.values())
+    if len(after) != len(before) or not all(map(is_, after, before)):
+        return False
+    if data is None:
+        return not any(containers)
+    return _containers_json(containers) == data
 
 
 def _value_key(cls: type, fields: dict[str, Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:

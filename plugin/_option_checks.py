@@ -9,10 +9,28 @@ option and showing the value.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["check_bool", "check_callable", "check_key_list", "check_name", "check_names"]
+__all__ = [
+    "TOOL_NAME_PATTERN",
+    "check_bool",
+    "check_callable",
+    "check_key_list",
+    "check_name",
+    "check_names",
+    "check_scope_fields",
+    "check_text",
+    "check_tool_name",
+]
+
+TOOL_NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""What a tool name may be: 1 to 64 ASCII letters, digits, ``_`` or ``-``. Sources: Amazon Bedrock Converse
+``ToolSpecification.name`` (botocore service model ``bedrock-runtime`` 2023-09-30, shape ``ToolName``: pattern
+``[a-zA-Z0-9_-]+``, length 1..64) and the OpenAI Chat Completions API reference (``tools[].function.name``: "a-z,
+A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64"). A name outside it is accepted by
+LangChain but refused by the provider on the first call that lists the tool."""
 
 
 def check_bool(value: Any, what: str) -> bool:
@@ -39,6 +57,36 @@ def check_name(value: Any, what: str) -> str:
     return value
 
 
+def check_tool_name(value: Any, what: str) -> str:
+    """``value`` when it is a tool name the providers accept (`TOOL_NAME_PATTERN`).
+
+    Raises:
+        TypeError: not a ``str``. ValueError: empty, longer than 64 characters, or a character other than an ASCII
+            letter, digit, ``_`` or ``-`` (``"bad name"``). The message names ``what`` and the value.
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str, got {type(value).__name__}: {value!r:.80}")
+    if not TOOL_NAME_PATTERN.fullmatch(value):
+        raise ValueError(
+            f"{what} must be 1 to 64 ASCII letters, digits, '_' or '-' (what Bedrock and OpenAI accept as a tool "
+            f"name), got {value!r:.80}"
+        )
+    return value
+
+
+def check_text(value: Any, what: str) -> str:
+    """``value`` when it is a non-blank ``str`` (a tool description shown to the model).
+
+    Raises:
+        TypeError: not a ``str``. ValueError: empty or only whitespace. The message names ``what`` and the value.
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str, got {type(value).__name__}: {value!r:.80}")
+    if not value.strip():
+        raise ValueError(f"{what} must be a non-empty text, got {value!r}")
+    return value
+
+
 def check_names(values: Any, what: str) -> tuple[str, ...]:
     """``values`` as a tuple of names, each checked by `check_name`; an empty collection is allowed.
 
@@ -55,6 +103,21 @@ def check_names(values: Any, what: str) -> tuple[str, ...]:
         hint = f" (write [{values!r}] for one name)" if isinstance(values, str) else ""
         raise TypeError(f"{what} must be a list of names, got {type(values).__name__}: {values!r:.80}{hint}")
     return tuple(check_name(v, f"{what} item") for v in values)
+
+
+def check_scope_fields(values: Any, what: str = "scope_fields") -> tuple[str, ...]:
+    """``values`` as a non-empty tuple of ``configurable`` field names (`check_names`).
+
+    An empty list would leave no field to read a user id from, so every call would be unscoped (or refused) while
+    the option looked set.
+
+    Raises:
+        TypeError: as `check_names`. ValueError: an empty collection, or an empty or blank name.
+    """
+    fields = check_names(values, what)
+    if not fields:
+        raise ValueError(f"{what} must name at least one configurable field, got {values!r}")
+    return fields
 
 
 def check_callable(value: Any, what: str) -> Any:

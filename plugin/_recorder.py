@@ -96,6 +96,19 @@ def _model_id(model: Any) -> str:
     return type(model).__name__
 
 
+def _checked_path(target: str | os.PathLike[str]) -> Path:
+    """``target`` as a ``Path`` a line can be appended to: not empty (``Path("")`` is the current folder), not a
+    directory, and in a folder that exists (the file itself is created by the first write)."""
+    if not os.fspath(target):
+        raise ValueError("target must be a file path, got an empty path ''")
+    path = Path(target)
+    if path.is_dir():
+        raise ValueError(f"target {str(path)!r} is a directory, not a file")
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"target {str(path)!r}: folder {str(path.parent)!r} does not exist")
+    return path
+
+
 class _Sink:
     """Appends lines to a path (rotated at ``max_bytes``: ``file.1`` ... ``file.<backups>``) or a text stream."""
 
@@ -104,7 +117,7 @@ class _Sink:
         self._stream: IO[str] | None = None
         self._path: Path | None = None
         if isinstance(target, (str, os.PathLike)):
-            self._path = Path(target)
+            self._path = _checked_path(target)
         elif hasattr(target, "write"):
             self._stream = target
         else:
@@ -145,7 +158,7 @@ class TrafficRecorder(Processor):
     it records the request after every other processor ran (module docstring).
 
     Args:
-        target: a file path (appended to; created when missing) or any writable text stream (``sys.stdout``, an
+        target: a file path (appended to; created by the first call when missing; its folder must exist) or any writable text stream (``sys.stdout``, an
             open file, ``io.StringIO``); a stream is never rotated or closed.
         drop_text: ``True`` records sizes and SHA-256 digests instead of message texts (tool schemas, usage and
             settings are kept); the recording still replays.
@@ -162,7 +175,9 @@ class TrafficRecorder(Processor):
 
     Raises:
         TypeError: ``target`` is neither a path nor a writable stream.
-        ValueError: ``max_bytes`` or ``backups`` negative.
+        ValueError: ``max_bytes`` or ``backups`` negative; ``target`` an empty path (it would name the current
+            folder) or a directory.
+        FileNotFoundError: ``target``'s folder does not exist (the file itself is created by the first call).
     """
 
     def __init__(

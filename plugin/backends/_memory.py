@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
-
-from cachetools import LRUCache
 
 from promptcache._option_checks import check_key_list
 from promptcache.backends._base import (
@@ -22,16 +21,19 @@ from promptcache.backends._base import (
 __all__ = ["InMemoryServerCache"]
 
 _monotonic = time.monotonic
+_INF = math.inf
 
 
 class InMemoryServerCache(ServerCache):
     """A process-local cache: at most ``max_entries`` entries, least recently used evicted first.
 
-    Built on ``cachetools.LRUCache`` holding ``(value, expires_at)`` pairs (``time.monotonic`` seconds; ``inf``
-    for no expiry) and a lock, so it is safe across threads. An expired entry reads as missing and is dropped when
-    seen; ``len()``/``clear()`` purge all expired entries first. Values are ``bytes`` (immutable), so what a caller
-    reads can never change the entry. (The expiry is checked by hand rather than with ``TLRUCache``: its
-    per-access expiry sweep made ``get`` about 5x slower than a dict lookup plus a copy; see bench/README.md.)
+    Entries are ``(value, expires_at)`` pairs (``time.monotonic`` seconds; ``inf`` for no expiry) in an
+    ``OrderedDict`` kept in least-recently-used order. A read is two C-level calls that are atomic under the GIL
+    (``get``, then ``move_to_end``) and takes no lock; writes, deletes and sweeps take one, so the bound holds
+    across threads. The clock is read only for an entry that has an expiry. An expired entry reads as missing and
+    is dropped when seen; ``len()``/``clear()`` purge all expired entries first. Values are ``bytes``
+    (immutable), so what a caller reads can never change the entry. (Not ``cachetools.LRUCache``: its ``__getitem__`` is
+    Python code and needs a lock per read; bench/README.md, "Backends", compares the two.)
 
     Args:
         max_entries: the bound (an ``int`` >= 1; default 1000).
@@ -46,7 +48,7 @@ class InMemoryServerCache(ServerCache):
         if max_entries < 1:
             raise ValueError(f"max_entries must be >= 1, got {max_entries!r}")
         self.max_entries = max_entries
-        self._data: LRUCache[str, tuple[bytes, float]] = LRUCache(maxsize=max_entries)
+        self._data: OrderedDict[str, tuple[bytes, float]] = OrderedDict()
         self._lock = threading.Lock()
 
     def _purge(self) -> None:
@@ -59,29 +61,34 @@ class InMemoryServerCache(ServerCache):
             self._purge()
             return len(self._data)
 
-    def _get(self, key: str, now: float) -> bytes | None:
-        item = self._data.get(key)  # LRUCache.get marks the entry as recently used
-        if item is None:
-            return None
-        if item[1] <= now:
-            del self._data[key]
-            return None
-        return item[0]
+    def _expired(self, key: str, item: tuple[bytes, float]) -> None:
+        """Drop ``key`` if it still holds the expired ``item`` (a write may have replaced it meanwhile)."""
+        with self._lock:
+            if self._data.get(key) is item:
+                del self._data[key]
 
     def get(self, key: str) -> bytes | None:
         if type(key) is not str or not key or not key.isascii():  # the usual key (ASCII) skips the call
             validate_key(key)
-        now = _monotonic()
-        with self._lock:
-            return self._get(key, now)
+        data = self._data
+        item = data.get(key)
+        if item is None:
+            return None
+        expires = item[1]
+        if expires != _INF and expires <= _monotonic():
+            self._expired(key, item)
+            return None
+        try:
+            data.move_to_end(key)  # recently used; atomic under the GIL, like the get above
+        except KeyError:  # deleted or evicted by another thread in between: the value read is still the answer
+            pass
+        return item[0]
 
     def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
         for k in check_key_list(keys):
             if type(k) is not str or not k or not k.isascii():
                 validate_key(k)
-        now = _monotonic()
-        with self._lock:
-            return [self._get(k, now) for k in keys]
+        return [self.get(k) for k in keys]
 
     def set(self, key: str, value: bytes, ttl_s: float | None = None) -> None:
         # The usual call (a non-empty str, bytes, a finite float > 0) skips the three validator calls; anything
@@ -95,9 +102,13 @@ class InMemoryServerCache(ServerCache):
             and 0 < ttl_s <= MAX_TTL_S
         ):
             key, value, ttl_s = validate_key(key), validate_value(value), validate_ttl(ttl_s)
-        expires = math.inf if ttl_s is None else _monotonic() + ttl_s
+        expires = _INF if ttl_s is None else _monotonic() + ttl_s
+        data = self._data
         with self._lock:
-            self._data[key] = (value, expires)
+            data[key] = (value, expires)
+            data.move_to_end(key)
+            while len(data) > self.max_entries:
+                data.popitem(last=False)
 
     def delete(self, key: str) -> None:
         validate_key(key)
@@ -116,8 +127,7 @@ class InMemoryServerCache(ServerCache):
     def ttl(self, key: str) -> float | None:
         validate_key(key)
         now = _monotonic()
-        with self._lock:
-            item = self._data.get(key)
-        if item is None or item[1] <= now or item[1] == math.inf:
+        item = self._data.get(key)
+        if item is None or item[1] <= now or item[1] == _INF:
             return None
         return item[1] - now

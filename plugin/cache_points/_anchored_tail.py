@@ -155,14 +155,16 @@ class AnchoredTailStrategy(CacheStrategy):
             content = message.get("content")
             if isinstance(content, str):
                 total += 1 if content else 0
-            elif isinstance(content, Sequence):
+            elif type(content) is list or isinstance(content, Sequence):
                 total += sum(1 for b in content if not is_cache_point(b))
         return total
 
     def _slot_cost(self, index: int) -> int:
         """0 when message ``index`` already ends with the caller's own point (no block is added), else 1."""
         content = self.config.messages[index].get("content")
-        return 0 if isinstance(content, Sequence) and content and is_cache_point(content[-1]) else 1
+        if type(content) is not list and not isinstance(content, Sequence):
+            return 1
+        return 0 if content and is_cache_point(content[-1]) else 1
 
     def placements_for(self, indices: Sequence[int]) -> list[CachePointPlacement]:
         """Placements for ascending ``indices``, ``tokens_covered`` from the previous point (Roo-Code's rule)."""

@@ -27,6 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from promptcache.cache_points._manual_points import (
     check_points,
     count_manual_cache_points,
@@ -35,6 +37,7 @@ from promptcache.cache_points._manual_points import (
 )
 from promptcache.cache_points._model_info import BEDROCK_MAX_CACHE_POINTS, ModelInfo
 from promptcache.cache_points._multi_point import MultiPointStrategy
+from promptcache.cache_points._prefix_counts import CountedMessages
 from promptcache.cache_points._request_scan import Point, scan_request
 from promptcache.cache_points._strategy import (
     CachePointPlacement,
@@ -56,6 +59,8 @@ class ConversePlan:
         system / messages / tools: the new request parts (``tools`` is ``None`` when the request had none).
         placements: message placements (store them for the conversation's next request).
         system_point / tools_point: whether those got a point. manual_points: points the caller already had.
+        counted: the messages' JSON and counts, for the conversation's next request (``previous_counts``); ``None``
+            when not kept (a custom counter, a caller's point in the messages, a value orjson refuses).
     """
 
     system: list[Any]
@@ -65,6 +70,7 @@ class ConversePlan:
     system_point: bool = False
     tools_point: bool = False
     manual_points: int = 0
+    counted: CountedMessages | None = None
 
     @property
     def points_added(self) -> int:
@@ -74,9 +80,11 @@ class ConversePlan:
 
 def tool_spec_tokens(tools: Sequence[Any]) -> int:
     """Estimated tokens of the tool specs (their JSON, tiktoken ``cl100k_base``)."""
-    import orjson
+    return _specs_tokens([t for t in tools if not is_cache_point(t)])
 
-    specs = [t for t in tools if not is_cache_point(t)]
+
+def _specs_tokens(specs: Sequence[Any]) -> int:
+    """`tool_spec_tokens` of specs that hold no cache point."""
     return count_text_tokens(orjson.dumps(specs, default=str, option=orjson.OPT_SORT_KEYS).decode()) if specs else 0
 
 
@@ -91,6 +99,7 @@ def place_cache_points(
     count_tokens: Callable[[Any], int] | None = None,
     cache_tools: bool = True,
     strategy: type[CacheStrategy] = MultiPointStrategy,
+    previous_counts: CountedMessages | None = None,
 ) -> ConversePlan:
     """Add cache points to a Converse request (see the module docstring for the rules).
 
@@ -107,6 +116,9 @@ def place_cache_points(
             default here; the wrappers default to ``AnchoredTailStrategy``). Its ``tools_point_wanted`` decides the
             tools point; the tool specs' tokens (plus a system prompt that holds a manual point) reach it as
             ``prefix_tokens``.
+        previous_counts: ``plan.counted`` of this conversation's previous request: with the default counter, the
+            messages that are a byte-identical prefix of that request take its counts
+            (`promptcache.cache_points._prefix_counts`); the placements are the same either way.
 
     Returns:
         A `ConversePlan`; the inputs are not modified. ``plan.system`` is always a list of blocks.
@@ -122,23 +134,31 @@ def place_cache_points(
     model_info.check_ttl(ttl)
     system, tools = _system_blocks(system), _tool_list(tools)
     # the one walk: shapes, hoisting, point positions, and (default counter) each message's tokens
-    scan = scan_request(model_info, system, messages, tools, count_tokens=count_tokens is None)
+    scan = scan_request(
+        model_info, system, messages, tools, count_tokens=count_tokens is None, previous=previous_counts
+    )
     messages = scan.messages
     manual = check_points(model_info, scan.points)
     budget = min(model_info.max_cache_points, BEDROCK_MAX_CACHE_POINTS) - manual
     new_tools = list(tools) if tools is not None else None
     if not model_info.supports_prompt_cache or budget <= 0 or not messages:
-        return ConversePlan(list(system), [dict(m) for m in messages], new_tools, manual_points=manual)
+        plan = ConversePlan(list(system), [dict(m) for m in messages], new_tools, manual_points=manual)
+        plan.counted = scan.counted
+        return plan
 
     if not (isinstance(strategy, type) and issubclass(strategy, CacheStrategy)):
         raise TypeError(f"strategy must be a CacheStrategy subclass, got {strategy!r}")
     tools_point = False
-    tool_tokens = tool_spec_tokens(new_tools) if new_tools else 0
-    system_has_manual = any(map(is_cache_point, system))
+    # the scan found every caller's point: which parts hold one needs no second look at the blocks
+    tools_have_manual = any(where.startswith("tools[") for where, _, _ in scan.points)
+    system_has_manual = any(where.startswith("system[") for where, _, _ in scan.points)
+    tool_tokens = 0
+    if new_tools:
+        tool_tokens = tool_spec_tokens(new_tools) if tools_have_manual else _specs_tokens(new_tools)
     if (
         cache_tools
         and new_tools
-        and not any(map(is_cache_point, new_tools))
+        and not tools_have_manual
         and strategy.tools_point_wanted(model_info, tool_tokens, bool(system), budget)
     ):
         new_tools.append(cache_point_block(ttl))
@@ -163,7 +183,14 @@ def place_cache_points(
     result = strategy(config).determine_optimal_cache_points()
     new_system = list(system) if system_has_manual else result.system
     plan = ConversePlan(
-        new_system, result.messages, new_tools, result.placements, result.system_cache_point, tools_point, manual
+        new_system,
+        result.messages,
+        new_tools,
+        result.placements,
+        result.system_cache_point,
+        tools_point,
+        manual,
+        scan.counted,
     )
     if manual:
         fit_added_ttls(plan.system, plan.messages, plan.tools, _added_point_ids(plan, scan.points), ttl)
@@ -181,6 +208,8 @@ def _dict_list(value: Any, name: str, expected: str) -> list[Any]:
     Raises:
         TypeError: naming ``name`` (e.g. ``tools``) with what was ``expected``.
     """
+    if type(value) is list:
+        return list(value)
     if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Sequence):
         raise TypeError(f"{name} must be {expected}, got {type(value).__name__}: {_short(value)}")
     return list(value)

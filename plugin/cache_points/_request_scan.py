@@ -5,6 +5,11 @@
 the `ScannedMessages` it returns without walking them again (and walks plain message lists with
 `scan_messages`, without the position rules, as it always has).
 
+With the default counter, a request whose messages hold no ``cachePoint`` is walked by `_scan_plain`: one orjson
+serialisation of the messages (which also shows there is no point in them), C-level passes for the shapes, and
+counts only for the messages after the byte-identical prefix of the conversation's previous request
+(`promptcache.cache_points._prefix_counts`); any other request takes the full walk.
+
 Hoisting: a ``cachePoint`` inside a ``toolResult``'s ``content`` is moved to right after that ``toolResult`` block,
 where Bedrock takes it (``ToolResultContentBlock`` has no cache point; langchain-aws moves a ``ToolMessage``'s points
 there too). Messages that need no move are the caller's objects; the others are copies, and the moved point blocks
@@ -15,9 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 from promptcache.cache_points._model_info import ModelInfo
+from promptcache.cache_points._prefix_counts import CountedMessages, serialise
 from promptcache.cache_points._rules import blocking_rule, family_of
 from promptcache.cache_points._tokens import (
     MESSAGE_OVERHEAD_TOKENS,
@@ -42,14 +49,16 @@ class ScannedMessages(list):  # type: ignore[type-arg]
     Attributes:
         message_points: ``cachePoint`` blocks in the messages' list contents.
         tokens: each message's ``default_count_tokens``, counted in the same walk (``None`` when not asked for).
+        lists_only: every message's ``content`` is known to be a list (``False``: not known).
     """
 
-    __slots__ = ("message_points", "tokens")
+    __slots__ = ("lists_only", "message_points", "tokens")
 
     def __init__(self, messages: list[Any], message_points: int) -> None:
         super().__init__(messages)
         self.message_points = message_points
         self.tokens: list[int] | None = None
+        self.lists_only = False
 
 
 @dataclass
@@ -59,10 +68,13 @@ class RequestScan:
     Attributes:
         messages: the checked messages, caller's points hoisted out of tool results.
         points: every ``cachePoint`` in prefix order (tools, system, messages).
+        counted: the messages' JSON and counts for the conversation's next request (`CountedMessages`), or
+            ``None`` (not counted, or the request holds a ``cachePoint`` or a value orjson refuses).
     """
 
     messages: ScannedMessages
     points: list[Point]
+    counted: CountedMessages | None = None
 
 
 def _short(value: Any) -> str:
@@ -252,6 +264,56 @@ def _scan_messages(
     return scanned
 
 
+_ROLES = frozenset(("user", "assistant"))
+_CONTENT_TYPES = frozenset((list, str))
+_POINT_KEY = b'"cachePoint":'  # only a key looks like this in JSON: a quote inside a string is escaped
+
+
+def _scan_plain(
+    messages: Any, previous: CountedMessages | None
+) -> tuple[ScannedMessages, CountedMessages | None] | None:
+    """The walk for a request with no ``cachePoint`` anywhere in its messages, counting only the messages that are
+    not a byte-identical prefix of ``previous`` (`promptcache.cache_points._prefix_counts`). ``None`` when the
+    request is not of that kind (then `_scan_messages` walks it, and raises what it raises).
+
+    The checks are those `_scan_messages` makes, on C-level passes: every message a dict whose ``role`` is
+    user/assistant and whose ``content`` is a list or a str; with no point in the request nothing is hoisted.
+    """
+    if type(messages) is not list:
+        return None
+    raw = serialise(messages)
+    if raw is None:
+        return None
+    reused = previous.reusable(raw) if previous is not None else 0
+    try:  # the reused messages' roles are in their JSON; a tuple content serialises like a list
+        if not set(map(dict.get, messages[reused:], repeat("role"))) <= _ROLES:
+            return None
+        kinds = set(map(type, map(dict.get, messages, repeat("content"))))
+    except TypeError:  # a message that is not a dict
+        return None
+    if not kinds <= _CONTENT_TYPES:
+        return None
+    if previous is not None and reused:
+        end, tokens, ends = previous.ends[reused - 1], previous.tokens[:reused], previous.ends[:reused]
+    else:
+        end, tokens, ends = 0, [], []
+    if raw.find(_POINT_KEY, end) >= 0:  # the reused prefix held none (it was counted on this path)
+        return None
+    for m in range(reused, len(messages)):
+        message = messages[m]
+        content = message["content"]
+        quick = _quick(content, True) if type(content) is list and "tool_calls" not in message else None
+        tokens.append(quick + MESSAGE_OVERHEAD_TOKENS if quick is not None else default_count_tokens(message))
+        size = serialise(message)
+        end += 1 + len(size or b"")
+        ends.append(end)
+    scanned = ScannedMessages(messages, 0)
+    scanned.tokens = tokens
+    scanned.lists_only = str not in kinds
+    counted = CountedMessages(raw, ends, tokens) if end == len(raw) - 1 or not messages else None
+    return scanned, counted
+
+
 def scan_messages(messages: Sequence[Any]) -> ScannedMessages:
     """``messages`` checked (dicts, ``role`` user/assistant, ``content`` a str or a list) and hoisted (module
     docstring), in one walk; no position rule is checked.
@@ -270,6 +332,7 @@ def scan_request(
     tools: list[Any] | None,
     *,
     count_tokens: bool = False,
+    previous: CountedMessages | None = None,
 ) -> RequestScan:
     """Check a Converse request's shapes and the positions of the caller's points, in one walk over it.
 
@@ -280,6 +343,8 @@ def scan_request(
         tools: ``toolConfig["tools"]`` (a list) or ``None``.
         count_tokens: also count each message's tokens (``default_count_tokens``) in the same walk
             (``RequestScan.messages.tokens``).
+        previous: with ``count_tokens``, the conversation's previous request (``RequestScan.counted`` of its scan):
+            the messages that are a byte-identical prefix of it take its counts instead of being counted again.
 
     Returns:
         The `RequestScan`: the hoisted messages and every point in prefix order.
@@ -296,5 +361,9 @@ def scan_request(
     if tools is not None:
         _scan_entries("tools", tools, "a Converse tool entry", checker, points)
     _scan_entries("system", system, "a Converse system block", checker, points)
+    if count_tokens:
+        plain = _scan_plain(messages, previous)
+        if plain is not None:
+            return RequestScan(plain[0], points, plain[1])
     scanned = _scan_messages(messages, checker, points, count_tokens)
     return RequestScan(scanned, points)

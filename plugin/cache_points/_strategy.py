@@ -291,10 +291,11 @@ class CacheStrategy(ABC):
         a rule of ``promptcache.cache_points._rules.PLACEMENT_RULES`` names for the model's family (reasoning; on
         Claude a non-PDF document; on Nova a tool result or an image) -- each a Bedrock ``ValidationException``."""
         content = self.config.messages[index].get("content")
-        if isinstance(content, str):
-            return bool(content.strip())
-        if not isinstance(content, Sequence):
-            return False
+        if type(content) is not list:
+            if isinstance(content, str):
+                return bool(content.strip())
+            if not isinstance(content, Sequence):
+                return False
         for block in reversed(content):  # the last block that is not a cache point
             if not is_cache_point(block):
                 return not is_blank_text(block) and point_blocker(block, self._family) is None
@@ -304,7 +305,7 @@ class CacheStrategy(ABC):
         """A short hash of message ``index`` (role + content without cache points)."""
         message = self.config.messages[index]
         content = message.get("content")
-        if isinstance(content, Sequence) and not isinstance(content, str):
+        if type(content) is list or (isinstance(content, Sequence) and not isinstance(content, str)):
             content = [b for b in content if not is_cache_point(b)]
         return stable_hash({"role": message.get("role"), "content": content}, 16)
 
@@ -332,8 +333,12 @@ class CacheStrategy(ABC):
         message (and one whose content is a string, turned into ``[{"text": ...}]``) is a copy and every other
         message is the input's own object (shared, not copied). The input messages are never modified."""
         placed = {p.index for p in placements}
-        out: list[dict[str, Any]] = list(self.config.messages)  # type: ignore[arg-type]
-        for i, message in enumerate(out):
+        messages = self.config.messages
+        out: list[dict[str, Any]] = list(messages)  # type: ignore[arg-type]
+        # with every content a list (``scan_request`` knows), only the placed messages change
+        visit = sorted(placed) if getattr(messages, "lists_only", False) else range(len(out))
+        for i in visit:
+            message = out[i]
             content = message.get("content")
             if type(content) is list and i not in placed:
                 continue

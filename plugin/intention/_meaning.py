@@ -174,106 +174,150 @@ def analyze(text: str) -> Analysis:
     return _analyze(text)
 
 
+class _Walk:
+    """The state of one walk over an intention's tokens (see `analyze_with`)."""
+
+    __slots__ = (
+        "aux_seen",
+        "bare",
+        "current",
+        "dropped",
+        "free",
+        "negations",
+        "opening",
+        "prev",
+        "roles",
+        "surface",
+        "synonyms",
+    )
+
+    def __init__(self) -> None:
+        self.bare: list[str] = []
+        self.roles: list[tuple[str, list[str]]] = []
+        self.free: list[str] = []
+        self.negations = 0
+        self.surface: dict[str, str] = {}
+        self.dropped: list[str] = []
+        self.synonyms: dict[str, str] = {}
+        self.current: list[str] | None = None  # the argument of the open role phrase
+        self.prev = ""  # the previous surface word that was not a free adverb
+        self.opening = True  # nothing but fillers so far (where "I want ..." is the form of a request)
+        self.aux_seen = False  # a second do/does/did is the verb "do" ("how do you do currency exchanges")
+
+    def add(self, key: str, word: str) -> None:
+        """A content word (its normal-form ``key``) into the open role phrase, else the bare words."""
+        (self.bare if self.current is None else self.current).append(key)
+        self.surface.setdefault(key, word)
+
+    def adverb(self, key: str, word: str) -> None:
+        self.free.append(key)
+        self.surface.setdefault(key, word)
+
+
+def _phrase_at(w: _Walk, toks: list[tuple[str, bool]], stems: list[str], i: int, vocab: Vocabulary) -> int:
+    """The length of the longest phrase of the vocabulary at ``i`` (fillers dropped, synonyms replaced by their
+    class), recorded in ``w``; 0 when none starts there."""
+    for n in range(min(vocab.longest_phrase, len(toks) - i), 1, -1):
+        class_id = vocab.phrases.get(tuple(stems[i : i + n]))
+        if class_id is None:
+            continue
+        phrase = " ".join(t for t, _ in toks[i : i + n])
+        if not class_id:
+            w.dropped.append(phrase)
+        elif class_id in vocab.free:
+            w.adverb(class_id, phrase)
+        else:
+            w.opening = False
+            w.synonyms[class_id] = phrase
+            w.add(class_id, phrase)
+        w.prev = toks[i + n - 1][0]
+        return n
+    return 0
+
+
+def _function_word(w: _Walk, word: str, key_word: str, nxt: str, after_number: bool, vocab: Vocabulary) -> bool:
+    """Whether ``word`` is a number or a function word (negation, request form, auxiliary, tense, modal, filler,
+    role marker), recorded in ``w``."""
+    if after_number:
+        w.add(key_word, word)
+    elif word in vocab.negations:
+        w.negations += 1
+    elif (word in vocab.tense or word in vocab.modals) and nxt in vocab.addressee:
+        w.dropped.append(word)  # "could you", "will you": a polite request
+    elif word in vocab.request_verbs and w.opening and w.prev in vocab.first_person | {"would"}:
+        w.dropped.append(word)  # "I want ...", "I'd like ...": the form of a request
+    elif word in vocab.imperatives and w.opening:
+        w.dropped.append(word)  # "show me ...", "can you find ...": the form of a request
+    elif word in vocab.auxiliaries and nxt and nxt not in vocab.markers and not w.aux_seen and w.prev != "to":
+        w.aux_seen = True
+        w.dropped.append(word)  # "do I have": an auxiliary ("did" still marks the past)
+        if word in vocab.tense:
+            w.adverb(vocab.tense[word], word)
+    elif word in vocab.tense:
+        w.adverb(vocab.tense[word], word)
+    elif word in vocab.modals:
+        w.add(vocab.modals[word], word)
+    elif word in vocab.filler_surface or (word == "to" and w.prev in vocab.infinitive_heads):
+        w.dropped.append(word)  # a filler; "want to", "remind me to": a verb follows, not a role
+    elif word in vocab.markers:
+        w.current = []
+        w.roles.append((word, w.current))
+    else:
+        return False
+    return True
+
+
+def _content_word(w: _Walk, word: str, key_word: str, after_digit: bool, vocab: Vocabulary) -> None:
+    class_id = vocab.classes.get(key_word, key_word)
+    if _plural(word, key_word) and not after_digit:  # "50 dollars" is "$50"
+        class_id += "+s"  # number is meaning: "cancel my order" is not "cancel my orders"
+    if class_id != key_word:
+        w.synonyms[class_id] = word
+    w.add(class_id, word)
+
+
+def _word_at(w: _Walk, toks: list[tuple[str, bool]], stems: list[str], i: int, vocab: Vocabulary) -> None:
+    """Records the single token at ``i`` in ``w``."""
+    word, is_num = toks[i]
+    if word == _BOUNDARY:  # "transfer to savings, 200 dollars": the role phrase ends at the comma
+        w.current, w.prev, w.aux_seen = None, "", False
+        return
+    key_word = stems[i]
+    nxt = toks[i + 1][0] if i + 1 < len(toks) else ""
+    after_digit = bool(i and toks[i - 1][1])
+    before = len(w.dropped)
+    numeric = is_num or (word in vocab.after_number and after_digit)
+    if not _function_word(w, word, key_word, nxt, numeric, vocab):
+        if word in vocab.free:
+            w.adverb(key_word, word)
+            return  # a free adverb neither ends a role phrase nor counts as the previous word
+        _content_word(w, word, key_word, after_digit, vocab)
+    if len(w.dropped) == before or word in vocab.auxiliaries:
+        w.opening = False
+    w.prev = word
+
+
 def analyze_with(text: str, vocab: Vocabulary) -> Analysis:
-    """The `Analysis` of ``text`` under ``vocab`` (see the module docstring for the rules)."""
+    """The `Analysis` of ``text`` under ``vocab`` (see the module docstring for the rules): phrases first, longest
+    match; then each word by its kind."""
     toks = _split(text, vocab)
     stems = [t if num else stem(t) for t, num in toks]
-    bare: list[str] = []
-    roles: list[tuple[str, list[str]]] = []
-    free: list[str] = []
-    negations = 0
-    surface: dict[str, str] = {}
-    dropped: list[str] = []
-    synonyms: dict[str, str] = {}
-    current: list[str] | None = None  # the argument of the open role phrase
-    prev = ""  # the previous surface word that was not a free adverb
-    opening = True  # nothing but fillers so far (where "I want ..." is the form of a request)
-    aux_seen = False  # a second do/does/did is the verb "do" ("how do you do currency exchanges")
+    w = _Walk()
     i = 0
     while i < len(toks):
-        word, is_num = toks[i]
-        # Phrases first, longest match: fillers dropped, synonyms replaced by their class.
-        for n in range(min(vocab.longest_phrase, len(toks) - i), 1, -1):
-            key = tuple(stems[i : i + n])
-            if key in vocab.phrases:
-                phrase = " ".join(t for t, _ in toks[i : i + n])
-                class_id = vocab.phrases[key]
-                if not class_id:
-                    dropped.append(phrase)
-                elif class_id in vocab.free:
-                    free.append(class_id)
-                    surface.setdefault(class_id, phrase)
-                else:
-                    opening = False
-                    synonyms[class_id] = phrase
-                    surface.setdefault(class_id, phrase)
-                    (bare if current is None else current).append(class_id)
-                prev = toks[i + n - 1][0]
-                i += n
-                break
-        else:
-            if word == _BOUNDARY:  # "transfer to savings, 200 dollars": the role phrase ends at the comma
-                current, prev, aux_seen = None, "", False
-                i += 1
-                continue
-            key_word = stems[i]
-            nxt = toks[i + 1][0] if i + 1 < len(toks) else ""
-            before = len(dropped)
-            if is_num or (word in vocab.after_number and i and toks[i - 1][1]):
-                (bare if current is None else current).append(key_word)
-                surface.setdefault(key_word, word)
-            elif word in vocab.negations:
-                negations += 1
-            elif (word in vocab.tense or word in vocab.modals) and nxt in vocab.addressee:
-                dropped.append(word)  # "could you", "will you": a polite request
-            elif word in vocab.request_verbs and opening and prev in vocab.first_person | {"would"}:
-                dropped.append(word)  # "I want ...", "I'd like ...": the form of a request
-            elif word in vocab.imperatives and opening:
-                dropped.append(word)  # "show me ...", "can you find ...": the form of a request
-            elif word in vocab.auxiliaries and nxt and nxt not in vocab.markers and not aux_seen and prev != "to":
-                aux_seen = True
-                dropped.append(word)  # "do I have": an auxiliary ("did" still marks the past)
-                if word in vocab.tense:
-                    free.append(vocab.tense[word])
-                    surface.setdefault(vocab.tense[word], word)
-            elif word in vocab.tense:
-                free.append(vocab.tense[word])
-                surface.setdefault(vocab.tense[word], word)
-            elif word in vocab.modals:
-                (bare if current is None else current).append(vocab.modals[word])
-                surface.setdefault(vocab.modals[word], word)
-            elif word in vocab.filler_surface:
-                dropped.append(word)
-            elif word == "to" and prev in vocab.infinitive_heads:
-                dropped.append(word)  # "want to", "remind me to": a verb follows, not a role
-            elif word in vocab.markers:
-                current = []
-                roles.append((word, current))
-            elif word in vocab.free:
-                free.append(key_word)
-                surface.setdefault(key_word, word)
-                i += 1
-                continue  # a free adverb neither ends a role phrase nor counts as the previous word
-            else:
-                class_id = vocab.classes.get(key_word, key_word)
-                if _plural(word, key_word) and not (i and toks[i - 1][1]):  # "50 dollars" is "$50"
-                    class_id += "+s"  # number is meaning: "cancel my order" is not "cancel my orders"
-                if class_id != key_word:
-                    synonyms[class_id] = word
-                surface.setdefault(class_id, word)
-                (bare if current is None else current).append(class_id)
-            if len(dropped) == before or word in vocab.auxiliaries:
-                opening = False
-            prev = word
-            i += 1
+        n = _phrase_at(w, toks, stems, i, vocab)
+        if not n:
+            _word_at(w, toks, stems, i, vocab)
+            n = 1
+        i += n
     meaning = Meaning(
-        bare=tuple(bare),
-        roles=tuple(sorted((m, tuple(a)) for m, a in roles)),
-        free=tuple(sorted(free)),
-        negations=negations,
+        bare=tuple(w.bare),
+        roles=tuple(sorted((m, tuple(a)) for m, a in w.roles)),
+        free=tuple(sorted(w.free)),
+        negations=w.negations,
         mood=_mood(toks, vocab),
     )
-    return Analysis(meaning, surface, tuple(dropped), synonyms, vocab.version)
+    return Analysis(meaning, w.surface, tuple(w.dropped), w.synonyms, vocab.version)
 
 
 def signature(text: str) -> str:

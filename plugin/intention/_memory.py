@@ -77,7 +77,8 @@ class IntentionMemory(Thresholds):
         embeddings: any LangChain ``Embeddings`` to propose candidates (not with ``similarity=``); vectors are
             stored with the records and kept per user in a vector index (`promptcache.intention._vector_index`).
         threshold: minimum similarity of a similar match, in ``[0, 1]`` (``1.0``: exact only). Default: see
-            `threshold` (never calibrated by a lookup).
+            `threshold` (never calibrated by a lookup). ``0.0`` is allowed and does not accept everything:
+            similarity then no longer filters, and a similar match is served only when the verifier accepts it.
         max_error: with ``embeddings=``: the wrong-hit rate the calibrated threshold keeps to (default
             `DEFAULT_MAX_ERROR`).
         proposals: with ``embeddings=``: candidates proposed per lookup, an int >= 1 (`DEFAULT_PROPOSALS`).

@@ -31,7 +31,7 @@ from langchain_core.messages import ToolMessage
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope, validate_scope
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache._metrics import PluginMetrics, PluginStats
-from promptcache._option_checks import check_bool, check_name, check_names
+from promptcache._option_checks import check_bool, check_name, check_names, check_scope_fields, check_tool_name
 from promptcache._processor import Processor
 from promptcache.intention._checks import check_user
 from promptcache.intention._current import current_intention, state_messages
@@ -78,7 +78,8 @@ class IntentionCache(Processor):
         volatile_args: argument names left out of the stored arguments (default `DEFAULT_VOLATILE_ARGS`).
         intention_arg: the tool argument that carries the intention, when a tool has one (default
             ``"intention"``).
-        retrieve_tool_name: the ``retrieve_memory`` tool's name (its results are never stored again).
+        retrieve_tool_name: the ``retrieve_memory`` tool's name (its results are never stored again; 1 to 64
+            ASCII letters, digits, ``_`` or ``-``: `promptcache._option_checks.TOOL_NAME_PATTERN`).
         serve_repeats: when True, a call whose (user, current intention, tool, arguments without the volatile ones)
             is stored and not expired is answered from memory without running the tool (see the module
             docstring). Default False: every tool runs.
@@ -122,14 +123,14 @@ class IntentionCache(Processor):
             raise TypeError(f"memory must be an IntentionMemory, got {type(memory).__name__}")
         self.memory = memory
         self._scope = scope if scope is UNSET else validate_scope(scope)
-        self.scope_fields = check_names(scope_fields, "scope_fields")
+        self.scope_fields = check_scope_fields(scope_fields)
         self.allow_scope_override = check_bool(allow_scope_override, "allow_scope_override")
         self.deny_prefixes = tuple(tool_words(p) for p in check_names(deny_prefixes, "deny_prefixes"))
         self.deny_tools = frozenset(check_names(deny_tools, "deny_tools"))
         self.allow_tools = None if allow_tools is None else frozenset(check_names(allow_tools, "allow_tools"))
         self.volatile_args = frozenset(check_names(volatile_args, "volatile_args"))
         self.intention_arg = check_name(intention_arg, "intention_arg")
-        self.retrieve_tool_name = check_name(retrieve_tool_name, "retrieve_tool_name")
+        self.retrieve_tool_name = check_tool_name(retrieve_tool_name, "retrieve_tool_name")
         self.serve_repeats = check_bool(serve_repeats, "serve_repeats")
         self.serve_similar = check_bool(serve_similar, "serve_similar")
         self._warning = ThrottledWarning(_log)

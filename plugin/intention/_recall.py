@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from promptcache.intention._agreement import ambiguous
 from promptcache.intention._lookup import Picked, result_text
 from promptcache.intention._matching import choose
 from promptcache.intention._meaning import compare
@@ -89,7 +90,8 @@ def _accept_cheap(ctx: LookupContext, intention: str, proposals: list[Proposal])
         if compare(intention, p.group[0].intention) is None:
             out.append((p, "lexical"))
         elif p.score >= ctx.threshold and ctx.word_check.passes(intention, p.group[0].intention):
-            out.append((p, "embeddings"))
+            if not ambiguous(p, proposals):  # a near-tied rival holding another result: a guess, refused
+                out.append((p, "embeddings"))
     return out
 
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope, validate_scope
 from promptcache._keys import canonical_json
 from promptcache._log import ThrottledWarning, get_logger
-from promptcache._option_checks import check_bool, check_name, check_names
+from promptcache._option_checks import check_bool, check_scope_fields, check_text, check_tool_name
 from promptcache.intention._defaults import DEFAULT_SUGGESTIONS
 from promptcache.intention._memory import IntentionMatch, IntentionMemory
 
@@ -163,8 +163,10 @@ def make_retrieve_memory_tool(
         scope: a fixed user id for every call (e.g. a single-user app); default: resolved from the call's config.
         scope_fields: ``configurable`` fields tried for the user id (default ``("user_id",
             "langgraph_auth_user_id")``).
-        name: the tool's name (default `RETRIEVE_MEMORY_TOOL_NAME`).
-        description: the tool's description (default `RETRIEVE_MEMORY_DESCRIPTION`).
+        name: the tool's name (default `RETRIEVE_MEMORY_TOOL_NAME`): 1 to 64 ASCII letters, digits, ``_`` or ``-``,
+            what Amazon Bedrock (Converse ``ToolSpecification.name``) and OpenAI (``tools[].function.name``) accept
+            (`promptcache._option_checks.TOOL_NAME_PATTERN`, which names the sources).
+        description: the tool's description, a non-blank ``str`` (default `RETRIEVE_MEMORY_DESCRIPTION`).
         max_results: most memories of one intention shown (an int >= 1, default `DEFAULT_MAX_RESULTS`).
         suggestions: with a memory that has embeddings, how many earlier results are shown when no stored
             intention is the same (an int >= 1, default 3; `format_suggestions`).
@@ -182,8 +184,10 @@ def make_retrieve_memory_tool(
         the backend fails (logged at most once a minute).
 
     Raises:
-        TypeError: ``memory`` is not an ``IntentionMemory``, or ``scope`` is neither a string, an int nor ``None``.
-        ValueError: ``max_results`` is not an int >= 1, or ``scope`` is an empty or blank string.
+        TypeError: ``memory`` is not an ``IntentionMemory``; ``scope`` is neither a string, an int nor ``None``;
+            ``name`` or ``description`` is not a ``str``; ``scope_fields`` is a single ``str`` or not a list of names.
+        ValueError: ``max_results`` is not an int >= 1; ``scope`` is an empty or blank string; ``name`` is not a
+            tool name the providers accept; ``description`` is blank; ``scope_fields`` is empty.
     """
     if not isinstance(memory, IntentionMemory):
         raise TypeError(f"memory must be an IntentionMemory, got {type(memory).__name__}")
@@ -193,8 +197,9 @@ def make_retrieve_memory_tool(
         raise ValueError(f"suggestions must be an int >= 1, got {suggestions!r}")
     if scope is not UNSET:
         scope = validate_scope(scope)
-    fields = check_names(scope_fields, "scope_fields")
-    check_name(name, "name")
+    fields = check_scope_fields(scope_fields)
+    check_tool_name(name, "name")
+    check_text(description, "description")
     override = check_bool(allow_scope_override, "allow_scope_override")
     warning = ThrottledWarning(_log)
 

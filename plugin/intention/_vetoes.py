@@ -38,6 +38,13 @@ __all__ = ["VETOES", "exact_key", "prepare_veto", "veto"]
 VETOES = ("filler", "numbers", "marks", "negation", "roles", "antonym", "mood")
 """Every veto, in the order they are tried (the first that fires is reported)."""
 
+ORDER_CHECK_WORDS = 6
+"""The word-order part of the ``roles`` veto applies when a side has at most this many content words: the scope of
+the word check (`promptcache.intention._differences.SHORT_INTENTION_WORDS`). In a short intention the order of
+its few words is who does what; a long text (a sentence of documentation, a rewritten question) is reordered by
+ordinary paraphrase (passive voice, a fronted clause), which the veto refused on GPTCache's calibration pairs
+(bench/README.md, "What each constant was measured on")."""
+
 _WORD_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)*", re.UNICODE)
 _SYMBOLS = frozenset("^*/+-=<>%$€£¥₹#@&|~")
 _PUNCT = re.compile(r"(?<!\d)[.,;:!?]|[.,;:!?](?!\d)|[\"“”«»()\[\]{}]")
@@ -70,6 +77,7 @@ def _fold(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=65536)  # recomputed from each stored intention on every lookup of its group
 def exact_key(text: str) -> str:
     """The exact-match key of an intention: NFKC; sentence punctuation (``. , ; : ! ?`` outside numbers) and
     quotes/brackets dropped; whitespace collapsed; words whose case carries no meaning case-folded (`_fold`); other
@@ -108,7 +116,9 @@ def _profile(text: str) -> tuple[Any, ...]:
     )
     negations = sum(1 for w in low if w in data["negations"] or w.endswith("n't"))
     content = [w for w in low if w not in data["fillers"] and w not in data["persons"] and w not in data["free"]]
-    return low, marked, symbols, negations % 2, _persons(low, data), _mood(low, data), tuple(content), _bindings(low)
+    names = frozenset(w.casefold() for w in words[1:] if w[:1].isupper())  # capitalised after the first word
+    bindings = _bindings(low)
+    return low, marked, symbols, negations % 2, _persons(low, data), _mood(low, data), tuple(content), bindings, names
 
 
 def _bindings(low: list[str]) -> dict[str, str]:
@@ -127,9 +137,14 @@ def _bindings(low: list[str]) -> dict[str, str]:
     return out
 
 
-def _roles_differ(a: tuple[str, ...], ba: dict[str, str], b: tuple[str, ...], bb: dict[str, str]) -> bool:
+def _roles_differ(
+    a: tuple[str, ...], ba: dict[str, str], b: tuple[str, ...], bb: dict[str, str], names: frozenset[str]
+) -> bool:
     """A word shared by both sides bound to different role markers (or to one on a side only), or two shared
-    words that trade places around a third ("alice owes bob" / "bob owes alice")."""
+    words that trade places around a third ("alice owes bob" / "bob owes alice"): any shared words in a short
+    intention (at most `ORDER_CHECK_WORDS` content words on a side), only names (``names``: words capitalised
+    after the first word on either side) in a longer one ("Aamir Khan read Mehra's script" / "Mehra read Aamir
+    Khan's script")."""
     shared = set(a) & set(b)
     for w in set(ba) | set(bb):
         ma, mb = ba.get(w), bb.get(w)
@@ -137,13 +152,23 @@ def _roles_differ(a: tuple[str, ...], ba: dict[str, str], b: tuple[str, ...], bb
             continue
         if ma and mb or "than" in (ma, mb) and w in shared:
             return True
+    # A long text reorders freely (passive voice, fronted clauses); who is named still counts there.
+    movable = shared if min(len(a), len(b)) <= ORDER_CHECK_WORDS else shared & names
+    return _trade_places(a, b, shared, movable)
+
+
+def _trade_places(a: tuple[str, ...], b: tuple[str, ...], shared: set[str], movable: set[str]) -> bool:
+    """Two ``movable`` words that trade places around a third shared word (``x y z`` on one side, ``z y x`` on
+    the other)."""
     pa = {w: i for i, w in reversed(list(enumerate(a))) if w in shared}
     pb = {w: i for i, w in reversed(list(enumerate(b))) if w in shared}
     words = sorted(pa, key=pa.__getitem__)
     for i, x in enumerate(words):
+        if x not in movable:
+            continue
         for j in range(i + 2, len(words)):
             z = words[j]
-            if pb[z] < pb[x] and any(pb[z] < pb[y] < pb[x] for y in words[i + 1 : j]):
+            if z in movable and pb[z] < pb[x] and any(pb[z] < pb[y] < pb[x] for y in words[i + 1 : j]):
                 return True
     return False
 
@@ -228,8 +253,8 @@ def prepare_veto(text: str) -> None:
 def veto(query: str, stored: str) -> str | None:
     """The first veto (a name from `VETOES`) that blocks serving ``stored``'s result for ``query``, or
     ``None`` when none does. Symmetric; cached per text."""
-    qa, qm, qs, qn, qp, qmood, qc, qb = _profile(query)
-    sa, sm, ss, sn, sp, smood, sc, sb = _profile(stored)
+    qa, qm, qs, qn, qp, qmood, qc, qb, qnames = _profile(query)
+    sa, sm, ss, sn, sp, smood, sc, sb, snames = _profile(stored)
     if not qc or not sc:
         return "filler"
     if not anchors_agree(*anchor_info(query), *anchor_info(stored)):
@@ -238,7 +263,7 @@ def veto(query: str, stored: str) -> str | None:
         return "marks"
     if qn != sn:
         return "negation"
-    if qp and sp and qp != sp or _roles_differ(qc, qb, sc, sb):
+    if qp and sp and qp != sp or _roles_differ(qc, qb, sc, sb, qnames | snames):
         return "roles"
     if _antonyms(_stemmed(tuple(qa)), _stemmed(tuple(sa))):
         return "antonym"

@@ -7,10 +7,14 @@ only costs tokens. The default (`is_conceptual_question`) decides each user turn
 rules and a trained model:
 
 1. a turn that names the user's code -- a file, path, function, class, identifier or service
-   (`code_names`) -- is work;
+   (`code_names`) -- is work, and so is one about the asker themself (`is_about_asker`: "I", "me", "my" outside
+   a how-to opener such as "how do I ...": "which club introduced me to ...", "what is the firm I manage");
 2. a short command with a pronoun object ("fix it", "ship that", "rerun them": `is_pronoun_command`) after
    an earlier work turn refers back to the last work turn: work, whatever came between;
-3. a turn over `MAX_QUESTION_CHARS` (a pasted document or log) or an empty one is work;
+3. a turn over `MAX_QUESTION_CHARS` (a pasted document or log) or an empty one is work, and so is an elliptical
+   turn right after a work turn (`is_elliptical`: "why so slow", "since when?": a fragment without a verb of its
+   own continues the topic before; after a general turn the next rules decide, because a
+   wrong skip costs an answer and a wrong load only tokens);
 4. a follow-up (`is_followup`: it opens with "and" / "what about" / "also", or refers back with a pronoun:
    "how did he die", "what causes it") inherits the decision of the turn it follows -- unless it turns to the
    asker's own ("and ours?", "what about my team?": a first-person word), which is work;
@@ -43,13 +47,16 @@ from promptcache.memory._load_model import load_model
 __all__ = [
     "ChatModelClassifier",
     "ConceptualClassifier",
+    "ELLIPSIS_WORDS",
     "HISTORY_TURNS",
     "MAX_QUESTION_CHARS",
     "Turn",
     "as_turns",
     "content_text",
     "decide_turns",
+    "is_about_asker",
     "is_conceptual_question",
+    "is_elliptical",
     "is_followup",
     "is_pronoun_command",
     "make_classifier",
@@ -82,6 +89,24 @@ PRONOUN_COMMAND_WORDS = 6
 what they act on."""
 
 
+ELLIPSIS_WORDS = 3
+"""An elliptical turn has at most this many words ("why so slow", "for how long?", "which one?"): a policy bound from
+English ellipsis (a question word and one or two words it modifies), not fitted to data."""
+
+
+_AUXILIARIES = frozenset(
+    "is are was were am be been being do does did can could would should will shall may might must has have had "
+    "isn't aren't wasn't weren't don't doesn't didn't can't won't hasn't haven't".split()
+)
+
+
+def is_elliptical(question: str) -> bool:
+    """A turn of at most `ELLIPSIS_WORDS` words without an auxiliary or copula ("why so slow", "since when?",
+    "and April?"): a fragment, not a sentence of its own ("is 97 prime?" is one)."""
+    words = _WORD.findall(question.lower())
+    return 0 < len(words) <= ELLIPSIS_WORDS and not any(w in _AUXILIARIES for w in words)
+
+
 def is_pronoun_command(question: str) -> bool:
     """An imperative of at most `PRONOUN_COMMAND_WORDS` words whose object is a pronoun ("fix it", "ok,
     ship that", "rerun them"): it does not start with a question word or auxiliary, and it has no question mark."""
@@ -102,6 +127,19 @@ _FOLLOWUP = re.compile(
 _FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|we|us|our|ours|i'm|we're|i've|we've)\b", re.I)
 
 
+_SINGULAR_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd|i'll)\b", re.I)
+_HOW_TO = re.compile(r"^\W*(?:how\s+(?:do|can|could|should|would|to)\s+(?:i\b)?|how\s+to\b)", re.I)
+
+
+def is_about_asker(question: str) -> bool:
+    """Whether ``question`` is about the asker themself: a first-person singular word ("I", "me", "my", "mine",
+    "myself", "I'm", ...), unless the question opens with a how-to ("how do I ...", "how can I ...", "how to
+    ...": the asker as anyone doing the task) and has no other first-person word after that opener."""
+    opener = _HOW_TO.match(question)
+    rest = question[opener.end() :] if opener else question
+    return bool(_SINGULAR_FIRST_PERSON.search(rest.replace("\u2019", "'")))
+
+
 def is_followup(question: str) -> bool:
     """Whether ``question`` leans on an earlier turn: an elliptical opener ("and ...", "what about ...") or an
     anaphoric pronoun or deictic ("it", "they", "he", "that", "those", "there", "then")."""
@@ -111,9 +149,11 @@ def is_followup(question: str) -> bool:
 def _decide(question: str, previous: str, any_work: bool) -> bool:
     """One turn (module docstring): True = conceptual. ``previous``: the decision of the turn before (``"work"``,
     ``"general"`` or ``"none"``); ``any_work``: an earlier turn was work."""
-    if len(question) > MAX_QUESTION_CHARS or not question.strip() or code_names(question):
+    if len(question) > MAX_QUESTION_CHARS or not question.strip() or code_names(question) or is_about_asker(question):
         return False
     if any_work and is_pronoun_command(question):
+        return False
+    if previous == "work" and is_elliptical(question):
         return False
     if previous != "none" and is_followup(question):
         return previous == "general" and not _FIRST_PERSON.search(question)

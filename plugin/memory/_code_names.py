@@ -15,6 +15,14 @@ state for it. The shapes are the naming conventions of source code, not words of
   letter... these still count: loading for them only costs tokens);
 - ``flag``: a command-line flag (``--dry-run``);
 - ``backticks``: anything in backticks;
+- ``project_file``: a conventional file name of a source tree without an extension (`PROJECT_FILES`:
+  ``Makefile``, ``README``, ``Dockerfile``, ...) that is not after ``a`` / ``an``: "why does the Makefile rebuild
+  everything" and "the base image in Dockerfile" name the user's file, while "what is a Makefile" asks what such
+  files are;
+- ``identifier``: a tracked item's id, an upper-case key of two or more letters and a number with a space,
+  hyphen or ``#`` between (``ADR 42``, ``INC-4411``, ``PR #512``: issue-tracker keys, decision records, incidents),
+  or ``#`` and a number alone (``#4411``). Public ones ("RFC 9110", "COVID-19") match too: loading for them
+  only costs tokens;
 - ``service``: a kebab-case name of two or more lower-case parts whose last part is a software role
   (`SERVICE_ROLES`: ``payments-api``, ``ledger-worker``), or of three or more parts
   (``reconcile-payouts-job``). Two-part hyphenated English words ("long-term", "x-ray") are not names.
@@ -24,7 +32,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["SERVICE_ROLES", "code_names"]
+__all__ = ["PROJECT_FILES", "SERVICE_ROLES", "code_names"]
 
 SERVICE_ROLES: frozenset[str] = frozenset(
     "api app bot cli client daemon db gateway job lambda proxy queue relay server service svc sync ui web "
@@ -32,6 +40,18 @@ SERVICE_ROLES: frozenset[str] = frozenset(
 )
 """Last parts of kebab-case service names: the roles a deployable component is named after (software naming
 convention: "<domain>-<role>")."""
+
+PROJECT_FILES: frozenset[str] = frozenset(
+    "makefile gnumakefile dockerfile containerfile jenkinsfile vagrantfile procfile gemfile rakefile pipfile "
+    "brewfile justfile caddyfile readme changelog codeowners".split()
+)
+"""File names a source tree holds by convention, without an extension, matched in any case: build tools' default
+input files (make, Docker/Podman, Jenkins, Vagrant, Heroku, Bundler, Rake, Pipenv, Homebrew, just, Caddy) and the
+repository documents hosting sites show (README, CHANGELOG, CODEOWNERS). ``LICENSE`` and ``CONTRIBUTING`` are
+English words too, so they count only written in capitals, as repositories name them."""
+_UPPER_ONLY_FILES = frozenset({"LICENSE", "LICENCE", "CONTRIBUTING"})
+
+_PROJECT_FILE = re.compile(r"(?<![\w.-])(?<!\ba )(?<!\ban )(?P<name>[A-Za-z]+)(?:\.[a-z]+)?(?![\w-])", re.I)
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("backticks", re.compile(r"`[^`\s][^`]*`")),
@@ -41,6 +61,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("snake_case", re.compile(r"\b[A-Za-z0-9]+_[A-Za-z0-9_]+\b")),
     ("camel_case", re.compile(r"\b(?:[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b")),
     ("flag", re.compile(r"(?<!\S)--[a-z][\w-]+")),
+    ("project_file", _PROJECT_FILE),
+    ("identifier", re.compile(r"\b[A-Z]{2,}(?:[ -]|\s?#)\d+\b|(?<![\w#&])#\d+\b")),
     ("service", re.compile(r"\b[a-z][a-z0-9]*(?:-[a-z0-9]+){1,}\b")),
 )
 
@@ -63,6 +85,12 @@ def code_names(question: str) -> list[str]:
         matches = pattern.findall(question)
         if kind == "file":
             matches = [m for m in matches if not all(len(p) == 1 for p in m.split("."))]
+        if kind == "project_file":
+            matches = [
+                m
+                for m in pattern.finditer(question)
+                if m["name"].lower() in PROJECT_FILES or m["name"] in _UPPER_ONLY_FILES
+            ]
         if kind == "service":
             matches = [m for m in matches if _is_service(m)]
         if kind == "path":

@@ -2,10 +2,11 @@
 
 ``load_model.json`` (beside this module) holds the log-probabilities of a multinomial naive Bayes model with two
 classes, ``work`` (the turn needs the user's project state) and ``general`` (general knowledge). It was fitted by
-``python bench/memory_load_train.py`` on the labelled questions in ``tests/data/memory_load_questions.jsonl`` and
-``tests/data/memory_load_code_and_trivia.jsonl`` (how they were written: ``tests/data/README.md``); the threshold
-was chosen by cross-validation on those files alone, and the held-out figures (other files, never fitted on) are in
-bench/README.md ("## Memory load decision").
+``python bench/memory_load_train.py`` on the labelled questions in ``tests/data/memory_load_questions.jsonl``,
+``tests/data/memory_load_code_and_trivia.jsonl`` and ``tests/data/memory_load_grid.jsonl`` (how they were written:
+``tests/data/README.md``), without the rows a rule decides first; the threshold and the smoothing were chosen by
+cross-validation on those files alone, and the held-out figures (other files, never fitted on) are in
+bench/README.md ("### Memory load decision").
 
 Features (`features`): lower-case word unigrams and bigrams (``'`` kept, digits kept), the first word, a
 length bucket and whether the text ends with ``?``. One question at a time: the conversation is the rules' business

@@ -3,8 +3,9 @@
 ``before_agent`` (once per agent invocation, i.e. once per user turn -- not once per model step of a tool loop)
 loads memories into the agent state with `MemoryLoader`; the agent's checkpointer keeps them, which is what
 makes feedback and user facts "once per thread". ``process_request`` then adds the rendered block
-(``memory_prompt``) to the system message of every model call of the turn, as its own block after the agent's
-system prompt (`with_memory_prompt`), on a copy of the request.
+(``memory_prompt``) to the system message of every model call of the turn, after the agent's system prompt
+(`with_memory_prompt`), on a copy of the request: with caching on a Bedrock Converse model as its own block after a
+cache point; otherwise a string system prompt stays a string.
 
 Prompt caching: ``prompt_caching=`` tells the load decision whether the provider caches the prompt
 (`promptcache.memory._cache_cost`: with caching, project state is kept or skipped per conversation). Pass
@@ -24,7 +25,7 @@ from langgraph.store.base import BaseStore
 
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET
 from promptcache._metrics import PluginMetrics, PluginStats
-from promptcache._option_checks import check_bool, check_names
+from promptcache._option_checks import check_bool, check_scope_fields
 from promptcache._processor import Processor
 from promptcache._savings import count_memory_turn
 from promptcache.memory._namespaces import (
@@ -113,7 +114,7 @@ class TypedMemoryMiddleware(Processor):
         self._load_references = check_bool(load_references, "load_references")
         check_bool(reference_tool, "reference_tool")
         self._scope = scope
-        self.scope_fields = check_names(scope_fields, "scope_fields")
+        self.scope_fields = check_scope_fields(scope_fields)
         self.allow_scope_override = check_bool(allow_scope_override, "allow_scope_override")
         self._unscoped = UnscopedWarning("TypedMemoryMiddleware")
         self._loader = None if memory is None else MemoryLoader(memory, classifier, load_references=load_references)
@@ -179,8 +180,9 @@ class TypedMemoryMiddleware(Processor):
         return count_memory_turn(self.metrics, update)
 
     def process_request(self, request: ModelRequest) -> ModelRequest:
-        """Add ``state["memory_prompt"]`` to the system message as its own block, on a new request (with a cache
-        point before it when caching is on and the model is a Bedrock Converse model)."""
+        """Add ``state["memory_prompt"]`` to the system message, on a new request: as its own block after a cache
+        point when caching is on and the model is a Bedrock Converse model; otherwise after the system prompt in the
+        same type (a string stays a string: `with_memory_prompt`)."""
         if getattr(request.model, "caches_prompts", False):
             self._caching_seen = True
         # MemoryState's ``memory_prompt`` (a str the loader wrote), a key the agent's state type does not declare

@@ -1,8 +1,9 @@
 """Rendering loaded memories as the memory block of the system prompt: compact, and the same text for the same
 memories (prompt caching downstream depends on it).
 
-Where it goes (`with_memory_prompt`): its own text block *after* the agent's system prompt, never merged into
-it. The system prompt (with the tools before it) is the prefix every conversation of the agent shares; the memory
+Where it goes (`with_memory_prompt`): *after* the agent's system prompt. With a cache point (caching on) it is its
+own text block, never merged into the system prompt; without one, a string system prompt stays a string (the block
+follows a blank line) and a list of blocks gets the memory block as one more. The system prompt (with the tools before it) is the prefix every conversation of the agent shares; the memory
 block is the user's, so it follows that prefix. With prompt caching on a Bedrock Converse model a cache point goes
 between the two (`MEMORY_CACHE_POINT`): Bedrock cache-point placement
 (``promptcache.integrations.bedrock``) then keeps that point as the anchor of the shared prefix and covers the
@@ -47,6 +48,7 @@ from promptcache.memory._records import TypedMemory
 from promptcache.memory._references import reference_ids
 
 __all__ = [
+    "MEMORY_SEPARATOR",
     "DESCRIPTION_MAX_CHARS",
     "HEADINGS",
     "SECTION_ORDER",
@@ -120,31 +122,44 @@ def _blocks(content: Any) -> list[Any]:
     return list(content)
 
 
+MEMORY_SEPARATOR = "\n\n"
+"""What joins a string system prompt and the memory block when no cache point goes between them (the blank line
+that separates the block's own sections)."""
+
+
 def with_memory_prompt(
     system: SystemMessage | None, memory_prompt: str | None, *, cache_point: Mapping[str, Any] | None = None
 ) -> SystemMessage | None:
-    """A new system message (``memory_prompt`` alone, a string, when ``system`` is ``None``): ``system``'s content
-    blocks, then ``cache_point`` (when given and ``system`` has
-    content and no cache point of its own), then ``memory_prompt`` as its own text block (module docstring).
+    """A new system message holding ``system``'s content and then ``memory_prompt`` (module docstring).
+
+    - ``system`` is ``None``: ``memory_prompt`` alone, a string.
+    - No ``cache_point`` and ``system``'s content is a string: still a string, ``system`` + `MEMORY_SEPARATOR`
+      + ``memory_prompt`` (the caller's type is kept; the system prompt stays a byte prefix of the result).
+    - Otherwise a list: ``system``'s content blocks (a string content becomes one text block), then
+      ``cache_point`` (when given and ``system`` has content and no cache point of its own), then ``memory_prompt``
+      as its own text block.
 
     Args:
-        system: the agent's system message, or ``None``. A string content becomes one text block.
+        system: the agent's system message, or ``None``.
         memory_prompt: the rendered block (`render_memory_block`); empty or ``None`` -> ``system`` itself.
         cache_point: a provider cache-point block to end the shared prefix with (``MEMORY_CACHE_POINT`` for
-            Bedrock Converse), or ``None``.
+            Bedrock Converse, when the provider caches the prompt), or ``None``.
 
     Returns:
         The new message (``system`` itself when there is no block).
     """
     if not memory_prompt:
         return system
-    memory_text = {"type": "text", "text": memory_prompt}
     if system is None:
         return SystemMessage(content=memory_prompt)
+    kwargs = dict(system.additional_kwargs)
+    if cache_point is None and isinstance(system.content, str):
+        text = f"{system.content}{MEMORY_SEPARATOR}{memory_prompt}" if system.content else memory_prompt
+        return SystemMessage(content=text, additional_kwargs=kwargs)
     blocks = _blocks(system.content)
     if cache_point is not None and blocks and not any(isinstance(b, Mapping) and "cachePoint" in b for b in blocks):
         blocks.append(dict(cache_point))
-    return SystemMessage(content=[*blocks, memory_text], additional_kwargs=dict(system.additional_kwargs))
+    return SystemMessage(content=[*blocks, {"type": "text", "text": memory_prompt}], additional_kwargs=kwargs)
 
 
 def holds_memory_prompt(system: SystemMessage | None, memory_prompt: str) -> bool:
@@ -153,6 +168,6 @@ def holds_memory_prompt(system: SystemMessage | None, memory_prompt: str) -> boo
         return False
     content = system.content
     if isinstance(content, str):
-        return content == memory_prompt
+        return content == memory_prompt or content.endswith(MEMORY_SEPARATOR + memory_prompt)
     last = content[-1] if content else None
     return isinstance(last, dict) and last.get("text") == memory_prompt

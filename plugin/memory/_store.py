@@ -11,10 +11,8 @@ store supports TTL (``BaseStore.supports_ttl``, e.g. ``PostgresStore``) the item
 TTL; the ``expires_at`` check alone keeps expired memories out, and `TypedMemoryStore.forget_expired` deletes
 them.
 
-Shared invalidation: each scope has one version item in the store (`TypedMemoryStore.write_token`), given a
-new value by every write or delete of a feedback, user-fact or reference memory; the load policy keeps the version
-it loaded a thread's memories at and compares it (one ``get``) before reusing them, so a delete or replacement by
-any worker on the same store is seen on every worker's next turn.
+Shared invalidation: a per-scope version item changed by every write of a per-thread kind
+(`promptcache.memory._store_sharing`; `TypedMemoryStore.write_token`).
 
 Store errors propagate (this is a data store, not a cache: silently dropping a "never do X" rule is worse than an
 error). A stored value that is not a typed memory is skipped and logged (throttled).
@@ -25,10 +23,8 @@ from __future__ import annotations
 import builtins  # annotations after the method `list` name the builtin through it
 import threading
 import time
-import uuid
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import nullcontext
 from typing import Any
 
 from langgraph.store.base import BaseStore, Item
@@ -48,6 +44,7 @@ from promptcache.memory._records import (
     validate_subject,
     validate_ttl_s,
 )
+from promptcache.memory._store_sharing import ScopeVersions, store_lock
 from promptcache.memory._subjects import awith_derived_subject, make_subject_extractor, superseded, with_derived_subject
 
 __all__ = ["TypedMemoryStore"]
@@ -56,30 +53,11 @@ _log = get_logger("promptcache.memory")
 _bad_value = ThrottledWarning(_log)
 _PAGE = 100
 
-VERSION_LABEL = "_version"
-"""The last namespace label of the per-scope version item (``(*prefix, scope, VERSION_LABEL)``, key
-`VERSION_KEY`, value ``{"v": <32 hex digits>}``); no memory kind has this name, so no kind's scan sees it."""
-VERSION_KEY = "thread_kinds"
-"""The key of the version item: it versions the kinds a thread loads once (feedback, user facts, references)."""
 _SHARED: weakref.WeakKeyDictionary[BaseStore, TypedMemoryStore] = weakref.WeakKeyDictionary()
-_LOCKS: weakref.WeakKeyDictionary[BaseStore, threading.Lock] = weakref.WeakKeyDictionary()
 _SHARED_LOCK = threading.Lock()
-_LOCKS_LOCK = threading.Lock()
 
 
-def _store_lock(store: BaseStore) -> threading.Lock | nullcontext[None]:
-    """One lock per ``InMemoryStore`` object: it is a plain dict that a search iterating it while another thread
-    writes breaks (``RuntimeError: dictionary changed size during iteration``). Other stores handle concurrency."""
-    if not isinstance(store, InMemoryStore):
-        return nullcontext()
-    with _LOCKS_LOCK:
-        lock = _LOCKS.get(store)
-        if lock is None:
-            lock = _LOCKS[store] = threading.Lock()
-        return lock
-
-
-class TypedMemoryStore:
+class TypedMemoryStore(ScopeVersions):
     """Typed memories (user facts, feedback, project state, references) on a LangGraph ``BaseStore``.
 
     Args:
@@ -118,7 +96,7 @@ class TypedMemoryStore:
         self.project_state_ttl_s = ttl
         self.clock = check_callable(clock, "clock")
         self.subject_extractor = make_subject_extractor(subject_extractor)
-        self._lock = _store_lock(self.store)  # sync calls on an InMemoryStore only
+        self._lock = store_lock(self.store)  # sync calls on an InMemoryStore only
 
     @classmethod
     def for_store(cls, store: BaseStore) -> TypedMemoryStore:
@@ -150,51 +128,6 @@ class TypedMemoryStore:
         if memory is not None and not isinstance(memory, TypedMemoryStore):
             raise TypeError(f"memory must be a TypedMemoryStore, a BaseStore or None, got {type(memory).__name__}")
         return memory
-
-    def _version_ns(self, scope: str | None) -> tuple[str, ...]:
-        return (*build_namespace(self.prefix, scope, MemoryKind.FEEDBACK)[:-1], VERSION_LABEL)
-
-    @staticmethod
-    def _token(item: Item | None) -> str:
-        value = item.value.get("v") if item is not None and isinstance(item.value, Mapping) else None
-        return value if isinstance(value, str) else "none"
-
-    def write_token(self, scope: str | None) -> str:
-        """The version of ``scope``'s feedback, user-fact and reference memories, kept in the store itself (one
-        small item per scope, ``(*prefix, scope, VERSION_LABEL)``): every write, replacement and delete of such a
-        memory through any ``TypedMemoryStore`` on the same store (another worker, another process) gives it a new
-        random value, so a worker holding a thread's memories sees the change on its next turn. Project state is
-        re-read every turn anyway. One primary-key ``get``.
-
-        Raises:
-            ValueError / TypeError: a bad scope.
-        """
-        ns = self._version_ns(scope)
-        with self._lock:
-            return self._token(self.store.get(ns, VERSION_KEY, refresh_ttl=False))
-
-    async def awrite_token(self, scope: str | None) -> str:
-        """Async twin of `write_token`."""
-        return self._token(await self.store.aget(self._version_ns(scope), VERSION_KEY, refresh_ttl=False))
-
-    def _bump_args(self, ns: tuple[str, ...]) -> tuple[tuple[str, ...], str, dict[str, str]] | None:
-        # A new random value, not a counter: two workers writing at once never give the same version.
-        if ns[-1] == MemoryKind.PROJECT_STATE.value:
-            return None
-        return (*ns[:-1], VERSION_LABEL), VERSION_KEY, {"v": uuid.uuid4().hex}
-
-    def _touch(self, ns: tuple[str, ...]) -> None:
-        """Give the scope of ``ns`` a new version (after its write or delete: a reader that read the old version
-        with the new data reloads once more, never the other way round)."""
-        args = self._bump_args(ns)
-        if args is not None:
-            with self._lock:
-                self.store.put(*args, index=False)
-
-    async def _atouch(self, ns: tuple[str, ...]) -> None:
-        args = self._bump_args(ns)
-        if args is not None:
-            await self.store.aput(*args, index=False)
 
     # -- pure helpers ----------------------------------------------------------------------------------------------
     def namespace(self, scope: str | None, kind: MemoryKind | str) -> tuple[str, ...]:

@@ -17,7 +17,7 @@ from langchain_core.tools import StructuredTool, ToolException
 from langgraph.store.base import BaseStore
 
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
-from promptcache._option_checks import check_bool, check_name, check_names
+from promptcache._option_checks import check_bool, check_scope_fields, check_tool_name
 from promptcache.memory._kinds import MemoryKind
 from promptcache.memory._namespaces import check_fixed_scope, memory_call_options
 from promptcache.memory._references import find_reference, short_reference_id
@@ -55,8 +55,9 @@ def make_remember_tool(
         scope: a fixed scope, ``None`` for unscoped memories (default: resolved from the call's config with the
             shared rule).
         scope_fields: ``configurable`` fields tried for the scope.
-        name: the tool name. Whatever it is, the tool is marked side-effecting (``metadata``), so
-            ``IntentionCache`` never stores nor serves its replies.
+        name: the tool name (1 to 64 ASCII letters, digits, ``_`` or ``-``:
+            `promptcache._option_checks.TOOL_NAME_PATTERN`). Whatever it is, the tool is marked side-effecting
+            (``metadata``), so ``IntentionCache`` never stores nor serves its replies.
         allow_scope_override: let a per-call scope or ``configurable["user_id"]`` differ from the authenticated
             ``configurable["langgraph_auth_user_id"]`` (default False: such a call raises ``PermissionError``,
             nothing is read or written); only for deployments whose configs come from trusted code.
@@ -132,9 +133,9 @@ def _target_resolver(
             factory in the message).
     """
     check_fixed_scope(scope)
-    fields = check_names(scope_fields, "scope_fields")
+    fields = check_scope_fields(scope_fields)
     override = check_bool(allow_scope_override, "allow_scope_override")
-    check_name(name, "name")
+    check_tool_name(name, "name")
     fixed = TypedMemoryStore.coerce(memory)
 
     def target(config: RunnableConfig) -> tuple[TypedMemoryStore, str | None]:
@@ -198,7 +199,8 @@ def make_reference_tool(
         scope: a fixed scope, ``None`` for unscoped memories (default: resolved from the call's config with the
             shared rule).
         scope_fields: ``configurable`` fields tried for the scope.
-        name: the tool name.
+        name: the tool name (1 to 64 ASCII letters, digits, ``_`` or ``-``:
+            `promptcache._option_checks.TOOL_NAME_PATTERN`).
         allow_scope_override: let a per-call scope or ``configurable["user_id"]`` differ from the authenticated
             ``configurable["langgraph_auth_user_id"]`` (default False: such a call raises ``PermissionError``,
             nothing is read or written); only for deployments whose configs come from trusted code.

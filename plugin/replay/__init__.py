@@ -28,7 +28,7 @@ _SOURCES = {
     "read_conversations": "promptcache.replay._readers",
     "read_file": "promptcache.replay._readers",
     "PromptCacheSimulator": "promptcache.replay._simulator",
-    "STRATEGIES": "promptcache.replay._strategies",
+    "STRATEGIES": "promptcache.replay._registry",
     "Block": "promptcache.replay._transcript",
     "Conversation": "promptcache.replay._transcript",
     "Message": "promptcache.replay._transcript",

@@ -95,19 +95,14 @@ def inspect(
 ) -> Snapshot:
     """What the cache held of a request's prefix just before it was sent (``Snapshot``); scans from the request's
     end down to the first boundary any entry covers."""
-    own, alive, idle = 0, False, 0.0
-    for k in range(n_blocks, 0, -1):
-        entry = simulator.entry(hashes[k])
-        if entry is not None:
-            expires, ttl = entry
-            own, alive, idle = k, expires > now_s, now_s - (expires - ttl)
-            break
+    own, alive, idle = simulator.longest_entry(hashes, n_blocks), False, 0.0
+    entry = simulator.entry(hashes[own]) if own else None
+    if entry is not None:
+        expires, ttl = entry
+        alive, idle = expires > now_s, now_s - (expires - ttl)
     other = 0
     for sim in others:
-        for k in range(n_blocks, max(own, other), -1):
-            if sim.entry(hashes[k]) is not None:
-                other = k
-                break
+        other = sim.longest_entry(hashes, n_blocks, max(own, other)) or other
     return Snapshot(own, alive, idle, other)
 
 

@@ -6,7 +6,8 @@
    in the highlight colour (``bar_specs``).
 2. **Why the cache missed**: the USD of each miss cause (``promptcache.replay._causes``) of the current layout and
    of the recommended row, one stacked bar each (``cause_specs``).
-3. Cumulative input-side cost per strategy over the replayed requests (``line_specs``).
+3. Cumulative input-side cost per strategy over the replayed requests (``line_specs``); ``none`` is left out (and
+   its total named) where panel 1 leaves it out, for the same reason.
 
 In panel 3, strategies often cost the same to the token (``langchain-aws`` and ``anchored-tail`` on tight agent loops), so their
 lines coincide. Each line therefore gets its own colour, dash pattern and marker, with the markers staggered along
@@ -17,6 +18,7 @@ them, so each shows as a band around the next; and a line identical to an earlie
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ from ._decision import decide
 from ._engine import COMBINED, ReplayResult, StrategyTotals
 from ._output_files import write_replacing
 
-__all__ = ["LINE_STYLES", "bar_specs", "cause_specs", "line_specs", "write_chart"]
+__all__ = ["LINE_STYLES", "bar_specs", "cause_specs", "draw_chart", "line_specs", "write_chart"]
 
 #: (dash pattern, marker) per line, in drawing order; colours come from matplotlib's default cycle.
 LINE_STYLES: tuple[tuple[str, str], ...] = (
@@ -40,6 +42,8 @@ LINE_STYLES: tuple[tuple[str, str], ...] = (
 )
 _WIDTH, _WIDTH_STEP = 1.8, 1.8  # line width in points, and what each later line lying on it adds
 _CLOSE = 0.01  # lines closer than this share of the chart's height at every request overlap
+_LABEL_ROOM = 0.12  # share of panel 1's range left beyond the longest bar for its figure
+_TITLE_CHARS, _TITLE_LINES = 100, 3  # panel 1's title: the decision sentence, wrapped
 
 
 def line_specs(result: ReplayResult) -> list[dict[str, Any]]:
@@ -122,36 +126,36 @@ def cause_specs(result: ReplayResult) -> list[dict[str, Any]]:
 
 def write_chart(result: ReplayResult, path: str | Path) -> Path:
     """Draw the three panels of the module docstring to ``path`` (PNG). Returns the written path."""
+    fig = draw_chart(result)
+    return write_replacing(path, lambda tmp: fig.savefig(tmp, format="png"))  # a link at ``path`` is replaced
+
+
+def draw_chart(result: ReplayResult) -> Any:
+    """The chart's matplotlib ``Figure`` (Agg backend; three axes, in the module docstring's order)."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(10, 12), dpi=100)
+    FigureCanvasAgg(fig)  # a renderer for tight_layout and for measuring what is drawn
     bars_ax, causes_ax, lines_ax = fig.subplots(3, 1, gridspec_kw={"height_ratios": [3, 2, 3]})
     current, _ = _rows(result)
     bars = bar_specs(result)
     off = [b for b in bars if b["name"] == "none" and current != "none" and not b["recommended"]]
     bars = [b for b in bars if b not in off]  # no caching would squash the rows that matter into one band
     if bars:
-        ys = range(len(bars))
-        colours = ["tab:green" if b["recommended"] else "tab:gray" for b in bars]
-        bars_ax.barh(list(ys), [b["delta_pct"] for b in bars], color=colours)
-        bars_ax.set_yticks(list(ys), [b["name"] for b in bars], fontsize=8)
-        low = min(0.0, *(b["delta_pct"] for b in bars))
-        high = max(0.0, *(b["delta_pct"] for b in bars))
-        pad = max(1.0, (high - low) * 0.15)
-        bars_ax.set_xlim(low - pad, high + pad)
-        for y, b in zip(ys, bars):
-            bars_ax.annotate(b["label"] + ("  recommended" if b["recommended"] else ""), (b["delta_pct"], y), xytext=(3 if b["delta_pct"] >= 0 else -3, 0),
-                             textcoords="offset points", va="center",
-                             ha="left" if b["delta_pct"] >= 0 else "right", fontsize=8)  # fmt: skip
-        bars_ax.axvline(0, color="black", linewidth=0.8)
+        _draw_bars(bars_ax, bars)
         note = f"; none: {off[0]['label']}, off the scale" if off else ""
         bars_ax.set_xlabel(f"cost relative to {current} (the current layout), %{note}")
         decision = decide(result)
-        bars_ax.set_title(decision.sentence[:110] + ("..." if len(decision.sentence) > 110 else "") if decision else "")
-        bars_ax.title.set_fontsize(9)
+        if decision is not None:  # the whole sentence, wrapped (a cut one could drop what it decides)
+            lines = textwrap.wrap(decision.sentence, _TITLE_CHARS)
+            shown = lines[:_TITLE_LINES]
+            if len(lines) > _TITLE_LINES:
+                shown[-1] = shown[-1].rstrip(".,;:") + " ..."
+            bars_ax.set_title(_plain("\n".join(shown)), fontsize=9, loc="left")
     cells = cause_specs(result)
     left = [0.0] * len(cells)
     colour = {c: f"C{i}" for i, c in enumerate(CAUSES)}
@@ -165,18 +169,54 @@ def write_chart(result: ReplayResult, path: str | Path) -> Path:
             left = [a + w for a, w in zip(left, widths)]
     causes_ax.set_yticks(range(len(cells)), [cell["name"] for cell in cells], fontsize=8)
     causes_ax.set_xlabel("USD of cache-write and uncached tokens, by miss cause")
-    if seen:
-        causes_ax.legend(fontsize=7, loc="lower right")
+    for y, total in enumerate(left):
+        causes_ax.annotate(_plain(f"${total:,.2f}"), (total, y), xytext=(3, 0), textcoords="offset points", va="center",
+                           fontsize=8)  # fmt: skip
+    if left:
+        causes_ax.set_xlim(0, max(left) * 1.15 or 1.0)
+    if seen:  # beside the bars, never on them
+        causes_ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    hidden = ""
     for spec in line_specs(result):
+        if off and spec["label"].startswith("none ") or (off and spec["label"] == "none"):
+            hidden = f"; none (no caching, ${spec['y'][-1]:,.2f}) left out: it would squash the others"
+            continue
         options = dict(spec)
         lines_ax.plot(options.pop("x"), options.pop("y"), **options)
-    lines_ax.set_xlabel("request (replay order)")
+    lines_ax.set_xlabel(_plain(f"request (replay order){hidden}"))
     lines_ax.set_ylabel("cumulative input-side cost, USD")
     lines_ax.set_title(f"{result.model_id}: {result.conversations} conversations, {result.requests:,} requests")
     lines_ax.grid(alpha=0.3)
     lines_ax.legend(fontsize=7)
     fig.tight_layout()
-    return write_replacing(path, lambda tmp: fig.savefig(tmp, format="png"))  # a link at ``path`` is replaced
+    return fig
+
+
+def _draw_bars(ax: Any, bars: list[dict[str, Any]]) -> None:
+    """Panel 1: one bar per row, its figure at its end (outside the bar, on the side away from zero), the
+    recommended row green and named so in its tick label; the axis leaves room for the figures on both sides."""
+    ys = list(range(len(bars)))
+    deltas = [b["delta_pct"] for b in bars]
+    ax.barh(ys, deltas, color=["tab:green" if b["recommended"] else "tab:gray" for b in bars])
+    ax.set_yticks(ys, [b["name"] + ("  (recommended)" if b["recommended"] else "") for b in bars], fontsize=8)
+    for tick, b in zip(ax.get_yticklabels(), bars):
+        if b["recommended"]:
+            tick.set_color("tab:green")
+            tick.set_fontweight("bold")
+    low, high = min(0.0, *deltas), max(0.0, *deltas)
+    span = max(high - low, 1.0)
+    # figures are ~7 characters: at 8 pt they take ~8% of the panel's width each side
+    ax.set_xlim(low - (_LABEL_ROOM * span if low < 0 else 0.05 * span), high + _LABEL_ROOM * span)
+    for y, b in zip(ys, bars):
+        right = b["delta_pct"] >= 0
+        ax.annotate(b["label"], (b["delta_pct"], y), xytext=(3 if right else -3, 0), textcoords="offset points",
+                    va="center", ha="left" if right else "right", fontsize=8)  # fmt: skip
+    ax.axvline(0, color="black", linewidth=0.8)
+
+
+def _plain(text: str) -> str:
+    """``text`` with its dollar signs escaped: matplotlib reads a pair of them as a formula."""
+    return text.replace("$", r"\$")
 
 
 def _close(a: list[float], b: list[float], tolerance: float) -> bool:

@@ -7,7 +7,8 @@ subtype ``compact_boundary`` starts a new context (the conversation was compacte
 names its ``parentUuid``, so the log is a tree; bookkeeping records are links of that tree too. A record type never
 seen before is skipped with one ``TranscriptWarning`` per file and type.
 
-How the API calls are recovered (``claude_code_calls`` builds the prompts and the conversations):
+How the API calls are recovered (``promptcache.replay._claude_code_tree`` holds the tree,
+``promptcache.replay._claude_code_calls`` builds the prompts and the conversations):
 
 - **Synthetic replies** (``message.model == "<synthetic>"`` or ``isApiErrorMessage``: an API error or an interrupt
   notice Claude Code writes itself) are not API calls and are not sent; they are links of the chain only.
@@ -53,20 +54,20 @@ message index -> epoch seconds of the call's last logged line: when the reply wa
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import orjson
 
+from ._claude_code_calls import build_conversations
+from ._claude_code_checks import cut_cycles
+from ._claude_code_tree import BOOKKEEPING_TYPES, MESSAGE_TYPES, PARENT_FIELD, Line, Session, relink_broken, tree_node
 from ._input_guard import check_input_file
 from ._jsonpos import jsonl_records
-from ._logged_usage import anthropic_usage
-from ._messages import BadRecord, _content_blocks, _short, parse_timestamp
-from ._transcript import Block, Conversation, Message, TranscriptError, TranscriptWarning, Usage
+from ._messages import BadRecord, _short
+from ._transcript import Conversation, TranscriptError, TranscriptWarning
 
 __all__ = [
     "is_claude_code_log",
@@ -77,55 +78,7 @@ __all__ = [
     "session_files",
 ]
 
-#: Record types Claude Code writes that are not messages to the model (observed in Claude Code 2.1 session logs).
-BOOKKEEPING_TYPES = frozenset({"file-history-snapshot", "progress", "queue-operation", "summary", "system"})
-MESSAGE_TYPES = frozenset({"user", "assistant"})
-#: ``message.model`` of assistant lines Claude Code writes itself (API errors, "No response requested.").
-SYNTHETIC_MODEL = "<synthetic>"
 _SIGNATURE_TYPES = frozenset({"file-history-snapshot", "queue-operation", "progress"})
-
-
-@dataclass(slots=True)
-class Line:
-    """One record of a session log that takes part in the tree.
-
-    Attributes:
-        file: index of its file in the session (0 = the first file read).
-        line: 1-based line number in that file.
-        uuid / parent: the record's ``uuid`` and ``parentUuid`` (``None`` for a root).
-        kind: ``"user"``, ``"assistant"``, ``"boundary"`` (a ``compact_boundary``) or ``"other"`` (bookkeeping).
-        ts: epoch seconds of ``timestamp`` (``None`` when absent).
-        blocks: content blocks (whitespace-only text dropped); empty for non-messages.
-        call: for an assistant line, the API call key (``requestId``, else ``message.id``).
-        is_meta: the record's ``isMeta`` flag.
-        usage / model: an assistant line's logged usage and model.
-        children: records whose parent this is, in reading order.
-    """
-
-    file: int
-    line: int
-    uuid: str
-    parent: str | None
-    kind: str
-    ts: float | None = None
-    blocks: tuple[Block, ...] = ()
-    call: str = ""
-    is_meta: bool = False
-    usage: Usage | None = None
-    model: str | None = None
-    children: list[Line] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class Session:
-    """The tree of one session: every file's lines, indexed by uuid, and the API calls in reading order."""
-
-    names: list[str] = field(default_factory=list)  # file names, by file index
-    agents: list[str] = field(default_factory=list)  # "" for the main log, else the sub-agent file's stem
-    by_uuid: dict[str, Line] = field(default_factory=dict)
-    calls: dict[str, list[Line]] = field(default_factory=dict)  # call key -> its assistant lines, in order
-    results: dict[str, list[Line]] = field(default_factory=dict)  # tool_use id -> user lines answering it
-    session_id: str = ""
 
 
 def is_claude_code_log(data: bytes, limit: int = 50) -> bool:
@@ -241,14 +194,14 @@ def _has_content(handle: BinaryIO) -> bool:
 def _conversations(session: Session, name: str) -> list[Conversation]:
     """The conversations of ``session``; a log with no API call in it (only bookkeeping records, or only lines
     Claude Code wrote itself) raises ``TranscriptError`` naming ``name``, as an empty file does."""
-    from ._claude_code_calls import build_conversations  # the second half of this reader
-
     if not session.calls:
         raise TranscriptError(name, 0, "no API calls (assistant records) in the log")
     return build_conversations(session)
 
 
 def _add_file(session: Session, name: str, lines: Iterable[bytes], agent: str) -> None:
+    """Read one log's records into ``session`` (lines of an unknown record type skipped with one warning per
+    type; broken lines kept as links where a later record names them). Raises ``TranscriptError``."""
     file = len(session.names)
     session.names.append(name)
     session.agents.append(agent)
@@ -258,7 +211,7 @@ def _add_file(session: Session, name: str, lines: Iterable[bytes], agent: str) -
     broken: list[Line] = []
 
     def on_skip(lineno: int, raw: bytes) -> None:
-        found = _PARENT.search(raw)
+        found = PARENT_FIELD.search(raw)
         parent = found.group(2).decode("utf-8", "replace") if found and found.group(2) else None
         node = Line(file, lineno, "", parent, "other")
         broken.append(node)
@@ -281,99 +234,14 @@ def _add_file(session: Session, name: str, lines: Iterable[bytes], agent: str) -
         if not session.session_id and isinstance(rec.get("sessionId"), str):
             session.session_id = rec["sessionId"]
         try:
-            line = _line(rec, file, lineno)
+            line = tree_node(rec, file, lineno, name)
         except BadRecord as bad:
             raise TranscriptError(name, lineno, bad.reason) from None
-        if line is None:
-            continue
-        if line.uuid in session.by_uuid:  # the same record logged twice (a resumed session re-writes history)
-            continue
-        session.by_uuid[line.uuid] = line
-        if broken:
+        if line is not None and session.add(line) and broken:
             in_order.append(line)
-        if line.kind == "assistant":
-            same = session.calls.get(line.call)
-            if same and same[0].model and line.model and same[0].model != line.model:
-                line.call = f"{line.call}@{line.model}"  # one id, two models: two calls, not one merged reply
-            session.calls.setdefault(line.call, []).append(line)
-        elif line.kind == "user":
-            for block in line.blocks:
-                if block.kind == "tool_result" and block.id:
-                    session.results.setdefault(block.id, []).append(line)
     if broken:
-        _relink_broken(session, in_order)
+        relink_broken(session, in_order)
     if not records:
         raise TranscriptError(name, 1, "empty file: no records")
-    for line in session.by_uuid.values():  # children, once every file so far is indexed
-        line.children.clear()
-    for line in session.by_uuid.values():
-        parent = session.by_uuid.get(line.parent) if line.parent else None
-        if parent is not None:
-            parent.children.append(line)
-
-
-#: The ``parentUuid`` a broken record still shows: Claude Code writes it first, so a cut line keeps it.
-_PARENT = re.compile(rb'"parentUuid"\s*:\s*(null|"([^"\\]+)")')
-
-
-def _relink_broken(session: Session, in_order: list[Line]) -> None:
-    """Give each broken line of one file (``Line.uuid == ""``, ``parent`` read from its text when it survived)
-    the uuid that a later record of the file names as its parent but no record defines: the nearest broken line
-    before that record takes it. The tree then runs through the broken line (a link of the chain, its content
-    lost) instead of ending there; a broken line no record names stays out of the tree."""
-    pending: list[Line] = []
-    for node in in_order:
-        parent = node.parent
-        if parent and parent not in session.by_uuid and pending:
-            taken = pending.pop()
-            taken.uuid = parent
-            session.by_uuid[parent] = taken
-        if not node.uuid:
-            pending.append(node)
-
-
-def _line(rec: dict[str, Any], file: int, lineno: int) -> Line | None:
-    """The tree node of one record, or ``None`` for a record outside the tree (no ``uuid``)."""
-    uuid = rec.get("uuid")
-    kind = rec["type"]
-    if not isinstance(uuid, str) or not uuid:
-        if kind in MESSAGE_TYPES:
-            what = "without a uuid" if uuid is None else f"whose uuid is not a non-empty string: {_short(uuid)}"
-            raise BadRecord(("uuid",), f"{kind} record {what}")
-        return None
-    parent = rec.get("parentUuid")
-    if parent is not None and not isinstance(parent, str):
-        raise BadRecord(("parentUuid",), f"parentUuid must be a string or null, got {_short(parent)}")
-    ts = parse_timestamp(rec.get("timestamp"), ("timestamp",))
-    if kind not in MESSAGE_TYPES:
-        node_kind = "boundary" if kind == "system" and rec.get("subtype") == "compact_boundary" else "other"
-        return Line(file, lineno, uuid, parent, node_kind, ts)
-    message = rec.get("message")
-    if not isinstance(message, dict):
-        raise BadRecord(("message",), f"{kind} record without a message object: {_short(rec)}")
-    if kind == "assistant" and (message.get("model") == SYNTHETIC_MODEL or rec.get("isApiErrorMessage")):
-        return Line(file, lineno, uuid, parent, "other", ts)  # written by Claude Code itself, not by a model call
-    content = message.get("content")
-    blocks = tuple(b for b in _content_blocks(content, ("message", "content")) if b.kind != "text" or b.text.strip())
-    line = Line(file, lineno, uuid, parent, kind, ts, blocks, is_meta=bool(rec.get("isMeta")))
-    if kind == "assistant":
-        call = rec.get("requestId") or message.get("id")
-        if not isinstance(call, str) or not call:
-            call = f"line:{file}:{lineno}"  # no id at all: a call of its own
-        line.call = call
-        model = message.get("model")
-        line.model = model if isinstance(model, str) and model else None
-        line.usage = anthropic_usage(message.get("usage"))
-    return line
-
-
-def reply_message(lines: list[Line]) -> Message:
-    """The merged reply of one API call from its assistant lines (in order): every block once, the usage of the
-    line with the most output tokens, the first line's timestamp and the first model named."""
-    blocks: list[Block] = []
-    for line in lines:
-        blocks.extend(line.blocks)
-    usages = [line.usage for line in lines if line.usage is not None]
-    usage = max(usages, key=lambda u: u.output_tokens) if usages else None
-    model = next((line.model for line in lines if line.model), None)
-    return Message("assistant", tuple(blocks), lines[0].ts, usage, model)
+    cut_cycles(session)
+    session.link_children()

@@ -8,17 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from ._claude_code import Line, Session, reply_message
-from ._claude_code_walk import PromptWalker
-from ._transcript import Block, Conversation, Message
+from ._claude_code_tree import Line, Session, reply_message
+from ._claude_code_walk import Key, PromptWalker
+from ._transcript import Conversation, Message
 
 __all__ = ["build_conversations", "prompt_of"]
-
-#: A message's identity across prompts: ("a", call) an assistant reply, ("r", call, ids) the regrouped results
-#: of that call's tool uses, ("u", uuid) a user line's other content, ("m", uuid) an attached isMeta line.
-Key = tuple[Any, ...]
 
 
 @dataclass(slots=True)
@@ -37,16 +32,10 @@ class _Open:
     done: dict[int, float] = field(default_factory=dict)  # reply index -> time its last line was logged
 
 
-def _before(line: Line, first: Line) -> bool:
-    """``line`` was logged before the call whose first line is ``first``: by line order in one file, by timestamp
-    across files (never, without timestamps)."""
-    if line.file == first.file:
-        return line.line < first.line
-    return line.ts is not None and first.ts is not None and line.ts < first.ts
-
-
 def prompt_of(session: Session, first: Line, replies: dict[str, Message]) -> tuple[list[Key], list[Message], str]:
-    """The messages sent by the call whose first assistant line is ``first``.
+    """The messages sent by the call whose first assistant line is ``first``, built from scratch: a new
+    ``PromptWalker`` walks the call's whole chain (what ``build_conversations`` gets from one walker for every call
+    in log order, walking only what changed since the previous call).
 
     Args:
         session: the tree.
@@ -57,94 +46,8 @@ def prompt_of(session: Session, first: Line, replies: dict[str, Message]) -> tup
         ``(keys, messages, start)``; ``start`` is where the chain began: ``"session"``, ``"compact_boundary"`` or
         ``"missing_parent"`` (see the reader's docstring).
     """
-    chain: list[Line] = []
-    seen: set[str] = set()
-    own = {line.uuid for line in session.calls[first.call]}
-    start = "session"
-    uuid = first.parent
-    while uuid is not None:
-        node = session.by_uuid.get(uuid)
-        if node is None:
-            start = "missing_parent"
-            break
-        if node.kind == "boundary":
-            start = "compact_boundary"
-            break
-        if node.uuid in seen or node.uuid in own:  # a cycle in parentUuid: stop where it closes
-            break
-        seen.add(node.uuid)
-        chain.append(node)
-        uuid = node.parent
-    chain.reverse()
-
-    keys: list[Key] = []
-    messages: list[Message] = []
-    answered: set[str] = set()
-    emitted_calls: set[str] = set()
-
-    def attach_metas(node: Line) -> None:
-        for child in node.children:
-            if (
-                child.kind == "user"
-                and child.is_meta
-                and not child.children
-                and child.uuid not in seen
-                and _before(child, first)
-                and child.blocks
-            ):
-                keys.append(("m", child.uuid))
-                messages.append(Message("user", child.blocks, child.ts))
-
-    for node in chain:
-        if node.kind == "assistant":
-            if node.call not in emitted_calls:
-                emitted_calls.add(node.call)
-                reply = replies.get(node.call)
-                if reply is None:
-                    reply = replies[node.call] = reply_message(session.calls[node.call])
-                if reply.blocks:
-                    keys.append(("a", node.call))
-                    messages.append(reply)
-                _results(session, node.call, reply, first, seen, keys, messages, answered)
-        elif node.kind == "user":
-            blocks = tuple(b for b in node.blocks if not (b.kind == "tool_result" and b.id in answered))
-            if blocks:
-                keys.append(("u", node.uuid))
-                messages.append(Message("user", blocks, node.ts))
-        attach_metas(node)
-    return keys, messages, start
-
-
-def _results(
-    session: Session,
-    call: str,
-    reply: Message,
-    first: Line,
-    on_chain: set[str],
-    keys: list[Key],
-    messages: list[Message],
-    answered: set[str],
-) -> None:
-    """Append the user message of every logged result answering ``reply``'s tool uses, in call order."""
-    blocks: list[Block] = []
-    stamps: list[float] = []
-    ids: list[str] = []
-    for use in reply.blocks:
-        if use.kind != "tool_use" or not use.id or use.id in answered:
-            continue
-        lines = [ln for ln in session.results.get(use.id, ()) if _before(ln, first)]
-        if not lines:
-            continue
-        line = next((ln for ln in lines if ln.uuid in on_chain), lines[0])
-        result = next(b for b in line.blocks if b.kind == "tool_result" and b.id == use.id)
-        blocks.append(result)
-        answered.add(use.id)
-        ids.append(use.id)
-        if line.ts is not None:
-            stamps.append(line.ts)
-    if blocks:
-        keys.append(("r", call, tuple(ids)))
-        messages.append(Message("user", tuple(blocks), max(stamps) if stamps else None))
+    keys, messages, start = PromptWalker(session, replies).prompt(first)
+    return list(keys), list(messages), start
 
 
 def build_conversations(session: Session) -> list[Conversation]:

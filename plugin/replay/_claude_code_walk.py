@@ -1,8 +1,10 @@
 """The prompts of a Claude Code session's calls, each built from the previous one: linear in the session's length.
 
-``promptcache.replay._claude_code_calls.prompt_of`` states what a call's prompt is and builds it from scratch,
-walking the whole chain from the call back to the root: a session of n calls costs n² steps. ``PromptWalker``
-gives the same prompts (same keys, same messages) for calls taken in log order, walking only what changed:
+A call's prompt (rules in ``promptcache.replay._claude_code``) is what the chain of records from the call back to
+the root contributes, record by record (``PromptWalker._contribute``). Built from scratch for every call, that walk
+costs n² steps over a session of n calls; ``PromptWalker`` gives the same prompts (same keys, same messages) for
+calls taken in log order, walking only what changed (a new walker builds one from scratch:
+``promptcache.replay._claude_code_calls.prompt_of``):
 
 1. **The chain.** Walking up from the call stops at the first record on the previous call's chain (the junction):
    below it the chain is the previous one's, since every record names one parent.
@@ -11,7 +13,7 @@ gives the same prompts (same keys, same messages) for calls taken in log order, 
    prompt is kept up to the first record whose contribution can differ: the junction, or an earlier record that a
    tool result or ``isMeta`` line answers when that line was logged since the previous call (in the same log, the
    lines between the two calls; in another log, the lines timestamped between them), or joined or left the chain.
-   From there on, records are processed as ``prompt_of`` does.
+   From there on, records are processed as for a prompt built from scratch.
 
 A call in another log than the previous call is built from scratch.
 """
@@ -21,11 +23,13 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
-from ._claude_code import Line, Session, reply_message
+from ._claude_code_tree import Line, Session, reply_message
 from ._transcript import Block, Message
 
-__all__ = ["PromptWalker"]
+__all__ = ["Key", "PromptWalker"]
 
+#: A message's identity across prompts: ("a", call) an assistant reply, ("r", call, ids) the regrouped results
+#: of that call's tool uses, ("u", uuid) a user line's other content, ("m", uuid) an attached isMeta line.
 Key = tuple[Any, ...]
 
 

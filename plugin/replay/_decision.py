@@ -12,25 +12,36 @@ the current layout is ``as-logged``). The cheapest wins:
 - ``switch``: another placement, at 5 minutes; ``set-ttl``: a placement with ``cache_ttl="1h"``;
 - ``disable``: ``none`` is the cheapest (nothing cached pays at this spacing).
 
-Savings per month: the saving over the log, divided by the log's time span and multiplied by 30 days, or by
-``monthly_requests / requests`` when the caller gives a monthly volume. Where sizes were estimated, the band is the
-token estimate's relative error (``ESTIMATE_ERROR``) times the share of estimated requests, times the savings.
-``cause_rows`` prices each miss cause's fix with the same simulator (``promptcache.replay._variants``).
+On an OpenAI log (the main model's family is ``openai``) every row reads the cache: OpenAI caches prompt prefixes
+by itself, charges nothing for writing them and cannot be told not to, so there is no placement to switch to and
+nothing to turn off. The decision is ``keep``, and its sentence compares the current cost with the no-cache
+counterfactual (every prompt token at the input price, ``ReplayResult.no_cache_usd``) and names what changes the
+cached share: a prompt whose front stays byte-identical, and ``prompt_cache_key``.
+
+Savings per month (``rate_source``): the saving over the log, divided by the log's time span and multiplied by 30
+days (``"log-span"``), or by ``monthly_requests / requests`` when the caller gives a monthly volume
+(``"monthly-requests"``). When requests carry no timestamps the span itself is assumed (they are ``--gap-s``
+apart): ``"assumed-gap"``, and the sentence says so and asks for ``--monthly-requests N``. Where sizes were
+estimated, the band is the token estimate's relative error (``ESTIMATE_ERROR``) times the share of estimated
+requests, times the savings. ``cause_rows`` prices each miss cause's fix with the same simulator
+(``promptcache.replay._fixes``).
 """
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._causes import CAUSES
+from ._fixes import cause_rows, one_model_saving
+from ._result_rows import available as _available
+from ._result_rows import cost as _cost
+from ._result_rows import is_claude_code, is_openai
 from ._variants import KEEP_ALIVE, ONE_HOUR
 
 if TYPE_CHECKING:
-    from ._engine import ReplayResult, StrategyTotals
+    from ._engine import ReplayResult
 
-__all__ = ["ESTIMATE_ERROR", "MONTH_S", "Decision", "cause_rows", "decide", "is_claude_code"]
+__all__ = ["ESTIMATE_ERROR", "MONTH_S", "Decision", "cause_rows", "decide", "is_claude_code", "is_openai"]
 
 MONTH_S = 30 * 86_400.0
 #: Relative error of estimated prompt sizes, by calibration (bench/README.md, "Replay: token estimate"): the Claude
@@ -44,14 +55,6 @@ _HOW_TO = {
     "langchain-aws": "langchain-aws's BedrockPromptCachingMiddleware",
     "last-message": "one cache point at the end of each request (langchain-anthropic's middleware)",
 }
-_FIX_TEXT = {
-    "first-call": None,
-    "prefix-changed": "keep the system prompt, tools and earlier messages unchanged (a compaction rewrites the prefix)",
-    "model-switch": "stay on one model within a conversation (models do not share a cache)",
-    "below-minimum": None,
-    "unexplained": None,
-}
-_PLACEMENT_CAUSES = ("no-cache-point", "checkpoint-limit", "lookback")
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,7 @@ class Decision:
     basis: str  # how the month was extrapolated
     sentence: str
     advice: list[str] = field(default_factory=list)
+    rate_source: str | None = None  # "log-span" | "assumed-gap" | "monthly-requests"; None: no monthly figure
 
     def to_json(self) -> dict[str, Any]:
         """The ``decision`` object of replay.json."""
@@ -85,6 +89,7 @@ class Decision:
             "monthly_savings_usd": _round(self.monthly_savings_usd),
             "band_usd": _round(self.band_usd),
             "basis": self.basis,
+            "rate_source": self.rate_source,
             "sentence": self.sentence,
             "advice": self.advice,
         }
@@ -94,28 +99,26 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 2)
 
 
-def _available(result: ReplayResult, name: str) -> StrategyTotals | None:
-    row = result.strategies.get(name) or result.variants.get(name)
-    return None if row is None or row.unavailable else row
-
-
-def is_claude_code(result: ReplayResult) -> bool:
-    """Whether most conversations come from Claude Code logs."""
-    cc = result.formats.get("claude-code", 0)
-    return cc > 0 and cc * 2 >= sum(result.formats.values())
-
-
-def _cost(row: StrategyTotals, logged: bool) -> float:
-    return row.logged_cost_usd if logged and not row.logged_only else row.cost_usd
-
-
-def _month_factor(result: ReplayResult, requests: int) -> tuple[float | None, str]:
+def _month_factor(result: ReplayResult, requests: int) -> tuple[float | None, str, str | None]:
+    """``(factor, basis, rate_source)``: what turns a saving over the log into one per month (module docstring)."""
     monthly = result.monthly_requests
     if monthly:
-        return monthly / requests if requests else None, f"at {monthly:,} requests per month"
+        return monthly / requests if requests else None, f"at {monthly:,} requests per month", "monthly-requests"
+    if result.span_s > 0 and result.untimed_requests:
+        some = "" if result.untimed_requests >= result.requests else f"{result.untimed_requests:,} of "
+        return (
+            MONTH_S / result.span_s,
+            f"at an assumed {result.gap_s:g} s between calls ({some}{requests:,} requests carry no timestamps; "
+            "pass --monthly-requests N for your volume)",
+            "assumed-gap",
+        )
     if result.span_s > 0:
-        return MONTH_S / result.span_s, f"at this log's rate ({requests:,} requests over {_duration(result.span_s)})"
-    return None, "the log spans no time: pass --monthly-requests for a monthly figure"
+        return (
+            MONTH_S / result.span_s,
+            f"at this log's rate ({requests:,} requests over {_duration(result.span_s)})",
+            "log-span",
+        )
+    return None, "the log spans no time: pass --monthly-requests N for a monthly figure", None
 
 
 def _duration(seconds: float) -> str:
@@ -148,12 +151,14 @@ def decide(result: ReplayResult) -> Decision | None:
         tolerance = max(tolerance, abs(result.fidelity.cost_difference) * current_usd)
     if logged and is_claude_code(result):
         costs = {n: c for n, c in costs.items() if n in (current, "none")}
+    if is_openai(result):  # nothing to place and nothing to turn off: the current layout is the only choice
+        costs = {current: current_usd}
     best = min(costs, key=lambda n: (costs[n], candidates.index(n) if n in candidates else 99))
     if costs[best] >= current_usd - tolerance:
         best = current
     action, strategy, ttl = _action(result, best, current)
     requests = as_logged.requests if logged and as_logged is not None else result.requests
-    factor, basis = _month_factor(result, requests)
+    factor, basis, rate_source = _month_factor(result, requests)
     savings = current_usd - costs[best]
     monthly = savings * factor if factor is not None else None
     estimated = 1 - (result.logged_requests / result.requests if result.requests else 0.0)
@@ -163,7 +168,19 @@ def decide(result: ReplayResult) -> Decision | None:
         else None
     )
     decision = Decision(
-        action, strategy, ttl, current, current_usd, costs[best], savings, monthly, band, result.span_s, basis, ""
+        action,
+        strategy,
+        ttl,
+        current,
+        current_usd,
+        costs[best],
+        savings,
+        monthly,
+        band,
+        result.span_s,
+        basis,
+        "",
+        rate_source=rate_source,
     )
     sentence = _sentence(result, decision, costs, placements, logged)
     advice = _advice(result, decision, factor) if is_claude_code(result) else []
@@ -172,6 +189,8 @@ def decide(result: ReplayResult) -> Decision | None:
 
 def _action(result: ReplayResult, best: str, current: str) -> tuple[str, str, float | None]:
     """``(action, strategy, ttl_s)`` for the cheapest row ``best`` against the ``current`` one."""
+    if best == current and is_openai(result):
+        return "keep", current, None  # OpenAI's cache lives as long as OpenAI keeps it: no TTL to choose
     if best == current:
         return ("disable", "none", None) if current == "none" else ("keep", current, _layout_ttl(result))
     base = best.removesuffix(ONE_HOUR)
@@ -217,6 +236,8 @@ def _sentence(result: ReplayResult, d: Decision, costs: dict[str, float], placem
         now = f" against {rel(d.current_usd)} now" if logged else ""
         return f'Use the 1-hour TTL with {d.strategy} (cache_ttl="1h"): it costs {rel(d.recommended_usd)}{now}, {per_month}.'
 
+    if is_openai(result):
+        return _openai_sentence(result, d, logged)
     cheapest = min(placements, key=lambda n: (costs.get(n, float("inf")), placements.index(n)))
     if d.action == "disable":
         return _off_sentence(result, d, rel(costs[cheapest]), cheapest, per_month)
@@ -234,6 +255,25 @@ def _sentence(result: ReplayResult, d: Decision, costs: dict[str, float], placem
     return (
         f"Keep what you have: the log's own layout costs {rel(d.current_usd)}; {cheapest} ({rel(costs[cheapest])}) "
         f"is cheaper by less than the simulator's own error on this log (±{error:.1%}), so no change is shown to pay."
+    )
+
+
+def _openai_sentence(result: ReplayResult, d: Decision, logged: bool) -> str:
+    """OpenAI: keep (module docstring), with the cost against the no-cache counterfactual."""
+    base = result.no_cache_logged_usd if logged else result.no_cache_usd
+    row = result.strategies.get(d.current)
+    share = ""
+    if row is not None and row.read_tokens + row.input_tokens:
+        share = f", {row.read_tokens / (row.read_tokens + row.input_tokens):.1%} of prompt tokens read from the cache"
+    against = (
+        f"{d.current_usd / base:.1%} of the same prompts without caching (a counterfactual{share})" if base else ""
+    )
+    return (
+        f"Keep what you have: OpenAI caches prompt prefixes by itself, charges nothing to write them and cannot be "
+        f"told not to, so there is no cache point to place and nothing to turn off; here it bills {against}. What "
+        "raises the cached share is the prompt's layout: keep the system prompt, tools and earlier messages "
+        "byte-identical at the front, put what changes at the end, and set prompt_cache_key per conversation or "
+        "user so related requests reach the same cache."
     )
 
 
@@ -282,9 +322,14 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
         )
     switched = causes.get("model-switch")
     if switched is not None and switched.cost_usd > 0:
+        saved = one_model_saving(result, d.current)
+        priced = ""
+        if saved is not None:
+            verb = "would save" if saved >= 0 else "would cost"
+            priced = f"; one model per conversation {verb} ${abs(saved) * scale:,.2f} {unit} (prices included)"
         lines.append(
             f"Model switches ({switched.events:,}) re-wrote {switched.cache_write_tokens:,} tokens: "
-            f"${switched.cost_usd * scale:,.2f} {unit}."
+            f"${switched.cost_usd * scale:,.2f} {unit}{priced}."
         )
     changed = causes.get("prefix-changed")
     if changed is not None and changed.cost_usd > 0:
@@ -294,56 +339,9 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
         )
     cheapest = result.cheapest_placement()
     row = result.strategies.get(cheapest or "")
-    if row is not None and d.current_usd > 0 and row.logged_cost_usd < d.current_usd:
+    if row is not None and d.current_usd > 0 and row.logged_cost_usd < d.current_usd * (1 - 0.0005):  # shown: 0.1%
         lines.append(
             f"For agents of your own, {cheapest} would cost {1 - row.logged_cost_usd / d.current_usd:.1%} less "
             "than Claude Code's layout on this traffic."
         )
     return lines
-
-
-def cause_rows(result: ReplayResult, name: str) -> list[dict[str, Any]]:
-    """The miss causes of row ``name`` with their fix and what it recovers, USD over the log (``recoverable_usd``
-    is the row's cost minus the cost of the row with the fix applied; ``None`` where no fix is priced)."""
-    causes = result.miss_causes.get(name) or {}
-    base = _available(result, name)
-    if base is None:
-        return []
-    logged = base.logged_only
-    fixes: dict[str, tuple[str | None, float | None]] = {}
-    options = []
-    for suffix, text in ((ONE_HOUR, "1-hour TTL"), (KEEP_ALIVE, "keep-alive before the TTL ends")):
-        variant = result.variants.get(name + suffix)
-        if variant is not None:
-            options.append((base.cost_usd - variant.cost_usd, text))
-    if options:
-        saved, text = max(options)
-        fixes["ttl-expired"] = (text, saved)
-    placed = [c for c in _PLACEMENT_CAUSES if c in causes]
-    cheapest = result.cheapest_placement()
-    target = _available(result, cheapest) if cheapest and cheapest != name else None
-    saved = base.cost_usd - _cost(target, logged) if target is not None else 0.0
-    if placed and target is not None and saved > 0 and not (logged and is_claude_code(result)):
-        main = max(placed, key=lambda c: causes[c].cost_usd)
-        for c in placed:
-            fixes[c] = (f"placement change: {cheapest}", saved) if c == main else (f"see {main}", None)
-    rows = []
-    for cause in CAUSES:
-        totals = causes.get(cause)
-        if totals is None:
-            continue
-        fix, recoverable = fixes.get(cause, (_FIX_TEXT.get(cause), 0.0 if cause == "first-call" else None))
-        rows.append(
-            {
-                "cause": cause,
-                "cache_write_tokens": totals.cache_write_tokens,
-                "uncached_tokens": totals.uncached_tokens,
-                "cost_usd": round(totals.cost_usd, 6),
-                "recoverable_usd": None if recoverable is None else round(recoverable, 6),
-                "fix": fix,
-                "requests": totals.events,
-                "longest_gap_s": round(max(totals.gaps_s), 1) if totals.gaps_s else None,
-                "median_gap_s": round(statistics.median(totals.gaps_s), 1) if totals.gaps_s else None,
-            }
-        )
-    return rows

@@ -32,10 +32,10 @@ from ._inputs import MergedInput, expand_inputs
 from ._model_table import ModelTable
 from ._models import CacheRules
 from ._prepare import assign_times, check_gap_s, prepare, requests_of
+from ._registry import check_strategy_names
 from ._run import Run as _Run
 from ._sizes import split_on_prefix_change
 from ._skipped import SkippedLines, skipping
-from ._strategies import check_strategy_names
 from ._stream import TimeOrder, iter_conversations
 from ._tokens import CLAUDE, RAW, Calibration, TokenCounter, calibration_for
 from ._totals import AS_LOGGED, COMBINED, StrategyTotals, account
@@ -101,6 +101,22 @@ class ReplayResult:
     #: why the output-token figures are not exact, or ``None``: Claude Code writes each reply's ``usage`` while it
     #: streams, so its logged ``output_tokens`` is a snapshot taken before the reply ended (often under half of it)
     output_tokens_note: str | None = None
+    #: requests priced as ``model_id`` because the log names no model for them (not counting ``--model``)
+    assumed_model_requests: int = 0
+    #: input-side USD with every prompt token billed at the input price (no cache at all), over all requests and
+    #: over those with logged usage: the no-cache counterfactual where the provider caches automatically (OpenAI)
+    no_cache_usd: float = 0.0
+    no_cache_logged_usd: float = 0.0
+
+    @property
+    def model_source(self) -> str:
+        """Where each call's model came from: ``"forced"`` (``--model``), ``"log"`` (every call names one),
+        ``"assumed"`` (none does: all priced as ``model_id``) or ``"mixed"``."""
+        if self.forced_model is not None:
+            return "forced"
+        if not self.assumed_model_requests:
+            return "log"
+        return "assumed" if self.assumed_model_requests >= self.requests else "mixed"
 
     def relative(self, name: str) -> float | None:
         """Cost of ``name`` divided by the cost of ``none`` (``None`` when either is missing or zero); a row that
@@ -159,7 +175,7 @@ def run_replay(
         paths: JSON/JSONL transcript files (see ``promptcache.replay._readers``).
         model_id: the model of calls whose log names none (all calls with ``force_model``); a Bedrock model id
             (regional prefixes and ARNs resolve) or an Anthropic API id (``claude-opus-4-6``).
-        strategies: names from ``promptcache.replay._strategies.STRATEGIES``; ``none`` is always added (the baseline),
+        strategies: names from ``promptcache.replay._registry.STRATEGIES``; ``none`` is always added (the baseline),
             and ``as-logged`` when the log records usage.
         gap_s: seconds between requests without recorded timestamps (>= 0).
         combined: also bill ``anchored-tail`` behind the ResponseCache (row ``COMBINED``) when ``anchored-tail`` is
@@ -254,6 +270,9 @@ def run_replay(
         output_tokens_note=CLAUDE_CODE_OUTPUT_NOTE if run.claude_code_usage else None,
         skipped=skipped,
         merged=merged,
+        assumed_model_requests=run.assumed_model,
+        no_cache_usd=run.no_cache_usd,
+        no_cache_logged_usd=run.no_cache_logged_usd,
     )
 
 

@@ -13,47 +13,22 @@ signature present), its first missing field.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
 
 from ._bedrock_bodies import ParsedCall
 from ._calls import conversations
+from ._format import Format
 from ._jsonpos import jsonl_records, line_of
 from ._messages import BadRecord
 from ._transcript import Conversation, TranscriptError
 
-__all__ = ["Format", "FORMATS", "detect_document", "detect_jsonl", "no_format_hint", "read_with"]
+__all__ = ["FORMATS", "detect_document", "detect_jsonl", "no_format_hint", "read_with"]
 
 _WRAPPERS = ("data", "runs", "observations")
 _SAMPLE = 20  # records looked at for the "nearest format" hint
-
-
-@dataclass(frozen=True)
-class Format:
-    """One log format.
-
-    Attributes:
-        name: shown in reports and errors (``"LangSmith runs"``).
-        key: ``Conversation.meta["format"]``.
-        signature: fields its records carry, in the order a missing one is named.
-        matches: ``matches(record)`` -> whether the record is of this format.
-        parse: ``parse(record, line)`` -> the calls it holds, each with its intention-cache family (a user id,
-            or ``None``); raises ``BadRecord``.
-        finish: ``finish(name, calls)`` -> conversations, when the format groups calls itself (optional).
-        read_file: ``read_file(name, jsonl_bytes)`` -> conversations, for a format read whole rather than record
-            by record (``parse`` is then unused).
-    """
-
-    name: str
-    key: str
-    signature: tuple[str, ...]
-    matches: Callable[[Any], bool]
-    parse: Callable[[Any, int], list[tuple[ParsedCall, str | None]]]
-    finish: Callable[[str, list[ParsedCall]], list[Conversation]] | None = None
-    read_file: Callable[[str, bytes], list[Conversation]] | None = None
 
 
 def _registry() -> list[Format]:
@@ -81,7 +56,7 @@ def _registry() -> list[Format]:
 _FORMATS: list[Format] = []
 
 
-def FORMATS() -> list[Format]:  # noqa: N802  # a constant, built on first use (the readers import this module)
+def FORMATS() -> list[Format]:  # noqa: N802  # a constant, built on first use (loading every reader)
     """The recognised formats, in detection order."""
     if not _FORMATS:
         _FORMATS.extend(_registry())

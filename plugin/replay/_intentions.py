@@ -227,15 +227,22 @@ class IntentionReplay:
             margin=self.memory.margin,
             similarity=self.memory.similarity.name,
         )
-        self._state: dict[str, tuple[list[BaseMessage], list[int], dict[tuple[int, int], Block]]] = {}
+        self._state: dict[str, tuple[list[BaseMessage], list[int], dict[tuple[int, int], Block], list[int]]] = {}
         self._users: set[str] = set()
         self._seen_calls: dict[tuple[str, str, bytes], str] = {}  # -> the call's latest result text
 
-    def _conversation(self, conv: Conversation) -> tuple[list[BaseMessage], list[int], dict[tuple[int, int], Block]]:
+    def _conversation(
+        self, conv: Conversation
+    ) -> tuple[list[BaseMessage], list[int], dict[tuple[int, int], Block], list[int]]:
         state = self._state.get(conv.id)
         if state is None:
             messages, ends = agent_messages(conv)
-            state = self._state[conv.id] = (messages, ends, _pair_results(conv))
+            humans, latest = [-1], -1  # humans[k]: index of the latest HumanMessage of messages[:k] (-1: none)
+            for i, message in enumerate(messages):
+                if isinstance(message, HumanMessage):
+                    latest = i
+                humans.append(latest)
+            state = self._state[conv.id] = (messages, ends, _pair_results(conv), humans)
         return state
 
     def forget(self, conversation_id: str) -> None:
@@ -253,11 +260,14 @@ class IntentionReplay:
         if not calls:
             return
         self._now = request.time_s
-        messages, ends, results = self._conversation(conv)
+        messages, ends, results, humans = self._conversation(conv)
         user = conv.family
         self._users.add(user)
         self.stats.users = len(self._users)
-        history = messages[: ends[request.cut]]  # the state when the tools run: up to the reply with the calls
+        # the state when the tools run is messages[: ends[request.cut]] (up to the reply with the calls); all the
+        # processor reads of it is the latest HumanMessage (``current_intention``), so that message stands for it
+        latest = humans[ends[request.cut]]
+        history = [messages[latest]] if latest >= 0 else []
         for j, block in enumerate(calls):
             self._look_up(user, block, history, results.get((request.cut, j)))
         config = {"configurable": {"user_id": user}}

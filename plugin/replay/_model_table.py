@@ -34,10 +34,11 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10: TOML files need the tomli backport
     tomllib = None
 
-from promptcache._pricing import ModelPrice, base_model_id, price_for
+from promptcache._pricing import ModelPrice, base_model_id, price_for, price_key
 
 from ._input_guard import read_input
 from ._models import TTL_SECONDS, CacheRules, cache_rules, in_model_table, provider_rules
+from ._openai_cache import openai_rules
 from ._transcript import TranscriptError
 
 __all__ = ["ModelTable", "load_overrides", "OVERRIDE_FIELDS"]
@@ -155,7 +156,7 @@ class ModelTable:
         rules = self._rules.get(model_id)
         if rules is None:
             entry = self._overrides.get(base_model_id(model_id), {})
-            known = provider_rules(model_id)
+            known = openai_rules(model_id) if price_key(model_id)[0] == "openai" else provider_rules(model_id)
             if known is None:
                 known = cache_rules(model_id) if not entry or in_model_table(model_id) else _user_rules(model_id, entry)
             rules = known

@@ -119,15 +119,12 @@ def provider_rules(model_id: str) -> CacheRules | None:
       that minimum (the Anthropic "Prompt caching" page; it differs from Bedrock's for some models, e.g. Opus 4.7:
       2,048 on the API, 4,096 on Bedrock), 5-minute and 1-hour TTLs (sold for every model on the API), 4 points,
       system / messages / tools.
-    - OpenAI ids: automatic prefix caching (``promptcache.replay._openai_cache.openai_rules``).
+    OpenAI ids (automatic prefix caching) take their rules from ``promptcache.replay._openai_cache.openai_rules``
+    (``ModelTable.rules`` asks it first): ``None`` here.
     """
     from promptcache._price_tables import ANTHROPIC_MIN_TOKENS
 
     provider, stem = price_key(model_id)
-    if provider == "openai":
-        from ._openai_cache import openai_rules
-
-        return openai_rules(model_id)
     if provider != "anthropic" or stem not in ANTHROPIC_MIN_TOKENS:
         return None
     base = (

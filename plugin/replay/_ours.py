@@ -14,18 +14,26 @@ wrapper:
 
 Messages are ``{"role", "content"}`` dicts with one placeholder block per content block (the lookback counts
 blocks), the last one of the message's last kind (the placement rules see how a message ends: no point after
-reasoning, on Nova none after a tool result or an image), with the replay's token counts injected through
-``count_tokens``. Nothing is added on top: the rows price the code that ships (tests/replay/test_shipped_placements.py
-compares them with the wrapper's own placements on the same requests).
+reasoning, on Nova none after a tool result or an image), with the replay's token counts. Nothing is added on
+top: the rows price the code that ships (tests/replay/test_shipped_placements.py compares them with the wrapper's
+own placements on the same requests).
+
+Per request, nothing walks the conversation in Python: each message's placeholder is made once per conversation
+and a request takes the first ones (a request is a prefix of its conversation); they go over as
+``ScannedMessages``, with their token counts on it, the way ``place_cache_points`` hands over the messages its one
+walk checked and counted; and the strategy class runs without building the result's message copies
+(``_placer``), which the replay does not read.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from promptcache._pricing import ModelPrice
 from promptcache.cache_points import AnchoredTailStrategy as _AnchoredTail
 from promptcache.cache_points import CachePointPlacement, CacheStrategy, CacheStrategyConfig, MultiPointStrategy
+from promptcache.cache_points._request_scan import ScannedMessages
 
 from ._models import CacheRules, model_info
 from ._prepare import Group, Request
@@ -51,64 +59,50 @@ class ShippedPlacement(Strategy):
         self._info = model_info(rules)  # the table entry with the replay's rules (no warning for a user model)
         self._ttl = "1h" if ttl_s >= 3600 else None
         self._previous: dict[str, list[CachePointPlacement]] = {}  # conversation id -> its stored placements
-        self._messages: dict[str, list[dict[str, Any]]] = {}
-        self._tokens: dict[int, int] = {}  # id(message dict) -> tokens
-        self._system_tokens = 0
+        self._messages: dict[str, list[dict[str, Any]]] = {}  # conversation id -> a placeholder per group
+        self._placer = _placer(self.strategy_cls)
 
     def forget(self, conversation_id: str) -> None:
         """Drop the placeholder messages and placements kept for a finished conversation."""
-        for message in self._messages.pop(conversation_id, ()):
-            self._tokens.pop(id(message), None)
+        self._messages.pop(conversation_id, None)
         self._previous.pop(conversation_id, None)
 
-    def _message(self, group: Group, tokens: int) -> dict[str, Any]:
+    @staticmethod
+    def _message(group: Group) -> dict[str, Any]:
         last = _LAST_BLOCK.get(group.last_kind, _TEXT)
-        message = {"role": group.role, "content": [_TEXT] * (group.end - group.start - 1) + [last]}
-        self._tokens[id(message)] = tokens
-        return message
-
-    def _count(self, message: Any) -> int:
-        if message.get("role") == "system":
-            return self._system_tokens
-        return self._tokens[id(message)]
+        return {"role": group.role, "content": [_TEXT] * (group.end - group.start - 1) + [last]}
 
     def place(self, request: Request) -> list[Checkpoint]:
         prepared, rules, info = request.prepared, self.rules, self._info
         if not rules.supports_cache or not request.groups:
             return []
         cid = prepared.conversation.id
-        messages = self._messages.get(cid)
-        if messages is None:
-            messages = self._messages[cid] = [
-                self._message(g, t) for g, t in zip(prepared.groups, prepared.group_tokens)
-            ]
-        messages = messages[: len(request.groups)]
+        every = self._messages.get(cid)
+        if every is None:
+            every = self._messages[cid] = [self._message(g) for g in prepared.groups]
+        n = len(request.groups)
+        messages = ScannedMessages(every[:n], 0)  # the replay's own placeholders: valid, no point of a caller's
+        messages.tokens = prepared.group_tokens[:n]
         last = request.groups[-1]
-        one_off = last.end != prepared.groups[len(request.groups) - 1].end  # a group this request cuts
-        if one_off:
-            messages[-1] = self._message(last, prepared.cum[last.end] - prepared.cum[last.start])
+        if last.end != prepared.groups[n - 1].end:  # a group this request cuts
+            messages[-1] = self._message(last)
+            messages.tokens[-1] = prepared.cum[last.end] - prepared.cum[last.start]
         has_system = prepared.system_end > prepared.tools_end
         tool_tokens = prepared.cum[prepared.tools_end]
         budget = min(rules.max_points, 4)
         tools_point = prepared.tools_end > 0 and self.strategy_cls.tools_point_wanted(
             info, tool_tokens, has_system, budget
         )
-        self._system_tokens = prepared.cum[prepared.system_end] - tool_tokens
         config = CacheStrategyConfig(
             info,
             (prepared.system_text or "system") if has_system else None,
             messages,
             previous_placements=self._previous.get(cid),
-            count_tokens=self._count,
             max_points=budget - int(tools_point),
             ttl=self._ttl,
             prefix_tokens=tool_tokens,
         )
-        try:
-            result = self.strategy_cls(config).determine_optimal_cache_points()
-        finally:
-            if one_off:
-                del self._tokens[id(messages[-1])]  # its id may be reused once it is freed
+        result = self._placer(config, prepared.cum[prepared.system_end] - tool_tokens).determine_optimal_cache_points()
         self._previous[cid] = list(result.placements)
         points: dict[int, Checkpoint] = {}
         if tools_point:
@@ -116,10 +110,31 @@ class ShippedPlacement(Strategy):
         if result.system_cache_point and has_system:
             points[prepared.system_end] = Checkpoint(prepared.system_end, self.ttl_s, "system")
         for placement in result.placements:
-            if 0 <= placement.index < len(request.groups):
+            if 0 <= placement.index < n:
                 boundary = request.groups[placement.index].end
                 points[boundary] = Checkpoint(boundary, self.ttl_s)
         return sorted(points.values(), key=lambda p: p.boundary)
+
+
+def _placer(cls: type[CacheStrategy]) -> Callable[[CacheStrategyConfig, int], CacheStrategy]:
+    """``cls`` as the replay runs it: its own placement decisions, on the replay's token counts (the messages'
+    counts ride on the ``ScannedMessages``, as ``place_cache_points`` hands them over; the system prompt's is the
+    replay's, not a count of its placeholder text), and without the result's message copies (the replay reads
+    only the placements)."""
+
+    class Replayed(cls):  # type: ignore[valid-type, misc]
+        def __init__(self, config: CacheStrategyConfig, system_tokens: int) -> None:
+            self._replay_system_tokens = system_tokens
+            super().__init__(config)
+
+        def _calculate_system_tokens(self) -> int:
+            return self._replay_system_tokens if self.config.system_prompt else 0
+
+        def apply_cache_points(self, placements: Sequence[CachePointPlacement]) -> list[dict[str, Any]]:
+            return []
+
+    Replayed.__name__ = Replayed.__qualname__ = cls.__name__
+    return Replayed
 
 
 class AnchoredTailStrategy(ShippedPlacement):

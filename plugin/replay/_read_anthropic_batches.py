@@ -18,7 +18,7 @@ from typing import Any
 
 from ._bedrock_bodies import ParsedCall, _anthropic
 from ._calls import SIZES_ONLY, conversations, make_call, sized_call
-from ._formats import Format
+from ._format import Format
 from ._logged_usage import anthropic_usage
 from ._messages import BadRecord, _content_blocks, _short
 from ._transcript import Conversation, Message, Usage

@@ -8,10 +8,26 @@ the UI exports it as JSON / JSONL): ``id``, ``traceId``, ``type``, ``startTime``
 - The prompt is ``input``: a list of messages (OpenAI, Anthropic or LangChain form), or an object with
   ``messages`` (and ``tools``); leading system messages are the system prompt. The reply is ``output``: a message,
   an object with ``choices`` / ``content``, or a string.
-- Usage: ``usageDetails``, whose usage types Langfuse keeps apart and adds up for ``total``: ``input`` is the
-  uncached input, a type whose name holds ``cache_read`` or ``cached`` (``cache_read_input_tokens``,
-  ``input_cached_tokens``) was read from the cache, one holding ``cache_creation`` or ``cache_write`` was written,
-  ``output`` is the output.
+- Usage: ``usageDetails``. Its meaning, from Langfuse's own documentation and code (read 2026-12-02):
+
+  * "Model Usage & Cost Tracking", https://langfuse.com/docs/model-usage-and-cost: usage types are arbitrary
+    strings kept apart (``input``, ``output``, ``cached_tokens``, ...); the UI adds every type whose name holds
+    ``input`` into the input usage, and when no ``total`` is ingested Langfuse sums all types into it. Adding
+    ``input`` and ``input_cached_tokens`` is only right if ``input`` leaves the cached tokens out. The page does
+    not say it in so many words;
+  * what Langfuse stores says it: OpenAI-shaped usage (``prompt_tokens`` with ``prompt_tokens_details``) is turned
+    into ``input = prompt_tokens - cached_tokens`` plus ``input_cached_tokens`` (``OpenAICompletionUsageSchema`` in
+    https://github.com/langfuse/langfuse/blob/main/packages/shared/src/server/ingestion/types.ts), and the
+    LangChain callback subtracts every ``input_token_details`` entry from ``input`` (``_parse_usage_model`` in
+    https://github.com/langfuse/langfuse-python/blob/main/langfuse/langchain/CallbackHandler.py).
+
+  So ``input`` is read as the **uncached** input; a type whose name holds ``cache_read`` or ``cached``
+  (``cache_read_input_tokens``, ``input_cached_tokens``) was read from the cache, one holding ``cache_creation``
+  or ``cache_write`` was written, ``output`` is the output. A record sent by hand may still hold the whole prompt
+  in ``input``; that shape is told apart by content: when an ingested ``total`` equals ``input + output`` (the
+  cache types left out of it) while cache tokens are present and ``input`` is at least their sum, ``input``
+  included them and they are taken out. Usage still in OpenAI's shape (``prompt_tokens``, ``input_tokens`` with
+  ``*_tokens_details``) is read as Langfuse converts it.
 - Conversations are rebuilt per ``metadata`` ``thread_id`` / ``session_id`` when set, else per ``traceId``; the
   family is ``metadata.user_id`` (or ``userId``) when present.
 """
@@ -22,7 +38,7 @@ from typing import Any
 
 from ._bedrock_bodies import ParsedCall
 from ._calls import make_call, prompt_of
-from ._formats import Format
+from ._format import Format
 from ._logged_usage import count_of
 from ._messages import BadRecord, _short, normalise_message, parse_timestamp
 from ._transcript import Block, Message, Usage
@@ -36,10 +52,28 @@ def _is_observation(rec: Any) -> bool:
     return isinstance(rec, dict) and rec.get("type") in _TYPES and "traceId" in rec
 
 
+def _openai_shaped(details: dict[str, Any]) -> Usage | None:
+    """Usage still in OpenAI's Chat Completions or Responses shape, as Langfuse converts it (module docstring)."""
+    for prompt_key, output_key, details_key in (
+        ("prompt_tokens", "completion_tokens", "prompt_tokens_details"),
+        ("input_tokens", "output_tokens", "input_tokens_details"),
+    ):
+        if prompt_key in details and "input" not in details:
+            cached = count_of(details.get(details_key), "cached_tokens")
+            prompt = count_of(details, prompt_key)
+            return Usage(max(prompt - cached, 0), min(cached, prompt), 0, 0, count_of(details, output_key))
+    return None
+
+
 def langfuse_usage(details: Any) -> Usage | None:
-    """``Usage`` from Langfuse ``usageDetails`` (module docstring); ``None`` when it is not an object."""
+    """``Usage`` from Langfuse ``usageDetails`` (module docstring: ``input`` is the uncached input, as Langfuse
+    stores it; a hand-sent ``input`` that held the whole prompt is told apart by ``total``); ``None`` when it is
+    not an object."""
     if not isinstance(details, dict):
         return None
+    shaped = _openai_shaped(details)
+    if shaped is not None:
+        return shaped
     read = write = 0
     for key in details:
         name = str(key).lower()
@@ -47,7 +81,11 @@ def langfuse_usage(details: Any) -> Usage | None:
             read += count_of(details, key)
         elif "cache_creation" in name or "cache_write" in name:
             write += count_of(details, key)
-    return Usage(count_of(details, "input"), read, write, 0, count_of(details, "output"))
+    given, output = count_of(details, "input"), count_of(details, "output")
+    total = details.get("total")
+    # the cache types are not in the total: they were counted inside ``input``
+    whole_prompt = bool(read or write) and isinstance(total, int) and total == given + output >= read + write + output
+    return Usage(given - read - write if whole_prompt else given, read, write, 0, output)
 
 
 def parse(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:

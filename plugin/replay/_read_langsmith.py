@@ -28,7 +28,7 @@ from typing import Any
 
 from ._bedrock_bodies import ParsedCall
 from ._calls import make_call, plain_message, prompt_of, usage_of
-from ._formats import Format
+from ._format import Format
 from ._logged_usage import count_of
 from ._messages import BadRecord, _short, normalise_message, parse_timestamp
 from ._transcript import Message, Usage

@@ -22,7 +22,7 @@ from typing import Any
 
 from ._bedrock_bodies import ParsedCall
 from ._calls import make_call, prompt_of, usage_of
-from ._formats import Format
+from ._format import Format
 from ._messages import BadRecord, _short, normalise_message, parse_timestamp
 from ._transcript import Message
 

@@ -33,7 +33,7 @@ import orjson
 
 from ._bedrock_bodies import ParsedCall
 from ._calls import make_call, prompt_of, sized_call
-from ._formats import Format
+from ._format import Format
 from ._messages import BadRecord, _short, normalise_message
 from ._transcript import Message, Usage
 

@@ -22,7 +22,7 @@ from promptcache._recording import VERSION, is_recording, restore
 
 from ._bedrock_bodies import ParsedCall, _converse
 from ._calls import make_call
-from ._formats import Format
+from ._format import Format
 from ._logged_usage import langchain_usage
 from ._messages import BadRecord, _short, normalise_message, parse_timestamp
 from ._transcript import Block, Message

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._bedrock_bodies import ParsedCall
-from ._formats import Format
+from ._format import Format
 from ._jsonpos import jsonl_records
 from ._logged_usage import anthropic_usage
 from ._messages import BadRecord, _content_blocks, _short, parse_timestamp

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +20,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from promptcache._message_digests import forget_prefix
 
 from ._intentions import IntentionReplay, IntentionStats
-from ._prepare import PreparedConversation, Request
+from ._prepare import Request
 from ._transcript import Conversation, Message
 
 __all__ = ["RepeatCounter", "ResponseCacheStats", "IntentionStats", "response_cache_key", "lc_messages"]
@@ -127,6 +128,58 @@ class ResponseCacheStats:
     hit_requests: set[tuple[str, int]] = field(default_factory=set)
 
 
+class _KeyedConversation:
+    """One conversation's ResponseCache keys, built as its prompt grows: each message's digest is hashed into a
+    running SHA-256 once (`promptcache.response_cache._keys.key_frame`), and a request's key is a copy of that hash
+    finished with the request's step number: the key ``response_cache_key`` gives, without hashing the whole digest
+    list again on every request of a long conversation."""
+
+    __slots__ = ("messages", "digests", "steps", "hasher", "at", "before", "afters", "namespace", "frame")
+
+    def __init__(self, conv: Conversation, model_id: str, scope: str | None) -> None:
+        from promptcache._message_digests import message_digests
+        from promptcache.response_cache._keys import key_frame, key_namespace
+
+        self.messages = lc_messages(conv)
+        self.digests = message_digests(self.messages)  # a message's digest is the same in every prompt holding it
+        steps, step = [0], 0
+        for message in self.messages:  # steps[k]: step_number(messages[:k])
+            if isinstance(message, HumanMessage):
+                step = 0
+            elif isinstance(message, AIMessage):
+                step += 1
+            steps.append(step)
+        self.steps = steps
+        model = {"provider": "amazon_bedrock_converse", "model_id": model_id, "llm_string": f"replay:{model_id}"}
+        tools = list(conv.tools or ())
+
+        def frame(step: int) -> tuple[bytes, bytes]:
+            return key_frame(DEFAULT_AGENT_ID, scope, model, step, tools)
+
+        self.frame = frame
+        self.before = frame(0)[0] + b"["
+        self.afters: dict[int, bytes] = {}
+        self.namespace = key_namespace(DEFAULT_AGENT_ID, scope)
+        self.hasher = hashlib.sha256(self.before)
+        self.at = 0  # digests hashed into ``hasher``
+
+    def key(self, length: int) -> str:
+        """The key of the prompt ``messages[:length]``."""
+        if length < self.at:  # a shorter prompt than the last one (not seen in replay order): start again
+            self.hasher, self.at = hashlib.sha256(self.before), 0
+        hasher, digests = self.hasher, self.digests
+        for i in range(self.at, length):
+            hasher.update((b',"' if i else b'"') + digests[i] + b'"')
+        self.at = max(self.at, length)
+        step = self.steps[length]
+        after = self.afters.get(step)
+        if after is None:
+            after = self.afters[step] = self.frame(step)[1]
+        done = hasher.copy()
+        done.update(b"]" + after)
+        return f"{self.namespace}:{done.hexdigest()[:32]}"
+
+
 class RepeatCounter:
     """Feeds requests in replay order; counts ResponseCache hits and intention-cache answers (``intention``).
 
@@ -141,30 +194,27 @@ class RepeatCounter:
         self._intentions = IntentionReplay()
         self.intention: IntentionStats = self._intentions.stats
         self._keys: dict[str, float] = {}
-        self._lc: dict[str, list[BaseMessage]] = {}
+        self._lc: dict[str, _KeyedConversation] = {}
 
-    def _conversation_messages(self, prepared: PreparedConversation) -> list[BaseMessage]:
-        conv = prepared.conversation
-        cached = self._lc.get(conv.id)
-        if cached is None:
-            cached = self._lc[conv.id] = lc_messages(conv)
-        return cached
+    def _conversation(self, conv: Conversation) -> _KeyedConversation:
+        keyed = self._lc.get(conv.id)
+        if keyed is None:
+            scope = conv.family[len("user:") :] if conv.family.startswith("user:") else None  # configurable user_id
+            keyed = self._lc[conv.id] = _KeyedConversation(conv, self.model_id, scope)
+        return keyed
 
     def forget(self, conversation_id: str) -> None:
         """Drop the messages kept for a finished conversation (its ResponseCache keys and memories stay)."""
-        messages = self._lc.pop(conversation_id, None)
-        if messages:
-            forget_prefix(messages)
+        keyed = self._lc.pop(conversation_id, None)
+        if keyed is not None and keyed.messages:
+            forget_prefix(keyed.messages)
         self._intentions.forget(conversation_id)
 
     def feed(self, request: Request) -> bool:
         """Account one request (in time order). Returns True when the ResponseCache would answer it."""
-        prepared = request.prepared
-        conv = prepared.conversation
-        full = self._conversation_messages(prepared)
-        offset = 1 if conv.system else 0
-        scope = conv.family[len("user:") :] if conv.family.startswith("user:") else None  # configurable user_id
-        key = response_cache_key(full[: offset + request.cut], self.model_id, scope=scope, tools=conv.tools or None)
+        conv = request.prepared.conversation
+        keyed = self._conversation(conv)
+        key = keyed.key((1 if conv.system else 0) + request.cut)
         stats = self.response
         stats.requests += 1
         stored = self._keys.get(key)

@@ -24,7 +24,7 @@ try:
 except ImportError as exc:  # the optional dependency of this module
     raise missing_extra("replay", exc) from exc
 
-from ._decision import Decision, cause_rows, decide, is_claude_code
+from ._decision import Decision, cause_rows, decide, is_claude_code, is_openai
 from ._engine import COMBINED, ReplayResult, StrategyTotals
 from ._report_json import to_json, write_json
 
@@ -74,7 +74,7 @@ def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
             f"on cache-read tokens, {fid.write_within / fid.calls:.1%} on cache-write tokens (per call in replay.json)."
         )
     ours = result.strategies.get("anchored-tail")
-    if ours is None or ours.unavailable:
+    if ours is None or ours.unavailable or is_openai(result):  # OpenAI ignores cache points: every row is the same
         return
     for other in ("langchain-aws", "as-logged"):
         row = result.strategies.get(other)
@@ -167,9 +167,27 @@ def _print_causes(result: ReplayResult, decision: Decision | None, console: Cons
                 _tok(row["uncached_tokens"]),
                 f"{row['cost_usd']:,.4f}",
                 row["fix"] or "—",
-                "—" if saved is None else f"{saved:,.4f}" if saved >= 0 else f"{saved:,.4f} (costs more)",
+                _recovers(saved, row["fix"]),
             )
     console.print(table)
+
+
+def _recovers(saved: float | None, fix: str | None) -> str:
+    """The "recovers USD" cell: a fix without a price says so."""
+    if saved is None:
+        return "not priced" if fix and not fix.startswith("see ") else "—"
+    return f"{saved:,.4f}" if saved >= 0 else f"{saved:,.4f} (costs more)"
+
+
+def _versus_base(result: ReplayResult, row: StrategyTotals) -> float | None:
+    """The "vs none" / "vs no cache" cell's divisor: ``none`` (on the logged requests for a logged-only row), or on
+    an OpenAI log, where every row reads the cache, every prompt token at the input price (a counterfactual)."""
+    if is_openai(result):
+        return result.no_cache_logged_usd if row.logged_only else result.no_cache_usd
+    none = result.strategies.get("none")
+    if none is None:
+        return None
+    return none.logged_cost_usd if row.logged_only else none.cost_usd
 
 
 def render_table(result: ReplayResult, console: Console | None = None) -> Table:
@@ -182,7 +200,14 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         f"{_n(result.requests, 'request')}, {_n(result.input_tokens, 'input token')}"
     )
     logged = result.logged if result.billed_mismatch() is None else None
-    headers = ["uncached input", "cache read", "cache write", "USD (input side)", "vs none"]
+    openai = is_openai(result)
+    headers = [
+        "uncached input",
+        "cache read",
+        "cache write",
+        "USD (input side)",
+        "vs no cache" if openai else "vs none",
+    ]
     if logged is not None:
         headers.append("vs billed")
     table.add_column("strategy", no_wrap=True)
@@ -194,9 +219,8 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         if row.unavailable:
             table.add_row(name, *["—"] * len(headers), "unavailable")
             continue
-        rel = result.relative(name)
-        if rel is None and none is not None and none.cost_usd and name in result.variants:
-            rel = row.cost_usd / none.cost_usd
+        base_usd = _versus_base(result, row)
+        rel = row.cost_usd / base_usd if base_usd else None
         label = f"[bold]{name}[/bold]" if name == best else name
         cells = [
             _tok(row.input_tokens),
@@ -209,7 +233,7 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
             cells.append(f"{row.logged_cost_usd / logged.cost_usd:.1%}" if logged.cost_usd else "—")
         table.add_row(label, *cells, f"{row.read_share:.1%}")
     if logged is not None:
-        base = none.logged_cost_usd if none is not None else 0.0  # none on the same (logged) requests
+        base = result.no_cache_logged_usd if openai else none.logged_cost_usd if none is not None else 0.0
         table.add_row(
             "[italic]as logged (billed)[/italic]",
             _tok(logged.input_tokens),
@@ -229,9 +253,16 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         if logged is not None
         else ""
     )
+    versus = (
+        "'vs no cache' is the cost relative to every prompt token billed at the input price: a counterfactual, "
+        "since OpenAI caches prompt prefixes by itself (the none row reads the cache too, and every row is the "
+        "same: OpenAI ignores cache points)"
+        if openai
+        else "'vs none' is the cost relative to no caching"
+    )
     console.print(
         "Tokens: uncached input is billed at the input price, cache reads and writes at the model's cache "
-        f"prices; USD is the input side only; 'vs none' is the cost relative to no caching.{billed}"
+        f"prices; USD is the input side only; {versus}.{billed}"
     )
     for name, row in result.strategies.items():
         if row.unavailable:

@@ -1,13 +1,18 @@
 """The replay's JSON document (``replay.json``).
 
 Layout (``to_json``): ``{"model", "files", "conversations", "requests", "input_tokens", "output_tokens",
-"gap_s", "span_s", "decision": {"action", "strategy", "ttl", "current", "current_usd", "recommended_usd",
-"savings_usd", "monthly_savings_usd", "band_usd", "basis", "sentence", "advice"} | null, "best_strategy",
+"model_source": "log" | "assumed" | "mixed" | "forced" (where each call's model came from: ``assumed``: the log
+names none, every call priced as the default model), "assumed_model_requests", "gap_s", "span_s", "decision":
+{"action", "strategy", "ttl", "current", "current_usd", "recommended_usd", "savings_usd", "monthly_savings_usd",
+"band_usd", "basis", "rate_source": "log-span" | "assumed-gap" | "monthly-requests" | null, "sentence", "advice"} |
+null, "best_strategy", "no_cache_usd" / "no_cache_logged_usd" (every prompt token at the input price: the
+no-cache counterfactual, over all requests / those with logged usage),
 "miss_causes": {row: [{"cause", "cache_write_tokens", "uncached_tokens", "cost_usd", "recoverable_usd", "fix",
-"requests", "longest_gap_s", "median_gap_s"}]}, "variants": {"NAME@1h" | "NAME+keep-alive": {...row..., "keepalive_calls"}},
+"requests", "longest_gap_s", "median_gap_s"}]}, "variants": {"NAME@1h" | "NAME+keep-alive" | "NAME+one-model": {...row..., "keepalive_calls"}},
 "cache_rules": {...}, "prices_usd_per_mtok": {...}, "strategies": {name: {"description", "requests",
 "model_calls", "input_tokens", "cache_read_tokens", "cache_write_tokens", "cache_write_1h_tokens", "cost_usd",
-"output_cost_usd", "relative_to_none", "requests_with_cache_read_share", "unavailable"}}, "response_cache": {...},
+"output_cost_usd", "relative_to_none", "relative_to_no_cache", "requests_with_cache_read_share",
+"unavailable"}}, "response_cache": {...},
 "intention_cache": {"tool_calls", "answered_exact", "answered_similar", "wrong_answers", "right_answers",
 "served_repeats", ...}, "models": {model: calls}, "token_sizes": {"logged_requests", "estimated_requests",
 "estimate"}, "as_logged": null | {"logged_requests", "requests", "compared", "not_compared", "logged": {...the
@@ -44,6 +49,7 @@ __all__ = ["to_json", "write_json"]
 
 
 def _row_json(result: ReplayResult, row: StrategyTotals, rel: float | None) -> dict[str, Any]:
+    no_cache = None if row.unavailable else result.no_cache_logged_usd if row.logged_only else result.no_cache_usd
     return {
         "description": row.description,
         "requests": row.requests,
@@ -55,6 +61,7 @@ def _row_json(result: ReplayResult, row: StrategyTotals, rel: float | None) -> d
         "cost_usd": round(row.cost_usd, 6),
         "output_cost_usd": round(row.output_cost_usd, 6),
         "relative_to_none": None if rel is None else round(rel, 6),
+        "relative_to_no_cache": _ratio(row.cost_usd, no_cache) if no_cache is not None else None,
         "requests_with_cache_read_share": round(row.read_share, 6),
         "unavailable": row.unavailable,
     }
@@ -76,6 +83,8 @@ def to_json(result: ReplayResult) -> dict[str, Any]:
     rc, it = result.response_cache, result.intention
     return {
         "model": result.model_id,
+        "model_source": result.model_source,
+        "assumed_model_requests": result.assumed_model_requests,
         # file names as the OS gave them may hold undecodable bytes (surrogate escapes): shown as \xNN
         "files": [f.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace") for f in result.files],
         "conversations": result.conversations,
@@ -91,6 +100,8 @@ def to_json(result: ReplayResult) -> dict[str, Any]:
         "decision": decision.to_json() if decision is not None else None,
         "best_strategy": decision.strategy if decision is not None else None,
         "miss_causes": {name: cause_rows(result, name) for name in result.miss_causes},
+        "no_cache_usd": round(result.no_cache_usd, 6),
+        "no_cache_logged_usd": round(result.no_cache_logged_usd, 6),
         "variants": variants,
         "cache_rules": {
             "min_tokens_per_checkpoint": rules.min_tokens,

@@ -10,10 +10,13 @@ from typing import TYPE_CHECKING
 from ._as_logged import Fidelity, LoggedTotals
 from ._causes import MissLedger, Snapshot, inspect
 from ._model_table import ModelTable
+from ._one_model import ONE_MODEL, OneModel
 from ._openai_cache import OpenAIPrefixCache
 from ._prepare import Request
-from ._simulator import PromptCacheSimulator, make_simulator
-from ._strategies import Strategy, StrategyUnavailable, make_strategy
+from ._registry import make_strategy
+from ._simulator import PromptCacheSimulator
+from ._simulators import make_simulator
+from ._strategies import Strategy, StrategyUnavailable
 from ._totals import AS_LOGGED, COMBINED, NO_VARIANTS, StrategyTotals, account
 from ._variants import KEEP_ALIVE, ONE_HOUR, Variants
 
@@ -54,6 +57,9 @@ class Run:
         self.formats: dict[str, int] = {}
         self.first_s, self.last_s = float("inf"), float("-inf")
         self.variants = Variants(table)
+        self.one_model = OneModel(table)  # the model-switch fix, priced
+        self.assumed_model = 0  # requests priced as ``model_id`` because the log names no model
+        self.no_cache_usd = self.no_cache_logged_usd = 0.0  # every prompt token at the input price
         self.ledgers: dict[str, MissLedger] = {}
 
     @property
@@ -87,6 +93,7 @@ class Run:
 
     def replay(self, request: Request, progress: Callable[[int, int | None], None] | None) -> None:
         model = self.model_id if self.force_model or not request.model else request.model
+        self.assumed_model += not self.force_model and not request.model
         price = self.table.price(model)
         self.models[model] = self.models.get(model, 0) + 1
         self.requests += 1
@@ -117,6 +124,10 @@ class Run:
             self.names = names
         self.predicted_requests += predicted
         cum, hashes, n = request.prepared.cum, request.prepared.hashes, request.n_blocks
+        no_cache = cum[n] * price.at(cum[n]).input / 1_000_000
+        self.no_cache_usd += no_cache
+        self.no_cache_logged_usd += no_cache if usage is not None else 0.0
+        self.one_model.note(request, model, self.runners, self.totals)
         key = request.prepared.conversation.meta.get("prompt_cache_key")
         cache_key = key if isinstance(key, str) else None
         if usage is not None:
@@ -145,6 +156,7 @@ class Run:
             counted = name != AS_LOGGED or usage is not None or predicted
             if name not in NO_VARIANTS and bedrock:
                 self.variants.add(name, row, model, request, points, out_cost, counted)
+                self.one_model.add(name, row, request, points, counted)
             if name == AS_LOGGED:
                 # the log's layout is known (and billed) only where the call logged usage: the row covers those
                 # requests; the others are simulated (they keep the cache state right) but not counted, except
@@ -222,17 +234,21 @@ class Run:
             runner = self._runner(name, model)
             if runner is not None:
                 for boundary in boundaries:
-                    runner[1].seed(prepared.hashes[boundary], request.time_s, ttl)
+                    if isinstance(runner[1], PromptCacheSimulator):
+                        runner[1].seed(prepared.hashes[boundary], request.time_s, ttl, boundary)
+                    else:
+                        runner[1].seed(prepared.hashes[boundary], request.time_s, ttl)
                     if name not in NO_VARIANTS and isinstance(runner[1], PromptCacheSimulator):
                         self.variants.seed(name, model, prepared.hashes[boundary], request.time_s, ttl)
+                        self.one_model.seed(name, model, prepared.hashes[boundary], request.time_s, ttl)
 
     def variant_totals(self) -> dict[str, StrategyTotals]:
         """The variants in row order (``@1h`` left out where it cost exactly what its row did: no 1-hour TTL)."""
         out: dict[str, StrategyTotals] = {}
         for name in self.names:
             base = self.totals.get(name)
-            for key in (name + ONE_HOUR, name + KEEP_ALIVE):
-                row = self.variants.totals.get(key)
+            for key in (name + ONE_HOUR, name + KEEP_ALIVE, name + ONE_MODEL):
+                row = self.variants.totals.get(key) or self.one_model.totals.get(key)
                 if row is None or base is None:
                     continue
                 if key.endswith(ONE_HOUR) and abs(row.cost_usd - base.cost_usd) <= 1e-12:

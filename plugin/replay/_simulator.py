@@ -27,7 +27,7 @@ mechanics Bedrock's Claude models share):
 8. Prices: where the model has a long-context tier (``ModelPrice.at``: Anthropic's Sonnet 4 / 4.5 above 200,000
    prompt tokens), a request whose whole prompt exceeds it is billed at that tier, every token of it.
 
-OpenAI models cache automatically, under other rules: ``make_simulator`` gives them
+OpenAI models cache automatically, under other rules: ``promptcache.replay._simulators.make_simulator`` gives them
 ``promptcache.replay._openai_cache.OpenAIPrefixCache`` (same interface).
 
 The cache is keyed by prefix hash, so it is shared by every conversation replayed with the same simulator (as the
@@ -36,18 +36,15 @@ real cache is shared within an account and model).
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from promptcache._pricing import ModelPrice
 
 from ._models import CacheRules
 
-if TYPE_CHECKING:
-    from ._openai_cache import OpenAIPrefixCache
-
-__all__ = ["Checkpoint", "PromptCacheSimulator", "RequestCost", "make_simulator"]
+__all__ = ["Checkpoint", "PromptCacheSimulator", "RequestCost"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,18 +94,50 @@ class PromptCacheSimulator:
         self.price = price
         # prefix hash -> (expires at, ttl, readable from)
         self._entries: dict[bytes, tuple[float, float, float]] = {}
+        # every boundary (block count) an entry was written at, ascending: a prefix hash names one block count, so
+        # the longest cached prefix of a request is found among these, not by scanning all its boundaries
+        self._depths: list[int] = []
+        self._depth_set: set[int] = set()
+        self._indexed = True  # False once an entry was seeded without its boundary (``longest_entry`` then scans)
 
     def reset(self) -> None:
         """Forget every cache entry."""
         self._entries.clear()
 
-    def seed(self, prefix_hash: bytes, now_s: float, ttl_s: float) -> None:
+    def seed(self, prefix_hash: bytes, now_s: float, ttl_s: float, boundary: int | None = None) -> None:
         """Record that the prefix ``prefix_hash`` is cached at ``now_s`` (by traffic outside the replay), living
-        ``ttl_s`` seconds (clamped to the longest TTL the model offers). An entry already alive is left alone."""
+        ``ttl_s`` seconds (clamped to the longest TTL the model offers). An entry already alive is left alone.
+        ``boundary``: the prefix's block count, where the caller knows it (``longest_entry`` finds it faster)."""
         entry = self._entries.get(prefix_hash)
         if entry is None or entry[0] <= now_s:
             ttl = min(ttl_s, max(self.rules.ttls_s))
             self._entries[prefix_hash] = (now_s + ttl, ttl, now_s)
+            if boundary is None:
+                self._indexed = False
+            else:
+                self._note(boundary)
+
+    def _note(self, boundary: int) -> None:
+        if boundary not in self._depth_set:
+            self._depth_set.add(boundary)
+            bisect.insort(self._depths, boundary)
+
+    def longest_entry(self, hashes: Sequence[bytes], n_blocks: int, floor: int = 0) -> int:
+        """The longest boundary ``k`` in ``(floor, n_blocks]`` whose prefix ``hashes[k]`` has an entry, live or
+        expired (0: none): what the miss causes (``promptcache.replay._causes``) start from."""
+        entries = self._entries
+        if not self._indexed:
+            return next((k for k in range(n_blocks, floor, -1) if hashes[k] in entries), 0)
+        depths = self._depths
+        i = bisect.bisect_right(depths, n_blocks)
+        while i:
+            i -= 1
+            k = depths[i]
+            if k <= floor:
+                break
+            if hashes[k] in entries:
+                return k
+        return 0
 
     def entry(self, prefix_hash: bytes) -> tuple[float, float] | None:
         """The cache entry of the prefix ``prefix_hash`` as ``(expires at, ttl)`` in seconds, live or expired, or
@@ -216,18 +245,10 @@ class PromptCacheSimulator:
             old = entries.get(key)
             ready = old[2] if old is not None and old[0] > now_s and old[2] <= ready_s else ready_s
             entries[key] = (stamp + cp.ttl_s, cp.ttl_s, ready)
+            if old is None:
+                self._note(cp.boundary)
         plain = cum[n_blocks] - read_tokens - write  # rule 5
         cost += plain * price.input + read_tokens * price.read
         if len(entries) > 200_000:
             self._entries = {k: v for k, v in entries.items() if v[0] > now_s}
         return RequestCost(plain, read_tokens, write, write_1h, cost / 1_000_000, read_b)
-
-
-def make_simulator(rules: CacheRules, price: ModelPrice) -> PromptCacheSimulator | OpenAIPrefixCache:
-    """The simulator for a model: ``OpenAIPrefixCache`` for an OpenAI model (``rules.family == "openai"``), else
-    ``PromptCacheSimulator``; both bill with ``simulate(cum, hashes, n_blocks, checkpoints, now_s)``."""
-    if rules.family == "openai":
-        from ._openai_cache import OpenAIPrefixCache
-
-        return OpenAIPrefixCache(rules, price)
-    return PromptCacheSimulator(rules, price)

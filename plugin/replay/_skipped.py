@@ -23,34 +23,67 @@ class SkippedLines:
     """What the readers skipped.
 
     Attributes:
-        count: broken lines skipped, over every file.
+        count: broken lines skipped (not valid JSON), over every file.
         first: ``"FILE:LINE"`` of the first one skipped (``None``: none).
         first_reason: the parser's message for that line.
         per_file: file name -> lines skipped in it, in reading order.
+        bad_usage: lines whose ``usage`` held a value that is not a token count; their usage was not read (the
+            Claude Code reader, `promptcache.replay._claude_code_checks`).
+        bad_usage_first / bad_usage_reason: ``"FILE:LINE"`` and reason of the first such line.
     """
 
     count: int = 0
     first: str | None = None
     first_reason: str = ""
     per_file: dict[str, int] = field(default_factory=dict)
+    bad_usage: int = 0
+    bad_usage_first: str | None = None
+    bad_usage_reason: str = ""
 
-    def add(self, name: str, line: int, reason: str) -> None:
-        """Record one skipped line ``line`` (1-based) of file ``name``."""
+    def add(self, name: str, line: int, reason: str, kind: str = "json") -> None:
+        """Record one skipped line ``line`` (1-based) of file ``name``: ``kind`` ``"json"`` (not valid JSON) or
+        ``"usage"`` (its usage not read).
+
+        Raises:
+            ValueError: an unknown ``kind``.
+        """
+        if kind == "usage":
+            self.bad_usage += 1
+            if self.bad_usage_first is None:
+                self.bad_usage_first, self.bad_usage_reason = f"{name}:{line}", reason
+            return
+        if kind != "json":
+            raise ValueError(f"kind must be 'json' or 'usage', got {kind!r}")
         self.count += 1
         self.per_file[name] = self.per_file.get(name, 0) + 1
         if self.first is None:
             self.first, self.first_reason = f"{name}:{line}", reason
 
     def warning(self) -> str | None:
-        """The one-line summary the command prints (``None`` when nothing was skipped)."""
+        """The one-line summary of the lines that are not valid JSON (``None`` when there was none)."""
         if not self.count:
             return None
         files = len(self.per_file)
         where = f" in {files} files" if files > 1 else ""
         return (
-            f"{self.first}: skipped {self.count:,} line{'s' if self.count != 1 else ''} that are not valid JSON"
-            f"{where} (first here: {self.first_reason}); use --strict to stop at the first one"
+            f"{self.first}: skipped {_lines(self.count)} {'that is' if self.count == 1 else 'that are'} not valid JSON{where} (first here: {self.first_reason}); use "
+            "--strict to stop at the first one"
         )
+
+    def warnings(self) -> list[str]:
+        """The command's summary lines: `warning` (broken JSON), then one for lines whose usage was not read."""
+        lines = [w for w in (self.warning(),) if w]
+        if self.bad_usage:
+            lines.append(
+                f"{self.bad_usage_first}: read {_lines(self.bad_usage)} without {'its' if self.bad_usage == 1 else 'their'} "
+                f"usage, which is not token counts (first here: {self.bad_usage_reason}); use --strict to stop at the first one"
+            )
+        return lines
+
+
+def _lines(count: int) -> str:
+    """``"1 line"`` / ``"1,234 lines"``."""
+    return f"{count:,} line" if count == 1 else f"{count:,} lines"
 
 
 _TALLY: ContextVar[SkippedLines | None] = ContextVar("promptcache_replay_skipped_lines", default=None)

@@ -14,11 +14,12 @@ future of a conversation.
   (``promptcache.cache_points``), run as the wrapper runs them (``promptcache.replay._ours``).
 - ``as-logged``: the log's own layout (``promptcache.replay._as_logged``), shown when the log records usage.
 - ``hindsight``: a reference that knows each conversation's next request time (``promptcache.replay._hindsight``).
+
+Every strategy by name: ``promptcache.replay._registry``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from promptcache._compat import LANGCHAIN_AWS_CACHE_POINT_HOOK
@@ -26,7 +27,7 @@ from promptcache._errors import PromptCacheError
 from promptcache._pricing import ModelPrice
 
 from ._models import CacheRules
-from ._prepare import Request
+from ._prepare import PreparedConversation, Request
 from ._simulator import Checkpoint
 
 __all__ = [
@@ -36,9 +37,6 @@ __all__ = [
     "NoCacheStrategy",
     "LastMessageStrategy",
     "LangChainAwsStrategy",
-    "STRATEGIES",
-    "check_strategy_names",
-    "make_strategy",
     "StrategyUnavailable",
 ]
 
@@ -142,6 +140,7 @@ class LangChainAwsStrategy(Strategy):
             self._apply = getattr(ChatBedrockConverse, LANGCHAIN_AWS_CACHE_POINT_HOOK)
         self._host = _ConverseHost(rules.model_id, "amazon" if rules.family == "nova" else "anthropic")
         self._control = {"type": "default", "ttl": "1h" if ttl_s >= 3600 else "5m"}
+        self._kinds: dict[str, list[str]] = {}  # conversation id -> its block kinds (``_block_kinds``)
 
     def transcribed(self, request: Request) -> list[Checkpoint]:
         """The method's four rules without langchain-aws (budget 4; Nova: no tools point, no last-message point
@@ -166,13 +165,17 @@ class LangChainAwsStrategy(Strategy):
         if self._apply is None:
             return self.transcribed(request)
         prepared, groups = request.prepared, request.groups
-        kinds = _block_kinds(request)
+        kinds = self._kinds.get(prepared.conversation.id)
+        if kinds is None:
+            kinds = self._kinds[prepared.conversation.id] = _block_kinds(prepared)
         system: list[dict[str, Any]] = [dict(_TEXT) for _ in range(prepared.system_end - prepared.tools_end)]
         tools: list[dict[str, Any]] = [{"toolSpec": {}} for _ in range(prepared.tools_end)]
         params: dict[str, Any] = {"toolConfig": {"tools": tools}} if tools else {}
+        # the last two messages: the method reads no other message of a request that holds no point of its own
+        # (it counts the caller's points first; these placeholders hold none)
         messages = [
             {"role": g.role, "content": [dict(_KIND_BLOCK.get(k, _TEXT)) for k in kinds[g.start : g.end]]}
-            for g in groups
+            for g in groups[-2:]
         ]
         self._apply(self._host, self._control, system, messages, params)
         # in the order the method adds them: system, last message, tools, penultimate message
@@ -186,6 +189,10 @@ class LangChainAwsStrategy(Strategy):
         if len(messages) >= 2 and _is_point(messages[-2]["content"][-1]):
             points.append(Checkpoint(groups[-2].end, self.ttl_s))
         return points
+
+    def forget(self, conversation_id: str) -> None:
+        """Drop the block kinds kept for a finished conversation."""
+        self._kinds.pop(conversation_id, None)
 
 
 class _ConverseHost:
@@ -211,10 +218,9 @@ def _is_point(block: Any) -> bool:
     return isinstance(block, dict) and "cachePoint" in block
 
 
-def _block_kinds(request: Request) -> list[str]:
-    """The kind of every block of the request's conversation, indexed by flat block position (tools and system
-    blocks are ``""``)."""
-    prepared = request.prepared
+def _block_kinds(prepared: PreparedConversation) -> list[str]:
+    """The kind of every block of a prepared conversation, indexed by flat block position (tools and system blocks
+    are ``""``)."""
     kinds = [""] * prepared.system_end
     for message in prepared.conversation.messages:
         kinds.extend(b.kind for b in message.blocks or (_EMPTY,))
@@ -226,51 +232,3 @@ class _Empty:
 
 
 _EMPTY = _Empty()
-
-
-STRATEGIES: dict[str, type[Strategy]] = {
-    NoCacheStrategy.name: NoCacheStrategy,
-    LastMessageStrategy.name: LastMessageStrategy,
-    LangChainAwsStrategy.name: LangChainAwsStrategy,
-}
-
-
-def _register_modules() -> None:
-    """Add the strategies defined in their own modules (imported lazily: they import this one)."""
-    from ._as_logged import AsLoggedStrategy
-    from ._hindsight import HindsightStrategy
-    from ._ours import AnchoredTailStrategy, MultiPointAdapter
-
-    STRATEGIES.setdefault(MultiPointAdapter.name, MultiPointAdapter)
-    STRATEGIES.setdefault(AnchoredTailStrategy.name, AnchoredTailStrategy)
-    STRATEGIES.setdefault(AsLoggedStrategy.name, AsLoggedStrategy)
-    STRATEGIES.setdefault(HindsightStrategy.name, HindsightStrategy)
-
-
-def check_strategy_names(names: Iterable[str]) -> None:
-    """Check that every name is in ``STRATEGIES`` (after loading ours).
-
-    Raises:
-        KeyError: the first unknown name (the message lists the known ones).
-    """
-    if "anchored-tail" not in STRATEGIES:
-        _register_modules()
-    for name in names:
-        if name not in STRATEGIES:
-            raise KeyError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}")
-
-
-def make_strategy(name: str, rules: CacheRules, price: ModelPrice | None = None, ttl_s: float = 300.0) -> Strategy:
-    """A strategy by name (``STRATEGIES`` keys; add a ``Strategy`` subclass there to compare your own).
-
-    Raises:
-        KeyError: unknown name (the message lists the known ones).
-        StrategyUnavailable: its implementation is not installed.
-    """
-    if "anchored-tail" not in STRATEGIES:
-        _register_modules()
-    try:
-        cls = STRATEGIES[name]
-    except KeyError:
-        raise KeyError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}") from None
-    return cls(rules, price, ttl_s)

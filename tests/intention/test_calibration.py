@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from promptcache.intention._calibrate import Pair, load_pairs, pick_threshold, sweep
+from promptcache.intention._calibrate import Pair, _half, load_pairs, pick_threshold, sweep
 
 
 def test_pick_threshold_keeps_the_wrong_hit_rate_within_the_bound():
@@ -21,6 +21,21 @@ def test_pick_threshold_keeps_the_wrong_hit_rate_within_the_bound():
     assert cal.hit_rate == 1.0 and held.hit_rate == 1.0
     t_loose, cal_loose, _ = pick_threshold(pairs, scored, 0.2)
     assert t_loose == 0.5 and cal_loose.wrong > 0
+
+
+def test_every_source_is_held_to_the_bound_not_only_the_pool():
+    # 300 easy positives of one source (0.60 .. 0.99) and 40 negatives of another, one of them (in the calibration
+    # half) at 0.80: pooled, one wrong in about 80 accepted would be within 1%; per source, a source of negatives
+    # allows none, so the pick stays above 0.80.
+    pairs = [Pair(f"s{i}", f"a{i}", True, "easy") for i in range(300)]
+    pairs += [Pair(f"n{i}", f"m{i}", False, "hard") for i in range(40)]
+    hard = next(i for i in range(300, 340) if _half(pairs[i]) == 0)
+    scored = [(0.6 + 0.39 * i / 299, False) for i in range(300)]
+    scored += [(0.8 if i == hard else 0.1, False) for i in range(300, 340)]
+    t, cal, _ = pick_threshold(pairs, scored, 0.01)
+    assert t > 0.8 and cal.wrong == 0
+    t_pooled, _, _ = pick_threshold([Pair(p.stored, p.asked, p.same, "one") for p in pairs], scored, 0.01)
+    assert t_pooled < 0.8
 
 
 def test_refused_pairs_are_never_accepted():
@@ -40,8 +55,10 @@ def test_bad_lines_and_bounds_are_named(tmp_path):
 
 def test_the_package_pairs_come_from_more_than_one_source():
     pairs = load_pairs()
-    assert {p.source for p in pairs} == {"own-paraphrases", "own-hard-negatives", "gptcache"}
-    assert sum(p.same for p in pairs) == 309 and len(pairs) == 540
+    assert {p.source for p in pairs} == {"own-paraphrases", "own-hard-negatives", "gptcache", "banking77-train"}
+    assert sum(p.same for p in pairs) == 509 and len(pairs) == 940
+    banking = [p for p in pairs if p.source == "banking77-train"]
+    assert len(banking) == 400 and sum(p.same for p in banking) == 200  # a same and a not-same pair per row
 
 
 class Fixed:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from promptcache.memory import is_conceptual_question
-from promptcache.memory._classifier import decide_turns, is_pronoun_command
+from promptcache.memory._classifier import decide_turns, is_elliptical, is_pronoun_command
 from promptcache.memory._code_names import code_names
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,6 +29,11 @@ from memory_load_data import HELDOUT_FILES, TRAIN_FILES, read_rows  # noqa: E402
         ("what does the --dry-run flag do", ["flag"]),
         ("what does `make check` run", ["backticks"]),
         ("is payments-api up", ["service"]),
+        ("why does the Makefile rebuild everything", ["project_file"]),
+        ("which base image does Dockerfile use", ["project_file"]),
+        ("is the LICENSE MIT", ["project_file"]),
+        ("what is a Makefile", []),
+        ("read the license terms", []),
         ("is 97 prime?", []),
         ("when did WWII end?", []),
         ("what is a long-term loan", []),
@@ -51,6 +56,14 @@ def test_a_pronoun_command_after_a_tangent_refers_back_to_the_last_work_turn():
     assert not is_pronoun_command("can you fix it")
 
 
+def test_a_fragment_right_after_a_work_turn_continues_it():
+    assert decide_turns(["how many refunds did we issue this week", "why so slow"]) == [False, False]
+    assert decide_turns(["how many refunds did we issue this week", "since when?"]) == [False, False]
+    # a sentence of its own (it has a verb) is decided as usual, and so is a fragment after a general turn
+    assert decide_turns(["how many refunds did we issue this week", "is 97 prime?"]) == [False, True]
+    assert is_elliptical("why so slow") and not is_elliptical("is 97 prime?") and not is_elliptical("")
+
+
 def test_a_follow_up_that_turns_to_the_askers_own_is_work():
     assert decide_turns(["what is a good retention rate for saas", "and ours?"]) == [True, False]
     assert decide_turns(["what is inflation", "what causes it"]) == [True, True]
@@ -66,8 +79,9 @@ def _rates(files):
 
 def test_held_out_figures_are_the_reported_ones():
     """bench/README.md "## Memory load decision" (``python bench/memory_load_eval.py``): the files were never
-    fitted on. Work questions skipped 1 of 263 (0.4%, goal <= 1%); general questions skipped 134 of 193 (69.4%, short of the 80% goal)."""
-    assert _rates(HELDOUT_FILES) == (1, 263, 134, 193)
+    fitted on. Work questions skipped 3 of 263 (1.1%, goal <= 1%: one over); general questions skipped 173 of 193
+    (89.6%, goal >= 80%)."""
+    assert _rates(HELDOUT_FILES) == (3, 263, 173, 193)
 
 
 def test_the_shipped_model_is_the_one_the_training_script_makes():

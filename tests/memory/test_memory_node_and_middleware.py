@@ -193,12 +193,9 @@ def test_create_agent_applies_the_same_policy():
     assert turns == [["feedback", "user_fact", "reference", "project_state"], [], ["project_state"], ["project_state"]]
     assert (raw.reads("feedback"), raw.reads("user_fact"), raw.reads("project_state")) == (1, 1, 3)
     full = EXPECTED_PROMPT
-    # the memory block is its own system block after the agent's system prompt (which stays byte-identical)
-    assert model.seen[0][0].content == [{"type": "text", "text": "You are helpful."}, {"type": "text", "text": full}]
-    assert model.seen[1][0].content == [
-        {"type": "text", "text": "You are helpful."},
-        {"type": "text", "text": full.split("\n\nCurrent state")[0]},
-    ]
+    # without prompt caching the agent's string system prompt stays a string (a byte prefix), the block after it
+    assert model.seen[0][0].content == "You are helpful.\n\n" + full
+    assert model.seen[1][0].content == "You are helpful.\n\n" + full.split("\n\nCurrent state")[0]
     # the graph state itself was not changed by the request hook: the system prompt lives outside it
     state = agent.get_state(config).values
     assert all(m.type != "system" for m in state["messages"])

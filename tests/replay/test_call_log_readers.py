@@ -75,6 +75,42 @@ def test_langfuse_generations_with_usage_details() -> None:
     assert _usages(other) == [Usage(1076, 1024, 0, 0, 5)]  # input_cached_tokens (OpenAI)
 
 
+@pytest.mark.parametrize(
+    ("details", "usage"),
+    [
+        # as Langfuse stores it: input leaves the cached tokens out (total is every type added up)
+        ({"input": 52, "input_cached_tokens": 1024, "output": 5, "total": 1081}, Usage(52, 1024, 0, 0, 5)),
+        ({"input": 40, "cache_read_input_tokens": 1290, "output": 9}, Usage(40, 1290, 0, 0, 9)),  # input < cached
+        # sent by hand with the whole prompt in input: the total leaves the cache types out
+        ({"input": 1076, "input_cached_tokens": 1024, "output": 5, "total": 1081}, Usage(52, 1024, 0, 0, 5)),
+        ({"input": 1300, "cache_creation_input_tokens": 1290, "output": 2, "total": 1302}, Usage(10, 0, 1290, 0, 2)),
+        # still in OpenAI's shapes: converted as Langfuse converts them (input = prompt - cached)
+        (
+            {
+                "prompt_tokens": 1076,
+                "completion_tokens": 5,
+                "total_tokens": 1081,
+                "prompt_tokens_details": {"cached_tokens": 1024},
+            },
+            Usage(52, 1024, 0, 0, 5),
+        ),  # fmt: skip
+        (
+            {
+                "input_tokens": 2000,
+                "output_tokens": 7,
+                "total_tokens": 2007,
+                "input_tokens_details": {"cached_tokens": 1920},
+            },
+            Usage(80, 1920, 0, 0, 7),
+        ),  # fmt: skip
+    ],
+)
+def test_langfuse_usage_details_input_is_the_uncached_part(details: dict, usage: Usage) -> None:
+    from promptcache.replay._read_langfuse import langfuse_usage
+
+    assert langfuse_usage(details) == usage
+
+
 # -- OpenTelemetry ------------------------------------------------------------------------------------------------
 def test_otel_genai_spans_with_captured_content() -> None:
     agent, sized = read_file(DATA / "otel_genai.json")  # the invoke_agent span is not a call

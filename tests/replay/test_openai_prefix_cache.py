@@ -13,7 +13,8 @@ from promptcache._pricing import price_for
 from promptcache.replay._engine import run_replay
 from promptcache.replay._model_table import ModelTable
 from promptcache.replay._openai_cache import OpenAIPrefixCache, cached_tokens, openai_request_cost
-from promptcache.replay._simulator import Checkpoint, PromptCacheSimulator, make_simulator
+from promptcache.replay._simulator import Checkpoint, PromptCacheSimulator
+from promptcache.replay._simulators import make_simulator
 
 
 def blocks(tokens: list[int], tag: str = "a") -> tuple[list[int], list[bytes]]:

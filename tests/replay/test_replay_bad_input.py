@@ -606,6 +606,8 @@ def test_out_where_replay_json_is_a_directory(tmp_path, capsys) -> None:  # pass
     path = _write(tmp_path, "ok.json", OK)
     (tmp_path / "out" / "replay.json").mkdir(parents=True)
     code, out, err = _replay(tmp_path, capsys, str(path))
+    assert err.startswith("promptcache: warning: the log names no model for any request")  # then the error
+    err = err.split("\n", 1)[1]
     assert code == 2 and err.startswith("promptcache: error: cannot write to --out") and err.count("\n") == 1
 
 

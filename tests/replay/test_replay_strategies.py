@@ -8,8 +8,8 @@ from promptcache._pricing import price_for
 from promptcache.replay._models import cache_rules
 from promptcache.replay._ours import AnchoredTailStrategy
 from promptcache.replay._prepare import prepare, requests_of, schedule
+from promptcache.replay._registry import STRATEGIES, make_strategy
 from promptcache.replay._simulator import Checkpoint, PromptCacheSimulator
-from promptcache.replay._strategies import STRATEGIES, make_strategy
 from promptcache.replay._tokens import TokenCounter
 from promptcache.replay._transcript import Block, Conversation, Message
 

@@ -21,8 +21,9 @@ from promptcache.integrations.bedrock import CachePointChatBedrockConverse  # no
 from promptcache.replay._models import cache_rules  # noqa: E402
 from promptcache.replay._prepare import Request, prepare, requests_of  # noqa: E402
 from promptcache.replay._readers import read_file  # noqa: E402
+from promptcache.replay._registry import make_strategy  # noqa: E402
 from promptcache.replay._simulator import Checkpoint  # noqa: E402
-from promptcache.replay._strategies import LangChainAwsStrategy, make_strategy  # noqa: E402
+from promptcache.replay._strategies import LangChainAwsStrategy  # noqa: E402
 from promptcache.replay._tokens import TokenCounter  # noqa: E402
 from promptcache.replay._transcript import Block, Conversation, Message  # noqa: E402
 

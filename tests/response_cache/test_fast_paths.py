@@ -19,7 +19,8 @@ import promptcache._keys as pk
 from promptcache import InMemoryServerCache, ResponseCache, ResponseCacheKeyInputs, build_response_cache_key
 from promptcache.response_cache import _model_identity as mi
 from promptcache.response_cache._entry import CorruptEntry, decode_hit, encode_entry
-from promptcache.response_cache._keys import _digest, _payload, _tools_digest, model_identity
+from promptcache.response_cache._keys import _digest, _payload, model_identity
+from promptcache.response_cache._tools_digest import tools_digest as _tools_digest
 from promptcache.testing import ScriptedChatModel
 
 

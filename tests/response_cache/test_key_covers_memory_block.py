@@ -114,5 +114,5 @@ def test_agent_abatch_of_many_users_with_memory_and_cache_never_mixes_them(redis
     assert model.calls == n
     for seen in model.seen:
         user = seen[-1].content.split()[-1]
-        system_text = " ".join(block["text"] for block in seen[0].content)  # system prompt, then the memory block
+        system_text = seen[0].content  # a string system prompt stays a string: the prompt, then the memory block
         assert system_text.count("fact of") == 1 and f"fact of {user}" in system_text

@@ -41,6 +41,7 @@ import promptcache._keys as pk
 import promptcache._message_digests as md
 import promptcache.response_cache._keys as rk
 import promptcache.response_cache._model_identity as mi
+import promptcache.response_cache._tools_digest as td
 from promptcache._keys import canonical_json, canonical_messages
 from promptcache._message_digests import message_digests
 from promptcache.response_cache._keys import (
@@ -118,7 +119,7 @@ def empty_memos() -> None:
     md._MEMO.clear()
     md._PREFIXES.clear()
     md._memo_size = 0
-    rk._TOOLS_MEMO.clear()
+    td._TOOLS_MEMO.clear()
     rk._HEAD_MEMO.clear()
     pk._TOOL_MEMO.clear()
     mi._MEMO.clear()

@@ -7,7 +7,7 @@ from collections import Counter
 from langgraph.store.base import GetOp, PutOp, SearchOp
 from langgraph.store.memory import InMemoryStore
 
-from promptcache.memory._store import VERSION_LABEL
+from promptcache.memory._store_sharing import VERSION_LABEL
 
 
 class CountingStore(InMemoryStore):
