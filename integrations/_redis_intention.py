@@ -41,16 +41,12 @@ from promptcache._log import ThrottledWarning, get_logger
 from promptcache.integrations._redis_connection import ERRORS as _ERRORS
 from promptcache.integrations._redis_connection import RedisConnection, keeps_cancellation, server_refused
 from promptcache.integrations._redis_intention_index import SignatureIndex, index_commands
+from promptcache.integrations._redis_intention_reads import RecordReads
 from promptcache.integrations._redis_intention_records import RecordCache
 from promptcache.integrations._redis_intention_versions import (
-    VersionRepairs,
     as_str,
     index_refused,
-    read_version,
-    rows_ttl_ms,
     settle,
-    unreadable_as_corrupt,
-    wrong_type,
 )
 from promptcache.intention._backends import (
     DEFAULT_MAX_MEMORIES_PER_USER,
@@ -69,7 +65,7 @@ always the last command)."""
 _log = get_logger("promptcache.integrations._redis_intention")
 
 
-class RedisIntentionBackend(SignatureIndex, VersionRepairs, RedisConnection, IntentionBackend):
+class RedisIntentionBackend(SignatureIndex, RecordReads, RedisConnection, IntentionBackend):
     """Intention memories on Redis (see the module docstring for the key layout).
 
     Args:
@@ -170,6 +166,7 @@ class RedisIntentionBackend(SignatureIndex, VersionRepairs, RedisConnection, Int
         pipe.pexpire(idx, ttl_ms, gt=True)
         self._bump(pipe, user, ttl_ms)
         index_commands(pipe, self.signature_key(user, record.signature), record.id, ttl_ms)
+        self._vocabulary_commands(pipe, user, record, ttl_ms)
         pipe.zcard(idx)
         return ttl_ms
 
@@ -195,6 +192,8 @@ class RedisIntentionBackend(SignatureIndex, VersionRepairs, RedisConnection, Int
                 replies = self._replace_signature_set(client, user, record, ttl_ms, replies)
             count, bad_version = settle(replies, _PUT_INCR)
             extra = self._overflow(user, count)
+            if not extra and not bad_version:
+                self._records.stored(user, replies[_PUT_INCR], record)
             if extra:
                 victims = [m for m, _ in client.zpopmin(self.index_key(user), extra)]
                 pipe = client.pipeline(transaction=False)
@@ -225,6 +224,8 @@ class RedisIntentionBackend(SignatureIndex, VersionRepairs, RedisConnection, Int
                 replies = await self._areplace_signature_set(client, user, record, ttl_ms, replies)
             count, bad_version = settle(replies, _PUT_INCR)
             extra = self._overflow(user, count)
+            if not extra and not bad_version:
+                self._records.stored(user, replies[_PUT_INCR], record)
             if extra:
                 victims = [m for m, _ in await client.zpopmin(self.index_key(user), extra)]
                 pipe = client.pipeline(transaction=False)
@@ -236,174 +237,6 @@ class RedisIntentionBackend(SignatureIndex, VersionRepairs, RedisConnection, Int
                 await pipe.execute()
         except _ERRORS as exc:
             raise self._fail("store", exc) from exc
-
-    # -- reads -------------------------------------------------------------------------------------------------
-    def _merge(
-        self, user: str, version: Any, rows: list[Any], missing: list[int], raw: list[Any]
-    ) -> tuple[list[MemoryRecord], list[Any]]:
-        records, gone, corrupt = self._records.merge(user, version, rows, missing, raw)
-        if corrupt:  # dropped from the index below: a miss for that memory only, the user's others still match
-            self._warning.warn(
-                "promptcache: dropped %d corrupt intention memory record(s) from a user's index (%s)",
-                len(corrupt),
-                corrupt[0][:200],
-            )
-        return records, gone
-
-    def _head(self, pipe: Any, user: str, now: float) -> None:
-        pipe.zremrangebyscore(self.index_key(user), "-inf", now)
-        pipe.get(self.version_key(user))
-
-    def _range_args(self, user: str, now: float) -> tuple[Any, ...]:
-        # Raw command: the reply as the server sends it (no per-pair conversion in Python).
-        return ("ZRANGEBYSCORE", self.index_key(user), f"({now!r}", "+inf", "WITHSCORES")
-
-    def _drop(self, pipe: Any, user: str, gone: list[bytes], ttl_ms: int) -> None:
-        pipe.zrem(self.index_key(user), *gone)
-        self._bump(pipe, user, ttl_ms)
-
-    def records(self, user: str, now: float) -> list[MemoryRecord]:
-        self._check()
-        try:
-            client = self._sync()
-            pipe = client.pipeline(transaction=False)
-            self._head(pipe, user, now)
-            head = pipe.execute(raise_on_error=False)
-            if index_refused(head, (0,)):
-                self._replace_damaged_index(client, user)
-                return []
-            version = read_version(settle(head, 1)[0])
-            reused = self._records.reuse(user, version, now)
-            if reused is not None:
-                return reused
-            reply = client.execute_command(*self._range_args(user, now))
-            if not reply:
-                return []
-            rows, missing = self._records.split(user, reply)
-            base = self._base(user) + "mem:"
-            raw = client.mget([base + rows[i][0].decode() for i in missing]) if missing else []
-            records, gone = self._merge(user, version, rows, missing, raw)
-            if gone:
-                ttl_ms = rows_ttl_ms([score for _, score, _ in rows], now)
-                pipe = client.pipeline(transaction=False)
-                self._drop(pipe, user, gone, ttl_ms)
-                if settle(pipe.execute(raise_on_error=False), -1)[1]:
-                    pipe = client.pipeline(transaction=False)
-                    self._repair(pipe, user, ttl_ms)
-                    pipe.execute()
-            return records
-        except _ERRORS as exc:
-            raise self._fail("read", exc) from exc
-
-    @keeps_cancellation
-    async def arecords(self, user: str, now: float) -> list[MemoryRecord]:
-        client = self.async_client
-        if client is None:
-            return await super().arecords(user, now)
-        self._check()
-        try:
-            pipe = client.pipeline(transaction=False)
-            self._head(pipe, user, now)
-            head = await pipe.execute(raise_on_error=False)
-            if index_refused(head, (0,)):
-                await self._areplace_damaged_index(client, user)
-                return []
-            version = read_version(settle(head, 1)[0])
-            reused = self._records.reuse(user, version, now)
-            if reused is not None:
-                return reused
-            reply = await client.execute_command(*self._range_args(user, now))
-            if not reply:
-                return []
-            rows, missing = self._records.split(user, reply)
-            base = self._base(user) + "mem:"
-            raw = await client.mget([base + rows[i][0].decode() for i in missing]) if missing else []
-            records, gone = self._merge(user, version, rows, missing, raw)
-            if gone:
-                ttl_ms = rows_ttl_ms([score for _, score, _ in rows], now)
-                pipe = client.pipeline(transaction=False)
-                self._drop(pipe, user, gone, ttl_ms)
-                if settle(await pipe.execute(raise_on_error=False), -1)[1]:
-                    pipe = client.pipeline(transaction=False)
-                    self._repair(pipe, user, ttl_ms)
-                    await pipe.execute()
-            return records
-        except _ERRORS as exc:
-            raise self._fail("read", exc) from exc
-
-    def _results_commands(self, pipe: Any, user: str, result_hashes: list[str]) -> None:
-        for h in result_hashes:
-            pipe.get(self.result_key(user, h))
-
-    def result(self, user: str, result_hash: str) -> bytes | None:
-        """The result stored for ``result_hash`` (``None`` when gone; ``b""``, a corrupt entry, when its key holds
-        another type: the memory then discards it)."""
-        self._check()
-        try:
-            value: bytes | None = self._sync().get(self.result_key(user, result_hash))
-            return value
-        except _ERRORS as exc:
-            if wrong_type(exc):
-                return b""
-            raise self._fail("read", exc) from exc
-
-    @keeps_cancellation
-    async def aresult(self, user: str, result_hash: str) -> bytes | None:
-        client = self.async_client
-        if client is None:
-            return await super().aresult(user, result_hash)
-        self._check()
-        try:
-            value: bytes | None = await client.get(self.result_key(user, result_hash))
-            return value
-        except _ERRORS as exc:
-            if wrong_type(exc):
-                return b""
-            raise self._fail("read", exc) from exc
-
-    def results(self, user: str, result_hashes: list[str]) -> list[bytes | None]:
-        """The results for ``result_hashes`` in one round trip (a pipeline of ``GET``, not ``MGET``: ``MGET`` reads
-        a key of another type as missing, so a damaged result key would never be noticed); ``b""`` (a corrupt
-        entry, which the memory discards and counts as an error) where a key holds another type."""
-        self._check()
-        try:
-            pipe = self._sync().pipeline(transaction=False)
-            self._results_commands(pipe, user, result_hashes)
-            return unreadable_as_corrupt(pipe.execute(raise_on_error=False))
-        except _ERRORS as exc:
-            raise self._fail("read", exc) from exc
-
-    @keeps_cancellation
-    async def aresults(self, user: str, result_hashes: list[str]) -> list[bytes | None]:
-        client = self.async_client
-        if client is None:
-            return await super().aresults(user, result_hashes)
-        self._check()
-        try:
-            pipe = client.pipeline(transaction=False)
-            self._results_commands(pipe, user, result_hashes)
-            return unreadable_as_corrupt(await pipe.execute(raise_on_error=False))
-        except _ERRORS as exc:
-            raise self._fail("read", exc) from exc
-
-    def discard_results(self, user: str, result_hashes: list[str]) -> None:
-        """Delete the (corrupt) results for ``result_hashes``, so the next store writes them again (``SET NX``)."""
-        self._check()
-        try:
-            self._sync().delete(*[self.result_key(user, h) for h in result_hashes])
-        except _ERRORS as exc:
-            raise self._fail("delete", exc) from exc
-
-    @keeps_cancellation
-    async def adiscard_results(self, user: str, result_hashes: list[str]) -> None:
-        client = self.async_client
-        if client is None:
-            return await super().adiscard_results(user, result_hashes)
-        self._check()
-        try:
-            await client.delete(*[self.result_key(user, h) for h in result_hashes])
-        except _ERRORS as exc:
-            raise self._fail("delete", exc) from exc
 
     # -- forget ------------------------------------------------------------------------------------------------
     def _pattern(self, user: str) -> str:

@@ -16,10 +16,12 @@ another type (a damaged key) is deleted: a miss for its memories, written again 
 from __future__ import annotations
 
 import asyncio
+import math
 from typing import TYPE_CHECKING, Any
 
 import redis
 
+from promptcache.integrations._redis_intention_records import RecordCache
 from promptcache.integrations._redis_intention_versions import (
     VersionRepairs,
     as_str,
@@ -28,6 +30,7 @@ from promptcache.integrations._redis_intention_versions import (
     settle,
 )
 from promptcache.intention._backends import IntentionBackendError, MemoryRecord
+from promptcache.intention._record import signature_version
 
 __all__ = ["SIG_POSITIONS", "SignatureIndex", "index_commands", "live_records"]
 
@@ -36,7 +39,10 @@ local pruned = redis.pcall('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 if type(pruned) == 'table' and pruned.err then return {1} end
 local ids = redis.pcall('SMEMBERS', KEYS[2])
 if type(ids) == 'table' and ids.err then return {2} end
-local out = {0}
+local indexed = redis.pcall('GET', KEYS[3])
+if type(indexed) == 'table' then indexed = false end
+if not indexed and redis.call('ZCARD', KEYS[1]) == 0 then indexed = ARGV[4] end
+local out = {0, indexed}
 for _, id in ipairs(ids) do
   local score = redis.call('ZSCORE', KEYS[1], id)
   local record = false
@@ -59,11 +65,42 @@ for _, id in ipairs(ids) do
 end
 return out
 """
-"""The candidates of a lookup and their results in one round trip. KEYS: the user's index, the signature set; ARGV:
-the prune bound (epoch seconds), the prefix of the user's record keys, the prefix of their result keys. Reply:
-``[0, id, score, record, result, ...]`` (nil where gone; a record or result key of another type reads as ``""``, a
+"""The candidates of a lookup and their results in one round trip. KEYS: the user's index, the signature set, the
+user's vocabulary key (`VOCABULARY_SCRIPT`); ARGV: the prune bound (epoch seconds), the prefix of the user's record
+keys, the prefix of their result keys, the query's signature version. Reply: ``[0, indexed, id, score, record,
+result, ...]`` (``indexed``: the signature version of all the user's memories, the query's when there are none,
+nil when unknown or mixed) (nil where gone; a record or result key of another type reads as ``""``, a
 corrupt entry; a result is read when the record is JSON with a ``result_hash``), ``[1]`` when the index is not a sorted
 set, ``[2]`` when the signature set is not a set."""
+
+VOCABULARY_SCRIPT = """
+local cur = redis.pcall('GET', KEYS[1])
+if type(cur) == 'table' then
+  redis.call('DEL', KEYS[1])
+  cur = nil
+end
+if cur ~= ARGV[1] then
+  if not cur and redis.call('ZCARD', KEYS[2]) <= 1 then
+    redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  elseif cur ~= '' then
+    redis.call('SET', KEYS[1], '', 'PX', ARGV[2])
+  end
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[2], 'GT')
+return 1
+"""
+"""Run by every store after its ``ZADD``: keeps the user's vocabulary key, the signature version all the user's
+memories were indexed under. KEYS: the vocabulary key, the user's index; ARGV: the stored record's signature
+version, the TTL (ms). A first memory sets it; a memory of another version marks the user ``""`` (mixed: the next
+lookup re-derives the old signatures, `RedisIntentionBackend.reindex`); a key of another type is replaced."""
+
+MARK_SCRIPT = """
+redis.call('SET', KEYS[1], ARGV[1])
+local ttl = redis.call('PTTL', KEYS[2])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) else redis.call('DEL', KEYS[1]) end
+return 1
+"""
+"""After a migration: the vocabulary key says ARGV[1], with the TTL of the user's index (KEYS[2])."""
 
 SIG_POSITIONS = (8, 9, 10)
 """Positions of `index_commands` in the store pipeline (after the version bump, before the closing ``ZCARD``)."""
@@ -122,11 +159,17 @@ def live_records(
     return records, gone, dropped, corrupt
 
 
+def _indexed(value: Any) -> str | None:
+    """The vocabulary key as the match script read it: a version, or ``None`` (missing, or ``""``: mixed)."""
+    return as_str(value) if value else None
+
+
 class SignatureIndex(VersionRepairs):
     """Candidate retrieval by meaning signature for `RedisIntentionBackend` (a mixin: `VersionRepairs` gives the
     keys, ``_repair`` and the warnings; the backend provides the clients, the failure handling and ``_drop``)."""
 
     if TYPE_CHECKING:  # provided by RedisIntentionBackend and its RedisConnection base
+        _records: RecordCache
 
         @property
         def async_client(self) -> Any: ...
@@ -170,13 +213,21 @@ class SignatureIndex(VersionRepairs):
         index_commands(pipe, key, record.id, ttl_ms)
         return self._sig_replaced(key, replies, await pipe.execute())
 
+    def vocabulary_key(self, user: str) -> str:
+        """The signature version all the user's memories are indexed under (``""``: several)."""
+        return self._base(user) + "vocab"
+
+    def _vocabulary_commands(self, pipe: Any, user: str, record: MemoryRecord, ttl_ms: int) -> None:
+        keys = (self.vocabulary_key(user), self.index_key(user))
+        pipe.execute_command("EVAL", VOCABULARY_SCRIPT, 2, *keys, signature_version(record.signature), ttl_ms)
+
     def _match_args(self, user: str, signature: str, now: float) -> tuple[Any, ...]:
-        keys = (self.index_key(user), self.signature_key(user, signature))
+        keys = (self.index_key(user), self.signature_key(user, signature), self.vocabulary_key(user))
         prefixes = (self.memory_key(user, ""), self.result_key(user, ""))
-        return (MATCH_SCRIPT, 2, *keys, repr(now), *prefixes)
+        return (MATCH_SCRIPT, 3, *keys, repr(now), *prefixes, signature_version(signature))
 
     def _split_live(self, reply: list[Any], now: float, signature: str) -> tuple[Any, ...]:
-        ids, scores, raws, results = reply[1::4], reply[2::4], reply[3::4], reply[4::4]
+        ids, scores, raws, results = reply[2::4], reply[3::4], reply[4::4], reply[5::4]
         records, gone, dropped, corrupt = live_records(list(ids), list(scores), list(raws), now, signature)
         by_id = dict(zip(ids, results))
         fetched = {r.result_hash: by_id.get(r.id.encode(), by_id.get(r.id)) for r in records}
@@ -209,9 +260,21 @@ class SignatureIndex(VersionRepairs):
     def matching_results(
         self, user: str, signature: str, now: float
     ) -> tuple[list[MemoryRecord], dict[str, bytes | None]]:
-        """The live memories with ``signature`` and their results by hash (see the module docstring): one round
-        trip whatever the number of the user's memories, a second only to clean up ids of gone memories or a
-        damaged key."""
+        """The live memories with ``signature`` and their results by hash (see `matching_indexed`)."""
+        return self.matching_indexed(user, signature, now)[:2]
+
+    async def amatching_results(
+        self, user: str, signature: str, now: float
+    ) -> tuple[list[MemoryRecord], dict[str, bytes | None]]:
+        """Async `matching_results`."""
+        return (await self.amatching_indexed(user, signature, now))[:2]
+
+    def matching_indexed(
+        self, user: str, signature: str, now: float
+    ) -> tuple[list[MemoryRecord], dict[str, bytes | None], str | None]:
+        """The live memories with ``signature``, their results by hash and the user's indexed signature version
+        (see the module docstring): one round trip whatever the number of the user's memories, a second only to
+        clean up ids of gone memories or a damaged key."""
         self._check()
         try:
             client = self._sync()
@@ -220,11 +283,11 @@ class SignatureIndex(VersionRepairs):
             code = int(reply[0])
             if code == 1:
                 self._replace_damaged_index(client, user)
-                return [], {}
+                return [], {}, None
             if code == 2:
                 self._damaged(code, key)
                 client.delete(key)
-                return [], {}
+                return [], {}, None
             records, fetched, gone, dropped, ttl = self._split_live(reply, now, signature)
             if gone or dropped:
                 pipe = client.pipeline(transaction=False)
@@ -233,17 +296,17 @@ class SignatureIndex(VersionRepairs):
                     pipe = client.pipeline(transaction=False)
                     self._repair(pipe, user, ttl)
                     pipe.execute()
-            return records, fetched
+            return records, fetched, _indexed(reply[1])
         except (redis.RedisError, OSError, asyncio.TimeoutError) as exc:
             raise self._fail("read", exc) from exc
 
-    async def amatching_results(
+    async def amatching_indexed(
         self, user: str, signature: str, now: float
-    ) -> tuple[list[MemoryRecord], dict[str, bytes | None]]:
-        """Async `matching_results`."""
+    ) -> tuple[list[MemoryRecord], dict[str, bytes | None], str | None]:
+        """Async `matching_indexed`."""
         client = self.async_client
         if client is None:
-            return await asyncio.to_thread(self.matching_results, user, signature, now)
+            return await asyncio.to_thread(self.matching_indexed, user, signature, now)
         self._check()
         try:
             key = self.signature_key(user, signature)
@@ -251,11 +314,11 @@ class SignatureIndex(VersionRepairs):
             code = int(reply[0])
             if code == 1:
                 await self._areplace_damaged_index(client, user)
-                return [], {}
+                return [], {}, None
             if code == 2:
                 self._damaged(code, key)
                 await client.delete(key)
-                return [], {}
+                return [], {}, None
             records, fetched, gone, dropped, ttl = self._split_live(reply, now, signature)
             if gone or dropped:
                 pipe = client.pipeline(transaction=False)
@@ -264,6 +327,43 @@ class SignatureIndex(VersionRepairs):
                     pipe = client.pipeline(transaction=False)
                     self._repair(pipe, user, ttl)
                     await pipe.execute()
-            return records, fetched
+            return records, fetched, _indexed(reply[1])
         except (redis.RedisError, OSError, asyncio.TimeoutError) as exc:
             raise self._fail("read", exc) from exc
+
+    # -- migration -------------------------------------------------------------------------------------------------
+    def _reindex_commands(self, pipe: Any, user: str, records: list[MemoryRecord], version: str, now: float) -> None:
+        # The records keep their index scores, so a process's parsed copies stay in use: they differ only in the
+        # signature, which every reader of them derives again from the raw intention. This process's are dropped.
+        self._records.forget(user)
+        for record in records:
+            ttl_ms = max(1, math.ceil((record.expires_at - now) * 1000))
+            pipe.set(self.memory_key(user, record.id), record.dumps(), px=ttl_ms, xx=True)
+            index_commands(pipe, self.signature_key(user, record.signature), record.id, ttl_ms)
+        if records:
+            self._bump(pipe, user, max(1, math.ceil((max(r.expires_at for r in records) - now) * 1000)))
+        pipe.execute_command("EVAL", MARK_SCRIPT, 2, self.vocabulary_key(user), self.index_key(user), version)
+
+    def reindex(self, user: str, records: list[MemoryRecord], version: str, now: float) -> None:
+        """Write ``records`` again (``SET XX``: a memory deleted meanwhile stays deleted) with their new signatures
+        into their signature sets, bump the version, and mark the user's vocabulary key ``version``: one pipeline."""
+        self._check()
+        try:
+            pipe = self._sync().pipeline(transaction=False)
+            self._reindex_commands(pipe, user, records, version, now)
+            pipe.execute()
+        except (redis.RedisError, OSError, asyncio.TimeoutError) as exc:
+            raise self._fail("reindex", exc) from exc
+
+    async def areindex(self, user: str, records: list[MemoryRecord], version: str, now: float) -> None:
+        """Async `reindex`."""
+        client = self.async_client
+        if client is None:
+            return await asyncio.to_thread(self.reindex, user, records, version, now)
+        self._check()
+        try:
+            pipe = client.pipeline(transaction=False)
+            self._reindex_commands(pipe, user, records, version, now)
+            await pipe.execute()
+        except (redis.RedisError, OSError, asyncio.TimeoutError) as exc:
+            raise self._fail("reindex", exc) from exc

@@ -23,10 +23,17 @@ class _UserCache:
     """What this process knows of one user's memories: the index version it read them at, the live records, and
     each record by id with the index score it had (a replaced memory has a new score)."""
 
-    __slots__ = ("by_id", "records", "version")
+    __slots__ = ("by_id", "first_expiry", "records", "version")
 
     def __init__(self, version: Any, records: list[MemoryRecord], by_id: dict[Any, tuple[Any, MemoryRecord]]):
         self.version, self.records, self.by_id = version, records, by_id
+        self.first_expiry = min((r.expires_at for r in records), default=float("inf"))
+
+
+def _number(value: Any) -> int | None:
+    """A version counter's reply (``bytes``/``str`` digits) as an int, else ``None``."""
+    text = value.decode() if isinstance(value, bytes) else value
+    return int(text) if isinstance(text, str) and text.lstrip("-").isdigit() else None
 
 
 class RecordCache:
@@ -49,6 +56,8 @@ class RecordCache:
         entry = self._get(user)
         if entry is None or version is None or entry.version != version:
             return None
+        if now < entry.first_expiry:
+            return entry.records  # none expired yet: the list as cached (read, not edited, by the callers)
         return [r for r in entry.records if r.expires_at > now]
 
     def split(self, user: str, reply: list[Any]) -> tuple[list[Row], list[int]]:
@@ -99,6 +108,27 @@ class RecordCache:
             with self._lock:
                 self._users[user] = entry
         return records, gone, corrupt
+
+    def stored(self, user: str, version: Any, record: MemoryRecord) -> None:
+        """After this process's store of ``record`` bumped the user's counter to ``version`` (the bump's reply):
+        when the cache is at the value just before it (no other write came between), ``record`` is put in and the
+        entry moves to ``version``, so the next lookup needs no index read; otherwise nothing changes (the next
+        read sees another version and reads the index)."""
+        after = _number(version)
+        if self._users is None or after is None:
+            return
+        with self._lock:
+            entry = self._users.get(user)
+            before = None if entry is None else _number(entry.version)
+            if entry is None or before is None or before + 1 != after:
+                return
+            records = [r for r in entry.records if r.id != record.id]
+            records.append(record)
+            by_id = dict(entry.by_id)
+            # The score as Redis would format it is not known here: a later index read fetches this record again.
+            by_id.pop(record.id.encode(), None)
+            by_id.pop(record.id, None)
+            self._users[user] = _UserCache(version, records, by_id)
 
     def forget(self, user: str) -> None:
         """Drop what is cached for ``user``."""

@@ -46,14 +46,14 @@ BUMP_SCRIPT = """
 if redis.call('EXISTS', KEYS[1]) == 0 then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 end
-local v = redis.call('INCR', KEYS[1])
+redis.call('INCR', KEYS[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2], 'NX')
 redis.call('PEXPIRE', KEYS[1], ARGV[2], 'GT')
-return v
+return redis.call('GET', KEYS[1])
 """
 """``KEYS[1]``: the version counter; ``ARGV[1]``: its start value when missing (`new_version`); ``ARGV[2]``:
 the TTL (ms) it gets when it has none, or when it is longer than its current one (``PEXPIRE NX``/``GT``, Redis >=
-7.0). Returns the new value; a counter that is not an integer (or another type of key) makes the script fail (the
+7.0). Returns the new value as the counter's text (a Lua number would round a 62-bit value); a counter that is not an integer (or another type of key) makes the script fail (the
 caller repairs it)."""
 
 REPLACE_INDEX_SCRIPT = """

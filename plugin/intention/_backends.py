@@ -9,15 +9,15 @@ memories are pruned from the index whenever the user's memories are read. The Re
 from __future__ import annotations
 
 import asyncio
+import itertools
 import math
 import threading
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-import orjson
-
 from promptcache._errors import PromptCacheError
+from promptcache.intention._record import _IMMUTABLE, MemoryRecord, copy_json, signature_version
 
 __all__ = [
     "DEFAULT_MAX_MEMORIES_PER_USER",
@@ -32,80 +32,8 @@ DEFAULT_MAX_MEMORIES_PER_USER = 1000
 """Memories kept per user before the ones closest to expiry are dropped (1,000 per user by default)."""
 
 
-_IMMUTABLE = (str, int, float, bool, type(None))
-
-
-def copy_json(value: Any) -> Any:
-    """A deep copy of a JSON value (``dict``/``list`` nesting; a tuple becomes a list); immutable leaves as is."""
-    if type(value) in _IMMUTABLE:
-        return value
-    return orjson.loads(orjson.dumps(value))
-
-
 class IntentionBackendError(PromptCacheError, RuntimeError):
     """The backend could not be reached or returned something unreadable (wraps the cause)."""
-
-
-@dataclass(frozen=True)
-class MemoryRecord:
-    """One stored memory (without its result, which is stored once per content hash).
-
-    Attributes:
-        id: stable id of (normalised intention, tool, args): storing the same triple again replaces it.
-        intention: the intention as given; ``normalized``: its exact-match form.
-        tool / args: the tool call that produced the result (``None`` when not given).
-        result_hash: SHA-256 (hex) of the serialised result; the key of the stored result.
-        created_at / expires_at: epoch seconds.
-        similarity: name of the `Similarity` that made ``features``.
-        features: the stored features (``None`` for the lexical default, which works from ``intention``).
-        signature: the intention's meaning digest (`promptcache.intention._meaning.signature`), the key
-            backends index memories by for the similar match (``""`` in records written before it existed: those
-            are found by an exact match only).
-    """
-
-    id: str
-    intention: str
-    normalized: str
-    tool: str | None
-    args: Any
-    result_hash: str
-    created_at: float
-    expires_at: float
-    similarity: str
-    features: Any = None
-    signature: str = ""
-
-    def dumps(self) -> bytes:
-        """The record as JSON bytes."""
-        return orjson.dumps(asdict(self))
-
-    @classmethod
-    def loads(cls, data: bytes | str) -> MemoryRecord:
-        """Parse `dumps` output, checking every field's type (a record read from a shared store may have been
-        damaged: a lookup must be able to trust what it compares).
-
-        Raises:
-            ValueError: not a record (not JSON, missing or unknown fields, or a field of the wrong type: ``id``,
-                ``intention``, ``normalized``, ``result_hash``, ``similarity`` strings; ``tool`` a string or
-                ``null``; ``created_at``/``expires_at`` finite numbers).
-        """
-        try:
-            record = cls(**orjson.loads(data))
-        except (orjson.JSONDecodeError, TypeError) as exc:
-            raise ValueError(f"not an intention memory record: {exc}") from exc
-        for name in _STR_FIELDS:
-            if not isinstance(getattr(record, name), str):
-                raise ValueError(f"not an intention memory record: {name} is {getattr(record, name)!r}, not a str")
-        if record.tool is not None and not isinstance(record.tool, str):
-            raise ValueError(f"not an intention memory record: tool is {record.tool!r}, not a str or null")
-        for name in ("created_at", "expires_at"):
-            value = getattr(record, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValueError(f"not an intention memory record: {name} is {value!r}, not a number")
-        return record
-
-
-_STR_FIELDS = ("id", "intention", "normalized", "result_hash", "similarity", "signature")
 
 
 class IntentionBackend(ABC):
@@ -150,6 +78,39 @@ class IntentionBackend(ABC):
         """Async `matching_results`."""
         return await self.amatching(user, signature, now), {}
 
+    def records_versioned(self, user: str, now: float) -> tuple[list[MemoryRecord], Any]:
+        """`records` and a version token of them: a value that changes whenever the user's memories change other
+        than by expiry (a store, an eviction, a repair), in the same round trip. ``None``: not known (the default;
+        a memory with embeddings then hashes every record to notice a change). The bundled backends keep one."""
+        return self.records(user, now), None
+
+    async def arecords_versioned(self, user: str, now: float) -> tuple[list[MemoryRecord], Any]:
+        """Async `records_versioned`."""
+        return await self.arecords(user, now), None
+
+    def matching_indexed(
+        self, user: str, signature: str, now: float
+    ) -> tuple[list[MemoryRecord], dict[str, bytes | None], str | None]:
+        """`matching_results` plus the signature version the user's whole meaning index is at
+        (`signature_version`; ``None``: unknown, or memories of several versions). A lookup that finds another
+        version than its own re-derives the old memories' signatures (`reindex`). Default: the query's version
+        (nothing to migrate)."""
+        return (*self.matching_results(user, signature, now), signature_version(signature))
+
+    async def amatching_indexed(
+        self, user: str, signature: str, now: float
+    ) -> tuple[list[MemoryRecord], dict[str, bytes | None], str | None]:
+        """Async `matching_indexed`."""
+        return (*(await self.amatching_results(user, signature, now)), signature_version(signature))
+
+    def reindex(self, user: str, records: list[MemoryRecord], version: str, now: float) -> None:
+        """Store ``records`` again under their (re-derived) ``signature`` — same ids, results and expiry — and mark
+        the user's meaning index as wholly at ``version`` (default: nothing; see `matching_indexed`)."""
+
+    async def areindex(self, user: str, records: list[MemoryRecord], version: str, now: float) -> None:
+        """Async `reindex` (default: the sync one in a thread)."""
+        await asyncio.to_thread(self.reindex, user, records, version, now)
+
     @abstractmethod
     def result(self, user: str, result_hash: str) -> bytes | None:
         """The stored result for ``result_hash`` (``None`` when it expired)."""
@@ -192,21 +153,33 @@ class IntentionBackend(ABC):
         return await asyncio.to_thread(self.forget, user)
 
 
+_VERSIONS = itertools.count(1)
+"""Version tokens of the in-memory backend: one process-wide counter, so a token never repeats for any user."""
+
+
 class _UserData:
-    __slots__ = ("by_signature", "next_expiry", "records", "results")
+    __slots__ = ("by_signature", "indexed", "next_expiry", "records", "results", "version")
 
     def __init__(self) -> None:
         self.records: dict[str, MemoryRecord] = {}
         self.results: dict[str, tuple[bytes, float]] = {}
         self.by_signature: dict[str, set[str]] = {}
         self.next_expiry = math.inf  # no memory or result expires before this (epoch seconds): no prune needed
+        self.version = next(_VERSIONS)
+        self.indexed: str | None = None  # the signature version of every record (None: several, or none yet)
 
     def add(self, record: MemoryRecord) -> None:
+        if not self.records:
+            self.indexed = record.signature_version
+        elif record.signature_version != self.indexed:
+            self.indexed = None
         self.records[record.id] = record
         self.by_signature.setdefault(record.signature, set()).add(record.id)
         self.next_expiry = min(self.next_expiry, record.expires_at)
+        self.version = next(_VERSIONS)
 
     def remove(self, memory_id: str) -> None:
+        self.version = next(_VERSIONS)
         record = self.records.pop(memory_id)
         ids = self.by_signature.get(record.signature)
         if ids is not None:
@@ -270,30 +243,64 @@ class InMemoryIntentionBackend(IntentionBackend):
 
     def records(self, user: str, now: float) -> list[MemoryRecord]:
         with self._lock:
-            data = self._users.get(user)
-            if data is None:
-                return []
-            self._prune(data, now)
-            if not data.records:
-                del self._users[user]
-                return []
-            return list(data.records.values())
+            data = self._live(user, now)
+            return [] if data is None else list(data.records.values())
+
+    def records_versioned(self, user: str, now: float) -> tuple[list[MemoryRecord], Any]:
+        """`records` and the user's version token (a process-wide counter value, new on every change)."""
+        with self._lock:
+            data = self._live(user, now)
+            return ([], None) if data is None else (list(data.records.values()), data.version)
+
+    async def arecords_versioned(self, user: str, now: float) -> tuple[list[MemoryRecord], Any]:
+        return self.records_versioned(user, now)
+
+    def _live(self, user: str, now: float) -> _UserData | None:
+        data = self._users.get(user)
+        if data is None:
+            return None
+        self._prune(data, now)
+        if not data.records:
+            del self._users[user]
+            return None
+        return data
 
     def matching(self, user: str, signature: str, now: float) -> list[MemoryRecord]:
         """Live memories with ``signature``, from the per-user index (expired memories pruned first, as
         `records` does)."""
-        with self._lock:
-            data = self._users.get(user)
-            if data is None:
-                return []
-            self._prune(data, now)
-            if not data.records:
-                del self._users[user]
-                return []
-            return [data.records[m] for m in data.by_signature.get(signature, ())]
+        return self.matching_indexed(user, signature, now)[0]
 
     async def amatching(self, user: str, signature: str, now: float) -> list[MemoryRecord]:
         return self.matching(user, signature, now)
+
+    def matching_indexed(
+        self, user: str, signature: str, now: float
+    ) -> tuple[list[MemoryRecord], dict[str, bytes | None], str | None]:
+        with self._lock:
+            data = self._live(user, now)
+            if data is None:
+                return [], {}, signature_version(signature)
+            return [data.records[m] for m in data.by_signature.get(signature, ())], {}, data.indexed
+
+    async def amatching_indexed(
+        self, user: str, signature: str, now: float
+    ) -> tuple[list[MemoryRecord], dict[str, bytes | None], str | None]:
+        return self.matching_indexed(user, signature, now)
+
+    def reindex(self, user: str, records: list[MemoryRecord], version: str, now: float) -> None:
+        with self._lock:
+            data = self._users.get(user)
+            if data is None:
+                return
+            for record in records:
+                if record.id in data.records:
+                    data.remove(record.id)
+                    data.add(record)
+            if all(r.signature_version == version for r in data.records.values()):
+                data.indexed = version
+
+    async def areindex(self, user: str, records: list[MemoryRecord], version: str, now: float) -> None:
+        self.reindex(user, records, version, now)
 
     def result(self, user: str, result_hash: str) -> bytes | None:
         with self._lock:

@@ -6,12 +6,12 @@ one user message. A lookup first picks the stored intention that answers the que
 
 1. **exact**: an earlier intention of the same user whose normalised form equals the query's
    (`normalize_intention`).
-2. **similar**: otherwise an earlier intention that *means the same* — a `
-   Verifier` accepted it (by default the model-free `LexicalVerifier`: every
-   difference between the two texts is an equivalence, `promptcache.intention._meaning`) — whose similarity is
-   at least ``threshold``; of several such intentions about as similar as the best (within ``margin``), the
-   newest. Tool results change over time, so intentions that mean the same but hold different results are not
-   a conflict: the newest result is served.
+2. **similar**: otherwise an earlier intention that *means the same* — a `Verifier` accepted it (by default the
+   model-free `LexicalVerifier`: every difference between the two texts is an equivalence,
+   `promptcache.intention._meaning`) — whose similarity is at least ``threshold``; of several about as similar as
+   the best (within ``margin``), the newest (tool results change over time: the newest result is served). With
+   ``embeddings=``, the embeddings propose and vetoes and a calibrated threshold accept
+   (`promptcache.intention._recall`).
 
 `IntentionMemory.retrieve_all` returns every memory of that intention (most recent first);
 `IntentionMemory.retrieve` the most recent one. Both can be narrowed to one ``tool`` and/or ``args`` first
@@ -23,32 +23,36 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import Any
 
-from cachetools import LRUCache
-
-from promptcache._keys import stable_hash
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache._metrics import PluginMetrics, PluginStats
 from promptcache._option_checks import check_callable
 from promptcache.backends._base import validate_ttl
-from promptcache.intention._backends import (
-    InMemoryIntentionBackend,
-    IntentionBackend,
-    IntentionBackendError,
-    MemoryRecord,
+from promptcache.intention._backends import InMemoryIntentionBackend, IntentionBackend, IntentionBackendError
+from promptcache.intention._checks import check_unit, check_user
+from promptcache.intention._defaults import (
+    DEFAULT_INTENTION_MARGIN,
+    DEFAULT_INTENTION_THRESHOLD,
+    DEFAULT_INTENTION_TTL_SECONDS,
+    DEFAULT_MAX_ERROR,
+    DEFAULT_PROPOSAL_FLOOR,
+    DEFAULT_PROPOSALS,
+    DEFAULT_SUGGESTIONS,
+    IntentionStats,
 )
-from promptcache.intention._checks import check_call, check_unit, check_user
 from promptcache.intention._differences import WordCheck
 from promptcache.intention._judges import Verifier, as_verifier
-from promptcache.intention._lookup import afind, find
-from promptcache.intention._meaning import signature
-from promptcache.intention._normalize import normalize_intention
-from promptcache.intention._recall import IndexCache, RecallIndex, afind_recall, asuggest, find_recall, suggest
-from promptcache.intention._results import IntentionMatch, serialise_json, to_matches
+from promptcache.intention._lookup import find_steps
+from promptcache.intention._prepared import PreparedCache
+from promptcache.intention._recall import find_recall, suggest, suggested
+from promptcache.intention._record import MemoryRecord
+from promptcache.intention._requests import check_lookup, check_suggest, new_record, prefetched, with_features
+from promptcache.intention._results import IntentionMatch, to_matches
 from promptcache.intention._similarity import EmbeddingsSimilarity, Similarity, as_similarity
-from promptcache.intention._vetoes import exact_key
+from promptcache.intention._steps import Steps, arun, call, run
+from promptcache.intention._thresholds import Thresholds
+from promptcache.intention._vector_index import IndexCache
 
 __all__ = [
     "DEFAULT_INTENTION_MARGIN",
@@ -59,59 +63,31 @@ __all__ = [
     "IntentionStats",
 ]
 
-DEFAULT_INTENTION_TTL_SECONDS = 3600.0
-"""How long a tool result is kept (seconds). Tool results go stale; one hour is a conservative default."""
-DEFAULT_INTENTION_THRESHOLD = 0.5
-"""Default minimum similarity of a similar match (lexical scale) among the candidates the verifier accepted. The
-verifier decides whether two intentions mean the same; the threshold only keeps out equivalent-by-rule pairs that
-share little text. Measured on the package's hand-written paraphrase set (tests/data/intention_paraphrases.tsv):
-every verified paraphrase pair scores at least 0.6; Banking77 precision by threshold is in bench/README.md
-("Intention cache")."""
-DEFAULT_MAX_ERROR = 0.01
-"""With embeddings: the wrong-hit rate (1 - precision) the calibrated threshold keeps to on held-out labelled pairs
-(`promptcache.intention._calibrate`)."""
-DEFAULT_PROPOSALS = 5
-"""With embeddings: stored intentions proposed per lookup (the most similar ones), each then vetoed or accepted."""
-DEFAULT_PROPOSAL_FLOOR = 0.5
-"""With embeddings and a model verifier: the least cosine of a proposal the model is asked about. On the package's
-calibration pairs with all-MiniLM-L6-v2, paraphrases below it are rare (bench/README.md, "Intention cache")."""
-DEFAULT_SUGGESTIONS = 3
-"""Earlier results `IntentionMemory.suggest` (and so ``retrieve_memory``) shows for one intention."""
-DEFAULT_INTENTION_MARGIN = 0.15
-"""Verified candidates within this much of the best similarity count as equally good; the newest of them is served
-(a later result of the same request is the fresher one)."""
-
 _log = get_logger("promptcache.intention")
 
 
-def _check_lookup(user_id: Any, intention: Any, tool: Any, args: Any) -> str:
-    """The user id of a lookup whose arguments are all valid (the checks ``store`` makes)."""
-    user = check_user(user_id)
-    normalize_intention(intention)
-    check_call(tool, args)
-    return user
-
-
-class IntentionMemory:
+class IntentionMemory(Thresholds):
     """Tool results per user, keyed by intention, with expiry (sync and async).
 
     Args:
-        backend: an `IntentionBackend` (default: a new
-            ``InMemoryIntentionBackend``; Redis: ``promptcache.integrations._redis_intention.RedisIntentionBackend``).
+        backend: an `IntentionBackend` (default: a new ``InMemoryIntentionBackend``; Redis:
+            ``promptcache.integrations._redis_intention.RedisIntentionBackend``).
         ttl_s: seconds a memory lives (default `DEFAULT_INTENTION_TTL_SECONDS`), a finite number > 0.
-        similarity: ``None`` (the model-free `LexicalSimilarity`), a
-            `Similarity`, or any LangChain ``Embeddings``.
-        threshold: minimum similarity of a similar match, in ``[0, 1]`` (``1.0``: exact only). Default
-            `DEFAULT_INTENTION_THRESHOLD` (tuned for the lexical default; tune it for an embedding model).
-            ``0.0`` is allowed and does not accept everything: similarity then no longer filters, and a similar
-            match is served only when the verifier accepts it (with the default `LexicalVerifier`, only when
-            every difference between the two texts is an equivalence).
+        similarity: ``None`` (the model-free `LexicalSimilarity`), a `Similarity`, or any LangChain ``Embeddings``.
+        embeddings: any LangChain ``Embeddings`` to propose candidates (not with ``similarity=``); vectors are
+            stored with the records and kept per user in a vector index (`promptcache.intention._vector_index`).
+        threshold: minimum similarity of a similar match, in ``[0, 1]`` (``1.0``: exact only). Default: see
+            `threshold` (never calibrated by a lookup). ``0.0`` is allowed and does not accept everything:
+            similarity then no longer filters, and a similar match is served only when the verifier accepts it.
+        max_error: with ``embeddings=``: the wrong-hit rate the calibrated threshold keeps to (default
+            `DEFAULT_MAX_ERROR`).
+        proposals: with ``embeddings=``: candidates proposed per lookup, an int >= 1 (`DEFAULT_PROPOSALS`).
+        proposal_floor: with ``embeddings=``: the least cosine a model verifier is asked about
+            (`DEFAULT_PROPOSAL_FLOOR`).
         margin: verified candidates within this much of the best similarity count as equally good, and the
             newest of them is served; in ``[0, 1]`` (default `DEFAULT_INTENTION_MARGIN`).
         verifier: what a similar match must pass before it is served: ``None`` (the model-free
-            `LexicalVerifier`) or a
-            `Verifier` such as
-            `ChatModelVerifier` (more hits; asks a chat model).
+            `LexicalVerifier`) or a `Verifier` such as `ChatModelVerifier` (more hits; asks a chat model).
         clock: returns epoch seconds (default ``time.time``; injectable for tests).
 
     Raises:
@@ -147,7 +123,7 @@ class IntentionMemory:
             similarity = EmbeddingsSimilarity(embeddings)
         self.similarity: Similarity = as_similarity(similarity)
         self.recall = isinstance(self.similarity, EmbeddingsSimilarity)
-        self._calibrate = embeddings is not None
+        self.calibrates = embeddings is not None
         """Whether lookups propose candidates by embeddings (`promptcache.intention._recall`)."""
         self._threshold = None if threshold is None else check_unit(threshold, "threshold")
         self.exact_only = self._threshold == 1.0
@@ -157,41 +133,16 @@ class IntentionMemory:
             raise ValueError(f"proposals must be an int >= 1, got {proposals!r}")
         self.proposals = proposals
         self.proposal_floor = check_unit(proposal_floor, "proposal_floor")
-        self._indexes = IndexCache()
+        self.indexes = IndexCache()
         self.word_check = WordCheck(getattr(self.similarity, "embeddings", None))
         self.margin = check_unit(margin, "margin")
         self.verifier: Verifier = as_verifier(verifier)
         self.clock = check_callable(clock, "clock")
         self._warning = ThrottledWarning(_log)
         self._lock = threading.Lock()
-        self._prepared: LRUCache[tuple[tuple[str, float], ...], Any] = LRUCache(maxsize=64)
+        self.prepared = PreparedCache()
         self.metrics = PluginMetrics("intention_memory")
         self._usage_base: tuple[int, ...] = (0, 0, 0)
-
-    @property
-    def threshold(self) -> float:
-        """The least similarity of a similar match: as given; else, with ``embeddings=``, the threshold calibrated
-        for ``max_error`` (computed on first use, once per process and model); else
-        `DEFAULT_INTENTION_THRESHOLD`."""
-        if self._threshold is not None:
-            return self._threshold
-        if not self._calibrate:
-            return DEFAULT_INTENTION_THRESHOLD
-        from promptcache.intention._calibrate import threshold_for
-
-        sim = self.similarity
-        assert isinstance(sim, EmbeddingsSimilarity)
-        self._threshold = threshold_for(sim.embeddings, sim.name, self.max_error)
-        return self._threshold
-
-    @threshold.setter
-    def threshold(self, value: float) -> None:
-        self._threshold = check_unit(value, "threshold")
-        self.exact_only = self._threshold == 1.0
-
-    def _recall_index(self, records: list[MemoryRecord]) -> RecallIndex:
-        sim = self.similarity
-        return self._indexes.get(records, lambda: _build_index(self, records, sim.encode))
 
     def stats(self, reset: bool = False) -> PluginStats:
         """Counts: ``hits`` / ``misses`` (lookups: ``retrieve``, ``retrieve_all`` and their async twins, that found
@@ -214,27 +165,16 @@ class IntentionMemory:
         )
 
     # -- store -----------------------------------------------------------------------------------------------
-    def _prepare(
-        self, user_id: Any, intention: Any, result: Any, tool: Any, args: Any
-    ) -> tuple[str, MemoryRecord, bytes]:
-        user = check_user(user_id)
-        normalized = normalize_intention(intention)
-        check_call(tool, args)
-        data = serialise_json(result, "result")
-        now = self.clock()
-        record = MemoryRecord(
-            id=stable_hash([exact_key(intention), tool, args], 32),
-            intention=intention,
-            normalized=normalized,
-            tool=tool,
-            args=args,
-            result_hash=stable_hash(data),
-            created_at=now,
-            expires_at=now + self.ttl_s,
-            similarity=self.similarity.name,
-            signature=signature(intention),
-        )
-        return user, record, data
+    def _store_steps(self, user: str, record: MemoryRecord, data: bytes) -> Steps[bool]:
+        try:
+            features = (yield call(self.similarity, "encode", [record.intention]))[0]
+            yield call(self.backend, "put", user, with_features(record, features), data, record.created_at)
+        except Exception as exc:  # noqa: BLE001 - a failing store never breaks the caller
+            self.metrics.error()
+            self._warning.warn("promptcache: intention memory store failed; not stored", exc=exc)
+            return False
+        self.metrics.write()
+        return True
 
     def store(self, user_id: str, intention: str, result: Any, tool: str | None = None, args: Any = None) -> bool:
         """Remember ``result`` (a JSON value) for ``user_id`` under ``intention``.
@@ -256,79 +196,49 @@ class IntentionMemory:
                 ``date``, ``UUID`` or object) or hold NaN/infinity (JSON has neither); a bad tool name. All checked
                 before anything is written, whatever the backend.
         """
-        user, record, data = self._prepare(user_id, intention, result, tool, args)
-        try:
-            features = self.similarity.encode([intention])[0]
-            self.backend.put(user, _with_features(record, features), data, record.created_at)
-        except Exception as exc:  # noqa: BLE001 - a failing store never breaks the caller
-            self.metrics.error()
-            self._warning.warn("promptcache: intention memory store failed; not stored", exc=exc)
-            return False
-        self.metrics.write()
-        return True
+        return run(
+            self._store_steps(
+                *new_record(user_id, intention, result, tool, args, self.clock(), self.ttl_s, self.similarity.name)
+            )
+        )
 
     async def astore(
         self, user_id: str, intention: str, result: Any, tool: str | None = None, args: Any = None
     ) -> bool:
         """Async `store`."""
-        user, record, data = self._prepare(user_id, intention, result, tool, args)
-        try:
-            features = (await self.similarity.aencode([intention]))[0]
-            await self.backend.aput(user, _with_features(record, features), data, record.created_at)
-        except Exception as exc:  # noqa: BLE001
-            self.metrics.error()
-            self._warning.warn("promptcache: intention memory store failed; not stored", exc=exc)
-            return False
-        self.metrics.write()
-        return True
+        return await arun(
+            self._store_steps(
+                *new_record(user_id, intention, result, tool, args, self.clock(), self.ttl_s, self.similarity.name)
+            )
+        )
 
     # -- retrieve --------------------------------------------------------------------------------------------
     def _lookup(
         self, user_id: Any, intention: Any, tool: Any, args: Any, exact_only: bool, fail_open: bool, first: bool
-    ) -> list[IntentionMatch]:
-        user = _check_lookup(user_id, intention, tool, args)
+    ) -> Steps[list[IntentionMatch]]:
+        user = check_lookup(user_id, intention, tool, args)
         try:
-            finder = find_recall if self.recall else find
-            picked, now = finder(self, user, intention, tool, args, exact_only)
+            finder = find_recall if self.recall else find_steps
+            picked, now = yield from finder(self, user, intention, tool, args, exact_only)
             if picked is None:
                 return self.metrics.lookup([])
             group = picked.group[:1] if first else picked.group
-            raws = _prefetched(group, picked.results)
+            raws = prefetched(group, picked.results)
             if raws is None:
                 if first:
-                    raws = [self.backend.result(user, group[0].result_hash)]
+                    raws = [(yield call(self.backend, "result", user, group[0].result_hash))]
                 else:
-                    raws = self.backend.results(user, [r.result_hash for r in group])
+                    raws = yield call(self.backend, "results", user, [r.result_hash for r in group])
         except Exception as exc:  # noqa: BLE001
             self._failed(exc, fail_open)  # raises unless fail_open
             return []
         corrupt: list[str] = []
         matches = to_matches(group, picked, raws, now, corrupt)
-        self._corrupt(user, corrupt)
-        return self.metrics.lookup(matches)
-
-    async def _alookup(
-        self, user_id: Any, intention: Any, tool: Any, args: Any, exact_only: bool, fail_open: bool, first: bool
-    ) -> list[IntentionMatch]:
-        user = _check_lookup(user_id, intention, tool, args)
-        try:
-            afinder = afind_recall if self.recall else afind
-            picked, now = await afinder(self, user, intention, tool, args, exact_only)
-            if picked is None:
-                return self.metrics.lookup([])
-            group = picked.group[:1] if first else picked.group
-            raws = _prefetched(group, picked.results)
-            if raws is None:
-                if first:
-                    raws = [await self.backend.aresult(user, group[0].result_hash)]
-                else:
-                    raws = await self.backend.aresults(user, [r.result_hash for r in group])
-        except Exception as exc:  # noqa: BLE001
-            self._failed(exc, fail_open)  # raises unless fail_open
-            return []
-        corrupt: list[str] = []
-        matches = to_matches(group, picked, raws, now, corrupt)
-        await self._acorrupt(user, corrupt)
+        if self._note_corrupt(corrupt):
+            try:
+                yield call(self.backend, "discard_results", user, corrupt)
+            except Exception:  # noqa: BLE001 - best effort: the entry stays a miss until it expires
+                pass
         return self.metrics.lookup(matches)
 
     def retrieve(
@@ -357,7 +267,7 @@ class IntentionMemory:
             TypeError / ValueError: what `store` raises for the same ``user_id``, ``intention``, ``tool`` and
                 ``args`` (a bad value is an error, not a miss).
         """
-        matches = self._lookup(user_id, intention, tool, args, exact_only, fail_open, first=True)
+        matches = run(self._lookup(user_id, intention, tool, args, exact_only, fail_open, first=True))
         return matches[0] if matches else None
 
     async def aretrieve(
@@ -371,7 +281,7 @@ class IntentionMemory:
         fail_open: bool = True,
     ) -> IntentionMatch | None:
         """Async `retrieve`."""
-        matches = await self._alookup(user_id, intention, tool, args, exact_only, fail_open, first=True)
+        matches = await arun(self._lookup(user_id, intention, tool, args, exact_only, fail_open, first=True))
         return matches[0] if matches else None
 
     def retrieve_all(
@@ -390,7 +300,7 @@ class IntentionMemory:
         fetched in one backend call. All matches share ``kind`` and ``similarity``. Arguments and errors as
         `retrieve` (a backend failure is ``[]`` when ``fail_open``).
         """
-        return self._lookup(user_id, intention, tool, args, exact_only, fail_open, first=False)
+        return run(self._lookup(user_id, intention, tool, args, exact_only, fail_open, first=False))
 
     async def aretrieve_all(
         self,
@@ -403,7 +313,7 @@ class IntentionMemory:
         fail_open: bool = True,
     ) -> list[IntentionMatch]:
         """Async `retrieve_all`."""
-        return await self._alookup(user_id, intention, tool, args, exact_only, fail_open, first=False)
+        return await arun(self._lookup(user_id, intention, tool, args, exact_only, fail_open, first=False))
 
     def suggest(self, user_id: str, intention: str, *, count: int = DEFAULT_SUGGESTIONS) -> list[IntentionMatch]:
         """The best few earlier results for ``intention``, for a model to judge (the ``retrieve_memory`` contract):
@@ -419,35 +329,28 @@ class IntentionMemory:
             TypeError / ValueError: as `retrieve`; a bad ``count``.
             IntentionBackendError: the backend failed.
         """
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            raise ValueError(f"count must be an int >= 1, got {count!r}")
-        user = _check_lookup(user_id, intention, None, None)
+        user = check_suggest(user_id, intention, count)
         if not self.recall:
             found = self.retrieve(user, intention, fail_open=False)
             return [] if found is None else [found]
+        return run(self._suggest_steps(user, intention, count))
+
+    def _suggest_steps(self, user: str, intention: str, count: int) -> Steps[list[IntentionMatch]]:
         try:
-            proposals, now = suggest(self, user, intention, count)
-            raws = self.backend.results(user, [p.group[0].result_hash for p in proposals])
+            proposals, now = yield from suggest(self, user, intention, count)
+            raws = yield call(self.backend, "results", user, [p.group[0].result_hash for p in proposals])
         except Exception as exc:  # noqa: BLE001
             self._failed(exc, False)
             return []
-        return self.metrics.lookup(_suggested(proposals, raws, now))
+        return self.metrics.lookup(suggested(proposals, raws, now))
 
     async def asuggest(self, user_id: str, intention: str, *, count: int = DEFAULT_SUGGESTIONS) -> list[IntentionMatch]:
         """Async `suggest`."""
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            raise ValueError(f"count must be an int >= 1, got {count!r}")
-        user = _check_lookup(user_id, intention, None, None)
+        user = check_suggest(user_id, intention, count)
         if not self.recall:
             found = await self.aretrieve(user, intention, fail_open=False)
             return [] if found is None else [found]
-        try:
-            proposals, now = await asuggest(self, user, intention, count)
-            raws = await self.backend.aresults(user, [p.group[0].result_hash for p in proposals])
-        except Exception as exc:  # noqa: BLE001
-            self._failed(exc, False)
-            return []
-        return self.metrics.lookup(_suggested(proposals, raws, now))
+        return await arun(self._suggest_steps(user, intention, count))
 
     def forget(self, user_id: str) -> int:
         """Remove every memory of ``user_id``; returns how many were removed.
@@ -455,11 +358,15 @@ class IntentionMemory:
         Raises:
             IntentionBackendError: the backend failed (a deliberate delete must not fail silently).
         """
-        return self.backend.forget(check_user(user_id))
+        user = check_user(user_id)
+        self.indexes.forget(user)
+        return self.backend.forget(user)
 
     async def aforget(self, user_id: str) -> int:
         """Async `forget`."""
-        return await self.backend.aforget(check_user(user_id))
+        user = check_user(user_id)
+        self.indexes.forget(user)
+        return await self.backend.aforget(user)
 
     # -- matching ----------------------------------------------------------------------------------------------
     def _failed(self, exc: Exception, fail_open: bool) -> None:
@@ -481,80 +388,9 @@ class IntentionMemory:
             )
         return bool(result_hashes)
 
-    def _corrupt(self, user: str, result_hashes: list[str]) -> None:
-        if not self._note_corrupt(result_hashes):
-            return
-        try:
-            self.backend.discard_results(user, result_hashes)
-        except Exception:  # noqa: BLE001 - best effort: the entry stays a miss until it expires
-            pass
-
-    async def _acorrupt(self, user: str, result_hashes: list[str]) -> None:
-        if not self._note_corrupt(result_hashes):
-            return
-        try:
-            await self.backend.adiscard_results(user, result_hashes)
-        except Exception:  # noqa: BLE001
-            pass
-
-    def _prepared_for(self, records: list[MemoryRecord], candidates: Callable[[], list[Any]]) -> Any:
-        """The similarity's prepared form of ``candidates()`` for ``records`` (cached until they change)."""
-        # The user's candidates in the similarity's prepared form, reused until the memories change (a replaced
-        # memory keeps its id but gets a new creation time).
-        key = tuple((r.id, r.created_at) for r in records)
-        with self._lock:
-            hit = self._prepared.get(key)
-        if hit is None:
-            hit = self.similarity.prepare(candidates())
-            with self._lock:
-                self._prepared[key] = hit
-        return hit
-
     def __repr__(self) -> str:
         return (
             f"IntentionMemory(backend={type(self.backend).__name__}, ttl_s={self.ttl_s}, "
             f"similarity={self.similarity!r}, threshold={self.threshold}, margin={self.margin}, "
             f"verifier={self.verifier!r})"
         )
-
-
-def _build_index(memory: IntentionMemory, records: list[MemoryRecord], encode: Callable[..., Any]) -> RecallIndex:
-    from promptcache.intention._recall import _build
-
-    index: RecallIndex = _build(memory, records, encode)
-    return index
-
-
-@dataclass(frozen=True, slots=True)
-class IntentionStats(PluginStats):
-    """`PluginStats` plus the model verifier's cost: ``verifier_calls`` (model calls), ``verifier_input_tokens``
-    and ``verifier_output_tokens`` (as the replies' ``usage_metadata`` report them)."""
-
-    verifier_calls: int = 0
-    verifier_input_tokens: int = 0
-    verifier_output_tokens: int = 0
-
-
-def _suggested(proposals: list[Any], raws: list[bytes | None], now: float) -> list[IntentionMatch]:
-    from promptcache.intention._lookup import Picked
-
-    out: list[IntentionMatch] = []
-    for p, raw in zip(proposals, raws):
-        kind = (
-            "exact" if p.score >= 1.0 and p.veto is None and p.group else ("similar" if p.veto is None else "partial")
-        )
-        note = f"differs in {p.veto}" if p.veto else ""
-        picked = Picked(p.group, p.score, kind, note, "")
-        out.extend(to_matches(p.group[:1], picked, [raw], now, []))
-    return out
-
-
-def _prefetched(group: list[MemoryRecord], results: dict[str, bytes | None] | None) -> list[bytes | None] | None:
-    """The group's results when the backend already read them all with the candidates, else ``None``."""
-    if not results or any(r.result_hash not in results for r in group):
-        return None
-    return [results[r.result_hash] for r in group]
-
-
-def _with_features(record: MemoryRecord, features: Any) -> MemoryRecord:
-    return record if features is None else replace(record, features=features)

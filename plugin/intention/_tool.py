@@ -19,7 +19,8 @@ from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope, vali
 from promptcache._keys import canonical_json
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache._option_checks import check_bool, check_scope_fields, check_text, check_tool_name
-from promptcache.intention._memory import DEFAULT_SUGGESTIONS, IntentionMatch, IntentionMemory
+from promptcache.intention._defaults import DEFAULT_SUGGESTIONS
+from promptcache.intention._memory import IntentionMatch, IntentionMemory
 
 __all__ = [
     "MEMORY_ERROR",

@@ -33,9 +33,9 @@ def test_each_component_writes_under_its_own_namespace(redis_url, redis_prefix, 
     assert [k for k in keys if k.startswith(redis_prefix + "placements:")] == [
         redis_prefix + "placements:" + PlacementStore.key("thread:t1", "model-a")
     ]
-    # idx, mem, res, ver and the meaning index's sig set
-    assert len([k for k in keys if k.startswith(redis_prefix + "intent:")]) == 5
-    assert len(keys) == 7
+    # idx, mem, res, ver, vocab and the meaning index's sig set
+    assert len([k for k in keys if k.startswith(redis_prefix + "intent:")]) == 6
+    assert len(keys) == 8
     cache.close()
 
 

@@ -129,8 +129,8 @@ def test_components_keep_their_namespaces_on_the_cluster(redis_cluster_cache, re
     assert [k for k in keys if k.startswith(redis_prefix + "placements:")] == [
         redis_prefix + "placements:" + PlacementStore.key("thread:t1", "model-a")
     ]
-    assert len([k for k in keys if k.startswith(redis_prefix + "intent:")]) == 5  # idx, ver, mem, res, sig
-    assert len(keys) == len(KEYS) + 6
+    assert len([k for k in keys if k.startswith(redis_prefix + "intent:")]) == 6  # idx, ver, vocab, mem, res, sig
+    assert len(keys) == len(KEYS) + 7
 
     assert cache.clear() == len(KEYS)  # every master scanned, the cache's own namespace only
     assert placements.load("thread:t1", "model-a") == placed

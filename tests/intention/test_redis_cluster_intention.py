@@ -33,7 +33,7 @@ def test_each_users_keys_share_one_slot_and_users_spread_over_masters(
     ports = set()
     for user in USERS:
         keys = [k for k in all_keys(backend, redis_prefix) if k.startswith(backend._base(user))]
-        assert len(keys) == 8  # idx, ver, 2 records, 2 results, 2 meaning-signature sets
+        assert len(keys) == 9  # idx, ver, vocab, 2 records, 2 results, 2 meaning-signature sets
         assert len(slots(redis_cluster, keys)) == 1  # every pipeline and MGET of this user: one slot
         ports.add(redis_cluster.port_of_key(backend.index_key(user)))
         assert memory.retrieve(user, "how many open tickets do I have").result == 7

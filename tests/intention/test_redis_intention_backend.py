@@ -51,7 +51,14 @@ def test_layout_one_hash_tag_per_user_and_ttls(redis_url, redis_prefix, redis_cl
     base = f"{redis_prefix}intent:{{user-42}}:"
     sig = base + "sig:" + signature("How many open tickets do I have?")  # the meaning index: its candidates
     assert keys == sorted(
-        [base + "idx", base + "mem:" + match.memory_id, base + "res:" + match.result_hash, base + "ver", sig]
+        [
+            base + "idx",
+            base + "mem:" + match.memory_id,
+            base + "res:" + match.result_hash,
+            base + "ver",
+            base + "vocab",
+            sig,
+        ]
     )
     assert redis_client.smembers(sig) == {match.memory_id.encode()}
     for key in keys:  # every key carries a TTL, at most the configured 120 s (-1 would be none, -2 gone)

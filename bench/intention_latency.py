@@ -1,0 +1,160 @@
+"""Lookup latency of ``IntentionMemory(embeddings=...)`` at 1,000 and 10,000 memories per user, in memory and on Redis.
+
+One user holds N memories (``"show the status of order {i} for customer {7 i}"``, tool ``lookup``). 300 lookups,
+one pass after one warm-up lookup: 100 stored texts (exact hits), 100 rewordings ("what is the status of order
+...", proposed by the embeddings, then vetoed or accepted) and 100 unrelated questions (misses). Timed:
+``IntentionMemory.retrieve`` end to end. The embedding model's own time is left out by default: ``--model fake`` is
+a deterministic bag-of-words model (each word a fixed random 384-dimensional vector, a text the normalised sum),
+its query vectors computed before the timing, so the figures are the library's cost (index, proposals, vetoes,
+backend round trip). ``--model local`` uses ``local_embeddings()`` (all-MiniLM-L6-v2 in NumPy) and times the
+query's embedding too. Also timed: the first lookup after another worker stored one memory (the version changed,
+so the index is brought up to date).
+
+Run: ``python bench/intention_latency.py [--sizes 1000,10000] [--model fake|local] [--redis-url URL]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import statistics
+import time
+import uuid
+from typing import Any
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from promptcache.integrations._redis_intention import RedisIntentionBackend
+from promptcache.intention import InMemoryIntentionBackend, IntentionMemory
+
+
+class BagOfWords(Embeddings):
+    """Deterministic and fast: a text's vector is the normalised sum of its words' fixed random vectors."""
+
+    def __init__(self, dims: int = 384) -> None:
+        self.dims = dims
+        self.words: dict[str, Any] = {}
+        self.queries: dict[str, list[float]] = {}
+
+    def _word(self, word: str) -> Any:
+        vec = self.words.get(word)
+        if vec is None:
+            seed = int.from_bytes(hashlib.sha256(word.encode()).digest()[:8], "little")
+            vec = self.words[word] = np.random.default_rng(seed).standard_normal(self.dims).astype(np.float32)
+        return vec
+
+    def _vec(self, text: str) -> list[float]:
+        total = np.sum([self._word(w) for w in text.casefold().split()], axis=0)
+        return (total / (np.linalg.norm(total) or 1.0)).tolist()  # type: ignore[no-any-return]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self._vec(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        hit = self.queries.get(text)
+        return hit if hit is not None else self._vec(text)
+
+    def warm(self, texts: list[str]) -> None:
+        """Compute the query vectors of ``texts`` now (outside the timing)."""
+        self.queries.update((t, self._vec(t)) for t in texts)
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
+
+
+def texts(n: int) -> list[str]:
+    return [f"show the status of order {i} for customer {i * 7}" for i in range(n)]
+
+
+def queries(n: int) -> list[str]:
+    step = max(1, n // 100)
+    exact = [f"show the status of order {i} for customer {i * 7}" for i in range(0, n, step)][:100]
+    reworded = [f"what is the status of order {i} for customer {i * 7}" for i in range(1, n, step)][:100]
+    other = [f"how is the weather in city number {i} today" for i in range(100)]
+    out = [q for trio in zip(exact, reworded, other) for q in trio]
+    return out
+
+
+def run(memory: IntentionMemory, lookups: list[str]) -> tuple[list[float], int]:
+    memory.retrieve("bench-user", lookups[0])  # warm-up: the index is built, the connection made
+    times, hits = [], 0
+    for q in lookups:
+        t0 = time.perf_counter()
+        match = memory.retrieve("bench-user", q, tool="lookup")
+        times.append((time.perf_counter() - t0) * 1000)
+        hits += match is not None
+    return times, hits
+
+
+def after_write(memory: IntentionMemory, other: IntentionMemory, lookups: list[str], n: int) -> list[float]:
+    """The first lookup after another worker's store, 20 times."""
+    out = []
+    for k in range(20):
+        other.store("bench-user", f"show the status of order {n + k} for customer 0", {"n": k}, tool="lookup")
+        t0 = time.perf_counter()
+        memory.retrieve("bench-user", lookups[k], tool="lookup")
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="1000,10000")
+    ap.add_argument("--model", choices=["fake", "local"], default="fake")
+    ap.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    args = ap.parse_args(argv)
+    print(f"model: {args.model}; 1-minute load average at start {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print("| backend | memories | hits | p50 ms | p99 ms | first lookup after another worker's store, p50 / max ms |")
+    print("|---|---|---|---|---|---|")
+    for size in [int(x) for x in args.sizes.split(",")]:
+        lookups = queries(size)
+        for name in ("in-memory", "Redis"):
+            if args.model == "local":
+                from promptcache.intention import local_embeddings
+
+                emb: Any = local_embeddings()
+            else:
+                emb = BagOfWords()
+                emb.warm(lookups)
+            prefix = f"pcbench:{uuid.uuid4().hex[:8]}:"
+            if name == "Redis":
+                backend: Any = RedisIntentionBackend(url=args.redis_url, prefix=prefix, max_memories_per_user=size + 50)
+                other_backend: Any = RedisIntentionBackend(url=args.redis_url, prefix=prefix)
+            else:
+                backend = other_backend = InMemoryIntentionBackend(max_memories_per_user=size + 50)
+            memory = IntentionMemory(backend, embeddings=emb, ttl_s=3600)
+            other = IntentionMemory(other_backend, embeddings=emb, ttl_s=3600)
+            try:
+                for i, text in enumerate(texts(size)):
+                    memory.store("bench-user", text, {"n": i}, tool="lookup")
+                times, hits = run(memory, lookups)
+                later = after_write(memory, other, lookups, size)
+                print(
+                    f"| {name} | {size:,} | {hits} | {statistics.median(times):.3f} | {pct(times, 0.99):.3f} | "
+                    f"{statistics.median(later):.2f} / {max(later):.2f} |",
+                    flush=True,
+                )
+            finally:
+                memory.forget("bench-user")
+                for b in {id(backend): backend, id(other_backend): other_backend}.values():
+                    if hasattr(b, "close"):
+                        b.close()
+    import redis
+
+    client = redis.Redis.from_url(args.redis_url)
+    pings = []
+    for _ in range(300):  # what the machine's load alone does to a round trip's tail
+        t0 = time.perf_counter()
+        client.ping()
+        pings.append((time.perf_counter() - t0) * 1000)
+    client.close()
+    print(f"Redis PING alone: p50 {statistics.median(pings):.3f} ms, p99 {pct(pings, 0.99):.3f} ms")
+    print(f"(1-minute load average at the end {os.getloadavg()[0]:.1f})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,289 @@
+"""The per-user vector index of an `IntentionMemory` with embeddings: kept in step with the backend's version.
+
+A user's index holds, per distinct exact key (`exact_key` of the stored raw intention), the memories stored under
+it (newest first), one unit vector (the newest memory's) as a row of a float32 matrix, and the latest expiry of the
+row's memories. It is known by the backend's version token of the user's memories (`records_versioned`: a counter
+every store, eviction and repair changes; Redis reads it in the same round trip as the records), so a lookup while
+no one wrote reuses the index as it is: no hashing of record ids, no re-parsing of vectors. When the version
+changed (a store here or by another worker), the index is rebuilt from the records, reusing every row whose memory
+is unchanged (same id and creation time): only new memories are unpacked, and a vector made by another model (the
+record's ``similarity`` name) or by none is re-embedded from the stored raw intention. A backend without versions
+(``None``) gets a token from the records' ids and creation times (every record hashed: slower, still correct).
+
+Expiry needs no new version: a lookup masks the rows whose memories have all expired and drops expired memories
+from the group it returns. Nothing derived is trusted from storage: the exact key is recomputed from the raw
+intention, so a vocabulary change never strands a memory.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from operator import attrgetter
+from typing import Any
+
+import numpy as np
+from cachetools import LRUCache
+
+from promptcache.intention._backends import MemoryRecord
+from promptcache.intention._select import filter_records, recent_first
+from promptcache.intention._similarity import _unpack
+from promptcache.intention._steps import Steps, call
+from promptcache.intention._vetoes import exact_key, prepare_veto
+
+__all__ = ["DEFAULT_INDEXED_USERS", "IndexCache", "VectorIndex"]
+
+DEFAULT_INDEXED_USERS = 64
+"""Users whose vector index an `IntentionMemory` keeps (least recently looked up dropped first). An index takes
+about 1.6 KB per distinct intention with 384-dimensional vectors (15 MB at 10,000)."""
+
+_ID_AND_TIME = attrgetter("id", "created_at", "result_hash")
+"""What identifies one version of a memory: a replaced memory has a new creation time or a new result."""
+_FIRST = 16
+"""Rows ranked by a partial sort first; a lookup that needs more (a ``tool``/``args`` filter) sorts the rest."""
+
+
+class VectorIndex:
+    """One user's memories at one backend version: exact key -> memories (newest first), one unit vector per key.
+
+    Attributes:
+        version: the backend's version token the index was built at.
+        exact: exact key -> the memories stored under it, newest first.
+        keys: the exact key of each matrix row.
+        matrix: float32 ``(rows, dimensions)``, unit rows (a zero vector stays zero).
+        expires: float64 ``(rows,)``: the latest expiry (epoch seconds) among each row's memories.
+        known: record id -> ``(created_at, exact key, unit vector or None)``, what a rebuild reuses.
+    """
+
+    __slots__ = ("dead", "exact", "expires", "keys", "known", "matrix", "pairs", "rows", "tools", "version")
+
+    def __init__(
+        self, version: Any, exact: dict[str, list[MemoryRecord]], known: dict[str, Any], pairs: set[Any]
+    ) -> None:
+        self.version = version
+        self.exact = exact
+        self.keys = list(exact)
+        self.rows = {k: i for i, k in enumerate(self.keys)}
+        self.known = known
+        self.pairs = pairs
+        self.dead = 0
+        self.tools: dict[Any, Any] = {}
+        heads = [exact[k][0] for k in self.keys]
+        rows = [known[r.id][2] for r in heads]
+        dims = next((len(v) for v in rows if v is not None), 1)
+        if rows and all(v is not None and len(v) == dims for v in rows):
+            self.matrix = np.stack(rows)
+        else:  # a zero row where a vector is missing or of another dimension (not comparable with the query)
+            self.matrix = np.zeros((len(rows), dims), dtype=np.float32)
+            for i, v in enumerate(rows):
+                if v is not None and len(v) == dims:
+                    self.matrix[i] = v
+        self.expires = np.fromiter(
+            (h.expires_at if len(g) == 1 else max(r.expires_at for r in g) for h, g in zip(heads, exact.values())),
+            dtype=np.float64,
+            count=len(heads),
+        )
+
+    def _tool_mask(self, tool: str | None) -> Any:
+        """Rows holding at least one memory of ``tool`` (cached per tool; ``None``: every row)."""
+        if tool is None:
+            return None
+        mask = self.tools.get(tool)
+        if mask is None:
+            mask = np.asarray([any(r.tool == tool for r in self.exact.get(k, ())) for k in self.keys], dtype=bool)
+            self.tools[tool] = mask
+        return mask
+
+    def group(self, key: str, tool: str | None, args: Any, now: float) -> list[MemoryRecord]:
+        """The live memories stored under exact key ``key`` of ``tool``/``args`` (when given), newest first."""
+        found = self.exact.get(key)
+        if not found:
+            return []
+        return [r for r in filter_records(found, tool, args) if r.expires_at > now]
+
+    def ranked(self, query: Any, tool: str | None, now: float) -> Iterator[tuple[float, str]]:
+        """``(cosine clipped to [0, 1], exact key)`` of the live rows (of ``tool`` when given), best first (ties by
+        key). A query of another dimension than the stored vectors, or a zero query, ranks nothing."""
+        if not self.keys:
+            return
+        q = np.asarray(_unpack(query), dtype=np.float32)
+        norm = float(np.linalg.norm(q))
+        if not norm or q.shape[0] != self.matrix.shape[1]:
+            return
+        # einsum, not ``@``: a matrix-vector product in BLAS may wait on its other threads when the cores are busy
+        # (tens of ms at 10,000 rows on a loaded 2-core machine); einsum's single loop takes about 1 ms there.
+        scores = np.clip(np.einsum("ij,j->i", self.matrix, q / norm), 0.0, 1.0)
+        live = self.expires > now
+        mask = self._tool_mask(tool)
+        if mask is not None:
+            live &= mask
+        scores = np.where(live, scores, -1.0)
+        n = int(live.sum())
+        first = min(n, _FIRST)
+        if first == 0:
+            return
+        # The best few by a partial sort (most lookups need no more; ties at the cut all taken, so the order is
+        # the full sort's); all live rows in order only when asked for.
+        if first < len(scores):
+            cut = scores[np.argpartition(-scores, first - 1)[first - 1]]
+            top = np.nonzero(scores >= cut)[0]
+        else:
+            top = np.arange(len(scores))
+        order = sorted((i for i in top.tolist() if scores[i] >= 0.0), key=lambda i: (-float(scores[i]), self.keys[i]))
+        for i in order:
+            yield float(scores[i]), self.keys[i]
+        if n > len(order):
+            done = set(order)
+            rest = [i for i in np.nonzero(live)[0].tolist() if i not in done]
+            for i in sorted(rest, key=lambda i: (-float(scores[i]), self.keys[i])):
+                yield float(scores[i]), self.keys[i]
+
+
+def _unit(vector: Any) -> Any:
+    v = np.asarray(_unpack(vector), dtype=np.float32)
+    norm = float(np.linalg.norm(v))
+    return v / norm if norm else v
+
+
+def build(
+    version: Any, records: list[MemoryRecord], similarity: Any, previous: VectorIndex | None
+) -> Steps[VectorIndex]:
+    """The index of ``records`` at ``version``, reusing ``previous``'s rows of unchanged memories; yields the
+    re-embedding (``similarity.encode``) of vectors another model made (a record ``similarity`` name other than
+    ``similarity.name``) or none made."""
+    known_before = previous.known if previous is not None else {}
+    known: dict[str, Any] = {}
+    exact: dict[str, list[MemoryRecord]] = {}
+    stale: list[MemoryRecord] = []
+    for r in records:
+        hit = known_before.get(r.id)
+        if hit is not None and hit[0] == r.created_at:
+            known[r.id] = hit
+            exact.setdefault(hit[1], []).append(r)
+            continue
+        key = exact_key(r.intention)
+        prepare_veto(r.intention)  # the vetoes' view of the stored intention, computed here once, not per lookup
+        exact.setdefault(key, []).append(r)
+        if r.similarity == similarity.name and r.features is not None:
+            known[r.id] = (r.created_at, key, _unit(r.features))
+        else:
+            known[r.id] = (r.created_at, key, None)
+            stale.append(r)
+    if stale:  # another model's vectors (or none): re-embedded from the stored raw intention
+        vectors = yield call(similarity, "encode", [r.intention for r in stale])
+        for r, v in zip(stale, vectors):
+            known[r.id] = (r.created_at, known[r.id][1], _unit(v))
+    for k, group in exact.items():
+        if len(group) > 1:
+            exact[k] = recent_first(group)
+    return VectorIndex(version, exact, known, set(map(_ID_AND_TIME, records)))
+
+
+def _fresh(r: MemoryRecord, similarity: Any) -> tuple[float, str, Any]:
+    prepare_veto(r.intention)  # the vetoes' view of the stored intention, computed here once, not per lookup
+    vector = _unit(r.features) if r.similarity == similarity.name and r.features is not None else None
+    return (r.created_at, exact_key(r.intention), vector)
+
+
+def update(
+    previous: VectorIndex, version: Any, records: list[MemoryRecord], similarity: Any
+) -> Steps[VectorIndex | None]:
+    """``previous`` brought up to ``records`` by what changed (memories added, replaced or gone: set differences
+    of ``(id, created_at, result_hash)``, then only the changed rows touched), or ``None`` when so much changed that `build` is
+    the cheaper way."""
+    pairs = set(map(_ID_AND_TIME, records))
+    added, removed = pairs - previous.pairs, previous.pairs - pairs
+    if len(added) + len(removed) > max(_FIRST, len(previous.keys) // 8) or previous.dead > len(previous.keys) // 4:
+        return None
+    known = dict(previous.known)
+    exact = dict(previous.exact)
+    touched: set[str] = set()
+    for mid, *_ in removed:
+        touched.add(known.pop(mid)[1])
+    new = [r for r in records if _ID_AND_TIME(r) in added] if added else []
+    for r in new:
+        known[r.id] = _fresh(r, similarity)
+        touched.add(known[r.id][1])
+    stale = [r for r in new if known[r.id][2] is None]
+    if stale:  # another model's vectors (or none): re-embedded from the stored raw intention
+        vectors = yield call(similarity, "encode", [r.intention for r in stale])
+        for r, v in zip(stale, vectors):
+            known[r.id] = (r.created_at, known[r.id][1], _unit(v))
+    index = VectorIndex.__new__(VectorIndex)
+    index.version, index.known, index.pairs, index.exact = version, known, pairs, exact
+    index.keys, index.rows, index.dead = list(previous.keys), dict(previous.rows), previous.dead
+    index.matrix, index.expires, index.tools = previous.matrix, previous.expires.copy(), {}
+    by_key: dict[str, list[MemoryRecord]] = {}
+    for r in new:
+        by_key.setdefault(known[r.id][1], []).append(r)
+    appended: list[Any] = []
+    for key in touched:
+        kept = [r for r in exact.get(key, ()) if _ID_AND_TIME(r) not in removed]
+        group = recent_first(kept + by_key.get(key, []))
+        row = index.rows.get(key)
+        if not group:
+            exact.pop(key, None)
+            if row is not None:
+                index.expires[row] = -np.inf
+                index.dead += 1
+            continue
+        exact[key] = group
+        vector = known[group[0].id][2]
+        if row is None:
+            index.rows[key] = len(index.keys)
+            index.keys.append(key)
+            appended.append(vector)
+            index.expires = np.append(index.expires, max(r.expires_at for r in group))
+            continue
+        if index.matrix is previous.matrix:
+            index.matrix = previous.matrix.copy()  # the previous index may still be read by another lookup
+        if vector is not None and len(vector) == index.matrix.shape[1]:
+            index.matrix[row] = vector
+        index.expires[row] = max(r.expires_at for r in group)
+    if appended:
+        dims = index.matrix.shape[1]
+        rows = [v if v is not None and len(v) == dims else np.zeros(dims, dtype=np.float32) for v in appended]
+        index.matrix = np.vstack([index.matrix, np.stack(rows)])
+    for tool, mask in previous.tools.items():  # the tool masks: only the touched rows recomputed
+        mask = np.append(mask, np.zeros(len(appended), dtype=bool))
+        for key in touched:
+            if key in index.rows:
+                mask[index.rows[key]] = any(r.tool == tool for r in exact.get(key, ()))
+        index.tools[tool] = mask
+    return index
+
+
+class IndexCache:
+    """The vector indexes of the most recently looked-up users (thread-safe).
+
+    Args:
+        users: how many users' indexes are kept (default `DEFAULT_INDEXED_USERS`).
+    """
+
+    def __init__(self, users: int = DEFAULT_INDEXED_USERS) -> None:
+        self._users: LRUCache[str, VectorIndex] = LRUCache(maxsize=users)
+        self._lock = threading.Lock()
+
+    def current(self, backend: Any, similarity: Any, user: str, now: float) -> Steps[VectorIndex]:
+        """The user's index at the backend's current version: one backend read (`records_versioned`), then the
+        cached index when the version is unchanged, else a rebuild (see the module docstring)."""
+        records, version = yield call(backend, "records_versioned", user, now)
+        if version is None:
+            version = ("records", hash(tuple(map(_ID_AND_TIME, records))))
+        with self._lock:
+            previous = self._users.get(user)
+        if previous is not None and previous.version == version:
+            return previous
+        index = None
+        if previous is not None and previous.keys:
+            index = yield from update(previous, version, records, similarity)
+        if index is None:
+            index = yield from build(version, records, similarity, previous)
+        with self._lock:
+            self._users[user] = index
+        return index
+
+    def forget(self, user: str) -> None:
+        """Drop the user's index (the next lookup rebuilds it)."""
+        with self._lock:
+            self._users.pop(user, None)
