@@ -67,7 +67,7 @@ def test_replay_on_the_shipped_sample(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "uncached input" in out
     assert " ".join(out.split()).startswith(
         "Switch to anchored-tail (the default of CachePointChatBedrockConverse and BedrockCachePoints): it costs "
-        "18.5% of no caching, saving $"
+        "18.5% of no caching (langchain-aws costs the same), saving $"
     )
     assert report["decision"]["action"] == "switch" and report["best_strategy"] == "anchored-tail"
     assert "Requests 10 s apart where no timestamps are recorded (42 requests)." in " ".join(out.split())
