@@ -69,12 +69,20 @@ def glob_escape(text: str) -> str:
     return "".join("\\" + ch if ch in "*?[]\\" else ch for ch in text)
 
 
+MAX_SECONDS = 86_400.0
+"""The longest timeout or break the Redis backends take (one day): a bound, not a measurement. A cache call that
+may wait longer is a hang, and far larger values overflow the platform's ``time_t`` inside the socket layer, so every
+call would fail."""
+
+
 def _seconds(value: Any, what: str, *, allow_zero: bool) -> float:
-    """A finite, non-negative number of seconds (> 0 unless ``allow_zero``); raises naming ``what`` and the value."""
+    """A finite number of seconds from 0 to `MAX_SECONDS` (> 0 unless ``allow_zero``); raises naming ``what`` and
+    the value."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{what} must be a number of seconds, got {type(value).__name__}: {value!r}")
-    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        raise ValueError(f"{what} must be a finite number of seconds {'>=' if allow_zero else '>'} 0, got {value!r}")
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero) or value > MAX_SECONDS:
+        low = ">=" if allow_zero else ">"
+        raise ValueError(f"{what} must be a finite number of seconds {low} 0 and <= {MAX_SECONDS:,.0f}, got {value!r}")
     return float(value)
 
 

@@ -114,7 +114,7 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
         prompt_caching: bool = False,
     ) -> None:
         check_fixed_scope(scope)
-        self.prompt_caching = bool(prompt_caching)
+        self.prompt_caching = check_bool(prompt_caching, "prompt_caching")
         memory = TypedMemoryStore.coerce(memory)
         self.memory = memory
         self.classifier = classifier

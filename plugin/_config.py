@@ -242,18 +242,25 @@ def read_call_options(
 
 
 def validate_scope(scope: Any, *, what: str = "scope") -> str | None:
-    """Check a scope value: ``None`` or a non-empty string; ints are accepted and turned into strings.
+    """Check a scope value: ``None`` or a non-empty string.
+
+    An ``int`` is refused, not turned into a string: ``1`` and ``"1"`` would otherwise name the same scope, so a
+    caller whose tenants are told apart by the id's type would share entries. Pass ``str(user_id)``.
 
     Raises:
-        TypeError: ``scope`` is neither ``None``, ``str`` nor ``int``.
+        TypeError: ``scope`` is neither ``None`` nor ``str`` (an ``int`` included).
         ValueError: ``scope`` is an empty or all-whitespace string, or not valid Unicode text (a lone surrogate
             such as ``"\ud800"``: no UTF-8 store or key can hold it).
     """
     if scope is None or scope is UNSET:
         return None
-    if isinstance(scope, bool) or not isinstance(scope, (str, int)):
-        raise TypeError(f"{what} must be a string or None, got {type(scope).__name__}: {scope!r}")
-    scope = str(scope)
+    if not isinstance(scope, str):
+        hint = (
+            f" (pass str({scope!r}) if that is the id)"
+            if isinstance(scope, int) and not isinstance(scope, bool)
+            else ""
+        )
+        raise TypeError(f"{what} must be a string or None, got {type(scope).__name__}: {scope!r}{hint}")
     if not scope.strip():
         raise ValueError(f"{what} must be a non-empty string, got {scope!r}")
     return check_unicode(scope, what)

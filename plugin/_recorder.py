@@ -28,6 +28,7 @@ import orjson
 from langchain_core.messages import AIMessage, BaseMessage, messages_to_dict
 from langchain_core.runnables.config import ensure_config
 
+from promptcache._config import validate_scope
 from promptcache._log import ThrottledWarning
 from promptcache._option_checks import check_bool
 from promptcache._processor import ModelRequest, ModelResponse, Processor
@@ -174,9 +175,9 @@ class TrafficRecorder(Processor):
             minute, by ``promptcache._log.ThrottledWarning``).
 
     Raises:
-        TypeError: ``target`` is neither a path nor a writable stream.
+        TypeError: ``target`` is neither a path nor a writable stream; ``scope`` is not a string.
         ValueError: ``max_bytes`` or ``backups`` negative; ``target`` an empty path (it would name the current
-            folder) or a directory.
+            folder) or a directory; ``scope`` an empty string.
         FileNotFoundError: ``target``'s folder does not exist (the file itself is created by the first call).
     """
 
@@ -194,10 +195,10 @@ class TrafficRecorder(Processor):
             raise ValueError(f"max_bytes must be a byte count >= 0 or None, got {max_bytes!r}")
         if isinstance(backups, bool) or not isinstance(backups, int) or backups < 0:
             raise ValueError(f"backups must be a count >= 0, got {backups!r}")
-        self._sink = _Sink(target, max_bytes, backups)
         self.drop_text = check_bool(drop_text, "drop_text")
         if scope is not None:
-            self._scope = scope
+            self._scope = validate_scope(scope)  # checked here, not on each call (where it would lose every line)
+        self._sink = _Sink(target, max_bytes, backups)
         self._warning = ThrottledWarning(logger)
         self.lines_written = 0
         self.lines_lost = 0

@@ -53,8 +53,11 @@ class InMemoryServerCache(ServerCache):
 
     def _purge(self) -> None:
         now = _monotonic()
-        for k in [k for k, (_, exp) in self._data.items() if exp <= now]:
-            del self._data[k]
+        # list() copies in one C call (str keys: no Python code runs, so no thread switch); a comprehension over
+        # the live dict would see a lock-free get's move_to_end and raise "mutated during iteration"
+        for k, (_, exp) in list(self._data.items()):
+            if exp <= now:
+                self._data.pop(k, None)
 
     def __len__(self) -> int:
         with self._lock:
@@ -119,9 +122,9 @@ class InMemoryServerCache(ServerCache):
         validate_clear_prefix(prefix)
         with self._lock:
             self._purge()
-            doomed = [k for k in self._data if k.startswith(prefix)]
+            doomed = [k for k in list(self._data) if k.startswith(prefix)]  # a copy, as in _purge
             for k in doomed:
-                del self._data[k]
+                self._data.pop(k, None)
         return len(doomed)
 
     def ttl(self, key: str) -> float | None:
