@@ -423,5 +423,5 @@ def test_every_memory_processor_and_tool_checks_a_fixed_scope_at_construction(sc
     for factory in (MemoryNode, TypedMemoryMiddleware, make_remember_tool, make_reference_tool):
         with pytest.raises(error, match="scope"):
             factory(TypedMemoryStore(), scope=scope)
-    for ok in (None, "u1", 7):
+    for ok in (None, "u1", "7"):
         assert MemoryNode(TypedMemoryStore(), scope=ok).scope == ok

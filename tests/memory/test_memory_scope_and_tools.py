@@ -12,7 +12,7 @@ from promptcache.memory import TypedMemoryMiddleware, make_reference_tool, make_
 from promptcache.testing import ScriptedChatModel
 
 
-@pytest.mark.parametrize("scope", [None, 7, "alice"])
+@pytest.mark.parametrize("scope", [None, "7", "alice"])
 def test_memory_context_accepts_a_valid_scope(scope):
     config = TypedMemoryMiddleware.context(scope=scope)
     assert config["configurable"]["promptcache.memory"] == {"scope": scope}
