@@ -88,7 +88,7 @@ def _tool_schema(tool: Any) -> dict[str, Any]:
         return {"name": str(getattr(tool, "name", tool))}
 
 
-def _model_id(model: Any) -> str:
+def _model_id(model: object) -> str:
     for attr in ("base_model_id", "model_id", "model_name", "model"):
         value = getattr(model, attr, None)
         if isinstance(value, str) and value:

@@ -197,7 +197,7 @@ def place_cache_points(
     return plan
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 

@@ -77,12 +77,12 @@ class RequestScan:
     counted: CountedMessages | None = None
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _is_point(block: Any) -> bool:
+def _is_point(block: Mapping[str, object]) -> bool:
     return isinstance(block.get("cachePoint"), Mapping)
 
 

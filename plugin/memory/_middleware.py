@@ -193,6 +193,6 @@ class TypedMemoryMiddleware(Processor):
         return request.override(system_message=with_memory_prompt(request.system_message, prompt, cache_point=point))
 
 
-def _is_converse(model: Any) -> bool:
+def _is_converse(model: object) -> bool:
     """Whether ``model`` is a langchain-aws ``ChatBedrockConverse`` (by class name: langchain-aws is an extra)."""
     return any(cls.__name__ == "ChatBedrockConverse" for cls in type(model).__mro__)

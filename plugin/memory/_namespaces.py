@@ -41,7 +41,7 @@ UNSCOPED_LABEL: Final[str] = "_unscoped"
 """The scope label used when scoping is disabled (``scope=None``); reserved, so no user scope can equal it."""
 
 
-def validate_prefix(prefix: Any) -> tuple[str, ...]:
+def validate_prefix(prefix: object) -> tuple[str, ...]:
     """Check a namespace prefix: a tuple/list of non-empty strings without ``"."``, not starting with "langgraph".
 
     Raises:
@@ -80,7 +80,7 @@ def memory_call_options(config: Any = None) -> dict[str, Any]:
     return options
 
 
-def scope_label(scope: Any, *, what: str = "scope") -> str:
+def scope_label(scope: object, *, what: str = "scope") -> str:
     """The namespace label of a scope: the scope itself, or `UNSCOPED_LABEL` for ``None``.
 
     Raises:

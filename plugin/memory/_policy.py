@@ -117,7 +117,7 @@ def latest_question(messages: Sequence[Any]) -> str:
     return ""
 
 
-def _role(message: Any) -> str | None:
+def _role(message: object) -> str | None:
     if isinstance(message, BaseMessage):
         return {"human": "user", "ai": "assistant"}.get(message.type)
     if isinstance(message, Mapping):

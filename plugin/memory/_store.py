@@ -116,7 +116,7 @@ class TypedMemoryStore(ScopeVersions):
             return shared
 
     @classmethod
-    def coerce(cls, memory: Any) -> TypedMemoryStore | None:
+    def coerce(cls, memory: object) -> TypedMemoryStore | None:
         """``memory`` as a ``TypedMemoryStore``: one is kept, a ``BaseStore`` gets its shared one
         (`for_store`), ``None`` stays ``None`` (the graph's own store is used per call).
 

@@ -177,7 +177,7 @@ def _converse(
     return system, tools, messages, points, reply_blocks, usage
 
 
-def _index(value: Any) -> int:
+def _index(value: object) -> int:
     """A stream event's block index: an int, or an int written as a string; anything else (absent, ``null``, not a
     number) is block 0, as an event without an index means."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -187,12 +187,12 @@ def _index(value: Any) -> int:
     return 0
 
 
-def _obj(value: Any) -> dict[str, Any]:
+def _obj(value: object) -> dict[str, Any]:
     """``value`` when it is a JSON object, else ``{}`` (a stream event field of the wrong shape carries nothing)."""
     return value if isinstance(value, dict) else {}
 
 
-def _converse_output(out: Any) -> tuple[tuple[Block, ...], Usage | None]:
+def _converse_output(out: object) -> tuple[tuple[Block, ...], Usage | None]:
     at = ("output", "outputBodyJson")
     if isinstance(out, list):  # ConverseStream: the stream events
         texts: dict[int, list[str]] = {}

@@ -56,7 +56,7 @@ __all__ = ["SCHEMA_TYPE", "is_invocation_log", "read_invocation_log"]
 SCHEMA_TYPE = "ModelInvocationLog"
 
 
-def _is_record(value: Any) -> bool:
+def _is_record(value: object) -> bool:
     return isinstance(value, dict) and value.get("schemaType") == SCHEMA_TYPE
 
 

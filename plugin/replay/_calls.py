@@ -206,7 +206,7 @@ def prompt_of(raw: Any, where: tuple[Any, ...]) -> tuple[tuple[Block, ...], list
     return tuple(system), messages, points
 
 
-def usage_of(raw: Any) -> Usage | None:
+def usage_of(raw: object) -> Usage | None:
     """``Usage`` from a logged usage object of any provider shape (``None`` when ``raw`` is none of them):
 
     - OpenAI Chat Completions (``prompt_tokens``, ``prompt_tokens_details.cached_tokens``): the prompt includes the

@@ -79,7 +79,7 @@ def _document_records(doc: Any) -> tuple[list[Any], tuple[Any, ...]]:
     return [], ()
 
 
-def detect_document(doc: Any) -> Format | None:
+def detect_document(doc: object) -> Format | None:
     """The format of a JSON document (module docstring), ``None`` when none matches."""
     records, _ = _document_records(doc)
     first = _first(records)
@@ -98,7 +98,7 @@ def detect_jsonl(data: bytes) -> Format | None:
     return None
 
 
-def detect_record(rec: Any) -> Format | None:
+def detect_record(rec: object) -> Format | None:
     """The format one record belongs to (``None``: none)."""
     return next((f for f in FORMATS() if f.matches(rec)), None)
 

@@ -169,7 +169,7 @@ def _conversations_from_document(name: str, doc: Any) -> list[Conversation]:
     return [_conversation(name, item, (*base, i), i) for i, item in enumerate(items)]
 
 
-def _has_messages(doc: Any) -> bool:
+def _has_messages(doc: object) -> bool:
     """Whether ``doc`` (or its first element) holds a message or a message list: a transcript with a bad part."""
     first = doc[0] if isinstance(doc, list) and doc else doc
     return is_message_like(first) or (
@@ -177,7 +177,7 @@ def _has_messages(doc: Any) -> bool:
     )
 
 
-def _is_conversation(value: Any) -> bool:
+def _is_conversation(value: object) -> bool:
     return isinstance(value, list) or (
         isinstance(value, dict)
         and not is_message_like(value)
