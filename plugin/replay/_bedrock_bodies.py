@@ -18,6 +18,7 @@ import orjson
 
 from promptcache._errors import PromptCacheError
 
+from ._jsonpos import JSONPath
 from ._logged_usage import anthropic_usage, converse_usage, count_of
 from ._messages import BadRecord, _args_text, _content_blocks, _short, normalise_message, parse_timestamp
 from ._transcript import Block, Message, Usage
@@ -56,7 +57,7 @@ def _point(where: str, index: int | None, after: int, ttl: Any) -> dict[str, Any
 
 
 def _converse_blocks(
-    content: Any, at: tuple[Any, ...], points: list[dict[str, Any]], where: str, index: int | None
+    content: Any, at: JSONPath, points: list[dict[str, Any]], where: str, index: int | None
 ) -> list[Block]:
     """Blocks of a Converse content list; each ``cachePoint`` is recorded in ``points`` (after the blocks so far)."""
     if not isinstance(content, list):

@@ -46,7 +46,7 @@ from typing import Any
 import orjson
 
 from ._bedrock_bodies import ParsedCall, UnsupportedBody, parse_record
-from ._jsonpos import jsonl_records, line_of
+from ._jsonpos import JSONPath, jsonl_records, line_of
 from ._messages import BadRecord, _short
 from ._transcript import Conversation, Message, TranscriptError, TranscriptWarning
 
@@ -107,7 +107,7 @@ def read_invocation_log(name: str, data: bytes, doc: Any = None) -> list[Convers
 def _take(
     calls: list[ParsedCall],
     rec: Any,
-    where: tuple[Any, ...],
+    where: JSONPath,
     name: str,
     line: int,
     skipped: set[str],

@@ -27,6 +27,7 @@ import orjson
 
 from ._bedrock_bodies import ParsedCall
 from ._bedrock_logs import _conversations
+from ._jsonpos import JSONPath
 from ._messages import BadRecord, _short
 from ._transcript import Block, Conversation, Message, TranscriptError, Usage
 
@@ -174,7 +175,7 @@ def plain_message(raw: Any) -> Any:
     return raw
 
 
-def prompt_of(raw: Any, where: tuple[Any, ...]) -> tuple[tuple[Block, ...], list[Message], list[dict[str, Any]]]:
+def prompt_of(raw: Any, where: JSONPath) -> tuple[tuple[Block, ...], list[Message], list[dict[str, Any]]]:
     """System blocks, messages and ``cache_control`` cache points of a logged message list (OpenAI, Anthropic or
     LangChain messages; leading system messages are the system prompt).
 

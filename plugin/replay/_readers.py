@@ -34,7 +34,7 @@ from ._bedrock_logs import is_invocation_log, read_invocation_log
 from ._claude_code import is_claude_code_log, is_session_folder, read_claude_code, read_session_folder
 from ._formats import detect_document, detect_jsonl, no_format_hint, read_with
 from ._input_guard import check_input_file, read_input
-from ._jsonpos import jsonl_records, line_at, line_of
+from ._jsonpos import JSONPath, jsonl_records, line_at, line_of
 from ._messages import BadRecord, _short, is_message_like, normalise_message, parse_timestamp
 from ._transcript import Block, Conversation, Message, TranscriptError
 
@@ -185,7 +185,7 @@ def _is_conversation(value: object) -> bool:
     )
 
 
-def _conversation(name: str, rec: Any, where: tuple[Any, ...], index: int, line: int | None = None) -> Conversation:
+def _conversation(name: str, rec: Any, where: JSONPath, index: int, line: int | None = None) -> Conversation:
     """One conversation from a list of messages or a container object (see the module docstring)."""
     meta: dict[str, Any] = {}
     if isinstance(rec, list):
@@ -205,7 +205,7 @@ def _assemble(
     name: str,
     rec: dict[str, Any],
     messages: list[Message],
-    where: tuple[Any, ...],
+    where: JSONPath,
     index: int,
     meta: dict[str, Any],
     line: int | None,
