@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterat
 from typing import Any, cast
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, AIMessageChunk, AnyMessage, BaseMessage, SystemMessage, ToolCallChunk
 from langchain_core.messages.utils import message_chunk_to_message
@@ -184,12 +185,20 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
 
     # -- invoke / ainvoke ----------------------------------------------------------------------------------
     def _generate(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
     ) -> ChatResult:
         return self._result(self._generate_from(self._request(messages, stop, kwargs)))
 
     async def _agenerate(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
     ) -> ChatResult:
         return self._result(await self._agenerate_from(self._request(messages, stop, kwargs)))
 
@@ -202,7 +211,11 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
         return hooked if len(hooked) == len(self.processors) else None
 
     def _stream(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         request = self._request(messages, stop, kwargs)
         processors = self._hooks_only()
@@ -237,7 +250,11 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
             yield ChatGenerationChunk(message=ai_message_to_chunk(self._reply(response)))
 
     async def _astream(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         request = self._request(messages, stop, kwargs)
         processors = self._hooks_only()
