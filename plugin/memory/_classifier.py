@@ -303,7 +303,7 @@ def takes_history(classifier: Callable[..., object]) -> bool:
     return "history" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
-def make_classifier(classifier: Any = None) -> ConceptualClassifier:
+def make_classifier(classifier: ConceptualClassifier | BaseChatModel | None = None) -> ConceptualClassifier:
     """Normalise a classifier argument: ``None`` -> the default rules, a chat model -> `ChatModelClassifier`,
     a callable -> itself (``f(question)`` sees the latest question alone; ``f(question, history=...)`` also gets
     the earlier turns).

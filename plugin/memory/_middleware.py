@@ -18,9 +18,11 @@ the memory block (`MEMORY_CACHE_POINT`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, cast
 
 from langchain.agents.middleware import AgentState, ModelRequest
+from langchain_core.language_models import BaseChatModel
 from langgraph.store.base import BaseStore
 
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET
@@ -90,7 +92,7 @@ class TypedMemoryMiddleware(Processor):
         self,
         memory: TypedMemoryStore | BaseStore | None = None,
         *,
-        classifier: Any = None,
+        classifier: Callable[..., bool] | BaseChatModel | None = None,
         scope: Any = UNSET,
         load_references: bool = True,
         reference_tool: bool = True,

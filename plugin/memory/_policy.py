@@ -26,9 +26,10 @@ the per-thread part (feedback, user facts, references) is a stable prefix and pr
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Union
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.graph import MessagesState
 
@@ -179,7 +180,7 @@ class MemoryLoader:
     def __init__(
         self,
         memory: TypedMemoryStore,
-        classifier: Any = None,
+        classifier: Callable[..., bool] | BaseChatModel | None = None,
         *,
         load_references: bool = True,
         messages_key: str = "messages",
