@@ -197,7 +197,7 @@ class AsLoggedStrategy(Strategy):
         return ordered
 
     @staticmethod
-    def _boundary(request: Request, entry: Any) -> tuple[int, str]:
+    def _boundary(request: Request, entry: object) -> tuple[int, str]:
         """The block boundary of one logged cache point (0 when it cannot be placed)."""
         prepared = request.prepared
         if not isinstance(entry, dict):

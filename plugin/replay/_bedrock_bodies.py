@@ -52,12 +52,12 @@ class ParsedCall:
     line: int = 0
 
 
-def _point(where: str, index: int | None, after: int, ttl: Any) -> dict[str, Any]:
+def _point(where: str, index: int | None, after: int, ttl: object) -> dict[str, Any]:
     return {"where": where, "index": index, "after": after, "ttl": ttl if isinstance(ttl, str) else None}
 
 
 def _converse_blocks(
-    content: Any, at: JSONPath, points: list[dict[str, Any]], where: str, index: int | None
+    content: object, at: JSONPath, points: list[dict[str, Any]], where: str, index: int | None
 ) -> list[Block]:
     """Blocks of a Converse content list; each ``cachePoint`` is recorded in ``points`` (after the blocks so far)."""
     if not isinstance(content, list):
@@ -143,7 +143,7 @@ def _record_usage(rec: dict[str, Any]) -> Usage | None:
 
 
 def _converse(
-    body: dict[str, Any], out: Any
+    body: dict[str, Any], out: object
 ) -> tuple[
     tuple[Block, ...], list[dict[str, Any]], list[Message], list[dict[str, Any]], tuple[Block, ...], Usage | None
 ]:
@@ -230,7 +230,7 @@ def _converse_output(out: object) -> tuple[tuple[Block, ...], Usage | None]:
     return tuple(blocks), converse_usage(out.get("usage"))
 
 
-def _anthropic_marks(parts: Any, points: list[dict[str, Any]], where: str, index: int | None) -> None:
+def _anthropic_marks(parts: object, points: list[dict[str, Any]], where: str, index: int | None) -> None:
     if isinstance(parts, list):
         for k, part in enumerate(parts):
             if isinstance(part, dict) and isinstance(part.get("cache_control"), dict):
@@ -238,7 +238,7 @@ def _anthropic_marks(parts: Any, points: list[dict[str, Any]], where: str, index
 
 
 def _anthropic(
-    body: dict[str, Any], out: Any
+    body: dict[str, Any], out: object
 ) -> tuple[
     tuple[Block, ...], list[dict[str, Any]], list[Message], list[dict[str, Any]], tuple[Block, ...], Usage | None
 ]:
@@ -309,7 +309,7 @@ def _is_anthropic(body: dict[str, Any]) -> bool:
     return False
 
 
-def _json_body(value: Any, part: str, key: str) -> Any:
+def _json_body(value: object, part: str, key: str) -> Any:
     """A logged body: JSON as logged, or a body logged as a JSON string (some log shippers re-encode it) parsed.
 
     Raises:

@@ -41,7 +41,7 @@ from __future__ import annotations
 import hashlib
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -56,11 +56,11 @@ __all__ = ["SCHEMA_TYPE", "is_invocation_log", "read_invocation_log"]
 SCHEMA_TYPE = "ModelInvocationLog"
 
 
-def _is_record(value: object) -> bool:
+def _is_record(value: object) -> TypeGuard[dict[str, Any]]:
     return isinstance(value, dict) and value.get("schemaType") == SCHEMA_TYPE
 
 
-def is_invocation_log(doc: Any = None, data: bytes | None = None) -> bool:
+def is_invocation_log(doc: object = None, data: bytes | None = None) -> bool:
     """True for a parsed JSON document that is a record or a list of records (``doc``), or JSONL ``data`` whose
     first parseable line is a record."""
     if data is not None:
@@ -78,7 +78,7 @@ def is_invocation_log(doc: Any = None, data: bytes | None = None) -> bool:
     return _is_record(doc)
 
 
-def read_invocation_log(name: str, data: bytes, doc: Any = None) -> list[Conversation]:
+def read_invocation_log(name: str, data: bytes, doc: object = None) -> list[Conversation]:
     """The conversations of one invocation-log file: ``doc`` when the file is one JSON document (a record or a list
     of records), else ``data`` as JSONL. Raises ``TranscriptError`` (``FILE:LINE: reason``)."""
     calls: list[ParsedCall] = []
@@ -106,7 +106,7 @@ def read_invocation_log(name: str, data: bytes, doc: Any = None) -> list[Convers
 
 def _take(
     calls: list[ParsedCall],
-    rec: Any,
+    rec: object,
     where: JSONPath,
     name: str,
     line: int,

@@ -164,7 +164,7 @@ _LC_ROLES = {
 }
 
 
-def plain_message(raw: Any) -> Any:
+def plain_message(raw: object) -> Any:
     """A LangChain-serialised message (``{"lc": 1, "type": "constructor", "id": [..., "AIMessage"], "kwargs":
     {...}}``, as LangSmith stores chat-model inputs and outputs) as a role message; anything else unchanged."""
     if isinstance(raw, dict) and raw.get("lc") is not None and isinstance(raw.get("kwargs"), dict):
@@ -175,7 +175,7 @@ def plain_message(raw: Any) -> Any:
     return raw
 
 
-def prompt_of(raw: Any, where: JSONPath) -> tuple[tuple[Block, ...], list[Message], list[dict[str, Any]]]:
+def prompt_of(raw: object, where: JSONPath) -> tuple[tuple[Block, ...], list[Message], list[dict[str, Any]]]:
     """System blocks, messages and ``cache_control`` cache points of a logged message list (OpenAI, Anthropic or
     LangChain messages; leading system messages are the system prompt).
 

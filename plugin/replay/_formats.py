@@ -67,7 +67,7 @@ def _first(records: Iterable[Any]) -> Any:
     return next(iter(records), None)
 
 
-def _document_records(doc: Any) -> tuple[list[Any], JSONPath]:
+def _document_records(doc: object) -> tuple[list[Any], JSONPath]:
     """The records of a JSON document and the path of their list (``()`` for the document itself)."""
     if isinstance(doc, list):
         return doc, ()
@@ -136,7 +136,7 @@ class _At(BadRecord):
         self.line = line
 
 
-def _items(name: str, data: bytes, doc: Any) -> Iterator[tuple[int, JSONPath, Any]]:
+def _items(name: str, data: bytes, doc: object) -> Iterator[tuple[int, JSONPath, Any]]:
     if doc is None:
         for lineno, rec in jsonl_records(name, data.splitlines()):
             yield lineno, (), rec
@@ -147,7 +147,7 @@ def _items(name: str, data: bytes, doc: Any) -> Iterator[tuple[int, JSONPath, An
         yield 0, (() if single else (*base, i)), rec
 
 
-def read_with(fmt: Format, name: str, data: bytes, doc: Any = None) -> list[Conversation]:
+def read_with(fmt: Format, name: str, data: bytes, doc: object = None) -> list[Conversation]:
     """Read a file of format ``fmt``: JSONL ``data``, or the parsed JSON document ``doc``.
 
     Raises:

@@ -136,7 +136,7 @@ def _first_line_is_json(data: bytes) -> bool:
     return True
 
 
-def _read_json_document(name: str, data: bytes, doc: Any) -> list[Conversation]:
+def _read_json_document(name: str, data: bytes, doc: object) -> list[Conversation]:
     if is_invocation_log(doc):
         return read_invocation_log(name, data, doc)
     fmt = detect_document(doc)
@@ -152,7 +152,7 @@ def _read_json_document(name: str, data: bytes, doc: Any) -> list[Conversation]:
         raise TranscriptError(name, line_of(text, bad.where), reason) from None
 
 
-def _conversations_from_document(name: str, doc: Any) -> list[Conversation]:
+def _conversations_from_document(name: str, doc: object) -> list[Conversation]:
     base: tuple[str, ...]
     if isinstance(doc, dict) and isinstance(doc.get("conversations"), list):
         items, base = doc["conversations"], ("conversations",)
@@ -185,7 +185,7 @@ def _is_conversation(value: object) -> bool:
     )
 
 
-def _conversation(name: str, rec: Any, where: JSONPath, index: int, line: int | None = None) -> Conversation:
+def _conversation(name: str, rec: object, where: JSONPath, index: int, line: int | None = None) -> Conversation:
     """One conversation from a list of messages or a container object (see the module docstring)."""
     meta: dict[str, Any] = {}
     if isinstance(rec, list):
