@@ -98,7 +98,7 @@ class _Checker:
             model_info is not None and model_info.supports_prompt_cache and "tools" not in model_info.cachable_fields
         )
 
-    def check(self, where: str, previous: Any, previous_where: str, first: str) -> None:
+    def check(self, where: str, previous: object, previous_where: str, first: str) -> None:
         """Refuse the point at ``where`` whose preceding block is ``previous`` (``_START`` when none)."""
         if self.family is None:
             return
