@@ -25,7 +25,9 @@ MEMO_ENTRIES = 512
 #: Longer JSON texts are hashed every time, never kept (so the memo holds at most 16 MiB).
 MEMO_MAX_TEXT_BYTES = 32 << 10
 
-_memo: OrderedDict[Any, str] = OrderedDict()  # canonical JSON bytes, or the texts (`_texts_key`) -> id
+_memo: OrderedDict[bytes | tuple[object, ...], str] = (
+    OrderedDict()
+)  # canonical JSON bytes, or the texts (`_texts_key`) -> id
 _lock = threading.Lock()
 
 
@@ -35,15 +37,14 @@ def conversation_id(system: list[Any], messages: list[dict[str, Any]], config: R
     thread = (ensure_config(config).get("configurable") or {}).get("thread_id")
     if thread not in (None, ""):
         return f"thread:{thread}"
-    key: Any = _texts_key(system, messages)
-    if key is None:
-        key = canonical_json({"system": system, "first": messages[:1]})
+    texts = _texts_key(system, messages)
+    key = canonical_json({"system": system, "first": messages[:1]}) if texts is None else texts
     with _lock:
         known = _memo.get(key)
         if known is not None:
             _memo.move_to_end(key)
             return known
-    text = key if type(key) is bytes else canonical_json({"system": system, "first": messages[:1]})
+    text = key if isinstance(key, bytes) else canonical_json({"system": system, "first": messages[:1]})
     found = "hash:" + stable_hash(text, 32)
     if len(text) <= MEMO_MAX_TEXT_BYTES:
         with _lock:
@@ -53,13 +54,13 @@ def conversation_id(system: list[Any], messages: list[dict[str, Any]], config: R
     return found
 
 
-def _texts_key(system: Any, messages: Any) -> tuple[Any, ...] | None:
+def _texts_key(system: object, messages: object) -> tuple[object, ...] | None:
     """For the usual shape -- every system block ``{"text": str}``, a first message ``{"role", "content"}`` whose
     content is a str or ``{"text": str}`` blocks -- the texts themselves: they decide the canonical JSON, and a
     tuple of them is hashed from each str's cached hash (no serialisation). ``None`` for any other shape."""
     if type(system) is not list or type(messages) is not list:
         return None
-    key: list[Any] = []
+    key: list[object] = []
     for block in system:
         if type(block) is not dict or len(block) != 1 or type(block.get("text")) is not str:
             return None

@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping
-from typing import Any, Optional, Union
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Literal, Optional, Union
 
 from cachetools import LRUCache
 
@@ -46,7 +46,8 @@ try:
     from langchain_aws import ChatBedrockConverse
 except ImportError as exc:  # the optional dependency of this module
     raise missing_extra("bedrock", exc) from exc
-from pydantic import ConfigDict, PrivateAttr, StrictBool, StrictFloat, StrictInt, model_validator
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
+from pydantic import ConfigDict, PrivateAttr, SkipValidation, StrictBool, StrictFloat, StrictInt, model_validator
 
 from promptcache._config import CurrentConfigMixin
 from promptcache._log import ThrottledWarning
@@ -66,18 +67,24 @@ __all__ = [
     "BedrockCachePoints",
     "CachePointChatBedrockConverse",
     "PlacementStore",
+    "StrategyName",
 ]
 
 logger = logging.getLogger("promptcache.integrations.bedrock")
 _MAX_WRAPPED = 256  # cache-point twins kept per BedrockCachePoints (one per base model object in use)
 
 
+#: The placement strategy names accepted by ``strategy=`` (the keys of ``STRATEGIES``).
+StrategyName = Literal["anchored-tail", "multi-point"]
+
 #: Strategy names accepted by ``strategy=``.
 STRATEGIES: dict[str, type[CacheStrategy]] = {"anchored-tail": AnchoredTailStrategy, "multi-point": MultiPointStrategy}
 
 
-def resolve_strategy(strategy: Any) -> type[CacheStrategy]:
+def resolve_strategy(strategy: object) -> type[CacheStrategy]:
     """``"anchored-tail"`` | ``"multi-point"`` | a ``CacheStrategy`` subclass -> the class.
+
+    Typed to take any value: the option comes from users, so a bad one is refused here with a clear message.
 
     Raises:
         ValueError: an unknown name (the known ones are listed). TypeError: anything else.
@@ -95,7 +102,7 @@ def resolve_strategy(strategy: Any) -> type[CacheStrategy]:
     raise TypeError(f"strategy must be 'anchored-tail', 'multi-point' or a CacheStrategy subclass, got {strategy!r}")
 
 
-def _check_cache_control(cache_control: Any) -> None:
+def _check_cache_control(cache_control: object) -> None:
     """``cache_control`` must be ``None`` or a dict whose optional ``"ttl"`` is ``"5m"`` or ``"1h"`` (the Converse
     ``CachePointBlock.ttl`` values; whether the model allows ``"1h"`` is checked with the model's ``ModelInfo``).
 
@@ -149,12 +156,14 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, arbitrary_types_allowed=True)
 
-    strategy: Any = "anchored-tail"
+    # Checked by ``resolve_strategy`` (its messages name the known strategies), not by pydantic.
+    strategy: SkipValidation[StrategyName | type[CacheStrategy]] = "anchored-tail"
     cache_points: StrictBool = True
     cache_ttl: Optional[str] = None
     cache_model_info: Optional[ModelInfo] = None
     cache_tools: StrictBool = True
-    placement_store: Optional[Any] = None
+    # Checked by ``PlacementStore`` (a TypeError naming the value), not by pydantic.
+    placement_store: SkipValidation[Optional[ServerCache]] = None
     placement_ttl_s: Optional[Union[StrictInt, StrictFloat]] = DEFAULT_PLACEMENT_TTL_SECONDS
     token_counter: Optional[Callable[[Any], int]] = None
 
@@ -190,7 +199,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
     def _cache_usage_args(self) -> tuple[str, float]:
         return self._info.model_id or self.model_id, 3600.0 if self.cache_ttl == "1h" else 300.0
 
-    def _generate(self, *args: Any, **kwargs: Any) -> Any:
+    def _generate(self, *args: Any, **kwargs: Any) -> ChatResult:
         result = super()._generate(*args, **kwargs)
         for generation in result.generations:  # invoke/ainvoke/batch (async runs this in a thread)
             count_cache_usage(
@@ -198,7 +207,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
             )
         return result
 
-    def _stream(self, *args: Any, **kwargs: Any) -> Any:
+    def _stream(self, *args: Any, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
         yield from count_stream_usage(self._metrics, super()._stream(*args, **kwargs), *self._cache_usage_args())
 
     @property
@@ -232,7 +241,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
             return super()._apply_cache_points(cache_control, system, bedrock_messages, params)
         hot = self._hot  # one read: pydantic serves each private attribute through __getattr__
         ttl = (cache_control or {}).get("ttl") or self.cache_ttl
-        tool_config: Any = (params or {}).get("toolConfig")  # a dict whenever ``tools`` is not None
+        tool_config = (params or {}).get("toolConfig")  # a dict whenever ``tools`` is not None
         tools = tool_config.get("tools") if isinstance(tool_config, dict) else None
         counter = self.token_counter
         conv = conversation_id(system, bedrock_messages)
@@ -254,7 +263,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
             hot.counts.put(conv, plan.counted)
         system[:] = plan.system
         bedrock_messages[:] = plan.messages
-        if tools is not None and params is not None:
+        if tools is not None and params is not None and isinstance(tool_config, dict):
             params["toolConfig"] = {**tool_config, "tools": plan.tools}
         if plan.placements != previous or [p.fingerprint for p in plan.placements] != [p.fingerprint for p in previous]:
             hot.store.save(conv, model_key, plan.placements)
@@ -310,7 +319,7 @@ class BedrockCachePoints(Processor):
     def __init__(
         self,
         *,
-        strategy: Any = "anchored-tail",
+        strategy: StrategyName | type[CacheStrategy] = "anchored-tail",
         placement_store: ServerCache | None = None,
         cache_ttl: str | None = None,
         cache_model_info: ModelInfo | None = None,
@@ -341,8 +350,8 @@ class BedrockCachePoints(Processor):
             token_counter=token_counter,
         )
         # id(model) -> (model, settings snapshot, twin); bounded, so models made per request are not kept forever
-        self._wrapped: LRUCache[int, tuple[ChatBedrockConverse, Any, CachePointChatBedrockConverse]] = LRUCache(
-            maxsize=_MAX_WRAPPED
+        self._wrapped: LRUCache[int, tuple[ChatBedrockConverse, tuple[object, ...], CachePointChatBedrockConverse]] = (
+            LRUCache(maxsize=_MAX_WRAPPED)
         )
         self._wrapped_lock = threading.Lock()
         self._warning = ThrottledWarning(logger, interval_s=3600)
@@ -385,7 +394,7 @@ class BedrockCachePoints(Processor):
         return request.override(model=self.wrap(model))
 
 
-def _frozen(value: Any) -> Any:
+def _frozen(value: object) -> object:
     """``value`` with dicts and lists turned into tuples (recursively), so a later in-place change compares unequal."""
     if isinstance(value, dict):
         return ("dict", tuple((k, _frozen(v)) for k, v in value.items()))
@@ -394,7 +403,7 @@ def _frozen(value: Any) -> Any:
     return value
 
 
-def _settings_snapshot(model: ChatBedrockConverse) -> tuple[Any, ...]:
+def _settings_snapshot(model: ChatBedrockConverse) -> tuple[object, ...]:
     """Every field of ``model`` (``_frozen``), in field order: what ``CachePointChatBedrockConverse.from_model``
     reads."""
     return tuple(_frozen(getattr(model, name, None)) for name in type(model).model_fields)

@@ -21,9 +21,10 @@ no ``scope=``) logs one warning per node, then uses the unscoped memories.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config
 from langgraph.store.base import BaseStore
@@ -105,7 +106,7 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
         self,
         memory: TypedMemoryStore | BaseStore | None = None,
         *,
-        classifier: Any = None,
+        classifier: Callable[..., bool] | BaseChatModel | None = None,
         scope: Any = UNSET,
         load_references: bool = True,
         messages_key: str = "messages",
@@ -159,7 +160,7 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
         self._unscoped.check(scope, self.scope is not UNSET or "scope" in (options or {}), self.scope_fields)
         return scope
 
-    def _check(self, input: Any, config: RunnableConfig) -> None:
+    def _check(self, input: object, config: RunnableConfig) -> None:
         """Raise `MemoryStateError` for a state that cannot work (module docstring), before any read."""
         if not isinstance(input, Mapping) or self.messages_key not in input:
             keys = sorted(input) if isinstance(input, Mapping) else type(input).__name__

@@ -21,7 +21,8 @@ Per-call options: a processor with a ``context_key`` gets ``Cls.context(**opts)`
 from __future__ import annotations
 
 import inspect
-from typing import Any, ClassVar
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar, Literal
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage
@@ -29,6 +30,7 @@ from langchain_core.runnables import RunnableConfig
 
 from promptcache._config import (
     UNSET,
+    _Unset,
     apply_call_options,
     existing_call_options,
     merge_call_options,
@@ -37,6 +39,7 @@ from promptcache._config import (
 )
 
 __all__ = [
+    "HookName",
     "ModelRequest",
     "ModelResponse",
     "Processor",
@@ -46,7 +49,13 @@ __all__ = [
 ]
 
 
-def as_model_response(result: Any) -> ModelResponse:
+#: The processor hooks `request_stage` names in its errors.
+HookName = Literal["process_request", "aprocess_request", "process_response", "aprocess_response"]
+#: The sync hooks; each has an async twin named ``"a" + name``.
+_SYNC_HOOKS: tuple[HookName, HookName] = ("process_request", "process_response")
+
+
+def as_model_response(result: object) -> ModelResponse:
     """Normalise a hook or handler result to a ``ModelResponse``.
 
     Accepts a ``ModelResponse``, an ``AIMessage`` or LangChain's ``ExtendedModelResponse`` (its ``model_response``).
@@ -64,11 +73,13 @@ def as_model_response(result: Any) -> ModelResponse:
     raise TypeError(f"expected ModelResponse or AIMessage, got {type(result).__name__}: {result!r}")
 
 
-def _is_short_circuit(result: Any) -> bool:
+def _is_short_circuit(result: object) -> bool:
     return isinstance(result, (ModelResponse, AIMessage))
 
 
-def request_stage(processor: Any, result: Any, hook: str = "process_request") -> ModelRequest | ModelResponse:
+def request_stage(
+    processor: object, result: object, hook: HookName = "process_request"
+) -> ModelRequest | ModelResponse:
     """Check what a request hook returned: a ``ModelRequest`` to send on, or a short-circuit reply, returned as a
     ``ModelResponse`` holding at least one ``AIMessage`` (the agent's next message).
 
@@ -93,7 +104,7 @@ def request_stage(processor: Any, result: Any, hook: str = "process_request") ->
     return response
 
 
-def check_sync(processor: Any) -> None:
+def check_sync(processor: Processor) -> None:
     """Refuse a sync call through a processor that defines only async hooks (they would be skipped silently).
 
     Raises:
@@ -142,13 +153,13 @@ class Processor(AgentMiddleware):
     context_options: ClassVar[frozenset[str]] = frozenset()
     scope_fields: tuple[str, ...] = ("user_id", "langgraph_auth_user_id")
     allow_scope_override: bool = False
-    _scope: Any = UNSET
+    _scope: str | None | _Unset = UNSET
     #: ``wrap_model_call``/``awrap_model_call`` only run the four hooks, so ``with_processors(...).stream`` may run
     #: the hooks itself and stream the model's chunks. A subclass that defines its own wrap methods gets ``False``
     #: (stream then runs its wrap method and yields the reply as one chunk) unless it sets this in its own body.
     _wrap_runs_hooks: ClassVar[bool] = True
     #: sync hook names whose async twin alone is overridden (sync calls refuse them: `check_sync`).
-    _async_only: ClassVar[tuple[str, ...]] = ()
+    _async_only: ClassVar[tuple[HookName, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -158,7 +169,7 @@ class Processor(AgentMiddleware):
             cls._wrap_runs_hooks = False
         cls._async_only = tuple(
             name
-            for name in ("process_request", "process_response")
+            for name in _SYNC_HOOKS
             if getattr(cls, name) is getattr(Processor, name)
             and getattr(cls, "a" + name) is not getattr(Processor, "a" + name)
         )
@@ -181,7 +192,7 @@ class Processor(AgentMiddleware):
         return self.process_response(request, response)
 
     # -- AgentMiddleware -----------------------------------------------------------------------------------
-    def wrap_model_call(self, request: ModelRequest, handler: Any) -> ModelResponse:
+    def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> ModelResponse:
         """Run the hooks around ``handler`` (the inner processors and the model); see the module docstring.
 
         Raises:
@@ -196,7 +207,9 @@ class Processor(AgentMiddleware):
         response = as_model_response(handler(sent))
         return as_model_response(self.process_response(sent, response))
 
-    async def awrap_model_call(self, request: ModelRequest, handler: Any) -> ModelResponse:
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> ModelResponse:
         """Async twin of `wrap_model_call`."""
         sent = request_stage(self, await self.aprocess_request(request), "aprocess_request")
         if isinstance(sent, ModelResponse):

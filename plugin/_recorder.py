@@ -53,14 +53,14 @@ class _Call:
 _ACTIVE: contextvars.ContextVar[_Call | None] = contextvars.ContextVar("promptcache_recorded_call", default=None)
 
 
-def _capture(params: dict[str, Any], model: Any, **_: Any) -> None:
+def _capture(params: dict[str, Any], model: object, **_: object) -> None:
     """botocore ``provide-client-params`` handler: keep the request of the recorded call running here."""
     call = _ACTIVE.get()
     if call is not None:  # only the latest attempt is kept (a retried call: the one that answered)
         call.sent[:] = [(str(getattr(model, "name", "")), params)]
 
 
-def _hook(model: Any) -> None:
+def _hook(model: object) -> None:
     """Register ``_capture`` once on a Bedrock model's boto3 client (``unique_id``: registering again is a no-op)."""
     client = getattr(model, "client", None)
     events = getattr(getattr(client, "meta", None), "events", None)
@@ -70,7 +70,7 @@ def _hook(model: Any) -> None:
         events.register(f"provide-client-params.bedrock-runtime.{op}", _capture, unique_id=f"{_HANDLER_ID}.{op}")
 
 
-def _json_default(value: Any) -> Any:
+def _json_default(value: object) -> object:
     if isinstance(value, (bytes, bytearray)):
         return f"<{len(value)} bytes>"
     if hasattr(value, "model_dump"):
@@ -89,7 +89,7 @@ def _tool_schema(tool: Any) -> dict[str, Any]:
         return {"name": str(getattr(tool, "name", tool))}
 
 
-def _model_id(model: Any) -> str:
+def _model_id(model: object) -> str:
     for attr in ("base_model_id", "model_id", "model_name", "model"):
         value = getattr(model, attr, None)
         if isinstance(value, str) and value:

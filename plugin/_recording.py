@@ -43,12 +43,12 @@ _VALUE_KEYS = frozenset({"args", "input", "arguments", "json"})
 _SKIP_KEYS = frozenset({"toolConfig", "toolSpec", "inputSchema", "usage_metadata", "response_metadata"})
 
 
-def is_recording(rec: Any) -> bool:
+def is_recording(rec: object) -> bool:
     """True for one recorded line (a dict with ``"promptcache": "call"``)."""
     return isinstance(rec, dict) and rec.get("promptcache") == FORMAT_TAG
 
 
-def _digest(value: Any) -> dict[str, Any]:
+def _digest(value: object) -> dict[str, Any]:
     text = value if isinstance(value, str) else orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=repr).decode()
     return {REDACTED: {"chars": len(text), "sha256": hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()}}
 

@@ -41,7 +41,7 @@ def price_or_none(model_id: str | None) -> ModelPrice | None:
         return None
 
 
-def model_id_of(model: Any) -> str | None:
+def model_id_of(model: object) -> str | None:
     """The provider model id of a chat model (``base_model_id``, ``model_id``, ``model_name`` or ``model``)."""
     for name in _MODEL_ID_FIELDS:
         value = getattr(model, name, None)
@@ -72,7 +72,7 @@ def cache_point_dollars(read: int, write: int, price: ModelPrice, ttl_s: float =
     return float(read * (price.input - price.read) - write * (price.write(ttl_s) - price.input)) / 1e6
 
 
-def count_reply_hit(metrics: PluginMetrics, response: _T, model: Any) -> _T:
+def count_reply_hit(metrics: PluginMetrics, response: _T, model: object) -> _T:
     """Count a ResponseCache hit and what it saved: the whole call the recorded reply cost (its stored
     ``usage_metadata``: input and output tokens; dollars when the model's price is known). Returns ``response``."""
     metrics.hit()
@@ -109,7 +109,7 @@ def count_cache_usage(metrics: PluginMetrics, usage: Mapping[str, Any] | None, m
     )
 
 
-def count_stream_usage(metrics: PluginMetrics, chunks: Iterator[Any], model_id: str, ttl_s: float) -> Iterator[Any]:
+def count_stream_usage(metrics: PluginMetrics, chunks: Iterator[_T], model_id: str, ttl_s: float) -> Iterator[_T]:
     """Yield ``chunks`` (``ChatGenerationChunk``) unchanged, counting the usage the stream reports (one call)."""
     usage: dict[str, Any] | None = None
     for chunk in chunks:

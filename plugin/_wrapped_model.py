@@ -17,16 +17,17 @@ agent, a LangGraph node and an LCEL chain.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from typing import Any, cast
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
-from langchain_core.language_models import BaseChatModel
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, AIMessageChunk, AnyMessage, BaseMessage, SystemMessage, ToolCallChunk
 from langchain_core.messages.utils import message_chunk_to_message
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from langchain_core.runnables import RunnableConfig
-from pydantic import ConfigDict
+from langchain_core.runnables import Runnable, RunnableConfig
+from pydantic import ConfigDict, SkipValidation
 
 from promptcache._config import CurrentConfigMixin
 from promptcache._processor import Processor, as_model_response, check_sync, request_stage
@@ -85,17 +86,17 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     bound: BaseChatModel
-    processors: list[Any]
+    processors: SkipValidation[list[AgentMiddleware]]  # checked by `wrap` (its errors name the bad value)
 
     @classmethod
-    def wrap(cls, model: Any, processors: Sequence[Any]) -> ProcessedChatModel:
+    def wrap(cls, model: BaseChatModel, processors: Iterable[AgentMiddleware]) -> ProcessedChatModel:
         """Validate and wrap; see `with_processors`."""
         if not isinstance(model, BaseChatModel):
             raise TypeError(f"model must be a BaseChatModel, got {type(model).__name__}: {model!r}")
         if isinstance(processors, (str, bytes)) or not hasattr(processors, "__iter__"):
             raise TypeError(f"processors must be a list of Processor/AgentMiddleware, got {processors!r}")
-        processors = list(processors)
-        for p in processors:
+        middleware = list(processors)
+        for p in middleware:
             if not isinstance(p, AgentMiddleware):
                 raise TypeError(f"processors must be AgentMiddleware/Processor instances, got {p!r}")
             agent_hooks = [h for h in _AGENT_HOOKS if getattr(type(p), h) is not getattr(AgentMiddleware, h)]
@@ -106,7 +107,7 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
                     "nothing (for typed memory in a LangGraph graph use MemoryNode and "
                     "with_memory_prompt)"
                 )
-        return cls(bound=model, processors=processors)
+        return cls(bound=model, processors=middleware)
 
     # -- identity ------------------------------------------------------------------------------------------
     @property
@@ -117,7 +118,9 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
     def _identifying_params(self) -> dict[str, Any]:
         return dict(self.bound._identifying_params)
 
-    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
+    def bind_tools(
+        self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any
+    ) -> Runnable[LanguageModelInput, AIMessage]:
         """Bind tools: they reach the processors as ``request.tools`` and the wrapped model's own ``bind_tools``."""
         return self.bind(**{_TOOLS: list(tools), _TOOL_CHOICE: tool_choice, _BIND_KWARGS: kwargs})
 
@@ -148,13 +151,13 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
         )
 
     @staticmethod
-    def _runnable(request: ModelRequest) -> tuple[Any, list[BaseMessage]]:
+    def _runnable(request: ModelRequest) -> tuple[Runnable[LanguageModelInput, AIMessage], list[BaseMessage]]:
         settings = dict(request.model_settings)
         bind_kwargs = {k.split(":", 1)[1]: settings.pop(k) for k in list(settings) if k.startswith(f"{_BIND_KWARGS}:")}
-        model: Any = request.model
+        model: Runnable[LanguageModelInput, AIMessage] = request.model
         if request.tools:
             extra = {"tool_choice": request.tool_choice} if request.tool_choice is not None else {}
-            model = model.bind_tools(request.tools, **extra, **bind_kwargs)
+            model = request.model.bind_tools(request.tools, **extra, **bind_kwargs)
         if settings:
             model = model.bind(**settings)
         messages: list[BaseMessage] = [request.system_message] if request.system_message else []
@@ -182,35 +185,49 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
 
     # -- invoke / ainvoke ----------------------------------------------------------------------------------
     def _generate(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
     ) -> ChatResult:
         return self._result(self._generate_from(self._request(messages, stop, kwargs)))
 
     async def _agenerate(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
     ) -> ChatResult:
         return self._result(await self._agenerate_from(self._request(messages, stop, kwargs)))
 
     # -- stream / astream ----------------------------------------------------------------------------------
-    def _hooks_only(self) -> bool:
-        """Whether every processor is a `Processor` whose wrap methods only run its hooks: then ``stream``
-        runs the hooks itself and streams the model's own chunks; otherwise it runs the wrap methods (a guard, a
-        retry, any ``AgentMiddleware``) and yields the reply as one chunk."""
-        return all(isinstance(p, Processor) and p._wrap_runs_hooks for p in self.processors)
+    def _hooks_only(self) -> list[Processor] | None:
+        """The processors, when every one is a `Processor` whose wrap methods only run its hooks: then ``stream``
+        runs the hooks itself and streams the model's own chunks; otherwise (``None``) it runs the wrap methods (a
+        guard, a retry, any ``AgentMiddleware``) and yields the reply as one chunk."""
+        hooked = [p for p in self.processors if isinstance(p, Processor) and p._wrap_runs_hooks]
+        return hooked if len(hooked) == len(self.processors) else None
 
     def _stream(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         request = self._request(messages, stop, kwargs)
-        if not self._hooks_only():
+        processors = self._hooks_only()
+        if processors is None:
             yield ChatGenerationChunk(message=ai_message_to_chunk(self._reply(self._generate_from(request))))
             return
-        for p in self.processors:
+        for p in processors:
             if p._async_only:
                 check_sync(p)
         sent: list[tuple[Processor, ModelRequest]] = []
         short: ModelResponse | None = None
-        for p in self.processors:
+        for p in processors:
             out = request_stage(p, p.process_request(request))
             if isinstance(out, ModelResponse):
                 short = out
@@ -233,15 +250,20 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
             yield ChatGenerationChunk(message=ai_message_to_chunk(self._reply(response)))
 
     async def _astream(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         request = self._request(messages, stop, kwargs)
-        if not self._hooks_only():
+        processors = self._hooks_only()
+        if processors is None:
             yield ChatGenerationChunk(message=ai_message_to_chunk(self._reply(await self._agenerate_from(request))))
             return
         sent: list[tuple[Processor, ModelRequest]] = []
         short: ModelResponse | None = None
-        for p in self.processors:
+        for p in processors:
             out = request_stage(p, await p.aprocess_request(request), "aprocess_request")
             if isinstance(out, ModelResponse):
                 short = out
@@ -273,14 +295,18 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
         handler: Callable[[ModelRequest], Awaitable[ModelResponse]] = self._acall
         for p in reversed(self.processors):
 
-            async def step(req: ModelRequest, proc: Any = p, inner: Any = handler) -> ModelResponse:
+            async def step(
+                req: ModelRequest,
+                proc: AgentMiddleware = p,
+                inner: Callable[[ModelRequest], Awaitable[ModelResponse]] = handler,
+            ) -> ModelResponse:
                 return as_model_response(await proc.awrap_model_call(req, inner))
 
             handler = step
         return await handler(request)
 
 
-def _as_chunk(message: Any) -> AIMessageChunk:
+def _as_chunk(message: AIMessage) -> AIMessageChunk:
     """A streamed message as an ``AIMessageChunk``: a model without its own ``_stream`` makes LangChain's ``stream``
     fall back to ``invoke`` and yield the whole ``AIMessage`` (``ChatGenerationChunk`` accepts chunks only)."""
     return message if isinstance(message, AIMessageChunk) else ai_message_to_chunk(message)
@@ -298,7 +324,7 @@ def _aggregate(chunks: list[AIMessageChunk]) -> AIMessage:
 # ---------------------------------------------------------------------------------------------------------------
 # with_processors: the same processors around a plain chat model (LangGraph nodes, LCEL chains)
 # ---------------------------------------------------------------------------------------------------------------
-def with_processors(model: Any, processors: Any) -> Any:
+def with_processors(model: BaseChatModel, processors: Iterable[AgentMiddleware]) -> BaseChatModel:
     """Wrap a ``BaseChatModel`` so ``processors`` run around each of its calls, as in ``create_agent``.
 
     Args:

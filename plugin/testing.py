@@ -13,10 +13,11 @@ import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr, SkipValidation
 
 __all__ = ["ScriptedChatModel"]
 
@@ -46,9 +47,9 @@ class ScriptedChatModel(BaseChatModel):
     temperature: float = 0.0
     cycle: bool = False
     usage: bool = True
-    error: Any = None
+    error: SkipValidation[BaseException | None] = None  # raised as given
     _index: int = PrivateAttr(default=0)
-    _lock: Any = PrivateAttr(default_factory=threading.Lock)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     calls: int = 0
     seen: list[list[BaseMessage]] = Field(default_factory=list)
     bound_tools: list[Any] = Field(default_factory=list)
@@ -89,7 +90,11 @@ class ScriptedChatModel(BaseChatModel):
         return msg
 
     def _generate(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
     ) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=self._next(messages))])
 
@@ -116,13 +121,21 @@ class ScriptedChatModel(BaseChatModel):
         return chunks + [last]
 
     def _stream(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         for chunk in self._chunks(self._next(messages)):
             yield ChatGenerationChunk(message=chunk)
 
     async def _astream(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         for chunk in self._chunks(self._next(messages)):
             yield ChatGenerationChunk(message=chunk)

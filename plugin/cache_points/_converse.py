@@ -197,12 +197,12 @@ def place_cache_points(
     return plan
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _dict_list(value: Any, name: str, expected: str) -> list[Any]:
+def _dict_list(value: object, name: str, expected: str) -> list[Any]:
     """``value`` as a list (not a str, bytes or a single dict); its entries are checked by ``scan_request``.
 
     Raises:
@@ -215,7 +215,7 @@ def _dict_list(value: Any, name: str, expected: str) -> list[Any]:
     return list(value)
 
 
-def _system_blocks(system: Any) -> list[Any]:
+def _system_blocks(system: object) -> list[Any]:
     """``system`` as a list of blocks: ``None`` or ``""`` -> ``[]``, a non-empty str -> ``[{"text": system}]``."""
     if system is None:
         return []
@@ -224,7 +224,7 @@ def _system_blocks(system: Any) -> list[Any]:
     return _dict_list(system, "system", "a list of Converse system blocks, a str or None")
 
 
-def _tool_list(tools: Any) -> list[Any] | None:
+def _tool_list(tools: object) -> list[Any] | None:
     """``tools`` as a list (``None`` stays ``None``)."""
     if tools is None:
         return None

@@ -50,7 +50,7 @@ def _bytes_as_length(value: Any) -> Any:
     raise TypeError
 
 
-def serialise(value: Any) -> bytes | None:
+def serialise(value: object) -> bytes | None:
     """``value`` as orjson JSON (binary values as their length), ``None`` when it holds a subclass of dict, list or
     str, or anything else orjson does not write natively (then nothing is reused)."""
     try:

@@ -77,12 +77,12 @@ class RequestScan:
     counted: CountedMessages | None = None
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _is_point(block: Any) -> bool:
+def _is_point(block: Mapping[str, object]) -> bool:
     return isinstance(block.get("cachePoint"), Mapping)
 
 
@@ -98,7 +98,7 @@ class _Checker:
             model_info is not None and model_info.supports_prompt_cache and "tools" not in model_info.cachable_fields
         )
 
-    def check(self, where: str, previous: Any, previous_where: str, first: str) -> None:
+    def check(self, where: str, previous: object, previous_where: str, first: str) -> None:
         """Refuse the point at ``where`` whose preceding block is ``previous`` (``_START`` when none)."""
         if self.family is None:
             return

@@ -196,7 +196,7 @@ def rules_for(family: str) -> tuple[PlacementRule, ...]:
         raise ValueError(f"unknown model family {family!r}; known: {list(FAMILIES)}") from None
 
 
-def blocking_rule(block: Any, family: str) -> tuple[PlacementRule, str] | None:
+def blocking_rule(block: object, family: str) -> tuple[PlacementRule, str] | None:
     """The rule of ``family`` that forbids a cache point directly after ``block``, with ``block`` described
     (``"a reasoning block"``); ``None`` when a point may follow it."""
     if not isinstance(block, Mapping):
@@ -208,7 +208,7 @@ def blocking_rule(block: Any, family: str) -> tuple[PlacementRule, str] | None:
     return None
 
 
-def point_blocker(block: Any, family: str) -> str | None:
+def point_blocker(block: object, family: str) -> str | None:
     """Why ``family``'s models reject a cache point directly after ``block`` (``"a reasoning block"``), or ``None``
     when a point may follow it: the ``blocker`` of every rule of the table for ``family``."""
     found = blocking_rule(block, family)

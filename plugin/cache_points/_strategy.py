@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 
-def is_blank_text(block: Any) -> bool:
+def is_blank_text(block: object) -> bool:
     """Whether ``block`` is a text block (``{"text": ...}`` or ``{"type": "text", "text": ...}``) whose text is
     empty or whitespace only: Bedrock refuses such a block ("blank text field"), so no point is placed after it."""
     if not isinstance(block, Mapping) or not isinstance(block.get("text"), str):
@@ -46,7 +46,7 @@ def cache_point_block(ttl: str | None = None) -> dict[str, Any]:
     return {"cachePoint": point}
 
 
-def is_cache_point(block: Any) -> bool:
+def is_cache_point(block: object) -> bool:
     """True for a Converse ``{"cachePoint": {...}}`` block."""
     if type(block) is not dict and not isinstance(block, Mapping):
         return False
@@ -82,7 +82,7 @@ class CachePointPlacement:
         }
 
     @classmethod
-    def from_value(cls, value: Any) -> CachePointPlacement:
+    def from_value(cls, value: object) -> CachePointPlacement:
         """Accept a placement or a dict with ``index`` (+ ``type``, ``tokens_covered``/``tokensCovered``).
 
         Raises:
@@ -236,7 +236,7 @@ class CacheStrategy(ABC):
 
     # -- counting ------------------------------------------------------------------------------------------
     @staticmethod
-    def checked_count(value: Any, what: str) -> int:
+    def checked_count(value: object, what: str) -> int:
         """``value`` when it is an int >= 0 (a token count returned by ``count_tokens`` for ``what``).
 
         Raises:

@@ -233,7 +233,7 @@ def _evict() -> None:
             _memo.clear()
 
 
-def json_tokens(value: Any) -> int:
+def json_tokens(value: object) -> int:
     """Tokens of ``value``'s JSON; binary values inside count `BYTES_PER_TOKEN_ESTIMATE` bytes per token
     (never their repr, which is slow and several times larger)."""
     if value is None or value == {} or value == "":
@@ -259,7 +259,7 @@ def json_tokens(value: Any) -> int:
         return count_text_tokens(str(value))
 
 
-def _bytes_len(source: Any) -> int:
+def _bytes_len(source: object) -> int:
     if isinstance(source, Mapping):
         for key in ("bytes", "data"):
             data = source.get(key)
@@ -268,7 +268,7 @@ def _bytes_len(source: Any) -> int:
     return 0
 
 
-def _guard_tokens(guard: Any) -> int:
+def _guard_tokens(guard: object) -> int:
     """A Converse ``guardContent`` block: ``{"text": {"text": ..., "qualifiers": [...]}}`` or ``{"image": {...}}``
     (API reference, ``GuardrailConverseContentBlock``)."""
     if isinstance(guard, Mapping):
@@ -282,7 +282,7 @@ def _guard_tokens(guard: Any) -> int:
     return json_tokens(guard)
 
 
-def block_tokens(block: Any) -> int:
+def block_tokens(block: object) -> int:
     """Estimated tokens of one content block (the rules of the module docstring)."""
     if isinstance(block, str):
         return count_text_tokens(block)

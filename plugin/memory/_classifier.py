@@ -163,7 +163,7 @@ def _decide(question: str, previous: str, any_work: bool) -> bool:
 _ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant"}
 
 
-def content_text(content: Any) -> str:
+def content_text(content: object) -> str:
     """The text of a message ``content``: a string as it is; of a list of content blocks, the strings and the string
     ``text`` of the blocks, joined by spaces (images, tool calls, a ``null`` or non-string text add nothing);
     anything else (``None``, a number, an object) -> ``""``, so no text is made up from a value's repr."""
@@ -270,7 +270,7 @@ class ChatModelClassifier:
         ]
 
     @staticmethod
-    def _parse(reply: Any) -> bool:
+    def _parse(reply: BaseMessage) -> bool:
         return content_text(reply.content).strip().lower().startswith("conceptual")
 
     def _fallback(self, question: str, history: Sequence[Turn | str] | None) -> bool:
@@ -294,7 +294,7 @@ class ChatModelClassifier:
             return self._fallback(question, history)
 
 
-def takes_history(classifier: Any) -> bool:
+def takes_history(classifier: Callable[..., object]) -> bool:
     """True when ``classifier`` accepts a ``history`` keyword (then it is given the earlier turns)."""
     try:
         params = inspect.signature(classifier).parameters
@@ -303,7 +303,7 @@ def takes_history(classifier: Any) -> bool:
     return "history" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
-def make_classifier(classifier: Any = None) -> ConceptualClassifier:
+def make_classifier(classifier: ConceptualClassifier | BaseChatModel | None = None) -> ConceptualClassifier:
     """Normalise a classifier argument: ``None`` -> the default rules, a chat model -> `ChatModelClassifier`,
     a callable -> itself (``f(question)`` sees the latest question alone; ``f(question, history=...)`` also gets
     the earlier turns).

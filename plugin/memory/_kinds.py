@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import Enum
-from typing import Any, Final
+from typing import Final
 
 __all__ = ["DEFAULT_PROJECT_STATE_TTL_S", "MemoryKind", "parse_kind", "parse_kinds"]
 
@@ -32,7 +32,7 @@ DEFAULT_PROJECT_STATE_TTL_S: Final[float] = 3600.0
 ``ttl_s`` or the store's ``project_state_ttl_s`` overrides it."""
 
 
-def parse_kind(kind: Any) -> MemoryKind:
+def parse_kind(kind: object) -> MemoryKind:
     """Turn ``kind`` (a `MemoryKind` or its string value, any case) into a `MemoryKind`.
 
     Raises:

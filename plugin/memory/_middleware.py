@@ -18,9 +18,11 @@ the memory block (`MEMORY_CACHE_POINT`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, cast
 
 from langchain.agents.middleware import AgentState, ModelRequest
+from langchain_core.language_models import BaseChatModel
 from langgraph.store.base import BaseStore
 
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET
@@ -90,7 +92,7 @@ class TypedMemoryMiddleware(Processor):
         self,
         memory: TypedMemoryStore | BaseStore | None = None,
         *,
-        classifier: Any = None,
+        classifier: Callable[..., bool] | BaseChatModel | None = None,
         scope: Any = UNSET,
         load_references: bool = True,
         reference_tool: bool = True,
@@ -193,6 +195,6 @@ class TypedMemoryMiddleware(Processor):
         return request.override(system_message=with_memory_prompt(request.system_message, prompt, cache_point=point))
 
 
-def _is_converse(model: Any) -> bool:
+def _is_converse(model: object) -> bool:
     """Whether ``model`` is a langchain-aws ``ChatBedrockConverse`` (by class name: langchain-aws is an extra)."""
     return any(cls.__name__ == "ChatBedrockConverse" for cls in type(model).__mro__)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+from langchain_core.runnables import RunnableConfig
+
 from promptcache._config import UNSET, validate_scope
 from promptcache._log import get_logger
 from promptcache.memory._kinds import MemoryKind, parse_kind
@@ -41,7 +43,7 @@ UNSCOPED_LABEL: Final[str] = "_unscoped"
 """The scope label used when scoping is disabled (``scope=None``); reserved, so no user scope can equal it."""
 
 
-def validate_prefix(prefix: Any) -> tuple[str, ...]:
+def validate_prefix(prefix: object) -> tuple[str, ...]:
     """Check a namespace prefix: a tuple/list of non-empty strings without ``"."``, not starting with "langgraph".
 
     Raises:
@@ -65,7 +67,7 @@ MEMORY_CONTEXT_OPTIONS: Final[frozenset[str]] = frozenset({"scope"})
 """The per-call options of typed memory (under ``configurable[MEMORY_CONTEXT_KEY]``)."""
 
 
-def memory_call_options(config: Any = None) -> dict[str, Any]:
+def memory_call_options(config: RunnableConfig | None = None) -> dict[str, Any]:
     """Typed memory's per-call options from ``config`` (default: the running call's), checked as
     ``TypedMemoryMiddleware.context()`` checks them: only ``scope``, a valid scope label or ``None``.
 
@@ -80,7 +82,7 @@ def memory_call_options(config: Any = None) -> dict[str, Any]:
     return options
 
 
-def scope_label(scope: Any, *, what: str = "scope") -> str:
+def scope_label(scope: object, *, what: str = "scope") -> str:
     """The namespace label of a scope: the scope itself, or `UNSCOPED_LABEL` for ``None``.
 
     Raises:
@@ -114,7 +116,7 @@ def check_fixed_scope(scope: Any) -> Any:
     return scope
 
 
-def build_namespace(prefix: Sequence[str], scope: Any, kind: MemoryKind | str) -> tuple[str, ...]:
+def build_namespace(prefix: Sequence[str], scope: object, kind: MemoryKind | str) -> tuple[str, ...]:
     """``(*prefix, scope_label(scope), kind.value)`` -- the only place a memory namespace is built.
 
     Raises:

@@ -26,9 +26,10 @@ the per-thread part (feedback, user facts, references) is a stable prefix and pr
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Union
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.graph import MessagesState
 
@@ -105,7 +106,11 @@ MEMORY_STATE_KEYS: tuple[str, ...] = (
 """The keys `MemoryState` adds to ``MessagesState`` (what the node writes)."""
 
 
-def latest_question(messages: Sequence[Any]) -> str:
+#: A message as the memory policy reads it: a LangChain message or a ``{"role", "content"}`` dict.
+MessageLike = Union[BaseMessage, Mapping[str, object]]
+
+
+def latest_question(messages: Sequence[MessageLike]) -> str:
     """The text of the last human message in ``messages`` (``BaseMessage`` or ``{"role", "content"}`` dicts); ""."""
     for message in reversed(list(messages or ())):
         if isinstance(message, HumanMessage):
@@ -117,7 +122,7 @@ def latest_question(messages: Sequence[Any]) -> str:
     return ""
 
 
-def _role(message: Any) -> str | None:
+def _role(message: object) -> str | None:
     if isinstance(message, BaseMessage):
         return {"human": "user", "ai": "assistant"}.get(message.type)
     if isinstance(message, Mapping):
@@ -127,7 +132,7 @@ def _role(message: Any) -> str | None:
     return None
 
 
-def conversation(messages: Sequence[Any]) -> tuple[str, list[Turn]]:
+def conversation(messages: Sequence[MessageLike]) -> tuple[str, list[Turn]]:
     """The latest user question of ``messages`` and the earlier turns, oldest first, as ``(role, text)`` pairs
     (``"user"`` / ``"assistant"``; system and tool messages and empty texts, e.g. an AI message that only calls
     tools, are left out). ``("", [...])`` when there is no user message."""
@@ -146,7 +151,7 @@ def conversation(messages: Sequence[Any]) -> tuple[str, list[Turn]]:
     return "", turns
 
 
-def conversation_texts(messages: Sequence[Any]) -> list[str]:
+def conversation_texts(messages: Sequence[MessageLike]) -> list[str]:
     """The texts of every message in ``messages`` (any role, tool results included): what follows the memory
     block in a request, for the cache-cost estimate."""
     out = []
@@ -175,7 +180,7 @@ class MemoryLoader:
     def __init__(
         self,
         memory: TypedMemoryStore,
-        classifier: Any = None,
+        classifier: Callable[..., bool] | BaseChatModel | None = None,
         *,
         load_references: bool = True,
         messages_key: str = "messages",

@@ -65,7 +65,7 @@ def memory_key(content: str, subject: str | None) -> str:
     return "c-" + content_hash(content)
 
 
-def validate_content(content: Any) -> str:
+def validate_content(content: object) -> str:
     """Check memory content: a string with at least one non-space character and no NUL.
 
     Raises:
@@ -80,7 +80,7 @@ def validate_content(content: Any) -> str:
     return content.strip()
 
 
-def validate_subject(subject: Any) -> str | None:
+def validate_subject(subject: object) -> str | None:
     """Check a subject: ``None`` or a non-empty string without NUL.
 
     Raises:
@@ -96,7 +96,7 @@ def validate_subject(subject: Any) -> str | None:
     return subject.strip()
 
 
-def validate_memory_id(memory_id: Any) -> str:
+def validate_memory_id(memory_id: object) -> str:
     """Check a memory id given to ``get``/``delete``: a string (ints are turned into strings) no store refuses.
 
     Raises:
@@ -121,7 +121,7 @@ def _storable_text(text: str, what: str) -> None:
 _JSON_SCALARS = (str, int, float, bool, type(None))
 
 
-def _check_json(value: Any, path: str) -> None:
+def _check_json(value: object, path: str) -> None:
     """Refuse anything but strict JSON values: only dicts with string keys, lists/tuples, strings, ints, finite
     floats, booleans and ``None`` (orjson alone would also write datetimes, UUIDs, enums and dataclasses, which
     read back as other types, and NaN/inf as null); no NUL or lone surrogate in strings."""
@@ -147,7 +147,7 @@ def _json_copy(value: Mapping[str, Any]) -> dict[str, Any]:
     return orjson.loads(orjson.dumps(value)) if value else {}
 
 
-def check_metadata(metadata: Any) -> dict[str, Any]:
+def check_metadata(metadata: object) -> dict[str, Any]:
     """Check memory metadata and return a deep copy: ``None`` (-> ``{}``) or a mapping that is strict JSON (string
     keys, no bytes/datetimes/UUIDs/other objects, ints within 64 bits, no NaN/infinity, no NUL or lone surrogate in
     strings) -- checked before anything is written.

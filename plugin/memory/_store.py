@@ -116,7 +116,7 @@ class TypedMemoryStore(ScopeVersions):
             return shared
 
     @classmethod
-    def coerce(cls, memory: Any) -> TypedMemoryStore | None:
+    def coerce(cls, memory: object) -> TypedMemoryStore | None:
         """``memory`` as a ``TypedMemoryStore``: one is kept, a ``BaseStore`` gets its shared one
         (`for_store`), ``None`` stays ``None`` (the graph's own store is used per call).
 
@@ -139,7 +139,7 @@ class TypedMemoryStore(ScopeVersions):
         return False if kind is MemoryKind.PROJECT_STATE else None
 
     def _build(
-        self, scope: Any, kind: Any, content: Any, subject: Any, ttl_s: Any, metadata: Any
+        self, scope: str | None, kind: object, content: object, subject: object, ttl_s: object, metadata: object
     ) -> tuple[tuple[str, ...], TypedMemory]:
         """Validate every argument and build the record (nothing is written here)."""
         kind = parse_kind(kind)
@@ -186,7 +186,9 @@ class TypedMemoryStore(ScopeVersions):
     def _parse(self, items: Iterable[Item | None], kind: MemoryKind, now: float) -> list[TypedMemory]:
         return [memory for _, memory in self._records(items, kind) if not memory.is_expired(now)]
 
-    def _search_args(self, scope: Any, kind: Any, query: Any, limit: Any) -> tuple[MemoryKind, tuple[str, ...]]:
+    def _search_args(
+        self, scope: str | None, kind: object, query: object, limit: object
+    ) -> tuple[MemoryKind, tuple[str, ...]]:
         kind = parse_kind(kind)
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise ValueError(f"limit must be an int >= 1, got {limit!r}")

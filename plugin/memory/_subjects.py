@@ -34,7 +34,7 @@ from dataclasses import replace
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from promptcache._log import ThrottledWarning, get_logger
@@ -165,7 +165,7 @@ class ChatModelSubjectExtractor:
         self.fallback = fallback
 
     @staticmethod
-    def _parse(reply: Any) -> str | None:
+    def _parse(reply: BaseMessage) -> str | None:
         text = content_text(reply.content)  # the text blocks of a reply, not the repr of its block list
         text = " ".join(text.strip().strip("'\".").split()).lower()
         return None if not text or text == "none" or len(text) > 80 else text
@@ -251,7 +251,7 @@ def superseded(
     return record, stale
 
 
-def make_subject_extractor(extractor: Any) -> SubjectExtractor | None:
+def make_subject_extractor(extractor: object) -> SubjectExtractor | None:
     """``True``/``None`` -> `derive_subject`; ``False`` -> no derivation; a chat model ->
     `ChatModelSubjectExtractor`; a callable ``(content, kind) -> str | None`` -> itself.
 

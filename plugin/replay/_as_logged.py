@@ -30,7 +30,7 @@ from typing import Any
 
 from promptcache._pricing import ModelPrice
 
-from ._models import TTL_SECONDS
+from ._models import TTL_SECONDS, CacheRules
 from ._prepare import Request
 from ._simulator import Checkpoint, RequestCost
 from ._strategies import Strategy
@@ -143,7 +143,7 @@ class AsLoggedStrategy(Strategy):
     name = "as-logged"
     description = "the log's own cache points and TTLs (Claude Code: system/tools prefix + last message)"
 
-    def __init__(self, rules: Any, price: ModelPrice | None = None, ttl_s: float = 300.0) -> None:
+    def __init__(self, rules: CacheRules, price: ModelPrice | None = None, ttl_s: float = 300.0) -> None:
         super().__init__(rules, price, ttl_s)
         self._ttl: dict[str, float] = {}  # conversation id -> TTL of its latest write
 
@@ -197,7 +197,7 @@ class AsLoggedStrategy(Strategy):
         return ordered
 
     @staticmethod
-    def _boundary(request: Request, entry: Any) -> tuple[int, str]:
+    def _boundary(request: Request, entry: object) -> tuple[int, str]:
         """The block boundary of one logged cache point (0 when it cannot be placed)."""
         prepared = request.prepared
         if not isinstance(entry, dict):

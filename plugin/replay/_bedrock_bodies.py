@@ -18,6 +18,7 @@ import orjson
 
 from promptcache._errors import PromptCacheError
 
+from ._jsonpos import JSONPath
 from ._logged_usage import anthropic_usage, converse_usage, count_of
 from ._messages import BadRecord, _args_text, _content_blocks, _short, normalise_message, parse_timestamp
 from ._transcript import Block, Message, Usage
@@ -51,12 +52,12 @@ class ParsedCall:
     line: int = 0
 
 
-def _point(where: str, index: int | None, after: int, ttl: Any) -> dict[str, Any]:
+def _point(where: str, index: int | None, after: int, ttl: object) -> dict[str, Any]:
     return {"where": where, "index": index, "after": after, "ttl": ttl if isinstance(ttl, str) else None}
 
 
 def _converse_blocks(
-    content: Any, at: tuple[Any, ...], points: list[dict[str, Any]], where: str, index: int | None
+    content: object, at: JSONPath, points: list[dict[str, Any]], where: str, index: int | None
 ) -> list[Block]:
     """Blocks of a Converse content list; each ``cachePoint`` is recorded in ``points`` (after the blocks so far)."""
     if not isinstance(content, list):
@@ -142,7 +143,7 @@ def _record_usage(rec: dict[str, Any]) -> Usage | None:
 
 
 def _converse(
-    body: dict[str, Any], out: Any
+    body: dict[str, Any], out: object
 ) -> tuple[
     tuple[Block, ...], list[dict[str, Any]], list[Message], list[dict[str, Any]], tuple[Block, ...], Usage | None
 ]:
@@ -177,7 +178,7 @@ def _converse(
     return system, tools, messages, points, reply_blocks, usage
 
 
-def _index(value: Any) -> int:
+def _index(value: object) -> int:
     """A stream event's block index: an int, or an int written as a string; anything else (absent, ``null``, not a
     number) is block 0, as an event without an index means."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -187,12 +188,12 @@ def _index(value: Any) -> int:
     return 0
 
 
-def _obj(value: Any) -> dict[str, Any]:
+def _obj(value: object) -> dict[str, Any]:
     """``value`` when it is a JSON object, else ``{}`` (a stream event field of the wrong shape carries nothing)."""
     return value if isinstance(value, dict) else {}
 
 
-def _converse_output(out: Any) -> tuple[tuple[Block, ...], Usage | None]:
+def _converse_output(out: object) -> tuple[tuple[Block, ...], Usage | None]:
     at = ("output", "outputBodyJson")
     if isinstance(out, list):  # ConverseStream: the stream events
         texts: dict[int, list[str]] = {}
@@ -229,7 +230,7 @@ def _converse_output(out: Any) -> tuple[tuple[Block, ...], Usage | None]:
     return tuple(blocks), converse_usage(out.get("usage"))
 
 
-def _anthropic_marks(parts: Any, points: list[dict[str, Any]], where: str, index: int | None) -> None:
+def _anthropic_marks(parts: object, points: list[dict[str, Any]], where: str, index: int | None) -> None:
     if isinstance(parts, list):
         for k, part in enumerate(parts):
             if isinstance(part, dict) and isinstance(part.get("cache_control"), dict):
@@ -237,7 +238,7 @@ def _anthropic_marks(parts: Any, points: list[dict[str, Any]], where: str, index
 
 
 def _anthropic(
-    body: dict[str, Any], out: Any
+    body: dict[str, Any], out: object
 ) -> tuple[
     tuple[Block, ...], list[dict[str, Any]], list[Message], list[dict[str, Any]], tuple[Block, ...], Usage | None
 ]:
@@ -308,7 +309,7 @@ def _is_anthropic(body: dict[str, Any]) -> bool:
     return False
 
 
-def _json_body(value: Any, part: str, key: str) -> Any:
+def _json_body(value: object, part: str, key: str) -> Any:
     """A logged body: JSON as logged, or a body logged as a JSON string (some log shippers re-encode it) parsed.
 
     Raises:

@@ -41,12 +41,12 @@ from __future__ import annotations
 import hashlib
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
 from ._bedrock_bodies import ParsedCall, UnsupportedBody, parse_record
-from ._jsonpos import jsonl_records, line_of
+from ._jsonpos import JSONPath, jsonl_records, line_of
 from ._messages import BadRecord, _short
 from ._transcript import Conversation, Message, TranscriptError, TranscriptWarning
 
@@ -56,11 +56,11 @@ __all__ = ["SCHEMA_TYPE", "is_invocation_log", "read_invocation_log"]
 SCHEMA_TYPE = "ModelInvocationLog"
 
 
-def _is_record(value: Any) -> bool:
+def _is_record(value: object) -> TypeGuard[dict[str, Any]]:
     return isinstance(value, dict) and value.get("schemaType") == SCHEMA_TYPE
 
 
-def is_invocation_log(doc: Any = None, data: bytes | None = None) -> bool:
+def is_invocation_log(doc: object = None, data: bytes | None = None) -> bool:
     """True for a parsed JSON document that is a record or a list of records (``doc``), or JSONL ``data`` whose
     first parseable line is a record."""
     if data is not None:
@@ -78,7 +78,7 @@ def is_invocation_log(doc: Any = None, data: bytes | None = None) -> bool:
     return _is_record(doc)
 
 
-def read_invocation_log(name: str, data: bytes, doc: Any = None) -> list[Conversation]:
+def read_invocation_log(name: str, data: bytes, doc: object = None) -> list[Conversation]:
     """The conversations of one invocation-log file: ``doc`` when the file is one JSON document (a record or a list
     of records), else ``data`` as JSONL. Raises ``TranscriptError`` (``FILE:LINE: reason``)."""
     calls: list[ParsedCall] = []
@@ -106,8 +106,8 @@ def read_invocation_log(name: str, data: bytes, doc: Any = None) -> list[Convers
 
 def _take(
     calls: list[ParsedCall],
-    rec: Any,
-    where: tuple[Any, ...],
+    rec: object,
+    where: JSONPath,
     name: str,
     line: int,
     skipped: set[str],

@@ -27,6 +27,7 @@ import orjson
 
 from ._bedrock_bodies import ParsedCall
 from ._bedrock_logs import _conversations
+from ._jsonpos import JSONPath
 from ._messages import BadRecord, _short
 from ._transcript import Block, Conversation, Message, TranscriptError, Usage
 
@@ -163,7 +164,7 @@ _LC_ROLES = {
 }
 
 
-def plain_message(raw: Any) -> Any:
+def plain_message(raw: object) -> Any:
     """A LangChain-serialised message (``{"lc": 1, "type": "constructor", "id": [..., "AIMessage"], "kwargs":
     {...}}``, as LangSmith stores chat-model inputs and outputs) as a role message; anything else unchanged."""
     if isinstance(raw, dict) and raw.get("lc") is not None and isinstance(raw.get("kwargs"), dict):
@@ -174,7 +175,7 @@ def plain_message(raw: Any) -> Any:
     return raw
 
 
-def prompt_of(raw: Any, where: tuple[Any, ...]) -> tuple[tuple[Block, ...], list[Message], list[dict[str, Any]]]:
+def prompt_of(raw: object, where: JSONPath) -> tuple[tuple[Block, ...], list[Message], list[dict[str, Any]]]:
     """System blocks, messages and ``cache_control`` cache points of a logged message list (OpenAI, Anthropic or
     LangChain messages; leading system messages are the system prompt).
 
@@ -206,7 +207,7 @@ def prompt_of(raw: Any, where: tuple[Any, ...]) -> tuple[tuple[Block, ...], list
     return tuple(system), messages, points
 
 
-def usage_of(raw: Any) -> Usage | None:
+def usage_of(raw: object) -> Usage | None:
     """``Usage`` from a logged usage object of any provider shape (``None`` when ``raw`` is none of them):
 
     - OpenAI Chat Completions (``prompt_tokens``, ``prompt_tokens_details.cached_tokens``): the prompt includes the

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ._messages import _short
 from ._skipped import current_tally
@@ -40,7 +40,7 @@ USAGE_COUNT_FIELDS = (
 _TTL_FIELDS = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 
 
-def _count_problem(value: Any) -> bool:
+def _count_problem(value: object) -> bool:
     if value is None:
         return False  # absent: a count of 0 by the API's own convention
     if isinstance(value, bool):
@@ -52,7 +52,7 @@ def _count_problem(value: Any) -> bool:
     return True
 
 
-def _usage_problem(usage: Any) -> str | None:
+def _usage_problem(usage: object) -> str | None:
     """Why ``usage`` is not a usage object of token counts (``None``: it is one, or absent)."""
     if usage is None:
         return None
@@ -71,7 +71,7 @@ def _usage_problem(usage: Any) -> str | None:
     return None
 
 
-def check_usage(usage: Any, name: str, lineno: int) -> bool:
+def check_usage(usage: object, name: str, lineno: int) -> bool:
     """Whether the ``usage`` of line ``lineno`` of ``name`` can be read (module docstring).
 
     Returns:

@@ -32,7 +32,7 @@ from ._inputs import MergedInput, expand_inputs
 from ._model_table import ModelTable
 from ._models import CacheRules
 from ._prepare import assign_times, check_gap_s, prepare, requests_of
-from ._registry import check_strategy_names
+from ._registry import PlacementName, StrategyName, check_strategy_names
 from ._run import Run as _Run
 from ._sizes import split_on_prefix_change
 from ._skipped import SkippedLines, skipping
@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # the repeat counters import LangChain: loaded when a replay 
 
 __all__ = ["DEFAULT_STRATEGIES", "COMBINED", "PLACEMENTS", "ReplayResult", "StrategyTotals", "account", "run_replay"]
 
-DEFAULT_STRATEGIES = ("none", "last-message", "langchain-aws", "multi-point", "anchored-tail")
+DEFAULT_STRATEGIES: tuple[StrategyName, ...] = ("none", "last-message", "langchain-aws", "multi-point", "anchored-tail")
 DEFAULT_GAP_S = 10.0
 #: ``ReplayResult.output_tokens_note`` for a log with Claude Code usage.
 CLAUDE_CODE_OUTPUT_NOTE = (
@@ -55,7 +55,7 @@ CLAUDE_CODE_OUTPUT_NOTE = (
 )
 _NOT_PLACEMENTS = frozenset({COMBINED, AS_LOGGED, "hindsight"})
 #: The rows a user can install (the decision chooses among them, ``none`` and their ``@1h`` variants).
-PLACEMENTS = ("last-message", "langchain-aws", "multi-point", "anchored-tail")
+PLACEMENTS: tuple[PlacementName, ...] = ("last-message", "langchain-aws", "multi-point", "anchored-tail")
 
 
 @dataclass

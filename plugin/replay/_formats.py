@@ -21,7 +21,7 @@ import orjson
 from ._bedrock_bodies import ParsedCall
 from ._calls import conversations
 from ._format import Format
-from ._jsonpos import jsonl_records, line_of
+from ._jsonpos import JSONPath, jsonl_records, line_of
 from ._messages import BadRecord
 from ._transcript import Conversation, TranscriptError
 
@@ -67,7 +67,7 @@ def _first(records: Iterable[Any]) -> Any:
     return next(iter(records), None)
 
 
-def _document_records(doc: Any) -> tuple[list[Any], tuple[Any, ...]]:
+def _document_records(doc: object) -> tuple[list[Any], JSONPath]:
     """The records of a JSON document and the path of their list (``()`` for the document itself)."""
     if isinstance(doc, list):
         return doc, ()
@@ -79,7 +79,7 @@ def _document_records(doc: Any) -> tuple[list[Any], tuple[Any, ...]]:
     return [], ()
 
 
-def detect_document(doc: Any) -> Format | None:
+def detect_document(doc: object) -> Format | None:
     """The format of a JSON document (module docstring), ``None`` when none matches."""
     records, _ = _document_records(doc)
     first = _first(records)
@@ -98,7 +98,7 @@ def detect_jsonl(data: bytes) -> Format | None:
     return None
 
 
-def detect_record(rec: Any) -> Format | None:
+def detect_record(rec: object) -> Format | None:
     """The format one record belongs to (``None``: none)."""
     return next((f for f in FORMATS() if f.matches(rec)), None)
 
@@ -131,12 +131,12 @@ def _has(rec: dict[str, Any], dotted: str) -> bool:
 class _At(BadRecord):
     """A malformed record with its line (0: inside a JSON document, found by ``where``)."""
 
-    def __init__(self, line: int, where: tuple[Any, ...], reason: str) -> None:
+    def __init__(self, line: int, where: JSONPath, reason: str) -> None:
         super().__init__(where, reason)
         self.line = line
 
 
-def _items(name: str, data: bytes, doc: Any) -> Iterator[tuple[int, tuple[Any, ...], Any]]:
+def _items(name: str, data: bytes, doc: object) -> Iterator[tuple[int, JSONPath, Any]]:
     if doc is None:
         for lineno, rec in jsonl_records(name, data.splitlines()):
             yield lineno, (), rec
@@ -147,7 +147,7 @@ def _items(name: str, data: bytes, doc: Any) -> Iterator[tuple[int, tuple[Any, .
         yield 0, (() if single else (*base, i)), rec
 
 
-def read_with(fmt: Format, name: str, data: bytes, doc: Any = None) -> list[Conversation]:
+def read_with(fmt: Format, name: str, data: bytes, doc: object = None) -> list[Conversation]:
     """Read a file of format ``fmt``: JSONL ``data``, or the parsed JSON document ``doc``.
 
     Raises:

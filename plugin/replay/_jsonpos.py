@@ -18,7 +18,10 @@ import orjson
 from ._skipped import current_tally
 from ._transcript import TranscriptError
 
-__all__ = ["jsonl_records", "line_of", "line_at"]
+__all__ = ["JSONPath", "jsonl_records", "line_of", "line_at"]
+
+#: Where a value sits in a parsed JSON document: the keys and list indices from the root.
+JSONPath = tuple[str | int, ...]
 
 # orjson parses at most 1,024 levels; the pure-Python scanner takes a few frames per level
 _RECURSION_NEEDED = 8_000
@@ -77,7 +80,7 @@ def _positioned_decoder() -> json.JSONDecoder:
     return decoder
 
 
-def line_of(text: str, path: tuple[Any, ...]) -> int:
+def line_of(text: str, path: JSONPath) -> int:
     """1-based line where the value at ``path`` (keys / indices from the document root) starts in ``text``.
 
     Follows ``path`` as far as it exists and returns the line of the deepest object or array reached; returns 1

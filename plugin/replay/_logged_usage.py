@@ -27,7 +27,7 @@ from ._transcript import Usage
 __all__ = ["anthropic_usage", "converse_usage", "count_of", "message_usage", "openai_usage", "langchain_usage"]
 
 
-def count_of(obj: Any, key: str) -> int:
+def count_of(obj: object, key: str) -> int:
     """The token count ``obj[key]`` by the rule of the module docstring (0 when ``obj`` is not an object)."""
     value = obj.get(key) if isinstance(obj, dict) else None
     if isinstance(value, float) and value.is_integer() and 0 <= value < 2**63:
@@ -35,11 +35,11 @@ def count_of(obj: Any, key: str) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
-def _is_1h(detail: Any) -> bool:
+def _is_1h(detail: object) -> bool:
     return isinstance(detail, dict) and detail.get("ttl") == "1h"
 
 
-def anthropic_usage(raw: Any) -> Usage | None:
+def anthropic_usage(raw: object) -> Usage | None:
     """``Usage`` from an Anthropic ``usage`` object (``None`` when ``raw`` is not an object)."""
     if not isinstance(raw, dict):
         return None
@@ -52,7 +52,7 @@ def anthropic_usage(raw: Any) -> Usage | None:
     )
 
 
-def converse_usage(raw: Any) -> Usage | None:
+def converse_usage(raw: object) -> Usage | None:
     """``Usage`` from a Bedrock Converse ``usage`` object (``None`` when ``raw`` is not an object)."""
     if not isinstance(raw, dict):
         return None
@@ -67,7 +67,7 @@ def converse_usage(raw: Any) -> Usage | None:
     )
 
 
-def openai_usage(raw: Any) -> Usage | None:
+def openai_usage(raw: object) -> Usage | None:
     """``Usage`` from an OpenAI ``usage`` object: uncached input is ``prompt_tokens - cached_tokens``."""
     if not isinstance(raw, dict):
         return None
@@ -75,7 +75,7 @@ def openai_usage(raw: Any) -> Usage | None:
     return Usage(max(count_of(raw, "prompt_tokens") - cached, 0), cached, 0, 0, count_of(raw, "completion_tokens"))
 
 
-def langchain_usage(raw: Any) -> Usage | None:
+def langchain_usage(raw: object) -> Usage | None:
     """``Usage`` from LangChain ``usage_metadata``: uncached input is the total minus cache read and creation."""
     if not isinstance(raw, dict):
         return None

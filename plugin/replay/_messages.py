@@ -26,6 +26,7 @@ import orjson
 
 from promptcache._errors import PromptCacheError
 
+from ._jsonpos import JSONPath
 from ._logged_usage import message_usage
 from ._transcript import Block, Message
 
@@ -50,12 +51,12 @@ _ROLE_MAP = {
 class BadRecord(PromptCacheError, ValueError):
     """A malformed record: ``where`` is the path (keys/indices) below the record, ``reason`` says what is wrong."""
 
-    def __init__(self, where: tuple[Any, ...], reason: str) -> None:
+    def __init__(self, where: JSONPath, reason: str) -> None:
         super().__init__(reason)
         self.where, self.reason = where, reason
 
 
-def _short(value: Any, limit: int = 60) -> str:
+def _short(value: object, limit: int = 60) -> str:
     """``value`` as short JSON (strings as ``repr``) for an error message; never raises."""
     if isinstance(value, str):
         text = repr(value)
@@ -67,7 +68,7 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _dumps(value: Any, where: tuple[Any, ...]) -> str:
+def _dumps(value: object, where: JSONPath) -> str:
     """Canonical JSON text (sorted keys, compact) of a recorded JSON value, e.g. tool arguments.
 
     Raises:
@@ -84,7 +85,7 @@ def _dumps(value: Any, where: tuple[Any, ...]) -> str:
         raise BadRecord(where, f"{type(value).__name__} value nested too deeply to replay") from None
 
 
-def _text(value: Any, where: tuple[Any, ...]) -> str:
+def _text(value: object, where: JSONPath) -> str:
     """A text field: a string, or ``None`` for no text. Raises ``BadRecord`` for anything else."""
     if value is None:
         return ""
@@ -93,7 +94,7 @@ def _text(value: Any, where: tuple[Any, ...]) -> str:
     raise BadRecord(where, f"text must be a string, got {_short(value)}")
 
 
-def _call_id(value: Any, where: tuple[Any, ...]) -> str:
+def _call_id(value: object, where: JSONPath) -> str:
     """A tool-call id: a string or an integer (as text); ``None`` or absent is no id (``""``)."""
     if value is None:
         return ""
@@ -104,12 +105,12 @@ def _call_id(value: Any, where: tuple[Any, ...]) -> str:
     raise BadRecord(where, f"tool call id must be a string, got {_short(value)}")
 
 
-def is_message_like(value: Any) -> bool:
+def is_message_like(value: object) -> bool:
     """True for a dict that looks like one message of a supported format (not a conversation container)."""
     return isinstance(value, dict) and ("role" in value or ("type" in value and "data" in value))
 
 
-def parse_timestamp(value: Any, where: tuple[Any, ...] = ()) -> float | None:
+def parse_timestamp(value: object, where: JSONPath = ()) -> float | None:
     """Epoch seconds from a number (seconds, or milliseconds when > 1e11) or an ISO-8601 string; ``None`` stays."""
     if value is None:
         return None
@@ -125,7 +126,7 @@ def parse_timestamp(value: Any, where: tuple[Any, ...] = ()) -> float | None:
     raise BadRecord(where, f"timestamp {_short(value)} is neither epoch seconds nor ISO-8601")
 
 
-def _args_text(args: Any, where: tuple[Any, ...] = ()) -> str:
+def _args_text(args: object, where: JSONPath = ()) -> str:
     if isinstance(args, str):
         text = args
         try:
@@ -135,7 +136,7 @@ def _args_text(args: Any, where: tuple[Any, ...] = ()) -> str:
     return _dumps(args, where)
 
 
-def _result_text(content: Any, where: tuple[Any, ...]) -> str:
+def _result_text(content: object, where: JSONPath) -> str:
     if content is None:
         return ""
     if isinstance(content, str):
@@ -161,7 +162,7 @@ def _result_text(content: Any, where: tuple[Any, ...]) -> str:
     raise BadRecord(where, f"unsupported tool result content {_short(content)}")
 
 
-def _content_blocks(content: Any, where: tuple[Any, ...]) -> list[Block]:
+def _content_blocks(content: object, where: JSONPath) -> list[Block]:
     """Blocks from a ``content`` value: a string, ``None``, or a list of parts of any supported format."""
     if content is None or content == "":
         return []
@@ -215,7 +216,7 @@ def _content_blocks(content: Any, where: tuple[Any, ...]) -> list[Block]:
     return blocks
 
 
-def normalise_message(raw: Any, where: tuple[Any, ...] = ()) -> Message:
+def normalise_message(raw: object, where: JSONPath = ()) -> Message:
     """One recorded message as a ``Message``.
 
     Args:

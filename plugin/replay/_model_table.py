@@ -88,7 +88,7 @@ def load_overrides(path: str | Path) -> dict[str, dict[str, Any]]:
     return doc
 
 
-def _check_entry(where: str, entry: Any) -> None:
+def _check_entry(where: str, entry: object) -> None:
     if not isinstance(entry, dict):
         raise ValueError(f"{where}: expected a table of fields, got {entry!r}")
     unknown = sorted(set(entry) - OVERRIDE_FIELDS)

@@ -34,7 +34,7 @@ from ._bedrock_logs import is_invocation_log, read_invocation_log
 from ._claude_code import is_claude_code_log, is_session_folder, read_claude_code, read_session_folder
 from ._formats import detect_document, detect_jsonl, no_format_hint, read_with
 from ._input_guard import check_input_file, read_input
-from ._jsonpos import jsonl_records, line_at, line_of
+from ._jsonpos import JSONPath, jsonl_records, line_at, line_of
 from ._messages import BadRecord, _short, is_message_like, normalise_message, parse_timestamp
 from ._transcript import Block, Conversation, Message, TranscriptError
 
@@ -136,7 +136,7 @@ def _first_line_is_json(data: bytes) -> bool:
     return True
 
 
-def _read_json_document(name: str, data: bytes, doc: Any) -> list[Conversation]:
+def _read_json_document(name: str, data: bytes, doc: object) -> list[Conversation]:
     if is_invocation_log(doc):
         return read_invocation_log(name, data, doc)
     fmt = detect_document(doc)
@@ -152,7 +152,7 @@ def _read_json_document(name: str, data: bytes, doc: Any) -> list[Conversation]:
         raise TranscriptError(name, line_of(text, bad.where), reason) from None
 
 
-def _conversations_from_document(name: str, doc: Any) -> list[Conversation]:
+def _conversations_from_document(name: str, doc: object) -> list[Conversation]:
     base: tuple[str, ...]
     if isinstance(doc, dict) and isinstance(doc.get("conversations"), list):
         items, base = doc["conversations"], ("conversations",)
@@ -169,7 +169,7 @@ def _conversations_from_document(name: str, doc: Any) -> list[Conversation]:
     return [_conversation(name, item, (*base, i), i) for i, item in enumerate(items)]
 
 
-def _has_messages(doc: Any) -> bool:
+def _has_messages(doc: object) -> bool:
     """Whether ``doc`` (or its first element) holds a message or a message list: a transcript with a bad part."""
     first = doc[0] if isinstance(doc, list) and doc else doc
     return is_message_like(first) or (
@@ -177,7 +177,7 @@ def _has_messages(doc: Any) -> bool:
     )
 
 
-def _is_conversation(value: Any) -> bool:
+def _is_conversation(value: object) -> bool:
     return isinstance(value, list) or (
         isinstance(value, dict)
         and not is_message_like(value)
@@ -185,7 +185,7 @@ def _is_conversation(value: Any) -> bool:
     )
 
 
-def _conversation(name: str, rec: Any, where: tuple[Any, ...], index: int, line: int | None = None) -> Conversation:
+def _conversation(name: str, rec: object, where: JSONPath, index: int, line: int | None = None) -> Conversation:
     """One conversation from a list of messages or a container object (see the module docstring)."""
     meta: dict[str, Any] = {}
     if isinstance(rec, list):
@@ -205,7 +205,7 @@ def _assemble(
     name: str,
     rec: dict[str, Any],
     messages: list[Message],
-    where: tuple[Any, ...],
+    where: JSONPath,
     index: int,
     meta: dict[str, Any],
     line: int | None,

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Literal
 
 from promptcache._pricing import ModelPrice
 
@@ -14,7 +15,16 @@ from ._models import CacheRules
 from ._ours import AnchoredTailStrategy, MultiPointAdapter
 from ._strategies import LangChainAwsStrategy, LastMessageStrategy, NoCacheStrategy, Strategy
 
-__all__ = ["STRATEGIES", "check_strategy_names", "make_strategy"]
+__all__ = ["STRATEGIES", "PlacementName", "StrategyName", "check_strategy_names", "make_strategy"]
+
+#: The names of the strategies the replay ships (the keys of ``STRATEGIES`` before any user adds one). Names given
+#: by users (the CLI's ``--strategies``, ``run_replay(strategies=...)``) stay ``str``: a user may register their
+#: own ``Strategy`` subclass, and `check_strategy_names` refuses the unknown ones.
+StrategyName = Literal[
+    "none", "last-message", "langchain-aws", "multi-point", "anchored-tail", "as-logged", "hindsight"
+]
+#: The placements a user can install (the rows the decision chooses among).
+PlacementName = Literal["last-message", "langchain-aws", "multi-point", "anchored-tail"]
 
 STRATEGIES: dict[str, type[Strategy]] = {
     NoCacheStrategy.name: NoCacheStrategy,

@@ -214,7 +214,7 @@ _KIND_BLOCK: dict[str, dict[str, Any]] = {
 }
 
 
-def _is_point(block: Any) -> bool:
+def _is_point(block: object) -> bool:
     return isinstance(block, dict) and "cachePoint" in block
 
 

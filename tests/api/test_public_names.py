@@ -136,6 +136,7 @@ PUBLIC: dict[str, set[str]] = {
         "BedrockCachePoints",
         "CachePointChatBedrockConverse",
         "PlacementStore",
+        "StrategyName",
     },
     "promptcache.integrations.langgraph": {"MemoryNode", "MemoryState", "MemoryStateError", "with_memory_prompt"},
     "promptcache.testing": {"ScriptedChatModel"},
@@ -175,7 +176,7 @@ def test_every_other_module_is_private() -> None:
 
 def test_public_names_total_stays_short() -> None:
     names = set().union(*PUBLIC.values()) - {"__version__"}
-    assert len(names) == 75
+    assert len(names) == 76
 
 
 def test_the_api_page_lists_exactly_the_public_names() -> None:

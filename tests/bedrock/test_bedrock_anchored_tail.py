@@ -82,6 +82,15 @@ def test_default_strategy_is_anchored_tail():
         BedrockCachePoints(strategy=42)
 
 
+def test_strategy_name_lists_every_named_strategy():
+    from typing import get_args
+
+    from promptcache.integrations.bedrock import STRATEGIES, StrategyName
+
+    assert get_args(StrategyName) == ("anchored-tail", "multi-point")
+    assert tuple(STRATEGIES) == get_args(StrategyName)
+
+
 def test_claude_five_turns_tool_loop_and_bridge():
     client, stub = client_and_stub()
     model = make_model(client, CLAUDE).bind_tools([get_weather])

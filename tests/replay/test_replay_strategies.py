@@ -166,3 +166,15 @@ def test_last_message_on_nova_moves_back_from_a_tool_result() -> None:
     strategy = make_strategy("last-message", cache_rules(NOVA))
     second = requests(agent_conversation())[1]  # ends with the tool result (boundary 4); before it, the tool call
     assert strategy.place(second) == [Checkpoint(3)]
+
+
+def test_strategy_name_literals_list_the_shipped_strategies():
+    from typing import get_args
+
+    from promptcache.replay._engine import DEFAULT_STRATEGIES, PLACEMENTS
+    from promptcache.replay._registry import STRATEGIES, PlacementName, StrategyName
+
+    shipped = {name for name, cls in STRATEGIES.items() if cls.__module__.startswith("promptcache.")}
+    assert shipped == set(get_args(StrategyName))
+    assert PLACEMENTS == get_args(PlacementName)
+    assert set(DEFAULT_STRATEGIES) <= shipped
