@@ -15,7 +15,7 @@ The hook is langchain-aws' own ``_apply_cache_points(cache_control, system, bedr
 ``_generate`` and ``_stream`` call it once the request is fully built (after ``_messages_to_bedrock`` and
 ``_converse_params``), so ``invoke``, ``ainvoke``, ``stream``, ``astream``, ``batch`` and ``bind_tools`` all go
 through it. The lists it receives are built fresh for each call, so points never reach the caller's messages,
-graph state or checkpoints. (langchain-aws' own placement there -- system + last message + tools when
+graph state or checkpoints; nor does langchain-aws' trimming of a final ``AIMessage`` (`_bedrock_inputs`). (langchain-aws' own placement there -- system + last message + tools when
 ``cache_control`` is passed -- is replaced; ``cache_control={"ttl": "1h"}`` still selects the TTL.)
 
 Placements are remembered per conversation (the call's ``configurable["thread_id"]``, else a hash of the system
@@ -59,6 +59,7 @@ from promptcache.cache_points._converse import ConversePlan, place_cache_points
 from promptcache.cache_points._model_info import TTLS
 from promptcache.cache_points._prefix_counts import RECENT_COUNTS, RecentCounts
 from promptcache.integrations._bedrock_conversation import conversation_id
+from promptcache.integrations._bedrock_inputs import detach_final_reply
 from promptcache.integrations._bedrock_placements import DEFAULT_PLACEMENT_TTL_SECONDS, PlacementStore
 
 __all__ = [
@@ -190,16 +191,17 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
     def _cache_usage_args(self) -> tuple[str, float]:
         return self._info.model_id or self.model_id, 3600.0 if self.cache_ttl == "1h" else 300.0
 
-    def _generate(self, *args: Any, **kwargs: Any) -> Any:
-        result = super()._generate(*args, **kwargs)
+    def _generate(self, messages: Any, *args: Any, **kwargs: Any) -> Any:
+        result = super()._generate(detach_final_reply(messages), *args, **kwargs)
         for generation in result.generations:  # invoke/ainvoke/batch (async runs this in a thread)
             count_cache_usage(
                 self._metrics, getattr(generation.message, "usage_metadata", None), *self._cache_usage_args()
             )
         return result
 
-    def _stream(self, *args: Any, **kwargs: Any) -> Any:
-        yield from count_stream_usage(self._metrics, super()._stream(*args, **kwargs), *self._cache_usage_args())
+    def _stream(self, messages: Any, *args: Any, **kwargs: Any) -> Any:
+        stream = super()._stream(detach_final_reply(messages), *args, **kwargs)
+        yield from count_stream_usage(self._metrics, stream, *self._cache_usage_args())
 
     @property
     def caches_prompts(self) -> bool:
