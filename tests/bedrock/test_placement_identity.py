@@ -16,7 +16,7 @@ import uuid
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
-from support.bedrock import CLAUDE, client_and_stub, converse_response, get_weather, words
+from support.bedrock import CLAUDE, add_stream_response, client_and_stub, converse_response, get_weather, words
 
 from promptcache.backends import InMemoryServerCache
 from promptcache.integrations.bedrock import CachePointChatBedrockConverse
@@ -40,9 +40,11 @@ def _conversation(tag: str) -> list[BaseMessage]:
 def _model(store: InMemoryServerCache) -> tuple[Any, Any, list[dict[str, Any]]]:
     client, stub = client_and_stub()
     sent: list[dict[str, Any]] = []
-    client.meta.events.register(
-        "before-parameter-build.bedrock-runtime.Converse", lambda params, **_: sent.append(copy.deepcopy(params))
-    )
+    for operation in ("Converse", "ConverseStream"):
+        client.meta.events.register(
+            f"before-parameter-build.bedrock-runtime.{operation}",
+            lambda params, **_: sent.append(copy.deepcopy(params)),
+        )
     model = CachePointChatBedrockConverse(model=CLAUDE, client=client, region_name="us-east-1", placement_store=store)
     return model.bind_tools([get_weather]), stub, sent
 
@@ -98,3 +100,15 @@ def test_a_final_reply_with_text_blocks_is_left_as_the_caller_gave_it() -> None:
     assert history == pristine
     assert history[2].content[0]["text"].endswith(" w  ")
     assert sent[0]["messages"][1]["content"][0]["text"].endswith(" w")
+
+
+def test_streaming_leaves_the_final_reply_as_the_caller_gave_it() -> None:
+    history = _conversation(uuid.uuid4().hex)
+    pristine = copy.deepcopy(history)
+    model, stub, sent = _model(InMemoryServerCache())
+    add_stream_response(stub, "ok", None)
+    with stub:
+        assert "".join(chunk.text for chunk in model.stream(history)) == "ok"
+    assert history == pristine
+    assert _message_points(sent[0]) == [20, 21, 22, 23]
+    assert sent[0]["messages"][23]["content"][0]["text"].endswith(" w")
