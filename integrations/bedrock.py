@@ -15,7 +15,7 @@ The hook is langchain-aws' own ``_apply_cache_points(cache_control, system, bedr
 ``_generate`` and ``_stream`` call it once the request is fully built (after ``_messages_to_bedrock`` and
 ``_converse_params``), so ``invoke``, ``ainvoke``, ``stream``, ``astream``, ``batch`` and ``bind_tools`` all go
 through it. The lists it receives are built fresh for each call, so points never reach the caller's messages,
-graph state or checkpoints. (langchain-aws' own placement there -- system + last message + tools when
+graph state or checkpoints; nor does langchain-aws' trimming of a final ``AIMessage`` (`_bedrock_inputs`). (langchain-aws' own placement there -- system + last message + tools when
 ``cache_control`` is passed -- is replaced; ``cache_control={"ttl": "1h"}`` still selects the TTL.)
 
 Placements are remembered per conversation (the call's ``configurable["thread_id"]``, else a hash of the system
@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Literal, Optional, Union
+from collections.abc import Callable, Iterator
+from typing import Any, Optional, Union
 
 from cachetools import LRUCache
 
@@ -46,6 +46,7 @@ try:
     from langchain_aws import ChatBedrockConverse
 except ImportError as exc:  # the optional dependency of this module
     raise missing_extra("bedrock", exc) from exc
+from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from pydantic import ConfigDict, PrivateAttr, SkipValidation, StrictBool, StrictFloat, StrictInt, model_validator
 
@@ -55,11 +56,13 @@ from promptcache._metrics import PluginMetrics, PluginStats
 from promptcache._processor import ModelRequest, Processor
 from promptcache._savings import count_cache_usage, count_stream_usage
 from promptcache.backends import ServerCache
-from promptcache.cache_points import AnchoredTailStrategy, CacheStrategy, ModelInfo, MultiPointStrategy, get_model_info
+from promptcache.cache_points import CacheStrategy, ModelInfo, get_model_info
 from promptcache.cache_points._converse import ConversePlan, place_cache_points
 from promptcache.cache_points._model_info import TTLS
 from promptcache.cache_points._prefix_counts import RECENT_COUNTS, RecentCounts
 from promptcache.integrations._bedrock_conversation import conversation_id
+from promptcache.integrations._bedrock_inputs import detach_final_reply
+from promptcache.integrations._bedrock_options import StrategyName, check_cache_control, resolve_strategy
 from promptcache.integrations._bedrock_placements import DEFAULT_PLACEMENT_TTL_SECONDS, PlacementStore
 
 __all__ = [
@@ -72,54 +75,6 @@ __all__ = [
 
 logger = logging.getLogger("promptcache.integrations.bedrock")
 _MAX_WRAPPED = 256  # cache-point twins kept per BedrockCachePoints (one per base model object in use)
-
-
-#: The placement strategy names accepted by ``strategy=`` (the keys of ``STRATEGIES``).
-StrategyName = Literal["anchored-tail", "multi-point"]
-
-#: Strategy names accepted by ``strategy=``.
-STRATEGIES: dict[str, type[CacheStrategy]] = {"anchored-tail": AnchoredTailStrategy, "multi-point": MultiPointStrategy}
-
-
-def resolve_strategy(strategy: object) -> type[CacheStrategy]:
-    """``"anchored-tail"`` | ``"multi-point"`` | a ``CacheStrategy`` subclass -> the class.
-
-    Typed to take any value: the option comes from users, so a bad one is refused here with a clear message.
-
-    Raises:
-        ValueError: an unknown name (the known ones are listed). TypeError: anything else.
-    """
-    if isinstance(strategy, str):
-        try:
-            return STRATEGIES[strategy]
-        except KeyError:
-            raise ValueError(
-                f"unknown cache-point strategy {strategy!r}; known: "
-                f"{', '.join(repr(k) for k in STRATEGIES)}, or a CacheStrategy subclass"
-            ) from None
-    if isinstance(strategy, type) and issubclass(strategy, CacheStrategy) and strategy is not CacheStrategy:
-        return strategy
-    raise TypeError(f"strategy must be 'anchored-tail', 'multi-point' or a CacheStrategy subclass, got {strategy!r}")
-
-
-def _check_cache_control(cache_control: object) -> None:
-    """``cache_control`` must be ``None`` or a dict whose optional ``"ttl"`` is ``"5m"`` or ``"1h"`` (the Converse
-    ``CachePointBlock.ttl`` values; whether the model allows ``"1h"`` is checked with the model's ``ModelInfo``).
-
-    Raises:
-        TypeError: not a dict (a str such as ``"1h"``, a bool, a list), named with its value.
-        ValueError: a ``ttl`` other than ``"5m"``/``"1h"``/``None``.
-    """
-    if cache_control is None:
-        return
-    if not isinstance(cache_control, Mapping):
-        raise TypeError(
-            f"cache_control must be a dict such as {{'ttl': '1h'}} or None, got "
-            f"{type(cache_control).__name__}: {cache_control!r:.80}"
-        )
-    ttl = cache_control.get("ttl")
-    if ttl is not None and (not isinstance(ttl, str) or ttl not in TTLS):
-        raise ValueError(f"cache_control['ttl'] must be one of {list(TTLS)} or absent, got {ttl!r:.80}")
 
 
 class _RequestState:
@@ -199,16 +154,17 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
     def _cache_usage_args(self) -> tuple[str, float]:
         return self._info.model_id or self.model_id, 3600.0 if self.cache_ttl == "1h" else 300.0
 
-    def _generate(self, *args: Any, **kwargs: Any) -> ChatResult:
-        result = super()._generate(*args, **kwargs)
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
+        result = super()._generate(detach_final_reply(messages), *args, **kwargs)
         for generation in result.generations:  # invoke/ainvoke/batch (async runs this in a thread)
             count_cache_usage(
                 self._metrics, getattr(generation.message, "usage_metadata", None), *self._cache_usage_args()
             )
         return result
 
-    def _stream(self, *args: Any, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
-        yield from count_stream_usage(self._metrics, super()._stream(*args, **kwargs), *self._cache_usage_args())
+    def _stream(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+        stream = super()._stream(detach_final_reply(messages), *args, **kwargs)
+        yield from count_stream_usage(self._metrics, stream, *self._cache_usage_args())
 
     @property
     def caches_prompts(self) -> bool:
@@ -236,7 +192,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         bedrock_messages: list[dict[str, Any]],
         params: Optional[dict[str, Any]] = None,
     ) -> None:
-        _check_cache_control(cache_control)
+        check_cache_control(cache_control)
         if not self.cache_points or (self.raw_blocks is not None and bedrock_messages is self.raw_blocks):
             return super()._apply_cache_points(cache_control, system, bedrock_messages, params)
         hot = self._hot  # one read: pydantic serves each private attribute through __getattr__

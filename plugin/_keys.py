@@ -2,8 +2,9 @@
 
 Canonical JSON here means: ``orjson`` with sorted keys at every level, non-string dict keys as strings, ``bytes``
 replaced by ``{"$bytes": <length>, "sha256": <hex>}`` (an image or document block keys by its content, not by the
-megabytes themselves), pydantic models by their ``model_dump()``, dataclasses/sets/tuples as JSON values.
-The same input always gives the same bytes, across processes and machines.
+megabytes themselves), pydantic models by their ``model_dump()``, dataclasses/sets/tuples as JSON values, and a
+str holding a lone surrogate (which UTF-8 cannot encode, but botocore sends as a ``\\ud800`` JSON escape) by
+``{"$surrogates": <its json.dumps>}``. The same input always gives the same bytes, across processes and machines.
 
 Prompt canonicalisation (`canonical_messages`, `canonical_tools`) turns LangChain messages and tool
 definitions into the plain values that decide what a provider sees: role, content, name, tool calls and tool
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import json
 import math
 import operator
 import threading
@@ -60,12 +62,16 @@ def _portable(value: Any, depth: int = 0) -> Any:
     """``value`` with what orjson cannot write faithfully made explicit (the slow path of `canonical_json`).
 
     Integers beyond 64 bits become ``{"$int": "<decimal>"}``, NaN and infinities ``{"$float": "nan" | "inf" |
-    "-inf"}`` (orjson would write ``null``, the same as ``None``), non-string dict keys their canonical JSON text,
-    and nesting past 200 levels ``{"$deep": <sha256 of repr>}``. Everything else is left as it is.
+    "-inf"}`` (orjson would write ``null``, the same as ``None``), a str holding a lone surrogate (U+D800..U+DFFF,
+    which orjson refuses and UTF-8 cannot encode) ``{"$surrogates": <its json.dumps, surrogates as \\uXXXX>}``,
+    non-string dict keys (and such str keys) their canonical JSON text, and nesting past 200 levels
+    ``{"$deep": <sha256 of repr>}``. Everything else is left as it is.
     """
     if depth > _MAX_DEPTH:
         return {"$deep": _deep_digest(value)}
-    if isinstance(value, bool) or value is None or isinstance(value, str):
+    if isinstance(value, str):
+        return {"$surrogates": json.dumps(value)} if _has_lone_surrogate(value) else value
+    if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, int):
         return value if -(2**63) <= value < 2**64 else {"$int": str(value)}
@@ -73,7 +79,10 @@ def _portable(value: Any, depth: int = 0) -> Any:
         return value if math.isfinite(value) else {"$float": repr(value)}
     if isinstance(value, dict):
         return {
-            k if isinstance(k, str) else canonical_json(k).decode(): _portable(v, depth + 1) for k, v in value.items()
+            k if isinstance(k, str) and not _has_lone_surrogate(k) else canonical_json(k).decode(): _portable(
+                v, depth + 1
+            )
+            for k, v in value.items()
         }
     if isinstance(value, (list, tuple)):
         return [_portable(v, depth + 1) for v in value]
@@ -83,6 +92,17 @@ def _portable(value: Any, depth: int = 0) -> Any:
     if callable(dump) and not isinstance(value, type):
         return _portable(dump(mode="json"), depth + 1)
     return value
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a code point in U+D800..U+DFFF (not UTF-8 encodable; orjson refuses it)."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _deep_digest(value: Any) -> str:

@@ -82,7 +82,17 @@ def test_intention_store_rejects_non_finite_numbers(result):
 
 
 def test_intention_user_ids_with_separators_stay_apart_on_redis(intention_redis):
-    users = ["a:b", "a", "{x}", "x", "*", "a\nb", "🙂", "u" * 5000, "5"]  # an int id is refused (tests/api/test_scope_ids_are_strings.py)
+    users = [
+        "a:b",
+        "a",
+        "{x}",
+        "x",
+        "*",
+        "a\nb",
+        "🙂",
+        "u" * 5000,
+        "5",
+    ]  # an int id is refused (tests/api/test_scope_ids_are_strings.py)
     for i, user in enumerate(users):
         assert intention_redis.store(user, "weather in Paris", {"n": i}) is True
     assert [intention_redis.retrieve(u, "weather in Paris").result for u in users] == [
