@@ -85,7 +85,8 @@ def test_default_strategy_is_anchored_tail():
 def test_strategy_name_lists_every_named_strategy():
     from typing import get_args
 
-    from promptcache.integrations.bedrock import STRATEGIES, StrategyName
+    from promptcache.integrations._bedrock_options import STRATEGIES
+    from promptcache.integrations.bedrock import StrategyName
 
     assert get_args(StrategyName) == ("anchored-tail", "multi-point")
     assert tuple(STRATEGIES) == get_args(StrategyName)
