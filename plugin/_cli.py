@@ -190,13 +190,14 @@ def _missing_extra() -> str | None:
 
 def _option_problem(args: argparse.Namespace, max_min_tokens: int) -> str | None:
     """Why a numeric option of ``replay`` is refused (``None``: all are fine): ``--gap-s`` finite and >= 0,
-    ``--response-cache-ttl`` finite and > 0, ``--monthly-requests`` > 0, ``--min-tokens`` from 0 to
+    ``--response-cache-ttl-s`` finite and > 0, ``--monthly-requests`` > 0, ``--min-tokens`` from 0 to
     ``max_min_tokens``."""
     if not (args.gap_s >= 0 and args.gap_s != float("inf")):
         return f"--gap-s must be a finite number of seconds >= 0, got {args.gap_s!r}"
     ttl = args.response_cache_ttl
     if ttl is not None and not (0 < ttl < float("inf")):
-        return f"--response-cache-ttl must be a finite number of seconds > 0, got {ttl!r}"
+        option = getattr(args, "response_cache_ttl_option", None) or "--response-cache-ttl-s"
+        return f"{option} must be a finite number of seconds > 0, got {ttl!r}"
     if args.monthly_requests is not None and args.monthly_requests <= 0:
         return f"--monthly-requests must be an integer > 0, got {args.monthly_requests!r}"
     if args.min_tokens is not None and args.min_tokens < 0:
