@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._fixes import cause_rows, one_model_saving
+from ._one_model import ONE_MODEL
 from ._result_rows import available as _available
 from ._result_rows import cost as _cost
 from ._result_rows import is_claude_code, is_openai
@@ -343,7 +344,12 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
     if switched is not None and switched.cost_usd > 0:
         saved = one_model_saving(result, d.current)
         priced = ""
-        if saved is not None:
+        if saved is not None and d.current + ONE_MODEL not in result.variants:
+            priced = (
+                "; they are between conversations (another conversation's model cached the prefix), so one model "
+                "per conversation would not avoid them"
+            )
+        elif saved is not None:
             verb = "would save" if saved >= 0 else "would cost"
             priced = f"; one model per conversation {verb} ${abs(saved) * scale:,.2f} {unit} (prices included)"
         lines.append(

@@ -56,6 +56,11 @@ def test_a_log_whose_usage_is_all_unreadable_reads_as_a_log_without_usage(
         assert as_logged["cost_usd"] == 0.194724
         assert result["decision"]["current"] == "as-logged"
         assert result["decision"]["current_usd"] == as_logged["cost_usd"]
+        # the Haiku call is a conversation of its own: staying on one model per conversation changes nothing
+        assert result["decision"]["advice"][0].endswith(
+            "; they are between conversations (another conversation's model cached the prefix), so one model per "
+            "conversation would not avoid them."
+        )
     for out in (bad_out, none_out):
         text = " ".join(out.split())
         assert "Claude Code places its own cache points (125.0% of no caching here)" in text
