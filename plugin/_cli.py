@@ -5,7 +5,8 @@
 [--response-cache-ttl-s SECONDS] [--monthly-requests N] [--no-chart] [--strict]`` replays
 recorded agent conversations through the prompt-cache simulator and prints what each cache-point strategy, the
 ResponseCache and the intention cache would have saved; it writes ``replay.json`` and ``replay.png`` to ``DIR``.
-Needs no services and no AWS account. Exit codes: 0 success, 2 bad input (one line on stderr naming the file and
+Needs no services and no AWS account. The output files are written before the terminal report, and a reader of
+the report that stops early (``| head``) ends the report, not the command. Exit codes: 0 success, 2 bad input (one line on stderr naming the file and
 line, or the bad option value, or an ``--out`` that cannot be written). A JSONL line that is not valid JSON is
 skipped (one warning for the run: how many, and the first FILE:LINE; ``--strict`` makes it exit 2 instead); inputs
 given twice, a session log beside its folder, and API calls logged in several files are counted once (one warning
@@ -22,10 +23,13 @@ import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from promptcache._cli_parser import DEFAULT_MODEL, build_parser
 from promptcache._cli_parser import fail as _fail
+
+if TYPE_CHECKING:
+    from promptcache.replay._engine import ReplayResult
 
 __all__ = ["main", "build_parser"]
 
@@ -126,22 +130,47 @@ def _run_replay(args: argparse.Namespace) -> int:
             "pass --model MODEL_ID to price every call as the model that served it",
             file=sys.stderr,
         )
+    result.monthly_requests = args.monthly_requests
+    return _write_and_show(result, out, chart=not args.no_chart)
+
+
+def _write_and_show(result: ReplayResult, out: Path, chart: bool) -> int:
+    """Write ``replay.json`` (and ``replay.png`` with ``chart``) to ``out``, then print the terminal report; 2 when
+    ``out`` cannot be written. The files come first: a reader of the report that goes away (``| head``) must not
+    lose them, and it ends the report, not the command (exit 0)."""
     from rich.console import Console
 
     from promptcache.replay._chart import write_chart
     from promptcache.replay._report import render_table, write_json
 
-    result.monthly_requests = args.monthly_requests
-    console = Console(width=max(Console().width, 120))
-    render_table(result, console)
     try:
         written = [str(write_json(result, out / "replay.json"))]
-        if not args.no_chart:
+        if chart:
             written.append(str(write_chart(result, out / "replay.png")))
     except OSError as exc:
         return _fail(f"cannot write to --out {str(out)!r}: {exc.strerror or exc}")
-    console.print(f"wrote {', '.join(written)} ({result.seconds:.1f} s)")
+    console = Console(width=max(Console().width, 120))
+
+    def reader_gone() -> None:  # Rich's own handler exits 1: the outputs are written, the run succeeded
+        console.quiet = True
+        _drop_stdout()
+
+    console.on_broken_pipe = reader_gone  # type: ignore[method-assign]
+    try:
+        render_table(result, console)
+        console.print(f"wrote {', '.join(written)} ({result.seconds:.1f} s)")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _drop_stdout()
     return 0
+
+
+def _drop_stdout() -> None:
+    """After the reader of stdout has gone (``| head``): send what is left to ``os.devnull``, so that flushing
+    stdout at exit does not fail again (Python documentation, ``signal``, "Note on SIGPIPE")."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _missing_extra() -> str | None:
@@ -161,13 +190,14 @@ def _missing_extra() -> str | None:
 
 def _option_problem(args: argparse.Namespace, max_min_tokens: int) -> str | None:
     """Why a numeric option of ``replay`` is refused (``None``: all are fine): ``--gap-s`` finite and >= 0,
-    ``--response-cache-ttl`` finite and > 0, ``--monthly-requests`` > 0, ``--min-tokens`` from 0 to
+    ``--response-cache-ttl-s`` finite and > 0, ``--monthly-requests`` > 0, ``--min-tokens`` from 0 to
     ``max_min_tokens``."""
     if not (args.gap_s >= 0 and args.gap_s != float("inf")):
         return f"--gap-s must be a finite number of seconds >= 0, got {args.gap_s!r}"
     ttl = args.response_cache_ttl
     if ttl is not None and not (0 < ttl < float("inf")):
-        return f"--response-cache-ttl must be a finite number of seconds > 0, got {ttl!r}"
+        option = getattr(args, "response_cache_ttl_option", None) or "--response-cache-ttl-s"
+        return f"{option} must be a finite number of seconds > 0, got {ttl!r}"
     if args.monthly_requests is not None and args.monthly_requests <= 0:
         return f"--monthly-requests must be an integer > 0, got {args.monthly_requests!r}"
     if args.min_tokens is not None and args.min_tokens < 0:

@@ -37,6 +37,16 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(fail(f"{message} (see {self.prog} --help)"))
 
 
+class _Spelled(argparse.Action):
+    """Store the value and, in ``<dest>_option``, the spelling the user typed (an error then names that one)."""
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option: str | None = None
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"{self.dest}_option", option)
+
+
 def _path(text: str) -> str:
     """An ``argparse`` type for path arguments: the text as given, but not ``""``, which ``Path`` reads as the current
     directory (``promptcache replay ""`` would replay every JSONL file found there)."""
@@ -139,6 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--response-cache-ttl-s",
         "--response-cache-ttl",
         dest="response_cache_ttl",
+        action=_Spelled,
         type=float,
         default=None,
         metavar="SECONDS",

@@ -1,7 +1,9 @@
 """Logged usage as evidence: the logged bill, the ``as-logged`` strategy, and the fidelity figure comparing them.
 
 - ``LoggedTotals`` adds up what the log says each call was billed: uncached input, cache-read and cache-write tokens
-  (5-minute and 1-hour), priced with each call's own model (``Message.model``) at that model's prices.
+  (5-minute and 1-hour), priced with each call's own model (``Message.model``) at that model's prices (with ``--model``,
+  a call of a model without a price at the forced model's; the bill is then not compared:
+  ``ReplayResult.billed_mismatch``).
 - ``AsLoggedStrategy`` (``as-logged``) replays the log's own cache layout through the simulator:
 
   * Claude Code (``meta["format"] == "claude-code"``): a breakpoint at the end of the system/tools prefix and one

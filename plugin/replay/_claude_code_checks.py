@@ -15,13 +15,12 @@ token count, and a ``parentUuid`` cycle.
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import TYPE_CHECKING
 
 from ._messages import _short
-from ._skipped import current_tally
-from ._transcript import TranscriptError, TranscriptWarning
+from ._transcript import TranscriptWarning
+from ._usage_checks import count_problem, report_usage
 
 if TYPE_CHECKING:
     from ._claude_code_tree import Line, Session
@@ -40,18 +39,6 @@ USAGE_COUNT_FIELDS = (
 _TTL_FIELDS = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 
 
-def _count_problem(value: object) -> bool:
-    if value is None:
-        return False  # absent: a count of 0 by the API's own convention
-    if isinstance(value, bool):
-        return True
-    if isinstance(value, int):
-        return not 0 <= value < 2**63
-    if isinstance(value, float):
-        return not (math.isfinite(value) and value.is_integer() and 0 <= value < 2**63)
-    return True
-
-
 def _usage_problem(usage: object) -> str | None:
     """Why ``usage`` is not a usage object of token counts (``None``: it is one, or absent)."""
     if usage is None:
@@ -59,14 +46,14 @@ def _usage_problem(usage: object) -> str | None:
     if not isinstance(usage, dict):
         return f"message.usage must be an object of token counts, got {_short(usage)}"
     for key in USAGE_COUNT_FIELDS:
-        if _count_problem(usage.get(key)):
+        if count_problem(usage.get(key)):
             return f"message.usage.{key} must be a token count (an integer >= 0), got {_short(usage.get(key))}"
     detail = usage.get("cache_creation")
     if detail is not None and not isinstance(detail, dict):
         return f"message.usage.cache_creation must be an object, got {_short(detail)}"
     for key in _TTL_FIELDS:
         value = detail.get(key) if isinstance(detail, dict) else None
-        if _count_problem(value):
+        if count_problem(value):
             return f"message.usage.cache_creation.{key} must be a token count (an integer >= 0), got {_short(value)}"
     return None
 
@@ -84,10 +71,7 @@ def check_usage(usage: object, name: str, lineno: int) -> bool:
     problem = _usage_problem(usage)
     if problem is None:
         return True
-    tally = current_tally()
-    if tally is None:
-        raise TranscriptError(name, lineno, problem)
-    tally.add(name, lineno, problem, kind="usage")
+    report_usage(name, lineno, problem)
     return False
 
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._fixes import cause_rows, one_model_saving
+from ._one_model import ONE_MODEL
 from ._result_rows import available as _available
 from ._result_rows import cost as _cost
 from ._result_rows import is_claude_code, is_openai
@@ -138,13 +139,16 @@ def decide(result: ReplayResult) -> Decision | None:
     as_logged = _available(result, "as-logged") if result.billed_mismatch() is None else None
     current = "as-logged" if as_logged is not None and as_logged.requests else "none"
     logged = current == "as-logged"
+    # the rows are compared on the requests the current row covers: those with logged usage, or every request
+    # where the as-logged row is predicted (no usage: the client's placement rules price every request)
+    on_logged = logged and as_logged is not None and as_logged.logged_only
     candidates = [current] + [n for n in ("none", *placements) if n != current]
     candidates += [n + ONE_HOUR for n in [current, *placements] if _available(result, n + ONE_HOUR) is not None]
     costs = {}
     for n in candidates:
         row = _available(result, n)
         if row is not None:
-            costs[n] = _cost(row, logged)
+            costs[n] = _cost(row, on_logged)
     current_usd = costs[current]
     tolerance = 1e-9 * max(current_usd, 1e-12)
     if logged and result.fidelity is not None and result.fidelity.cost_difference is not None:
@@ -342,7 +346,12 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
     if switched is not None and switched.cost_usd > 0:
         saved = one_model_saving(result, d.current)
         priced = ""
-        if saved is not None:
+        if saved is not None and d.current + ONE_MODEL not in result.variants:
+            priced = (
+                "; they are between conversations (another conversation's model cached the prefix), so one model "
+                "per conversation would not avoid them"
+            )
+        elif saved is not None:
             verb = "would save" if saved >= 0 else "would cost"
             priced = f"; one model per conversation {verb} ${abs(saved) * scale:,.2f} {unit} (prices included)"
         lines.append(
@@ -358,9 +367,11 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
         )
     cheapest = result.cheapest_placement()
     row = result.strategies.get(cheapest or "")
-    if row is not None and d.current_usd > 0 and row.logged_cost_usd < d.current_usd * (1 - 0.0005):  # shown: 0.1%
+    current = result.strategies.get(d.current)
+    usd = _cost(row, current is not None and current.logged_only) if row is not None else 0.0
+    if row is not None and d.current_usd > 0 and usd < d.current_usd * (1 - 0.0005):  # shown: 0.1%
         lines.append(
-            f"For agents of your own, {cheapest} would cost {1 - row.logged_cost_usd / d.current_usd:.1%} less "
+            f"For agents of your own, {cheapest} would cost {1 - usd / d.current_usd:.1%} less "
             "than Claude Code's layout on this traffic."
         )
     if assumed and factor is not None and lines:

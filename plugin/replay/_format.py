@@ -27,6 +27,8 @@ class Format:
         finish: ``finish(name, calls)`` -> conversations, when the format groups calls itself (optional).
         read_file: ``read_file(name, jsonl_bytes)`` -> conversations, for a format read whole rather than record
             by record (``parse`` is then unused).
+        usage_problem: ``usage_problem(record)`` -> why its logged usage is not token counts (``None``: it is);
+            such a record's calls keep no usage (``promptcache.replay._usage_checks``). Optional.
     """
 
     name: str
@@ -36,3 +38,4 @@ class Format:
     parse: Callable[[Any, int], list[tuple[ParsedCall, str | None]]]
     finish: Callable[[str, list[ParsedCall]], list[Conversation]] | None = None
     read_file: Callable[[str, bytes], list[Conversation]] | None = None
+    usage_problem: Callable[[Any], str | None] | None = None

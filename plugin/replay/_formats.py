@@ -24,6 +24,7 @@ from ._format import Format
 from ._jsonpos import JSONPath, jsonl_records, line_of
 from ._messages import BadRecord
 from ._transcript import Conversation, TranscriptError
+from ._usage_checks import report_usage
 
 __all__ = ["FORMATS", "detect_document", "detect_jsonl", "no_format_hint", "read_with"]
 
@@ -164,8 +165,13 @@ def read_with(fmt: Format, name: str, data: bytes, doc: object = None) -> list[C
         for line, where, rec in _items(name, data, doc):
             if not fmt.matches(rec):
                 raise _At(line, where, f"expected a record of {fmt.name} (as the first one is), got another kind")
+            problem = fmt.usage_problem(rec) if fmt.usage_problem is not None else None
+            if problem is not None:  # the record is read, its usage is not (or, --strict, the error)
+                report_usage(name, line or line_of(data.decode("utf-8", errors="replace"), where), problem)
             try:
                 for call, family in fmt.parse(rec, line):
+                    if problem is not None:
+                        call.reply.usage = None
                     calls.append(call)
                     if family:
                         families[call.request_id] = family

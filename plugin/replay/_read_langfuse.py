@@ -42,6 +42,7 @@ from ._format import Format
 from ._logged_usage import count_of
 from ._messages import BadRecord, _short, normalise_message, parse_timestamp
 from ._transcript import Block, Message, Usage
+from ._usage_checks import langfuse_usage_problem
 
 __all__ = ["FORMAT_SPEC", "langfuse_usage", "parse"]
 
@@ -141,10 +142,19 @@ def _output_blocks(output: Any) -> tuple[Block, ...]:
     raise BadRecord(("output",), f"unsupported generation output {_short(output)}")
 
 
+def _usage_problem(rec: Any) -> str | None:
+    """The problem of the usage object ``parse`` reads (``usageDetails``, else ``usage``) of a generation."""
+    if rec.get("type") != "GENERATION":
+        return None
+    key = "usageDetails" if isinstance(rec.get("usageDetails"), dict) else "usage"
+    return langfuse_usage_problem(rec.get(key), key)
+
+
 FORMAT_SPEC = Format(
     name="Langfuse observations",
     key="langfuse",
     signature=("type", "traceId", "input", "output", "usageDetails"),
     matches=_is_observation,
     parse=parse,
+    usage_problem=_usage_problem,
 )

@@ -25,6 +25,7 @@ from ._calls import make_call, prompt_of, usage_of
 from ._format import Format
 from ._messages import BadRecord, _short, normalise_message, parse_timestamp
 from ._transcript import Message
+from ._usage_checks import openai_usage_problem
 
 __all__ = ["FORMAT_SPEC", "parse", "responses_input"]
 
@@ -141,10 +142,18 @@ def parse(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:
     return [(call, f"user:{user}" if user else None)]
 
 
+def _usage_problem(rec: Any) -> str | None:
+    response = rec.get("response")
+    where = "response.body" if _body(response) is not response else "response"
+    body = _body(response)
+    return openai_usage_problem(body.get("usage"), f"{where}.usage") if isinstance(body, dict) else None
+
+
 FORMAT_SPEC = Format(
     name="OpenAI request/response logs",
     key="openai-log",
     signature=("request", "response", "request.model", "response.usage"),
     matches=_is_pair,
     parse=parse,
+    usage_problem=_usage_problem,
 )

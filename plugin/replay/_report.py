@@ -80,8 +80,8 @@ def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
         row = result.strategies.get(other)
         if row is None or row.unavailable or not row.cost_usd:
             continue
-        if other == "as-logged":  # like with like: both simulated, on the requests that carry logged usage
-            mine, theirs = ours.logged_cost_usd, row.cost_usd
+        if other == "as-logged":  # like with like: both simulated, on the requests the as-logged row covers
+            mine, theirs = (ours.logged_cost_usd if row.logged_only else ours.cost_usd), row.cost_usd
             label = "the log's own layout (as-logged), both simulated"
             if row.requests < ours.requests:
                 label += f" on the {_n(row.requests, 'logged request')}"

@@ -7,6 +7,8 @@ import bisect
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from promptcache._pricing import ModelPrice
+
 from ._as_logged import Fidelity, LoggedTotals
 from ._causes import MissLedger, Snapshot, inspect
 from ._model_table import ModelTable
@@ -85,6 +87,21 @@ class Run:
             runner = self.runners[key] = (strategy, make_simulator(rules, price))
         return runner
 
+    def _bill_price(self, billed: str, forced: ModelPrice) -> ModelPrice:
+        """The price of the log's own bill for a call of model ``billed``: that model's, or, with ``--model``, the
+        forced model's ``forced`` where ``billed`` has none (a test double, a private deployment; the bill is then
+        not compared, ``ReplayResult.billed_mismatch``).
+
+        Raises:
+            KeyError: ``billed`` has no price and no model is forced.
+        """
+        try:
+            return self.table.price(billed)
+        except KeyError:
+            if not self.force_model:
+                raise
+            return forced
+
     def _row(self, name: str, description: str) -> StrategyTotals:
         row = self.totals.get(name)
         if row is None:
@@ -118,7 +135,7 @@ class Run:
             self.claude_code_usage |= request.prepared.conversation.meta.get("format") == "claude-code"
             billed = request.model or self.model_id
             self.logged_models[billed] = self.logged_models.get(billed, 0) + 1
-            logged_usd = self.logged.add(usage, self.table.price(billed))
+            logged_usd = self.logged.add(usage, self._bill_price(billed, price))
         if (usage is not None or predicted) and AS_LOGGED not in names:
             names = [*names, AS_LOGGED]
             self.names = names

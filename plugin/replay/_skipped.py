@@ -28,7 +28,8 @@ class SkippedLines:
         first_reason: the parser's message for that line.
         per_file: file name -> lines skipped in it, in reading order.
         bad_usage: lines whose ``usage`` held a value that is not a token count; their usage was not read (the
-            Claude Code reader, `promptcache.replay._claude_code_checks`).
+            Claude Code reader, `promptcache.replay._claude_code_checks`; OpenAI and Langfuse logs,
+            `promptcache.replay._usage_checks`).
         bad_usage_first / bad_usage_reason: ``"FILE:LINE"`` and reason of the first such line.
     """
 

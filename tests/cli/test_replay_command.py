@@ -117,6 +117,8 @@ def test_malformed_file_is_one_line_naming_file_and_line(tmp_path: Path, capsys:
         (["--response-cache-ttl", "0"], "--response-cache-ttl must be a finite number of seconds > 0, got 0.0"),
         (["--response-cache-ttl", "inf"], "--response-cache-ttl must be a finite number of seconds > 0, got inf"),
         (["--response-cache-ttl", "nan"], "--response-cache-ttl must be a finite number of seconds > 0, got nan"),
+        (["--response-cache-ttl-s", "nan"], "--response-cache-ttl-s must be a finite number of seconds > 0, got nan"),
+        (["--response-cache-ttl-s=0"], "--response-cache-ttl-s must be a finite number of seconds > 0, got 0.0"),
     ],
 )
 def test_bad_options_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], needle: str) -> None:

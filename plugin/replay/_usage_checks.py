@@ -1,0 +1,96 @@
+"""Logged usage that is not token counts, found before it is read.
+
+A logged usage count is a non-negative integer below 2**63 (a 64-bit count; an integral float such as ``5.0`` is
+that integer). A string, a bool, a negative, a huge or a fractional number would read as 0
+(`promptcache.replay._logged_usage`) and bend the as-logged bill silently, and so would an OpenAI usage whose cached
+part exceeds its prompt. A record with such usage keeps no usage: inside a skipping block it is counted in the
+skipped-lines tally with its reason (one warning for the run, `promptcache.replay._skipped`); outside it
+(``--strict``) it is a ``TranscriptError`` naming the file, the line and the field.
+
+The shapes checked: OpenAI Chat Completions ``usage`` (``prompt_tokens``, ``completion_tokens``,
+``prompt_tokens_details.cached_tokens``) and Responses ``usage`` (``input_tokens``, ``output_tokens``,
+``input_tokens_details.cached_tokens``); Langfuse ``usageDetails`` / ``usage`` (every usage type is a count).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ._messages import _short
+from ._skipped import current_tally
+from ._transcript import TranscriptError
+
+__all__ = ["count_problem", "langfuse_usage_problem", "openai_usage_problem", "report_usage"]
+
+_OPENAI_SHAPES = (
+    ("prompt_tokens", "completion_tokens", "prompt_tokens_details"),
+    ("input_tokens", "output_tokens", "input_tokens_details"),
+)
+
+
+def count_problem(value: Any) -> bool:
+    """Whether ``value`` is present and not a token count (module docstring); absent (``None``) is a count of 0."""
+    if value is None:
+        return False
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, int):
+        return not 0 <= value < 2**63
+    if isinstance(value, float):
+        return not (math.isfinite(value) and value.is_integer() and 0 <= value < 2**63)
+    return True
+
+
+def _bad(field: str, value: Any) -> str:
+    return f"{field} must be a token count (an integer >= 0), got {_short(value)}"
+
+
+def openai_usage_problem(usage: Any, where: str) -> str | None:
+    """Why the OpenAI ``usage`` object at ``where`` (e.g. ``"response.usage"``) is not token counts; ``None``:
+    it is, or it is not an object of either OpenAI shape."""
+    if not isinstance(usage, dict):
+        return None
+    for prompt_key, output_key, details_key in _OPENAI_SHAPES:
+        if prompt_key not in usage:
+            continue
+        for key in (prompt_key, output_key):
+            if count_problem(usage.get(key)):
+                return _bad(f"{where}.{key}", usage.get(key))
+        details = usage.get(details_key)
+        cached = details.get("cached_tokens") if isinstance(details, dict) else None
+        if count_problem(cached):
+            return _bad(f"{where}.{details_key}.cached_tokens", cached)
+        prompt = usage.get(prompt_key) or 0
+        if cached is not None and cached > prompt:
+            return (
+                f"{where}.{details_key}.cached_tokens ({_short(cached)}) exceeds {where}.{prompt_key} "
+                f"({_short(prompt)}): the cached part is part of the prompt"
+            )
+        return None
+    return None
+
+
+def langfuse_usage_problem(details: Any, where: str) -> str | None:
+    """Why the Langfuse usage object at ``where`` (``"usageDetails"`` / ``"usage"``) is not token counts: every
+    usage type must be a count (an OpenAI-shaped object is checked as OpenAI's); ``None``: it is."""
+    if not isinstance(details, dict):
+        return None
+    if any(key in details for key, _, _ in _OPENAI_SHAPES) and "input" not in details:
+        return openai_usage_problem(details, where)
+    for key, value in details.items():
+        if count_problem(value):
+            return _bad(f"{where}.{key}", value)
+    return None
+
+
+def report_usage(name: str, lineno: int, problem: str) -> None:
+    """Record that line ``lineno`` of ``name`` keeps no usage because of ``problem`` (module docstring).
+
+    Raises:
+        TranscriptError: outside a skipping block (``--strict``): ``name:lineno: problem``.
+    """
+    tally = current_tally()
+    if tally is None:
+        raise TranscriptError(name, lineno, problem)
+    tally.add(name, lineno, problem, kind="usage")
