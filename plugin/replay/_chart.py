@@ -43,7 +43,7 @@ LINE_STYLES: tuple[tuple[str, str], ...] = (
 _WIDTH, _WIDTH_STEP = 1.8, 1.8  # line width in points, and what each later line lying on it adds
 _CLOSE = 0.01  # lines closer than this share of the chart's height at every request overlap
 _LABEL_ROOM = 0.12  # share of panel 1's range left beyond the longest bar for its figure
-_TITLE_CHARS, _TITLE_LINES = 100, 4  # panel 1's title: the decision sentence, wrapped
+_TITLE_CHARS, _TITLE_LINES = 100, 5  # panel 1's title: the decision sentence, wrapped
 
 
 def line_specs(result: ReplayResult) -> list[dict[str, Any]]:

@@ -187,6 +187,8 @@ def decide(result: ReplayResult) -> Decision | None:
         rate_source=rate_source,
     )
     sentence = _sentence(result, decision, costs, placements, logged)
+    if result.model_source == "assumed":  # the decision rests on a price the log did not name
+        sentence += f" (Priced as {result.model_id}: the log names no model; --model sets the one that served it.)"
     advice = _advice(result, decision, factor) if is_claude_code(result) else []
     return Decision(**{**decision.__dict__, "sentence": sentence, "advice": advice})
 
@@ -370,9 +372,12 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
     current = result.strategies.get(d.current)
     usd = _cost(row, current is not None and current.logged_only) if row is not None else 0.0
     if row is not None and d.current_usd > 0 and usd < d.current_usd * (1 - 0.0005):  # shown: 0.1%
+        less = 1 - usd / d.current_usd
+        error = abs((result.fidelity.cost_difference if result.fidelity is not None else None) or 0.0)
+        within = f" (within the simulator's own error on this log, ±{error:.1%})" if less <= error else ""
         lines.append(
-            f"For agents of your own, {cheapest} would cost {1 - usd / d.current_usd:.1%} less "
-            "than Claude Code's layout on this traffic."
+            f"For agents of your own, {cheapest} would cost {less:.1%} less than Claude Code's layout on this "
+            f"traffic{within}."
         )
     if assumed and factor is not None and lines:
         lines.append(f"Monthly figures are {d.basis}.")

@@ -44,6 +44,7 @@ def test_readme_replay_table_matches_a_fresh_replay() -> None:
         [str(ROOT / "examples" / "data" / "sample_conversations.json")],
         "anthropic.claude-sonnet-4-20250514-v1:0",
         DEFAULT_STRATEGIES,
+        force_model=True,  # the README's command passes --model
     )
     section = README.read_text().split("## The replay table", 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"^\| (\*\*)?([a-z+-]+)(\*\*)? \| (.+) \|$", section, re.M)

@@ -134,3 +134,19 @@ def test_a_one_request_claude_code_session_keeps_its_layout_without_a_traceback(
     decision = report["decision"]
     assert (decision["action"], decision["strategy"], report["best_strategy"]) == ("keep", "as-logged", "as-logged")
     assert decision["sentence"].startswith("Keep what you have: Claude Code places its own cache points (113.7% of")
+
+
+def test_a_cheaper_placement_within_the_fidelity_error_says_so() -> None:
+    # m-claude's whole account: a placement a fraction of a percent cheaper than the log's own layout, where the
+    # simulator's own error on the log is larger; the advice line must not read as a finding
+    result = run_replay([_data("claude_code_ext/m-claude")], MODEL, DEFAULT_STRATEGIES)
+    decision = decide(result)
+    assert decision is not None and decision.action == "keep"
+    fidelity = result.fidelity
+    assert fidelity is not None and fidelity.cost_difference is not None
+    line = next(a for a in decision.advice if a.startswith("For agents of your own"))
+    assert line == (
+        "For agents of your own, langchain-aws would cost 0.2% less than Claude Code's layout on this traffic "
+        f"(within the simulator's own error on this log, ±{abs(fidelity.cost_difference):.1%})."
+    )
+    assert f"{abs(fidelity.cost_difference):.1%}" == "0.4%"

@@ -43,7 +43,10 @@ def test_untimed_calls_give_a_monthly_figure_at_an_assumed_gap(tmp_path: Path) -
         f"at an assumed 30 s between calls ({report['requests']:,} requests carry no timestamps; pass "
         "--monthly-requests N for your volume)"
     )
-    assert decision["sentence"].endswith(f"per month {decision['basis']}.")
+    assert decision["sentence"].endswith(
+        f"per month {decision['basis']}. (Priced as {DEFAULT_MODEL}: the log names no model; --model sets the one "
+        "that served it.)"
+    )
 
 
 def test_timed_calls_use_the_log_span_and_a_volume_overrides_both(tmp_path: Path) -> None:
