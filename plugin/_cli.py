@@ -251,8 +251,12 @@ def _session_notes(files: Sequence[str]) -> list[str]:
 
     notes = []
     given = {Path(f).resolve() for f in files}
+    seen: set[Path] = set()
     for name in files:
         path = Path(name)
+        if path.resolve() in seen:  # the same input given twice: one note (the replay counts it once)
+            continue
+        seen.add(path.resolve())
         try:
             if path.is_file() and path.suffix == ".jsonl":
                 folder = path.with_suffix("")

@@ -44,6 +44,15 @@ def test_a_session_log_without_its_folder_says_what_is_left_out(
     assert "warning" not in capsys.readouterr().err  # the folder with its log beside it: nothing is missing
 
 
+def test_a_session_log_given_twice_says_what_is_left_out_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _session(tmp_path)
+    log = root / f"{SESSION}.jsonl"
+    assert main(["replay", str(log), str(log), "--out", str(tmp_path / "o"), "--no-chart"]) == 0
+    assert capsys.readouterr().err.count("sub-agent log(s) (Task sub-agents, compaction) that are not replayed") == 1
+
+
 def test_a_session_folder_without_its_log_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = _session(tmp_path)
     (root / f"{SESSION}.jsonl").unlink()
