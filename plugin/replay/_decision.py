@@ -254,9 +254,13 @@ def _sentence(result: ReplayResult, d: Decision, costs: dict[str, float], placem
         return _off_sentence(result, d, rel(costs[off]) if off else "", off, per_month)
     cheapest = min(placements, key=lambda n: (costs.get(n, float("inf")), placements.index(n)))
     if is_claude_code(result):
+        none = result.strategies.get("none")
+        base = none.logged_cost_usd if none is not None else 0.0
+        bill = result.logged
+        billed = f", {bill.cost_usd / base:.1%} as billed" if bill is not None and bill.cost_usd and base else ""
         return (
-            f"Keep what you have: Claude Code places its own cache points ({rel(d.current_usd)} here) and they "
-            "are not yours to change; what you can change is how you work (below)."
+            f"Keep what you have: Claude Code places its own cache points ({rel(d.current_usd)} here as simulated"
+            f"{billed}) and they are not yours to change; what you can change is how you work (below)."
         )
     if costs[cheapest] >= d.current_usd:
         return (

@@ -63,6 +63,6 @@ def test_a_log_whose_usage_is_all_unreadable_reads_as_a_log_without_usage(
         )
     for out in (bad_out, none_out):
         text = " ".join(out.split())
-        assert "Claude Code places its own cache points (125.0% of no caching here)" in text
+        assert "Claude Code places its own cache points (125.0% of no caching here as simulated)" in text
         assert "anchored-tail costs the same as the log's own layout (as-logged), both simulated." in text
         assert "100.0% less" not in text
