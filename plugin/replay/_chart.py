@@ -1,9 +1,13 @@
 """The PNG chart (matplotlib, Agg backend), three panels:
 
-1. **The decision**: each strategy's cost relative to the current layout (``as-logged`` where the log records
+The rows are the terminal table's (``promptcache.replay._result_rows.shown_rows``, unavailable ones left out as
+they have no cost) and panel 2's are its miss-cause table's (``cause_names``).
+
+1. **The decision**: each row's cost relative to the current layout (``as-logged`` where the log records
    usage, else ``none``), as a signed percentage difference on a horizontal bar each, the axis zoomed to the bars'
    own range and every bar labelled to 0.1%, so a 1% difference reads at a glance; the recommended row is drawn
-   in the highlight colour (``bar_specs``).
+   in the highlight colour (``bar_specs``); ``none`` is left out, and its figure named on the axis, only where it
+   lies more than ``_SQUASH`` times further from zero than every other bar (``off_scale``).
 2. **Why the cache missed**: the USD of each miss cause (``promptcache.replay._causes``) of the current layout and
    of the recommended row, one stacked bar each (``cause_specs``).
 3. Cumulative input-side cost per strategy over the replayed requests (``line_specs``); ``none`` is left out (and
@@ -24,10 +28,11 @@ from typing import Any
 
 from ._causes import CAUSES
 from ._decision import decide
-from ._engine import COMBINED, ReplayResult, StrategyTotals
+from ._engine import ReplayResult, StrategyTotals
 from ._output_files import write_replacing
+from ._result_rows import cause_names, shown_rows, versus_base, versus_name
 
-__all__ = ["LINE_STYLES", "bar_specs", "cause_specs", "draw_chart", "line_specs", "write_chart"]
+__all__ = ["LINE_STYLES", "bar_specs", "cause_specs", "draw_chart", "line_specs", "off_scale", "write_chart"]
 
 #: (dash pattern, marker) per line, in drawing order; colours come from matplotlib's default cycle.
 LINE_STYLES: tuple[tuple[str, str], ...] = (
@@ -44,19 +49,21 @@ _WIDTH, _WIDTH_STEP = 1.8, 1.8  # line width in points, and what each later line
 _CLOSE = 0.01  # lines closer than this share of the chart's height at every request overlap
 _LABEL_ROOM = 0.12  # share of panel 1's range left beyond the longest bar for its figure
 _TITLE_CHARS, _TITLE_LINES = 100, 5  # panel 1's title: the decision sentence, wrapped
+_SQUASH = 4.0  # ``none`` leaves panel 1 when its bar is this many times longer than every other (at least 1%)
 
 
 def line_specs(result: ReplayResult) -> list[dict[str, Any]]:
     """The lines `write_chart` draws, in drawing order: for each available strategy the keyword arguments of
     matplotlib's ``Axes.plot`` (``label``, ``linestyle``, ``linewidth`` in points, ``marker``, ``markevery``,
     ``zorder``, ...) plus ``x`` and ``y`` (request numbers from 1; cumulative USD)."""
-    rows = [(n, r) for n, r in result.strategies.items() if not r.unavailable and r.cumulative_usd]
+    rows = [(n, r) for n, r in shown_rows(result).items() if not r.unavailable and r.cumulative_usd]
+    versus = versus_name(result)
     top = max((max(r.cumulative_usd) for _, r in rows), default=0.0)
     specs: list[dict[str, Any]] = []
     for i, (name, row) in enumerate(rows):
         ys = row.cumulative_usd
-        rel = result.relative(name)
-        label = name if rel is None else f"{name} ({rel:.1%} of none)"
+        base = versus_base(result, row)
+        label = f"{name} ({row.cost_usd / base:.1%} of {versus})" if base else name
         same = next((other for other, earlier in rows[:i] if _same(earlier.cumulative_usd, ys)), None)
         if same is not None:
             label += f" = {same}"
@@ -81,16 +88,15 @@ def line_specs(result: ReplayResult) -> list[dict[str, Any]]:
 
 
 def _rows(result: ReplayResult) -> tuple[str, dict[str, StrategyTotals]]:
-    """The current layout's name and the rows panel 1 compares with it."""
+    """The current layout's name and the rows panel 1 compares with it: the table's available rows."""
     decision = decide(result)
     current = decision.current if decision is not None else "none"
-    rows = {n: r for n, r in result.strategies.items() if not r.unavailable and n not in (COMBINED, "hindsight")}
-    rows.update({n: r for n, r in result.variants.items() if n.endswith("@1h")})
-    return current, rows
+    return current, {n: r for n, r in shown_rows(result).items() if not r.unavailable}
 
 
 def bar_specs(result: ReplayResult) -> list[dict[str, Any]]:
-    """Panel 1: per row ``{"name", "delta_pct", "label", "recommended"}``, cheapest first; ``delta_pct`` is
+    """Panel 1: per row of the table (unavailable ones left out) ``{"name", "delta_pct", "label", "recommended"}``,
+    cheapest first; ``delta_pct`` is
     ``(cost / current - 1) * 100`` on the same requests (the logged ones when the current layout is ``as-logged``),
     ``label`` that figure to 0.1% (``"+1.0%"``)."""
     current, rows = _rows(result)
@@ -111,17 +117,29 @@ def bar_specs(result: ReplayResult) -> list[dict[str, Any]]:
 
 
 def cause_specs(result: ReplayResult) -> list[dict[str, Any]]:
-    """Panel 2: per row shown (current, recommended) ``{"name", "causes": [(cause, usd), ...]}`` in ``CAUSES``
-    order, causes without dollars left out."""
-    decision = decide(result)
-    names = [] if decision is None else list(dict.fromkeys([decision.current, decision.strategy]))
+    """Panel 2: per strategy of the terminal's miss-cause table (``cause_names``) ``{"name", "causes": [(cause,
+    usd), ...]}`` in ``CAUSES`` order, causes without dollars left out (a row without any too)."""
     out = []
-    for name in names:
+    for name in cause_names(result, decide(result)):
         causes = result.miss_causes.get(name) or {}
         pairs = [(c, causes[c].cost_usd) for c in CAUSES if c in causes and causes[c].cost_usd > 0]
         if pairs:
             out.append({"name": name, "causes": pairs})
     return out
+
+
+def off_scale(result: ReplayResult, bars: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ``bar_specs`` entries panel 1 leaves out (at most ``none``'s): not the current layout nor recommended,
+    and more than ``_SQUASH`` times further from zero than every other bar (taken as at least 1%), so drawing it
+    would squash the rows that matter into one band."""
+    current, _ = _rows(result)
+    others = [abs(b["delta_pct"]) for b in bars if b["name"] != "none"]
+    widest = max([1.0, *others])
+    return [
+        b
+        for b in bars
+        if b["name"] == "none" and current != "none" and not b["recommended"] and abs(b["delta_pct"]) > _SQUASH * widest
+    ]
 
 
 def write_chart(result: ReplayResult, path: str | Path) -> Path:
@@ -143,8 +161,8 @@ def draw_chart(result: ReplayResult) -> Any:
     bars_ax, causes_ax, lines_ax = fig.subplots(3, 1, gridspec_kw={"height_ratios": [3, 2, 3]})
     current, _ = _rows(result)
     bars = bar_specs(result)
-    off = [b for b in bars if b["name"] == "none" and current != "none" and not b["recommended"]]
-    bars = [b for b in bars if b not in off]  # no caching would squash the rows that matter into one band
+    off = off_scale(result, bars)
+    bars = [b for b in bars if b not in off]
     if bars:
         _draw_bars(bars_ax, bars)
         note = f"; none: {off[0]['label']}, off the scale" if off else ""
@@ -178,7 +196,7 @@ def draw_chart(result: ReplayResult) -> Any:
         causes_ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     hidden = ""
     for spec in line_specs(result):
-        if off and spec["label"].startswith("none ") or (off and spec["label"] == "none"):
+        if off and spec["label"].split(" ")[0] == "none":
             hidden = f"; none (no caching, ${spec['y'][-1]:,.2f}) left out: it would squash the others"
             continue
         options = dict(spec)

@@ -25,8 +25,9 @@ except ImportError as exc:  # the optional dependency of this module
     raise missing_extra("replay", exc) from exc
 
 from ._decision import Decision, cause_rows, decide, is_claude_code, is_openai
-from ._engine import COMBINED, ReplayResult, StrategyTotals
+from ._engine import ReplayResult
 from ._report_json import to_json, write_json
+from ._result_rows import cause_names, shown_rows, versus_base, versus_name
 
 __all__ = ["render_table", "to_json", "write_json"]
 
@@ -112,19 +113,6 @@ def _logged_share(result: ReplayResult, mismatch: str | None) -> str:
     return f"all {_n(result.requests, 'request')} carry logged usage."
 
 
-def _shown_rows(result: ReplayResult) -> dict[str, StrategyTotals]:
-    """The table's rows (module docstring, point 2)."""
-    rows = dict(result.strategies)
-    combined = rows.get(COMBINED)
-    if combined is not None and (result.response_cache.hits == 0 or is_claude_code(result)):
-        del rows[COMBINED]
-    long = [(r.cost_usd, n) for n, r in result.variants.items() if n.endswith("@1h") and not r.logged_only]
-    if long:
-        _, name = min(long)
-        rows[name] = result.variants[name]
-    return rows
-
-
 def _print_decision(decision: Decision | None, result: ReplayResult, console: Console) -> None:
     if decision is None:
         console.print(
@@ -139,16 +127,7 @@ def _print_decision(decision: Decision | None, result: ReplayResult, console: Co
 
 def _print_causes(result: ReplayResult, decision: Decision | None, console: Console) -> None:
     """The miss-cause table of the current layout and of the recommended row (module docstring, point 3)."""
-    names: list[str] = []
-    if decision is not None:
-        names.append(decision.current)
-        if decision.strategy not in names:
-            names.append(decision.strategy)
-        if decision.action == "disable" and decision.current == "none":
-            cheapest = result.cheapest_placement()
-            if cheapest:
-                names.append(cheapest)
-    names = [n for n in names if n in result.miss_causes and n != "none"]
+    names = cause_names(result, decision)
     if not names:
         return
     table = Table(title="Why the cache missed: cache-write and uncached tokens by cause (USD over this log)")
@@ -179,17 +158,6 @@ def _recovers(saved: float | None, fix: str | None) -> str:
     return f"{saved:,.4f}" if saved >= 0 else f"{saved:,.4f} (costs more)"
 
 
-def _versus_base(result: ReplayResult, row: StrategyTotals) -> float | None:
-    """The "vs none" / "vs no cache" cell's divisor: ``none`` (on the logged requests for a logged-only row), or on
-    an OpenAI log, where every row reads the cache, every prompt token at the input price (a counterfactual)."""
-    if is_openai(result):
-        return result.no_cache_logged_usd if row.logged_only else result.no_cache_usd
-    none = result.strategies.get("none")
-    if none is None:
-        return None
-    return none.logged_cost_usd if row.logged_only else none.cost_usd
-
-
 def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     """Print the report (module docstring) to ``console`` (stdout by default); returns the strategy table."""
     console = console or Console(width=max(Console().width, 120))
@@ -206,7 +174,7 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         "cache read",
         "cache write",
         "USD (input side)",
-        "vs no cache" if openai else "vs none",
+        f"vs {versus_name(result)}",
     ]
     if logged is not None:
         headers.append("vs billed")
@@ -215,11 +183,11 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         table.add_column(header, justify="right")
     best = decision.strategy if decision is not None else None
     none = result.strategies.get("none")
-    for name, row in _shown_rows(result).items():
+    for name, row in shown_rows(result).items():
         if row.unavailable:
             table.add_row(name, *["—"] * len(headers), "unavailable")
             continue
-        base_usd = _versus_base(result, row)
+        base_usd = versus_base(result, row)
         rel = row.cost_usd / base_usd if base_usd else None
         label = f"[bold]{name}[/bold]" if name == best else name
         cells = [

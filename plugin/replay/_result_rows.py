@@ -1,14 +1,28 @@
-"""What a replay's rows say, for the decision and the miss-cause fixes: a row if it ran, its cost on the compared
-requests, and which kind of log the run was (Claude Code, OpenAI)."""
+"""What a replay's rows say, for the decision, the miss-cause fixes, the terminal report and the chart: a row if it
+ran, its cost on the compared requests, which kind of log the run was (Claude Code, OpenAI), which rows the report
+shows (``shown_rows``, ``cause_names``: the table and the chart show the same ones) and what each is compared with
+(``versus_base``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ._totals import COMBINED
+
 if TYPE_CHECKING:
+    from ._decision import Decision
     from ._engine import ReplayResult, StrategyTotals
 
-__all__ = ["available", "cost", "is_claude_code", "is_openai"]
+__all__ = [
+    "available",
+    "cause_names",
+    "cost",
+    "is_claude_code",
+    "is_openai",
+    "shown_rows",
+    "versus_base",
+    "versus_name",
+]
 
 
 def available(result: ReplayResult, name: str) -> StrategyTotals | None:
@@ -31,3 +45,47 @@ def is_openai(result: ReplayResult) -> bool:
 def cost(row: StrategyTotals, logged: bool) -> float:
     """The row's input-side USD on the compared requests (``logged``: those with logged usage)."""
     return row.logged_cost_usd if logged and not row.logged_only else row.cost_usd
+
+
+def shown_rows(result: ReplayResult) -> dict[str, StrategyTotals]:
+    """The report's rows, in the table's order: every strategy that ran (unavailable ones included), less the
+    ``anchored-tail+response-cache`` row where the ResponseCache answered nothing or the log is Claude Code's (the
+    cache could not sit in front of those calls), plus the cheapest ``@1h`` variant (not a logged-only one) where
+    the model offers the 1-hour TTL."""
+    rows = dict(result.strategies)
+    if COMBINED in rows and (result.response_cache.hits == 0 or is_claude_code(result)):
+        del rows[COMBINED]
+    long = [(r.cost_usd, n) for n, r in result.variants.items() if n.endswith("@1h") and not r.logged_only]
+    if long:
+        _, name = min(long)
+        rows[name] = result.variants[name]
+    return rows
+
+
+def cause_names(result: ReplayResult, decision: Decision | None) -> list[str]:
+    """The strategies of the miss-cause table, in order: the current layout, the recommended row, and where the
+    decision is to leave caching off from ``none``, the cheapest placement; ``none`` (it caches nothing, so every
+    token misses by construction) and rows without miss causes left out."""
+    names: list[str] = []
+    if decision is not None:
+        names = [decision.current, decision.strategy]
+        if decision.action == "disable" and decision.current == "none":
+            names.append(result.cheapest_placement() or "none")
+    return [n for n in dict.fromkeys(names) if n in result.miss_causes and n != "none"]
+
+
+def versus_base(result: ReplayResult, row: StrategyTotals) -> float | None:
+    """The USD a row's "vs none" / "vs no cache" share divides by: ``none`` (on the logged requests for a
+    logged-only row), or on an OpenAI log, where every row reads the cache, every prompt token at the input price
+    (a counterfactual); ``None`` when there is no such row."""
+    if is_openai(result):
+        return result.no_cache_logged_usd if row.logged_only else result.no_cache_usd
+    none = result.strategies.get("none")
+    if none is None:
+        return None
+    return none.logged_cost_usd if row.logged_only else none.cost_usd
+
+
+def versus_name(result: ReplayResult) -> str:
+    """What ``versus_base`` is, as the table's column names it: ``"no cache"`` on an OpenAI log, else ``"none"``."""
+    return "no cache" if is_openai(result) else "none"
