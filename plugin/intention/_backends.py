@@ -9,6 +9,7 @@ memories are pruned from the index whenever the user's memories are read. The Re
 from __future__ import annotations
 
 import asyncio
+import heapq
 import itertools
 import math
 import threading
@@ -158,7 +159,7 @@ _VERSIONS = itertools.count(1)
 
 
 class _UserData:
-    __slots__ = ("by_signature", "indexed", "next_expiry", "records", "results", "version")
+    __slots__ = ("by_signature", "expiries", "indexed", "next_expiry", "records", "results", "version")
 
     def __init__(self) -> None:
         self.records: dict[str, MemoryRecord] = {}
@@ -167,6 +168,10 @@ class _UserData:
         self.next_expiry = math.inf  # no memory or result expires before this (epoch seconds): no prune needed
         self.version = next(_VERSIONS)
         self.indexed: str | None = None  # the signature version of every record (None: several, or none yet)
+        # (expires_at, 0, memory id) per record added and (expires_at, 1, result hash) per result stored, a heap:
+        # a prune pops what has expired instead of scanning every memory; an entry whose memory or result was
+        # replaced or dropped since is skipped when popped
+        self.expiries: list[tuple[float, int, str]] = []
 
     def add(self, record: MemoryRecord) -> None:
         if not self.records:
@@ -176,7 +181,12 @@ class _UserData:
         self.records[record.id] = record
         self.by_signature.setdefault(record.signature, set()).add(record.id)
         self.next_expiry = min(self.next_expiry, record.expires_at)
+        heapq.heappush(self.expiries, (record.expires_at, 0, record.id))
         self.version = next(_VERSIONS)
+
+    def set_result(self, result_hash: str, result: bytes, expires_at: float) -> None:
+        self.results[result_hash] = (result, expires_at)
+        heapq.heappush(self.expiries, (expires_at, 1, result_hash))
 
     def remove(self, memory_id: str) -> None:
         self.version = next(_VERSIONS)
@@ -216,14 +226,18 @@ class InMemoryIntentionBackend(IntentionBackend):
     def _prune(self, data: _UserData, now: float) -> None:
         if now < data.next_expiry:
             return  # nothing has expired yet: no scan
-        for mid in [m for m, r in data.records.items() if r.expires_at <= now]:
-            data.remove(mid)
-        for h in [h for h, (_, exp) in data.results.items() if exp <= now]:
-            del data.results[h]
-        data.next_expiry = min(
-            min((r.expires_at for r in data.records.values()), default=math.inf),
-            min((exp for _, exp in data.results.values()), default=math.inf),
-        )
+        heap = data.expiries
+        while heap and heap[0][0] <= now:
+            _, kind, key = heapq.heappop(heap)
+            if kind == 0:
+                record = data.records.get(key)
+                if record is not None and record.expires_at <= now:
+                    data.remove(key)
+            else:
+                item = data.results.get(key)
+                if item is not None and item[1] <= now:
+                    del data.results[key]
+        data.next_expiry = heap[0][0] if heap else math.inf  # at or before the next expiry
 
     def put(self, user: str, record: MemoryRecord, result: bytes, now: float) -> None:
         if type(record.args) not in _IMMUTABLE:  # keep a copy: the caller may edit its ``args`` after storing
@@ -236,7 +250,7 @@ class InMemoryIntentionBackend(IntentionBackend):
             data.add(record)
             old = data.results.get(record.result_hash)
             expires = max(record.expires_at, old[1]) if old else record.expires_at
-            data.results[record.result_hash] = (old[0] if old else bytes(result), expires)
+            data.set_result(record.result_hash, old[0] if old else bytes(result), expires)
             while len(data.records) > self.max_memories_per_user:
                 victim = min(data.records.values(), key=lambda r: (r.expires_at, r.created_at))
                 data.remove(victim.id)

@@ -170,14 +170,15 @@ def find_steps(
         same = [r for r in pool if signature(r.intention) == sig]
     else:  # the meaning index: only the memories with the query's signature, their results with them
         found, fetched = yield from _candidates(ctx, user, sig, now)
-        same = [r for r in filter_records(found, tool, args) if signature(r.intention) == sig]
+        # a stored signature equal to ``sig`` (same vocabulary version) is what re-deriving it would give
+        same = [r for r in filter_records(found, tool, args) if r.signature == sig or signature(r.intention) == sig]
         pool = same
-    cands = [r for r in same if veto(intention, r.intention) is None]
     group = exact_group(pool, exact_key(intention))
     if group:
         return Picked(group, 1.0, "exact", results=fetched), now
     if exact_only or ctx.threshold >= 1.0 or not pool:
         return None, now
+    cands = [r for r in same if veto(intention, r.intention) is None]
     sim = ctx.similarity
     query = (yield call(sim, "encode_query", intention)) if sim.stored_features else None
     todo = _stale(ctx, pool) if query is not None else []

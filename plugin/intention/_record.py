@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from typing import Any
 
 import orjson
+
+from promptcache._keys import canonical_json
 
 __all__ = ["MemoryRecord", "copy_json", "signature_version"]
 
@@ -66,6 +69,13 @@ class MemoryRecord:
     def signature_version(self) -> str:
         """The version of the vocabulary that made ``signature`` (`signature_version`)."""
         return signature_version(self.signature)
+
+    @cached_property
+    def args_json(self) -> bytes:
+        """``args`` as canonical JSON (`promptcache._keys.canonical_json`), computed once per record: a record is
+        never changed after it is made (backends keep their own copy of ``args``), and a lookup filtered by
+        arguments compares every memory of a group, so recomputing it made each lookup cost the group's size."""
+        return canonical_json(self.args)
 
     def dumps(self) -> bytes:
         """The record as JSON bytes."""

@@ -8,6 +8,7 @@ message). A lookup first decides *which stored intention* answers the query
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Any
 
 from promptcache._keys import canonical_json
@@ -23,14 +24,20 @@ def filter_records(records: list[MemoryRecord], tool: str | None, args: Any) -> 
     if tool is None and args is None:
         return records
     wanted = None if args is None else canonical_json(args)
-    return [
-        r for r in records if (tool is None or r.tool == tool) and (wanted is None or canonical_json(r.args) == wanted)
-    ]
+    return [r for r in records if (tool is None or r.tool == tool) and (wanted is None or r.args_json == wanted)]
 
 
 def recent_first(records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
     """``records`` sorted by creation time, newest first (ties by id, so the order is stable)."""
-    return sorted(records, key=lambda r: (-r.created_at, r.id))
+    # two stable C-keyed sorts (ids ascending, then creation time descending) give the order of the key
+    # ``(-created_at, id)`` without building a tuple per record on every lookup
+    out = sorted(records, key=_BY_ID)
+    out.sort(key=_BY_CREATED, reverse=True)
+    return out
+
+
+_BY_ID = attrgetter("id")
+_BY_CREATED = attrgetter("created_at")
 
 
 def exact_group(records: list[MemoryRecord], key: str) -> list[MemoryRecord]:
