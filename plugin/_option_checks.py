@@ -50,10 +50,14 @@ def check_name(value: Any, what: str) -> str:
     Raises:
         TypeError: not a ``str``. ValueError: empty or only whitespace. The message names ``what`` and the value.
     """
+    return _non_blank(value, what, "name")
+
+
+def _non_blank(value: Any, what: str, noun: str) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{what} must be a str, got {type(value).__name__}: {value!r:.80}")
     if not value.strip():
-        raise ValueError(f"{what} must be a non-empty name, got {value!r}")
+        raise ValueError(f"{what} must be a non-empty {noun}, got {value!r}")
     return value
 
 
@@ -80,11 +84,7 @@ def check_text(value: Any, what: str) -> str:
     Raises:
         TypeError: not a ``str``. ValueError: empty or only whitespace. The message names ``what`` and the value.
     """
-    if not isinstance(value, str):
-        raise TypeError(f"{what} must be a str, got {type(value).__name__}: {value!r:.80}")
-    if not value.strip():
-        raise ValueError(f"{what} must be a non-empty text, got {value!r}")
-    return value
+    return _non_blank(value, what, "text")
 
 
 def check_names(values: Any, what: str) -> tuple[str, ...]:

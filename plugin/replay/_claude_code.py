@@ -70,6 +70,7 @@ from ._messages import BadRecord, _short
 from ._transcript import Conversation, TranscriptError, TranscriptWarning
 
 __all__ = [
+    "file_is_claude_code_log",
     "is_claude_code_log",
     "is_session_folder",
     "read_claude_code",
@@ -114,12 +115,14 @@ def session_files(folder: str | Path) -> list[Path]:
     path = Path(folder)
     agents = sorted((path / "subagents").glob("agent-*.jsonl")) if (path / "subagents").is_dir() else []
     for main in (path.parent / f"{path.name}.jsonl", path / f"{path.name}.jsonl"):
-        if main.is_file() and _head_is_claude_code(main):
+        if main.is_file() and file_is_claude_code_log(main):
             return [main, *agents]
     return agents
 
 
-def _head_is_claude_code(path: Path, size: int = 1 << 16) -> bool:
+def file_is_claude_code_log(path: Path, size: int = 1 << 16) -> bool:
+    """Whether the first ``size`` bytes of ``path`` (a cut last line dropped) read as a Claude Code log; ``False``
+    when the file cannot be read."""
     try:
         with path.open("rb") as handle:
             head = handle.read(size)

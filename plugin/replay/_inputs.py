@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._claude_code import is_claude_code_log, is_session_folder, session_files
+from ._claude_code import file_is_claude_code_log, is_session_folder, session_files
 
 __all__ = ["MergedInput", "expand_inputs"]
 
@@ -103,18 +103,9 @@ def project_sessions(folder: Path) -> list[Path]:
     logs = [
         e
         for e in entries
-        if e.suffix.lower() == ".jsonl" and e.is_file() and _identity(e) not in covered and _is_log(e)
+        if e.suffix.lower() == ".jsonl" and e.is_file() and _identity(e) not in covered and file_is_claude_code_log(e)
     ]
     return [*folders, *logs]
-
-
-def _is_log(path: Path, size: int = 1 << 16) -> bool:
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(size)
-    except OSError:
-        return False
-    return is_claude_code_log(head.rsplit(b"\n", 1)[0] if len(head) == size else head)
 
 
 def expand_inputs(paths: Sequence[str | Path]) -> tuple[list[str | Path], MergedInput]:
