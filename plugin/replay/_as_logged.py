@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from typing import Any
 
 from promptcache._pricing import ModelPrice
 
@@ -107,7 +106,7 @@ class Fidelity:
     cost_within: int = 0
     logged_usd: float = 0.0
     simulated_usd: float = 0.0
-    per_call: list[list[Any]] = field(default_factory=list)
+    per_call: list[list[str | int | float]] = field(default_factory=list)
 
     def add(self, request: Request, model: str, logged_usd: float, simulated: RequestCost) -> None:
         """Compare one call (its ``request.usage`` must be set)."""
@@ -191,9 +190,11 @@ class AsLoggedStrategy(Strategy):
         points.append(Checkpoint(_cached_extent(request, prefix), tail_ttl))
         return points
 
-    def _listed(self, request: Request, entries: list[Any]) -> list[Checkpoint]:
+    def _listed(self, request: Request, entries: list[object]) -> list[Checkpoint]:
         points: dict[int, Checkpoint] = {}
         for entry in entries:
+            if not isinstance(entry, dict):
+                continue
             boundary, fld = self._boundary(request, entry)
             if 0 < boundary <= request.n_blocks:
                 ttl = TTL_SECONDS.get(str(entry.get("ttl") or "5m"), 300.0)
