@@ -22,6 +22,7 @@ __all__ = [
     "SYNTHETIC_MODEL",
     "Line",
     "Session",
+    "broken_line",
     "relink_broken",
     "reply_message",
     "tree_node",
@@ -105,6 +106,40 @@ class Session:
 
 #: The ``parentUuid`` a broken record still shows: Claude Code writes it first, so a cut line keeps it.
 PARENT_FIELD = re.compile(rb'"parentUuid"\s*:\s*(null|"([^"\\]+)")')
+
+
+_RECORD_TYPE = re.compile(rb'"type"\s*:\s*"(\w+)"')
+_TOOL_USE_ID = re.compile(rb'"tool_use_id"\s*:\s*"([^"\\]+)"')
+_UNESCAPE = {"\\n": "\n", '\\"': '"', "\\t": "\t", "\\\\": "\\"}
+_ESCAPES = re.compile(r'\\[nt"\\]')
+
+
+def broken_line(file: int, lineno: int, raw: bytes) -> Line:
+    """The tree node of a line that is not valid JSON (its ``uuid`` empty until ``relink_broken`` gives it one).
+
+    Its ``parentUuid`` is read from its text (Claude Code writes it first). A ``user`` record (its first
+    ``"type"`` field, which Claude Code writes before the message) keeps what survives of its message as one block
+    of text (a ``tool_result`` where the text names a ``tool_use_id``): the bytes from ``"message":`` to the
+    record's top-level ``"uuid"`` field (so the copy of a tool's output in ``toolUseResult`` is left out), JSON
+    escapes of newlines, tabs, quotes and backslashes undone. A prompt estimated without logged usage then still
+    holds the lost record's size (the M-Claude sessions' broken lines are mostly large tool results); where usage
+    is logged, the sizes are fitted to it anyway. Any other record stays a bookkeeping link without content.
+    """
+    found = PARENT_FIELD.search(raw)
+    parent = found.group(2).decode("utf-8", "replace") if found and found.group(2) else None
+    kind = _RECORD_TYPE.search(raw)
+    start = raw.find(b'"message"')
+    if kind is None or kind.group(1) != b"user" or start < kind.start():
+        return Line(file, lineno, "", parent, "other")
+    end = raw.rfind(b',"uuid":"')
+    body = raw[start : end if end > start else len(raw)]
+    text = _ESCAPES.sub(lambda m: _UNESCAPE[m.group(0)], body.decode("utf-8", "replace"))
+    tool = _TOOL_USE_ID.search(body)
+    if tool is not None:
+        block = Block("tool_result", text, id=tool.group(1).decode("utf-8", "replace"))
+    else:
+        block = Block("text", text)
+    return Line(file, lineno, "", parent, "user", blocks=(block,))
 
 
 def relink_broken(session: Session, in_order: list[Line]) -> None:
