@@ -25,7 +25,9 @@ def test_a_cut_user_text_keeps_what_is_left() -> None:
     raw = b'{"parentUuid":null,"type":"user","message":{"role":"user","content":"please fix th\x01'
     line = broken_line(1, 3, raw)
     assert (line.parent, line.kind) == (None, "user")
-    assert [(b.kind, b.text) for b in line.blocks] == [("text", '"message":{"role":"user","content":"please fix th\x01')]
+    assert [(b.kind, b.text) for b in line.blocks] == [
+        ("text", '"message":{"role":"user","content":"please fix th\x01')
+    ]
 
 
 def test_a_broken_assistant_record_is_a_link_without_content() -> None:
