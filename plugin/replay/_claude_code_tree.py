@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+
+from promptcache._types import JSONMapping
 
 from ._claude_code_checks import check_usage
 from ._logged_usage import anthropic_usage
@@ -158,7 +159,7 @@ def relink_broken(session: Session, in_order: list[Line]) -> None:
             pending.append(node)
 
 
-def tree_node(rec: dict[str, Any], file: int, lineno: int, name: str) -> Line | None:
+def tree_node(rec: JSONMapping, file: int, lineno: int, name: str) -> Line | None:
     """The tree node of one record of file ``name`` (``lineno`` 1-based), or ``None`` for a record outside the tree
     (no ``uuid``). An assistant line whose ``usage`` holds a bad count keeps no usage
     (`promptcache.replay._claude_code_checks.check_usage`)."""
