@@ -123,8 +123,8 @@ def broken_line(file: int, lineno: int, raw: bytes) -> Line:
     of text (a ``tool_result`` where the text names a ``tool_use_id``): the bytes from ``"message":`` to the
     record's top-level ``"uuid"`` field (so the copy of a tool's output in ``toolUseResult`` is left out), JSON
     escapes of newlines, tabs, quotes and backslashes undone. A prompt estimated without logged usage then still
-    holds the lost record's size (the M-Claude sessions' broken lines are mostly large tool results); where usage
-    is logged, the sizes are fitted to it anyway. Any other record stays a bookkeeping link without content.
+    holds what survives of the lost record (often a tool result); where usage is logged, the sizes are fitted to
+    it anyway. Any other record stays a bookkeeping link without content.
     """
     found = PARENT_FIELD.search(raw)
     parent = found.group(2).decode("utf-8", "replace") if found and found.group(2) else None

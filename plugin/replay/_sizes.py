@@ -137,10 +137,10 @@ def hidden_levels(conv: Conversation, message_tokens: Callable[[Message], int]) 
     ``[]`` when no call logs usage (the size is then ``unlogged_prefix_tokens``).
 
     Claude Code's system prompt carries more than one cache breakpoint, so traffic the replay does not see (the
-    account's other sessions) can keep different lengths of it cached: session-share ``0ccf1a04``'s main thread
-    reads 18,277 tokens at its first call, 13,681 after a 95-minute gap and 10,467 after a 6-minute one. Each
-    length is a block boundary of the replay, where the ``as-logged`` layout places a breakpoint and where a read
-    of that length seeds the cache (``promptcache.replay._run``).
+    account's other sessions) can keep different lengths of it cached, and a conversation's calls then read
+    several lengths of it (bench/README.md "Replay: cache timeline" has a session that reads three). Each length
+    is a block boundary of the replay, where the ``as-logged`` layout places a breakpoint and where a read of that
+    length seeds the cache (``promptcache.replay._run``).
 
     Args:
         conv: the conversation (its replies' ``usage``; ``meta["hidden_size"]``, the read where a broken prefix
