@@ -134,6 +134,12 @@ def main() -> int:
         pick = np.array([f == fam for f in fams])
         err = float((_three(fx[pick]) @ shipped).sum() / fy[pick].sum() - 1)
         print(f"    {fam}: {err:+.1%} ({int(pick.sum())} call pairs, {fy[pick].sum():,.0f} tokens of growth)")
+    print("  per model family: logged growth / plain cl100k_base count of the text added, and the family's own fit:")
+    for fam in sorted(set(fams)):
+        pick = np.array([f == fam for f in fams])
+        ratio = float(fy[pick].sum() / fx[pick][:, :3].sum())
+        own = _fit(fx[pick], fy[pick])
+        print(f"    {fam}: {ratio:.3f} ({int(pick.sum())} call pairs); fit " + ", ".join(f"{c:.3f}" for c in own))
     print("prompt size with usage stripped, total over logged requests (estimate / logged - 1):")
     for path in paths:
         folder = path.with_suffix("")

@@ -6,8 +6,8 @@
   ``ReplayResult.billed_mismatch``).
 - ``AsLoggedStrategy`` (``as-logged``) replays the log's own cache layout through the simulator:
 
-  * Claude Code (``meta["format"] == "claude-code"``): a breakpoint at the end of the system/tools prefix and one
-    at the end of the last message (Claude Code's ``cache_control`` placement), with the TTL the call logged —
+  * Claude Code (``meta["format"] == "claude-code"``): a breakpoint at the end of each cached level of the
+    system/tools prefix (``promptcache.replay._sizes.hidden_levels``) and one at the end of the last message (Claude Code's ``cache_control`` placement), with the TTL the call logged —
     1 hour where its ``cache_creation`` says ``ephemeral_1h`` (``Usage.cache_write_1h_tokens``), else 5 minutes; a
     call that wrote nothing keeps the conversation's previous TTL. Where a call wrote at both TTLs, the prefix
     point takes 1 hour and the last-message point 5 minutes (TTLs may not increase along the prompt).
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from typing import Any
 
 from promptcache._pricing import ModelPrice
 
@@ -107,7 +106,7 @@ class Fidelity:
     cost_within: int = 0
     logged_usd: float = 0.0
     simulated_usd: float = 0.0
-    per_call: list[list[Any]] = field(default_factory=list)
+    per_call: list[list[str | int | float]] = field(default_factory=list)
 
     def add(self, request: Request, model: str, logged_usd: float, simulated: RequestCost) -> None:
         """Compare one call (its ``request.usage`` must be set)."""
@@ -180,14 +179,22 @@ class AsLoggedStrategy(Strategy):
         prefix_ttl, tail_ttl = self._clamp(prefix_ttl), self._clamp(tail_ttl)
         points: list[Checkpoint] = []
         prefix = prepared.hidden_end or prepared.system_end or prepared.tools_end
-        if 0 < prefix < request.n_blocks:
-            points.append(Checkpoint(prefix, max(prefix_ttl, tail_ttl), "system"))
+        levels = [prefix]
+        if prepared.hidden_end:  # one breakpoint per cached level of the unlogged prefix (the longest kept)
+            cum = prepared.cum
+            levels = [b for b in range(prepared.tools_end + 1, prefix + 1) if cum[b] > cum[b - 1]]
+            levels = levels[-max(1, self.rules.max_points - 1) :]
+        for boundary in levels:
+            if 0 < boundary < request.n_blocks:
+                points.append(Checkpoint(boundary, max(prefix_ttl, tail_ttl), "system"))
         points.append(Checkpoint(_cached_extent(request, prefix), tail_ttl))
         return points
 
-    def _listed(self, request: Request, entries: list[Any]) -> list[Checkpoint]:
+    def _listed(self, request: Request, entries: list[object]) -> list[Checkpoint]:
         points: dict[int, Checkpoint] = {}
         for entry in entries:
+            if not isinstance(entry, dict):
+                continue
             boundary, fld = self._boundary(request, entry)
             if 0 < boundary <= request.n_blocks:
                 ttl = TTL_SECONDS.get(str(entry.get("ttl") or "5m"), 300.0)

@@ -63,7 +63,15 @@ import orjson
 
 from ._claude_code_calls import build_conversations
 from ._claude_code_checks import cut_cycles
-from ._claude_code_tree import BOOKKEEPING_TYPES, MESSAGE_TYPES, PARENT_FIELD, Line, Session, relink_broken, tree_node
+from ._claude_code_tree import (
+    BOOKKEEPING_TYPES,
+    MESSAGE_TYPES,
+    Line,
+    Session,
+    broken_line,
+    relink_broken,
+    tree_node,
+)
 from ._input_guard import check_input_file
 from ._jsonpos import jsonl_records
 from ._messages import BadRecord, _short
@@ -214,9 +222,7 @@ def _add_file(session: Session, name: str, lines: Iterable[bytes], agent: str) -
     broken: list[Line] = []
 
     def on_skip(lineno: int, raw: bytes) -> None:
-        found = PARENT_FIELD.search(raw)
-        parent = found.group(2).decode("utf-8", "replace") if found and found.group(2) else None
-        node = Line(file, lineno, "", parent, "other")
+        node = broken_line(file, lineno, raw)
         broken.append(node)
         in_order.append(node)
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+
+from promptcache._types import JSONMapping
 
 from ._claude_code_checks import check_usage
 from ._logged_usage import anthropic_usage
@@ -22,6 +23,7 @@ __all__ = [
     "SYNTHETIC_MODEL",
     "Line",
     "Session",
+    "broken_line",
     "relink_broken",
     "reply_message",
     "tree_node",
@@ -107,6 +109,40 @@ class Session:
 PARENT_FIELD = re.compile(rb'"parentUuid"\s*:\s*(null|"([^"\\]+)")')
 
 
+_RECORD_TYPE = re.compile(rb'"type"\s*:\s*"(\w+)"')
+_TOOL_USE_ID = re.compile(rb'"tool_use_id"\s*:\s*"([^"\\]+)"')
+_UNESCAPE = {"\\n": "\n", '\\"': '"', "\\t": "\t", "\\\\": "\\"}
+_ESCAPES = re.compile(r'\\[nt"\\]')
+
+
+def broken_line(file: int, lineno: int, raw: bytes) -> Line:
+    """The tree node of a line that is not valid JSON (its ``uuid`` empty until ``relink_broken`` gives it one).
+
+    Its ``parentUuid`` is read from its text (Claude Code writes it first). A ``user`` record (its first
+    ``"type"`` field, which Claude Code writes before the message) keeps what survives of its message as one block
+    of text (a ``tool_result`` where the text names a ``tool_use_id``): the bytes from ``"message":`` to the
+    record's top-level ``"uuid"`` field (so the copy of a tool's output in ``toolUseResult`` is left out), JSON
+    escapes of newlines, tabs, quotes and backslashes undone. A prompt estimated without logged usage then still
+    holds what survives of the lost record (often a tool result); where usage is logged, the sizes are fitted to
+    it anyway. Any other record stays a bookkeeping link without content.
+    """
+    found = PARENT_FIELD.search(raw)
+    parent = found.group(2).decode("utf-8", "replace") if found and found.group(2) else None
+    kind = _RECORD_TYPE.search(raw)
+    start = raw.find(b'"message"')
+    if kind is None or kind.group(1) != b"user" or start < kind.start():
+        return Line(file, lineno, "", parent, "other")
+    end = raw.rfind(b',"uuid":"')
+    body = raw[start : end if end > start else len(raw)]
+    text = _ESCAPES.sub(lambda m: _UNESCAPE[m.group(0)], body.decode("utf-8", "replace"))
+    tool = _TOOL_USE_ID.search(body)
+    if tool is not None:
+        block = Block("tool_result", text, id=tool.group(1).decode("utf-8", "replace"))
+    else:
+        block = Block("text", text)
+    return Line(file, lineno, "", parent, "user", blocks=(block,))
+
+
 def relink_broken(session: Session, in_order: list[Line]) -> None:
     """Give each broken line of one file (``Line.uuid == ""``, ``parent`` read from its text when it survived)
     the uuid that a later record of the file names as its parent but no record defines: the nearest broken line
@@ -123,7 +159,7 @@ def relink_broken(session: Session, in_order: list[Line]) -> None:
             pending.append(node)
 
 
-def tree_node(rec: dict[str, Any], file: int, lineno: int, name: str) -> Line | None:
+def tree_node(rec: JSONMapping, file: int, lineno: int, name: str) -> Line | None:
     """The tree node of one record of file ``name`` (``lineno`` 1-based), or ``None`` for a record outside the tree
     (no ``uuid``). An assistant line whose ``usage`` holds a bad count keeps no usage
     (`promptcache.replay._claude_code_checks.check_usage`)."""

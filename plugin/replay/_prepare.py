@@ -9,9 +9,9 @@ Messages are grouped the way Converse sees them: tool results travel in ``user``
 messages of the same role are merged (Converse requires alternating roles; ``ChatBedrockConverse`` merges them).
 A cache point placed "at the end of a message" sits at the block boundary where that group ends.
 
-A conversation whose log leaves out the system prompt and tools (``meta["hidden_prefix"]``, Claude Code) gets one
-placeholder block for them, after the (absent) tools and before any visible system blocks; where requests carry
-logged usage, every block's size is fitted to the logged prompt sizes (``promptcache.replay._sizes``), so every
+A conversation whose log leaves out the system prompt and tools (``meta["hidden_prefix"]``, Claude Code) gets
+placeholder blocks for them (one per cached level the log shows, ``promptcache.replay._sizes.hidden_levels``),
+after the (absent) tools and before any visible system blocks; where requests carry logged usage, every block's size is fitted to the logged prompt sizes (``promptcache.replay._sizes``), so every
 strategy is simulated on the real sizes.
 """
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-from ._sizes import fit_sizes
+from ._sizes import fit_sizes, hidden_levels
 from ._tokens import TokenCounter
 from ._transcript import Block, Conversation, Usage
 
@@ -74,7 +74,7 @@ class PreparedConversation:
     group_tokens: list[int]
     system_text: str = ""
     logged_requests: int = 0  # requests whose prompt size came from logged usage
-    hidden_end: int = 0  # boundary after the hidden-prefix placeholder (0: none)
+    hidden_end: int = 0  # boundary after the hidden-prefix placeholders, ``tools_end + 1`` on (0: none)
 
 
 @dataclass(slots=True)
@@ -124,9 +124,10 @@ def prepare(conv: Conversation, counter: TokenCounter) -> PreparedConversation:
         keys.append(b"tool\x00" + repr(sorted(schema.items())).encode())
     tools_end = len(tokens)
     hidden = conv.meta.get("hidden_prefix") is True
-    if hidden:
-        tokens.append(0)  # sized by fit_sizes (or stays 0 without usage: nothing is known about it)
-        keys.append(b"")
+    levels = hidden_levels(conv, lambda m: sum(counter.block(b) for b in m.blocks)) if hidden else []
+    n_hidden = max(1, len(levels)) if hidden else 0
+    tokens.extend([0] * n_hidden)  # sized by fit_sizes (or stays 0 without usage: nothing is known about it)
+    keys.extend([b""] * n_hidden)
     for block in conv.system:
         tokens.append(counter.block(block))
         keys.append(_key("system", True, block))
@@ -150,14 +151,16 @@ def prepare(conv: Conversation, counter: TokenCounter) -> PreparedConversation:
         msg_end.append(len(tokens))
         msg_group.append(len(groups) - 1)
     ends = [(cut, msg_end[cut - 1]) for cut in conv.request_ends()]
-    fit = fit_sizes(conv, tokens, ends, tools_end if hidden else None, (tools_end, system_end, msg_end))
+    fit = fit_sizes(conv, tokens, ends, tools_end if hidden else None, (tools_end, system_end, msg_end), levels)
     tokens = fit.tokens
-    if hidden:  # conversations with the same unlogged prefix share its cache entry: keyed by its size
-        keys[tools_end] = f"hidden\x00{conv.meta.get('hidden_key', '')}\x00{tokens[tools_end]}".encode()
-        if (
-            conv.meta.get("epoch") and len(keys) > tools_end + 1
-        ):  # content changed unseen (sizes.split_on_prefix_change)
-            keys[tools_end + 1] += f"\x00epoch{conv.meta['epoch']}".encode()
+    hidden_end = tools_end + n_hidden
+    if hidden:  # conversations with the same unlogged prefix share its cache entries: keyed by each level's size
+        level = 0
+        for k in range(tools_end, hidden_end):
+            level += tokens[k]
+            keys[k] = f"hidden\x00{conv.meta.get('hidden_key', '')}\x00{level}".encode()
+        if conv.meta.get("epoch") and len(keys) > hidden_end:  # content changed unseen (sizes.split_on_prefix_change)
+            keys[hidden_end] += f"\x00epoch{conv.meta['epoch']}".encode()
     cum = [0] * (len(tokens) + 1)
     hashes = [b""] * (len(tokens) + 1)
     running, h = 0, b"promptcache-replay"
@@ -179,7 +182,7 @@ def prepare(conv: Conversation, counter: TokenCounter) -> PreparedConversation:
         group_tokens,
         "\n".join(b.text for b in conv.system),
         fit.logged_requests,
-        tools_end + 1 if hidden else 0,
+        hidden_end,
     )
 
 

@@ -229,8 +229,9 @@ class Run:
 
         - at a conversation's first call, the prefix the logged read ends at, when a block boundary ends exactly
           there (``promptcache.replay._sizes`` fits one there);
-        - at any call, the unlogged system/tools prefix (``PreparedConversation.hidden_end``) when the logged read
-          covers it: it is the same for every session of the account, which keeps it warm through idle gaps.
+        - at any call, the longest cached level of the unlogged system/tools prefix (the blocks up to
+          ``PreparedConversation.hidden_end``) that the logged read covers: it is the same for every session of the
+          account, which keeps it warm through idle gaps.
         """
         prepared, usage = request.prepared, request.usage
         if usage is None or not usage.cache_read_tokens:
@@ -242,8 +243,13 @@ class Run:
             if boundary <= request.n_blocks and cum[boundary] == usage.cache_read_tokens:
                 boundaries.append(boundary)
         hidden = prepared.hidden_end
-        if 0 < hidden <= request.n_blocks and cum[hidden] and usage.cache_read_tokens >= cum[hidden]:
-            boundaries.append(hidden)
+        if 0 < hidden <= request.n_blocks:  # the longest cached level of the unlogged prefix the read covers
+            tools_end = prepared.tools_end
+            level = bisect.bisect_right(cum, usage.cache_read_tokens, tools_end + 1, hidden + 1) - 1
+            while level > tools_end and cum[level] == cum[level - 1]:
+                level -= 1
+            if level > tools_end and cum[level]:
+                boundaries.append(level)
         if not boundaries:
             return
         ttl = 3600.0 if usage.cache_write_1h_tokens else 300.0

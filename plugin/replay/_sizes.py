@@ -4,11 +4,11 @@ With usage logged, a request's real prompt size is known: ``Usage.prompt_tokens`
 cache write). The replay then simulates every strategy on those sizes instead of on an estimate:
 
 1. **The part the log never shows** (``Conversation.meta["hidden_prefix"]``: system prompt, tool schemas,
-   attached context — absent from a Claude Code transcript) is one block at the start of the prompt. Its size is
-   inferred from the cache reads: the shortest read, over the conversation's calls, that is no longer than the
-   first prompt minus half the estimated size of its visible messages (such a read is a prefix of the first
-   prompt that some traffic had cached, and the shortest is the system/tools prefix every session shares);
-   otherwise the first prompt minus the estimate of its visible messages.
+   attached context — absent from a Claude Code transcript) is a run of blocks at the start of the prompt, one per
+   cached level (``hidden_levels``): every read, over the conversation's calls, that is no longer than the first
+   prompt minus half the estimated size of its visible messages is a prefix of the first prompt that some traffic
+   had cached, so a breakpoint of the client ends there; the longest is the part's size. Without such a read, one
+   block of the first prompt minus the estimate of its visible messages.
 2. **Each message's size from the growth between calls**: the tokens a request adds over the previous logged one
    are spread over the blocks it adds in proportion to their estimated sizes (largest remainder, so the sum is
    exact). A request that logs a smaller prompt than its predecessor (content the client dropped) leaves its new
@@ -46,15 +46,16 @@ is the fixed part) and whose messages hash differently
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from ._transcript import Conversation
+from ._transcript import Conversation, Message
 
 __all__ = [
     "CLAUDE_CODE_COMPACTED_TOKENS",
     "CLAUDE_CODE_CONTEXT_TOKENS",
     "CLAUDE_CODE_SUBAGENT_TOKENS",
     "fit_sizes",
+    "hidden_levels",
     "hidden_prefix_size",
     "point_boundary",
     "split_on_prefix_change",
@@ -130,6 +131,36 @@ def hidden_prefix_size(
     return min(reads) if reads else max(0, first_prompt - visible_estimate)
 
 
+def hidden_levels(conv: Conversation, message_tokens: Callable[[Message], int]) -> list[int]:
+    """The cached levels of a hidden-prefix conversation's unlogged part (rule 1 of the module docstring): the
+    distinct prefix lengths, ascending, that its logged calls read within that part; the last is the part's size.
+    ``[]`` when no call logs usage (the size is then ``unlogged_prefix_tokens``).
+
+    Claude Code's system prompt carries more than one cache breakpoint, so traffic the replay does not see (the
+    account's other sessions) can keep different lengths of it cached, and a conversation's calls then read
+    several lengths of it (bench/README.md "Replay: cache timeline" has a session that reads three). Each length
+    is a block boundary of the replay, where the ``as-logged`` layout places a breakpoint and where a read of that
+    length seeds the cache (``promptcache.replay._run``).
+
+    Args:
+        conv: the conversation (its replies' ``usage``; ``meta["hidden_size"]``, the read where a broken prefix
+            split it, stands in for the first call's read).
+        message_tokens: estimated tokens of one message (its blocks).
+    """
+    ends = conv.request_ends()
+    logged = [(cut, usage) for cut in ends if (usage := conv.messages[cut].usage) is not None]
+    if not logged:
+        return []
+    cut0, first = logged[0]
+    visible = sum(message_tokens(m) for m in conv.messages[:cut0])
+    known = conv.meta.get("hidden_size")
+    first_read = known if isinstance(known, int) else first.cache_read_tokens
+    limit = first.prompt_tokens - visible / 2
+    reads = {first_read, *(usage.cache_read_tokens for _, usage in logged[1:])}
+    levels = sorted(read for read in reads if 0 < read <= limit)
+    return levels or [max(0, first.prompt_tokens - visible)]
+
+
 def point_boundary(entry: object, layout: tuple[int, int, Sequence[int]], cut: int) -> int:
     """The block boundary of one logged cache point (``promptcache.replay._bedrock_logs`` shape
     ``{"where", "index", "after", "ttl"}``) in a request of ``cut`` messages; 0 when it cannot be placed.
@@ -170,6 +201,7 @@ def fit_sizes(
     request_ends: Sequence[tuple[int, int]],
     hidden_block: int | None,
     layout: tuple[int, int, Sequence[int]] | None = None,
+    levels: Sequence[int] = (),
 ) -> SizeFit:
     """Fit block sizes to the logged prompt sizes (see the module docstring).
 
@@ -181,6 +213,8 @@ def fit_sizes(
             ``[0, n_blocks)``; its usage is ``messages[cut].usage``.
         hidden_block: index of the hidden-prefix block, or ``None``.
         layout: ``(tools_end, system_end, msg_end)`` of the flattened prompt, for rule 5 (``None``: no rule 5).
+        levels: ``hidden_levels(conv, ...)``: the hidden part is ``len(levels)`` blocks from ``hidden_block`` on,
+            ending at those cumulative sizes (empty: one block, sized by ``hidden_prefix_size``).
 
     Returns:
         A ``SizeFit``; when no request has usage, the estimate unchanged.
@@ -196,7 +230,13 @@ def fit_sizes(
             tokens[hidden_block] = unlogged_prefix_tokens(conv)
         return SizeFit(tokens, 0, 0)
     start = 0
-    if hidden_block is not None:
+    if hidden_block is not None and levels:
+        below = 0
+        for k, level in enumerate(levels):
+            tokens[hidden_block + k] = level - below
+            below = level
+        start = hidden_block + len(levels)
+    elif hidden_block is not None:
         n0, usage0, _ = logged[0]
         known = conv.meta.get("hidden_size")
         visible = sum(tokens[hidden_block + 1 : n0])

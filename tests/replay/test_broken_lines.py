@@ -57,9 +57,10 @@ def test_a_broken_line_is_skipped_and_the_tree_runs_through_it(tmp_path: Path) -
     with skipping(tally):
         [conv] = read_file(path)
     assert (tally.count, tally.first, tally.per_file) == (1, f"{path}:3", {str(path): 1})
-    # one conversation of three calls: a2 still continues a1's thread (the broken line keeps its place)
-    assert conv.replies == [1, 2, 4] and conv.meta["context_start"] == "session"
-    assert [m.role for m in conv.messages] == ["user", "assistant", "assistant", "user", "assistant"]
+    # one conversation of three calls: a2 still continues a1's thread (the broken line keeps its place, and as a
+    # user record what survives of its message: promptcache.replay._claude_code_tree.broken_line)
+    assert conv.replies == [1, 3, 5] and conv.meta["context_start"] == "session"
+    assert [m.role for m in conv.messages] == ["user", "assistant", "user", "assistant", "user", "assistant"]
 
 
 def test_a_broken_line_no_record_names_stays_out_of_the_tree(tmp_path: Path) -> None:

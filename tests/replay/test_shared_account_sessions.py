@@ -80,10 +80,9 @@ def test_as_logged_within_5_percent_for_every_session_of_20_calls_alone() -> Non
         if fid.calls >= 20:
             errors[f"{path.parent.name}/{path.name}"] = fid.cost_difference
     assert len(errors) == 14
-    # known miss: session-share 0ccf1a04 as a folder (21 calls; its main thread's Opus prompts read three
-    # different cached prefix lengths, 10,467 / 13,681 / 18,277 tokens, of which one unlogged block can hold one)
-    known = {"session-share/0ccf1a04-1b4c-43b6-8aa5-79e41db43a68"}
-    assert {k for k, e in errors.items() if abs(e) > 0.05} == known, errors
+    # session-share 0ccf1a04's main thread reads three cached lengths of its unlogged prefix (10,467 / 13,681 /
+    # 18,277 tokens): each is a level of the hidden prefix (promptcache.replay._sizes.hidden_levels)
+    assert {k for k, e in errors.items() if abs(e) > 0.05} == set(), errors
 
 
 def test_one_accounts_sessions_in_one_run_within_3_percent() -> None:
