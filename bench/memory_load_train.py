@@ -73,8 +73,7 @@ def ruled(row: Row) -> bool:
 
 def model_decides(row: Row) -> bool:
     """Whether the model's threshold decides ``row`` in use: no rule does first (`ruled`), and it is not a
-    follow-up of an earlier turn (rule 4 inherits that turn's decision; of a general turn, with the model's
-    even-odds bar, not its threshold)."""
+    follow-up of an earlier turn (rule 4 inherits that turn's decision)."""
     return not ruled(row) and not (bool(row.history) and is_followup(row.question))
 
 

@@ -39,7 +39,7 @@ MISS_COST = 20
 with the least ``MISS_COST * work rows skipped + general rows loaded`` over cross-validation on the training files
 (``bench/memory_load_train.py``). A policy constant, stated rather than measured: a skipped load costs a wrong or
 uninformed answer and the re-asked turn -- in the typed-memory scenario the prompt alone is 6x the project-state
-section (288.4 vs 47.1 tokens/turn, ``python bench/memory_tokens.py``), before the conversation history and the
+section (289.8 vs 48.4 tokens/turn with the oracle classifier, ``python bench/memory_tokens.py``), before the conversation history and the
 wrong answer's output tokens (priced 5x input on Claude) -- and the user's time, which no price covers; a needless
 load costs the section's tokens. On the shipped training files every ratio from 10 to 100 gives the same
 threshold (``python bench/memory_load_train.py --select`` prints the table)."""
