@@ -34,7 +34,6 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -175,7 +174,7 @@ def content_text(content: object) -> str:
     return ""
 
 
-def as_turns(history: Sequence[Any] | None) -> list[Turn]:
+def as_turns(history: Sequence[object] | None) -> list[Turn]:
     """``history`` as ``(role, text)`` pairs, role ``"user"``/``"assistant"``: plain strings are user turns;
     ``(role, text)`` tuples, ``{"role", "content"}`` dicts and LangChain messages are read by their role (system and
     tool messages, and anything else, are left out)."""
@@ -183,7 +182,13 @@ def as_turns(history: Sequence[Any] | None) -> list[Turn]:
     for turn in history or ():
         if isinstance(turn, str):
             out.append(("user", turn))
-        elif isinstance(turn, tuple) and len(turn) == 2 and isinstance(turn[1], str) and turn[0] in _ROLES:
+        elif (
+            isinstance(turn, tuple)
+            and len(turn) == 2
+            and isinstance(turn[0], str)
+            and isinstance(turn[1], str)
+            and turn[0] in _ROLES
+        ):
             out.append((_ROLES[turn[0]], turn[1]))
         elif isinstance(turn, BaseMessage) and turn.type in _ROLES:
             out.append((_ROLES[turn.type], content_text(turn.content)))
@@ -192,7 +197,7 @@ def as_turns(history: Sequence[Any] | None) -> list[Turn]:
     return out
 
 
-def _user_turns(history: Sequence[Any] | None) -> list[str]:
+def _user_turns(history: Sequence[object] | None) -> list[str]:
     return [text for role, text in as_turns(history) if role == "user"][-HISTORY_TURNS:]
 
 
@@ -259,7 +264,7 @@ class ChatModelClassifier:
         self.fallback = fallback
 
     @staticmethod
-    def _messages(question: str, history: Sequence[Turn | str] | None = None) -> list[Any]:
+    def _messages(question: str, history: Sequence[Turn | str] | None = None) -> list[BaseMessage]:
         turns = as_turns(history)[-CHAT_HISTORY_TURNS:]
         if not turns:
             return [SystemMessage(_SYSTEM), HumanMessage(question)]

@@ -29,7 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+
+from promptcache._types import JSONMapping
 
 __all__ = ["MISS_COST", "MODEL_PATH", "NOW", "LoadModel", "features", "load_model"]
 
@@ -95,7 +96,7 @@ class LoadModel:
     weights: Mapping[str, float]
     unseen: float
     threshold: float
-    meta: Mapping[str, Any]
+    meta: JSONMapping
 
     def score(self, feats: Sequence[str]) -> float:
         """The log-odds ``general : work`` of a feature list (higher = more general)."""
@@ -134,7 +135,7 @@ class LoadModel:
         meta = {"rows": docs[True] + docs[False], "general": docs[True], "work": docs[False], "alpha": alpha}
         return cls(prior, weights, unseen, threshold, meta)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The JSON form written to ``load_model.json`` (weights rounded to 4 decimals)."""
         return {
             "prior": round(self.prior, 4),
@@ -145,17 +146,34 @@ class LoadModel:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> LoadModel:
+    def from_json(cls, data: JSONMapping) -> LoadModel:
         """Read `to_json`'s form.
 
         Raises:
-            ValueError: a missing or non-numeric field (named).
+            ValueError: a missing or non-numeric field, or weights / meta that are not objects (named).
         """
-        try:
-            weights = {str(k): float(v) for k, v in data["weights"].items()}
-            return cls(float(data["prior"]), weights, float(data["unseen"]), float(data["threshold"]), data["meta"])
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise ValueError(f"not a load model: {exc!r}") from exc
+        weights, meta = data.get("weights"), data.get("meta")
+        if not isinstance(weights, Mapping) or not isinstance(meta, Mapping):
+            raise ValueError(f"not a load model: weights and meta must be objects, got {weights!r:.40} / {meta!r:.40}")
+        return cls(
+            _number(data, "prior"),
+            {str(k): _number(weights, k) for k in weights},
+            _number(data, "unseen"),
+            _number(data, "threshold"),
+            meta,
+        )
+
+
+def _number(data: JSONMapping, name: str) -> float:
+    """``data[name]`` as a float: an int or float, not a bool.
+
+    Raises:
+        ValueError: missing or not a number (named).
+    """
+    value = data.get(name)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"not a load model: {name!r} must be a number, got {value!r}")
+    return float(value)
 
 
 @lru_cache(maxsize=1)
