@@ -171,7 +171,12 @@ def main(argv: list[str] | None = None) -> int:
         f"general skipped {sum(s > threshold for s in general)}/{len(general)}"
     )
     data = model.to_json()
-    data["meta"] = {**data["meta"], "miss_cost": args.miss_cost, "files": list(TRAIN_FILES), "made_by": "python bench/memory_load_train.py"}
+    data["meta"] = {
+        **data["meta"],
+        "miss_cost": args.miss_cost,
+        "files": list(TRAIN_FILES),
+        "made_by": "python bench/memory_load_train.py",
+    }
     text = json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n"
     if args.check:
         same = MODEL_PATH.read_text(encoding="utf-8") == text
