@@ -18,7 +18,8 @@ rules and a trained model:
 4. a follow-up (`is_followup`: it opens with "and" / "what about" / "also", or refers back with a pronoun:
    "how did he die", "what causes it") inherits the decision of the turn it follows -- unless it turns to the
    asker's own ("and ours?", "what about my team?": a first-person word), which is work;
-5. otherwise the naive Bayes model of `promptcache.memory._load_model` decides from the turn's words.
+5. otherwise the naive Bayes model of `promptcache.memory._load_model` decides from the turn's words, at a
+   threshold set by the stated cost ratio of the two errors (`MISS_COST`: a wrong skip counts as 20 wrong loads).
 
 Rules 1, 2 and 4 are written from the conventions they name (how code is named; how English refers back), not
 fitted to data; the model was trained on the labelled files in ``tests/data/`` and measured on other, held-out
