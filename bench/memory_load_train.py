@@ -11,13 +11,14 @@ turn: `ruled`) -- the model never decides those, so it is not fitted on them eit
 (their words still say something about their class) but rule 4 decides them in use, so the threshold is chosen
 on the rows the model itself decides (`model_decides`).
 
-The threshold is the lowest score cut at which, over 5-fold cross-validation on those rows (folds by row number
-mod 5: deterministic), at most ``--max-work-skip`` (default 1%, the goal for work questions) of the work rows the
-model decides are called general: a wrong skip costs an answer, a wrong load costs tokens.
+The threshold is set by the stated cost ratio `MISS_COST` (``promptcache.memory._load_model``; ``--miss-cost``),
+not by accuracy: over 5-fold cross-validation on those rows (folds by row number mod 5: deterministic), the score
+cut with the least ``MISS_COST * work rows called general + general rows called work`` (ties: the lower cut, which
+skips more). A wrong skip costs an answer, a wrong load costs tokens.
 
-Smoothing ``--alpha`` (Laplace) 0.2, chosen by ``--select`` from `CANDIDATE_ALPHAS`: the most general rows
-skipped in that cross-validation (the threshold holds the work side at ``--max-work-skip``; ties: more smoothing).
-It also prints a leave-one-file-out check: each training file in turn is held out, the model and its threshold are
+Smoothing ``--alpha`` (Laplace) 0.02, chosen by ``--select`` from `CANDIDATE_ALPHAS`: the least cross-validated cost
+(ties: more smoothing). ``--select`` also prints the threshold each cost ratio of `CANDIDATE_MISS_COSTS` gives, and
+a leave-one-file-out check: each training file in turn is held out, the model and its threshold are
 made from the other files, and the held-out file's rows the model decides are scored -- how the choice carries
 over to questions written another way (each file was written separately, by its own procedure:
 tests/data/README.md), which row-wise folds overstate. It is a check, not the criterion: with one file of a style
@@ -43,11 +44,12 @@ from promptcache.memory._classifier import (  # noqa: E402
     is_pronoun_command,
 )
 from promptcache.memory._code_names import code_names  # noqa: E402
-from promptcache.memory._load_model import MODEL_PATH, LoadModel, features  # noqa: E402
+from promptcache.memory._load_model import MISS_COST, MODEL_PATH, LoadModel, features  # noqa: E402
 
 FOLDS = 5
-ALPHA = 0.2
+ALPHA = 0.02
 CANDIDATE_ALPHAS = (0.02, 0.05, 0.1, 0.2, 0.3, 1.0)
+CANDIDATE_MISS_COSTS = (1, 2, 5, 10, 15, 20, 30, 50, 100)
 
 
 def _pairs(rows: list[Row]) -> list[tuple[list[str], bool]]:
@@ -71,8 +73,7 @@ def ruled(row: Row) -> bool:
 
 def model_decides(row: Row) -> bool:
     """Whether the model's threshold decides ``row`` in use: no rule does first (`ruled`), and it is not a
-    follow-up of an earlier turn (rule 4 inherits that turn's decision; of a general turn, with the model's
-    even-odds bar, not its threshold)."""
+    follow-up of an earlier turn (rule 4 inherits that turn's decision)."""
     return not ruled(row) and not (bool(row.history) and is_followup(row.question))
 
 
@@ -89,60 +90,75 @@ def cv_scores(rows: list[Row], alpha: float) -> list[tuple[float, bool]]:
     return out
 
 
-def choose_threshold(scored: list[tuple[float, bool]], max_work_skip: float) -> float:
-    """The lowest cut (a midpoint between scores) with out-of-fold work skips <= ``max_work_skip``."""
-    work = sorted(s for s, g in scored if not g)
-    allowed = int(max_work_skip * len(work))
-    # the cut must sit above all but ``allowed`` work scores
-    top = work[-(allowed + 1)]
-    above = [s for s, _ in scored if s > top]
-    return (top + min(above)) / 2 if above else top
+def cost(scored: list[tuple[float, bool]], cut: float, miss_cost: float) -> float:
+    """``miss_cost * work rows above the cut + general rows at or below it``."""
+    return sum(miss_cost if not g else 0 for s, g in scored if s > cut) + sum(1 for s, g in scored if g and s <= cut)
 
 
-def make_model(rows: list[Row], alpha: float, max_work_skip: float) -> tuple[LoadModel, list[tuple[float, bool]]]:
+def choose_threshold(scored: list[tuple[float, bool]], miss_cost: float) -> float:
+    """The score cut (a midpoint between scores, or just outside them) with the least `cost`; ties: the lowest."""
+    values = sorted({s for s, _ in scored})
+    cuts = [values[0] - 1.0] + [(a + b) / 2 for a, b in zip(values, values[1:])] + [values[-1] + 1.0]
+    return min(cuts, key=lambda c: (cost(scored, c, miss_cost), c))
+
+
+def make_model(rows: list[Row], alpha: float, miss_cost: float) -> tuple[LoadModel, list[tuple[float, bool]]]:
     """The model fitted on ``rows`` (those no rule decides) with its cross-validated threshold, and the
     out-of-fold scores the threshold was chosen on."""
     fitted = [r for r in rows if not ruled(r)]
     scored = cv_scores(fitted, alpha)
-    return LoadModel.fit(_pairs(fitted), alpha, choose_threshold(scored, max_work_skip)), scored
+    return LoadModel.fit(_pairs(fitted), alpha, choose_threshold(scored, miss_cost)), scored
 
 
-def select(max_work_skip: float) -> float:
+def _skips(scored: list[tuple[float, bool]], cut: float) -> str:
+    work = [s for s, g in scored if not g]
+    general = [s for s, g in scored if g]
+    return (
+        f"work skipped {sum(s > cut for s in work)}/{len(work)}, general skipped {sum(s > cut for s in general)}/"
+        f"{len(general)}"
+    )
+
+
+def select(miss_cost: float) -> float:
     """Print the cross-validated and leave-one-file-out table (module docstring); return the chosen smoothing."""
     results = []
     for alpha in CANDIDATE_ALPHAS:
-        model, scored = make_model(read_rows(TRAIN_FILES), alpha, max_work_skip)
-        cv_general = sum(s > model.threshold for s, g in scored if g)
+        fitted, scored = make_model(read_rows(TRAIN_FILES), alpha, miss_cost)
+        cv_cost = cost(scored, fitted.threshold, miss_cost)
         work = general = n_work = n_general = 0
         for held in TRAIN_FILES:
-            model, _ = make_model(read_rows(tuple(f for f in TRAIN_FILES if f != held)), alpha, max_work_skip)
+            model, _ = make_model(read_rows(tuple(f for f in TRAIN_FILES if f != held)), alpha, miss_cost)
             for r in read_rows((held,)):
                 if model_decides(r):
                     said = model.is_general(r.question)
                     work, n_work = work + (said and not r.general), n_work + (not r.general)
                     general, n_general = general + (said and r.general), n_general + r.general
         print(
-            f"alpha {alpha:<5}: cross-validated general skipped {cv_general}/{sum(g for _, g in scored)}; "
+            f"alpha {alpha:<5}: cross-validated cost {cv_cost:g} ({_skips(scored, fitted.threshold)}); "
             f"leave-one-file-out work skipped {work}/{n_work}, general skipped {general}/{n_general}"
         )
-        results.append((-cv_general, -alpha))
+        results.append((cv_cost, -alpha))
     best = -min(results)[1]
     print(f"chosen: alpha {best}")
+    _, scored = make_model(read_rows(TRAIN_FILES), best, miss_cost)
+    for ratio in CANDIDATE_MISS_COSTS:
+        cut = choose_threshold(scored, ratio)
+        print(f"miss cost {ratio:<4}: threshold {cut:.4f}, cross-validated {_skips(scored, cut)}")
     return best
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--alpha", type=float, default=ALPHA, help=f"Laplace smoothing (default {ALPHA})")
-    parser.add_argument("--max-work-skip", type=float, default=0.01)
+    parser.add_argument("--miss-cost", type=float, default=MISS_COST, help=f"cost ratio (default {MISS_COST})")
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--select", action="store_true")
     args = parser.parse_args(argv)
     if args.select:
-        select(args.max_work_skip)
+        select(args.miss_cost)
         return 0
     rows = read_rows(TRAIN_FILES)
-    model, scored = make_model(rows, args.alpha, args.max_work_skip)
+    model, scored = make_model(rows, args.alpha, args.miss_cost)
     threshold = model.threshold
     general = [s for s, g in scored if g]
     work = [s for s, g in scored if not g]
@@ -155,7 +171,12 @@ def main(argv: list[str] | None = None) -> int:
         f"general skipped {sum(s > threshold for s in general)}/{len(general)}"
     )
     data = model.to_json()
-    data["meta"] = {**data["meta"], "files": list(TRAIN_FILES), "made_by": "python bench/memory_load_train.py"}
+    data["meta"] = {
+        **data["meta"],
+        "miss_cost": args.miss_cost,
+        "files": list(TRAIN_FILES),
+        "made_by": "python bench/memory_load_train.py",
+    }
     text = json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n"
     if args.check:
         same = MODEL_PATH.read_text(encoding="utf-8") == text

@@ -19,8 +19,10 @@ newer change wins).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from promptcache.memory._records import StoredItem, stored_values
 
 __all__ = ["MIN_PREFIX", "Change", "change_of", "stale_by_change"]
 
@@ -93,7 +95,7 @@ def _mentions(text: str, thing: str) -> bool:
     return False
 
 
-def stale_by_change(content: str, key: str, existing: Iterable[Any]) -> list[str]:
+def stale_by_change(content: str, key: str, existing: Iterable[StoredItem]) -> list[str]:
     """The keys of the memories in ``existing`` (store items: ``key``, ``value``) that the change sentence
     ``content`` (stored under ``key``) makes stale: written without a subject and mentioning the changed thing
     (module docstring). ``[]`` when ``content`` is not a change sentence."""
@@ -101,11 +103,10 @@ def stale_by_change(content: str, key: str, existing: Iterable[Any]) -> list[str
     if change is None:
         return []
     out = []
-    for item in existing:
-        value = item.value if isinstance(item.value, Mapping) else {}
+    for item_key, value in stored_values(existing):
         text = value.get("content")
-        if item.key == key or value.get("subject") or not isinstance(text, str):
+        if item_key == key or value.get("subject") or not isinstance(text, str):
             continue
         if _mentions(text, change.thing):
-            out.append(item.key)
+            out.append(item_key)
     return out

@@ -18,7 +18,8 @@ rules and a trained model:
 4. a follow-up (`is_followup`: it opens with "and" / "what about" / "also", or refers back with a pronoun:
    "how did he die", "what causes it") inherits the decision of the turn it follows -- unless it turns to the
    asker's own ("and ours?", "what about my team?": a first-person word), which is work;
-5. otherwise the naive Bayes model of `promptcache.memory._load_model` decides from the turn's words.
+5. otherwise the naive Bayes model of `promptcache.memory._load_model` decides from the turn's words, at a
+   threshold set by the stated cost ratio of the two errors (`MISS_COST`: a wrong skip counts as 20 wrong loads).
 
 Rules 1, 2 and 4 are written from the conventions they name (how code is named; how English refers back), not
 fitted to data; the model was trained on the labelled files in ``tests/data/`` and measured on other, held-out
@@ -34,7 +35,6 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -175,7 +175,7 @@ def content_text(content: object) -> str:
     return ""
 
 
-def as_turns(history: Sequence[Any] | None) -> list[Turn]:
+def as_turns(history: Sequence[object] | None) -> list[Turn]:
     """``history`` as ``(role, text)`` pairs, role ``"user"``/``"assistant"``: plain strings are user turns;
     ``(role, text)`` tuples, ``{"role", "content"}`` dicts and LangChain messages are read by their role (system and
     tool messages, and anything else, are left out)."""
@@ -183,7 +183,13 @@ def as_turns(history: Sequence[Any] | None) -> list[Turn]:
     for turn in history or ():
         if isinstance(turn, str):
             out.append(("user", turn))
-        elif isinstance(turn, tuple) and len(turn) == 2 and isinstance(turn[1], str) and turn[0] in _ROLES:
+        elif (
+            isinstance(turn, tuple)
+            and len(turn) == 2
+            and isinstance(turn[0], str)
+            and isinstance(turn[1], str)
+            and turn[0] in _ROLES
+        ):
             out.append((_ROLES[turn[0]], turn[1]))
         elif isinstance(turn, BaseMessage) and turn.type in _ROLES:
             out.append((_ROLES[turn.type], content_text(turn.content)))
@@ -192,7 +198,7 @@ def as_turns(history: Sequence[Any] | None) -> list[Turn]:
     return out
 
 
-def _user_turns(history: Sequence[Any] | None) -> list[str]:
+def _user_turns(history: Sequence[object] | None) -> list[str]:
     return [text for role, text in as_turns(history) if role == "user"][-HISTORY_TURNS:]
 
 
@@ -259,7 +265,7 @@ class ChatModelClassifier:
         self.fallback = fallback
 
     @staticmethod
-    def _messages(question: str, history: Sequence[Turn | str] | None = None) -> list[Any]:
+    def _messages(question: str, history: Sequence[Turn | str] | None = None) -> list[BaseMessage]:
         turns = as_turns(history)[-CHAT_HISTORY_TURNS:]
         if not turns:
             return [SystemMessage(_SYSTEM), HumanMessage(question)]

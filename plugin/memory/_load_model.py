@@ -9,8 +9,15 @@ cross-validation on those files alone, and the held-out figures (other files, ne
 bench/README.md ("### Memory load decision").
 
 Features (`features`): lower-case word unigrams and bigrams (``'`` kept, digits kept), the first word, a
-length bucket and whether the text ends with ``?``. One question at a time: the conversation is the rules' business
-(`promptcache.memory._classifier`).
+length bucket, whether the text ends with ``?``, and two word classes that pool words the training files hold too few
+of each to weigh alone: ``<we>`` (a first-person plural word: "we", "us", "our", "ours", ...; "US" in capitals is
+the country) and ``<now>`` (a time expression anchored at the asker's present: "today", "tonight", "yesterday",
+"this week", "last sprint", "right now", "so far", ...: `NOW`). Both classes are English grammar, not words of a
+data set: "we" is the asker's group (or anyone, as in "why do we yawn": the weights say how often), and the
+asker's "now" is where project state lives, while general knowledge holds at any time. One question at a time:
+the conversation is the rules' business (`promptcache.memory._classifier`).
+
+The threshold is set by a stated cost ratio, not by accuracy: `MISS_COST`.
 """
 
 from __future__ import annotations
@@ -22,12 +29,34 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
-__all__ = ["MODEL_PATH", "LoadModel", "features", "load_model"]
+from promptcache._types import JSONMapping
+
+__all__ = ["MISS_COST", "MODEL_PATH", "NOW", "LoadModel", "features", "load_model"]
 
 MODEL_PATH = Path(__file__).with_name("load_model.json")
+MISS_COST = 20
+"""How many needless project-state loads one skipped needed load is taken to cost: the threshold is the score cut
+with the least ``MISS_COST * work rows skipped + general rows loaded`` over cross-validation on the training files
+(``bench/memory_load_train.py``). A policy constant, stated rather than measured: a skipped load costs a wrong or
+uninformed answer and the re-asked turn -- in the typed-memory scenario the prompt alone is 6x the project-state
+section (289.8 vs 48.4 tokens/turn with the oracle classifier, ``python bench/memory_tokens.py``), before the conversation history and the
+wrong answer's output tokens (priced 5x input on Claude) -- and the user's time, which no price covers; a needless
+load costs the section's tokens. On the shipped training files every ratio from 10 to 100 gives the same
+threshold (``python bench/memory_load_train.py --select`` prints the table)."""
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_WE = re.compile(r"\b(?:we|we're|we've|we'll|we'd|us|our|ours|ourselves)\b", re.I)
+_COUNTRY = re.compile(r"\bU\.?S\b")
+NOW = re.compile(
+    r"\b(?:today|tonight|tomorrow|yesterday|right now|so far|as of now|at the moment|"
+    r"(?:this|last|next)\s+(?:morning|afternoon|evening|night|week|weekend|month|quarter|year|sprint|release|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
+    re.I,
+)
+"""Time expressions anchored at the asker's present (the ``<now>`` feature): deictic day words, "this / last /
+next" with a period or weekday, "right now", "so far", "at the moment" (English deixis; "still", "yet" and
+"currently" are left out: "is Pluto still a planet" and "who is currently the UN secretary-general" ask about the
+world's present, not the asker's)."""
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'"})
 
 
@@ -44,6 +73,10 @@ def features(question: str) -> list[str]:
     out.append(_length_bucket(len(words)))
     if question.rstrip().endswith("?"):
         out.append("<qmark>")
+    if _WE.search(_COUNTRY.sub(" ", question.translate(_QUOTES))):
+        out.append("<we>")
+    if NOW.search(question):
+        out.append("<now>")
     return out
 
 
@@ -63,7 +96,7 @@ class LoadModel:
     weights: Mapping[str, float]
     unseen: float
     threshold: float
-    meta: Mapping[str, Any]
+    meta: JSONMapping
 
     def score(self, feats: Sequence[str]) -> float:
         """The log-odds ``general : work`` of a feature list (higher = more general)."""
@@ -102,7 +135,7 @@ class LoadModel:
         meta = {"rows": docs[True] + docs[False], "general": docs[True], "work": docs[False], "alpha": alpha}
         return cls(prior, weights, unseen, threshold, meta)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The JSON form written to ``load_model.json`` (weights rounded to 4 decimals)."""
         return {
             "prior": round(self.prior, 4),
@@ -113,17 +146,34 @@ class LoadModel:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> LoadModel:
+    def from_json(cls, data: JSONMapping) -> LoadModel:
         """Read `to_json`'s form.
 
         Raises:
-            ValueError: a missing or non-numeric field (named).
+            ValueError: a missing or non-numeric field, or weights / meta that are not objects (named).
         """
-        try:
-            weights = {str(k): float(v) for k, v in data["weights"].items()}
-            return cls(float(data["prior"]), weights, float(data["unseen"]), float(data["threshold"]), data["meta"])
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise ValueError(f"not a load model: {exc!r}") from exc
+        weights, meta = data.get("weights"), data.get("meta")
+        if not isinstance(weights, Mapping) or not isinstance(meta, Mapping):
+            raise ValueError(f"not a load model: weights and meta must be objects, got {weights!r:.40} / {meta!r:.40}")
+        return cls(
+            _number(data, "prior"),
+            {str(k): _number(weights, k) for k in weights},
+            _number(data, "unseen"),
+            _number(data, "threshold"),
+            meta,
+        )
+
+
+def _number(data: JSONMapping, name: str) -> float:
+    """``data[name]`` as a float: an int or float, not a bool.
+
+    Raises:
+        ValueError: missing or not a number (named).
+    """
+    value = data.get(name)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"not a load model: {name!r} must be a number, got {value!r}")
+    return float(value)
 
 
 @lru_cache(maxsize=1)

@@ -18,7 +18,7 @@ the memory block (`MEMORY_CACHE_POINT`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, cast
 
 from langchain.agents.middleware import AgentState, ModelRequest
@@ -93,12 +93,12 @@ class TypedMemoryMiddleware(Processor):
         memory: TypedMemoryStore | BaseStore | None = None,
         *,
         classifier: Callable[..., bool] | BaseChatModel | None = None,
-        scope: Any = UNSET,
+        scope: Any = UNSET,  # kept as Processor._scope (declared str | None | UNSET); an int passes scope_label too
         load_references: bool = True,
         reference_tool: bool = True,
         scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
         allow_scope_override: bool = False,
-        prompt_caching: Any = None,
+        prompt_caching: object = None,
     ) -> None:
         super().__init__()
         if prompt_caching is not None and not isinstance(prompt_caching, bool):
@@ -138,13 +138,13 @@ class TypedMemoryMiddleware(Processor):
         return self.metrics.snapshot(reset)
 
     @classmethod
-    def _check_option_values(cls, opts: dict[str, Any]) -> None:
+    def _check_option_values(cls, opts: Mapping[str, object]) -> None:
         """A per-call ``scope`` must be a valid namespace label or ``None`` (`scope_label`), checked when
         `context` / `apply_context` is called, before any run."""
         if "scope" in opts:
             scope_label(opts["scope"], what="per-call scope")
 
-    def _loader_for(self, runtime: Any) -> MemoryLoader:
+    def _loader_for(self, runtime: object) -> MemoryLoader:
         if self._loader is not None:
             return self._loader
         store = getattr(runtime, "store", None)
@@ -167,18 +167,23 @@ class TypedMemoryMiddleware(Processor):
             return given
         return bool(getattr(given, "caches_prompts", False))
 
-    def before_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+    # the return type is AgentMiddleware's (a state update of any values)
+    def before_agent(self, state: object, runtime: object) -> dict[str, Any] | None:
         """Load this turn's memories into the agent state (see the module docstring); no scope found -> one
-        warning per middleware (`UnscopedWarning`)."""
+        warning per middleware (`UnscopedWarning`).
+
+        Raises:
+            TypeError: ``state`` is not a mapping (an agent state is a dict).
+        """
         loader = self._loader_for(runtime)
         return count_memory_turn(
-            self.metrics, loader.load(state, self._turn_scope(), prompt_caching=self.prompt_caching)
+            self.metrics, loader.load(_state_mapping(state), self._turn_scope(), prompt_caching=self.prompt_caching)
         )
 
-    async def abefore_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+    async def abefore_agent(self, state: object, runtime: object) -> dict[str, Any] | None:
         """Async twin of `before_agent`."""
         loader = self._loader_for(runtime)
-        update = await loader.aload(state, self._turn_scope(), prompt_caching=self.prompt_caching)
+        update = await loader.aload(_state_mapping(state), self._turn_scope(), prompt_caching=self.prompt_caching)
         return count_memory_turn(self.metrics, update)
 
     def process_request(self, request: ModelRequest) -> ModelRequest:
@@ -193,6 +198,17 @@ class TypedMemoryMiddleware(Processor):
             return request
         point = MEMORY_CACHE_POINT if self.prompt_caching and _is_converse(request.model) else None
         return request.override(system_message=with_memory_prompt(request.system_message, prompt, cache_point=point))
+
+
+def _state_mapping(state: object) -> Mapping[str, object]:
+    """The agent state as a mapping.
+
+    Raises:
+        TypeError: not a mapping.
+    """
+    if not isinstance(state, Mapping):
+        raise TypeError(f"the agent state must be a mapping, got {type(state).__name__}")
+    return state
 
 
 def _is_converse(model: object) -> bool:

@@ -9,7 +9,7 @@ label may not be ``"langgraph"``. A scope is checked here *before* anything is w
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 
@@ -63,11 +63,13 @@ def validate_prefix(prefix: object) -> tuple[str, ...]:
     return labels
 
 
+_Scope = TypeVar("_Scope")
+
 MEMORY_CONTEXT_OPTIONS: Final[frozenset[str]] = frozenset({"scope"})
 """The per-call options of typed memory (under ``configurable[MEMORY_CONTEXT_KEY]``)."""
 
 
-def memory_call_options(config: RunnableConfig | None = None) -> dict[str, Any]:
+def memory_call_options(config: RunnableConfig | None = None) -> dict[str, object]:
     """Typed memory's per-call options from ``config`` (default: the running call's), checked as
     ``TypedMemoryMiddleware.context()`` checks them: only ``scope``, a valid scope label or ``None``.
 
@@ -104,7 +106,7 @@ def scope_label(scope: object, *, what: str = "scope") -> str:
     return value
 
 
-def check_fixed_scope(scope: Any) -> Any:
+def check_fixed_scope(scope: _Scope) -> _Scope:
     """Check a constructor ``scope`` at construction time: ``UNSET`` (resolve per call) and ``None`` (unscoped)
     pass; anything else must be a valid scope label (`scope_label`). Returns ``scope`` unchanged.
 

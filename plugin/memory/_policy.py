@@ -27,7 +27,7 @@ the per-thread part (feedback, user facts, references) is a stable prefix and pr
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Union
+from typing import TypedDict, Union
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -65,6 +65,21 @@ _STATE_KEY = {
 }
 
 
+class MemoryTurn(TypedDict):
+    """What one turn of the loader did (``MemoryState["memory_turn"]``): the latest question, whether it was
+    called conceptual, and the kinds read from the store (``MemoryKind`` values)."""
+
+    question: str
+    conceptual: bool
+    read: list[str]
+
+
+def _messages_of(state: Mapping[str, object], key: str) -> Sequence[MessageLike]:
+    """``state[key]`` when it is a list of messages (or a tuple); anything else reads as no messages."""
+    value = state.get(key)
+    return value if isinstance(value, (list, tuple)) else []
+
+
 class MemoryState(MessagesState, total=False):
     """LangGraph's ``MessagesState`` plus the keys written by ``MemoryNode`` / ``TypedMemoryMiddleware``.
 
@@ -85,12 +100,12 @@ class MemoryState(MessagesState, total=False):
 
     memory_scope: str
     memory_version: str
-    memory_feedback: list[dict[str, Any]]
-    memory_user_facts: list[dict[str, Any]]
-    memory_references: list[dict[str, Any]]
-    memory_project_state: list[dict[str, Any]]
+    memory_feedback: list[dict[str, object]]
+    memory_user_facts: list[dict[str, object]]
+    memory_references: list[dict[str, object]]
+    memory_project_state: list[dict[str, object]]
     memory_prompt: str
-    memory_turn: dict[str, Any]
+    memory_turn: MemoryTurn
 
 
 MEMORY_STATE_KEYS: tuple[str, ...] = (
@@ -195,7 +210,7 @@ class MemoryLoader:
         self.prompt_caching = bool(prompt_caching)
 
     def _from_state(
-        self, state: Mapping[str, Any], label: str, version: str
+        self, state: Mapping[str, object], label: str, version: str
     ) -> dict[MemoryKind, list[TypedMemory]] | None:
         """The per-thread memories kept in ``state``, or ``None`` when they must be read from the store: a new
         thread, another scope, a write since (`TypedMemoryStore.write_token`), a kept memory that has expired
@@ -245,8 +260,8 @@ class MemoryLoader:
         kept: dict[MemoryKind, list[TypedMemory]] | None,
         loaded: dict[MemoryKind, list[TypedMemory]],
         with_project: bool,
-    ) -> dict[str, Any]:
-        update: dict[str, Any] = {"memory_scope": label, "memory_version": version}
+    ) -> dict[str, object]:
+        update: dict[str, object] = {"memory_scope": label, "memory_version": version}
         block: dict[MemoryKind, Sequence[TypedMemory]] = {}
         for kind in self.thread_kinds:
             if kind in loaded:
@@ -258,31 +273,32 @@ class MemoryLoader:
         update["memory_project_state"] = [m.to_dict() for m in project]
         block[MemoryKind.PROJECT_STATE] = project
         update["memory_prompt"] = render_memory_block(block)
-        update["memory_turn"] = {"question": question, "conceptual": conceptual, "read": [k.value for k in loaded]}
+        turn: MemoryTurn = {"question": question, "conceptual": conceptual, "read": [k.value for k in loaded]}
+        update["memory_turn"] = turn
         return update
 
-    def _held(self, state: Mapping[str, Any], label: str) -> bool:
+    def _held(self, state: Mapping[str, object], label: str) -> bool:
         """Whether the previous turn's block (same thread and scope) held project state (``memory_project_state``
         is what it held; an empty list renders no section, so leaving it out changes nothing)."""
         return state.get("memory_scope") == label and bool(state.get("memory_project_state"))
 
-    def _keep_project(self, state: Mapping[str, Any], label: str, caching: bool) -> bool:
+    def _keep_project(self, state: Mapping[str, object], label: str, caching: bool) -> bool:
         """On a conceptual turn: whether to read project state anyway (caching on and the block holds it)."""
         return caching and self._held(state, label)
 
-    def _with_project(self, state: Mapping[str, Any], conceptual: bool, project: list[TypedMemory] | None) -> bool:
+    def _with_project(self, state: Mapping[str, object], conceptual: bool, project: list[TypedMemory] | None) -> bool:
         """Whether the block holds project state this turn: always on a work turn; on a conceptual turn whose
         block held it (caching on), unless `skip_pays` says leaving it out saves more than it costs."""
         if not conceptual:
             return True
         if project is None:
             return False
-        history = conversation_texts(state.get(self.messages_key) or [])
+        history = conversation_texts(_messages_of(state, self.messages_key))
         return not skip_pays(estimate_tokens(m.content for m in project), estimate_tokens(history))
 
     def load(
-        self, state: Mapping[str, Any], scope: str | None, *, prompt_caching: bool | None = None
-    ) -> dict[str, Any]:
+        self, state: Mapping[str, object], scope: str | None, *, prompt_caching: bool | None = None
+    ) -> dict[str, object]:
         """Read what this turn needs and return the state update (`MemoryState` keys).
 
         A classifier that raises is replaced by the default rules for the turn (logged, throttled); per-thread
@@ -299,7 +315,7 @@ class MemoryLoader:
         """
         caching = self.prompt_caching if prompt_caching is None else bool(prompt_caching)
         label = scope_label(scope)
-        question, history = conversation(state.get(self.messages_key) or [])
+        question, history = conversation(_messages_of(state, self.messages_key))
         loaded: dict[MemoryKind, list[TypedMemory]] = {}
         version = self.memory.write_token(scope)
         kept = self._from_state(state, label, version)
@@ -313,12 +329,12 @@ class MemoryLoader:
         return self._finish(label, version, question, conceptual, kept, loaded, with_project)
 
     async def aload(
-        self, state: Mapping[str, Any], scope: str | None, *, prompt_caching: bool | None = None
-    ) -> dict[str, Any]:
+        self, state: Mapping[str, object], scope: str | None, *, prompt_caching: bool | None = None
+    ) -> dict[str, object]:
         """Async twin of `load`."""
         caching = self.prompt_caching if prompt_caching is None else bool(prompt_caching)
         label = scope_label(scope)
-        question, history = conversation(state.get(self.messages_key) or [])
+        question, history = conversation(_messages_of(state, self.messages_key))
         loaded: dict[MemoryKind, list[TypedMemory]] = {}
         version = await self.memory.awrite_token(scope)
         kept = self._from_state(state, label, version)

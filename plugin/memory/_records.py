@@ -18,22 +18,25 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Protocol
 
 import orjson
 
 from promptcache._config import check_unicode
+from promptcache._types import JSONMapping, JSONObject
 from promptcache.backends._base import MAX_TTL_S, validate_ttl
 from promptcache.memory._kinds import MemoryKind, parse_kind
 
 __all__ = [
     "MAX_TTL_S",
+    "StoredItem",
     "TypedMemory",
     "check_metadata",
     "content_hash",
     "memory_key",
     "normalise_text",
     "resolve_duplicates",
+    "stored_values",
     "validate_memory_id",
     "validate_ttl_s",
 ]
@@ -142,12 +145,15 @@ def _check_json(value: object, path: str) -> None:
         raise TypeError(f"metadata must be JSON-serialisable: {path} is a {type(value).__name__} ({value!r})")
 
 
-def _json_copy(value: Mapping[str, Any]) -> dict[str, Any]:
+def _json_copy(value: JSONMapping) -> JSONObject:
     """A deep copy of checked JSON (so neither the caller nor a reader can change a stored memory in place)."""
-    return orjson.loads(orjson.dumps(value)) if value else {}
+    if not value:
+        return {}
+    copied: JSONObject = orjson.loads(orjson.dumps(value))
+    return copied
 
 
-def check_metadata(metadata: object) -> dict[str, Any]:
+def check_metadata(metadata: object) -> JSONObject:
     """Check memory metadata and return a deep copy: ``None`` (-> ``{}``) or a mapping that is strict JSON (string
     keys, no bytes/datetimes/UUIDs/other objects, ints within 64 bits, no NaN/infinity, no NUL or lone surrogate in
     strings) -- checked before anything is written.
@@ -167,9 +173,9 @@ def check_metadata(metadata: object) -> dict[str, Any]:
         raise TypeError(f"metadata must be JSON-serialisable: {exc}") from None
 
 
-def _stored_time(value: Any, what: str) -> float:
+def _stored_time(value: object, what: str) -> float:
     """A stored epoch time; a non-number or NaN/inf makes the record corrupt (ValueError/TypeError)."""
-    if isinstance(value, bool):
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise TypeError(f"stored {what} is not a number: {value!r}")
     number = float(value)
     if not math.isfinite(number):
@@ -197,7 +203,7 @@ class TypedMemory:
     subject: str | None = None
     created_at: float = 0.0
     expires_at: float | None = None
-    metadata: Mapping[str, Any] = field(default_factory=dict)
+    metadata: JSONMapping = field(default_factory=dict)
 
     def is_expired(self, now: float) -> bool:
         """True when ``expires_at`` is set and ``now`` (epoch seconds) is at or past it."""
@@ -209,7 +215,7 @@ class TypedMemory:
         desc = self.metadata.get("description") if self.metadata else None
         return str(desc or self.subject or self.content)
 
-    def to_value(self) -> dict[str, Any]:
+    def to_value(self) -> dict[str, object]:
         """The JSON value stored in the ``BaseStore`` (``kind`` as its string, ``v`` = value format version)."""
         return {
             "v": VALUE_VERSION,
@@ -223,7 +229,7 @@ class TypedMemory:
             "metadata": dict(self.metadata),
         }
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """A plain dict (for graph state and checkpoints): the fields, ``kind`` as its string."""
         return {
             "id": self.id,
@@ -236,9 +242,7 @@ class TypedMemory:
         }
 
     @classmethod
-    def from_value(
-        cls, value: Mapping[str, Any], key: str | None = None, kind: MemoryKind | None = None
-    ) -> TypedMemory:
+    def from_value(cls, value: JSONMapping, key: str | None = None, kind: MemoryKind | None = None) -> TypedMemory:
         """Rebuild a memory from a stored value (or `to_dict`).
 
         Args:
@@ -282,7 +286,22 @@ class TypedMemory:
     from_dict = from_value
 
 
-def resolve_duplicates(record: TypedMemory, existing: Iterable[Any]) -> tuple[TypedMemory, list[str]]:
+class StoredItem(Protocol):
+    """What the duplicate rules read of a store item (``langgraph.store.base.Item`` has both)."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def value(self) -> object: ...
+
+
+def stored_values(existing: Iterable[StoredItem]) -> list[tuple[str, JSONMapping]]:
+    """``(key, value)`` of the items whose value is a mapping (others are no typed memory and are left alone)."""
+    return [(it.key, it.value) for it in existing if isinstance(it.value, Mapping)]
+
+
+def resolve_duplicates(record: TypedMemory, existing: Iterable[StoredItem]) -> tuple[TypedMemory, list[str]]:
     """The duplicate rule of one namespace (module docstring), applied to its ``existing`` store items
     (``langgraph.store.base.Item``: ``key`` and ``value``) before ``record`` is written.
 
@@ -292,13 +311,13 @@ def resolve_duplicates(record: TypedMemory, existing: Iterable[Any]) -> tuple[Ty
     for order 42 and for order 43); between subjected memories only the subject decides.
     """
     digest = content_hash(record.content)
-    same = [it for it in existing if isinstance(it.value, Mapping) and it.value.get("content_hash") == digest]
+    same = [(key, value) for key, value in stored_values(existing) if value.get("content_hash") == digest]
     if record.subject is None:
-        for it in same:
-            subject = it.value.get("subject")
-            if it.key != record.id and isinstance(subject, str) and subject:
+        for key, value in same:
+            subject = value.get("subject")
+            if key != record.id and isinstance(subject, str) and subject:
                 record = TypedMemory(
-                    id=it.key,
+                    id=key,
                     kind=record.kind,
                     content=record.content,
                     subject=subject,
@@ -307,4 +326,4 @@ def resolve_duplicates(record: TypedMemory, existing: Iterable[Any]) -> tuple[Ty
                     metadata=record.metadata,
                 )
                 break
-    return record, [it.key for it in same if it.key != record.id and not it.value.get("subject")]
+    return record, [key for key, value in same if key != record.id and not value.get("subject")]

@@ -13,9 +13,9 @@ longer prefix that tells them apart, decided by their ids only, so it is still t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
+from promptcache._types import JSONMapping
 from promptcache.memory._records import TypedMemory, normalise_text
 
 __all__ = ["REF_ID_CHARS", "find_reference", "reference_ids", "short_reference_id"]
@@ -34,7 +34,7 @@ def short_reference_id(memory: TypedMemory | str, length: int = REF_ID_CHARS) ->
     return _hash_part(memory_id)[:length]
 
 
-def reference_ids(memories: Iterable[TypedMemory | Mapping[str, Any]]) -> dict[str, str]:
+def reference_ids(memories: Iterable[TypedMemory | JSONMapping]) -> dict[str, str]:
     """``memory id -> short id`` for ``memories`` (one scope's references).
 
     Short ids are `REF_ID_CHARS` long; references that share one get the shortest longer prefix unique among

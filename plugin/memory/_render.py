@@ -39,10 +39,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from langchain_core.messages import SystemMessage
 
+from promptcache._types import JSONMapping
 from promptcache.memory._kinds import MemoryKind
 from promptcache.memory._records import TypedMemory
 from promptcache.memory._references import reference_ids
@@ -90,7 +90,7 @@ def render_reference(memory: TypedMemory, short_id: str) -> str:
     return f"[{short_id}] {text}"
 
 
-def render_memory_block(memories: Mapping[MemoryKind, Sequence[TypedMemory | Mapping[str, Any]]]) -> str:
+def render_memory_block(memories: Mapping[MemoryKind, Sequence[TypedMemory | JSONMapping]]) -> str:
     """Render loaded memories as one text block (layout in the module docstring); "" when nothing is loaded.
 
     Args:
@@ -112,11 +112,11 @@ def render_memory_block(memories: Mapping[MemoryKind, Sequence[TypedMemory | Map
     return "\n\n".join(parts)
 
 
-MEMORY_CACHE_POINT: Mapping[str, Any] = {"cachePoint": {"type": "default"}}
+MEMORY_CACHE_POINT: JSONMapping = {"cachePoint": {"type": "default"}}
 """The Converse cache-point block `with_memory_prompt` puts between the system prompt and the memory block."""
 
 
-def _blocks(content: Any) -> list[Any]:
+def _blocks(content: str | list[str | dict[str, object]]) -> list[str | dict[str, object]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     return list(content)
@@ -128,7 +128,7 @@ that separates the block's own sections)."""
 
 
 def with_memory_prompt(
-    system: SystemMessage | None, memory_prompt: str | None, *, cache_point: Mapping[str, Any] | None = None
+    system: SystemMessage | None, memory_prompt: str | None, *, cache_point: JSONMapping | None = None
 ) -> SystemMessage | None:
     """A new system message holding ``system``'s content and then ``memory_prompt`` (module docstring).
 

@@ -24,14 +24,15 @@ import builtins  # annotations after the method `list` name the builtin through 
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypedDict
 
 from langgraph.store.base import BaseStore, Item
 from langgraph.store.memory import InMemoryStore
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache._option_checks import check_callable
+from promptcache._types import JSONMapping
 from promptcache.memory._kinds import DEFAULT_PROJECT_STATE_TTL_S, MemoryKind, parse_kind, parse_kinds
 from promptcache.memory._namespaces import DEFAULT_PREFIX, build_namespace, validate_prefix
 from promptcache.memory._ranking import lexical_rank, stable_order
@@ -55,6 +56,12 @@ _PAGE = 100
 
 _SHARED: weakref.WeakKeyDictionary[BaseStore, TypedMemoryStore] = weakref.WeakKeyDictionary()
 _SHARED_LOCK = threading.Lock()
+
+
+class _PutOptions(TypedDict, total=False):
+    """Keyword options of ``BaseStore.put`` a write passes: ``ttl`` in minutes, when the store supports TTLs."""
+
+    ttl: float
 
 
 class TypedMemoryStore(ScopeVersions):
@@ -84,7 +91,7 @@ class TypedMemoryStore(ScopeVersions):
         prefix: Sequence[str] = DEFAULT_PREFIX,
         project_state_ttl_s: float = DEFAULT_PROJECT_STATE_TTL_S,
         clock: Callable[[], float] = time.time,
-        subject_extractor: Any = True,
+        subject_extractor: object = True,
     ) -> None:
         if store is not None and not isinstance(store, BaseStore):
             raise TypeError(f"store must be a langgraph BaseStore, got {type(store).__name__}")
@@ -162,7 +169,7 @@ class TypedMemoryStore(ScopeVersions):
         )
         return ns, record
 
-    def _put_kwargs(self, record: TypedMemory) -> dict[str, Any]:
+    def _put_kwargs(self, record: TypedMemory) -> _PutOptions:
         if record.expires_at is not None and getattr(self.store, "supports_ttl", False):
             return {"ttl": max(record.expires_at - record.created_at, 0.001) / 60.0}  # LangGraph TTL is minutes
         return {}
@@ -218,7 +225,7 @@ class TypedMemoryStore(ScopeVersions):
         *,
         subject: str | None = None,
         ttl_s: float | None = None,
-        metadata: Mapping[str, Any] | None = None,
+        metadata: JSONMapping | None = None,
     ) -> TypedMemory:
         """Write a memory for ``scope`` and return it as stored.
 
@@ -331,7 +338,7 @@ class TypedMemoryStore(ScopeVersions):
         *,
         subject: str | None = None,
         ttl_s: float | None = None,
-        metadata: Mapping[str, Any] | None = None,
+        metadata: JSONMapping | None = None,
     ) -> TypedMemory:
         """Async twin of `put`."""
         ns, record = self._build(scope, kind, content, subject, ttl_s, metadata)

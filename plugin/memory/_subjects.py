@@ -31,7 +31,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -41,7 +40,7 @@ from promptcache._log import ThrottledWarning, get_logger
 from promptcache.memory._changes import stale_by_change
 from promptcache.memory._classifier import content_text
 from promptcache.memory._kinds import MemoryKind
-from promptcache.memory._records import TypedMemory, memory_key, resolve_duplicates, validate_subject
+from promptcache.memory._records import StoredItem, TypedMemory, memory_key, resolve_duplicates, validate_subject
 from promptcache.memory._vocabulary import ATTRIBUTE_NOUNS, SLOT_MODIFIERS, alternation
 
 __all__ = [
@@ -222,7 +221,7 @@ async def awith_derived_subject(record: TypedMemory, extractor: SubjectExtractor
 
 
 def superseded(
-    record: TypedMemory, existing: Iterable[Any], extractor: SubjectExtractor | None
+    record: TypedMemory, existing: Iterable[StoredItem], extractor: SubjectExtractor | None
 ) -> tuple[TypedMemory, list[str]]:
     """`resolve_duplicates`, plus: a record without a subject that reports a
     change ("we moved from X to Y", "X replaced Y", "now on Y": `promptcache.memory._changes`) deletes the

@@ -10,7 +10,7 @@ from) someone else's memory.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Literal
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool, ToolException
@@ -20,6 +20,7 @@ from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope
 from promptcache._option_checks import check_bool, check_scope_fields, check_tool_name
 from promptcache.memory._kinds import MemoryKind
 from promptcache.memory._namespaces import check_fixed_scope, memory_call_options
+from promptcache.memory._records import TypedMemory
 from promptcache.memory._references import find_reference, short_reference_id
 from promptcache.memory._store import TypedMemoryStore
 
@@ -42,7 +43,7 @@ cache). ``remember`` writes, so ``IntentionCache`` never stores nor serves it, w
 def make_remember_tool(
     memory: TypedMemoryStore | BaseStore | None = None,
     *,
-    scope: Any = UNSET,
+    scope: object = UNSET,
     scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
     name: str = "remember",
     allow_scope_override: bool = False,
@@ -76,7 +77,7 @@ def make_remember_tool(
         memory, scope, scope_fields, "memory not saved", "make_remember_tool", allow_scope_override, name
     )
 
-    def _reply(record: Any) -> str:
+    def _reply(record: TypedMemory) -> str:
         if record.kind is MemoryKind.REFERENCE:
             return f"saved reference memory {record.id} (read it back with id {short_reference_id(record)})"
         return f"saved {record.kind.value} memory {record.id}"
@@ -111,13 +112,13 @@ def make_remember_tool(
 
 
 def _target_resolver(
-    memory: Any,
-    scope: Any,
-    scope_fields: Any,
+    memory: object,
+    scope: object,
+    scope_fields: object,
     failure: str,
     factory: str,
-    allow_scope_override: Any = False,
-    name: Any = "tool",
+    allow_scope_override: object = False,
+    name: object = "tool",
 ) -> Callable[[RunnableConfig], tuple[TypedMemoryStore, str | None]]:
     """Check ``memory`` now; return ``config -> (store, user)``. The store: ``memory``, or (``None``) the graph's
     store of the running call. The user: the per-call ``configurable["promptcache.memory"]["scope"]`` (as for the
@@ -181,7 +182,7 @@ _READ_DESCRIPTION = (
 def make_reference_tool(
     memory: TypedMemoryStore | BaseStore | None = None,
     *,
-    scope: Any = UNSET,
+    scope: object = UNSET,
     scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
     name: str = "read_reference",
     allow_scope_override: bool = False,
@@ -218,7 +219,7 @@ def make_reference_tool(
         memory, scope, scope_fields, "cannot read references", "make_reference_tool", allow_scope_override, name
     )
 
-    def _answer(references: list[Any], ref_id: str) -> str:
+    def _answer(references: list[TypedMemory], ref_id: str) -> str:
         found = find_reference(references, ref_id)
         if found is None:
             raise ToolException(f"no reference {ref_id!r} for this user; use an id from the References section")
