@@ -162,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="N",
         help="the team's requests per month, for the decision's monthly saving (default: the log's own rate, "
-        "extrapolated from its time span to 30 days)",
+        "extrapolated from its time span to 30 days when the log spans at least an hour)",
     )
     replay.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
     replay.add_argument(

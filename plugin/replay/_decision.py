@@ -21,7 +21,9 @@ cached share: a prompt whose front stays byte-identical, and ``prompt_cache_key`
 Savings per month (``rate_source``): the saving over the log, divided by the log's time span and multiplied by 30
 days (``"log-span"``), or by ``monthly_requests / requests`` when the caller gives a monthly volume
 (``"monthly-requests"``). When requests carry no timestamps the span itself is assumed (they are ``--gap-s``
-apart): ``"assumed-gap"``, and the sentence says so and asks for ``--monthly-requests N``. Where sizes were
+apart): ``"assumed-gap"``, and the sentence says so and asks for ``--monthly-requests N``. A span under
+``MIN_SPAN_S`` (an hour, the longest cache lifetime) supports no monthly figure: ``"span-too-short"``, the
+saving is given over the log and the sentence asks for ``--monthly-requests N``. Where sizes were
 estimated, the band is the token estimate's relative error (``ESTIMATE_ERROR``) times the share of estimated
 requests, times the savings. ``cause_rows`` prices each miss cause's fix with the same simulator
 (``promptcache.replay._fixes``).
@@ -42,9 +44,15 @@ from ._variants import KEEP_ALIVE, ONE_HOUR
 if TYPE_CHECKING:
     from ._engine import ReplayResult
 
-__all__ = ["ESTIMATE_ERROR", "MONTH_S", "Decision", "cause_rows", "decide", "is_claude_code", "is_openai"]
+__all__ = ["ESTIMATE_ERROR", "MIN_SPAN_S", "MONTH_S", "Decision", "cause_rows", "decide", "is_claude_code", "is_openai"]
 
 MONTH_S = 30 * 86_400.0
+#: Shortest time span (seconds) a log's rate is extrapolated to a month from: one hour, the longest cache lifetime
+#: the providers offer (Anthropic's 1-hour TTL, "Prompt caching", docs.claude.com; OpenAI: "up to a maximum of one
+#: hour", developers.openai.com/api/docs/guides/prompt-caching). Over a shorter span every entry the log wrote may
+#: still be alive at its end and no reuse after an entry's lifetime is seen: the log holds the cache's start-up
+#: (its first writes), not the balance of writes and reads that a month of the traffic repeats.
+MIN_SPAN_S = 3600.0
 #: Relative error of estimated prompt sizes, by calibration (bench/README.md, "Replay: token estimate"): the Claude
 #: calibration's growth error on a session it was not fitted on (±7%); plain cl100k_base's largest shortfall
 #: against Claude's billed counts on the same sessions (28%).
@@ -101,25 +109,37 @@ def _round(value: float | None) -> float | None:
 
 
 def _month_factor(result: ReplayResult, requests: int) -> tuple[float | None, str, str | None]:
-    """``(factor, basis, rate_source)``: what turns a saving over the log into one per month (module docstring)."""
+    """``(factor, basis, rate_source)``: what turns a saving over the log into one per month (module docstring);
+    ``factor`` is ``None`` when the log gives no monthly rate (``rate_source`` ``"span-too-short"`` or ``None``)."""
     monthly = result.monthly_requests
     if monthly:
         return monthly / requests if requests else None, f"at {monthly:,} requests per month", "monthly-requests"
-    if result.span_s > 0 and result.untimed_requests:
-        some = "" if result.untimed_requests >= result.requests else f"{result.untimed_requests:,} of "
+    untimed = result.untimed_requests
+    some = "" if untimed >= result.requests else f"{untimed:,} of "
+    if result.span_s < MIN_SPAN_S:
+        if result.span_s <= 0:
+            spans = "the log spans no time"
+        elif untimed:
+            spans = f"{some}{requests:,} requests carry no timestamps: {result.gap_s:g} s apart they span {_duration(result.span_s)}"
+        else:
+            spans = f"its {requests:,} requests span {_duration(result.span_s)}"
+        return (
+            None,
+            f"{spans}, under the hour a monthly figure needs; pass --monthly-requests N for your volume",
+            "span-too-short",
+        )
+    if untimed:
         return (
             MONTH_S / result.span_s,
             f"at an assumed {result.gap_s:g} s between calls ({some}{requests:,} requests carry no timestamps; "
             "pass --monthly-requests N for your volume)",
             "assumed-gap",
         )
-    if result.span_s > 0:
-        return (
-            MONTH_S / result.span_s,
-            f"at this log's rate ({requests:,} requests over {_duration(result.span_s)})",
-            "log-span",
-        )
-    return None, "the log spans no time: pass --monthly-requests N for a monthly figure", None
+    return (
+        MONTH_S / result.span_s,
+        f"at this log's rate ({requests:,} requests over {_duration(result.span_s)})",
+        "log-span",
+    )
 
 
 def _duration(seconds: float) -> str:
@@ -127,7 +147,9 @@ def _duration(seconds: float) -> str:
         return f"{seconds / 86_400:.1f} days"
     if seconds >= 2 * 3600:
         return f"{seconds / 3600:.1f} hours"
-    return f"{seconds / 60:.0f} minutes"
+    if seconds >= 120:
+        return f"{seconds / 60:.0f} minutes"
+    return f"{seconds:.0f} second{'' if round(seconds) == 1 else 's'}"
 
 
 def decide(result: ReplayResult) -> Decision | None:
