@@ -390,8 +390,8 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
     if changed is not None and changed.cost_usd > 0:
         lines.append(
             f"Compaction and prefix changes ({changed.events:,}) re-wrote {changed.cache_write_tokens:,} tokens: "
-            f"${changed.cost_usd * scale:,.2f} {unit} (what they cost, not a saving: how much of it a change of "
-            "habit recovers is not priced)."
+            f"${changed.cost_usd * scale:,.2f} {unit} (what they cost, not a saving: they are Claude Code's own "
+            "changes, which nothing you control is known to recover)."
         )
     cheapest = result.cheapest_placement()
     row = result.strategies.get(cheapest or "")
