@@ -297,7 +297,17 @@ def _sentence(result: ReplayResult, d: Decision, costs: dict[str, float], placem
 
 
 def _openai_sentence(result: ReplayResult, d: Decision, logged: bool) -> str:
-    """OpenAI: keep (module docstring), with the cost against the no-cache counterfactual."""
+    """OpenAI: keep (module docstring), with the cost against the no-cache counterfactual; where no request
+    reaches OpenAI's minimum, that is the reason nothing is read."""
+    minimum = result.rules.min_tokens
+    if result.largest_request_tokens < minimum:
+        largest = result.largest_request_tokens
+        return (
+            f"Keep what you have: nothing here reaches the {minimum:,} tokens OpenAI caches from (the largest "
+            f"request has {largest:,} token{'' if largest == 1 else 's'}), so OpenAI's automatic cache reads nothing "
+            "and there is nothing to place or turn off; caching starts to pay on longer prompts (a long system "
+            "prompt, many tools, long histories) kept byte-identical at the front."
+        )
     base = result.no_cache_logged_usd if logged else result.no_cache_usd
     row = result.strategies.get(d.current)
     share = ""
