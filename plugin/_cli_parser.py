@@ -182,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_calibrate(sub: Any) -> None:
+def _add_calibrate(sub: argparse._SubParsersAction[_Parser]) -> None:
     """The ``calibrate-intentions`` sub-command (run by `promptcache.intention._calibrate_cli.run`)."""
     p = sub.add_parser(
         "calibrate-intentions",

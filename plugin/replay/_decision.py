@@ -32,7 +32,9 @@ requests, times the savings. ``cause_rows`` prices each miss cause's fix with th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from promptcache._types import JSONObject
 
 from ._fixes import cause_rows, one_model_saving
 from ._one_model import ONE_MODEL
@@ -85,7 +87,7 @@ class Decision:
     advice: list[str] = field(default_factory=list)
     rate_source: str | None = None  # "log-span" | "assumed-gap" | "monthly-requests"; None: no monthly figure
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         """The ``decision`` object of replay.json."""
         return {
             "action": self.action,
@@ -100,7 +102,7 @@ class Decision:
             "basis": self.basis,
             "rate_source": self.rate_source,
             "sentence": self.sentence,
-            "advice": self.advice,
+            "advice": [*self.advice],
         }
 
 

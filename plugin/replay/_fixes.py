@@ -24,7 +24,7 @@ requests, the fix says why and recovers 0.
 from __future__ import annotations
 
 import statistics
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ._causes import CAUSES
 from ._one_model import ONE_MODEL
@@ -36,7 +36,22 @@ from ._variants import KEEP_ALIVE, ONE_HOUR
 if TYPE_CHECKING:
     from ._engine import ReplayResult
 
-__all__ = ["cause_rows", "one_model_saving"]
+__all__ = ["CauseRow", "cause_rows", "one_model_saving"]
+
+
+class CauseRow(TypedDict):
+    """One miss cause of a row, as ``replay.json``'s ``miss_causes`` lists it (tokens; USD over the log; seconds)."""
+
+    cause: str
+    cache_write_tokens: int
+    uncached_tokens: int
+    cost_usd: float
+    recoverable_usd: float | None  # None: the fix is not priced; 0.0: nothing the user controls recovers it
+    fix: str | None
+    requests: int
+    longest_gap_s: float | None
+    median_gap_s: float | None
+
 
 _COMPACTION = (
     "none you control: a compaction replaces the history with its summary, new content written once (the history "
@@ -69,7 +84,7 @@ def one_model_saving(result: ReplayResult, name: str) -> float | None:
     return base.cost_usd + base.output_cost_usd - variant.cost_usd - variant.output_cost_usd
 
 
-def cause_rows(result: ReplayResult, name: str) -> list[dict[str, Any]]:
+def cause_rows(result: ReplayResult, name: str) -> list[CauseRow]:
     """The miss causes of row ``name`` with their fix and what it recovers, USD over the log (``recoverable_usd``
     is the row's cost minus the cost of the row with the fix applied; ``None`` where no fix is priced)."""
     causes = result.miss_causes.get(name) or {}
@@ -113,7 +128,7 @@ def cause_rows(result: ReplayResult, name: str) -> list[dict[str, Any]]:
             "last use; there is no cache point to refresh it)",
             None,
         )
-    rows = []
+    rows: list[CauseRow] = []
     for cause in CAUSES:
         totals = causes.get(cause)
         if totals is None:

@@ -66,5 +66,9 @@ def test_a_short_prompt_is_below_the_minimum(tmp_path: Path) -> None:
 
 
 def test_the_proxy_log_names_no_cache_point_cause() -> None:
-    result = run_replay([CALL_LOGS / "openai_proxy.jsonl"], GPT4O, DEFAULT_STRATEGIES, )
+    result = run_replay(
+        [CALL_LOGS / "openai_proxy.jsonl"],
+        GPT4O,
+        DEFAULT_STRATEGIES,
+    )
     _every_row_explained(result)
