@@ -53,3 +53,15 @@ def test_a_volume_overrides_a_short_span(tmp_path: Path) -> None:
     decision = decide(result)
     assert decision is not None and decision.rate_source == "monthly-requests"
     assert decision.monthly_savings_usd == decision.savings_usd * 1_000 / 4
+
+
+def test_a_short_claude_code_log_gives_its_advice_over_the_log() -> None:
+    compact = Path(__file__).resolve().parents[1] / "data" / "claude_code" / "compact.jsonl"
+    result = run_replay([compact], SONNET4, DEFAULT_STRATEGIES)
+    decision = decide(result)
+    assert decision is not None and (decision.action, decision.rate_source) == ("keep", "span-too-short")
+    assert decision.advice[0].startswith("Compaction and prefix changes (1) re-wrote 303 tokens: $0.0030 over this log")
+    assert decision.advice[-1] == (
+        f"Figures are over this log: its 4 requests span {result.span_s:.0f} seconds, under the hour a monthly figure "
+        "needs; pass --monthly-requests N for your volume."
+    )
