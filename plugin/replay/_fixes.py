@@ -9,7 +9,8 @@ requests, the fix says why and recovers 0.
   on a model with automatic caching (OpenAI) neither exists (OpenAI keeps a prefix 5-10 minutes after its last use
   and offers no cache point to refresh it), so it is not priced;
 - ``model-switch``: the row's ``+one-model`` variant, every request of a conversation on its first model, prices
-  included, input and output side (``promptcache.replay._one_model``); 0 when no conversation switches model;
+  included, input and output side (``promptcache.replay._one_model``); 0 when no conversation switches model; not
+  priced on automatic caching (the variant replays cache points);
 - ``no-cache-point`` / ``checkpoint-limit`` / ``lookback``: the cheapest placement's row (not on a Claude Code log's
   own layout, which the user cannot change);
 - ``prefix-changed``: 0, with the reason. The changes the log shows are the client's, not the user's requests: a
@@ -102,7 +103,9 @@ def cause_rows(result: ReplayResult, name: str) -> list[CauseRow]:
         saved, text = max(options)
         fixes["ttl-expired"] = (text, saved)
     switch_saving = one_model_saving(result, name)
-    if "model-switch" in causes and switch_saving is not None:
+    if "model-switch" in causes and is_openai(result):  # the one-model variant replays cache points only
+        fixes["model-switch"] = ("stay on one model within a conversation (models do not share a cache)", None)
+    elif "model-switch" in causes and switch_saving is not None:
         how = (
             "stay on one model within a conversation (replayed on each conversation's first model, its prices "
             "included; models do not share a cache)"

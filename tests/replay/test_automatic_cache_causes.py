@@ -72,3 +72,20 @@ def test_the_proxy_log_names_no_cache_point_cause() -> None:
         DEFAULT_STRATEGIES,
     )
     _every_row_explained(result)
+
+
+def test_a_model_switch_is_named_and_not_priced(tmp_path: Path) -> None:
+    messages: list[dict] = [{"role": "system", "content": "policy " * 1500}]
+    for i, model in enumerate([GPT4O, "gpt-4o-mini", GPT4O]):
+        messages += [{"role": "user", "content": f"question {i} " * 30, "timestamp": 20 * i},
+                     {"role": "assistant", "content": "answer " * 20, "model": model, "timestamp": 20 * i + 1}]  # fmt: skip
+    path = tmp_path / "switch.json"
+    path.write_text(json.dumps(messages))
+    result = run_replay([path], GPT4O, DEFAULT_STRATEGIES)
+    _every_row_explained(result)
+    switched = _rows(result, "none")["model-switch"]
+    assert switched["requests"] == 2 and switched["uncached_tokens"] > 0  # to the mini model and back
+    assert (switched["recoverable_usd"], switched["fix"]) == (
+        None,
+        "stay on one model within a conversation (models do not share a cache)",
+    )
