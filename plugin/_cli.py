@@ -17,9 +17,11 @@ has never seen) are reported as one ``promptcache: warning: FILE:LINE: ...`` lin
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib.util
 import os
 import sys
+import tempfile
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -226,16 +228,38 @@ def _input_problem(files: Sequence[str]) -> str | None:
 
 def _out_problem(out: Path) -> str | None:
     """Why ``--out`` cannot take replay.json and replay.png, or ``None``: every existing part of the path must be a
-    directory and the deepest existing one writable (nothing is created before the run succeeds)."""
+    directory, and the deepest existing one must really take what the run will put there. That is tried, not read
+    from the permission bits (which say yes for root, or for ``/proc``, where nothing can be created): a temporary
+    file is created and removed in ``out`` when it exists, else a temporary folder in the deepest existing parent
+    (nothing is left behind before the run succeeds)."""
     try:
         blocker = next((p for p in (out, *out.parents) if p.exists()), None)
         if blocker is not None and not blocker.is_dir():
             return f"--out must be a directory, but {str(blocker)!r} is a file"
-        if blocker is not None and not os.access(blocker, os.W_OK | os.X_OK):
-            return f"--out {str(out)!r} cannot be written: {str(blocker)!r} is not writable"
     except OSError as exc:  # e.g. a name longer than the file system allows
         return f"--out {str(out)!r} cannot be used: {exc.strerror or exc}"
+    if blocker is None:
+        return None
+    try:
+        _try_write(blocker, make_folder=blocker != out)
+    except OSError as exc:  # no permission, a read-only or virtual file system (/proc)
+        why = "" if exc.errno in (errno.EACCES, errno.EPERM) else f" ({exc.strerror or exc})"
+        return f"--out {str(out)!r} cannot be written: {str(blocker)!r} is not writable{why}"
     return None
+
+
+def _try_write(folder: Path, make_folder: bool) -> None:
+    """Create and remove a temporary file (or, ``make_folder``, a temporary folder) in ``folder``.
+
+    Raises:
+        OSError: ``folder`` does not take it.
+    """
+    if make_folder:
+        os.rmdir(tempfile.mkdtemp(prefix=".promptcache-check.", dir=folder))
+        return
+    fd, name = tempfile.mkstemp(prefix=".promptcache-check.", suffix=".tmp", dir=folder)
+    os.close(fd)
+    os.unlink(name)
 
 
 def _head(path: Path, size: int = 1 << 16) -> bytes:

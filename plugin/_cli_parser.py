@@ -12,7 +12,14 @@ import re
 import sys
 from typing import Any, NoReturn
 
-__all__ = ["DEFAULT_MODEL", "build_parser", "fail"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "GAP_DEFAULT_S",
+    "RESPONSE_CACHE_TTL_DEFAULT_S",
+    "STRATEGY_NAMES",
+    "build_parser",
+    "fail",
+]
 
 DEFAULT_MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"
 """The model every call is priced and cached as when the log names none and ``--model`` is not given."""
@@ -162,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="N",
         help="the team's requests per month, for the decision's monthly saving (default: the log's own rate, "
-        "extrapolated from its time span to 30 days)",
+        "extrapolated from its time span to 30 days when the log spans at least an hour)",
     )
     replay.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
     replay.add_argument(
@@ -175,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_calibrate(sub: Any) -> None:
+def _add_calibrate(sub: argparse._SubParsersAction[_Parser]) -> None:
     """The ``calibrate-intentions`` sub-command (run by `promptcache.intention._calibrate_cli.run`)."""
     p = sub.add_parser(
         "calibrate-intentions",
@@ -195,8 +202,8 @@ def _add_calibrate(sub: Any) -> None:
 
 class _HelpFormatter(argparse.HelpFormatter):
     """Fills in ``{priced}``, ``{strategies}``, ``{gap_default}`` and ``{rc_default}`` only when the help is
-    shown: the price table, the strategies and the ResponseCache (LangChain with it) are not imported to parse
-    arguments."""
+    shown: the price table is imported then (it is small); the strategy names and the defaults are this module's
+    copies (``STRATEGY_NAMES``, ...), so the help loads neither the placement code nor the ResponseCache."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = super()._get_help_string(action)
@@ -214,22 +221,27 @@ def _priced() -> str:
     return ", ".join(sorted(KNOWN_PRICES))
 
 
-def _strategy_names() -> str:
-    from promptcache.replay._registry import STRATEGIES
+#: The strategies the replay ships, as the help lists them: the keys of ``promptcache.replay._registry.STRATEGIES``
+#: (kept equal by tests/cli/test_replay_help_is_fast.py), written out so that ``--help`` does not load the
+#: placement code to print their names.
+STRATEGY_NAMES = ("none", "last-message", "langchain-aws", "multi-point", "anchored-tail", "as-logged", "hindsight")
+#: ``promptcache.replay._engine.DEFAULT_GAP_S`` (seconds), for the help; equal by the same test.
+GAP_DEFAULT_S = 10.0
+#: ``promptcache.response_cache.DEFAULT_RESPONSE_CACHE_TTL_SECONDS``, for the help (the ResponseCache loads
+#: LangChain); equal by the same test.
+RESPONSE_CACHE_TTL_DEFAULT_S = 300
 
-    return ", ".join(STRATEGIES)
+
+def _strategy_names() -> str:
+    return ", ".join(STRATEGY_NAMES)
 
 
 def _gap_default() -> str:
-    from promptcache.replay._engine import DEFAULT_GAP_S
-
-    return f"{DEFAULT_GAP_S:g}"
+    return f"{GAP_DEFAULT_S:g}"
 
 
 def _rc_default() -> str:
-    from promptcache.response_cache import DEFAULT_RESPONSE_CACHE_TTL_SECONDS
-
-    return f"{DEFAULT_RESPONSE_CACHE_TTL_SECONDS:g}"
+    return f"{RESPONSE_CACHE_TTL_DEFAULT_S:g}"
 
 
 _HELP_VALUES = {

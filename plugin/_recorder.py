@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextvars
 import logging
 import os
+import tempfile
 import threading
 import time
 import uuid
@@ -107,6 +108,16 @@ def _checked_path(target: str | os.PathLike[str]) -> Path:
         raise ValueError(f"target {str(path)!r} is a directory, not a file")
     if not path.parent.is_dir():
         raise FileNotFoundError(f"target {str(path)!r}: folder {str(path.parent)!r} does not exist")
+    try:
+        if path.exists():
+            if path.is_file():  # opening to append changes nothing; /proc/version and read-only files refuse it
+                path.open("a", encoding="utf-8").close()
+        else:  # a file the first call creates: the folder must really take one (nothing is left behind)
+            fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".check", dir=path.parent)
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as exc:
+        raise PermissionError(f"target {str(path)!r} cannot be written: {exc.strerror or exc}") from exc
     return path
 
 
@@ -179,6 +190,8 @@ class TrafficRecorder(Processor):
         ValueError: ``max_bytes`` or ``backups`` negative; ``target`` an empty path (it would name the current
             folder) or a directory; ``scope`` an empty string.
         FileNotFoundError: ``target``'s folder does not exist (the file itself is created by the first call).
+        PermissionError: ``target`` cannot be appended to (a read-only file, ``/proc/version``), or its folder
+            does not take a new file (tried with a temporary file, removed at once).
     """
 
     def __init__(

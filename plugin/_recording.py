@@ -29,6 +29,8 @@ from typing import Any
 
 import orjson
 
+from promptcache._types import JSONObject
+
 __all__ = ["FORMAT_TAG", "REDACTED", "VERSION", "is_recording", "redact", "restore", "stand_in"]
 
 #: ``promptcache`` field of every recorded line.
@@ -48,7 +50,7 @@ def is_recording(rec: object) -> bool:
     return isinstance(rec, dict) and rec.get("promptcache") == FORMAT_TAG
 
 
-def _digest(value: object) -> dict[str, Any]:
+def _digest(value: object) -> JSONObject:
     text = value if isinstance(value, str) else orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=repr).decode()
     return {REDACTED: {"chars": len(text), "sha256": hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()}}
 

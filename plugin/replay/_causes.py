@@ -27,6 +27,13 @@ questions:
   but its prefix is under the model's minimum; otherwise no point follows them: ``checkpoint-limit`` when the
   request used every point the model allows, else ``no-cache-point`` (``none`` places none at all).
 
+On a model with automatic prefix caching (OpenAI: no cache points and no writes, ``add_automatic``) every token not
+read is plain input, and the question is why the automatic cache did not hold it: ``hit-increment`` (the matched
+prefix beyond the last 128-token step OpenAI counts hits in), ``ttl-expired`` (the prefix was cached but left the
+cache during an idle gap), ``model-switch``, ``below-minimum`` (the prompt, or the previous request's prompt that
+sent these tokens, was under the 1,024 tokens OpenAI caches from), then ``prefix-changed`` / ``first-call`` for
+new content as above. ``no-cache-point``, ``lookback`` and ``checkpoint-limit`` do not arise there.
+
 ``unexplained`` collects what none of this accounts for (an entry the simulator pruned, say). Each cause's
 ``cost_usd`` is what its tokens were billed: written tokens at the request's own write price, plain ones at the
 input price.
@@ -39,10 +46,11 @@ from dataclasses import dataclass, field
 
 from promptcache._pricing import ModelPrice
 
+from ._openai_cache import OpenAIPrefixCache
 from ._prepare import Request
 from ._simulator import Checkpoint, PromptCacheSimulator, RequestCost
 
-__all__ = ["CAUSES", "CauseTotals", "MissLedger", "Snapshot", "inspect"]
+__all__ = ["CAUSES", "CauseTotals", "MissLedger", "Snapshot", "inspect", "inspect_automatic"]
 
 #: Every cause, in the order reports list them.
 CAUSES = (
@@ -51,6 +59,7 @@ CAUSES = (
     "prefix-changed",
     "model-switch",
     "below-minimum",
+    "hit-increment",
     "lookback",
     "checkpoint-limit",
     "no-cache-point",
@@ -67,6 +76,7 @@ class CauseTotals:
     cost_usd: float = 0.0
     events: int = 0  # requests with tokens of this cause
     gaps_s: list[float] = field(default_factory=list)  # ttl-expired: the idle gap before each such request
+    kinds: set[str] = field(default_factory=set)  # prefix-changed: "compaction" and/or "hidden" (module docstring)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +116,21 @@ def inspect(
     return Snapshot(own, alive, idle, other)
 
 
+def inspect_automatic(
+    cache: OpenAIPrefixCache,
+    others: Sequence[OpenAIPrefixCache],
+    request: Request,
+    now_s: float,
+    cache_key: str | None,
+) -> Snapshot:
+    """``inspect`` for a model with automatic prefix caching: the longest prefix of the request its cache held
+    (live or expired) and the longest another model's cache of the same row held."""
+    prepared, n = request.prepared, request.n_blocks
+    own, alive, idle = cache.longest_entry(prepared.hashes, prepared.cum, n, now_s, cache_key)
+    other = max((sim.longest_entry(prepared.hashes, prepared.cum, n, now_s, cache_key)[0] for sim in others), default=0)
+    return Snapshot(own, alive, idle, other)
+
+
 class MissLedger:
     """The causes of one row (see the module docstring), request by request."""
 
@@ -117,12 +142,23 @@ class MissLedger:
         """Drop what is kept for a finished conversation."""
         self._previous.pop(conversation_id, None)
 
-    def _add(self, cause: str, written: int, plain: int, usd: float, gap_s: float | None = None) -> None:
+    def _add(
+        self,
+        cause: str,
+        written: int,
+        plain: int,
+        usd: float,
+        gap_s: float | None = None,
+        request: Request | None = None,
+    ) -> None:
         if written <= 0 and plain <= 0:
             return
         row = self.totals.get(cause)
         if row is None:
             row = self.totals[cause] = CauseTotals()
+        if cause == "prefix-changed" and request is not None:
+            start = request.prepared.conversation.meta.get("context_start")
+            row.kinds.add("compaction" if start == "compact_boundary" else "hidden")
         row.cache_write_tokens += max(written, 0)
         row.uncached_tokens += max(plain, 0)
         row.cost_usd += usd
@@ -155,7 +191,7 @@ class MissLedger:
                 request, points, before, (read_end, write_end), (sent, placed), (min_tokens, max_points)
             )
             for cause, lo, hi, gap in spans:
-                self._add(cause, hi - lo, 0, (hi - lo) * per_write, gap)
+                self._add(cause, hi - lo, 0, (hi - lo) * per_write, gap, request)
         plain = cum[n] - write_end
         if plain > 0:
             after = [p for p in points if cum[p.boundary] > write_end]
@@ -166,6 +202,42 @@ class MissLedger:
             else:
                 cause = "no-cache-point"
             self._add(cause, 0, plain, plain * price.input / 1_000_000)
+
+    def add_automatic(
+        self, request: Request, cost: RequestCost, before: Snapshot, price: ModelPrice, min_tokens: int
+    ) -> None:
+        """Account one request of a row on a model with automatic prefix caching (module docstring; ``before``:
+        the automatic cache's state, ``OpenAIPrefixCache.longest_entry``, with ``other`` from other models)."""
+        cum, n = request.prepared.cum, request.n_blocks
+        price = price.at(cum[n])
+        cid = request.prepared.conversation.id
+        sent, _ = self._previous.get(cid, (0, 0))
+        self._previous[cid] = (n, 0)
+        read = cost.read_boundary
+        at, end = cost.read_tokens, cum[n]
+        spans: list[tuple[str, int, float | None]] = []
+
+        def cut(cause: str, upto: int, gap: float | None = None) -> None:
+            nonlocal at
+            upto = min(upto, end)
+            if upto > at:
+                spans.append((cause, upto - at, gap))
+                at = upto
+
+        cut("hit-increment", cum[read] if read else 0)
+        if before.own > read and not before.own_alive:
+            cut("ttl-expired", cum[before.own], before.own_idle_s)
+        if before.other > max(before.own, read):
+            cut("model-switch", cum[before.other])
+        if end < min_tokens:
+            cut("below-minimum", end)
+        if sent and at < cum[sent]:
+            cut("below-minimum" if cum[sent] < min_tokens else "unexplained", cum[sent])
+        meta = request.prepared.conversation.meta
+        changed = request.number == 0 and (meta.get("context_start") == "compact_boundary" or bool(meta.get("epoch")))
+        cut("prefix-changed" if changed else "first-call", end)
+        for cause, tokens, gap in spans:
+            self._add(cause, 0, tokens, tokens * price.input / 1_000_000, gap, request)
 
 
 def _written_spans(

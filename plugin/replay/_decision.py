@@ -21,7 +21,9 @@ cached share: a prompt whose front stays byte-identical, and ``prompt_cache_key`
 Savings per month (``rate_source``): the saving over the log, divided by the log's time span and multiplied by 30
 days (``"log-span"``), or by ``monthly_requests / requests`` when the caller gives a monthly volume
 (``"monthly-requests"``). When requests carry no timestamps the span itself is assumed (they are ``--gap-s``
-apart): ``"assumed-gap"``, and the sentence says so and asks for ``--monthly-requests N``. Where sizes were
+apart): ``"assumed-gap"``, and the sentence says so and asks for ``--monthly-requests N``. A span under
+``MIN_SPAN_S`` (an hour, the longest cache lifetime) supports no monthly figure: ``"span-too-short"``, the
+saving is given over the log and the sentence asks for ``--monthly-requests N``. Where sizes were
 estimated, the band is the token estimate's relative error (``ESTIMATE_ERROR``) times the share of estimated
 requests, times the savings. ``cause_rows`` prices each miss cause's fix with the same simulator
 (``promptcache.replay._fixes``).
@@ -30,9 +32,12 @@ requests, times the savings. ``cause_rows`` prices each miss cause's fix with th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from promptcache._types import JSONObject
 
 from ._fixes import cause_rows, one_model_saving
+from ._monthly_rate import MIN_SPAN_S, MONTH_S, month_factor
 from ._one_model import ONE_MODEL
 from ._result_rows import available as _available
 from ._result_rows import cost as _cost
@@ -42,9 +47,8 @@ from ._variants import KEEP_ALIVE, ONE_HOUR
 if TYPE_CHECKING:
     from ._engine import ReplayResult
 
-__all__ = ["ESTIMATE_ERROR", "MONTH_S", "Decision", "cause_rows", "decide", "is_claude_code", "is_openai"]
+__all__ = ["ESTIMATE_ERROR", "MIN_SPAN_S", "MONTH_S", "Decision", "cause_rows", "decide", "is_claude_code", "is_openai"]
 
-MONTH_S = 30 * 86_400.0
 #: Relative error of estimated prompt sizes, by calibration (bench/README.md, "Replay: token estimate"): the Claude
 #: calibration's growth error on a session it was not fitted on (±7%); plain cl100k_base's largest shortfall
 #: against Claude's billed counts on the same sessions (28%).
@@ -77,7 +81,7 @@ class Decision:
     advice: list[str] = field(default_factory=list)
     rate_source: str | None = None  # "log-span" | "assumed-gap" | "monthly-requests"; None: no monthly figure
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         """The ``decision`` object of replay.json."""
         return {
             "action": self.action,
@@ -92,42 +96,12 @@ class Decision:
             "basis": self.basis,
             "rate_source": self.rate_source,
             "sentence": self.sentence,
-            "advice": self.advice,
+            "advice": [*self.advice],
         }
 
 
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 2)
-
-
-def _month_factor(result: ReplayResult, requests: int) -> tuple[float | None, str, str | None]:
-    """``(factor, basis, rate_source)``: what turns a saving over the log into one per month (module docstring)."""
-    monthly = result.monthly_requests
-    if monthly:
-        return monthly / requests if requests else None, f"at {monthly:,} requests per month", "monthly-requests"
-    if result.span_s > 0 and result.untimed_requests:
-        some = "" if result.untimed_requests >= result.requests else f"{result.untimed_requests:,} of "
-        return (
-            MONTH_S / result.span_s,
-            f"at an assumed {result.gap_s:g} s between calls ({some}{requests:,} requests carry no timestamps; "
-            "pass --monthly-requests N for your volume)",
-            "assumed-gap",
-        )
-    if result.span_s > 0:
-        return (
-            MONTH_S / result.span_s,
-            f"at this log's rate ({requests:,} requests over {_duration(result.span_s)})",
-            "log-span",
-        )
-    return None, "the log spans no time: pass --monthly-requests N for a monthly figure", None
-
-
-def _duration(seconds: float) -> str:
-    if seconds >= 2 * 86_400:
-        return f"{seconds / 86_400:.1f} days"
-    if seconds >= 2 * 3600:
-        return f"{seconds / 3600:.1f} hours"
-    return f"{seconds / 60:.0f} minutes"
 
 
 def decide(result: ReplayResult) -> Decision | None:
@@ -162,7 +136,7 @@ def decide(result: ReplayResult) -> Decision | None:
         best = current
     action, strategy, ttl = _action(result, best, current)
     requests = as_logged.requests if logged and as_logged is not None else result.requests
-    factor, basis, rate_source = _month_factor(result, requests)
+    factor, basis, rate_source = month_factor(result, requests)
     savings = current_usd - costs[best]
     monthly = savings * factor if factor is not None else None
     estimated = 1 - (result.logged_requests / result.requests if result.requests else 0.0)
@@ -275,7 +249,17 @@ def _sentence(result: ReplayResult, d: Decision, costs: dict[str, float], placem
 
 
 def _openai_sentence(result: ReplayResult, d: Decision, logged: bool) -> str:
-    """OpenAI: keep (module docstring), with the cost against the no-cache counterfactual."""
+    """OpenAI: keep (module docstring), with the cost against the no-cache counterfactual; where no request
+    reaches OpenAI's minimum, that is the reason nothing is read."""
+    minimum = result.rules.min_tokens
+    if result.largest_request_tokens < minimum:
+        largest = result.largest_request_tokens
+        return (
+            f"Keep what you have: nothing here reaches the {minimum:,} tokens OpenAI caches from (the largest "
+            f"request has {largest:,} token{'' if largest == 1 else 's'}), so OpenAI's automatic cache reads nothing "
+            "and there is nothing to place or turn off; caching starts to pay on longer prompts (a long system "
+            "prompt, many tools, long histories) kept byte-identical at the front."
+        )
     base = result.no_cache_logged_usd if logged else result.no_cache_usd
     row = result.strategies.get(d.current)
     share = ""
@@ -332,21 +316,25 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
     assumed = d.rate_source == "assumed-gap"
     unit = ("per month at the assumed rate" if assumed else "per month") if factor is not None else "over this log"
     lines = []
+
+    def usd(value: float) -> str:  # cents per month; over a short log, as the table does
+        return f"${value:,.2f}" if factor is not None else f"${value:,.4f}"
+
     expired = causes.get("ttl-expired")
     if expired is not None and expired.cost_usd > 0:
         longest = max(expired.gaps_s, default=0.0)
         fix = next((r for r in cause_rows(result, d.current) if r["cause"] == "ttl-expired"), None)
         pays = ""
         if fix is not None and fix["recoverable_usd"] is not None and fix["fix"]:
-            usd = fix["recoverable_usd"] * scale
+            saved_usd = fix["recoverable_usd"] * scale
             pays = (
-                f"; a {fix['fix']} would save ${usd:,.2f} {unit}"
-                if usd > 0
-                else f"; a {fix['fix']} would not pay here (it costs ${-usd:,.2f} more {unit})"
+                f"; a {fix['fix']} would save {usd(saved_usd)} {unit}"
+                if saved_usd > 0
+                else f"; a {fix['fix']} would not pay here (it costs {usd(-saved_usd)} more {unit})"
             )
         lines.append(
             f"Idle gaps past the cache TTL (up to {longest / 60:.0f} min) re-wrote "
-            f"{expired.cache_write_tokens:,} tokens: ${expired.cost_usd * scale:,.2f} {unit}{pays}."
+            f"{expired.cache_write_tokens:,} tokens: {usd(expired.cost_usd * scale)} {unit}{pays}."
         )
     switched = causes.get("model-switch")
     if switched is not None and switched.cost_usd > 0:
@@ -359,24 +347,24 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
             )
         elif saved is not None:
             verb = "would save" if saved >= 0 else "would cost"
-            priced = f"; one model per conversation {verb} ${abs(saved) * scale:,.2f} {unit} (prices included)"
+            priced = f"; one model per conversation {verb} {usd(abs(saved) * scale)} {unit} (prices included)"
         lines.append(
             f"Model switches ({switched.events:,}) re-wrote {switched.cache_write_tokens:,} tokens: "
-            f"${switched.cost_usd * scale:,.2f} {unit}{priced}."
+            f"{usd(switched.cost_usd * scale)} {unit}{priced}."
         )
     changed = causes.get("prefix-changed")
     if changed is not None and changed.cost_usd > 0:
         lines.append(
             f"Compaction and prefix changes ({changed.events:,}) re-wrote {changed.cache_write_tokens:,} tokens: "
-            f"${changed.cost_usd * scale:,.2f} {unit} (what they cost, not a saving: how much of it a change of "
-            "habit recovers is not priced)."
+            f"{usd(changed.cost_usd * scale)} {unit} (what they cost, not a saving: they are Claude Code's own "
+            "changes, which nothing you control is known to recover)."
         )
     cheapest = result.cheapest_placement()
     row = result.strategies.get(cheapest or "")
     current = result.strategies.get(d.current)
-    usd = _cost(row, current is not None and current.logged_only) if row is not None else 0.0
-    if row is not None and d.current_usd > 0 and usd < d.current_usd * (1 - 0.0005):  # shown: 0.1%
-        less = 1 - usd / d.current_usd
+    other_usd = _cost(row, current is not None and current.logged_only) if row is not None else 0.0
+    if row is not None and d.current_usd > 0 and other_usd < d.current_usd * (1 - 0.0005):  # shown: 0.1%
+        less = 1 - other_usd / d.current_usd
         error = abs((result.fidelity.cost_difference if result.fidelity is not None else None) or 0.0)
         within = f" (within the simulator's own error on this log, ±{error:.1%})" if less <= error else ""
         lines.append(
@@ -385,4 +373,6 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
         )
     if assumed and factor is not None and lines:
         lines.append(f"Monthly figures are {d.basis}.")
+    elif d.rate_source == "span-too-short" and lines:
+        lines.append(f"Figures are over this log: {d.basis}.")
     return lines

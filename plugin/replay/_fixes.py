@@ -1,41 +1,75 @@
 """The fix of each miss cause and what it recovers, priced by the same simulator (``cause_rows``).
 
+One rule decides what is priced: a fix is priced when it is a change the user can make to the requests the log
+holds (their TTL, a keep-alive, their placement, their model), and its recovered dollars are the row's cost minus
+the simulator's cost of the same requests with that change. Where nothing the user controls would change those
+requests, the fix says why and recovers 0.
+
 - ``ttl-expired``: the row's ``@1h`` or ``+keep-alive`` variant, whichever saves more (``promptcache.replay._variants``);
+  on a model with automatic caching (OpenAI) neither exists (OpenAI keeps a prefix 5-10 minutes after its last use
+  and offers no cache point to refresh it), so it is not priced;
 - ``model-switch``: the row's ``+one-model`` variant, every request of a conversation on its first model, prices
-  included, input and output side (``promptcache.replay._one_model``); 0 when no conversation switches model;
+  included, input and output side (``promptcache.replay._one_model``); 0 when no conversation switches model; not
+  priced on automatic caching (the variant replays cache points);
 - ``no-cache-point`` / ``checkpoint-limit`` / ``lookback``: the cheapest placement's row (not on a Claude Code log's
   own layout, which the user cannot change);
-- ``prefix-changed``: **not priced** (``recoverable_usd`` ``None``): the fix would replay the conversation with the
-  changed part held fixed, and the log does not hold those requests (after a compaction the history it summarised,
-  which may not fit the context; for an unlogged system prompt or tool change, only its size is known);
-- ``first-call``: nothing to recover (0): writing new content once is what caching costs.
+- ``prefix-changed``: 0, with the reason. The changes the log shows are the client's, not the user's requests: a
+  compaction replaces the history with its summary, new content written once (the history it replaced would not
+  fit the context window, and keeping it is not in the log); an unlogged system prompt or tool change is Claude
+  Code's own prompt, of which the log records only the size, so no change of the user's is known to recover it;
+- ``first-call``, ``below-minimum``, ``hit-increment``: nothing to recover (0): writing new content once is what
+  caching costs; a prompt under the model's minimum, or the part of a hit beyond OpenAI's last 128-token step,
+  cannot be cached.
 """
 
 from __future__ import annotations
 
 import statistics
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ._causes import CAUSES
 from ._one_model import ONE_MODEL
 from ._result_rows import available as _available
 from ._result_rows import cost as _cost
-from ._result_rows import is_claude_code
+from ._result_rows import is_claude_code, is_openai
 from ._variants import KEEP_ALIVE, ONE_HOUR
 
 if TYPE_CHECKING:
     from ._engine import ReplayResult
 
-__all__ = ["cause_rows", "one_model_saving"]
+__all__ = ["CauseRow", "cause_rows", "one_model_saving"]
 
+
+class CauseRow(TypedDict):
+    """One miss cause of a row, as ``replay.json``'s ``miss_causes`` lists it (tokens; USD over the log; seconds)."""
+
+    cause: str
+    cache_write_tokens: int
+    uncached_tokens: int
+    cost_usd: float
+    recoverable_usd: float | None  # None: the fix is not priced; 0.0: nothing the user controls recovers it
+    fix: str | None
+    requests: int
+    longest_gap_s: float | None
+    median_gap_s: float | None
+
+
+_COMPACTION = (
+    "none you control: a compaction replaces the history with its summary, new content written once (the history "
+    "it replaced would not fit the context window)"
+)
+_HIDDEN_CHANGE = (
+    "none known: Claude Code changed its own system prompt or tools, which the log records only by size (a changed "
+    "MCP server, setting or version); not changing them mid-session avoids the re-write"
+)
 _FIX_TEXT = {
     "first-call": None,
-    "prefix-changed": "keep the system prompt, tools and earlier messages unchanged (a compaction rewrites the "
-    "prefix); not priced: the log does not hold the requests an unchanged prefix would have sent",
     "model-switch": "stay on one model within a conversation (models do not share a cache)",
-    "below-minimum": None,
+    "hit-increment": "none: OpenAI counts cache hits in steps of 128 tokens",
     "unexplained": None,
 }
+#: Causes whose fix recovers nothing (0) rather than being left unpriced.
+_NOTHING_TO_RECOVER = ("first-call", "prefix-changed", "below-minimum", "hit-increment")
 _PLACEMENT_CAUSES = ("no-cache-point", "checkpoint-limit", "lookback")
 
 
@@ -51,7 +85,7 @@ def one_model_saving(result: ReplayResult, name: str) -> float | None:
     return base.cost_usd + base.output_cost_usd - variant.cost_usd - variant.output_cost_usd
 
 
-def cause_rows(result: ReplayResult, name: str) -> list[dict[str, Any]]:
+def cause_rows(result: ReplayResult, name: str) -> list[CauseRow]:
     """The miss causes of row ``name`` with their fix and what it recovers, USD over the log (``recoverable_usd``
     is the row's cost minus the cost of the row with the fix applied; ``None`` where no fix is priced)."""
     causes = result.miss_causes.get(name) or {}
@@ -69,7 +103,9 @@ def cause_rows(result: ReplayResult, name: str) -> list[dict[str, Any]]:
         saved, text = max(options)
         fixes["ttl-expired"] = (text, saved)
     switch_saving = one_model_saving(result, name)
-    if "model-switch" in causes and switch_saving is not None:
+    if "model-switch" in causes and is_openai(result):  # the one-model variant replays cache points only
+        fixes["model-switch"] = ("stay on one model within a conversation (models do not share a cache)", None)
+    elif "model-switch" in causes and switch_saving is not None:
         how = (
             "stay on one model within a conversation (replayed on each conversation's first model, its prices "
             "included; models do not share a cache)"
@@ -85,12 +121,23 @@ def cause_rows(result: ReplayResult, name: str) -> list[dict[str, Any]]:
         main = max(placed, key=lambda c: causes[c].cost_usd)
         for c in placed:
             fixes[c] = (f"placement change: {cheapest}", saved) if c == main else (f"see {main}", None)
-    rows = []
+    if "prefix-changed" in causes:
+        fixes["prefix-changed"] = (_prefix_fix(causes["prefix-changed"].kinds), 0.0)
+    minimum = result.rules.min_tokens
+    fixes.setdefault("below-minimum", (f"none: under the model's minimum ({minimum:,} tokens)", 0.0))
+    if is_openai(result) and "ttl-expired" not in fixes:
+        fixes["ttl-expired"] = (
+            "send related requests within 5 minutes of each other (OpenAI keeps a prefix 5-10 minutes after its "
+            "last use; there is no cache point to refresh it)",
+            None,
+        )
+    rows: list[CauseRow] = []
     for cause in CAUSES:
         totals = causes.get(cause)
         if totals is None:
             continue
-        fix, recoverable = fixes.get(cause, (_FIX_TEXT.get(cause), 0.0 if cause == "first-call" else None))
+        fallback = 0.0 if cause in _NOTHING_TO_RECOVER else None
+        fix, recoverable = fixes.get(cause, (_FIX_TEXT.get(cause), fallback))
         rows.append(
             {
                 "cause": cause,
@@ -105,3 +152,13 @@ def cause_rows(result: ReplayResult, name: str) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _prefix_fix(kinds: set[str]) -> str:
+    """The fix text of ``prefix-changed``: why nothing the user controls recovers it (module docstring), for the
+    changes the row met (``kinds``: ``"compaction"``, ``"hidden"``: an unlogged system prompt or tool change)."""
+    if kinds == {"compaction"}:
+        return _COMPACTION
+    if kinds == {"hidden"}:
+        return _HIDDEN_CHANGE
+    return f"{_COMPACTION}; or {_HIDDEN_CHANGE}"

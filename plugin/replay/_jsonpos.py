@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import json.decoder
 import json.scanner
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -104,6 +105,29 @@ def line_of(text: str, path: JSONPath) -> int:
     return line_at(text, best)
 
 
+_NON_FINITE = re.compile(rb"(?<![\w\"])-?(?:NaN|Infinity)(?![\w\"])")
+
+
+def _loads_line(raw: bytes) -> Any:
+    """One JSONL line parsed; a line that is JSON but for ``NaN`` / ``Infinity`` numbers (which Python's ``json``
+    writes) is read with each of them as its text (``"NaN"``), which no field accepts as a number, so the reader's
+    own checks name the bad value and its line instead of the whole line being skipped as broken.
+
+    Raises:
+        orjson.JSONDecodeError: the line is not JSON, even with those numbers.
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        if not _NON_FINITE.search(raw):
+            raise
+        try:
+            return json.loads(raw, parse_constant=str)
+        except (ValueError, RecursionError):
+            pass
+        raise
+
+
 def jsonl_records(
     name: str, lines: Iterable[bytes], on_skip: Callable[[int, bytes], None] | None = None
 ) -> Iterator[tuple[int, Any]]:
@@ -125,7 +149,7 @@ def jsonl_records(
         if not raw.strip():
             continue
         try:
-            value = orjson.loads(raw)
+            value = _loads_line(raw)
         except orjson.JSONDecodeError as exc:
             error = TranscriptError(name, lineno, f"invalid JSON on this line: {exc.msg}")
             if tally is None or not good:

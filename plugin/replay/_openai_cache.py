@@ -116,6 +116,20 @@ class OpenAIPrefixCache:
         if self._entries.get(key, 0.0) <= now_s:
             self._entries[key] = now_s + min(ttl_s, self.ttl_s)
 
+    def longest_entry(
+        self, hashes: Sequence[bytes], cum: Sequence[int], n_blocks: int, now_s: float, cache_key: str | None = None
+    ) -> tuple[int, bool, float]:
+        """What the cache held of a request's prefix before it was sent: ``(boundary, alive, idle_s)`` of the
+        longest prefix with an entry, live or expired (0, False, 0.0: none); ``idle_s`` is the time since that
+        prefix was last sent. For the miss causes (``promptcache.replay._causes``)."""
+        for k in range(n_blocks, 0, -1):
+            if cum[k] < self.rules.min_tokens:
+                break
+            expires = self._entries.get((cache_key, hashes[k]))
+            if expires is not None:
+                return k, expires > now_s, now_s - (expires - self.ttl_s)
+        return 0, False, 0.0
+
     def live_entries(self, now_s: float) -> int:
         """Cached prefixes alive at ``now_s``."""
         return sum(1 for expires in self._entries.values() if expires > now_s)

@@ -4,7 +4,7 @@ Layout (``to_json``): ``{"model", "files", "conversations", "requests", "input_t
 "model_source": "log" | "assumed" | "mixed" | "forced" (where each call's model came from: ``assumed``: the log
 names none, every call priced as the default model), "assumed_model_requests", "gap_s", "span_s", "decision":
 {"action", "strategy", "ttl", "current", "current_usd", "recommended_usd", "savings_usd", "monthly_savings_usd",
-"band_usd", "basis", "rate_source": "log-span" | "assumed-gap" | "monthly-requests" | null, "sentence", "advice"} |
+"band_usd", "basis", "rate_source": "log-span" | "assumed-gap" | "monthly-requests" | "span-too-short", "sentence", "advice"} |
 null, "best_strategy", "no_cache_usd" / "no_cache_logged_usd" (every prompt token at the input price: the
 no-cache counterfactual, over all requests / those with logged usage),
 "miss_causes": {row: [{"cause", "cache_write_tokens", "uncached_tokens", "cost_usd", "recoverable_usd", "fix",

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from promptcache._pricing import ModelPrice
 
 from ._as_logged import Fidelity, LoggedTotals
-from ._causes import MissLedger, Snapshot, inspect
+from ._causes import MissLedger, inspect, inspect_automatic
 from ._model_table import ModelTable
 from ._one_model import ONE_MODEL, OneModel
 from ._openai_cache import OpenAIPrefixCache
@@ -161,11 +161,15 @@ class Run:
                 for (other, m), (_, sim) in self.runners.items()
                 if other == name and m != model and isinstance(sim, PromptCacheSimulator)
             ]
-            before = (
-                inspect(simulator, others, hashes, n, request.time_s)
-                if isinstance(simulator, PromptCacheSimulator)
-                else Snapshot()
-            )
+            if isinstance(simulator, PromptCacheSimulator):
+                before = inspect(simulator, others, hashes, n, request.time_s)
+            else:
+                automatic = [
+                    sim
+                    for (other, m), (_, sim) in self.runners.items()
+                    if other == name and m != model and isinstance(sim, OpenAIPrefixCache)
+                ]
+                before = inspect_automatic(simulator, automatic, request, request.time_s, cache_key)
             cost = simulator.simulate(
                 cum, hashes, n, points, request.time_s, cache_key, done_s=request.done_s, start_s=request.start_s
             )
@@ -186,7 +190,10 @@ class Run:
                     self.fidelity.add(request, model, logged_usd, cost)
             rules = simulator.rules
             ledger = self.ledgers.setdefault(name, MissLedger())
-            ledger.add(request, points, cost, before, price, rules.max_points, rules.min_tokens)
+            if bedrock:
+                ledger.add(request, points, cost, before, price, rules.max_points, rules.min_tokens)
+            else:
+                ledger.add_automatic(request, cost, before, price, rules.min_tokens)
             account(row, cost, out_cost, usage is not None)
         if self.combined:
             row = self._row(COMBINED, "anchored-tail, with the ResponseCache answering exact repeats")

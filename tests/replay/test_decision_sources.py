@@ -26,21 +26,21 @@ def _replay(tmp_path: Path, *args: str) -> dict:
 
 
 def _timed(path: Path) -> Path:
-    """A timestamped conversation (one request a minute) naming its model."""
+    """A timestamped conversation (one request every 20 minutes, an hour in all) naming its model."""
     messages: list[dict] = [{"role": "system", "content": "policy " * 1500}]
     for i in range(4):
-        messages += [{"role": "user", "content": f"question {i}", "timestamp": 60 * i},
-                     {"role": "assistant", "content": "ok", "model": SONNET4, "timestamp": 60 * i + 1}]  # fmt: skip
+        messages += [{"role": "user", "content": f"question {i}", "timestamp": 1200 * i},
+                     {"role": "assistant", "content": "ok", "model": SONNET4, "timestamp": 1200 * i + 1}]  # fmt: skip
     path.write_text(json.dumps(messages))
     return path
 
 
 def test_untimed_calls_give_a_monthly_figure_at_an_assumed_gap(tmp_path: Path) -> None:
-    report = _replay(tmp_path, str(SAMPLE), "--gap-s", "30")
+    report = _replay(tmp_path, str(SAMPLE), "--gap-s", "90")  # 41 gaps of 90 s: over the hour a month needs
     decision = report["decision"]
     assert decision["rate_source"] == "assumed-gap" and decision["monthly_savings_usd"] > 0
     assert decision["basis"] == (
-        f"at an assumed 30 s between calls ({report['requests']:,} requests carry no timestamps; pass "
+        f"at an assumed 90 s between calls ({report['requests']:,} requests carry no timestamps; pass "
         "--monthly-requests N for your volume)"
     )
     assert decision["sentence"].endswith(

@@ -1,6 +1,7 @@
 """The fixes of the model-switch and prefix-change miss causes: staying on one model per conversation is priced by
 replaying the same requests on one model (the recovered dollars are exactly what that replay bills less); a
-changed prefix is not priced (the log does not hold the requests an unchanged prefix would have sent)."""
+changed prefix recovers 0, with the reason (Claude Code's compaction or its own unlogged prompt: no change the
+user makes to the requests recovers it)."""
 
 from __future__ import annotations
 
@@ -68,15 +69,15 @@ def test_a_log_without_a_switch_has_no_one_model_variant(tmp_path: Path) -> None
     assert "model-switch" not in _rows(result, "anchored-tail")
 
 
-def test_a_changed_prefix_is_not_priced() -> None:
+def test_a_changed_prefix_recovers_nothing_and_says_why() -> None:
     folder = find_data_file("claude_code/258c7280-ae70-4798-800f-63464d01a85d", required=False)
     if folder is None:
         pytest.skip("shared data claude_code/258c7280-ae70-4798-800f-63464d01a85d not present")
     result = run_replay([folder], SONNET4, DEFAULT_STRATEGIES)
     changed = _rows(result, "as-logged")["prefix-changed"]
-    assert changed["cache_write_tokens"] > 0 and changed["recoverable_usd"] is None
-    assert "not priced" in changed["fix"]
-    console = Console(width=200, record=True)
+    assert changed["cache_write_tokens"] > 0 and changed["recoverable_usd"] == 0.0
+    assert changed["fix"].startswith("none you control: a compaction replaces the history with its summary")
+    console = Console(width=400, record=True)
     render_table(result, console)
     line = next(ln for ln in console.export_text().splitlines() if "prefix-changed" in ln)
-    assert line.rstrip().rstrip("│").rstrip().endswith("not priced")
+    assert line.rstrip().rstrip("│").rstrip().endswith("0.0000")
