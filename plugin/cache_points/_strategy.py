@@ -177,9 +177,15 @@ class CacheStrategyConfig:
             raise TypeError(f"model_info must be a ModelInfo, got {type(self.model_info).__name__}")
         if not isinstance(self.messages, ScannedMessages):  # place_cache_points' messages are checked already
             self.messages = scan_messages(self.messages)
-        if self.system_prompt is not None and not isinstance(self.system_prompt, (str, Sequence)):
+        system = self.system_prompt
+        if system is not None and type(system) is not list and not isinstance(system, (str, Sequence)):
             raise TypeError(f"system_prompt must be a str, a list of blocks or None, got {self.system_prompt!r}")
-        self.previous_placements = [CachePointPlacement.from_value(p) for p in (self.previous_placements or [])]
+        self.previous_placements = [
+            p
+            if type(p) is CachePointPlacement and type(p.index) is int and p.index >= 0
+            else CachePointPlacement.from_value(p)
+            for p in (self.previous_placements or [])
+        ]
         if self.count_tokens is not None and not callable(self.count_tokens):
             raise TypeError(f"count_tokens must be callable, got {self.count_tokens!r}")
         if self.max_points is not None and (
@@ -189,6 +195,9 @@ class CacheStrategyConfig:
         if isinstance(self.prefix_tokens, bool) or not isinstance(self.prefix_tokens, int) or self.prefix_tokens < 0:
             raise ValueError(f"prefix_tokens must be an int >= 0, got {self.prefix_tokens!r}")
         self.model_info.check_ttl(self.ttl)
+
+
+_DIRECT_SUMS = 8  # `CacheStrategy.tokens_between` calls answered by summing the range
 
 
 class CacheStrategy(ABC):
@@ -216,7 +225,8 @@ class CacheStrategy(ABC):
             self.message_tokens = [
                 self.checked_count(self._count(m), f"messages[{i}]") for i, m in enumerate(config.messages)
             ]
-        self._prefix = [0, *itertools.accumulate(self.message_tokens)]
+        self._prefix: list[int] | None = None  # running sums, built once ranges are asked for often
+        self._sums = 0
 
     @classmethod
     def tools_point_wanted(cls, model_info: ModelInfo, tool_tokens: int, has_system_prompt: bool, budget: int) -> bool:
@@ -258,7 +268,13 @@ class CacheStrategy(ABC):
         """Tokens of messages ``start..end`` inclusive (0 when the range is empty)."""
         if end < start:
             return 0
-        return self._prefix[end + 1] - self._prefix[start]
+        prefix = self._prefix
+        if prefix is None:
+            self._sums += 1
+            if self._sums <= _DIRECT_SUMS:  # a strategy asks for a few ranges: summing them costs less than all sums
+                return sum(self.message_tokens[start : end + 1])
+            prefix = self._prefix = [0, *itertools.accumulate(self.message_tokens)]
+        return prefix[end + 1] - prefix[start]
 
     def meets_min_token_threshold(self, token_count: int) -> bool:
         """``token_count >= model_info.min_tokens_per_cache_point``."""
@@ -297,6 +313,11 @@ class CacheStrategy(ABC):
             if not isinstance(content, Sequence):
                 return False
         for block in reversed(content):  # the last block that is not a cache point
+            if type(block) is dict and "cachePoint" not in block:
+                text = block.get("text")
+                if type(text) is str and len(block) == 1:  # a Converse text block: blank or not
+                    return bool(text.strip())
+                return not is_blank_text(block) and point_blocker(block, self._family) is None
             if not is_cache_point(block):
                 return not is_blank_text(block) and point_blocker(block, self._family) is None
         return False
@@ -305,7 +326,11 @@ class CacheStrategy(ABC):
         """A short hash of message ``index`` (role + content without cache points)."""
         message = self.config.messages[index]
         content = message.get("content")
-        if type(content) is list or (isinstance(content, Sequence) and not isinstance(content, str)):
+        if type(content) is list:
+            # the list as it is when it holds no point (the same JSON as a copy without points)
+            if not all(type(b) is dict and "cachePoint" not in b for b in content):
+                content = [b for b in content if not is_cache_point(b)]
+        elif isinstance(content, Sequence) and not isinstance(content, str):
             content = [b for b in content if not is_cache_point(b)]
         return stable_hash({"role": message.get("role"), "content": content}, 16)
 
