@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from promptcache.cache_points._model_info import ModelInfo
-from promptcache.cache_points._prefix_counts import CountedMessages, read_prefix, serialise
+from promptcache.cache_points._prefix_counts import CountedMessages, serialise
 from promptcache.cache_points._rules import blocking_rule, family_of
 from promptcache.cache_points._tokens import (
     MESSAGE_OVERHEAD_TOKENS,
@@ -280,42 +280,37 @@ def _scan_plain(
     """
     if type(messages) is not list:
         return None
-    read = read_prefix(messages, previous)
-    if read is None:
+    raw = serialise(messages)
+    if raw is None:
         return None
-    reused, chunks, size = read
-    try:  # serialised natively, so each message is a dict, list, str, number or the like: indexing one is safe
-        kinds = {type(m["content"]) for m in messages}  # a tuple content serialises like a list
-        if not kinds <= _CONTENT_TYPES or not {m["role"] for m in messages[reused:]} <= _ROLES:
-            return None  # the reused messages' roles are in their JSON
-    except (KeyError, TypeError, IndexError):
+    reused = previous.reusable(raw) if previous is not None else 0
+    try:  # the reused messages' roles are in their JSON; a tuple content serialises like a list
+        if not {m.get("role") for m in messages[reused:]} <= _ROLES:
+            return None
+        kinds = {type(m.get("content")) for m in messages}
+    except AttributeError:  # a message that is not a dict (serialised natively: a list, a str, a number, ...)
+        return None
+    if not kinds <= _CONTENT_TYPES:
         return None
     if previous is not None and reused:
-        tokens, ends = previous.tokens[:reused], previous.ends[:reused]
-        end = ends[-1] if reused % size else 0
+        end, tokens, ends = previous.ends[reused - 1], previous.tokens[:reused], previous.ends[:reused]
     else:
-        tokens, ends, end = [], [], 0
-    if reused < len(messages) and chunks[reused // size].find(_POINT_KEY, end) >= 0:
-        return None  # the reused prefix held none (it was counted on this path)
-    whole = True
+        end, tokens, ends = 0, [], []
+    if raw.find(_POINT_KEY, end) >= 0:  # the reused prefix held none (it was counted on this path)
+        return None
     for m in range(reused, len(messages)):
         message = messages[m]
-        if not m % size:  # the first message of a chunk
-            if m != reused:
-                whole = whole and end == len(chunks[m // size - 1]) - 1
-                if chunks[m // size].find(_POINT_KEY) >= 0:
-                    return None
-            end = 0
         content = message["content"]
         quick = _quick(content, True) if type(content) is list and "tool_calls" not in message else None
         tokens.append(quick + MESSAGE_OVERHEAD_TOKENS if quick is not None else default_count_tokens(message))
-        end += 1 + len(serialise(message) or b"")
+        size = serialise(message)
+        end += 1 + len(size or b"")
         ends.append(end)
     scanned = ScannedMessages(messages, 0)
     scanned.tokens = tokens
     scanned.lists_only = str not in kinds
-    whole = whole and (reused == len(messages) or end == len(chunks[-1]) - 1)
-    return scanned, CountedMessages(chunks, ends, tokens, size) if whole else None
+    counted = CountedMessages(raw, ends, tokens) if end == len(raw) - 1 or not messages else None
+    return scanned, counted
 
 
 def scan_messages(messages: Sequence[Any]) -> ScannedMessages:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from promptcache._keys import stable_hash
+from promptcache.cache_points._fingerprints import message_fingerprint
 from promptcache.cache_points._model_info import BEDROCK_MAX_CACHE_POINTS, ModelInfo
 from promptcache.cache_points._request_scan import ScannedMessages, scan_messages
 from promptcache.cache_points._rules import family_of, point_blocker
@@ -33,7 +33,10 @@ __all__ = [
 def is_blank_text(block: object) -> bool:
     """Whether ``block`` is a text block (``{"text": ...}`` or ``{"type": "text", "text": ...}``) whose text is
     empty or whitespace only: Bedrock refuses such a block ("blank text field"), so no point is placed after it."""
-    if not isinstance(block, Mapping) or not isinstance(block.get("text"), str):
+    if type(block) is dict:
+        if not isinstance(block.get("text"), str):
+            return False
+    elif not isinstance(block, Mapping) or not isinstance(block.get("text"), str):
         return False
     return set(block) <= {"text", "type"} and not block["text"].strip()
 
@@ -332,7 +335,7 @@ class CacheStrategy(ABC):
                 content = [b for b in content if not is_cache_point(b)]
         elif isinstance(content, Sequence) and not isinstance(content, str):
             content = [b for b in content if not is_cache_point(b)]
-        return stable_hash({"role": message.get("role"), "content": content}, 16)
+        return message_fingerprint(message.get("role"), content)
 
     def create_cache_point(self) -> dict[str, Any]:
         """The block to insert (with the config's TTL)."""
