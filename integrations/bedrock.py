@@ -35,7 +35,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, Optional, Union
+from typing import Any, Optional, Union, cast
 
 from cachetools import LRUCache
 
@@ -187,16 +187,17 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
     # only its ``ttl`` is read. Checked first (TypeError / ValueError naming it), so nothing is sent on bad input.
     def _apply_cache_points(
         self,
-        cache_control: Optional[dict[str, Any]],
-        system: list[dict[str, Any]],
-        bedrock_messages: list[dict[str, Any]],
-        params: Optional[dict[str, Any]] = None,
+        cache_control: Optional[dict[str, object]],
+        system: list[dict[str, object]],
+        bedrock_messages: list[dict[str, object]],
+        params: Optional[dict[str, object]] = None,
     ) -> None:
         check_cache_control(cache_control)
         if not self.cache_points or (self.raw_blocks is not None and bedrock_messages is self.raw_blocks):
             return super()._apply_cache_points(cache_control, system, bedrock_messages, params)
         hot = self._hot  # one read: pydantic serves each private attribute through __getattr__
-        ttl = (cache_control or {}).get("ttl") or self.cache_ttl
+        asked = (cache_control or {}).get("ttl")  # None or "5m" / "1h" (checked above)
+        ttl = asked if isinstance(asked, str) and asked else self.cache_ttl
         tool_config = (params or {}).get("toolConfig")  # a dict whenever ``tools`` is not None
         tools = tool_config.get("tools") if isinstance(tool_config, dict) else None
         counter = self.token_counter
@@ -217,7 +218,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         )
         if counter is None:
             hot.counts.put(conv, plan.counted)
-        system[:] = plan.system
+        system[:] = cast("list[dict[str, object]]", plan.system)  # the scan checked every block is a dict
         bedrock_messages[:] = plan.messages
         if tools is not None and params is not None and isinstance(tool_config, dict):
             params["toolConfig"] = {**tool_config, "tools": plan.tools}

@@ -28,7 +28,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
 
 import orjson
 
@@ -41,7 +40,7 @@ MAX_CONVERSATIONS = 1_024
 MAX_HELD_BYTES = 64 << 20
 
 
-def _bytes_as_length(value: Any) -> Any:
+def _bytes_as_length(value: object) -> dict[str, int]:
     """orjson's ``default``: binary values stand for their length, all the counters read of them where Converse
     allows them (image, document and video sources, a tool input's values). A ``bytes`` where Converse wants a str
     (a text) is counted from its repr, so its content would count; botocore refuses such a request anyway."""
