@@ -115,6 +115,8 @@ class _Checker:
 
 def _scan_entries(name: str, entries: list[object], item: str, checker: _Checker, points: list[Point]) -> None:
     """Check ``system`` / ``tools`` entries are dicts; collect and check their points."""
+    if all(type(entry) is dict and "cachePoint" not in entry for entry in entries):
+        return  # plain dicts, no point: nothing to check or collect
     previous: object = _START
     for i, entry in enumerate(entries):
         if type(entry) is not dict and not isinstance(entry, Mapping):
@@ -284,10 +286,10 @@ def _scan_plain(
         return None
     reused = previous.reusable(raw) if previous is not None else 0
     try:  # the reused messages' roles are in their JSON; a tuple content serialises like a list
-        if not {m.get("role") for m in messages[reused:]} <= _ROLES:
+        if not {m["role"] for m in messages[reused:]} <= _ROLES:
             return None
-        kinds = {type(m.get("content")) for m in messages}
-    except AttributeError:  # a message that is not a dict (serialised natively: a list, a str, a number, ...)
+        kinds = {type(m["content"]) for m in messages}
+    except (KeyError, TypeError):  # no role or content, or not a dict (serialised natively: a list, a str, ...)
         return None
     if not kinds <= _CONTENT_TYPES:
         return None
