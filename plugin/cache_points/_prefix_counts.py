@@ -14,8 +14,8 @@ rest are counted. JSON is self-delimiting, so an identical byte prefix through a
 messages up to it. The counters read nothing the JSON does not hold (a ``toolUse`` input is counted from its orjson
 JSON too, so a NaN, written as ``null``, counts as ``null`` either way), with one exception the caller checks
 itself: a ``content`` tuple serialises like a list but is counted differently (``scan_request`` takes this path
-only when every message is a dict with a ``content`` list or str). Subclasses of dict, list and str, and anything
-else orjson does not write natively, end the reuse: such a request is counted whole. Only the default counter's
+only when every message is a dict with a ``content`` list or str). Subclasses of dict, list and str, dataclass
+instances, and anything else orjson does not write natively, end the reuse: such a request is counted whole. Only the default counter's
 counts are reused.
 
 `RecentCounts` keeps the last `CountedMessages` per conversation, bounded in entries and in bytes held;
@@ -54,7 +54,7 @@ _OPTIONS = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS
 
 def serialise(value: object) -> bytes | None:
     """``value`` as orjson JSON (binary values as their length), ``None`` when it holds a subclass of dict, list or
-    str, a dataclass, or anything else orjson does not write natively (then nothing is reused)."""
+    str, a dataclass instance, or anything else orjson writes only through ``default`` (then nothing is reused)."""
     try:
         return orjson.dumps(value, default=_bytes_as_length, option=_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError is a TypeError

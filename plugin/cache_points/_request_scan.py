@@ -6,7 +6,7 @@ the `ScannedMessages` it returns without walking them again (and walks plain mes
 `scan_messages`, without the position rules, as it always has).
 
 With the default counter, a request whose messages hold no ``cachePoint`` is walked by `_scan_plain`: one orjson
-serialisation of the messages (which also shows there is no point in them), C-level passes for the shapes, and
+serialisation of the messages (which also shows there is no point in them), one comprehension per shape check, and
 counts only for the messages after the byte-identical prefix of the conversation's previous request
 (`promptcache.cache_points._prefix_counts`); any other request takes the full walk.
 
@@ -276,7 +276,7 @@ def _scan_plain(
     not a byte-identical prefix of ``previous`` (`promptcache.cache_points._prefix_counts`). ``None`` when the
     request is not of that kind (then `_scan_messages` walks it, and raises what it raises).
 
-    The checks are those `_scan_messages` makes, on C-level passes: every message a dict whose ``role`` is
+    The checks are those `_scan_messages` makes, one set comprehension each: every message a dict whose ``role`` is
     user/assistant and whose ``content`` is a list or a str; with no point in the request nothing is hoisted.
     """
     if type(messages) is not list:
