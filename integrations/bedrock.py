@@ -81,9 +81,9 @@ class _RequestState:
     """What `CachePointChatBedrockConverse` reads on every request, in one plain object.
 
     Kept in the model's instance ``__dict__`` under `_STATE` as well as in its pydantic private attributes: reading a
-    private attribute goes through pydantic's ``__getattr__`` after a failed lookup along the model's long MRO,
-    about 10 us each on the 2-core machine (``python bench/cache_points.py --breakdown 200``), more than the rest of
-    the wrapper's own work on a request; a key of ``__dict__`` is a plain dict lookup.
+    private attribute goes through pydantic's ``__getattr__`` after a failed lookup along the model's long MRO
+    (its cost is a row of ``python bench/cache_points.py --breakdown 200``, bench/README.md "## Cache points"); a
+    key of ``__dict__`` is a plain dict lookup.
     """
 
     __slots__ = ("counts", "info", "last_plan", "metrics", "store", "strategy")
