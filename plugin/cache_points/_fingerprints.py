@@ -18,9 +18,11 @@ from promptcache._keys import canonical_json
 
 __all__ = ["MEMO_ENTRIES", "MEMO_MAX_JSON_BYTES", "message_fingerprint"]
 
-#: Fingerprints kept (the oldest half is dropped when full).
+#: Fingerprints kept (the oldest half is dropped when full); a capacity, not measured on data: a request looks up
+#: a few of its previous request's.
 MEMO_ENTRIES = 1_024
-#: A message whose canonical JSON is longer is hashed every time, never kept (so the memo holds at most 8 MiB).
+#: A message whose canonical JSON is longer is hashed every time, never kept (so the memo holds at most 8 MiB); a
+#: capacity, not measured.
 MEMO_MAX_JSON_BYTES = 8 << 10
 
 _memo: dict[bytes, str] = {}
