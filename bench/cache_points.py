@@ -26,12 +26,14 @@ allocations lands on a random call and swamps the comparison.
     python bench/cache_points.py --sizes 200 --rounds 5 --repeat 200
     python bench/cache_points.py --long-text         # long texts: the length estimate against a full encode
     python bench/cache_points.py --breakdown 200 --repeat 300   # each step of ours timed alone
+    python bench/cache_points.py --floor --rounds 5  # reading the request: our serialisation vs langchain-aws' walk
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import os
 import random
 import statistics
 import time
@@ -213,12 +215,64 @@ def breakdown(n: int, repeat: int) -> None:
         ),
         "the walk: the messages' JSON (serialise)": lambda s, m, t, p: serialise(m),
         "place_cache_points: the tool specs' tokens": lambda s, m, t, p: _specs_tokens(t),
+        "reading one pydantic private attribute of the model (model._store)": lambda s, m, t, p: v.ours._store,
         "langchain-aws, the whole hook": lambda s, m, t, p: v.theirs._apply_cache_points({"ttl": "5m"}, s, m, p),
     }
     print(f"| step ({n:,} messages) | fastest of {repeat} (us) |")
     print("|---|---:|")
     for label, step in steps.items():
         print(f"| {label} | {best(step):.1f} |")
+
+
+def floor(sizes: list[int], rounds: int, repeat: int) -> None:
+    """What reading the request costs, per size: the one serialisation of the messages our placement needs (it reads
+    every text byte, to prove the conversation's prefix unchanged), langchain-aws' whole placement (it reads every
+    block's keys, no text), and a bare loop over every block; shuffled, fastest of ``repeat`` calls, median over
+    ``rounds`` rounds, with the cost per message above the smallest size."""
+    from promptcache.cache_points._prefix_counts import serialise
+
+    variants = {n: Variants(n) for n in sizes}
+
+    def touch(messages: list[dict[str, object]]) -> None:
+        for message in messages:
+            for block in message["content"]:  # type: ignore[attr-defined]
+                "cachePoint" in block  # noqa: B015 - the read is the point
+
+    def best(v: Variants, step: Any, reps: int) -> float:
+        samples = []
+        for _ in range(reps):
+            system, messages, params = fresh(*v.request)
+            gc.disable()
+            start = time.perf_counter_ns()
+            step(v, system, messages, params)
+            samples.append(time.perf_counter_ns() - start)
+            gc.enable()
+        return min(samples) / 1e6
+
+    steps: dict[str, Any] = {
+        "ours, the whole hook": lambda v, s, m, p: v.time_ours(1),
+        "serialise (orjson, every byte)": lambda v, s, m, p: serialise(m),
+        "langchain-aws, the whole hook": lambda v, s, m, p: v.theirs._apply_cache_points({"ttl": "5m"}, s, m, p),
+        "a loop over every block": lambda v, s, m, p: touch(m),
+    }
+    times: dict[tuple[str, int], list[float]] = {(k, n): [] for k in steps for n in sizes}
+    rng = random.Random(2)
+    for _ in range(rounds):
+        jobs = [(k, n) for k in steps for n in sizes]
+        rng.shuffle(jobs)
+        for k, n in jobs:
+            reps = max(5, repeat * sizes[0] // n)
+            if k == "ours, the whole hook":
+                times[k, n].append(variants[n].time_ours(reps))
+            else:
+                times[k, n].append(best(variants[n], steps[k], reps))
+    base = sizes[0]
+    print("| step | " + " | ".join(f"{n:,} messages (ms)" for n in sizes) + f" | per message above {base:,} (us) |")
+    print("|---|" + "---:|" * (len(sizes) + 1))
+    for k in steps:
+        med = [statistics.median(times[k, n]) for n in sizes]
+        slopes = " / ".join(f"{(m - med[0]) * 1e3 / (n - base):.2f}" for m, n in zip(med[1:], sizes[1:]))
+        print(f"| {k} | " + " | ".join(f"{m:.3f}" for m in med) + f" | {slopes} |")
 
 
 def long_text() -> None:
@@ -276,8 +330,17 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=100, help="calls per variant per round at the smallest size")
     parser.add_argument("--long-text", action="store_true")
     parser.add_argument("--breakdown", type=int, metavar="N", help="time each step of ours alone at N messages")
+    parser.add_argument("--floor", action="store_true", help="what reading the request costs, per size")
     args = parser.parse_args()
     default_count_tokens({"role": "user", "content": "warm up the encoding"})
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    try:
+        _main(args)
+    finally:
+        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def _main(args: argparse.Namespace) -> None:
     if args.breakdown:
         breakdown(args.breakdown, args.repeat)
         return
@@ -285,7 +348,11 @@ def main() -> None:
         exact_cost()
         long_text()
         return
-    run([int(s) for s in args.sizes.split(",")], args.rounds, args.repeat)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if args.floor:
+        floor(sizes, args.rounds, args.repeat)
+        return
+    run(sizes, args.rounds, args.repeat)
 
 
 if __name__ == "__main__":

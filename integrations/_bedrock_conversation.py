@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
@@ -31,7 +31,9 @@ _memo: OrderedDict[bytes | tuple[object, ...], str] = (
 _lock = threading.Lock()
 
 
-def conversation_id(system: list[Any], messages: list[dict[str, Any]], config: RunnableConfig | None = None) -> str:
+def conversation_id(
+    system: Sequence[object], messages: Sequence[Mapping[str, object]], config: RunnableConfig | None = None
+) -> str:
     """``thread:<thread_id>`` from the call's config, else ``hash:<sha256 of system + first message>`` (the first
     32 hex digits of `promptcache._keys.stable_hash` of ``{"system": system, "first": messages[:1]}``)."""
     thread = (ensure_config(config).get("configurable") or {}).get("thread_id")

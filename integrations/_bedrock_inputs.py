@@ -11,14 +11,13 @@ of that one message instead; the request sent is unchanged (the copy is trimmed)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, BaseMessage
 
 __all__ = ["detach_final_reply"]
 
 
-def detach_final_reply(messages: Any) -> Any:
+def detach_final_reply(messages: list[BaseMessage]) -> list[BaseMessage]:
     """``messages`` (a list of ``BaseMessage``) with a final ``AIMessage`` replaced by a copy whose content list and
     dict blocks are copies too (so trimming them leaves the caller's untouched); any other input as it is."""
     if not isinstance(messages, Sequence) or not messages or not isinstance(messages[-1], AIMessage):

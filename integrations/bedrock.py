@@ -35,7 +35,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, Optional, Union
+from typing import Any, Optional, Union, cast
 
 from cachetools import LRUCache
 
@@ -78,13 +78,29 @@ _MAX_WRAPPED = 256  # cache-point twins kept per BedrockCachePoints (one per bas
 
 
 class _RequestState:
-    """What `CachePointChatBedrockConverse` reads on every request, in one plain object."""
+    """What `CachePointChatBedrockConverse` reads on every request, in one plain object.
 
-    __slots__ = ("counts", "info", "last_plan", "store", "strategy")
+    Kept in the model's instance ``__dict__`` under `_STATE` as well as in its pydantic private attributes: reading a
+    private attribute goes through pydantic's ``__getattr__`` after a failed lookup along the model's long MRO
+    (its cost is a row of ``python bench/cache_points.py --breakdown 200``, bench/README.md "## Cache points"); a
+    key of ``__dict__`` is a plain dict lookup.
+    """
 
-    def __init__(self, info: ModelInfo, store: PlacementStore, strategy: type[CacheStrategy], counts: RecentCounts):
-        self.info, self.store, self.strategy, self.counts = info, store, strategy, counts
+    __slots__ = ("counts", "info", "last_plan", "metrics", "store", "strategy")
+
+    def __init__(
+        self,
+        info: ModelInfo,
+        store: PlacementStore,
+        strategy: type[CacheStrategy],
+        counts: RecentCounts,
+        metrics: PluginMetrics,
+    ):
+        self.info, self.store, self.strategy, self.counts, self.metrics = info, store, strategy, counts, metrics
         self.last_plan: Optional[ConversePlan] = None
+
+
+_STATE = "_request_state"  # the key of the `_RequestState` in a model's instance ``__dict__``
 
 
 class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
@@ -135,12 +151,18 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         self._info.check_ttl(self.cache_ttl)
         self._strategy = resolve_strategy(self.strategy)
         self._store = PlacementStore(self.placement_store, self.placement_ttl_s)
-        self._hot = _RequestState(self._info, self._store, self._strategy, self._counts)
+        self._hot = _RequestState(self._info, self._store, self._strategy, self._counts, self._metrics)
+        object.__setattr__(self, _STATE, self._hot)  # not a field: pydantic neither validates nor dumps it
         self._use_metrics(self._metrics)
         return self
 
+    @property
+    def _state(self) -> _RequestState:
+        """The `_RequestState`, read from the instance ``__dict__`` (see `_RequestState`)."""
+        return cast(_RequestState, self.__dict__[_STATE])
+
     def _use_metrics(self, metrics: PluginMetrics) -> None:
-        self._metrics = self._store.metrics = metrics
+        self._metrics = self._store.metrics = self._state.metrics = metrics
 
     def stats(self, reset: bool = False) -> PluginStats:
         """Counts from each reply's ``usage_metadata.input_token_details``: ``hits`` (calls that read from the
@@ -152,19 +174,18 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         return self._metrics.snapshot(reset)
 
     def _cache_usage_args(self) -> tuple[str, float]:
-        return self._info.model_id or self.model_id, 3600.0 if self.cache_ttl == "1h" else 300.0
+        return self._state.info.model_id or self.model_id, 3600.0 if self.cache_ttl == "1h" else 300.0
 
     def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
         result = super()._generate(detach_final_reply(messages), *args, **kwargs)
+        metrics, usage_args = self._state.metrics, self._cache_usage_args()
         for generation in result.generations:  # invoke/ainvoke/batch (async runs this in a thread)
-            count_cache_usage(
-                self._metrics, getattr(generation.message, "usage_metadata", None), *self._cache_usage_args()
-            )
+            count_cache_usage(metrics, getattr(generation.message, "usage_metadata", None), *usage_args)
         return result
 
     def _stream(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
         stream = super()._stream(detach_final_reply(messages), *args, **kwargs)
-        yield from count_stream_usage(self._metrics, stream, *self._cache_usage_args())
+        yield from count_stream_usage(self._state.metrics, stream, *self._cache_usage_args())
 
     @property
     def caches_prompts(self) -> bool:
@@ -180,23 +201,24 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
     @property
     def last_plan(self) -> Optional[ConversePlan]:
         """The most recent request's `ConversePlan` (for logging and examples; not thread-local)."""
-        return self._hot.last_plan
+        return self._state.last_plan
 
     # -- the hook langchain-aws calls with the final request ---------------------------------------------------
     # ``cache_control`` is langchain-aws' per-call option (``model.invoke(..., cache_control={"ttl": "1h"})``); here
     # only its ``ttl`` is read. Checked first (TypeError / ValueError naming it), so nothing is sent on bad input.
     def _apply_cache_points(
         self,
-        cache_control: Optional[dict[str, Any]],
-        system: list[dict[str, Any]],
-        bedrock_messages: list[dict[str, Any]],
-        params: Optional[dict[str, Any]] = None,
+        cache_control: Optional[dict[str, object]],
+        system: list[dict[str, object]],
+        bedrock_messages: list[dict[str, object]],
+        params: Optional[dict[str, object]] = None,
     ) -> None:
         check_cache_control(cache_control)
         if not self.cache_points or (self.raw_blocks is not None and bedrock_messages is self.raw_blocks):
             return super()._apply_cache_points(cache_control, system, bedrock_messages, params)
-        hot = self._hot  # one read: pydantic serves each private attribute through __getattr__
-        ttl = (cache_control or {}).get("ttl") or self.cache_ttl
+        hot = self._state
+        asked = (cache_control or {}).get("ttl")  # None or "5m" / "1h" (checked above)
+        ttl = asked if isinstance(asked, str) and asked else self.cache_ttl
         tool_config = (params or {}).get("toolConfig")  # a dict whenever ``tools`` is not None
         tools = tool_config.get("tools") if isinstance(tool_config, dict) else None
         counter = self.token_counter
@@ -217,7 +239,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         )
         if counter is None:
             hot.counts.put(conv, plan.counted)
-        system[:] = plan.system
+        system[:] = cast("list[dict[str, object]]", plan.system)  # the scan checked every block is a dict
         bedrock_messages[:] = plan.messages
         if tools is not None and params is not None and isinstance(tool_config, dict):
             params["toolConfig"] = {**tool_config, "tools": plan.tools}

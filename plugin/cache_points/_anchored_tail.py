@@ -170,14 +170,12 @@ class AnchoredTailStrategy(CacheStrategy):
         """Placements for ascending ``indices``, ``tokens_covered`` from the previous point (Roo-Code's rule)."""
         out, start = [], 0
         for index in indices:
-            out.append(
-                CachePointPlacement(index, "message", self.tokens_between(start, index), self.fingerprint(index))
-            )
+            out.append(CachePointPlacement._message(index, self.tokens_between(start, index), self.fingerprint(index)))
             start = index + 1
         return out
 
     def _previous_tail(self, tail: int) -> int | None:
-        previous = [p for p in (self.config.previous_placements or []) if p.type == "message"]
+        previous = [p for p in self.stored_placements if p.type == "message"]
         if not previous:
             return None
         last = max(previous, key=lambda p: p.index)

@@ -23,9 +23,8 @@ each rule with its source); here they mean:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import orjson
 
@@ -46,7 +45,7 @@ from promptcache.cache_points._strategy import (
     cache_point_block,
     is_cache_point,
 )
-from promptcache.cache_points._tokens import count_text_tokens, default_count_tokens
+from promptcache.cache_points._tokens import CountTokens, count_text_tokens, default_count_tokens
 
 __all__ = ["ConversePlan", "count_manual_cache_points", "place_cache_points", "tool_spec_tokens"]
 
@@ -63,9 +62,9 @@ class ConversePlan:
             when not kept (a custom counter, a caller's point in the messages, a value orjson refuses).
     """
 
-    system: list[Any]
-    messages: list[dict[str, Any]]
-    tools: list[Any] | None
+    system: list[object]
+    messages: list[dict[str, object]]
+    tools: list[object] | None
     placements: list[CachePointPlacement] = field(default_factory=list)
     system_point: bool = False
     tools_point: bool = False
@@ -78,25 +77,25 @@ class ConversePlan:
         return len(self.placements) + int(self.system_point) + int(self.tools_point)
 
 
-def tool_spec_tokens(tools: Sequence[Any]) -> int:
+def tool_spec_tokens(tools: Sequence[object]) -> int:
     """Estimated tokens of the tool specs (their JSON, tiktoken ``cl100k_base``)."""
     return _specs_tokens([t for t in tools if not is_cache_point(t)])
 
 
-def _specs_tokens(specs: Sequence[Any]) -> int:
+def _specs_tokens(specs: Sequence[object]) -> int:
     """`tool_spec_tokens` of specs that hold no cache point."""
     return count_text_tokens(orjson.dumps(specs, default=str, option=orjson.OPT_SORT_KEYS).decode()) if specs else 0
 
 
 def place_cache_points(
     model_info: ModelInfo,
-    system: Sequence[Any] | str | None,
-    messages: Sequence[Mapping[str, Any]],
-    tools: Sequence[Any] | None = None,
+    system: Sequence[object] | str | None,
+    messages: Sequence[Mapping[str, object]],
+    tools: Sequence[object] | None = None,
     *,
-    previous_placements: Sequence[Any] | None = None,
+    previous_placements: Sequence[CachePointPlacement | Mapping[str, object]] | None = None,
     ttl: str | None = None,
-    count_tokens: Callable[[Any], int] | None = None,
+    count_tokens: CountTokens | None = None,
     cache_tools: bool = True,
     strategy: type[CacheStrategy] = MultiPointStrategy,
     previous_counts: CountedMessages | None = None,
@@ -150,8 +149,9 @@ def place_cache_points(
         raise TypeError(f"strategy must be a CacheStrategy subclass, got {strategy!r}")
     tools_point = False
     # the scan found every caller's point: which parts hold one needs no second look at the blocks
-    tools_have_manual = any(where.startswith("tools[") for where, _, _ in scan.points)
-    system_has_manual = any(where.startswith("system[") for where, _, _ in scan.points)
+    points = scan.points
+    tools_have_manual = bool(points) and any(where.startswith("tools[") for where, _, _ in points)
+    system_has_manual = bool(points) and any(where.startswith("system[") for where, _, _ in points)
     tool_tokens = 0
     if new_tools:
         tool_tokens = tool_spec_tokens(new_tools) if tools_have_manual else _specs_tokens(new_tools)
@@ -202,7 +202,7 @@ def _short(value: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _dict_list(value: object, name: str, expected: str) -> list[Any]:
+def _dict_list(value: object, name: str, expected: str) -> list[object]:
     """``value`` as a list (not a str, bytes or a single dict); its entries are checked by ``scan_request``.
 
     Raises:
@@ -215,7 +215,7 @@ def _dict_list(value: object, name: str, expected: str) -> list[Any]:
     return list(value)
 
 
-def _system_blocks(system: object) -> list[Any]:
+def _system_blocks(system: object) -> list[object]:
     """``system`` as a list of blocks: ``None`` or ``""`` -> ``[]``, a non-empty str -> ``[{"text": system}]``."""
     if system is None:
         return []
@@ -224,7 +224,7 @@ def _system_blocks(system: object) -> list[Any]:
     return _dict_list(system, "system", "a list of Converse system blocks, a str or None")
 
 
-def _tool_list(tools: object) -> list[Any] | None:
+def _tool_list(tools: object) -> list[object] | None:
     """``tools`` as a list (``None`` stays ``None``)."""
     if tools is None:
         return None

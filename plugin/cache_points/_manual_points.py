@@ -13,7 +13,7 @@ changing the caller's blocks: it is refused with a ``ValueError`` before anythin
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, cast
+from typing import cast
 
 from promptcache.cache_points._model_info import BEDROCK_MAX_CACHE_POINTS, TTLS, ModelInfo
 from promptcache.cache_points._request_scan import Point, scan_request
@@ -23,8 +23,8 @@ __all__ = ["check_manual_layout", "check_points", "count_manual_cache_points", "
 
 
 def iter_cache_points(
-    system: Sequence[Any], messages: Sequence[Mapping[str, Any]], tools: Sequence[Any] | None
-) -> Iterator[tuple[str, list[Any] | Sequence[Any], int]]:
+    system: Sequence[object], messages: Sequence[Mapping[str, object]], tools: Sequence[object] | None
+) -> Iterator[tuple[str, list[object] | Sequence[object], int]]:
     """Every ``cachePoint`` block in prefix order (tools, system, messages) as ``(where, blocks, index)``.
 
     ``where`` names the position (``"tools[1]"``, ``"system[2]"``, ``"messages[3].content[1]"``); ``blocks[index]`` is
@@ -43,19 +43,23 @@ def iter_cache_points(
 
 
 def count_manual_cache_points(
-    system: Sequence[Any], messages: Sequence[Mapping[str, Any]], tools: Sequence[Any] | None
+    system: Sequence[object], messages: Sequence[Mapping[str, object]], tools: Sequence[object] | None
 ) -> int:
     """``cachePoint`` blocks already present in the request (tools, system, and list-valued message contents)."""
     return sum(1 for _ in iter_cache_points(system, messages, tools))
 
 
-def _ttl_of(block: Mapping[str, Any]) -> Any:
-    ttl = block["cachePoint"].get("ttl")
+def _ttl_of(block: object) -> object:
+    """The ``ttl`` of a point the scan found (a dict whose ``cachePoint`` is a mapping), ``"5m"`` when absent."""
+    ttl = cast("Mapping[str, Mapping[str, object]]", block)["cachePoint"].get("ttl")
     return "5m" if ttl is None else ttl
 
 
 def check_manual_layout(
-    model_info: ModelInfo, system: Sequence[Any], messages: Sequence[Mapping[str, Any]], tools: Sequence[Any] | None
+    model_info: ModelInfo,
+    system: Sequence[object],
+    messages: Sequence[Mapping[str, object]],
+    tools: Sequence[object] | None,
 ) -> int:
     """Validate the caller's own points against every rule of the placement table; return how many there are.
 
@@ -122,7 +126,11 @@ def check_points(model_info: ModelInfo, points: Sequence[Point]) -> int:
 
 
 def fit_added_ttls(
-    system: list[Any], messages: list[dict[str, Any]], tools: list[Any] | None, added: set[int], ttl: str | None
+    system: list[object],
+    messages: list[dict[str, object]],
+    tools: list[object] | None,
+    added: set[int],
+    ttl: str | None,
 ) -> None:
     """Give each point placement added (``id(block) in added``) a TTL that keeps TTLs non-increasing, in place.
 
@@ -137,7 +145,7 @@ def fit_added_ttls(
     A dropped point would save nothing and lose those reads.
     """
     # The arguments are lists, so each point's ``blocks`` is one of them (or a message's content list).
-    points = cast("list[tuple[str, list[Any], int]]", list(iter_cache_points(system, messages, tools)))
+    points = cast("list[tuple[str, list[object], int]]", list(iter_cache_points(system, messages, tools)))
     want = TTLS.index(ttl) if ttl in TTLS else 0
     # floors[k]: longest TTL rank among the caller's points at or after position k.
     floors = [0] * (len(points) + 1)

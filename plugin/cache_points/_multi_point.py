@@ -104,7 +104,7 @@ class MultiPointStrategy(CacheStrategy):
             if self.is_placement_target(index):
                 covered = self.tokens_between(start, index)
                 if covered >= min_tokens:
-                    return CachePointPlacement(index, "message", covered, self.fingerprint(index))
+                    return CachePointPlacement._message(index, covered, self.fingerprint(index))
                 return None
         return None
 
@@ -112,9 +112,7 @@ class MultiPointStrategy(CacheStrategy):
     def _placements(self, indices: list[int]) -> list[CachePointPlacement]:
         out, start = [], 0
         for index in indices:
-            out.append(
-                CachePointPlacement(index, "message", self.tokens_between(start, index), self.fingerprint(index))
-            )
+            out.append(CachePointPlacement._message(index, self.tokens_between(start, index), self.fingerprint(index)))
             start = index + 1
         return out
 
@@ -130,7 +128,7 @@ class MultiPointStrategy(CacheStrategy):
 
     def _usable_previous(self, min_tokens: int, remaining: int) -> list[int]:
         """Indices of previous placements that still hold, rebased when their message moved, trimmed to budget."""
-        previous = [p for p in (self.config.previous_placements or []) if p.type == "message"]
+        previous = [p for p in self.stored_placements if p.type == "message"]
         if not previous:
             return []
         n = len(self.config.messages)

@@ -14,8 +14,8 @@ rest are counted. JSON is self-delimiting, so an identical byte prefix through a
 messages up to it. The counters read nothing the JSON does not hold (a ``toolUse`` input is counted from its orjson
 JSON too, so a NaN, written as ``null``, counts as ``null`` either way), with one exception the caller checks
 itself: a ``content`` tuple serialises like a list but is counted differently (``scan_request`` takes this path
-only when every message is a dict with a ``content`` list or str). Subclasses of dict, list and str, and anything
-else orjson does not write natively, end the reuse: such a request is counted whole. Only the default counter's
+only when every message is a dict with a ``content`` list or str). Subclasses of dict, list and str, dataclass
+instances, and anything else orjson does not write natively, end the reuse: such a request is counted whole. Only the default counter's
 counts are reused.
 
 `RecentCounts` keeps the last `CountedMessages` per conversation, bounded in entries and in bytes held;
@@ -28,7 +28,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
 
 import orjson
 
@@ -41,7 +40,7 @@ MAX_CONVERSATIONS = 1_024
 MAX_HELD_BYTES = 64 << 20
 
 
-def _bytes_as_length(value: Any) -> Any:
+def _bytes_as_length(value: object) -> dict[str, int]:
     """orjson's ``default``: binary values stand for their length, all the counters read of them where Converse
     allows them (image, document and video sources, a tool input's values). A ``bytes`` where Converse wants a str
     (a text) is counted from its repr, so its content would count; botocore refuses such a request anyway."""
@@ -50,11 +49,14 @@ def _bytes_as_length(value: Any) -> Any:
     raise TypeError
 
 
+_OPTIONS = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
 def serialise(value: object) -> bytes | None:
     """``value`` as orjson JSON (binary values as their length), ``None`` when it holds a subclass of dict, list or
-    str, or anything else orjson does not write natively (then nothing is reused)."""
+    str, a dataclass instance, or anything else orjson writes only through ``default`` (then nothing is reused)."""
     try:
-        return orjson.dumps(value, default=_bytes_as_length, option=orjson.OPT_PASSTHROUGH_SUBCLASS)
+        return orjson.dumps(value, default=_bytes_as_length, option=_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError is a TypeError
         return None
 

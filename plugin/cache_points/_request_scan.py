@@ -6,7 +6,7 @@ the `ScannedMessages` it returns without walking them again (and walks plain mes
 `scan_messages`, without the position rules, as it always has).
 
 With the default counter, a request whose messages hold no ``cachePoint`` is walked by `_scan_plain`: one orjson
-serialisation of the messages (which also shows there is no point in them), C-level passes for the shapes, and
+serialisation of the messages (which also shows there is no point in them), one comprehension per shape check, and
 counts only for the messages after the byte-identical prefix of the conversation's previous request
 (`promptcache.cache_points._prefix_counts`); any other request takes the full walk.
 
@@ -18,10 +18,8 @@ are the caller's own objects (``fit_added_ttls`` tells the caller's points from 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import repeat
-from typing import Any
 
 from promptcache.cache_points._model_info import ModelInfo
 from promptcache.cache_points._prefix_counts import CountedMessages, serialise
@@ -38,7 +36,7 @@ from promptcache.cache_points._tokens import _memo as _tokens_memo
 __all__ = ["Point", "RequestScan", "ScannedMessages", "scan_messages", "scan_request"]
 
 #: ``(where, blocks, index)``: ``blocks[index]`` is the point; ``where`` names it (``"messages[3].content[1]"``).
-Point = tuple[str, list[Any], int]
+Point = tuple[str, list[object], int]
 
 _START = object()  # "no block before this one"
 
@@ -54,7 +52,7 @@ class ScannedMessages(list):  # type: ignore[type-arg]
 
     __slots__ = ("lists_only", "message_points", "tokens")
 
-    def __init__(self, messages: list[Any], message_points: int) -> None:
+    def __init__(self, messages: Iterable[object], message_points: int) -> None:
         super().__init__(messages)
         self.message_points = message_points
         self.tokens: list[int] | None = None
@@ -115,9 +113,11 @@ class _Checker:
         raise ValueError(f"cachePoint at {where} {why}; Bedrock rejects this request: move or remove the point")
 
 
-def _scan_entries(name: str, entries: list[Any], item: str, checker: _Checker, points: list[Point]) -> None:
+def _scan_entries(name: str, entries: list[object], item: str, checker: _Checker, points: list[Point]) -> None:
     """Check ``system`` / ``tools`` entries are dicts; collect and check their points."""
-    previous: Any = _START
+    if all(type(entry) is dict and "cachePoint" not in entry for entry in entries):
+        return  # plain dicts, no point: nothing to check or collect
+    previous: object = _START
     for i, entry in enumerate(entries):
         if type(entry) is not dict and not isinstance(entry, Mapping):
             raise TypeError(f"{name}[{i}] must be a dict ({item}), got {_short(entry)}")
@@ -134,7 +134,7 @@ def _scan_entries(name: str, entries: list[Any], item: str, checker: _Checker, p
         previous = entry
 
 
-def _hoisted(block: Mapping[str, Any]) -> list[Any] | None:
+def _hoisted(block: Mapping[str, object]) -> list[object] | None:
     """``[toolResult without its points, *its points]`` when ``block`` is a ``toolResult`` holding points."""
     result = block.get("toolResult")
     if type(result) is not dict and not isinstance(result, Mapping):
@@ -152,10 +152,10 @@ def _hoisted(block: Mapping[str, Any]) -> list[Any] | None:
     return [{**block, "toolResult": {**result, "content": kept}}, *moved]
 
 
-def _scan_content(m: int, content: list[Any], checker: _Checker, points: list[Point]) -> list[Any] | None:
+def _scan_content(m: int, content: list[object], checker: _Checker, points: list[Point]) -> list[object] | None:
     """Collect and check the points of message ``m``'s list ``content``; the hoisted content when it changed."""
-    rebuilt: list[Any] | None = None
-    previous: Any = _START
+    rebuilt: list[object] | None = None
+    previous: object = _START
     found: list[int] = []
     for i, block in enumerate(content):
         if type(block) is dict or isinstance(block, Mapping):
@@ -188,7 +188,7 @@ def _scan_content(m: int, content: list[Any], checker: _Checker, points: list[Po
 _FIRST = "the message's first block"
 
 
-def _quick(content: list[Any], counting: bool) -> int | None:
+def _quick(content: list[object], counting: bool) -> int | None:
     """For a list ``content`` with no cache point anywhere (tool results included) and only plain-dict blocks: its
     tokens by the default counter (0 when not ``counting``). ``None`` otherwise (the full walk takes over)."""
     total = 0
@@ -229,11 +229,11 @@ def _quick(content: list[Any], counting: bool) -> int | None:
 
 
 def _scan_messages(
-    messages: Sequence[Any], checker: _Checker, points: list[Point], counting: bool = False
+    messages: Sequence[object], checker: _Checker, points: list[Point], counting: bool = False
 ) -> ScannedMessages:
     if isinstance(messages, (str, bytes, bytearray, Mapping)) or not isinstance(messages, Sequence):
         raise TypeError(f"messages must be a list of dicts, got {type(messages).__name__}: {_short(messages)}")
-    out: list[Any] | None = None
+    out: list[object] | None = None
     tokens: list[int] = []
     before = len(points)
     for m, message in enumerate(messages):
@@ -270,13 +270,13 @@ _POINT_KEY = b'"cachePoint":'  # only a key looks like this in JSON: a quote ins
 
 
 def _scan_plain(
-    messages: Any, previous: CountedMessages | None
+    messages: object, previous: CountedMessages | None
 ) -> tuple[ScannedMessages, CountedMessages | None] | None:
     """The walk for a request with no ``cachePoint`` anywhere in its messages, counting only the messages that are
     not a byte-identical prefix of ``previous`` (`promptcache.cache_points._prefix_counts`). ``None`` when the
     request is not of that kind (then `_scan_messages` walks it, and raises what it raises).
 
-    The checks are those `_scan_messages` makes, on C-level passes: every message a dict whose ``role`` is
+    The checks are those `_scan_messages` makes, one set comprehension each: every message a dict whose ``role`` is
     user/assistant and whose ``content`` is a list or a str; with no point in the request nothing is hoisted.
     """
     if type(messages) is not list:
@@ -286,10 +286,10 @@ def _scan_plain(
         return None
     reused = previous.reusable(raw) if previous is not None else 0
     try:  # the reused messages' roles are in their JSON; a tuple content serialises like a list
-        if not set(map(dict.get, messages[reused:], repeat("role"))) <= _ROLES:
+        if not {m["role"] for m in messages[reused:]} <= _ROLES:
             return None
-        kinds = set(map(type, map(dict.get, messages, repeat("content"))))
-    except TypeError:  # a message that is not a dict
+        kinds = {type(m["content"]) for m in messages}
+    except (KeyError, TypeError):  # no role or content, or not a dict (serialised natively: a list, a str, ...)
         return None
     if not kinds <= _CONTENT_TYPES:
         return None
@@ -314,7 +314,7 @@ def _scan_plain(
     return scanned, counted
 
 
-def scan_messages(messages: Sequence[Any]) -> ScannedMessages:
+def scan_messages(messages: Sequence[object]) -> ScannedMessages:
     """``messages`` checked (dicts, ``role`` user/assistant, ``content`` a str or a list) and hoisted (module
     docstring), in one walk; no position rule is checked.
 
@@ -327,9 +327,9 @@ def scan_messages(messages: Sequence[Any]) -> ScannedMessages:
 
 def scan_request(
     model_info: ModelInfo,
-    system: list[Any],
-    messages: Sequence[Any],
-    tools: list[Any] | None,
+    system: list[object],
+    messages: Sequence[object],
+    tools: list[object] | None,
     *,
     count_tokens: bool = False,
     previous: CountedMessages | None = None,

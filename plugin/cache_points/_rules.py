@@ -41,7 +41,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from promptcache.cache_points._model_info import ModelInfo
 
@@ -53,13 +52,13 @@ _ALL = frozenset(FAMILIES)
 _REASONING_TYPES = ("thinking", "redacted_thinking", "reasoning")
 
 
-def _reasoning(block: Mapping[str, Any]) -> str | None:
+def _reasoning(block: Mapping[str, object]) -> str | None:
     if "reasoningContent" in block or block.get("type") in _REASONING_TYPES:
         return "a reasoning block"
     return None
 
 
-def _non_pdf_document(block: Mapping[str, Any]) -> str | None:
+def _non_pdf_document(block: Mapping[str, object]) -> str | None:
     document = block.get("document")
     if not isinstance(document, Mapping):
         return None
@@ -69,11 +68,11 @@ def _non_pdf_document(block: Mapping[str, Any]) -> str | None:
     return f"a {fmt} document block" if isinstance(fmt, str) and fmt else "a non-PDF document block"
 
 
-def _tool_result(block: Mapping[str, Any]) -> str | None:
+def _tool_result(block: Mapping[str, object]) -> str | None:
     return "a toolResult block" if "toolResult" in block or block.get("type") == "tool_result" else None
 
 
-def _image(block: Mapping[str, Any]) -> str | None:
+def _image(block: Mapping[str, object]) -> str | None:
     return "an image block" if "image" in block or block.get("type") in ("image", "image_url") else None
 
 
@@ -94,7 +93,7 @@ class PlacementRule:
     families: frozenset[str]
     forbids: str
     source: str
-    blocker: Callable[[Mapping[str, Any]], str | None] | None = None
+    blocker: Callable[[Mapping[str, object]], str | None] | None = None
 
 
 #: The table. Validation and placement read it; nothing else lists these rules.
@@ -199,7 +198,7 @@ def rules_for(family: str) -> tuple[PlacementRule, ...]:
 def blocking_rule(block: object, family: str) -> tuple[PlacementRule, str] | None:
     """The rule of ``family`` that forbids a cache point directly after ``block``, with ``block`` described
     (``"a reasoning block"``); ``None`` when a point may follow it."""
-    if not isinstance(block, Mapping):
+    if type(block) is not dict and not isinstance(block, Mapping):
         return None
     for rule in _BLOCKERS[family]:
         why = rule.blocker(block) if rule.blocker is not None else None

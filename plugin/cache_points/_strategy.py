@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import itertools
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
-from promptcache._keys import stable_hash
+from promptcache.cache_points._converse_blocks import CachePointBlock, cache_point_block, is_blank_text, is_cache_point
+from promptcache.cache_points._fingerprints import message_fingerprint
 from promptcache.cache_points._model_info import BEDROCK_MAX_CACHE_POINTS, ModelInfo
 from promptcache.cache_points._request_scan import ScannedMessages, scan_messages
 from promptcache.cache_points._rules import family_of, point_blocker
-from promptcache.cache_points._tokens import default_count_tokens
+from promptcache.cache_points._tokens import CountTokens, default_count_tokens
 
 __all__ = [
     "CachePointPlacement",
@@ -28,30 +29,6 @@ __all__ = [
     "cache_point_block",
     "is_cache_point",
 ]
-
-
-def is_blank_text(block: object) -> bool:
-    """Whether ``block`` is a text block (``{"text": ...}`` or ``{"type": "text", "text": ...}``) whose text is
-    empty or whitespace only: Bedrock refuses such a block ("blank text field"), so no point is placed after it."""
-    if not isinstance(block, Mapping) or not isinstance(block.get("text"), str):
-        return False
-    return set(block) <= {"text", "type"} and not block["text"].strip()
-
-
-def cache_point_block(ttl: str | None = None) -> dict[str, Any]:
-    """A Converse cache point: ``{"cachePoint": {"type": "default"}}`` (+ ``"ttl"`` unless it is the default 5m)."""
-    point: dict[str, Any] = {"type": "default"}
-    if ttl and ttl != "5m":
-        point["ttl"] = ttl
-    return {"cachePoint": point}
-
-
-def is_cache_point(block: object) -> bool:
-    """True for a Converse ``{"cachePoint": {...}}`` block."""
-    if type(block) is not dict and not isinstance(block, Mapping):
-        return False
-    point = block.get("cachePoint")
-    return point is not None and (type(point) is dict or isinstance(point, Mapping))
 
 
 @dataclass(frozen=True)
@@ -72,7 +49,7 @@ class CachePointPlacement:
     tokens_covered: int = 0
     fingerprint: str | None = field(default=None, compare=False, repr=False)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict (what the placement store keeps)."""
         return {
             "index": self.index,
@@ -80,6 +57,14 @@ class CachePointPlacement:
             "tokens_covered": self.tokens_covered,
             "fingerprint": self.fingerprint,
         }
+
+    @classmethod
+    def _message(cls, index: int, tokens_covered: int, fingerprint: str | None) -> CachePointPlacement:
+        """``CachePointPlacement(index, "message", tokens_covered, fingerprint)`` for the strategies' own values (an int
+        index >= 0, an int count), built without the frozen dataclass's per-field ``object.__setattr__``."""
+        placement = object.__new__(cls)
+        placement.__dict__.update(index=index, type="message", tokens_covered=tokens_covered, fingerprint=fingerprint)
+        return placement
 
     @classmethod
     def from_value(cls, value: object) -> CachePointPlacement:
@@ -120,8 +105,8 @@ class CacheResult:
         system_tokens: the system prompt's token count. message_tokens: each message's count.
     """
 
-    system: list[dict[str, Any]]
-    messages: list[dict[str, Any]]
+    system: list[object]
+    messages: list[dict[str, object]]
     placements: list[CachePointPlacement]
     system_cache_point: bool = False
     system_tokens: int = 0
@@ -163,11 +148,11 @@ class CacheStrategyConfig:
     """
 
     model_info: ModelInfo
-    system_prompt: str | Sequence[Any] | None
-    messages: Sequence[Mapping[str, Any]]
+    system_prompt: str | Sequence[object] | None
+    messages: Sequence[Mapping[str, object]]
     use_prompt_cache: bool = True
-    previous_placements: Sequence[Any] | None = None
-    count_tokens: Callable[[Any], int] | None = None
+    previous_placements: Sequence[CachePointPlacement | Mapping[str, object]] | None = None
+    count_tokens: CountTokens | None = None
     max_points: int | None = None
     ttl: str | None = None
     prefix_tokens: int = 0
@@ -177,9 +162,15 @@ class CacheStrategyConfig:
             raise TypeError(f"model_info must be a ModelInfo, got {type(self.model_info).__name__}")
         if not isinstance(self.messages, ScannedMessages):  # place_cache_points' messages are checked already
             self.messages = scan_messages(self.messages)
-        if self.system_prompt is not None and not isinstance(self.system_prompt, (str, Sequence)):
+        system = self.system_prompt
+        if system is not None and type(system) is not list and not isinstance(system, (str, Sequence)):
             raise TypeError(f"system_prompt must be a str, a list of blocks or None, got {self.system_prompt!r}")
-        self.previous_placements = [CachePointPlacement.from_value(p) for p in (self.previous_placements or [])]
+        self.previous_placements = [
+            p
+            if type(p) is CachePointPlacement and type(p.index) is int and p.index >= 0
+            else CachePointPlacement.from_value(p)
+            for p in (self.previous_placements or [])
+        ]
         if self.count_tokens is not None and not callable(self.count_tokens):
             raise TypeError(f"count_tokens must be callable, got {self.count_tokens!r}")
         if self.max_points is not None and (
@@ -189,6 +180,11 @@ class CacheStrategyConfig:
         if isinstance(self.prefix_tokens, bool) or not isinstance(self.prefix_tokens, int) or self.prefix_tokens < 0:
             raise ValueError(f"prefix_tokens must be an int >= 0, got {self.prefix_tokens!r}")
         self.model_info.check_ttl(self.ttl)
+
+
+# `CacheStrategy.tokens_between` calls answered by summing the range before running sums are built: a bound, not
+# measured (the shipped strategies ask for a handful of ranges per request).
+_DIRECT_SUMS = 8
 
 
 class CacheStrategy(ABC):
@@ -216,7 +212,13 @@ class CacheStrategy(ABC):
             self.message_tokens = [
                 self.checked_count(self._count(m), f"messages[{i}]") for i, m in enumerate(config.messages)
             ]
-        self._prefix = [0, *itertools.accumulate(self.message_tokens)]
+        self._prefix: list[int] | None = None  # running sums, built once ranges are asked for often
+        self._sums = 0
+
+    @property
+    def stored_placements(self) -> list[CachePointPlacement]:
+        """``config.previous_placements``, which the config turned into `CachePointPlacement`s on construction."""
+        return cast("list[CachePointPlacement]", self.config.previous_placements or [])
 
     @classmethod
     def tools_point_wanted(cls, model_info: ModelInfo, tool_tokens: int, has_system_prompt: bool, budget: int) -> bool:
@@ -258,7 +260,13 @@ class CacheStrategy(ABC):
         """Tokens of messages ``start..end`` inclusive (0 when the range is empty)."""
         if end < start:
             return 0
-        return self._prefix[end + 1] - self._prefix[start]
+        prefix = self._prefix
+        if prefix is None:
+            self._sums += 1
+            if self._sums <= _DIRECT_SUMS:  # a strategy asks for a few ranges: summing them costs less than all sums
+                return sum(self.message_tokens[start : end + 1])
+            prefix = self._prefix = [0, *itertools.accumulate(self.message_tokens)]
+        return prefix[end + 1] - prefix[start]
 
     def meets_min_token_threshold(self, token_count: int) -> bool:
         """``token_count >= model_info.min_tokens_per_cache_point``."""
@@ -297,6 +305,11 @@ class CacheStrategy(ABC):
             if not isinstance(content, Sequence):
                 return False
         for block in reversed(content):  # the last block that is not a cache point
+            if type(block) is dict and "cachePoint" not in block:
+                text = block.get("text")
+                if type(text) is str and len(block) == 1:  # a Converse text block: blank or not
+                    return bool(text.strip())
+                return not is_blank_text(block) and point_blocker(block, self._family) is None
             if not is_cache_point(block):
                 return not is_blank_text(block) and point_blocker(block, self._family) is None
         return False
@@ -305,21 +318,25 @@ class CacheStrategy(ABC):
         """A short hash of message ``index`` (role + content without cache points)."""
         message = self.config.messages[index]
         content = message.get("content")
-        if type(content) is list or (isinstance(content, Sequence) and not isinstance(content, str)):
+        if type(content) is list:
+            # the list as it is when it holds no point (the same JSON as a copy without points)
+            if not all(type(b) is dict and "cachePoint" not in b for b in content):
+                content = [b for b in content if not is_cache_point(b)]
+        elif isinstance(content, Sequence) and not isinstance(content, str):
             content = [b for b in content if not is_cache_point(b)]
-        return stable_hash({"role": message.get("role"), "content": content}, 16)
+        return message_fingerprint(message.get("role"), content)
 
-    def create_cache_point(self) -> dict[str, Any]:
+    def create_cache_point(self) -> CachePointBlock:
         """The block to insert (with the config's TTL)."""
         return cache_point_block(self.config.ttl)
 
     # -- result ------------------------------------------------------------------------------------------
-    def system_blocks(self, with_point: bool) -> list[dict[str, Any]]:
+    def system_blocks(self, with_point: bool) -> list[object]:
         """The system prompt as Converse blocks, plus a cache point when ``with_point``."""
         system = self.config.system_prompt
         if not system:
             return []
-        blocks: list[Any] = (
+        blocks: list[object] = (
             [{"text": system}]
             if isinstance(system, str)
             else [dict(b) if isinstance(b, Mapping) else b for b in system]
@@ -328,13 +345,13 @@ class CacheStrategy(ABC):
             blocks.append(self.create_cache_point())
         return blocks
 
-    def apply_cache_points(self, placements: Sequence[CachePointPlacement]) -> list[dict[str, Any]]:
+    def apply_cache_points(self, placements: Sequence[CachePointPlacement]) -> list[dict[str, object]]:
         """The messages with a cache point block after each placed message's content: a new list, where a placed
         message (and one whose content is a string, turned into ``[{"text": ...}]``) is a copy and every other
         message is the input's own object (shared, not copied). The input messages are never modified."""
         placed = {p.index for p in placements}
         messages = self.config.messages
-        out: list[dict[str, Any]] = list(messages)  # type: ignore[arg-type]
+        out: list[dict[str, object]] = list(messages)  # type: ignore[arg-type]
         # with every content a list (``scan_request`` knows), only the placed messages change
         visit = sorted(placed) if getattr(messages, "lists_only", False) else range(len(out))
         for i in visit:
@@ -343,7 +360,9 @@ class CacheStrategy(ABC):
             if type(content) is list and i not in placed:
                 continue
             copy = dict(message)
-            blocks = [{"text": content}] if isinstance(content, str) else list(content or [])
+            blocks: list[object] = (
+                [{"text": content}] if isinstance(content, str) else list(cast("Iterable[object]", content or []))
+            )
             if i in placed and not (blocks and is_cache_point(blocks[-1])):
                 blocks.append(self.create_cache_point())
             copy["content"] = blocks

@@ -38,9 +38,12 @@ import itertools
 import os
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
+
+if TYPE_CHECKING:
+    import tiktoken
 
 __all__ = [
     "BYTES_PER_TOKEN_ESTIMATE",
@@ -86,7 +89,7 @@ CL100K_SPECIAL_TOKENS = {
 }
 
 _lock = threading.Lock()
-_encoding: Any = None
+_encoding: tiktoken.Encoding | None = None
 
 
 def cl100k_path() -> str:
@@ -113,7 +116,7 @@ def _read_ranks(path: str) -> dict[bytes, int]:
     return ranks
 
 
-def get_encoding() -> Any:
+def get_encoding() -> tiktoken.Encoding:
     """The ``tiktoken`` ``cl100k_base`` encoding used for counting, built from the shipped file (loaded once, no
     network; module docstring).
 
@@ -246,7 +249,7 @@ def json_tokens(value: object) -> int:
         pass
     binary = 0
 
-    def default(obj: Any) -> Any:
+    def default(obj: object) -> object:
         nonlocal binary
         if isinstance(obj, (bytes, bytearray, memoryview)):
             binary += len(obj) // BYTES_PER_TOKEN_ESTIMATE
@@ -332,7 +335,7 @@ def block_tokens(block: object) -> int:
     return json_tokens({k: v for k, v in block.items() if k != "type"})
 
 
-def _list_tokens(content: list[Any]) -> int:
+def _list_tokens(content: list[object]) -> int:
     """``sum(block_tokens(b) for b in content)``, with the common Converse blocks (text, a tool result, a cache
     point; plain dicts) counted inline: the same values, without a call per block."""
     total = 0
