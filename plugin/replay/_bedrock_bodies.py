@@ -12,30 +12,19 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias, TypedDict
+from typing import TypeAlias
 
 import orjson
 
 from promptcache._errors import PromptCacheError
 from promptcache._types import JSONMapping, JSONObject
 
-from ._jsonpos import JSONPath
+from ._converse_blocks import CachePoint, _converse_blocks, _point, _Where
 from ._logged_usage import anthropic_usage, converse_usage, count_of
 from ._messages import BadRecord, _args_text, _content_blocks, _short, normalise_message, parse_timestamp
 from ._transcript import Block, Message, Usage
 
 __all__ = ["CachePoint", "ParsedCall", "UnsupportedBody", "parse_record"]
-
-
-class CachePoint(TypedDict):
-    """One cache point a logged request carried: in the ``where`` part (``"tools"``, ``"system"``, ``"message"`` or
-    ``"reply"``), of message ``index`` (``None`` outside messages), after its first ``after`` blocks (tools for
-    ``"tools"``), with the logged ``ttl`` (``"5m"``, ``"1h"``; ``None`` when the log names none)."""
-
-    where: Literal["tools", "system", "message", "reply"]
-    index: int | None
-    after: int
-    ttl: str | None
 
 
 class UnsupportedBody(PromptCacheError):
@@ -64,83 +53,10 @@ class ParsedCall:
     line: int = 0
 
 
-_Where: TypeAlias = Literal["tools", "system", "message", "reply"]
 #: What a body parser gives: system blocks, tools, messages, cache points, reply blocks and the reply's usage.
 _Parsed: TypeAlias = tuple[
     tuple[Block, ...], list[JSONObject], list[Message], list[CachePoint], tuple[Block, ...], Usage | None
 ]
-
-
-def _point(where: _Where, index: int | None, after: int, ttl: object) -> CachePoint:
-    return {"where": where, "index": index, "after": after, "ttl": ttl if isinstance(ttl, str) else None}
-
-
-def _converse_blocks(
-    content: object, at: JSONPath, points: list[CachePoint], where: _Where, index: int | None
-) -> list[Block]:
-    """Blocks of a Converse content list; each ``cachePoint`` is recorded in ``points`` (after the blocks so far)."""
-    if not isinstance(content, list):
-        raise BadRecord(at, f"content must be a list of blocks, got {_short(content)}")
-    out: list[Block] = []
-    for i, part in enumerate(content):
-        here = (*at, i)
-        if not isinstance(part, dict) or len(part) != 1:
-            raise BadRecord(here, f"a Converse content block has exactly one key, got {_short(part)}")
-        ((kind, body),) = part.items()
-        if kind == "cachePoint":
-            points.append(_point(where, index, len(out), body.get("ttl") if isinstance(body, dict) else None))
-        elif kind == "text":
-            if not isinstance(body, str):
-                raise BadRecord((*here, "text"), f"text must be a string, got {_short(body)}")
-            out.append(Block("text", body))
-        elif kind == "guardContent":
-            text = body.get("text", {}) if isinstance(body, dict) else {}
-            out.append(Block("text", str(text.get("text", "")) if isinstance(text, dict) else str(text)))
-        elif kind == "toolUse" and isinstance(body, dict):
-            name = body.get("name")
-            if not isinstance(name, str) or not name:
-                raise BadRecord(here, f"toolUse without a name: {_short(part)}")
-            out.append(
-                Block(
-                    "tool_use",
-                    _args_text(body.get("input", {}), (*here, "toolUse", "input")),
-                    name,
-                    str(body.get("toolUseId") or ""),
-                )
-            )
-        elif kind == "toolResult" and isinstance(body, dict):
-            parts = []
-            content = body.get("content") or []
-            if not isinstance(content, list):
-                raise BadRecord(
-                    (*here, "toolResult", "content"), f"toolResult content must be a list, got {_short(content)}"
-                )
-            for j, item in enumerate(content):
-                if isinstance(item, dict) and "text" in item:
-                    parts.append(str(item["text"]))
-                elif isinstance(item, dict) and "json" in item:
-                    parts.append(_args_text(item["json"], (*here, "toolResult", "content", j, "json")))
-                elif isinstance(item, dict) and ({"image", "document", "video"} & item.keys()):
-                    parts.append(f"[{next(iter(item))}]")
-                else:
-                    raise BadRecord((*here, "toolResult", "content", j), f"unsupported tool result part {_short(item)}")
-            out.append(
-                Block(
-                    "tool_result",
-                    "\n".join(parts),
-                    id=str(body.get("toolUseId") or ""),
-                    is_error=body.get("status") == "error",
-                )
-            )
-        elif kind in ("image", "document", "video"):
-            fmt = body.get("format", kind) if isinstance(body, dict) else kind
-            out.append(Block("image", f"{kind}/{fmt}"))
-        elif kind == "reasoningContent" and isinstance(body, dict):
-            text = body.get("reasoningText", {})
-            out.append(Block("reasoning", str(text.get("text", "")) if isinstance(text, dict) else ""))
-        else:
-            raise BadRecord(here, f"unsupported Converse content block {_short(kind)}")
-    return out
 
 
 def _key(role: str, blocks: tuple[Block, ...]) -> bytes:

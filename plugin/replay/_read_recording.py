@@ -19,8 +19,9 @@ from __future__ import annotations
 from promptcache._recording import VERSION, is_recording, restore
 from promptcache._types import JSONMapping, JSONObject
 
-from ._bedrock_bodies import CachePoint, ParsedCall, _converse, _Where
+from ._bedrock_bodies import ParsedCall, _converse
 from ._calls import make_call
+from ._converse_blocks import CachePoint, _Where
 from ._format import Format
 from ._logged_usage import langchain_usage
 from ._messages import BadRecord, _short, normalise_message, parse_timestamp
