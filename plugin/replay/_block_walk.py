@@ -20,6 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from promptcache._errors import PromptCacheError
+
 from ._bad_record import BadRecord, _short
 from ._jsonpos import JSONPath
 from ._transcript import Block
@@ -32,8 +34,9 @@ _B = TypeVar("_B")
 Handler = Callable[[_B, JSONPath, int, object], "Block | None"]
 
 
-class Unsupported(Exception):
-    """Raised by a `Handler` for a block it does not read; the walk reports the block's kind as unsupported."""
+class Unsupported(PromptCacheError):
+    """Raised by a `Handler` for a block it does not read; the walk reports the block's kind as unsupported
+    (a ``BadRecord`` naming the block: this error never leaves the walk)."""
 
 
 @dataclass(frozen=True, slots=True)
