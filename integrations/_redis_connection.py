@@ -17,7 +17,7 @@ import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeAlias, TypeVar, Union, cast
 
 from promptcache._errors import missing_extra
 
@@ -43,6 +43,10 @@ __all__ = [
     "server_refused",
 ]
 
+SyncClient: TypeAlias = Union["redis.Redis", "redis.cluster.RedisCluster"]
+"""A sync redis-py client: ``redis.Redis`` or ``redis.cluster.RedisCluster`` (made without ``decode_responses``)."""
+AsyncClient: TypeAlias = Union["aioredis.Redis", "aioredis.RedisCluster"]
+"""A ``redis.asyncio`` client: ``Redis`` or ``RedisCluster`` (made without ``decode_responses``)."""
 _T = TypeVar("_T")
 _P = ParamSpec("_P")
 
@@ -53,7 +57,7 @@ _CLUSTER_CLIENTS = (redis.cluster.RedisCluster, aioredis.RedisCluster)
 _ASYNC_CLIENTS = (aioredis.Redis, aioredis.RedisCluster)
 
 
-def is_cluster(client: Any) -> bool:
+def is_cluster(client: object) -> bool:
     """True for redis-py's Redis Cluster clients (sync or asyncio)."""
     return isinstance(client, _CLUSTER_CLIENTS)
 
@@ -75,7 +79,7 @@ may wait longer is a hang, and far larger values overflow the platform's ``time_
 call would fail."""
 
 
-def _seconds(value: Any, what: str, *, allow_zero: bool) -> float:
+def _seconds(value: object, what: str, *, allow_zero: bool) -> float:
     """A finite number of seconds from 0 to `MAX_SECONDS` (> 0 unless ``allow_zero``); raises naming ``what`` and
     the value."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -101,7 +105,7 @@ def reraise_swallowed_cancel(before: int | None) -> None:
         raise asyncio.CancelledError("cancelled during a Redis call (the cancellation was swallowed by the client)")
 
 
-def keeps_cancellation(fn: Callable[_P, Awaitable[_T]]) -> Callable[_P, Coroutine[Any, Any, _T]]:
+def keeps_cancellation(fn: Callable[_P, Awaitable[_T]]) -> Callable[_P, Coroutine[object, object, _T]]:
     """Decorate an async method so a cancellation redis-py swallowed during it is raised at its end."""
 
     @functools.wraps(fn)
@@ -129,23 +133,22 @@ class RedisConnection:
     client you pass in is used as given, in whatever loop you call from (your responsibility).
     """
 
-    client: Any
+    client: SyncClient | None
     prefix: str
     breaker_s: float
     _open_until: float
-    _async_given: Any = None
+    _async_given: AsyncClient | None = None
     _async_url: str | None = None
-    _async_opts: dict[str, Any]
-    _async_by_loop: weakref.WeakKeyDictionary[Any, Any]
-    _async_class: Any
+    _socket_timeout_s: float
+    _async_by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncClient]
     _async_retry: bool = False
 
     def _connect(
         self,
-        client: Any,
+        client: object,
         *,
         url: str | None,
-        async_client: Any,
+        async_client: object,
         prefix: str,
         socket_timeout_s: float,
         breaker_s: float,
@@ -185,15 +188,17 @@ class RedisConnection:
             raise TypeError(f"{owner} needs a client or a url")
         if not isinstance(cluster, bool):
             raise TypeError(f"cluster must be a bool, got {type(cluster).__name__}: {cluster!r}")
-        opts: dict[str, Any] = {"socket_timeout": socket_timeout_s, "socket_connect_timeout": socket_timeout_s}
-        self._async_class = aioredis.RedisCluster if cluster else aioredis.Redis
         self._async_retry = cluster
         if url is not None:  # the async clients are made per event loop, on first use (async_client)
             # A cluster client's default retry policy (10 attempts with backoff, redis-py 8) turned one call to a
             # dead master into seconds of waiting; a cache answers with a miss instead (redirects still follow).
-            sync_opts = {**opts, "retry": Retry(NoBackoff(), 0)} if cluster else opts
-            sync_class = redis.cluster.RedisCluster if cluster else redis.Redis
-            client, async_client = sync_class.from_url(url, **sync_opts), None
+            timeouts = {"socket_timeout": socket_timeout_s, "socket_connect_timeout": socket_timeout_s}
+            client = (
+                redis.cluster.RedisCluster.from_url(url, retry=Retry(NoBackoff(), 0), **timeouts)
+                if cluster
+                else redis.Redis.from_url(url, **timeouts)
+            )
+            async_client = None
         for name, given in (("client", client), ("async_client", async_client)):
             kwargs = getattr(given, "get_connection_kwargs", None)
             if callable(kwargs) and kwargs().get("decode_responses"):
@@ -207,10 +212,11 @@ class RedisConnection:
             client, async_client = None, client
         if client is not None and not hasattr(client, "execute_command"):
             raise TypeError(f"client must be a redis-py client, got {type(client).__name__}")
-        self.client = client
+        # Any object with ``execute_command`` is taken as a sync redis-py client (a subclass, a wrapper of one).
+        self.client = cast("SyncClient | None", client)
         self._async_given = async_client
         self._async_url = url
-        self._async_opts = opts
+        self._socket_timeout_s = socket_timeout_s
         self._async_by_loop = weakref.WeakKeyDictionary()
         self.prefix = prefix
         self.breaker_s = breaker_s
@@ -225,13 +231,13 @@ class RedisConnection:
         with self._lock:
             self._open_until = time.monotonic() + self.breaker_s
 
-    def _sync(self) -> Any:
+    def _sync(self) -> SyncClient:
         if self.client is None:
             raise RuntimeError(f"this {type(self).__name__} has only an async client; use the a* methods")
         return self.client
 
     @property
-    def async_client(self) -> Any:
+    def async_client(self) -> AsyncClient | None:
         """The ``redis.asyncio`` client for the running event loop, or ``None`` when there is none to use (no async
         client was given; or, for an adapter built from a URL, no event loop is running here).
 
@@ -248,18 +254,22 @@ class RedisConnection:
             client = self._async_by_loop.get(loop)
         except TypeError:  # a loop that cannot be weakly referenced: async calls run the sync client in a thread
             return None
-        return client if client is not None else self._loop_client(loop)
+        return client if client is not None else self._loop_client(loop, self._async_url)
 
-    def _loop_client(self, loop: asyncio.AbstractEventLoop) -> Any:
+    def _loop_client(self, loop: asyncio.AbstractEventLoop, url: str) -> AsyncClient:
         """Make (once, under the lock) the async client of ``loop``; forget the clients of closed loops."""
         with self._lock:
             client = self._async_by_loop.get(loop)
             if client is None:
                 self._drop_closed_loops()
-                opts = (
-                    {**self._async_opts, "retry": AsyncRetry(NoBackoff(), 0)} if self._async_retry else self._async_opts
+                timeout = self._socket_timeout_s
+                client = (
+                    aioredis.RedisCluster.from_url(
+                        url, socket_timeout=timeout, socket_connect_timeout=timeout, retry=AsyncRetry(NoBackoff(), 0)
+                    )
+                    if self._async_retry
+                    else aioredis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
                 )
-                client = self._async_class.from_url(self._async_url, **opts)
                 self._async_by_loop[loop] = client
             return client
 

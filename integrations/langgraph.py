@@ -71,7 +71,7 @@ def _missing_channels(config: RunnableConfig) -> list[str]:
     return missing
 
 
-class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
+class MemoryNode(Runnable[Mapping[str, object], dict[str, object]]):
     """A LangGraph node that loads typed memories into state (`MemoryState` keys); sync and async.
 
     Args:
@@ -107,7 +107,7 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
         memory: TypedMemoryStore | BaseStore | None = None,
         *,
         classifier: Callable[..., bool] | BaseChatModel | None = None,
-        scope: Any = UNSET,
+        scope: object = UNSET,
         load_references: bool = True,
         messages_key: str = "messages",
         scope_fields: tuple[str, ...] = DEFAULT_SCOPE_FIELDS,
@@ -177,7 +177,9 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
                 f"class State(MessagesState, MemoryState) instead of MessagesState alone"
             )
 
-    def invoke(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+    def invoke(
+        self, input: Mapping[str, object], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, object]:
         """Run the node on a state dict; returns the `MemoryState` update.
 
         Raises:
@@ -188,8 +190,8 @@ class MemoryNode(Runnable[dict[str, Any], dict[str, Any]]):
         return count_memory_turn(self.metrics, self._loader_for().load(input, self.resolve_scope(config)))
 
     async def ainvoke(
-        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
+        self, input: Mapping[str, object], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, object]:
         """Async twin of `invoke`."""
         config = ensure_config(config)
         self._check(input, config)

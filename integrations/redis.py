@@ -19,7 +19,7 @@ import copy
 import math
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache._metrics import PluginMetrics, PluginStats
@@ -51,6 +51,9 @@ __all__ = [  # noqa: F822 (RedisIntentionBackend: lazy, below)
 ]
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+if TYPE_CHECKING:
+    from promptcache.integrations._redis_intention import RedisIntentionBackend
+
 _log = get_logger("promptcache.integrations.redis")
 _ERRORS = ERRORS
 DEFAULT_NAMESPACE = "cache:"
@@ -96,10 +99,10 @@ class RedisCache(RedisConnection, ServerCache):
 
     def __init__(
         self,
-        client: Any = None,
+        client: object = None,
         *,
         url: str | None = None,
-        async_client: Any = None,
+        async_client: object = None,
         prefix: str = "promptcache:",
         namespace: str = DEFAULT_NAMESPACE,
         socket_timeout_s: float = 0.25,
@@ -161,6 +164,8 @@ class RedisCache(RedisConnection, ServerCache):
         self.metrics.error()
         self._warning.warn("promptcache: Redis %s refused by the server; treating it as a miss", op, exc=exc)
 
+    # ``Any``: a command runs on a sync or a ``redis.asyncio`` client (``_arun`` falls back to the sync one), whose
+    # replies redis-py declares as ``Awaitable[Any] | Any`` for both; each caller states the reply's type.
     def _run(self, op: str, fn: Any, default: Any) -> Any:
         if not self._available():
             return default
@@ -201,8 +206,7 @@ class RedisCache(RedisConnection, ServerCache):
             return None
         client = self._sync()
         try:
-            value: bytes | None = client.get(k)
-            return value
+            return cast("bytes | None", client.get(k))  # bytes: the clients are made without decode_responses
         except _ERRORS as exc:
             self._error("GET", exc)
             return None
@@ -256,8 +260,7 @@ class RedisCache(RedisConnection, ServerCache):
             return found
         before = cancel_count()
         try:
-            value: bytes | None = await client.get(k)
-            return value
+            return cast("bytes | None", await client.get(k))  # bytes: no decode_responses
         except _ERRORS as exc:
             self._error("GET", exc)
             return None
@@ -295,7 +298,7 @@ class RedisCache(RedisConnection, ServerCache):
         return removed
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> type[RedisIntentionBackend]:
     # The Redis intention backend lives in its own module; re-exported here (docs/architecture.md, "Source layout").
     if name == "RedisIntentionBackend":
         from promptcache.integrations._redis_intention import RedisIntentionBackend

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
-from typing import Any, Final, cast
+from typing import Final, cast
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
@@ -74,7 +74,7 @@ class _Unset:
     def __copy__(self) -> _Unset:
         return self
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> _Unset:
+    def __deepcopy__(self, memo: dict[int, object]) -> _Unset:
         return self
 
 
@@ -89,14 +89,14 @@ AUTH_USER_FIELD: Final[str] = "langgraph_auth_user_id"
 credentials, never from the client's ``configurable``); ``""`` when the deployment has no auth handler."""
 
 
-def _check_options(context_key: str, allowed: Iterable[str], opts: Mapping[str, Any]) -> None:
+def _check_options(context_key: str, allowed: Iterable[str], opts: Mapping[str, object]) -> None:
     allowed = frozenset(allowed)
     unknown = sorted(set(opts) - allowed, key=str)  # names written by hand may not all be strings
     if unknown:
         raise ValueError(f"unknown per-call option(s) {unknown!r} for {context_key!r}; allowed: {sorted(allowed)!r}")
 
 
-def make_call_options(context_key: str, allowed: Iterable[str], **opts: Any) -> RunnableConfig:
+def make_call_options(context_key: str, allowed: Iterable[str], **opts: object) -> RunnableConfig:
     """Build a new ``RunnableConfig`` holding ``opts`` under ``configurable[context_key]``.
 
     Args:
@@ -114,7 +114,7 @@ def make_call_options(context_key: str, allowed: Iterable[str], **opts: Any) -> 
     return RunnableConfig(configurable={context_key: dict(opts)})
 
 
-def _configurable(config: Any) -> Mapping[str, Any]:
+def _configurable(config: object) -> Mapping[str, object]:
     """``config["configurable"]`` (``{}`` when ``config`` is ``None`` or has none), after checking the shapes.
 
     Raises:
@@ -134,7 +134,7 @@ def _configurable(config: Any) -> Mapping[str, Any]:
     return configurable
 
 
-def existing_call_options(config: Any, context_key: str, allowed: Iterable[str] | None) -> dict[str, Any]:
+def existing_call_options(config: object, context_key: str, allowed: Iterable[str] | None) -> dict[str, object]:
     """The per-call options ``config`` already holds under ``configurable[context_key]`` (a new dict; ``{}`` for
     none), checked as `check_call_options` checks them, so merging into malformed options is an error rather
     than dropping them or keeping a misspelt name.
@@ -147,7 +147,7 @@ def existing_call_options(config: Any, context_key: str, allowed: Iterable[str] 
 
 
 def merge_call_options(
-    config: RunnableConfig | Mapping[str, Any] | None, context_key: str, allowed: Iterable[str], **opts: Any
+    config: RunnableConfig | Mapping[str, object] | None, context_key: str, allowed: Iterable[str], **opts: object
 ) -> RunnableConfig:
     """A copy of ``config`` with ``opts`` merged into ``configurable[context_key]``; ``config`` is not modified.
 
@@ -171,7 +171,7 @@ def merge_call_options(
 
 
 def apply_call_options(
-    config: RunnableConfig | None, context_key: str, allowed: Iterable[str], **opts: Any
+    config: RunnableConfig | None, context_key: str, allowed: Iterable[str], **opts: object
 ) -> RunnableConfig:
     """Merge ``opts`` into ``config["configurable"][context_key]`` in place and return the same config.
 
@@ -198,7 +198,7 @@ def apply_call_options(
     return config
 
 
-def check_call_options(context_key: str, allowed: Iterable[str] | None, raw: Any) -> dict[str, Any]:
+def check_call_options(context_key: str, allowed: Iterable[str] | None, raw: object) -> dict[str, object]:
     """The per-call options found under ``configurable[context_key]`` (``raw``) as a new dict, checked as
     `make_call_options` checks them: options written into a config by hand get the same errors as
     ``context()``'s, instead of being ignored.
@@ -225,7 +225,7 @@ def check_call_options(context_key: str, allowed: Iterable[str] | None, raw: Any
 
 def read_call_options(
     context_key: str, config: RunnableConfig | None = None, allowed: Iterable[str] | None = None
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Return a copy of the per-call options under ``configurable[context_key]`` ({} if none).
 
     ``config`` defaults to the config of the running call (``ensure_config()``: the LangGraph node's or the
@@ -241,7 +241,7 @@ def read_call_options(
     return copy.copy(opts)
 
 
-def validate_scope(scope: Any, *, what: str = "scope") -> str | None:
+def validate_scope(scope: object, *, what: str = "scope") -> str | None:
     """Check a scope value: ``None`` or a non-empty string.
 
     An ``int`` is refused, not turned into a string: ``1`` and ``"1"`` would otherwise name the same scope, so a
@@ -270,7 +270,7 @@ KEY_SEPARATOR: Final[str] = ":"
 """The separator of the parts of a cache key (``response:{agent_id}:{scope hash}:...``)."""
 
 
-def validate_key_part(value: Any, what: str) -> str:
+def validate_key_part(value: object, what: str) -> str:
     """Check a value that becomes a part of a key namespace (``ResponseCache(agent_id=...)``): the rules of
     `validate_scope` (a non-empty, non-blank string of valid Unicode), a ``str`` only, and no
     `KEY_SEPARATOR` ``":"`` (with it, one namespace could spell another's: ``agent_id="shop:1a2b3c4d"``
@@ -317,8 +317,8 @@ def check_unicode(text: str, what: str) -> str:
 
 
 def resolve_scope(
-    call_options: Mapping[str, Any] | None = None,
-    constructor_scope: Any = UNSET,
+    call_options: Mapping[str, object] | None = None,
+    constructor_scope: object = UNSET,
     config: RunnableConfig | None = None,
     scope_fields: Iterable[str] = DEFAULT_SCOPE_FIELDS,
     allow_scope_override: bool = False,
@@ -358,9 +358,9 @@ def _refuse(what: str, value: str | None, auth: str) -> PermissionError:
 
 
 def scope_from_configurable(
-    configurable: Mapping[str, Any],
-    call_options: Mapping[str, Any] | None = None,
-    constructor_scope: Any = UNSET,
+    configurable: Mapping[str, object],
+    call_options: Mapping[str, object] | None = None,
+    constructor_scope: object = UNSET,
     scope_fields: Iterable[str] = DEFAULT_SCOPE_FIELDS,
     allow_scope_override: bool = False,
 ) -> str | None:

@@ -7,11 +7,15 @@ LangChain makes a config current inside graphs and chains only, so a model calle
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config, set_config_context
 from langchain_core.runnables.utils import coro_with_context
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import LanguageModelInput
+    from langchain_core.messages import AIMessage, AIMessageChunk
 
 __all__ = ["CurrentConfigMixin"]
 
@@ -35,17 +39,23 @@ class CurrentConfigMixin:
 
     # The ``type: ignore[misc]`` below: mypy cannot see that the model class after this mixin in the bases defines
     # ``invoke``/``ainvoke``/``stream``/``astream`` (a mixin's ``super()`` is only known in the final class).
-    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+    # ``**kwargs: Any``: the chat model's own signature (``BaseChatModel.invoke``), passed on unchanged.
+    def invoke(self, input: LanguageModelInput, config: RunnableConfig | None = None, **kwargs: Any) -> AIMessage:
         config = ensure_config(config)
         with set_config_context(_context_config(config)) as ctx:
-            return ctx.run(super().invoke, input, config, **kwargs)  # type: ignore[misc]
+            return cast("AIMessage", ctx.run(super().invoke, input, config, **kwargs))  # type: ignore[misc]
 
-    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+    async def ainvoke(
+        self, input: LanguageModelInput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AIMessage:
         config = ensure_config(config)
         with set_config_context(_context_config(config)) as ctx:
-            return await coro_with_context(super().ainvoke(input, config, **kwargs), ctx)  # type: ignore[misc]
+            reply = await coro_with_context(super().ainvoke(input, config, **kwargs), ctx)  # type: ignore[misc]
+            return cast("AIMessage", reply)
 
-    def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
+    def stream(
+        self, input: LanguageModelInput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[AIMessageChunk]:
         config = ensure_config(config)
         with set_config_context(_context_config(config)) as ctx:
             iterator = super().stream(input, config, **kwargs)  # type: ignore[misc]
@@ -56,7 +66,9 @@ class CurrentConfigMixin:
                     return
                 yield chunk
 
-    async def astream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Any]:
+    async def astream(
+        self, input: LanguageModelInput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[AIMessageChunk]:
         config = ensure_config(config)
         with set_config_context(_context_config(config)) as ctx:
             iterator = super().astream(input, config, **kwargs)  # type: ignore[misc]

@@ -24,8 +24,13 @@ still are).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, TypeVar
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from opentelemetry.metrics import CallbackOptions, MeterProvider, Observation
 
 __all__ = ["EVENTS", "METER_NAME", "PluginMetrics", "PluginStats", "otel_available", "set_meter_provider"]
 
@@ -50,7 +55,7 @@ EVENTS: tuple[str, ...] = (
 _UNITS = {"hits": "{call}", "misses": "{call}", "writes": "{entry}", "errors": "{error}", "dollars_saved": "USD"}
 _INDEX = {event: i for i, event in enumerate(EVENTS)}
 
-_otel: Any
+_otel: ModuleType | None
 try:  # optional: the `otel` extra
     from opentelemetry import metrics as _otel_api
 
@@ -70,7 +75,7 @@ class _Registry:
 
     lock = threading.Lock()
     rows: dict[tuple[str, str | None], list[float]] = {}
-    provider: Any = None
+    provider: MeterProvider | None = None
     registered: set[str] = set()  # plugin kinds with instruments on the current provider's meter
 
 
@@ -79,7 +84,7 @@ def otel_available() -> bool:
     return _otel is not None
 
 
-def set_meter_provider(provider: Any) -> None:
+def set_meter_provider(provider: MeterProvider | None) -> None:
     """Export promptcache's counters through ``provider`` (an OpenTelemetry ``MeterProvider``) instead of the
     global one (``None``: back to the global provider); the counters of every plugin kind seen so far are
     registered on it at once.
@@ -113,18 +118,18 @@ def _register(plugin: str) -> None:
     for event in EVENTS:
         meter.create_observable_counter(
             f"{METER_NAME}.{plugin}.{event}",
-            callbacks=[_observe(plugin, _INDEX[event])],
+            callbacks=[_observe(plugin, _INDEX[event], _otel)],
             unit=_UNITS.get(event, "{token}"),
             description=f"promptcache {plugin.replace('_', ' ')}: {event.replace('_', ' ')}",
         )
 
 
-def _observe(plugin: str, index: int) -> Any:
-    def callback(options: Any) -> list[Any]:
+def _observe(plugin: str, index: int, api: ModuleType) -> Callable[[CallbackOptions], list[Observation]]:
+    def callback(options: CallbackOptions) -> list[Observation]:
         with _Registry.lock:
             rows = [(agent, row[index]) for (kind, agent), row in _Registry.rows.items() if kind == plugin]
         return [
-            _otel.Observation(value, {"plugin": plugin} if agent is None else {"plugin": plugin, "agent": agent})
+            api.Observation(value, {"plugin": plugin} if agent is None else {"plugin": plugin, "agent": agent})
             for agent, value in rows
             if value
         ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TypeVar
 
 __all__ = [
     "TOOL_NAME_PATTERN",
@@ -25,6 +25,8 @@ __all__ = [
     "check_tool_name",
 ]
 
+_T = TypeVar("_T")
+
 TOOL_NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """What a tool name may be: 1 to 64 ASCII letters, digits, ``_`` or ``-``. Sources: Amazon Bedrock Converse
 ``ToolSpecification.name`` (botocore service model ``bedrock-runtime`` 2023-09-30, shape ``ToolName``: pattern
@@ -33,7 +35,7 @@ A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64"). A na
 LangChain but refused by the provider on the first call that lists the tool."""
 
 
-def check_bool(value: Any, what: str) -> bool:
+def check_bool(value: object, what: str) -> bool:
     """``value`` when it is a ``bool``.
 
     Raises:
@@ -44,7 +46,7 @@ def check_bool(value: Any, what: str) -> bool:
     return value
 
 
-def check_name(value: Any, what: str) -> str:
+def check_name(value: object, what: str) -> str:
     """``value`` when it is a non-blank ``str`` (a tool name, an argument name, a ``configurable`` field).
 
     Raises:
@@ -53,7 +55,7 @@ def check_name(value: Any, what: str) -> str:
     return _non_blank(value, what, "name")
 
 
-def _non_blank(value: Any, what: str, noun: str) -> str:
+def _non_blank(value: object, what: str, noun: str) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{what} must be a str, got {type(value).__name__}: {value!r:.80}")
     if not value.strip():
@@ -61,7 +63,7 @@ def _non_blank(value: Any, what: str, noun: str) -> str:
     return value
 
 
-def check_tool_name(value: Any, what: str) -> str:
+def check_tool_name(value: object, what: str) -> str:
     """``value`` when it is a tool name the providers accept (`TOOL_NAME_PATTERN`).
 
     Raises:
@@ -78,7 +80,7 @@ def check_tool_name(value: Any, what: str) -> str:
     return value
 
 
-def check_text(value: Any, what: str) -> str:
+def check_text(value: object, what: str) -> str:
     """``value`` when it is a non-blank ``str`` (a tool description shown to the model).
 
     Raises:
@@ -87,7 +89,7 @@ def check_text(value: Any, what: str) -> str:
     return _non_blank(value, what, "text")
 
 
-def check_names(values: Any, what: str) -> tuple[str, ...]:
+def check_names(values: object, what: str) -> tuple[str, ...]:
     """``values`` as a tuple of names, each checked by `check_name`; an empty collection is allowed.
 
     Args:
@@ -105,7 +107,7 @@ def check_names(values: Any, what: str) -> tuple[str, ...]:
     return tuple(check_name(v, f"{what} item") for v in values)
 
 
-def check_scope_fields(values: Any, what: str = "scope_fields") -> tuple[str, ...]:
+def check_scope_fields(values: object, what: str = "scope_fields") -> tuple[str, ...]:
     """``values`` as a non-empty tuple of ``configurable`` field names (`check_names`).
 
     An empty list would leave no field to read a user id from, so every call would be unscoped (or refused) while
@@ -120,7 +122,7 @@ def check_scope_fields(values: Any, what: str = "scope_fields") -> tuple[str, ..
     return fields
 
 
-def check_callable(value: Any, what: str) -> Any:
+def check_callable(value: _T, what: str) -> _T:
     """``value`` when it is callable (a ``clock``: ``() -> float`` epoch seconds).
 
     Raises:
@@ -131,7 +133,7 @@ def check_callable(value: Any, what: str) -> Any:
     return value
 
 
-def check_key_list(keys: Any, what: str = "keys") -> Sequence[Any]:
+def check_key_list(keys: Sequence[_T], what: str = "keys") -> Sequence[_T]:
     """``keys`` when it is a sequence of keys (a list or tuple; each key is checked by the backend).
 
     Raises:

@@ -225,7 +225,7 @@ class Processor(AgentMiddleware):
         return cls.context_key
 
     @classmethod
-    def context(cls, config: RunnableConfig | None = None, /, **opts: Any) -> RunnableConfig:
+    def context(cls, config: RunnableConfig | None = None, /, **opts: object) -> RunnableConfig:
         """Per-call options for this processor class in a config for one call.
 
         ``Cls.context(config, bust=True)``: a merged copy of your ``config`` (its ``thread_id``, ``user_id``,
@@ -244,7 +244,7 @@ class Processor(AgentMiddleware):
         return merge_call_options(config, key, cls.context_options, **opts)
 
     @classmethod
-    def apply_context(cls, config: RunnableConfig | None, **opts: Any) -> RunnableConfig:
+    def apply_context(cls, config: RunnableConfig | None, **opts: object) -> RunnableConfig:
         """Merge per-call options into ``config`` in place and return the same object: every later call made
         with that config carries them too (for one call, use `context` ``(config, ...)``, a merged copy).
 
@@ -261,10 +261,10 @@ class Processor(AgentMiddleware):
         return apply_call_options(config, key, cls.context_options, **opts)
 
     @classmethod
-    def _check_option_values(cls, opts: dict[str, Any]) -> None:
+    def _check_option_values(cls, opts: dict[str, object]) -> None:
         """Subclasses validate option values here (raise ``TypeError``/``ValueError``)."""
 
-    def call_options(self, config: RunnableConfig | None = None) -> dict[str, Any]:
+    def call_options(self, config: RunnableConfig | None = None) -> dict[str, object]:
         """This processor's per-call options from ``config`` (default: the running call's config), checked like
         `context` checks them (names and values), so options written into a config by hand are never
         silently ignored.

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from promptcache._metrics import PluginMetrics
 from promptcache._pricing import ModelPrice, price_for
+
+if TYPE_CHECKING:
+    from langchain_core.messages.ai import UsageMetadata
 
 __all__ = [
     "cache_point_dollars",
@@ -27,6 +30,7 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+_U = TypeVar("_U", bound=Mapping[str, object])
 _MODEL_ID_FIELDS = ("base_model_id", "model_id", "model_name", "model")
 
 
@@ -50,7 +54,7 @@ def model_id_of(model: object) -> str | None:
     return None
 
 
-def _details(usage: Mapping[str, Any]) -> tuple[int, int, int, int]:
+def _details(usage: UsageMetadata) -> tuple[int, int, int, int]:
     """(input tokens at full price, cache read, cache write, output) of a ``usage_metadata`` dict."""
     details = usage.get("input_token_details") or {}
     read = int(details.get("cache_read") or 0)
@@ -59,7 +63,7 @@ def _details(usage: Mapping[str, Any]) -> tuple[int, int, int, int]:
     return max(0, total_in - read - write), read, write, int(usage.get("output_tokens") or 0)
 
 
-def call_cost(usage: Mapping[str, Any], price: ModelPrice, ttl_s: float = 300.0) -> float:
+def call_cost(usage: UsageMetadata, price: ModelPrice, ttl_s: float = 300.0) -> float:
     """USD a call with ``usage`` cost: fresh input, cache reads and writes (``ttl_s`` picks the write tier) and
     output, each at its per-1M-token price."""
     fresh, read, write, out = _details(usage)
@@ -90,7 +94,7 @@ def count_reply_hit(metrics: PluginMetrics, response: _T, model: object) -> _T:
     return response
 
 
-def count_cache_usage(metrics: PluginMetrics, usage: Mapping[str, Any] | None, model_id: str, ttl_s: float) -> None:
+def count_cache_usage(metrics: PluginMetrics, usage: UsageMetadata | None, model_id: str, ttl_s: float) -> None:
     """Count one Bedrock call's prompt-cache use from its ``usage_metadata``: a hit when it read from the cache, a
     miss otherwise, a write when it wrote; cache read/write tokens; ``input_tokens_saved`` = tokens read from the
     cache (billed at the read price instead of the input price); dollars by `cache_point_dollars`."""
@@ -111,18 +115,19 @@ def count_cache_usage(metrics: PluginMetrics, usage: Mapping[str, Any] | None, m
 
 def count_stream_usage(metrics: PluginMetrics, chunks: Iterator[_T], model_id: str, ttl_s: float) -> Iterator[_T]:
     """Yield ``chunks`` (``ChatGenerationChunk``) unchanged, counting the usage the stream reports (one call)."""
-    usage: dict[str, Any] | None = None
+    usage: UsageMetadata | None = None
     for chunk in chunks:
         found = getattr(getattr(chunk, "message", None), "usage_metadata", None)
         if found:
-            usage = dict(found)
+            usage = cast("UsageMetadata", dict(found))  # a copy of the chunk's usage_metadata
         yield chunk
     count_cache_usage(metrics, usage, model_id, ttl_s)
 
 
-def count_memory_turn(metrics: PluginMetrics, update: dict[str, Any]) -> dict[str, Any]:
+def count_memory_turn(metrics: PluginMetrics, update: _U) -> _U:
     """Count one typed-memory turn from the loader's state update: a hit when the thread's memories came from the
     agent state (no store read), a miss when they were read from the store. Returns ``update``."""
-    read = (update.get("memory_turn") or {}).get("read") or []
+    turn = update.get("memory_turn")  # the loader's own dict
+    read = (turn.get("read") if isinstance(turn, Mapping) else None) or []
     metrics.miss() if any(kind != "project_state" for kind in read) else metrics.hit()
     return update

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
-from typing import Any, cast
+from typing import Any, TypeAlias, Union, cast
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -27,6 +27,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, AnyMessage, BaseM
 from langchain_core.messages.utils import message_chunk_to_message
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.tools import BaseTool
 from pydantic import ConfigDict, SkipValidation
 
 from promptcache._config import CurrentConfigMixin
@@ -49,6 +50,10 @@ _AGENT_HOOKS = (
     "after_agent",
     "aafter_agent",
 )
+
+BindableTool: TypeAlias = Union[dict[str, object], type, Callable[..., object], BaseTool]
+"""What ``BaseChatModel.bind_tools`` takes as one tool: a JSON schema (OpenAI or Anthropic form), a pydantic or
+TypedDict class, a function, or a LangChain tool."""
 
 
 def ai_message_to_chunk(message: AIMessage) -> AIMessageChunk:
@@ -115,11 +120,11 @@ class ProcessedChatModel(CurrentConfigMixin, BaseChatModel):
         return f"promptcache:{self.bound._llm_type}"
 
     @property
-    def _identifying_params(self) -> dict[str, Any]:
+    def _identifying_params(self) -> dict[str, object]:
         return dict(self.bound._identifying_params)
 
     def bind_tools(
-        self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any
+        self, tools: Sequence[BindableTool], *, tool_choice: str | None = None, **kwargs: Any
     ) -> Runnable[LanguageModelInput, AIMessage]:
         """Bind tools: they reach the processors as ``request.tools`` and the wrapped model's own ``bind_tools``."""
         return self.bind(**{_TOOLS: list(tools), _TOOL_CHOICE: tool_choice, _BIND_KWARGS: kwargs})

@@ -11,13 +11,19 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable
 from pydantic import ConfigDict, Field, PrivateAttr, SkipValidation
+
+from promptcache._wrapped_model import BindableTool
+
+if TYPE_CHECKING:
+    from langchain_core.messages.ai import UsageMetadata
 
 __all__ = ["ScriptedChatModel"]
 
@@ -42,7 +48,7 @@ class ScriptedChatModel(BaseChatModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    replies: list[Any] = Field(default_factory=list)
+    replies: SkipValidation[list[str | AIMessage]] = Field(default_factory=list)  # used as given
     model_name: str = "scripted"
     temperature: float = 0.0
     cycle: bool = False
@@ -52,17 +58,19 @@ class ScriptedChatModel(BaseChatModel):
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     calls: int = 0
     seen: list[list[BaseMessage]] = Field(default_factory=list)
-    bound_tools: list[Any] = Field(default_factory=list)
+    bound_tools: SkipValidation[list[BindableTool]] = Field(default_factory=list)
 
     @property
     def _llm_type(self) -> str:
         return "promptcache-scripted"
 
     @property
-    def _identifying_params(self) -> dict[str, Any]:
+    def _identifying_params(self) -> dict[str, object]:
         return {"model_name": self.model_name, "temperature": self.temperature}
 
-    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
+    def bind_tools(
+        self, tools: Sequence[BindableTool], *, tool_choice: str | None = None, **kwargs: Any
+    ) -> Runnable[LanguageModelInput, AIMessage]:
         """Record the tools; the scripted replies decide the tool calls. Returns a binding carrying the tools."""
         self.bound_tools = list(tools)
         from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -85,7 +93,7 @@ class ScriptedChatModel(BaseChatModel):
         if self.usage and msg.usage_metadata is None:
             prompt_chars = sum(len(str(m.content)) for m in messages)
             i, o = max(1, prompt_chars // 4), max(1, len(str(msg.content)) // 4)
-            msg.usage_metadata = {"input_tokens": i, "output_tokens": o, "total_tokens": i + o}
+            msg.usage_metadata = cast("UsageMetadata", {"input_tokens": i, "output_tokens": o, "total_tokens": i + o})
         msg.response_metadata = {"model_name": self.model_name, "finish_reason": "stop", **msg.response_metadata}
         return msg
 

@@ -12,18 +12,19 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeAlias
 
 import orjson
 
 from promptcache._errors import PromptCacheError
+from promptcache._types import JSONMapping, JSONObject
 
-from ._jsonpos import JSONPath
+from ._converse_blocks import CachePoint, _converse_blocks, _point, _Where
 from ._logged_usage import anthropic_usage, converse_usage, count_of
 from ._messages import BadRecord, _args_text, _content_blocks, _short, normalise_message, parse_timestamp
 from ._transcript import Block, Message, Usage
 
-__all__ = ["ParsedCall", "UnsupportedBody", "parse_record"]
+__all__ = ["CachePoint", "ParsedCall", "UnsupportedBody", "parse_record"]
 
 
 class UnsupportedBody(PromptCacheError):
@@ -44,91 +45,25 @@ class ParsedCall:
     model: str
     timestamp: float | None
     system: tuple[Block, ...]
-    tools: list[dict[str, Any]]
+    tools: list[JSONObject]
     messages: list[Message]
     prefix: list[bytes]
     reply: Message
-    cache_points: list[dict[str, Any]] = field(default_factory=list)
+    cache_points: list[CachePoint] = field(default_factory=list)
     line: int = 0
 
 
-def _point(where: str, index: int | None, after: int, ttl: object) -> dict[str, Any]:
-    return {"where": where, "index": index, "after": after, "ttl": ttl if isinstance(ttl, str) else None}
-
-
-def _converse_blocks(
-    content: object, at: JSONPath, points: list[dict[str, Any]], where: str, index: int | None
-) -> list[Block]:
-    """Blocks of a Converse content list; each ``cachePoint`` is recorded in ``points`` (after the blocks so far)."""
-    if not isinstance(content, list):
-        raise BadRecord(at, f"content must be a list of blocks, got {_short(content)}")
-    out: list[Block] = []
-    for i, part in enumerate(content):
-        here = (*at, i)
-        if not isinstance(part, dict) or len(part) != 1:
-            raise BadRecord(here, f"a Converse content block has exactly one key, got {_short(part)}")
-        ((kind, body),) = part.items()
-        if kind == "cachePoint":
-            points.append(_point(where, index, len(out), body.get("ttl") if isinstance(body, dict) else None))
-        elif kind == "text":
-            if not isinstance(body, str):
-                raise BadRecord((*here, "text"), f"text must be a string, got {_short(body)}")
-            out.append(Block("text", body))
-        elif kind == "guardContent":
-            text = body.get("text", {}) if isinstance(body, dict) else {}
-            out.append(Block("text", str(text.get("text", "")) if isinstance(text, dict) else str(text)))
-        elif kind == "toolUse" and isinstance(body, dict):
-            name = body.get("name")
-            if not isinstance(name, str) or not name:
-                raise BadRecord(here, f"toolUse without a name: {_short(part)}")
-            out.append(
-                Block(
-                    "tool_use",
-                    _args_text(body.get("input", {}), (*here, "toolUse", "input")),
-                    name,
-                    str(body.get("toolUseId") or ""),
-                )
-            )
-        elif kind == "toolResult" and isinstance(body, dict):
-            parts = []
-            content = body.get("content") or []
-            if not isinstance(content, list):
-                raise BadRecord(
-                    (*here, "toolResult", "content"), f"toolResult content must be a list, got {_short(content)}"
-                )
-            for j, item in enumerate(content):
-                if isinstance(item, dict) and "text" in item:
-                    parts.append(str(item["text"]))
-                elif isinstance(item, dict) and "json" in item:
-                    parts.append(_args_text(item["json"], (*here, "toolResult", "content", j, "json")))
-                elif isinstance(item, dict) and ({"image", "document", "video"} & item.keys()):
-                    parts.append(f"[{next(iter(item))}]")
-                else:
-                    raise BadRecord((*here, "toolResult", "content", j), f"unsupported tool result part {_short(item)}")
-            out.append(
-                Block(
-                    "tool_result",
-                    "\n".join(parts),
-                    id=str(body.get("toolUseId") or ""),
-                    is_error=body.get("status") == "error",
-                )
-            )
-        elif kind in ("image", "document", "video"):
-            fmt = body.get("format", kind) if isinstance(body, dict) else kind
-            out.append(Block("image", f"{kind}/{fmt}"))
-        elif kind == "reasoningContent" and isinstance(body, dict):
-            text = body.get("reasoningText", {})
-            out.append(Block("reasoning", str(text.get("text", "")) if isinstance(text, dict) else ""))
-        else:
-            raise BadRecord(here, f"unsupported Converse content block {_short(kind)}")
-    return out
+#: What a body parser gives: system blocks, tools, messages, cache points, reply blocks and the reply's usage.
+_Parsed: TypeAlias = tuple[
+    tuple[Block, ...], list[JSONObject], list[Message], list[CachePoint], tuple[Block, ...], Usage | None
+]
 
 
 def _key(role: str, blocks: tuple[Block, ...]) -> bytes:
     return orjson.dumps([role, [[b.kind, b.text, b.name, b.id, b.is_error] for b in blocks]])
 
 
-def _record_usage(rec: dict[str, Any]) -> Usage | None:
+def _record_usage(rec: JSONMapping) -> Usage | None:
     """The record's own token counts (``input.inputTokenCount``, ...), when the body has no usage."""
     inp, out = rec.get("input"), rec.get("output")
     if not any(isinstance(o, dict) and k in o for o, k in ((inp, "inputTokenCount"), (out, "outputTokenCount"))):
@@ -142,14 +77,10 @@ def _record_usage(rec: dict[str, Any]) -> Usage | None:
     )
 
 
-def _converse(
-    body: dict[str, Any], out: object
-) -> tuple[
-    tuple[Block, ...], list[dict[str, Any]], list[Message], list[dict[str, Any]], tuple[Block, ...], Usage | None
-]:
+def _converse(body: JSONMapping, out: object) -> _Parsed:
     at = ("input", "inputBodyJson")
-    points: list[dict[str, Any]] = []
-    tools: list[dict[str, Any]] = []
+    points: list[CachePoint] = []
+    tools: list[JSONObject] = []
     config = body.get("toolConfig") or {}
     raw_tools = config.get("tools") or [] if isinstance(config, dict) else []
     if not isinstance(raw_tools, list):
@@ -188,7 +119,7 @@ def _index(value: object) -> int:
     return 0
 
 
-def _obj(value: object) -> dict[str, Any]:
+def _obj(value: object) -> JSONMapping:
     """``value`` when it is a JSON object, else ``{}`` (a stream event field of the wrong shape carries nothing)."""
     return value if isinstance(value, dict) else {}
 
@@ -197,7 +128,7 @@ def _converse_output(out: object) -> tuple[tuple[Block, ...], Usage | None]:
     at = ("output", "outputBodyJson")
     if isinstance(out, list):  # ConverseStream: the stream events
         texts: dict[int, list[str]] = {}
-        starts: dict[int, dict[str, Any]] = {}
+        starts: dict[int, JSONMapping] = {}
         usage = None
         for event in out:
             if not isinstance(event, dict):
@@ -230,25 +161,21 @@ def _converse_output(out: object) -> tuple[tuple[Block, ...], Usage | None]:
     return tuple(blocks), converse_usage(out.get("usage"))
 
 
-def _anthropic_marks(parts: object, points: list[dict[str, Any]], where: str, index: int | None) -> None:
+def _anthropic_marks(parts: object, points: list[CachePoint], where: _Where, index: int | None) -> None:
     if isinstance(parts, list):
         for k, part in enumerate(parts):
             if isinstance(part, dict) and isinstance(part.get("cache_control"), dict):
                 points.append(_point(where, index, k + 1, part["cache_control"].get("ttl")))
 
 
-def _anthropic(
-    body: dict[str, Any], out: object
-) -> tuple[
-    tuple[Block, ...], list[dict[str, Any]], list[Message], list[dict[str, Any]], tuple[Block, ...], Usage | None
-]:
+def _anthropic(body: JSONMapping, out: object) -> _Parsed:
     at = ("input", "inputBodyJson")
-    points: list[dict[str, Any]] = []
-    tools = body.get("tools") or []
-    if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
-        raise BadRecord((*at, "tools"), f"tools must be a list of tool schemas, got {_short(tools)}")
-    _anthropic_marks(tools, points, "tools", None)
-    tools = [{k: v for k, v in t.items() if k != "cache_control"} for t in tools]
+    points: list[CachePoint] = []
+    raw_tools = body.get("tools") or []
+    if not isinstance(raw_tools, list) or not all(isinstance(t, dict) for t in raw_tools):
+        raise BadRecord((*at, "tools"), f"tools must be a list of tool schemas, got {_short(raw_tools)}")
+    _anthropic_marks(raw_tools, points, "tools", None)
+    tools: list[JSONObject] = [{k: v for k, v in t.items() if k != "cache_control"} for t in raw_tools]
     raw_system = body.get("system")
     system: tuple[Block, ...] = ()
     if isinstance(raw_system, str):
@@ -258,13 +185,13 @@ def _anthropic(
         _anthropic_marks(raw_system, points, "system", None)
     raw_messages = body["messages"]
     messages = []
-    for i, raw in enumerate(raw_messages):
+    for i, raw in enumerate(raw_messages if isinstance(raw_messages, list) else []):
         messages.append(normalise_message(raw, (*at, "messages", i)))
         _anthropic_marks(raw.get("content") if isinstance(raw, dict) else None, points, "message", i)
     if isinstance(out, list):  # a streamed reply: Anthropic stream events
-        usage_raw: dict[str, Any] = {}
+        usage_raw: dict[str, object] = {}
         texts: dict[int, list[str]] = {}
-        starts: dict[int, dict[str, Any]] = {}
+        starts: dict[int, JSONMapping] = {}
         for event in out:
             if not isinstance(event, dict):
                 continue
@@ -295,12 +222,13 @@ def _anthropic(
     return system, tools, messages, points, tuple(reply), anthropic_usage(out.get("usage"))
 
 
-def _is_anthropic(body: dict[str, Any]) -> bool:
+def _is_anthropic(body: JSONMapping) -> bool:
     """An Anthropic Messages body: ``anthropic_version``, or content blocks typed by a ``type`` key (Converse and
     Amazon Nova's InvokeModel body name a block by its only key: ``{"text": ...}``)."""
     if "anthropic_version" in body:
         return True
-    for message in body["messages"]:
+    messages = body["messages"]
+    for message in messages if isinstance(messages, list) else []:
         content = message.get("content") if isinstance(message, dict) else None
         if isinstance(content, str):
             return True
@@ -309,7 +237,7 @@ def _is_anthropic(body: dict[str, Any]) -> bool:
     return False
 
 
-def _json_body(value: object, part: str, key: str) -> Any:
+def _json_body(value: object, part: str, key: str) -> object:
     """A logged body: JSON as logged, or a body logged as a JSON string (some log shippers re-encode it) parsed.
 
     Raises:
@@ -325,7 +253,7 @@ def _json_body(value: object, part: str, key: str) -> Any:
         ) from None
 
 
-def parse_record(rec: dict[str, Any]) -> ParsedCall:
+def parse_record(rec: JSONMapping) -> ParsedCall:
     """Parse one ``ModelInvocationLog`` record.
 
     Raises:

@@ -41,9 +41,11 @@ from __future__ import annotations
 import hashlib
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from typing import TypeGuard
 
 import orjson
+
+from promptcache._types import JSONMapping
 
 from ._bedrock_bodies import ParsedCall, UnsupportedBody, parse_record
 from ._jsonpos import JSONPath, jsonl_records, line_of
@@ -56,7 +58,7 @@ __all__ = ["SCHEMA_TYPE", "is_invocation_log", "read_invocation_log"]
 SCHEMA_TYPE = "ModelInvocationLog"
 
 
-def _is_record(value: object) -> TypeGuard[dict[str, Any]]:
+def _is_record(value: object) -> TypeGuard[JSONMapping]:
     return isinstance(value, dict) and value.get("schemaType") == SCHEMA_TYPE
 
 

@@ -25,7 +25,9 @@ from typing import Any
 
 import orjson
 
-from ._bedrock_bodies import ParsedCall
+from promptcache._types import JSONObject
+
+from ._bedrock_bodies import CachePoint, ParsedCall
 from ._bedrock_logs import _conversations
 from ._jsonpos import JSONPath
 from ._messages import BadRecord, _short
@@ -47,10 +49,10 @@ def make_call(
     model: str,
     timestamp: float | None,
     system: tuple[Block, ...],
-    tools: list[dict[str, Any]],
+    tools: list[JSONObject],
     messages: list[Message],
     reply: Message,
-    cache_points: list[dict[str, Any]] | None = None,
+    cache_points: list[CachePoint] | None = None,
     scope: str = "",
     line: int = 0,
     operation: str = "",
@@ -175,7 +177,7 @@ def plain_message(raw: object) -> Any:
     return raw
 
 
-def prompt_of(raw: object, where: JSONPath) -> tuple[tuple[Block, ...], list[Message], list[dict[str, Any]]]:
+def prompt_of(raw: object, where: JSONPath) -> tuple[tuple[Block, ...], list[Message], list[CachePoint]]:
     """System blocks, messages and ``cache_control`` cache points of a logged message list (OpenAI, Anthropic or
     LangChain messages; leading system messages are the system prompt).
 
@@ -188,7 +190,7 @@ def prompt_of(raw: object, where: JSONPath) -> tuple[tuple[Block, ...], list[Mes
         raise BadRecord(where, f"expected a list of messages, got {_short(raw)}")
     system: list[Block] = []
     messages: list[Message] = []
-    points: list[dict[str, Any]] = []
+    points: list[CachePoint] = []
     for i, item in enumerate(raw):
         item = plain_message(item)
         message = normalise_message(item, (*where, i))

@@ -14,9 +14,10 @@ signature present), its first missing field.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 import orjson
+
+from promptcache._types import JSONMapping
 
 from ._bedrock_bodies import ParsedCall
 from ._calls import conversations
@@ -64,11 +65,11 @@ def FORMATS() -> list[Format]:  # noqa: N802  # a constant, built on first use (
     return _FORMATS
 
 
-def _first(records: Iterable[Any]) -> Any:
+def _first(records: Iterable[object]) -> object:
     return next(iter(records), None)
 
 
-def _document_records(doc: object) -> tuple[list[Any], JSONPath]:
+def _document_records(doc: object) -> tuple[list[object], JSONPath]:
     """The records of a JSON document and the path of their list (``()`` for the document itself)."""
     if isinstance(doc, list):
         return doc, ()
@@ -104,7 +105,7 @@ def detect_record(rec: object) -> Format | None:
     return next((f for f in FORMATS() if f.matches(rec)), None)
 
 
-def no_format_hint(records: Iterable[Any]) -> str:
+def no_format_hint(records: Iterable[object]) -> str:
     """``"not a log format either (tried ...); nearest: X, which needs 'field'"`` for the first records."""
     sample = [r for _, r in zip(range(_SAMPLE), records) if isinstance(r, dict)]
     best: tuple[int, Format | None, str] = (0, None, "")
@@ -120,8 +121,8 @@ def no_format_hint(records: Iterable[Any]) -> str:
     return f"not one of the log formats either (tried {tried}); nearest: {best[1].name}, which needs {best[2]!r}"
 
 
-def _has(rec: dict[str, Any], dotted: str) -> bool:
-    node: Any = rec
+def _has(rec: JSONMapping, dotted: str) -> bool:
+    node: object = rec
     for part in dotted.split("."):
         if not isinstance(node, dict) or part not in node:
             return False
@@ -137,7 +138,7 @@ class _At(BadRecord):
         self.line = line
 
 
-def _items(name: str, data: bytes, doc: object) -> Iterator[tuple[int, JSONPath, Any]]:
+def _items(name: str, data: bytes, doc: object) -> Iterator[tuple[int, JSONPath, object]]:
     if doc is None:
         for lineno, rec in jsonl_records(name, data.splitlines()):
             yield lineno, (), rec

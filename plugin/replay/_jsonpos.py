@@ -12,7 +12,7 @@ import json.scanner
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, TypeAlias
 
 import orjson
 
@@ -37,14 +37,18 @@ def line_at(text: str | bytes, pos: int) -> int:
     return head.count("\n") + head.count("\r") - head.count("\r\n") + 1
 
 
-class _PosDict(dict[str, Any]):
+class _PosDict(dict[str, object]):
     __slots__ = ("pos",)
     pos: int
 
 
-class _PosList(list[Any]):
+class _PosList(list[object]):
     __slots__ = ("pos",)
     pos: int
+
+
+#: The scanner's ``scan_once(text, index) -> (value, end)`` (``json.scanner``).
+_Scan: TypeAlias = Callable[[str, int], tuple[object, int]]
 
 
 def _positioned_decoder() -> json.JSONDecoder:
@@ -56,10 +60,10 @@ def _positioned_decoder() -> json.JSONDecoder:
     def parse_object(
         s_and_end: tuple[str, int],
         strict: bool,
-        scan_once: Any,
-        object_hook: Any,
-        object_pairs_hook: Any,
-        memo: Any = None,
+        scan_once: _Scan,
+        object_hook: Callable[[dict[str, object]], object] | None,
+        object_pairs_hook: Callable[[list[tuple[str, object]]], object] | None,
+        memo: dict[str, str] | None = None,
     ) -> tuple[_PosDict, int]:
         start = s_and_end[1] - 1
         value, end = base_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo)
@@ -67,7 +71,7 @@ def _positioned_decoder() -> json.JSONDecoder:
         out.pos = start
         return out, end
 
-    def parse_array(s_and_end: tuple[str, int], scan_once: Any) -> tuple[_PosList, int]:
+    def parse_array(s_and_end: tuple[str, int], scan_once: _Scan) -> tuple[_PosList, int]:
         start = s_and_end[1] - 1
         value, end = base_array(s_and_end, scan_once)
         out = _PosList(value)
@@ -130,7 +134,7 @@ def _loads_line(raw: bytes) -> Any:
 
 def jsonl_records(
     name: str, lines: Iterable[bytes], on_skip: Callable[[int, bytes], None] | None = None
-) -> Iterator[tuple[int, Any]]:
+) -> Iterator[tuple[int, object]]:
     """``(line number, parsed value)`` for each non-blank line of a JSONL file (1-based numbers, blank lines counted).
 
     Inside ``promptcache.replay._skipped.skipping`` a line that is not valid JSON is skipped and counted (except

@@ -24,13 +24,22 @@ from typing import Any
 
 import orjson
 
-from promptcache._errors import PromptCacheError
+from promptcache._types import JSONMapping
 
+from ._bad_record import BadRecord, _short
+from ._block_walk import Dialect, walk_blocks
 from ._jsonpos import JSONPath
 from ._logged_usage import message_usage
 from ._transcript import Block, Message
 
-__all__ = ["BadRecord", "normalise_message", "parse_timestamp", "is_message_like"]
+__all__ = [
+    "TYPED_BLOCKS",
+    "BadRecord",
+    "_short",  # re-exported: the readers' error texts
+    "normalise_message",
+    "parse_timestamp",
+    "is_message_like",
+]
 
 _ROLE_MAP = {
     "system": "system",
@@ -46,26 +55,6 @@ _ROLE_MAP = {
     "SystemMessageChunk": "system",
     "ToolMessageChunk": "tool",
 }
-
-
-class BadRecord(PromptCacheError, ValueError):
-    """A malformed record: ``where`` is the path (keys/indices) below the record, ``reason`` says what is wrong."""
-
-    def __init__(self, where: JSONPath, reason: str) -> None:
-        super().__init__(reason)
-        self.where, self.reason = where, reason
-
-
-def _short(value: object, limit: int = 60) -> str:
-    """``value`` as short JSON (strings as ``repr``) for an error message; never raises."""
-    if isinstance(value, str):
-        text = repr(value)
-    else:
-        try:
-            text = orjson.dumps(value, default=repr).decode()
-        except TypeError:  # nested deeper than orjson's 255 levels
-            text = f"a {type(value).__name__} nested too deeply to show"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _dumps(value: object, where: JSONPath) -> str:
@@ -162,58 +151,69 @@ def _result_text(content: object, where: JSONPath) -> str:
     raise BadRecord(where, f"unsupported tool result content {_short(content)}")
 
 
+def _typed(part: object, at: JSONPath) -> tuple[object, JSONMapping]:
+    if not isinstance(part, dict):
+        raise BadRecord(at, f"content block {_short(part)} is not an object")
+    return part.get("type"), part
+
+
+def _text_block(part: JSONMapping, at: JSONPath, _n: int, _ctx: object) -> Block:
+    return Block("text", _text(part.get("text"), (*at, "text")))
+
+
+def _refusal_block(part: JSONMapping, at: JSONPath, _n: int, _ctx: object) -> Block:
+    """OpenAI: an assistant's refusal is text the next request carries."""
+    return Block("text", _text(part.get("refusal"), (*at, "refusal")))
+
+
+def _tool_use_block(part: JSONMapping, at: JSONPath, _n: int, _ctx: object) -> Block:
+    name = part.get("name")
+    if not isinstance(name, str) or not name:
+        raise BadRecord(at, f"tool call block without a name: {_short(part)}")
+    args = _args_text(part.get("input", part.get("args", {})), (*at, "input"))
+    return Block("tool_use", args, name, _call_id(part.get("id"), (*at, "id")))
+
+
+def _tool_result_block(part: JSONMapping, at: JSONPath, _n: int, _ctx: object) -> Block:
+    return Block(
+        "tool_result",
+        _result_text(part.get("content"), (*at, "content")),
+        id=_call_id(part.get("tool_use_id"), (*at, "tool_use_id")),
+        is_error=bool(part.get("is_error")),
+    )
+
+
+def _image_block(part: JSONMapping, at: JSONPath, _n: int, _ctx: object) -> Block:
+    src = part.get("image_url") or part.get("source") or {}
+    desc = src.get("url", src.get("media_type", part.get("type"))) if isinstance(src, dict) else str(src)
+    return Block("image", str(desc)[:200])
+
+
+def _reasoning_block(part: JSONMapping, at: JSONPath, _n: int, _ctx: object) -> Block:
+    field = next((k for k in ("thinking", "text", "data") if k in part), "thinking")
+    return Block("reasoning", _text(part.get(field), (*at, field)))
+
+
+#: Content blocks named by their ``type`` (Anthropic Messages, OpenAI Chat Completions parts, LangChain blocks).
+TYPED_BLOCKS: Dialect[JSONMapping] = Dialect(
+    kind_of=_typed,
+    handlers={
+        "text": _text_block,
+        "refusal": _refusal_block,
+        **dict.fromkeys(("tool_use", "tool_call", "server_tool_use"), _tool_use_block),
+        "tool_result": _tool_result_block,
+        **dict.fromkeys(("image", "image_url", "document", "file"), _image_block),
+        **dict.fromkeys(("thinking", "reasoning", "redacted_thinking", "reasoning_content"), _reasoning_block),
+    },
+    plain_text=True,
+    not_a_list="content must be a string or a list of blocks",
+    unsupported="unsupported content block type {}",
+)
+
+
 def _content_blocks(content: object, where: JSONPath) -> list[Block]:
     """Blocks from a ``content`` value: a string, ``None``, or a list of parts of any supported format."""
-    if content is None or content == "":
-        return []
-    if isinstance(content, str):
-        return [Block("text", content)]
-    if not isinstance(content, list):
-        raise BadRecord(where, f"content must be a string or a list of blocks, got {_short(content)}")
-    blocks: list[Block] = []
-    for i, part in enumerate(content):
-        at = (*where, i)
-        if isinstance(part, str):
-            blocks.append(Block("text", part))
-            continue
-        if not isinstance(part, dict):
-            raise BadRecord(at, f"content block {_short(part)} is not an object")
-        kind = part.get("type")
-        if kind == "text":
-            blocks.append(Block("text", _text(part.get("text"), (*at, "text"))))
-        elif kind == "refusal":  # OpenAI: an assistant's refusal is text the next request carries
-            blocks.append(Block("text", _text(part.get("refusal"), (*at, "refusal"))))
-        elif kind in ("tool_use", "tool_call", "server_tool_use"):
-            name = part.get("name")
-            if not isinstance(name, str) or not name:
-                raise BadRecord(at, f"tool call block without a name: {_short(part)}")
-            blocks.append(
-                Block(
-                    "tool_use",
-                    _args_text(part.get("input", part.get("args", {})), (*at, "input")),
-                    name,
-                    _call_id(part.get("id"), (*at, "id")),
-                )
-            )
-        elif kind == "tool_result":
-            blocks.append(
-                Block(
-                    "tool_result",
-                    _result_text(part.get("content"), (*at, "content")),
-                    id=_call_id(part.get("tool_use_id"), (*at, "tool_use_id")),
-                    is_error=bool(part.get("is_error")),
-                )
-            )
-        elif kind in ("image", "image_url", "document", "file"):
-            src = part.get("image_url") or part.get("source") or {}
-            desc = src.get("url", src.get("media_type", kind)) if isinstance(src, dict) else str(src)
-            blocks.append(Block("image", str(desc)[:200]))
-        elif kind in ("thinking", "reasoning", "redacted_thinking", "reasoning_content"):
-            field = next((k for k in ("thinking", "text", "data") if k in part), "thinking")
-            blocks.append(Block("reasoning", _text(part.get(field), (*at, field))))
-        else:
-            raise BadRecord(at, f"unsupported content block type {_short(kind)}")
-    return blocks
+    return walk_blocks(content, where, TYPED_BLOCKS)
 
 
 def normalise_message(raw: object, where: JSONPath = ()) -> Message:

@@ -14,7 +14,7 @@ Batch results carry no timestamps: requests are spaced by ``--gap``.
 
 from __future__ import annotations
 
-from typing import Any
+from promptcache._types import JSONMapping
 
 from ._bedrock_bodies import ParsedCall, _anthropic
 from ._calls import SIZES_ONLY, conversations, make_call, sized_call
@@ -29,11 +29,11 @@ _REQUEST = "batch-request"
 _RESULT = "batch-result"
 
 
-def _is_batch(rec: Any) -> bool:
+def _is_batch(rec: object) -> bool:
     return isinstance(rec, dict) and "custom_id" in rec and ("result" in rec or "params" in rec)
 
 
-def parse(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:
+def parse(rec: JSONMapping, line: int) -> list[tuple[ParsedCall, str | None]]:
     """A request (kept until its result is read) or a succeeded result. Raises ``BadRecord``."""
     custom_id = str(rec["custom_id"])
     if "params" in rec:

@@ -34,11 +34,12 @@ the UI exports it as JSON / JSONL): ``id``, ``traceId``, ``type``, ``startTime``
 
 from __future__ import annotations
 
-from typing import Any
+from promptcache._types import JSONMapping
 
 from ._bedrock_bodies import ParsedCall
 from ._calls import make_call, prompt_of
 from ._format import Format
+from ._jsonpos import JSONPath
 from ._logged_usage import count_of
 from ._messages import BadRecord, _short, normalise_message, parse_timestamp
 from ._transcript import Block, Message, Usage
@@ -49,11 +50,11 @@ __all__ = ["FORMAT_SPEC", "langfuse_usage", "parse"]
 _TYPES = frozenset({"GENERATION", "SPAN", "EVENT", "AGENT", "TOOL", "CHAIN", "RETRIEVER", "EMBEDDING"})
 
 
-def _is_observation(rec: Any) -> bool:
+def _is_observation(rec: object) -> bool:
     return isinstance(rec, dict) and rec.get("type") in _TYPES and "traceId" in rec
 
 
-def _openai_shaped(details: dict[str, Any]) -> Usage | None:
+def _openai_shaped(details: JSONMapping) -> Usage | None:
     """Usage still in OpenAI's Chat Completions or Responses shape, as Langfuse converts it (module docstring)."""
     for prompt_key, output_key, details_key in (
         ("prompt_tokens", "completion_tokens", "prompt_tokens_details"),
@@ -66,7 +67,7 @@ def _openai_shaped(details: dict[str, Any]) -> Usage | None:
     return None
 
 
-def langfuse_usage(details: Any) -> Usage | None:
+def langfuse_usage(details: object) -> Usage | None:
     """``Usage`` from Langfuse ``usageDetails`` (module docstring: ``input`` is the uncached input, as Langfuse
     stores it; a hand-sent ``input`` that held the whole prompt is told apart by ``total``); ``None`` when it is
     not an object."""
@@ -89,13 +90,13 @@ def langfuse_usage(details: Any) -> Usage | None:
     return Usage(given - read - write if whole_prompt else given, read, write, 0, output)
 
 
-def parse(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:
+def parse(rec: JSONMapping, line: int) -> list[tuple[ParsedCall, str | None]]:
     """The call of one ``GENERATION`` observation (none for other types). Raises ``BadRecord``."""
     if rec.get("type") != "GENERATION":
         return []
     raw_input = rec.get("input")
-    tools: Any = []
-    where: tuple[Any, ...] = ("input",)
+    tools: object = []
+    where: JSONPath = ("input",)
     if isinstance(raw_input, dict) and isinstance(raw_input.get("messages"), list):
         tools = raw_input.get("tools") or []
         raw_input, where = raw_input["messages"], ("input", "messages")
@@ -110,7 +111,8 @@ def parse(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:
     model = str(rec.get("model") or "")
     usage = langfuse_usage(rec.get("usageDetails")) or langfuse_usage(rec.get("usage"))
     reply = Message("assistant", _output_blocks(rec.get("output")), stamp, usage, model or None)
-    metadata = rec.get("metadata") if isinstance(rec.get("metadata"), dict) else {}
+    raw_metadata = rec.get("metadata")
+    metadata = raw_metadata if isinstance(raw_metadata, dict) else {}
     scope = metadata.get("thread_id") or metadata.get("session_id") or rec.get("traceId")
     call = make_call(
         request_id=str(rec.get("id") or f"line{line}"),
@@ -128,7 +130,7 @@ def parse(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:
     return [(call, f"user:{user}" if user else None)]
 
 
-def _output_blocks(output: Any) -> tuple[Block, ...]:
+def _output_blocks(output: object) -> tuple[Block, ...]:
     if output is None:
         return ()
     if isinstance(output, str):
@@ -142,7 +144,7 @@ def _output_blocks(output: Any) -> tuple[Block, ...]:
     raise BadRecord(("output",), f"unsupported generation output {_short(output)}")
 
 
-def _usage_problem(rec: Any) -> str | None:
+def _usage_problem(rec: JSONMapping) -> str | None:
     """The problem of the usage object ``parse`` reads (``usageDetails``, else ``usage``) of a generation."""
     if rec.get("type") != "GENERATION":
         return None

@@ -24,11 +24,12 @@ runs, ``{"runs": [...]}``, or one run per line (JSONL), as ``Client.list_runs`` 
 
 from __future__ import annotations
 
-from typing import Any
+from promptcache._types import JSONMapping
 
 from ._bedrock_bodies import ParsedCall
 from ._calls import make_call, plain_message, prompt_of, usage_of
 from ._format import Format
+from ._jsonpos import JSONPath
 from ._logged_usage import count_of
 from ._messages import BadRecord, _short, normalise_message, parse_timestamp
 from ._transcript import Message, Usage
@@ -38,11 +39,11 @@ __all__ = ["FORMAT_SPEC", "parse"]
 _THREAD_KEYS = ("thread_id", "session_id", "conversation_id")
 
 
-def _is_run(rec: Any) -> bool:
+def _is_run(rec: object) -> bool:
     return isinstance(rec, dict) and "run_type" in rec and "inputs" in rec
 
 
-def parse(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:
+def parse(rec: JSONMapping, line: int) -> list[tuple[ParsedCall, str | None]]:
     """The call of one ``llm`` run (none for other runs). Raises ``BadRecord``."""
     if rec.get("run_type") != "llm" or (rec.get("error") and not rec.get("outputs")):
         return []
@@ -50,7 +51,7 @@ def parse(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:
     if not isinstance(inputs, dict):
         raise BadRecord(("inputs",), f"an llm run's inputs must be an object, got {_short(inputs)}")
     raw_messages = inputs.get("messages")
-    where: tuple[Any, ...]
+    where: JSONPath
     if isinstance(raw_messages, list) and raw_messages and isinstance(raw_messages[0], list):
         raw_messages, where = raw_messages[0], ("inputs", "messages", 0)
     else:
@@ -94,12 +95,12 @@ def parse(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:
     return [(call, f"user:{user}" if user else None)]
 
 
-def _obj(value: Any) -> dict[str, Any]:
+def _obj(value: object) -> JSONMapping:
     return value if isinstance(value, dict) else {}
 
 
-def _reply(outputs: Any) -> tuple[Any, tuple[Any, ...]]:
-    at: tuple[Any, ...]
+def _reply(outputs: object) -> tuple[object, JSONPath]:
+    at: JSONPath
     if not isinstance(outputs, dict):
         raise BadRecord(("outputs",), f"an llm run's outputs must be an object, got {_short(outputs)}")
     gens = outputs.get("generations")
@@ -121,7 +122,7 @@ def _reply(outputs: Any) -> tuple[Any, tuple[Any, ...]]:
     raise BadRecord(("outputs",), f"llm run without a reply (generations, messages or choices): {_short(outputs)}")
 
 
-def _outputs_usage(outputs: Any) -> Usage | None:
+def _outputs_usage(outputs: object) -> Usage | None:
     if not isinstance(outputs, dict):
         return None
     llm_output = _obj(outputs.get("llm_output"))
@@ -132,7 +133,7 @@ def _outputs_usage(outputs: Any) -> Usage | None:
     return None
 
 
-def _run_usage(rec: dict[str, Any]) -> Usage | None:
+def _run_usage(rec: JSONMapping) -> Usage | None:
     if "prompt_tokens" not in rec and "completion_tokens" not in rec:
         return None
     details = rec.get("prompt_token_details")

@@ -18,11 +18,13 @@ OpenAI caches prompt prefixes by itself and logs no cache writes; the logged req
 
 from __future__ import annotations
 
-from typing import Any
+from promptcache._types import JSONMapping
 
 from ._bedrock_bodies import ParsedCall
 from ._calls import make_call, prompt_of, usage_of
 from ._format import Format
+from ._jsonpos import JSONPath
+from ._message_shapes import ChatMessage, ToolCall
 from ._messages import BadRecord, _short, normalise_message, parse_timestamp
 from ._transcript import Message
 from ._usage_checks import openai_usage_problem
@@ -30,11 +32,11 @@ from ._usage_checks import openai_usage_problem
 __all__ = ["FORMAT_SPEC", "parse", "responses_input"]
 
 
-def _body(value: Any) -> Any:
+def _body(value: object) -> object:
     return value["body"] if isinstance(value, dict) and isinstance(value.get("body"), dict) else value
 
 
-def _is_pair(rec: Any) -> bool:
+def _is_pair(rec: object) -> bool:
     if not isinstance(rec, dict) or "response" not in rec:
         return False
     if "request" in rec:
@@ -43,11 +45,12 @@ def _is_pair(rec: Any) -> bool:
     return isinstance(rec.get("messages"), list) and ("call_type" in rec or "model_parameters" in rec)
 
 
-def responses_input(body: dict[str, Any]) -> list[dict[str, Any]]:
+def responses_input(body: JSONMapping) -> list[ChatMessage]:
     """A Responses request's ``instructions`` and ``input`` as Chat Completions messages."""
-    out: list[dict[str, Any]] = []
-    if isinstance(body.get("instructions"), str) and body["instructions"]:
-        out.append({"role": "system", "content": body["instructions"]})
+    out: list[ChatMessage] = []
+    instructions = body.get("instructions")
+    if isinstance(instructions, str) and instructions:
+        out.append({"role": "system", "content": instructions})
     items = body.get("input")
     if isinstance(items, str):
         return [*out, {"role": "user", "content": items}]
@@ -56,7 +59,7 @@ def responses_input(body: dict[str, Any]) -> list[dict[str, Any]]:
             continue
         kind = item.get("type")
         if kind == "function_call":
-            call = {"id": item.get("call_id"), "type": "function",
+            call: ToolCall = {"id": item.get("call_id"), "type": "function",
                     "function": {"name": item.get("name"), "arguments": item.get("arguments") or "{}"}}  # fmt: skip
             if out and out[-1].get("role") == "assistant":
                 out[-1].setdefault("tool_calls", []).append(call)
@@ -70,7 +73,7 @@ def responses_input(body: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _text_parts(content: Any) -> Any:
+def _text_parts(content: object) -> object:
     if not isinstance(content, list):
         return content
     return [
@@ -81,10 +84,10 @@ def _text_parts(content: Any) -> Any:
     ]
 
 
-def _responses_reply(output: list[Any]) -> dict[str, Any]:
+def _responses_reply(output: list[object]) -> ChatMessage:
     messages = responses_input({"input": [o for o in output if isinstance(o, dict) and o.get("type") != "reasoning"]})
-    content: list[Any] = []
-    calls: list[Any] = []
+    content: list[object] = []
+    calls: list[ToolCall] = []
     for m in messages:
         if m.get("role") == "assistant":
             body = m.get("content")
@@ -93,21 +96,26 @@ def _responses_reply(output: list[Any]) -> dict[str, Any]:
     return {"role": "assistant", "content": content, "tool_calls": calls}
 
 
-def parse(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:
-    """The call of one logged request/response pair. Raises ``BadRecord``."""
-    req_at: tuple[Any, ...]
-    where: tuple[Any, ...]
-    reply_at: tuple[Any, ...]
+def _request(rec: JSONMapping) -> tuple[JSONMapping, JSONPath]:
+    """The logged request body and its path in the record (a LiteLLM payload: its parameters, model and messages)."""
     if "request" in rec:
-        request, req_at = _body(rec["request"]), ("request",)
-    else:  # LiteLLM StandardLoggingPayload
-        params = rec.get("model_parameters") if isinstance(rec.get("model_parameters"), dict) else {}
-        request, req_at = {**params, "model": rec.get("model"), "messages": rec["messages"]}, ()
+        request = _body(rec["request"])
+        return (request if isinstance(request, dict) else {}), ("request",)  # a dict: ``_is_pair`` checked it
+    params = rec.get("model_parameters")  # LiteLLM StandardLoggingPayload
+    return {**(params if isinstance(params, dict) else {}), "model": rec.get("model"), "messages": rec["messages"]}, ()
+
+
+def parse(rec: JSONMapping, line: int) -> list[tuple[ParsedCall, str | None]]:
+    """The call of one logged request/response pair. Raises ``BadRecord``."""
+    where: JSONPath
+    reply_at: JSONPath
+    request, req_at = _request(rec)
     response = _body(rec.get("response"))
     if not isinstance(response, dict):
         raise BadRecord(("response",), f"the logged response must be an object, got {_short(response)}")
-    if isinstance(request.get("messages"), list):
-        raw_messages, where = request["messages"], (*req_at, "messages")
+    raw_messages: object = request.get("messages")
+    if isinstance(raw_messages, list):
+        where = (*req_at, "messages")
     else:
         raw_messages, where = responses_input(request), (*req_at, "input")
     system, messages, points = prompt_of(raw_messages, where)
@@ -116,11 +124,12 @@ def parse(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:
     tools = request.get("tools") or []
     if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
         raise BadRecord((*req_at, "tools"), f"tools must be a list of tool schemas, got {_short(tools)}")
-    choices = response.get("choices")
+    choices, output = response.get("choices"), response.get("output")
+    reply_raw: JSONMapping
     if isinstance(choices, list) and choices and isinstance(choices[0], dict):
         reply_raw, reply_at = choices[0].get("message") or {}, ("response", "choices", 0, "message")
-    elif isinstance(response.get("output"), list):
-        reply_raw, reply_at = _responses_reply(response["output"]), ("response", "output")
+    elif isinstance(output, list):
+        reply_raw, reply_at = _responses_reply(output), ("response", "output")
     else:
         raise BadRecord(("response",), f"response without choices or output: {_short(response)}")
     reply = normalise_message({**reply_raw, "role": "assistant"}, reply_at)
@@ -142,7 +151,7 @@ def parse(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:
     return [(call, f"user:{user}" if user else None)]
 
 
-def _usage_problem(rec: Any) -> str | None:
+def _usage_problem(rec: JSONMapping) -> str | None:
     response = rec.get("response")
     where = "response.body" if _body(response) is not response else "response"
     body = _body(response)

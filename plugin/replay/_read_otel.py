@@ -27,13 +27,16 @@ Conversations are rebuilt per ``gen_ai.conversation.id`` when set, else per ``tr
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 import orjson
+
+from promptcache._types import JSONMapping
 
 from ._bedrock_bodies import ParsedCall
 from ._calls import make_call, prompt_of, sized_call
 from ._format import Format
+from ._message_shapes import ChatMessage, ContentBlock
 from ._messages import BadRecord, _short, normalise_message
 from ._transcript import Message, Usage
 
@@ -52,11 +55,11 @@ _ROLE_EVENTS = {
 _INFERENCE = frozenset({"chat", "text_completion", "generate_content"})
 
 
-def _is_otlp(rec: Any) -> bool:
+def _is_otlp(rec: object) -> bool:
     return isinstance(rec, dict) and isinstance(rec.get("resourceSpans"), list)
 
 
-def _value(v: Any) -> Any:
+def _value(v: object) -> object:
     if not isinstance(v, dict):
         return None
     for key in ("stringValue", "boolValue", "doubleValue"):
@@ -72,19 +75,21 @@ def _value(v: Any) -> Any:
     return None
 
 
-def _attributes(raw: Any) -> dict[str, Any]:
-    return {str(a.get("key")): _value(a.get("value")) for a in raw or [] if isinstance(a, dict)}
+def _attributes(raw: object) -> dict[str, object]:
+    items = raw if isinstance(raw, list) else []
+    return {str(a.get("key")): _value(a.get("value")) for a in items if isinstance(a, dict)}
 
 
-def _count(attrs: dict[str, Any], key: str) -> int:
+def _count(attrs: Mapping[str, object], key: str) -> int:
     value = attrs.get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
-def parse(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:
+def parse(rec: JSONMapping, line: int) -> list[tuple[ParsedCall, str | None]]:
     """The model calls of one OTLP/JSON traces document. Raises ``BadRecord`` naming the span."""
     out: list[tuple[ParsedCall, str | None]] = []
-    for i, resource in enumerate(rec["resourceSpans"]):
+    resources = rec["resourceSpans"]  # a list: ``_is_otlp`` checked it
+    for i, resource in enumerate(resources if isinstance(resources, list) else []):
         for j, scope in enumerate(resource.get("scopeSpans") or [] if isinstance(resource, dict) else []):
             for k, span in enumerate(scope.get("spans") or [] if isinstance(scope, dict) else []):
                 where = ("resourceSpans", i, "scopeSpans", j, "spans", k)
@@ -97,7 +102,7 @@ def parse(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:
     return out
 
 
-def _span(span: Any, line: int) -> ParsedCall | None:
+def _span(span: object, line: int) -> ParsedCall | None:
     if not isinstance(span, dict):
         raise BadRecord((), f"a span must be an object, got {_short(span)}")
     attrs = _attributes(span.get("attributes"))
@@ -137,16 +142,16 @@ def _span(span: Any, line: int) -> ParsedCall | None:
     )
 
 
-def _json(text: str) -> Any:
+def _json(text: str) -> object:
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
         return text
 
 
-def _parts(parts: Any) -> list[dict[str, Any]]:
+def _parts(parts: object) -> list[ContentBlock]:
     """GenAI message ``parts`` as Anthropic-style content blocks."""
-    blocks: list[dict[str, Any]] = []
+    blocks: list[ContentBlock] = []
     for part in parts if isinstance(parts, list) else [parts]:
         if isinstance(part, str):
             blocks.append({"type": "text", "text": part})
@@ -164,16 +169,17 @@ def _parts(parts: Any) -> list[dict[str, Any]]:
     return blocks
 
 
-def _content(attrs: dict[str, Any], events: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _content(attrs: Mapping[str, object], events: object) -> tuple[list[ChatMessage], list[ContentBlock]]:
     """(prompt messages, reply blocks) from the span's attributes or its events; ``([], [])`` when not captured."""
-    messages: list[dict[str, Any]] = []
-    reply: list[dict[str, Any]] = []
+    messages: list[ChatMessage] = []
+    reply: list[ContentBlock] = []
     system = attrs.get("gen_ai.system_instructions")
     if isinstance(system, str):
         messages.append({"role": "system", "content": _parts(_json(system))})
     raw_input = attrs.get("gen_ai.input.messages")
-    if isinstance(raw_input, str) and isinstance(_json(raw_input), list):
-        for m in _json(raw_input):
+    inputs = _json(raw_input) if isinstance(raw_input, str) else None
+    if isinstance(inputs, list):
+        for m in inputs:
             if isinstance(m, dict):
                 role = "user" if m.get("role") == "tool" else str(m.get("role") or "user")
                 messages.append({"role": role, "content": _parts(m.get("parts", m.get("content")))})

@@ -16,12 +16,12 @@ intention-cache family of a conversation is the recorded ``user``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from promptcache._recording import VERSION, is_recording, restore
+from promptcache._types import JSONMapping, JSONObject
 
 from ._bedrock_bodies import ParsedCall, _converse
 from ._calls import make_call
+from ._converse_blocks import CachePoint, _Where
 from ._format import Format
 from ._logged_usage import langchain_usage
 from ._messages import BadRecord, _short, normalise_message, parse_timestamp
@@ -32,18 +32,18 @@ __all__ = ["FORMAT_SPEC", "parse"]
 _EMPTY_OUTPUT = {"output": {"message": {"role": "assistant", "content": []}}}
 
 
-def parse(rec: Any, lineno: int) -> list[tuple[ParsedCall, str | None]]:
+def parse(rec: JSONMapping, lineno: int) -> list[tuple[ParsedCall, str | None]]:
     """The call of one recorded line, with its family (``user:<user>`` when a user was recorded)."""
     call, user = _call(rec, lineno)
     return [(call, f"user:{user}" if user else None)]
 
 
-def _call(rec: Any, lineno: int) -> tuple[ParsedCall, str | None]:
-    if not is_recording(rec):
-        raise BadRecord((), f'expected a recorded call ("promptcache": "call"), got {_short(rec)}')
-    if rec.get("version") != VERSION:
-        raise BadRecord(("version",), f"recording version {_short(rec.get('version'))} is not {VERSION}")
-    rec = restore(rec)
+def _call(record: JSONMapping, lineno: int) -> tuple[ParsedCall, str | None]:
+    if not is_recording(record):
+        raise BadRecord((), f'expected a recorded call ("promptcache": "call"), got {_short(record)}')
+    if record.get("version") != VERSION:
+        raise BadRecord(("version",), f"recording version {_short(record.get('version'))} is not {VERSION}")
+    rec: JSONMapping = restore(record)
     response = rec.get("response")
     if not isinstance(response, dict) or not isinstance(response.get("message"), dict):
         raise BadRecord(("response",), f"recorded call without a response message: {_short(response)}")
@@ -75,15 +75,15 @@ def _call(rec: Any, lineno: int) -> tuple[ParsedCall, str | None]:
     return call, str(user) if user is not None else None
 
 
-def _checked_body(body: dict[str, Any]) -> dict[str, Any]:
+def _checked_body(body: JSONMapping) -> JSONMapping:
     if not isinstance(body.get("messages"), list):
         raise BadRecord(("sent", "body", "messages"), f"sent body without a messages list: {_short(body)}")
     return body
 
 
 def _langchain_request(
-    request: Any,
-) -> tuple[tuple[Block, ...], list[dict[str, Any]], list[Message], list[dict[str, Any]]]:
+    request: object,
+) -> tuple[tuple[Block, ...], list[JSONObject], list[Message], list[CachePoint]]:
     if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
         raise BadRecord(("request",), f"recorded call without request.messages: {_short(request)}")
     tools = request.get("tools") or []
@@ -91,7 +91,7 @@ def _langchain_request(
         raise BadRecord(("request", "tools"), f"tools must be a list of tool schemas, got {_short(tools)}")
     system: list[Block] = []
     messages: list[Message] = []
-    points: list[dict[str, Any]] = []
+    points: list[CachePoint] = []
     for i, raw in enumerate(request["messages"]):
         message = normalise_message(raw, ("request", "messages", i))
         if message.role == "system" and not messages:
@@ -103,17 +103,17 @@ def _langchain_request(
     return tuple(system), list(tools), messages, points
 
 
-def _marks(raw: Any, where: str, index: int | None, offset: int) -> list[dict[str, Any]]:
+def _marks(raw: object, where: _Where, index: int | None, offset: int) -> list[CachePoint]:
     """Cache points of one recorded message: after each content block carrying ``cache_control``."""
     data = raw.get("data", raw) if isinstance(raw, dict) else {}
     content = data.get("content") if isinstance(data, dict) else None
     if not isinstance(content, list):
         return []
-    out = []
+    out: list[CachePoint] = []
     for k, part in enumerate(content):
         if isinstance(part, dict) and isinstance(part.get("cache_control"), dict):
             ttl = part["cache_control"].get("ttl")
-            out.append({"where": where, "index": index, "after": offset + k + 1, "ttl": ttl if ttl else None})
+            out.append({"where": where, "index": index, "after": offset + k + 1, "ttl": str(ttl) if ttl else None})
     return out
 
 

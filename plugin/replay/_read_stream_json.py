@@ -21,7 +21,9 @@ usage>, "session_id", "parent_tool_use_id"}``; ``{"type": "user", "message": {"r
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeGuard
+
+from promptcache._types import JSONMapping
 
 from ._bedrock_bodies import ParsedCall
 from ._format import Format
@@ -36,7 +38,7 @@ _KINDS = frozenset({"system", "assistant", "user", "result", "stream_event"})
 _PROMPT = Block("text", "")  # the command-line prompt: not in the stream, sized with the hidden prefix
 
 
-def _is_stream_json(rec: Any) -> bool:
+def _is_stream_json(rec: object) -> TypeGuard[JSONMapping]:
     if not isinstance(rec, dict) or rec.get("type") not in _KINDS or "session_id" not in rec or "parentUuid" in rec:
         return False  # (a Claude Code session log has parentUuid and sessionId)
     # messages always carry parent_tool_use_id (null outside a sub-agent), which other agent logs do not
@@ -68,7 +70,7 @@ def read_stream_json(name: str, data: bytes) -> list[Conversation]:
     return out
 
 
-def _take(threads: dict[tuple[str, str], _Thread], rec: Any, lineno: int) -> None:
+def _take(threads: dict[tuple[str, str], _Thread], rec: object, lineno: int) -> None:
     if not _is_stream_json(rec):
         raise BadRecord((), f"expected a stream-json message (type, session_id, parent_tool_use_id), got {_short(rec)}")
     kind = rec["type"]
@@ -125,7 +127,7 @@ def _finish(name: str, thread: _Thread) -> Conversation:
     )
 
 
-def _unused(rec: Any, line: int) -> list[tuple[ParsedCall, str | None]]:
+def _unused(rec: object, line: int) -> list[tuple[ParsedCall, str | None]]:
     raise AssertionError("stream-json is read whole by read_stream_json")  # pragma: no cover
 
 

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 import orjson
+
+from promptcache._types import JSONMapping
 
 from ._bedrock_logs import is_invocation_log, read_invocation_log
 from ._claude_code import is_claude_code_log, is_session_folder, read_claude_code, read_session_folder
@@ -187,7 +188,7 @@ def _is_conversation(value: object) -> bool:
 
 def _conversation(name: str, rec: object, where: JSONPath, index: int, line: int | None = None) -> Conversation:
     """One conversation from a list of messages or a container object (see the module docstring)."""
-    meta: dict[str, Any] = {}
+    meta: dict[str, object] = {}
     if isinstance(rec, list):
         raw_messages, msg_at, rec_obj = rec, where, {}
     elif isinstance(rec, dict):
@@ -203,11 +204,11 @@ def _conversation(name: str, rec: object, where: JSONPath, index: int, line: int
 
 def _assemble(
     name: str,
-    rec: dict[str, Any],
+    rec: JSONMapping,
     messages: list[Message],
     where: JSONPath,
     index: int,
-    meta: dict[str, Any],
+    meta: dict[str, object],
     line: int | None,
 ) -> Conversation:
     system: list[Block] = []
@@ -251,7 +252,7 @@ def _assemble(
     )
 
 
-def _family(rec: dict[str, Any]) -> str | None:
+def _family(rec: JSONMapping) -> str | None:
     """The intention-cache family: a user id when recorded (also tau-bench's ``info.task.user_id``), else task id."""
     for key in ("user_id", "family"):
         if rec.get(key) is not None:
@@ -274,7 +275,7 @@ def _read_jsonl(name: str, data: bytes) -> list[Conversation]:
     if fmt is not None:
         return read_with(fmt, name, data)
     conversations: list[Conversation] = []
-    sessions: dict[str, tuple[int, list[Message], dict[str, Any]]] = {}
+    sessions: dict[str, tuple[int, list[Message], JSONMapping]] = {}
     order: list[tuple[str, str | None]] = []  # ("conv", None) placeholders keep file order between kinds
     records = jsonl_records(name, data.splitlines())
     while True:
@@ -297,7 +298,7 @@ def _read_jsonl(name: str, data: bytes) -> list[Conversation]:
                     msg.timestamp = parse_timestamp(rec["timestamp"], ("timestamp",))
                 session = next((str(rec[k]) for k in _SESSION_KEYS if rec.get(k) is not None), "")
                 _add_event(sessions, order, session, lineno, msg, rec)
-            elif is_message_like(rec):
+            elif isinstance(rec, dict) and is_message_like(rec):
                 session = next((str(rec[k]) for k in _SESSION_KEYS if rec.get(k) is not None), "")
                 _add_event(sessions, order, session, lineno, normalise_message(rec), rec)
             elif isinstance(rec, (dict, list)):
@@ -335,12 +336,12 @@ def _read_jsonl(name: str, data: bytes) -> list[Conversation]:
 
 
 def _add_event(
-    sessions: dict[str, tuple[int, list[Message], dict[str, Any]]],
+    sessions: dict[str, tuple[int, list[Message], JSONMapping]],
     order: list[tuple[str, str | None]],
     session: str,
     lineno: int,
     msg: Message,
-    rec: dict[str, Any],
+    rec: JSONMapping,
 ) -> None:
     if session not in sessions:
         sessions[session] = (lineno, [], rec)

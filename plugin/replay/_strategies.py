@@ -20,11 +20,13 @@ Every strategy by name: ``promptcache.replay._registry``.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TypeAlias, TypedDict, cast
 
 from promptcache._compat import LANGCHAIN_AWS_CACHE_POINT_HOOK
 from promptcache._errors import PromptCacheError
 from promptcache._pricing import ModelPrice
+from promptcache._types import JSONObject, JSONValue
 
 from ._models import CacheRules
 from ._prepare import PreparedConversation, Request
@@ -131,7 +133,7 @@ class LangChainAwsStrategy(Strategy):
 
     def __init__(self, rules: CacheRules, price: ModelPrice | None = None, ttl_s: float = 300.0) -> None:
         super().__init__(rules, price, ttl_s)
-        self._apply: Any = None
+        self._apply: _ApplyCachePoints | None = None
         try:
             from langchain_aws.chat_models.bedrock_converse import ChatBedrockConverse
         except ImportError:
@@ -168,12 +170,12 @@ class LangChainAwsStrategy(Strategy):
         kinds = self._kinds.get(prepared.conversation.id)
         if kinds is None:
             kinds = self._kinds[prepared.conversation.id] = _block_kinds(prepared)
-        system: list[dict[str, Any]] = [dict(_TEXT) for _ in range(prepared.system_end - prepared.tools_end)]
-        tools: list[dict[str, Any]] = [{"toolSpec": {}} for _ in range(prepared.tools_end)]
-        params: dict[str, Any] = {"toolConfig": {"tools": tools}} if tools else {}
+        system: list[JSONObject] = [dict(_TEXT) for _ in range(prepared.system_end - prepared.tools_end)]
+        tools: list[JSONObject] = [{"toolSpec": {}} for _ in range(prepared.tools_end)]
+        params: JSONObject = {"toolConfig": {"tools": cast("list[JSONValue]", tools)}} if tools else {}  # the same list
         # the last two messages: the method reads no other message of a request that holds no point of its own
         # (it counts the caller's points first; these placeholders hold none)
-        messages = [
+        messages: list[_Message] = [
             {"role": g.role, "content": [dict(_KIND_BLOCK.get(k, _TEXT)) for k in kinds[g.start : g.end]]}
             for g in groups[-2:]
         ]
@@ -205,8 +207,19 @@ class _ConverseHost:
         return self.model_id
 
 
-_TEXT: dict[str, Any] = {"text": "."}
-_KIND_BLOCK: dict[str, dict[str, Any]] = {
+class _Message(TypedDict):
+    """A Converse message as ``_apply_cache_points`` reads it (``role``, ``content`` blocks)."""
+
+    role: str
+    content: list[JSONObject]
+
+
+#: ``ChatBedrockConverse._apply_cache_points(model, cache_control, system, messages, params)``: adds ``cachePoint``
+#: blocks to ``system``, ``messages`` and ``params["toolConfig"]["tools"]`` in place.
+_ApplyCachePoints: TypeAlias = Callable[[object, dict[str, str], list[JSONObject], list[_Message], JSONObject], object]
+
+_TEXT: JSONObject = {"text": "."}
+_KIND_BLOCK: dict[str, JSONObject] = {
     "tool_use": {"toolUse": {}},
     "tool_result": {"toolResult": {}},
     "reasoning": {"reasoningContent": {}},

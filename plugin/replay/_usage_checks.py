@@ -15,7 +15,6 @@ The shapes checked: OpenAI Chat Completions ``usage`` (``prompt_tokens``, ``comp
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from ._messages import _short
 from ._skipped import current_tally
@@ -29,7 +28,7 @@ _OPENAI_SHAPES = (
 )
 
 
-def count_problem(value: Any) -> bool:
+def count_problem(value: object) -> bool:
     """Whether ``value`` is present and not a token count (module docstring); absent (``None``) is a count of 0."""
     if value is None:
         return False
@@ -42,11 +41,11 @@ def count_problem(value: Any) -> bool:
     return True
 
 
-def _bad(field: str, value: Any) -> str:
+def _bad(field: str, value: object) -> str:
     return f"{field} must be a token count (an integer >= 0), got {_short(value)}"
 
 
-def openai_usage_problem(usage: Any, where: str) -> str | None:
+def openai_usage_problem(usage: object, where: str) -> str | None:
     """Why the OpenAI ``usage`` object at ``where`` (e.g. ``"response.usage"``) is not token counts; ``None``:
     it is, or it is not an object of either OpenAI shape."""
     if not isinstance(usage, dict):
@@ -71,7 +70,7 @@ def openai_usage_problem(usage: Any, where: str) -> str | None:
     return None
 
 
-def langfuse_usage_problem(details: Any, where: str) -> str | None:
+def langfuse_usage_problem(details: object, where: str) -> str | None:
     """Why the Langfuse usage object at ``where`` (``"usageDetails"`` / ``"usage"``) is not token counts: every
     usage type must be a count (an OpenAI-shaped object is checked as OpenAI's); ``None``: it is."""
     if not isinstance(details, dict):
