@@ -379,12 +379,16 @@ def canonical_tool(tool: Any) -> Any:
         hit = _TOOL_MEMO.get(key)
     if hit is not None and hit[0] is tool and same_state(hit[1], state):
         return hit[2]
-    from langchain_core.utils.function_calling import convert_to_openai_tool
+    from promptcache._tool_schema import openai_tool_schema  # loads LangChain's tools only when tools are keyed
 
-    try:
-        schema: Any = convert_to_openai_tool(tool)
-    except Exception:  # noqa: BLE001 - an exotic tool still needs a stable description
-        schema = {"repr": repr(tool)}
+    schema: Any = openai_tool_schema(tool)  # the same value, without LangChain's Python copy of the schema
+    if schema is None:
+        from langchain_core.utils.function_calling import convert_to_openai_tool
+
+        try:
+            schema = convert_to_openai_tool(tool)
+        except Exception:  # noqa: BLE001 - an exotic tool still needs a stable description
+            schema = {"repr": repr(tool)}
     with _TOOL_MEMO_LOCK:
         _TOOL_MEMO[key] = (tool, state, schema)  # the references keep ids from being reused while memoised
     return schema
