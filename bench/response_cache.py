@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
 import time
 import uuid
@@ -116,7 +117,8 @@ def timed(fn: Any, n: int) -> float:
 def interleaved(
     variants: dict[str, Any], n: int, cpu: dict[str, float] | None = None, fast: dict[str, float] | None = None
 ) -> dict[str, float]:
-    """p50 seconds of each variant, run in rounds (one call of each per round) so machine drift hits all alike.
+    """p50 seconds of each variant, run in rounds (one call of each per round, in a new random order each round) so
+    machine drift and cache effects of the order hit all alike.
 
     With ``cpu``, also fills it with the p50 CPU seconds of this thread per call (``time.thread_time``): time spent
     waiting for the CPU while other processes run is left out, network waits too. With ``fast``, fills it with the
@@ -124,8 +126,11 @@ def interleaved(
     """
     samples: dict[str, list[float]] = {name: [] for name in variants}
     cpu_samples: dict[str, list[float]] = {name: [] for name in variants}
+    order = list(variants.items())
+    shuffle = random.Random(n).shuffle
     for i in range(-10, n):
-        for name, fn in variants.items():
+        shuffle(order)
+        for name, fn in order:
             c0 = time.thread_time()
             t0 = time.perf_counter()
             fn(i)
@@ -331,12 +336,16 @@ def bench_turns(msgs: list[Any], tls: list[Any], n: int, redis_url: str, runs: i
         )
     print(
         f"miss over a pass-through middleware (the floor), fastest tenth, median of runs:"
-        f" {statistics.median(miss_over_floor(r) for r in fast_runs):+.1%} (target <= +5%);"
+        f" {statistics.median(miss_over_floor(r) for r in fast_runs):+.1%}"
+        f" (range {min(miss_over_floor(r) for r in fast_runs):+.1%} to {max(miss_over_floor(r) for r in fast_runs):+.1%};"
+        " target <= +5%);"
         f" p50: {statistics.median(miss_over_floor(r) for r in per_run):+.1%}"
     )
     print(
         f"hit / LangChain's cache hit, fastest tenth, median of runs:"
-        f" {statistics.median(hit_vs_langchain(r) for r in fast_runs):.2f}x (target <= 0.40x);"
+        f" {statistics.median(hit_vs_langchain(r) for r in fast_runs):.2f}x"
+        f" (range {min(hit_vs_langchain(r) for r in fast_runs):.2f}x to {max(hit_vs_langchain(r) for r in fast_runs):.2f}x;"
+        " target <= 0.40x);"
         f" p50: {statistics.median(hit_vs_langchain(r) for r in per_run):.2f}x"
     )
     print(
@@ -509,10 +518,14 @@ def bench_first_key(rounds: int) -> None:
 
     times: dict[str, list[float]] = {v: [] for v in FIRST_KEY_VARIANTS}
     parts: list[list[float]] = []
+    order = [*FIRST_KEY_VARIANTS, "parts"]
     for _ in range(rounds):
-        for variant in FIRST_KEY_VARIANTS:
-            times[variant].append(float(child(variant)))
-        parts.append([float(x) for x in child("parts").split()])
+        random.shuffle(order)  # a new order per round: no variant always follows the same one
+        for variant in order:
+            if variant == "parts":
+                parts.append([float(x) for x in child("parts").split()])
+            else:
+                times[variant].append(float(child(variant)))
     print(f"## first key of a process ({rounds} fresh processes per variant, load {os.getloadavg()[0]:.2f})")
     print("| first key | median ms | fastest ms |")
     print("|---|---:|---:|")
@@ -524,6 +537,11 @@ def bench_first_key(rounds: int) -> None:
         f"ours / LangChain's, tools converted before (bind_tools on an earlier call): median"
         f" {med['ours, tools converted before'] / med['LangChain']:.2f}x, fastest"
         f" {low['ours, tools converted before'] / low['LangChain']:.2f}x (target <= 0.50x)"
+    )
+    pairs = [a / b for a, b in zip(times["ours, tools converted before"], times["LangChain"], strict=True)]
+    print(
+        f"same, per round (the two fresh processes of a round): median {statistics.median(pairs):.2f}x,"
+        f" range {min(pairs):.2f}x to {max(pairs):.2f}x"
     )
     print(
         f"ours / LangChain's, nothing converted before (both pay the first conversion): median"

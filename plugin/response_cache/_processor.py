@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any, ClassVar, Final
+from collections.abc import Coroutine
+from typing import Any, ClassVar, Final, cast
 
 from langchain.agents.middleware import ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage
@@ -217,7 +218,7 @@ class ResponseCache(Processor):
         try:
             result = chosen(inputs)
             if inspect.isawaitable(result):
-                result = run_coroutine(result)
+                result = run_coroutine(cast("Coroutine[object, object, object]", result))
         except Exception as exc:  # noqa: BLE001 - a broken key function must not break the call
             return self._finish_key(inputs, None, exc), bust
         return self._finish_key(inputs, result), bust
