@@ -22,10 +22,13 @@ import math
 import operator
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 import orjson
 from cachetools import LRUCache
+
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
 
 __all__ = [
     "canonical_json",
@@ -39,7 +42,7 @@ __all__ = [
 _OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
 
 
-def _default(value: Any) -> Any:
+def _default(value: object) -> object:
     if isinstance(value, (bytes, bytearray, memoryview)):
         data = bytes(value)
         return {"$bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
@@ -58,7 +61,7 @@ def _default(value: Any) -> Any:
 _MAX_DEPTH = 200  # orjson stops at 254 levels; deeper values are replaced by a hash of their repr
 
 
-def _portable(value: Any, depth: int = 0) -> Any:
+def _portable(value: object, depth: int = 0) -> object:
     """``value`` with what orjson cannot write faithfully made explicit (the slow path of `canonical_json`).
 
     Integers beyond 64 bits become ``{"$int": "<decimal>"}``, NaN and infinities ``{"$float": "nan" | "inf" |
@@ -105,11 +108,11 @@ def _has_lone_surrogate(text: str) -> bool:
     return False
 
 
-def _deep_digest(value: Any) -> str:
+def _deep_digest(value: object) -> str:
     """SHA-256 of ``value``'s structure and leaves, walked with an explicit stack (a value nested thousands of
     levels deep has no recursion limit to hit): containers as their kind and length, leaves as their ``repr``."""
     digest = hashlib.sha256()
-    stack: list[Any] = [value]
+    stack: list[object] = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
@@ -134,11 +137,11 @@ class _Leaf:
 
     __slots__ = ("value",)
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: object) -> None:
         self.value = value
 
 
-def canonical_json(value: Any, *, exact_floats: bool = True) -> bytes:
+def canonical_json(value: object, *, exact_floats: bool = True) -> bytes:
     """``value`` as canonical JSON bytes (see the module docstring). Never raises for odd types: they use ``repr``.
 
     Fast path: one ``orjson.dumps``. When orjson refuses the value (an int beyond 64 bits, a tuple as a dict key,
@@ -160,7 +163,7 @@ def canonical_json(value: Any, *, exact_floats: bool = True) -> bytes:
 _LEAVES = frozenset({str, int, bool, type(None), bytes})  # exact types that hold no float
 
 
-def _has_non_finite(value: Any, depth: int = 0) -> bool:
+def _has_non_finite(value: object, depth: int = 0) -> bool:
     """Whether ``value`` holds a NaN or an infinity (which orjson writes as ``null``); checked only on ``null``."""
     if type(value) in _LEAVES:  # most of a value; the getattr(..., "model_dump") below is slow on a str
         return False
@@ -178,7 +181,7 @@ def _has_non_finite(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def stable_hash(value: Any, length: int = 64) -> str:
+def stable_hash(value: object, length: int = 64) -> str:
     """Hex SHA-256 of ``canonical_json(value)`` (``bytes``/``str`` are hashed as they are), cut to ``length``."""
     if isinstance(value, str):
         data = value.encode()
@@ -218,7 +221,8 @@ _BLOCK_ID_TYPES = frozenset({"tool_use", "tool_call", "function_call", "server_t
 _BLOCK_REF_KEYS = ("tool_use_id", "tool_call_id", "call_id")
 # additional_kwargs entries that repeat a message's tool calls (with provider ids): already in ``tool_calls``.
 _DUPLICATE_KWARGS = frozenset({"tool_calls"})
-_NO_FIELDS: dict[str, Any] = {}
+_NO_FIELDS: dict[str, object] = {}
+IdNumbering = Callable[[object], object]  # a raw tool-call id -> its ordinal (``"#0"``, ...; ``None`` stays ``None``)
 
 
 class _ToolIds:
@@ -227,9 +231,9 @@ class _ToolIds:
     __slots__ = ("ids",)
 
     def __init__(self) -> None:
-        self.ids: dict[Any, str] = {}
+        self.ids: dict[object, str] = {}
 
-    def __call__(self, value: Any) -> Any:
+    def __call__(self, value: object) -> str | None:
         if value is None:
             return None
         found = self.ids.get(value)
@@ -238,7 +242,7 @@ class _ToolIds:
         return found
 
 
-def _block(block: Any, ids: Callable[[Any], Any]) -> Any:
+def _block(block: object, ids: IdNumbering) -> object:
     if not isinstance(block, Mapping):
         return block
     out = dict(block)
@@ -252,7 +256,7 @@ def _block(block: Any, ids: Callable[[Any], Any]) -> Any:
     return out
 
 
-def _content(content: Any, ids: Callable[[Any], Any]) -> Any:
+def _content(content: object, ids: IdNumbering) -> object:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -270,15 +274,24 @@ def _is_mapping(cls: type) -> bool:
     return found
 
 
-def _message(message: Any, ids: Callable[[Any], Any]) -> dict[str, Any]:
+def _calls(calls: object, ids: IdNumbering) -> list[dict[str, object]]:
+    """Tool calls (a message's ``tool_calls`` / ``invalid_tool_calls``: pydantic-checked lists of dicts) as name,
+    args and ordinal id."""
+    return [
+        {"name": tc.get("name"), "args": tc.get("args"), "id": ids(tc.get("id"))}
+        for tc in cast("Iterable[Mapping[str, object]]", calls)
+    ]
+
+
+def _message(message: object, ids: IdNumbering) -> dict[str, object]:
     cls = type(message)
     if _is_mapping(cls):  # an OpenAI-style dict message: keep it, minus its id
-        return {k: v for k, v in message.items() if k != "id"}
+        return {k: v for k, v in cast("Mapping[str, object]", message).items() if k != "id"}
     # Pydantic keeps fields in __dict__; reading it avoids pydantic's slow __getattr__ for absent attributes.
-    fields = getattr(message, "__dict__", _NO_FIELDS)
+    fields: dict[str, object] = getattr(message, "__dict__", _NO_FIELDS)
     get = fields.get
     content = get("content")
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "role": get("type", cls.__name__),
         "content": content if type(content) is str else _content(content, ids),
     }
@@ -287,14 +300,10 @@ def _message(message: Any, ids: Callable[[Any], Any]) -> dict[str, Any]:
         out["name"] = name
     tool_calls = get("tool_calls")
     if tool_calls:
-        out["tool_calls"] = [
-            {"name": tc.get("name"), "args": tc.get("args"), "id": ids(tc.get("id"))} for tc in tool_calls
-        ]
+        out["tool_calls"] = _calls(tool_calls, ids)
     invalid = get("invalid_tool_calls")
     if invalid:
-        out["invalid_tool_calls"] = [
-            {"name": tc.get("name"), "args": tc.get("args"), "id": ids(tc.get("id"))} for tc in invalid
-        ]
+        out["invalid_tool_calls"] = _calls(invalid, ids)
     call_id = get("tool_call_id")
     if call_id is not None:
         out["tool_call_id"] = ids(call_id)
@@ -306,13 +315,13 @@ def _message(message: Any, ids: Callable[[Any], Any]) -> dict[str, Any]:
         out["chat_role"] = role
     extra = get("additional_kwargs")
     if extra:
-        kept = {k: v for k, v in extra.items() if k not in _DUPLICATE_KWARGS}
+        kept = {k: v for k, v in cast("Mapping[str, object]", extra).items() if k not in _DUPLICATE_KWARGS}
         if kept:
             out["additional_kwargs"] = kept
     return out
 
 
-def canonical_messages(messages: Iterable[Any]) -> list[dict[str, Any]]:
+def canonical_messages(messages: Iterable[object]) -> list[dict[str, object]]:
     """The provider-relevant part of ``messages``, as plain JSON-ready dicts, in order.
 
     Args:
@@ -329,7 +338,7 @@ def canonical_messages(messages: Iterable[Any]) -> list[dict[str, Any]]:
     return [_message(m, ids) for m in messages]
 
 
-_TOOL_MEMO: LRUCache[Any, Any] = LRUCache(maxsize=1024)
+_TOOL_MEMO: LRUCache[int, tuple[object, tuple[object, ...], object]] = LRUCache(maxsize=1024)
 _TOOL_MEMO_LOCK = threading.Lock()
 _FUNCTION_PARTS = (
     "__name__",
@@ -342,7 +351,7 @@ _FUNCTION_PARTS = (
 )
 
 
-def tool_state(tool: Any) -> tuple[Any, ...]:
+def tool_state(tool: object) -> tuple[object, ...]:
     """What a tool's schema is built from, as the objects themselves (compare with `same_state`).
 
     A ``BaseTool`` (pydantic) or any object with fields: its field names and values; a function: its name, doc,
@@ -358,12 +367,12 @@ def tool_state(tool: Any) -> tuple[Any, ...]:
     return (*fields, *fields.values()) if fields is not None else ()
 
 
-def same_state(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+def same_state(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
     """Whether two `tool_state` tuples hold the very same objects."""
     return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
-def canonical_tool(tool: Any) -> Any:
+def canonical_tool(tool: object) -> object:
     """A tool definition as the provider sees it: the OpenAI function schema (name, description, parameters).
 
     ``BaseTool`` objects, functions and pydantic classes are converted with LangChain's
@@ -379,17 +388,21 @@ def canonical_tool(tool: Any) -> Any:
         hit = _TOOL_MEMO.get(key)
     if hit is not None and hit[0] is tool and same_state(hit[1], state):
         return hit[2]
-    from langchain_core.utils.function_calling import convert_to_openai_tool
+    from promptcache._tool_schema import openai_tool_schema  # loads LangChain's tools only when tools are keyed
 
-    try:
-        schema: Any = convert_to_openai_tool(tool)
-    except Exception:  # noqa: BLE001 - an exotic tool still needs a stable description
-        schema = {"repr": repr(tool)}
+    schema: object = openai_tool_schema(tool)  # the same value, without LangChain's Python copy of the schema
+    if schema is None:
+        from langchain_core.utils.function_calling import convert_to_openai_tool
+
+        try:
+            schema = convert_to_openai_tool(cast("BaseTool", tool))  # any tool-like object: LangChain checks it
+        except Exception:  # noqa: BLE001 - an exotic tool still needs a stable description
+            schema = {"repr": repr(tool)}
     with _TOOL_MEMO_LOCK:
         _TOOL_MEMO[key] = (tool, state, schema)  # the references keep ids from being reused while memoised
     return schema
 
 
-def canonical_tools(tools: Iterable[Any] | None) -> list[Any]:
+def canonical_tools(tools: Iterable[object] | None) -> list[object]:
     """`canonical_tool` of each tool, in the given order (order is part of what the provider sees)."""
     return [canonical_tool(t) for t in tools or ()]

@@ -34,10 +34,10 @@ the same order and number, pass the prefix check.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from itertools import chain, islice
 from operator import is_
-from typing import Any, Final
+from typing import Final
 
 import orjson
 
@@ -45,8 +45,10 @@ from promptcache._keys import _is_mapping, _message, _ToolIds, canonical_json
 
 __all__ = ["forget_prefix", "message_digests", "prompt_digest_json"]
 
-_Entry = tuple[tuple[Any, ...], dict[tuple[Any, ...], bytes]]  # (raw tool-call ids, {ordinals: hex digest})
-_MEMO: dict[tuple[Any, ...], _Entry] = {}  # value key -> entry
+_Entry = tuple[tuple[object, ...], dict[tuple[object, ...], bytes]]  # (raw tool-call ids, {ordinals: hex digest})
+# (class, content or its type, type, name, tool-call id, status, role, containers' JSON): see `_value_key`
+_ValueKey = tuple[type, object, object, object, object, object, object, "bytes | None"]
+_MEMO: dict[_ValueKey, _Entry] = {}  # value key -> entry
 _MEMO_LIMIT: Final = 32 * 1024 * 1024  # characters of content + JSON bytes held by value keys; cleared past it
 _MEMO_MAX_ENTRIES: Final = 200_000  # messages; cleared past it too
 _memo_size = 0
@@ -65,17 +67,17 @@ class _RecordingIds:
 
     def __init__(self, ids: _ToolIds) -> None:
         self.ids = ids
-        self.seen: list[Any] = []
-        self.ordinals: list[Any] = []
+        self.seen: list[object] = []
+        self.ordinals: list[object] = []
 
-    def __call__(self, value: Any) -> Any:
+    def __call__(self, value: object) -> object:
         ordinal = self.ids(value)
         self.seen.append(value)
         self.ordinals.append(ordinal)
         return ordinal
 
 
-def _hex_digest(out: dict[str, Any]) -> bytes:
+def _hex_digest(out: dict[str, object]) -> bytes:
     """First 32 hex digits (ASCII bytes) of SHA-256 over one canonical message's JSON (``exact_floats=False``)."""
     return hashlib.sha256(canonical_json(out, exact_floats=False)).hexdigest()[:_DIGEST_HEX].encode()
 
@@ -89,7 +91,7 @@ _STRICT: Final = (
 )
 
 
-def _containers_json(containers: Any) -> bytes | None:
+def _containers_json(containers: object) -> bytes | None:
     """Containers as JSON bytes when they hold plain JSON values only, else ``None`` (no memo for the message).
 
     No ``default``: an object orjson would write through ``repr`` (two objects can share one), a set, bytes, a
@@ -102,10 +104,11 @@ def _containers_json(containers: Any) -> bytes | None:
         return None
 
 
-def _remember(key: tuple[Any, ...], seen: list[Any], ordinals: tuple[Any, ...], digest: bytes) -> _Entry:
+def _remember(key: _ValueKey, seen: list[object], ordinals: tuple[object, ...], digest: bytes) -> _Entry:
     global _memo_size
-    size = len(key[1]) if type(key[1]) is str else 0
-    size += len(key[7]) if key[7] is not None else 0
+    content, data = key[1], key[7]
+    size = len(content) if isinstance(content, str) else 0  # an exact str, or the content's type
+    size += len(data) if data is not None else 0
     if _memo_size + size > _MEMO_LIMIT or len(_MEMO) >= _MEMO_MAX_ENTRIES:
         _MEMO.clear()
         _memo_size = 0
@@ -114,11 +117,11 @@ def _remember(key: tuple[Any, ...], seen: list[Any], ordinals: tuple[Any, ...], 
     return entry
 
 
-def _entry_digest(entry: _Entry, message: Any, ids: _ToolIds) -> bytes:
+def _entry_digest(entry: _Entry, message: object, ids: _ToolIds) -> bytes:
     """The digest of a memoised message at this position: its raw ids are numbered as ``_message`` would."""
     raw_ids, by_ordinals = entry
     if not raw_ids:
-        ordinals: tuple[Any, ...] = ()
+        ordinals: tuple[object, ...] = ()
     else:
         numbered = ids.ids.get  # ids(raw), skipping the call for ids already numbered (a result's id was its call's)
         ordinals = tuple([numbered(raw) or ids(raw) for raw in raw_ids])
@@ -131,15 +134,15 @@ def _entry_digest(entry: _Entry, message: Any, ids: _ToolIds) -> bytes:
 _ABSENT: Final = object()  # a field missing from ``__dict__`` (``_message`` then uses its own default)
 
 
-def _digest_by_value(message: Any, ids: _ToolIds) -> tuple[bytes, Any, bytes | None]:
+def _digest_by_value(message: object, ids: _ToolIds) -> tuple[bytes, tuple[object, ...] | None, bytes | None]:
     """One message's digest through the value memo, its containers (``None``: it cannot join a prefix) and their
     JSON when the key already wrote it (non-empty containers)."""
-    fields: Any = getattr(message, "__dict__", None)
+    fields: dict[str, object] | None = getattr(message, "__dict__", None)
     found = None
     if fields is not None and not _is_mapping(type(message)):  # dict messages (and objects without fields): no memo
         before = tuple(fields.values())  # taken before the key: a change from here on fails the check below
         found = _value_key(type(message), fields)
-    if found is None:
+    if found is None or fields is None:
         return _hex_digest(_message(message, ids)), None, None
     key, containers = found
     entry = _MEMO.get(key)
@@ -155,7 +158,9 @@ def _digest_by_value(message: Any, ids: _ToolIds) -> tuple[bytes, Any, bytes | N
     return digest, None, None
 
 
-def _still(fields: dict[str, Any], before: tuple[Any, ...], containers: tuple[Any, ...], data: bytes | None) -> bool:
+def _still(
+    fields: dict[str, object], before: tuple[object, ...], containers: tuple[object, ...], data: bytes | None
+) -> bool:
     """Whether a message's fields still give the value key they gave when ``before`` was taken: the very same
     field objects (identity: strings and numbers are then equal too), and containers still empty when the key held
     none (``data`` is ``None``) or still writing ``data``. Cheaper than building the key again."""
@@ -167,7 +172,7 @@ def _still(fields: dict[str, Any], before: tuple[Any, ...], containers: tuple[An
     return _containers_json(containers) == data
 
 
-def _value_key(cls: type, fields: dict[str, Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+def _value_key(cls: type, fields: dict[str, object]) -> tuple[_ValueKey, tuple[object, ...]] | None:
     """``(key, containers)``: what ``_message`` reads of a message as an exact hashable value (module docstring),
     and the container objects (for the prefix memo); ``None`` when there is no exact key."""
     get = fields.get
@@ -206,13 +211,13 @@ class _Prefix:
 
     def __init__(
         self,
-        messages: tuple[Any, ...],
-        values: list[tuple[Any, ...]],
-        containers: list[Any],
+        messages: tuple[object, ...],
+        values: list[tuple[object, ...]],
+        containers: list[tuple[object, ...]],
         pieces: list[bytes],
         digests: list[bytes],
         counts: list[int],
-        numbering: dict[Any, str],
+        numbering: dict[object, str],
     ) -> None:
         self.messages = messages  # the objects (held, so their ids stay theirs)
         self.values = values  # tuple(message.__dict__.values()) before the digest was computed (held, likewise)
@@ -223,7 +228,7 @@ class _Prefix:
         self.counts = counts  # tool ids numbered after each message
         self.numbering = numbering  # raw tool-call id -> ordinal, after the last message
 
-    def holds(self, messages: list[Any]) -> int:
+    def holds(self, messages: list[object]) -> int:
         """How many leading messages are this prefix's very objects, unchanged since (module docstring); 0: none."""
         refs = self.messages
         same = list(map(is_, refs, messages))
@@ -234,7 +239,7 @@ class _Prefix:
         if not count:
             return 0
         # every field still the very object it was (identity: an equal replacement can have other JSON, 1 vs 1.0)
-        fields: list[Any] = list(map(vars, refs[:count]))
+        fields: list[dict[str, object]] = list(map(vars, refs[:count]))
         if list(map(len, fields)) != self.sizes[:count] or not all(
             map(is_, chain.from_iterable(map(dict.values, fields)), chain.from_iterable(self.values[:count]))
         ):
@@ -244,7 +249,7 @@ class _Prefix:
         return count
 
 
-def message_digests(messages: Iterable[Any]) -> list[bytes]:
+def message_digests(messages: Iterable[object]) -> list[bytes]:
     """The first 32 hex digits (ASCII bytes) of SHA-256 over each message's canonical JSON, in order.
 
     The canonical form is `promptcache._keys.canonical_messages` of the whole list (tool-call ids numbered
@@ -275,9 +280,9 @@ def message_digests(messages: Iterable[Any]) -> list[bytes]:
         digests, snapshots, containers, pieces, counts = [], [], [], [], []
     keep = True  # every message can join a prefix
     for message in messages[start:] if start else messages:
-        fields = getattr(message, "__dict__", None)
+        fields: dict[str, object] | None = getattr(message, "__dict__", None)
         # the snapshot comes first: a change made while the digest is computed (another thread) fails the next check
-        values: Any = tuple(fields.values()) if keep and fields is not None else None
+        values = tuple(fields.values()) if keep and fields is not None else None
         digest, held, held_json = _digest_by_value(message, ids)
         digests.append(digest)
         if keep:
@@ -286,7 +291,7 @@ def message_digests(messages: Iterable[Any]) -> list[bytes]:
                 if held is None or values is None
                 else (held_json if held_json is not None else _containers_json(held))
             )
-            if piece is None:
+            if piece is None or held is None or values is None:
                 keep = False
             else:
                 snapshots.append(values)
@@ -302,14 +307,14 @@ def message_digests(messages: Iterable[Any]) -> list[bytes]:
     return digests
 
 
-def forget_prefix(messages: list[Any]) -> None:
+def forget_prefix(messages: Sequence[object]) -> None:
     """Drop the prefix memo of the conversation whose prompts start with these message objects (a caller that knows
     the conversation is over, such as the replay, releases what the memo holds for it at once instead of at the
     ``_PREFIXES_MAX`` clear). Digests are unaffected: the next call with those messages computes them again."""
     _PREFIXES.pop(tuple(map(id, messages[:2])), None)
 
 
-def prompt_digest_json(messages: Iterable[Any]) -> bytes:
+def prompt_digest_json(messages: Iterable[object]) -> bytes:
     """``canonical_json([d.decode() for d in message_digests(messages)])``, written without a JSON encoder."""
     digests = message_digests(messages)
     if not digests:

@@ -51,11 +51,20 @@ class InMemoryServerCache(ServerCache):
         self._data: OrderedDict[str, tuple[bytes, float]] = OrderedDict()
         self._lock = threading.Lock()
 
+    def _items(self) -> list[tuple[str, tuple[bytes, float]]]:
+        """A copy of the entries, taken under the lock by the caller. ``list()`` copies in one C call, but an
+        allocation in it can run the garbage collector, and with it a finaliser and a thread switch: a lock-free
+        read's ``move_to_end`` then makes the copy raise "mutated during iteration". A read only reorders
+        entries, so the copy is simply taken again."""
+        while True:
+            try:
+                return list(self._data.items())
+            except RuntimeError:
+                continue
+
     def _purge(self) -> None:
         now = _monotonic()
-        # list() copies in one C call (str keys: no Python code runs, so no thread switch); a comprehension over
-        # the live dict would see a lock-free get's move_to_end and raise "mutated during iteration"
-        for k, (_, exp) in list(self._data.items()):
+        for k, (_, exp) in self._items():
             if exp <= now:
                 self._data.pop(k, None)
 
@@ -122,7 +131,7 @@ class InMemoryServerCache(ServerCache):
         validate_clear_prefix(prefix)
         with self._lock:
             self._purge()
-            doomed = [k for k in list(self._data) if k.startswith(prefix)]  # a copy, as in _purge
+            doomed = [k for k, _ in self._items() if k.startswith(prefix)]
             for k in doomed:
                 self._data.pop(k, None)
         return len(doomed)

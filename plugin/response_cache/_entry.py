@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
-from collections.abc import Callable
-from typing import Any, Final, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final, cast
 
 import orjson
 from langchain.agents.middleware import ModelResponse
@@ -22,6 +22,7 @@ from langchain_core.messages import AIMessage, BaseMessage, messages_from_dict
 from langchain_core.messages.ai import UsageMetadata
 
 from promptcache._errors import PromptCacheError
+from promptcache._types import JSONObject, JSONValue
 
 __all__ = ["ZERO_USAGE", "CorruptEntry", "decode_entry", "decode_hit", "encode_entry", "is_storable"]
 
@@ -34,7 +35,7 @@ class CorruptEntry(PromptCacheError, ValueError):
     """A stored value that is not a readable entry (treated as a miss)."""
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: object) -> object:
     dump = getattr(value, "model_dump", None)
     if callable(dump) and not isinstance(value, type):
         return dump(mode="json")
@@ -52,13 +53,13 @@ def is_storable(response: ModelResponse) -> bool:
     return not (isinstance(marker, dict) and marker.get("cache") == "hit")
 
 
-def _message_dict(message: BaseMessage) -> dict[str, Any]:
+def _message_dict(message: BaseMessage) -> dict[str, object]:
     """``message_to_dict(message)`` without pydantic's ``model_dump``: the fields as stored (plus extras).
 
     Message fields are plain JSON values (str, lists, dicts, numbers), so orjson writes them as they are; the
     result reads back with ``messages_from_dict``. Our own ``promptcache`` marker is never stored.
     """
-    data = dict(message.__dict__)
+    data: dict[str, object] = dict(message.__dict__)
     extra = getattr(message, "__pydantic_extra__", None)
     if extra:
         data.update(extra)
@@ -68,7 +69,7 @@ def _message_dict(message: BaseMessage) -> dict[str, Any]:
     return {"type": message.type, "data": data}
 
 
-def _encode_default(value: Any) -> Any:
+def _encode_default(value: object) -> object:
     dump = getattr(value, "model_dump", None)  # a pydantic value in a free-form field (e.g. ToolMessage.artifact)
     if callable(dump) and not isinstance(value, type):
         return dump()
@@ -94,9 +95,9 @@ def encode_entry(response: ModelResponse, now: float | None = None) -> bytes:
     return orjson.dumps(entry, default=_encode_default)
 
 
-def _parse(raw: bytes) -> dict[str, Any]:
+def _parse(raw: bytes) -> JSONObject:
     try:
-        entry = orjson.loads(raw)
+        entry: JSONValue = orjson.loads(raw)
     except (orjson.JSONDecodeError, TypeError) as exc:
         raise CorruptEntry(f"not JSON: {exc}") from exc
     if not isinstance(entry, dict) or entry.get("v") != _VERSION:
@@ -112,12 +113,12 @@ _USAGE_COUNTS: Final = ("input_tokens", "output_tokens", "total_tokens")
 _USAGE_DETAILS: Final = ("input_token_details", "output_token_details")
 
 
-def _plain_tool_calls(calls: Any) -> list[dict[str, Any]] | None:
+def _plain_tool_calls(calls: JSONValue) -> list[JSONObject] | None:
     """``calls`` as AIMessage's validator would leave them (``{"name", "args", "id", "type": "tool_call"}``, in
     that order), when each one already has exactly that shape; else ``None``."""
     if type(calls) is not list:
         return None
-    out = []
+    out: list[JSONObject] = []
     for call in calls:
         if (
             type(call) is not dict
@@ -132,7 +133,7 @@ def _plain_tool_calls(calls: Any) -> list[dict[str, Any]] | None:
     return out
 
 
-def _plain_usage(usage: Any) -> bool:
+def _plain_usage(usage: JSONValue) -> bool:
     """Whether ``usage`` is ``None`` or a ``UsageMetadata`` whose counts are all ``int`` (validation keeps it)."""
     if usage is None:
         return True
@@ -145,7 +146,7 @@ def _plain_usage(usage: Any) -> bool:
     return all(k in _USAGE_COUNTS or k in _USAGE_DETAILS for k in usage)
 
 
-def _plain_ai(data: dict[str, Any]) -> AIMessage | None:
+def _plain_ai(data: JSONObject) -> AIMessage | None:
     """An ``AIMessage`` built from a stored dict without pydantic validation, equal to ``AIMessage(**data)``, when
     every field already holds what validation would leave there: all nine fields and no others, ``type`` ``"ai"``,
     text or a list of text/dict blocks, dict kwargs and metadata, tool calls of the shape above, no invalid tool
@@ -173,7 +174,7 @@ def _plain_ai(data: dict[str, Any]) -> AIMessage | None:
 _set = object.__setattr__
 
 
-def _direct(fields: dict[str, Any]) -> AIMessage:
+def _direct(fields: Mapping[str, object]) -> AIMessage:
     """``AIMessage.model_construct(**fields)`` for a dict holding exactly its fields: what pydantic's
     ``model_construct`` sets (``__dict__`` in field order, ``__pydantic_fields_set__``, empty extras as validation
     leaves them under ``extra="allow"``, no private attributes), without its per-field alias loop."""
@@ -196,7 +197,7 @@ def _same(a: AIMessage, b: AIMessage) -> bool:
 
 
 _FIELD_ORDER: Final = tuple(AIMessage.model_fields)
-_SAMPLE: Final[dict[str, Any]] = {
+_SAMPLE: Final[JSONObject] = {
     "content": "x",
     "additional_kwargs": {},
     "response_metadata": {},
@@ -211,9 +212,9 @@ _SAMPLE: Final[dict[str, Any]] = {
 # model_construct (validation's fields without the validators), or validation itself.
 _construct: Callable[..., AIMessage] = (
     _direct
-    if _same(_direct(_SAMPLE), AIMessage(**_SAMPLE))
+    if _same(_direct(_SAMPLE), AIMessage(**_SAMPLE))  # type: ignore[arg-type]  # a JSON dict as field values
     else (lambda f: AIMessage.model_construct(**f))
-    if _same(AIMessage.model_construct(**_SAMPLE), AIMessage(**_SAMPLE))
+    if _same(AIMessage.model_construct(**_SAMPLE), AIMessage(**_SAMPLE))  # type: ignore[arg-type]
     else (lambda f: AIMessage(**f))
 )
 
@@ -228,13 +229,14 @@ def _fresh_id() -> str:
 _VARIANT: Final = "89ab"  # RFC 4122 variant bits (10xx) in the first hex digit of the fourth group
 
 
-def _message(stored: Any) -> BaseMessage:
+def _message(stored: JSONValue) -> BaseMessage:
     data = stored.get("data") if type(stored) is dict and stored.get("type") == "ai" else None
     message = _plain_ai(data) if type(data) is dict else None
-    return message if message is not None else messages_from_dict([stored])[0]
+    # anything else: LangChain validates it (and raises on a value that is no message dict)
+    return message if message is not None else messages_from_dict([cast("dict[str, object]", stored)])[0]
 
 
-def _build(dicts: list[Any]) -> list[BaseMessage]:
+def _build(dicts: Sequence[JSONValue]) -> list[BaseMessage]:
     try:
         messages = [_message(d) for d in dicts]
     except Exception as exc:  # any malformed message dict
@@ -247,37 +249,35 @@ def _build(dicts: list[Any]) -> list[BaseMessage]:
     return messages
 
 
-def decode_entry(raw: bytes) -> dict[str, Any]:
+def decode_entry(raw: bytes) -> dict[str, object]:
     """Parse and check an entry: the stored dict with ``messages`` rebuilt as LangChain messages.
 
     Raises:
         CorruptEntry: not JSON, wrong version, or missing fields (the message says which).
     """
-    entry = _parse(raw)
-    entry["messages"] = _build(entry["messages"])
+    entry: dict[str, object] = dict(_parse(raw))
+    entry["messages"] = _build(cast("list[JSONValue]", entry["messages"]))  # _parse checked it is a list
     return entry
 
 
-def _restore_structured(stored: Any, response_format: Any) -> Any:
+def _restore_structured(stored: JSONValue, response_format: object) -> object:
     if not isinstance(stored, dict):
         return None
-    data: Any = stored.get("data")
+    data = stored.get("data")
     name = stored.get("type")
-    schemas: list[Any] = []
-    specs = getattr(response_format, "schema_specs", None) or (
-        [response_format.schema_spec] if getattr(response_format, "schema_spec", None) is not None else []
-    )
+    single = getattr(response_format, "schema_spec", None)
+    specs = getattr(response_format, "schema_specs", None) or ([single] if single is not None else [])
     schemas = [s.schema for s in specs] or [getattr(response_format, "schema", None)]
     for schema in schemas:
         if isinstance(schema, type) and schema.__qualname__ == name:
             if hasattr(schema, "model_validate"):
                 return schema.model_validate(data)
             if dataclasses.is_dataclass(schema):
-                return schema(**data)
+                return schema(**cast("dict[str, object]", data))  # not a dict: raises, the entry is corrupt
     return data
 
 
-def decode_hit(raw: bytes, key: str, response_format: Any = None, now: float | None = None) -> ModelResponse:
+def decode_hit(raw: bytes, key: str, response_format: object = None, now: float | None = None) -> ModelResponse:
     """The ``ModelResponse`` of a hit, read from a stored entry: fresh message ids, zero billed usage, a marker.
 
     ``response_metadata["promptcache"] = {"cache": "hit", "key": key, "age_s": <seconds since stored>,
@@ -288,12 +288,14 @@ def decode_hit(raw: bytes, key: str, response_format: Any = None, now: float | N
         CorruptEntry: as `decode_entry`.
     """
     entry = _parse(raw)
-    for stored in entry["messages"]:
+    stored_messages = cast("list[JSONValue]", entry["messages"])  # _parse checked both
+    created_at = cast("float", entry["created_at"])
+    for stored in stored_messages:
         data = stored.get("data") if isinstance(stored, dict) else None
         if isinstance(data, dict):
             data["id"] = _fresh_id()
-    messages = _build(entry["messages"])
-    age = max(0.0, (time.time() if now is None else now) - float(entry["created_at"]))
+    messages = _build(stored_messages)
+    age = max(0.0, (time.time() if now is None else now) - float(created_at))
     ai = next(m for m in messages if isinstance(m, AIMessage))
     # ``ai`` was just built from the entry and belongs to this hit alone: mark it in place (no second copy).
     meta = dict(ai.response_metadata)

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from typing import Any
+from collections.abc import Coroutine
+from typing import TypeVar
 
 from promptcache._config import check_unicode
 
 __all__ = ["check_bust", "check_key", "run_coroutine"]
 
+_T = TypeVar("_T")
 
-def check_key(key: Any, what: str) -> None:
+
+def check_key(key: object, what: str) -> None:
     """Check a ``key`` option: a non-empty ``str`` of valid Unicode text, or a callable.
 
     Raises:
@@ -28,7 +31,7 @@ def check_key(key: Any, what: str) -> None:
         )
 
 
-def check_bust(bust: Any, what: str) -> bool:
+def check_bust(bust: object, what: str) -> bool:
     """``bust`` unchanged when it is a ``bool``.
 
     Raises:
@@ -39,7 +42,7 @@ def check_bust(bust: Any, what: str) -> bool:
     return bust
 
 
-def run_coroutine(coro: Any) -> Any:
+def run_coroutine(coro: Coroutine[object, object, _T]) -> _T:
     """Run a coroutine from sync code (a sync call with an async key function)."""
     try:
         asyncio.get_running_loop()

@@ -20,10 +20,11 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any, Final
+from typing import Final
 
 import orjson
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain.agents.middleware import ModelRequest
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from promptcache._keys import canonical_json, canonical_tool, canonical_tools
 from promptcache._message_digests import message_digests, prompt_digest_json
@@ -74,13 +75,13 @@ class ResponseCacheKeyInputs:
 
     agent_id: str
     scope: str | None
-    model: Mapping[str, Any]
+    model: Mapping[str, object]
     prompt: Sequence[BaseMessage]
     step_number: int
-    tools: Sequence[Any] = ()
-    tool_choice: Any = None
-    response_format: Any = None
-    settings: Mapping[str, Any] = field(default_factory=dict)
+    tools: Sequence[object] = ()
+    tool_choice: object = None
+    response_format: object = None
+    settings: Mapping[str, object] = field(default_factory=dict)
 
 
 def key_namespace(agent_id: str, scope: str | None) -> str:
@@ -119,7 +120,7 @@ def custom_key(agent_id: str, scope: str | None, value: str, step: int = 0) -> s
     return f"{key_namespace(agent_id, scope)}:{tag}:{value}@{hashlib.sha256(scope.encode()).hexdigest()[8:40]}"
 
 
-def step_number(messages: Sequence[Any]) -> int:
+def step_number(messages: Sequence[object]) -> int:
     """AI messages after the last human message (all AI messages when there is none)."""
     count = 0
     for message in reversed(messages):
@@ -130,14 +131,14 @@ def step_number(messages: Sequence[Any]) -> int:
     return count
 
 
-def describe_response_format(fmt: Any) -> Any:
+def describe_response_format(fmt: object) -> dict[str, object] | None:
     """A stable description of a structured-output format: strategy name + the JSON schemas the provider sees."""
     if fmt is None:
         return None
     specs = getattr(fmt, "schema_specs", None)
     if specs is None and getattr(fmt, "schema_spec", None) is not None:
-        specs = [fmt.schema_spec]
-    out: dict[str, Any] = {"strategy": type(fmt).__name__}
+        specs = [getattr(fmt, "schema_spec")]  # noqa: B009 - fmt is any object: no attribute to name statically
+    out: dict[str, object] = {"strategy": type(fmt).__name__}
     if specs is not None:
         out["schemas"] = [
             {
@@ -157,7 +158,7 @@ def describe_response_format(fmt: Any) -> Any:
     return out
 
 
-def _payload(inputs: ResponseCacheKeyInputs) -> dict[str, Any]:
+def _payload(inputs: ResponseCacheKeyInputs) -> dict[str, object]:
     """The value whose canonical JSON is hashed (`_digest` hashes the same bytes without building it)."""
     return {
         "v": _KEY_VERSION,
@@ -174,12 +175,14 @@ def _payload(inputs: ResponseCacheKeyInputs) -> dict[str, Any]:
 
 
 _VERSION_TAIL: Final = b',"v":' + canonical_json(_KEY_VERSION) + b"}"
-_HEAD_MEMO: dict[tuple[Any, ...], bytes] = {}  # (agent id, provider, model id, llm string) -> head JSON
+_HEAD_MEMO: dict[
+    tuple[str, object, object, object], bytes
+] = {}  # (agent id, provider, model id, llm string) -> head JSON
 _HEAD_MEMO_MAX = 1024
 _MODEL_KEYS: Final = frozenset({"provider", "model_id", "llm_string"})
 
 
-def _head(agent_id: str, model: Mapping[str, Any]) -> bytes:
+def _head(agent_id: str, model: Mapping[str, object]) -> bytes:
     """``canonical_json({"agent_id": ..., "model": ...})``; remembered by value when the model part is all strings."""
     if len(model) == 3 and model.keys() == _MODEL_KEYS:
         memo_key = (agent_id, model.get("provider"), model.get("model_id"), model.get("llm_string"))
@@ -193,7 +196,9 @@ def _head(agent_id: str, model: Mapping[str, Any]) -> bytes:
     return canonical_json({"agent_id": agent_id, "model": dict(model)})
 
 
-def _middle(response_format: Any, scope: str | None, settings: Mapping[str, Any], step: int, tool_choice: Any) -> bytes:
+def _middle(
+    response_format: object, scope: str | None, settings: Mapping[str, object], step: int, tool_choice: object
+) -> bytes:
     """``canonical_json`` of the five middle fields; written directly in the usual case (no format, no
     settings, a string or no tool choice), where the general path would walk the value looking for NaN."""
     if (
@@ -227,13 +232,13 @@ def _middle(response_format: Any, scope: str | None, settings: Mapping[str, Any]
 def _digest_of(
     agent_id: str,
     scope: str | None,
-    model: Mapping[str, Any],
-    prompt: Iterable[Any],
+    model: Mapping[str, object],
+    prompt: Iterable[object],
     step: int,
-    tools: Sequence[Any],
-    tool_choice: Any,
-    response_format: Any,
-    settings: Mapping[str, Any],
+    tools: Sequence[object],
+    tool_choice: object,
+    response_format: object,
+    settings: Mapping[str, object],
 ) -> str:
     """``sha256(canonical_json(_payload(inputs))).hexdigest()[:32]``, fed to SHA-256 piece by piece.
 
@@ -289,10 +294,10 @@ def build_response_cache_key(inputs: ResponseCacheKeyInputs) -> str:
     return f"{key_namespace(inputs.agent_id, inputs.scope)}:{_digest(inputs)}"
 
 
-_NO_SETTINGS: Final[Mapping[str, Any]] = {}
+_NO_SETTINGS: Final[Mapping[str, object]] = {}
 
 
-def resolved_system(request: Any) -> Any:
+def resolved_system(request: ModelRequest) -> SystemMessage | None:
     """The system message the model will get once typed memory is applied: the request's own, plus the agent
     state's ``memory_prompt`` when ``TypedMemoryMiddleware`` has not added it yet (it sits inside the
     ResponseCache in the middleware list). The key is then the same in either order, and a reply written on one
@@ -310,7 +315,7 @@ def resolved_system(request: Any) -> Any:
     return system if holds_memory_prompt(system, memory_prompt) else with_memory_prompt(system, memory_prompt)
 
 
-def request_key(request: Any, agent_id: str, scope: str | None) -> str:
+def request_key(request: ModelRequest, agent_id: str, scope: str | None) -> str:
     """``build_response_cache_key(inputs_from_request(request, agent_id, scope))``, without building the inputs.
 
     The processor's default key on every model call: the same string, minus the dataclass and list copies.
@@ -332,7 +337,7 @@ def request_key(request: Any, agent_id: str, scope: str | None) -> str:
     return f"{key_namespace(agent_id, scope)}:{digest}"
 
 
-def inputs_from_request(request: Any, agent_id: str, scope: str | None) -> ResponseCacheKeyInputs:
+def inputs_from_request(request: ModelRequest, agent_id: str, scope: str | None) -> ResponseCacheKeyInputs:
     """Key inputs for a LangChain ``ModelRequest`` (``create_agent`` or ``with_processors``)."""
     messages = list(request.messages)
     system = resolved_system(request)
@@ -351,7 +356,7 @@ def inputs_from_request(request: Any, agent_id: str, scope: str | None) -> Respo
 
 
 def key_frame(
-    agent_id: str, scope: str | None, model: Mapping[str, Any], step: int, tools: Sequence[Any]
+    agent_id: str, scope: str | None, model: Mapping[str, object], step: int, tools: Sequence[object]
 ) -> tuple[bytes, bytes]:
     """The bytes the default key hashes before and after the prompt's digest list, for a call without tool choice,
     response format or settings: ``build_response_cache_key`` gives ``f"{key_namespace(agent_id, scope)}:"``

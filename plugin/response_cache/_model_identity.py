@@ -26,7 +26,7 @@ from __future__ import annotations
 import inspect
 import operator
 import threading
-from typing import Any, Final
+from typing import Final, cast
 
 from cachetools import LRUCache
 from langchain_core.language_models import BaseChatModel
@@ -47,7 +47,9 @@ _MISSING: Final = object()
 _PYDANTIC_GETATTR: Final = getattr(BaseModel, "__getattr__", None)
 _EXCLUDED: dict[type, tuple[str, ...]] = {}
 
-_MEMO: LRUCache[int, tuple[Any, _Snapshot, str]] = LRUCache(maxsize=256)  # id(model) -> (model, _Snapshot, llm_string)
+_MEMO: LRUCache[int, tuple[object, _Snapshot, str]] = LRUCache(
+    maxsize=256
+)  # id(model) -> (model, _Snapshot, llm_string)
 _MEMO_LOCK = threading.Lock()
 
 
@@ -88,11 +90,11 @@ class _Snapshot:
 
     __slots__ = ("keys", "values", "mutable", "data")
 
-    def __init__(self, keys: tuple[str, ...], values: list[Any], mutable: tuple[int, ...], data: bytes) -> None:
+    def __init__(self, keys: tuple[str, ...], values: list[object], mutable: tuple[int, ...], data: bytes) -> None:
         self.keys, self.values, self.mutable, self.data = keys, values, mutable, data
 
 
-def _state(state: dict[str, Any]) -> tuple[tuple[str, ...], list[Any]]:
+def _state(state: dict[str, object]) -> tuple[tuple[str, ...], list[object]]:
     """``__dict__`` keys and values without LangChain's cached ``_serialized`` (set and dropped around us)."""
     keys, values = tuple(state), list(state.values())
     if SERIALIZED_ATTR in state:
@@ -102,7 +104,7 @@ def _state(state: dict[str, Any]) -> tuple[tuple[str, ...], list[Any]]:
     return keys, values
 
 
-def _mutable_data(model: Any, values: list[Any], mutable: tuple[int, ...]) -> bytes:
+def _mutable_data(model: object, values: list[object], mutable: tuple[int, ...]) -> bytes:
     parts = [values[i] for i in mutable]
     # private attributes and extras, when there are any (a literal None would make canonical_json re-walk for NaN)
     parts.append(getattr(model, "__pydantic_private__", None) or {})
@@ -110,7 +112,7 @@ def _mutable_data(model: Any, values: list[Any], mutable: tuple[int, ...]) -> by
     return canonical_json(parts)
 
 
-def _snapshot(model: Any) -> _Snapshot | None:
+def _snapshot(model: object) -> _Snapshot | None:
     """The model's current state; ``None`` when its JSON cannot be taken (no memo: computed every call)."""
     keys, values = _state(model.__dict__)
     excluded = _excluded_fields(type(model))
@@ -123,7 +125,7 @@ def _snapshot(model: Any) -> _Snapshot | None:
         return None
 
 
-def _unchanged(model: Any, snap: _Snapshot) -> bool:
+def _unchanged(model: object, snap: _Snapshot) -> bool:
     """Whether ``model`` still has the state ``snap`` recorded: same keys, the same object in every field, and
     the same JSON for the fields that can change in place. C-level passes, then JSON of the mutable values only."""
     keys, values = _state(model.__dict__)
@@ -135,7 +137,7 @@ def _unchanged(model: Any, snap: _Snapshot) -> bool:
         return False
 
 
-def _serializable_llm_string(model: Any) -> str:
+def _serializable_llm_string(model: object) -> str:
     key = id(model)
     with _MEMO_LOCK:
         hit = _MEMO.get(key)
@@ -150,7 +152,7 @@ def _serializable_llm_string(model: Any) -> str:
     return value
 
 
-def llm_string(model: Any) -> str:
+def llm_string(model: object) -> str:
     """``model._get_llm_string()`` (no stop words, no extra kwargs), computed as cheaply as it can be kept exact.
 
     Equal to LangChain's string for every model, except that a serialisable model changed after its first call
@@ -161,8 +163,9 @@ def llm_string(model: Any) -> str:
     """
     path = _path(type(model))
     if path == _FAST:
-        params = dict(model._identifying_params)
-        params["_type"] = model._llm_type
+        chat = cast("BaseChatModel", model)  # _path checked the class
+        params = dict(chat._identifying_params)
+        params["_type"] = chat._llm_type
         params["stop"] = None
         return str(sorted(params.items()))
     if path == _SERIALIZABLE:
@@ -185,14 +188,14 @@ def _lookups(cls: type) -> tuple[bool, ...]:
     return plan
 
 
-def _model_id(model: Any) -> str | None:
+def _model_id(model: object) -> str | None:
     """The first string among ``model.model_name``, ``model.model_id``, ``model.model``, else ``None``.
 
     Same as ``getattr(model, name, None)`` in that order; for a pydantic model, a name that is no class attribute
     is read from ``__dict__`` or the extras directly (pydantic's ``__getattr__`` raising AttributeError for an
     absent name costs ~1 us each).
     """
-    fields = getattr(model, "__dict__", {})
+    fields: dict[str, object] = getattr(model, "__dict__", {})
     for attr, use_getattr in zip(_MODEL_ID_ATTRS, _lookups(type(model)), strict=True):
         if attr in fields:
             value = fields[attr]
@@ -205,7 +208,7 @@ def _model_id(model: Any) -> str | None:
     return None
 
 
-def model_identity(model: Any) -> dict[str, Any]:
+def model_identity(model: object) -> dict[str, object]:
     """``{"provider", "model_id", "llm_string"}`` for a chat model (plus ``"bound"``: ``RunnableBinding`` kwargs).
 
     Args:
@@ -217,14 +220,15 @@ def model_identity(model: Any) -> dict[str, Any]:
         ``model`` (else ``None``); ``llm_string``: `llm_string` (LangChain's ``_get_llm_string()``), or the
         class path when that raises.
     """
-    bound_kwargs: dict[str, Any] = {}
+    bound_kwargs: dict[str, object] = {}
     while not hasattr(model, "_get_llm_string") and hasattr(model, "bound"):
         bound_kwargs = {**getattr(model, "kwargs", {}), **bound_kwargs}
-        model = model.bound
+        model = getattr(model, "bound")  # noqa: B009 - a RunnableBinding's model (any object here)
     try:
         if _path(type(model)) == _FAST:  # llm_string's first case, inline: this runs on every model call
-            params = dict(model._identifying_params)
-            params["_type"] = model._llm_type
+            chat = cast("BaseChatModel", model)  # _path checked the class
+            params = dict(chat._identifying_params)
+            params["_type"] = chat._llm_type
             params["stop"] = None
             identity = str(sorted(params.items()))
         else:

@@ -9,7 +9,6 @@ tools. Replaying a step that calls a tool the agent no longer has makes the agen
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from langchain.agents.middleware import ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage
@@ -19,7 +18,7 @@ from promptcache.response_cache._keys import KEY_PREFIX
 __all__ = ["is_custom_key", "offered_tool_names", "tools_called_but_not_offered"]
 
 
-def _name(tool: Any) -> str | None:
+def _name(tool: object) -> str | None:
     """A tool's name: ``BaseTool.name``; a dict's ``name``, ``function.name`` (OpenAI) or ``toolSpec.name``
     (Bedrock Converse); a function's or class's ``__name__``."""
     if isinstance(tool, Mapping):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any, ClassVar, Final
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import ClassVar, Final, cast
 
 from langchain.agents.middleware import ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage
@@ -11,6 +12,7 @@ from langchain_core.runnables.config import var_child_runnable_config
 
 from promptcache._config import (
     UNSET,
+    _Unset,
     check_call_options,
     is_unicode,
     scope_from_configurable,
@@ -44,6 +46,9 @@ DEFAULT_RESPONSE_CACHE_TTL_SECONDS: Final = 300
 
 RESPONSE_CACHE_CONTEXT_KEY: Final = "promptcache.response_cache"
 """``configurable`` key under which ``ResponseCache.context()`` / ``apply_context()`` store per-call options."""
+
+KeyFunction = Callable[[ResponseCacheKeyInputs], object]
+"""A ``key`` function: the key (``str``), or an awaitable of it; anything else falls back to the default key."""
 
 _log = get_logger("promptcache.response_cache")
 _HOOKS = ("process_request", "process_response", "aprocess_request", "aprocess_response")
@@ -100,11 +105,11 @@ class ResponseCache(Processor):
         cache: ServerCache,
         *,
         ttl_s: float = DEFAULT_RESPONSE_CACHE_TTL_SECONDS,
-        scope: Any = UNSET,
-        key: Any = None,
+        scope: object = UNSET,
+        key: str | KeyFunction | None = None,
         bust: bool = False,
         agent_id: str = DEFAULT_AGENT_ID,
-        ttl: Any = UNSET,
+        ttl: object = UNSET,
         allow_scope_override: bool = False,
     ) -> None:
         super().__init__()
@@ -116,13 +121,12 @@ class ResponseCache(Processor):
         if seconds is None:
             raise TypeError(f"{name} must be a number of seconds > 0, got None")
         self.ttl_s: float = validate_ttl(seconds, what=name)
-        if scope is not UNSET:
-            validate_scope(scope, what="scope")
+        checked_scope = scope if isinstance(scope, _Unset) else validate_scope(scope, what="scope")
         if key is not None:
             check_key(key, "key")
         validate_key_part(agent_id, "agent_id")
         self.cache = cache
-        self._scope = scope
+        self._scope = checked_scope
         self.key = key
         self.bust = check_bust(bust, "bust")
         self.agent_id = agent_id
@@ -151,7 +155,7 @@ class ResponseCache(Processor):
         return f"ResponseCache[{self.agent_id}]"
 
     @classmethod
-    def _check_option_values(cls, opts: dict[str, Any]) -> None:
+    def _check_option_values(cls, opts: dict[str, object]) -> None:
         if opts.get("key") is not None:
             check_key(opts["key"], "per-call key")
         if "scope" in opts:
@@ -160,7 +164,7 @@ class ResponseCache(Processor):
             check_bust(opts["bust"], "per-call bust")
 
     # -- keys ----------------------------------------------------------------------------------------------
-    def _call_options_and_scope(self) -> tuple[dict[str, Any], str | None]:
+    def _call_options_and_scope(self) -> tuple[dict[str, object], str | None]:
         """Per-call options and scope of the running call, reading its config once.
 
         ``call_options()`` + ``resolve_scope()`` would run ``ensure_config()`` three times (~7 us each inside an
@@ -177,15 +181,15 @@ class ResponseCache(Processor):
         )
         return options, scope
 
-    def _plan(self) -> tuple[Any, str | None, bool]:
+    def _plan(self) -> tuple[object, str | None, bool]:
         """The running call's key choice (per-call ``key``, else the constructor's), scope and ``bust``."""
         options, scope = self._call_options_and_scope()
         if options:  # names checked above; values may have been written by hand (as context() checks them)
             self._check_option_values(options)
         chosen = options.get("key") if options.get("key") is not None else self.key
-        return chosen, scope, options.get("bust", self.bust)
+        return chosen, scope, options.get("bust", self.bust) is True  # a bool: checked above and at construction
 
-    def _finish_key(self, inputs: ResponseCacheKeyInputs, result: Any, error: Exception | None = None) -> str:
+    def _finish_key(self, inputs: ResponseCacheKeyInputs, result: object, error: Exception | None = None) -> str:
         """The key from a key function's ``result``; the default key (logged) when it raised ``error`` or returned
         anything but a non-empty UTF-8 string."""
         if error is not None:
@@ -201,31 +205,34 @@ class ResponseCache(Processor):
         self.metrics.error()
         return build_response_cache_key(inputs)
 
-    def _prepare(self, request: ModelRequest) -> tuple[str | None, Any, Any, bool]:
-        """``(key, None, None, bust)`` when the key is known now, else ``(None, inputs, key function, bust)``."""
+    def _prepare(self, request: ModelRequest) -> tuple[str, bool] | tuple[ResponseCacheKeyInputs, KeyFunction, bool]:
+        """``(key, bust)`` when the key is known now, else ``(inputs, key function, bust)``."""
         chosen, scope, bust = self._plan()
         if chosen is None:  # the default key, built straight from the request
-            return request_key(request, self.agent_id, scope), None, None, bust
+            return request_key(request, self.agent_id, scope), bust
         if isinstance(chosen, str):  # fixed: one entry per step of the turn (see custom_key)
-            return custom_key(self.agent_id, scope, chosen, step_number(request.messages)), None, None, bust
-        return None, inputs_from_request(request, self.agent_id, scope), chosen, bust
+            return custom_key(self.agent_id, scope, chosen, step_number(request.messages)), bust
+        # a callable: check_key accepted nothing else
+        return inputs_from_request(request, self.agent_id, scope), cast("KeyFunction", chosen), bust
 
     def _key(self, request: ModelRequest) -> tuple[str, bool]:
-        key, inputs, chosen, bust = self._prepare(request)
-        if key is not None:
-            return key, bust
+        plan = self._prepare(request)
+        if len(plan) == 2:
+            return plan
+        inputs, chosen, bust = plan
         try:
             result = chosen(inputs)
             if inspect.isawaitable(result):
-                result = run_coroutine(result)
+                result = run_coroutine(cast("Coroutine[object, object, object]", result))
         except Exception as exc:  # noqa: BLE001 - a broken key function must not break the call
             return self._finish_key(inputs, None, exc), bust
         return self._finish_key(inputs, result), bust
 
     async def _akey(self, request: ModelRequest) -> tuple[str, bool]:
-        key, inputs, chosen, bust = self._prepare(request)
-        if key is not None:
-            return key, bust
+        plan = self._prepare(request)
+        if len(plan) == 2:
+            return plan
+        inputs, chosen, bust = plan
         try:
             result = chosen(inputs)
             if inspect.isawaitable(result):
@@ -358,7 +365,7 @@ class ResponseCache(Processor):
             own = _OWN_HOOKS[cls] = all(getattr(cls, name) is getattr(ResponseCache, name) for name in _HOOKS)
         return own
 
-    def wrap_model_call(self, request: ModelRequest, handler: Any) -> ModelResponse:
+    def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> ModelResponse:
         """The hooks' steps around ``handler``, with the key kept in a local: no request copy to carry it.
 
         A subclass that overrides a hook gets the plain `Processor` behaviour (its hooks are called).
@@ -371,7 +378,9 @@ class ResponseCache(Processor):
             return hit
         return self._write(key, bust, as_model_response(handler(request)))
 
-    async def awrap_model_call(self, request: ModelRequest, handler: Any) -> ModelResponse:
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> ModelResponse:
         """Async twin of `wrap_model_call`."""
         if not self._own_hooks():
             return await super().awrap_model_call(request, handler)

@@ -8,7 +8,7 @@ import operator
 from collections.abc import Mapping, Sequence
 from itertools import chain
 from operator import attrgetter
-from typing import Any, Final
+from typing import Final
 
 from langchain_core.tools import BaseTool
 
@@ -16,13 +16,13 @@ from promptcache._keys import canonical_json, canonical_tools, same_state, tool_
 
 __all__ = ["tools_digest"]
 
-_TOOLS_MEMO: dict[
-    tuple[int, ...], tuple[tuple[Any, ...], tuple[Any, ...], bytes]
-] = {}  # ids -> (tools, states, digest)
+# ("tools", per BaseTool its schema parts) or ("states", per tool its `tool_state`)
+_ToolsState = tuple[str, "list[tuple[object, ...]] | tuple[tuple[object, ...], ...]"]
+_TOOLS_MEMO: dict[tuple[int, ...], tuple[tuple[object, ...], _ToolsState, bytes]] = {}  # ids -> (tools, states, digest)
 _TOOLS_MEMO_MAX = 256  # tool lists; the memo is emptied when full (agents reuse a handful)
 
 
-def tools_digest(tools: Sequence[Any]) -> bytes:
+def tools_digest(tools: Sequence[object]) -> bytes:
     """``canonical_json`` of the payload's ``"tools"`` value: the quoted first 32 hex digits of SHA-256 over
     ``canonical_json(canonical_tools(tools))``, remembered per list of tool objects.
 
@@ -49,7 +49,7 @@ def tools_digest(tools: Sequence[Any]) -> bytes:
 _SCHEMA_PARTS: Final = attrgetter("name", "description", "args_schema", "extras")  # what a BaseTool's schema reads
 
 
-def _tools_state(tools: tuple[Any, ...]) -> tuple[Any, ...]:
+def _tools_state(tools: tuple[object, ...]) -> _ToolsState:
     """What `_tools_unchanged` compares: for ``BaseTool`` objects the fields their OpenAI schema is built from
     (name, description, args schema, extras; one C-level pass), else each tool's
     `promptcache._keys.tool_state` (functions, classes, other objects)."""
@@ -58,7 +58,7 @@ def _tools_state(tools: tuple[Any, ...]) -> tuple[Any, ...]:
     return ("states", tuple(map(tool_state, tools)))
 
 
-def _tools_unchanged(tools: tuple[Any, ...], state: tuple[Any, ...]) -> bool:
+def _tools_unchanged(tools: tuple[object, ...], state: _ToolsState) -> bool:
     """Whether every tool still holds the very parts it had when its digest was remembered (identity)."""
     if state[0] == "tools":
         return all(map(operator.is_, chain.from_iterable(map(_SCHEMA_PARTS, tools)), chain.from_iterable(state[1])))

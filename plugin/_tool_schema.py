@@ -1,0 +1,103 @@
+"""A tool's OpenAI schema, as LangChain's ``convert_to_openai_tool`` writes it, without its Python walk of the schema.
+
+``convert_to_openai_tool(tool)`` on a ``BaseTool`` reads the tool's JSON schema (``tool.tool_call_schema``, a
+pydantic model whose ``model_json_schema()`` pydantic keeps, or a dict), copies it while inlining ``$ref``
+references (``dereference_refs``: a recursive Python copy, most of the conversion's time), pops the top-level
+``definitions`` / ``$defs`` / ``title`` / ``description`` and removes ``title`` keys outside ``properties``
+(``_rm_titles``). For a schema holding no ``$ref`` the copy inlines nothing, so the same value comes from one
+``orjson`` round trip (a deep copy in C) followed by the same pops and title removal: `openai_tool_schema`.
+
+Rule source: ``langchain_core.utils.function_calling`` (``convert_to_openai_tool``, ``_format_tool_to_openai_function``,
+``_convert_pydantic_to_openai_function``, ``_convert_json_schema_to_openai_function``, ``_rm_titles``) and
+``langchain_core.utils.json_schema.dereference_refs``, langchain-core 1.8. Anything else (a ``Tool``, which has
+its own cases, a schema with a reference, a value JSON cannot hold exactly, a tool whose schema raises) returns
+``None`` and the caller converts with LangChain. tests/response_cache/test_tool_schema.py compares the two on
+many kinds of tools and names the langchain-core version when they differ.
+"""
+
+from __future__ import annotations
+
+import math
+
+import orjson
+from langchain_core.tools import BaseTool, Tool
+from pydantic import BaseModel
+
+from promptcache._types import JSONObject
+
+__all__ = ["openai_tool_schema"]
+
+
+def _rm_titles(schema: JSONObject, prev_key: str = "") -> JSONObject:
+    """LangChain's ``_rm_titles``: ``title`` keys removed, except a dict-valued one directly under ``properties``
+    (a property named ``title``); lists are left as they are."""
+    out: JSONObject = {}
+    for key, value in schema.items():
+        if key == "title":
+            if isinstance(value, dict) and prev_key == "properties":
+                out[key] = _rm_titles(value, key)
+        elif isinstance(value, dict):
+            out[key] = _rm_titles(value, key)
+        else:
+            out[key] = value
+    return out
+
+
+def _json_schema(tool: BaseTool) -> JSONObject | None:
+    """A fresh copy of the tool's JSON schema when it holds no ``$ref`` and JSON keeps it exactly, else ``None``."""
+    schema_source: object = tool.tool_call_schema
+    if isinstance(schema_source, dict):
+        raw: object = schema_source
+    elif isinstance(schema_source, type) and issubclass(schema_source, BaseModel):
+        raw = schema_source.model_json_schema()
+    else:
+        return None
+    try:
+        data = orjson.dumps(raw)
+    except (TypeError, orjson.JSONEncodeError):  # a value JSON does not hold (orjson has no default here)
+        return None
+    if b'"$ref"' in data:  # a reference to inline (or the text "$ref" somewhere: LangChain's path decides)
+        return None
+    copy: object = orjson.loads(data)
+    if not isinstance(copy, dict) or (b"null" in data and not _finite_raw(raw)):
+        return None
+    return copy
+
+
+def _finite_raw(raw: object) -> bool:
+    """Whether the original schema holds no NaN or infinity (its copy would hold ``null`` there)."""
+    if isinstance(raw, float):
+        return math.isfinite(raw)
+    if isinstance(raw, dict):
+        return all(map(_finite_raw, raw.values()))
+    if isinstance(raw, (list, tuple)):
+        return all(map(_finite_raw, raw))
+    return True
+
+
+def openai_tool_schema(tool: object) -> JSONObject | None:
+    """``convert_to_openai_tool(tool)`` for a ``BaseTool`` (not a ``Tool``) whose schema holds no ``$ref``, else
+    ``None`` (convert with LangChain then). Equal to LangChain's value (module docstring); a new dict each call.
+
+    Args:
+        tool: any tool-like object; only ``BaseTool`` instances take this path.
+    """
+    if not isinstance(tool, BaseTool) or isinstance(tool, Tool):
+        return None
+    try:
+        name, description = tool.name, tool.description
+        schema = _json_schema(tool) if tool.tool_call_schema else None
+    except Exception:  # noqa: BLE001 - LangChain's path raises or describes it the way it does
+        return None
+    if schema is None:
+        return None
+    schema.pop("definitions", None)
+    schema.pop("$defs", None)
+    title = schema.pop("title", "")
+    default_description = schema.pop("description", "")
+    function: JSONObject = {
+        "name": name or title,
+        "description": description or default_description,
+        "parameters": _rm_titles(schema),
+    }
+    return {"type": "function", "function": function}
