@@ -155,7 +155,8 @@ def bench_keys(msgs: list[Any], tls: list[Any], n: int) -> None:
     import copy
 
     from promptcache import _message_digests as md
-    from promptcache._keys import canonical_messages, canonical_tools
+    from promptcache._keys import canonical_messages
+    from promptcache._tool_keys import canonical_tools
 
     model = ScriptedChatModel(replies=["ok"], cycle=True)
     formatted = [convert_to_openai_tool(t) for t in tls]  # what bind_tools hands LangChain's cache

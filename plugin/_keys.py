@@ -6,7 +6,7 @@ megabytes themselves), pydantic models by their ``model_dump()``, dataclasses/se
 str holding a lone surrogate (which UTF-8 cannot encode, but botocore sends as a ``\\ud800`` JSON escape) by
 ``{"$surrogates": <its json.dumps>}``. The same input always gives the same bytes, across processes and machines.
 
-Prompt canonicalisation (`canonical_messages`, `canonical_tools`) turns LangChain messages and tool
+Prompt canonicalisation (`canonical_messages`; tools in `promptcache._tool_keys`) turns LangChain messages and tool
 definitions into the plain values that decide what a provider sees: role, content, name, tool calls and tool
 results. Message ids, ``response_metadata``, ``usage_metadata`` and other run metadata are left out, and tool-call
 ids (random per provider call) are replaced by their order of first appearance in the conversation, so the same
@@ -16,25 +16,19 @@ conversation rebuilt with new ids gives the same key while which result answers 
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import math
-import operator
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, cast
 
 import orjson
-from cachetools import LRUCache
 
 if TYPE_CHECKING:
-    from langchain_core.tools import BaseTool
+    pass
 
 __all__ = [
     "canonical_json",
     "canonical_messages",
-    "canonical_tool",
-    "canonical_tools",
     "hash_tag",
     "stable_hash",
 ]
@@ -336,73 +330,3 @@ def canonical_messages(messages: Iterable[object]) -> list[dict[str, object]]:
     """
     ids = _ToolIds()
     return [_message(m, ids) for m in messages]
-
-
-_TOOL_MEMO: LRUCache[int, tuple[object, tuple[object, ...], object]] = LRUCache(maxsize=1024)
-_TOOL_MEMO_LOCK = threading.Lock()
-_FUNCTION_PARTS = (
-    "__name__",
-    "__qualname__",
-    "__doc__",
-    "__annotations__",
-    "__defaults__",
-    "__kwdefaults__",
-    "__code__",
-)
-
-
-def tool_state(tool: object) -> tuple[object, ...]:
-    """What a tool's schema is built from, as the objects themselves (compare with `same_state`).
-
-    A ``BaseTool`` (pydantic) or any object with fields: its field names and values; a function: its name, doc,
-    annotations, defaults and code; a class: its name, doc and pydantic ``model_fields``. A field reassigned
-    (``tool.description = ...``) gives another object, so the remembered schema is rebuilt. Edits made in place
-    inside a field's value (a schema dict mutated) are not seen: tools are treated as built once.
-    """
-    if isinstance(tool, type):
-        return (tool.__name__, tool.__doc__, tool.__dict__.get("model_fields"))
-    if inspect.isfunction(tool):
-        return tuple(getattr(tool, name, None) for name in _FUNCTION_PARTS)
-    fields = getattr(tool, "__dict__", None)
-    return (*fields, *fields.values()) if fields is not None else ()
-
-
-def same_state(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
-    """Whether two `tool_state` tuples hold the very same objects."""
-    return len(a) == len(b) and all(map(operator.is_, a, b))
-
-
-def canonical_tool(tool: object) -> object:
-    """A tool definition as the provider sees it: the OpenAI function schema (name, description, parameters).
-
-    ``BaseTool`` objects, functions and pydantic classes are converted with LangChain's
-    ``convert_to_openai_tool``; the result is remembered per object while its `tool_state` holds (tools are
-    long-lived; building a JSON schema from pydantic costs far more than checking it). Dicts are used as given
-    (they already are a schema). A tool that cannot be converted is described by its ``repr``.
-    """
-    if isinstance(tool, Mapping):
-        return tool
-    key = id(tool)
-    state = tool_state(tool)
-    with _TOOL_MEMO_LOCK:
-        hit = _TOOL_MEMO.get(key)
-    if hit is not None and hit[0] is tool and same_state(hit[1], state):
-        return hit[2]
-    from promptcache._tool_schema import openai_tool_schema  # loads LangChain's tools only when tools are keyed
-
-    schema: object = openai_tool_schema(tool)  # the same value, without LangChain's Python copy of the schema
-    if schema is None:
-        from langchain_core.utils.function_calling import convert_to_openai_tool
-
-        try:
-            schema = convert_to_openai_tool(cast("BaseTool", tool))  # any tool-like object: LangChain checks it
-        except Exception:  # noqa: BLE001 - an exotic tool still needs a stable description
-            schema = {"repr": repr(tool)}
-    with _TOOL_MEMO_LOCK:
-        _TOOL_MEMO[key] = (tool, state, schema)  # the references keep ids from being reused while memoised
-    return schema
-
-
-def canonical_tools(tools: Iterable[object] | None) -> list[object]:
-    """`canonical_tool` of each tool, in the given order (order is part of what the provider sees)."""
-    return [canonical_tool(t) for t in tools or ()]

@@ -26,8 +26,9 @@ import orjson
 from langchain.agents.middleware import ModelRequest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from promptcache._keys import canonical_json, canonical_tool, canonical_tools
+from promptcache._keys import canonical_json
 from promptcache._message_digests import message_digests, prompt_digest_json
+from promptcache._tool_keys import canonical_tool, canonical_tools
 from promptcache.response_cache._model_identity import model_identity
 from promptcache.response_cache._tools_digest import tools_digest
 

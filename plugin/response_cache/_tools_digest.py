@@ -12,7 +12,8 @@ from typing import Final
 
 from langchain_core.tools import BaseTool
 
-from promptcache._keys import canonical_json, canonical_tools, same_state, tool_state
+from promptcache._keys import canonical_json
+from promptcache._tool_keys import canonical_tools, same_state, tool_state
 
 __all__ = ["tools_digest"]
 
@@ -29,7 +30,7 @@ def tools_digest(tools: Sequence[object]) -> bytes:
     The schemas of ten tools are ~10 KB of JSON; hashing them into the key on every call cost more than the rest of
     the key. ``canonical_tool`` already reads each tool object's schema once; an agent offers the same tool objects
     on every call, so their digest is remembered too (keyed by the objects themselves, held while memoised, and
-    checked against each tool's `promptcache._keys.tool_state`: a reassigned description misses). Dict
+    checked against each tool's `promptcache._tool_keys.tool_state`: a reassigned description misses). Dict
     schemas are mutable values, not long-lived objects: a list holding one is hashed every time. A plain dict
     (atomic ``get``/set under the GIL) rather than an LRU: this runs on every model call.
     """
@@ -52,7 +53,7 @@ _SCHEMA_PARTS: Final = attrgetter("name", "description", "args_schema", "extras"
 def _tools_state(tools: tuple[object, ...]) -> _ToolsState:
     """What `_tools_unchanged` compares: for ``BaseTool`` objects the fields their OpenAI schema is built from
     (name, description, args schema, extras; one C-level pass), else each tool's
-    `promptcache._keys.tool_state` (functions, classes, other objects)."""
+    `promptcache._tool_keys.tool_state` (functions, classes, other objects)."""
     if all(isinstance(t, BaseTool) for t in tools):
         return ("tools", list(map(_SCHEMA_PARTS, tools)))
     return ("states", tuple(map(tool_state, tools)))

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 import promptcache._keys as pk
 from promptcache import InMemoryServerCache, ResponseCache, ResponseCacheKeyInputs, build_response_cache_key
+from promptcache._tool_keys import canonical_tools
 from promptcache.response_cache import _model_identity as mi
 from promptcache.response_cache._entry import CorruptEntry, decode_hit, encode_entry
 from promptcache.response_cache._keys import _digest, _payload, model_identity
@@ -103,7 +104,7 @@ def test_digest_hashes_the_reference_payload_bytes() -> None:
 def test_tool_list_json_is_remembered_for_tool_objects_only() -> None:
     tools = [LOOKUP]
     first = _tools_digest(tools)
-    assert first == pk.canonical_json(hashlib.sha256(pk.canonical_json(pk.canonical_tools(tools))).hexdigest()[:32])
+    assert first == pk.canonical_json(hashlib.sha256(pk.canonical_json(canonical_tools(tools))).hexdigest()[:32])
     assert _tools_digest(list(tools)) is first  # same tool objects, new list: the memo
     schema = {"type": "function", "function": {"name": "f", "parameters": {}}}
     before = _tools_digest([schema])

@@ -11,7 +11,8 @@ from langchain_core.tools import BaseTool, StructuredTool, Tool, tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, Field, create_model
 
-from promptcache._keys import canonical_json, canonical_tool
+from promptcache._keys import canonical_json
+from promptcache._tool_keys import canonical_tool
 from promptcache._tool_schema import openai_tool_schema
 
 
