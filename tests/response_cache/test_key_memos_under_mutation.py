@@ -37,8 +37,8 @@ from langchain_core.messages import (
 from langchain_core.tools import tool as make_tool
 from pydantic import BaseModel
 
-import promptcache._keys as pk
 import promptcache._message_digests as md
+import promptcache._tool_keys as tk
 import promptcache.response_cache._keys as rk
 import promptcache.response_cache._model_identity as mi
 import promptcache.response_cache._tools_digest as td
@@ -121,7 +121,7 @@ def empty_memos() -> None:
     md._memo_size = 0
     td._TOOLS_MEMO.clear()
     rk._HEAD_MEMO.clear()
-    pk._TOOL_MEMO.clear()
+    tk._TOOL_MEMO.clear()
     mi._MEMO.clear()
 
 
