@@ -264,16 +264,29 @@ class IndexCache:
         self._users: LRUCache[str, VectorIndex] = LRUCache(maxsize=users)
         self._lock = threading.Lock()
 
+    def peek(self, user: str) -> VectorIndex | None:
+        """The user's index as last built here (maybe stale: `current` checks the backend's version), or ``None``."""
+        with self._lock:
+            return self._users.get(user)
+
     def current(self, backend: Any, similarity: Any, user: str, now: float) -> Steps[VectorIndex]:
         """The user's index at the backend's current version: one backend read (`records_versioned`), then the
         cached index when the version is unchanged, else a rebuild (see the module docstring)."""
-        records, version = yield call(backend, "records_versioned", user, now)
+        index, _ = yield from self.current_results(backend, similarity, user, now, [])
+        return index
+
+    def current_results(
+        self, backend: Any, similarity: Any, user: str, now: float, result_hashes: list[str]
+    ) -> Steps[tuple[VectorIndex, dict[str, bytes | None]]]:
+        """`current`, and the results of ``result_hashes`` the backend read in the same round trip, by hash
+        (`records_versioned_results`; none from a backend that reads them apart)."""
+        records, version, results = yield call(backend, "records_versioned_results", user, now, result_hashes)
         if version is None:
             version = ("records", hash(tuple(map(_ID_AND_TIME, records))))
         with self._lock:
             previous = self._users.get(user)
         if previous is not None and previous.version == version:
-            return previous
+            return previous, results
         index = None
         if previous is not None and previous.keys:
             index = yield from update(previous, version, records, similarity)
@@ -281,7 +294,7 @@ class IndexCache:
             index = yield from build(version, records, similarity, previous)
         with self._lock:
             self._users[user] = index
-        return index
+        return index, results
 
     def forget(self, user: str) -> None:
         """Drop the user's index (the next lookup rebuilds it)."""
