@@ -1,8 +1,8 @@
 """Calibrate the consensus stage's gap (``plugin/intention/data/consensus.json``) on Banking77's *training* split.
 
 The consensus stage (``promptcache.intention._consensus``) accepts the nearest stored intention when the nearest
-``CONSENSUS_NEIGHBOURS`` proposals (no veto, at least the proposal floor) hold one result and no other result is
-within ``gap``. Its gap is picked here from labelled lookups that never touch Banking77's test rows: every fifth
+``CONSENSUS_NEIGHBOURS`` stored intentions (no veto, at least the proposal floor) hold one result and no other result
+is within ``gap`` of the weakest of them. Its gap is picked here from labelled lookups that never touch Banking77's test rows: every fifth
 training row (row index ``i % 5 == 0``) is looked up against a memory holding the other four fifths (each row's
 result: its label), with ``local_embeddings()`` (all-MiniLM-L6-v2 in NumPy). Only lookups the earlier stages
 (exact, lexical, embeddings) do not accept are counted, as in a lookup. The lookups are split in two halves by a
@@ -27,15 +27,15 @@ import hashlib  # noqa: E402
 import json  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from embed_cache import CachedEmbeddings  # noqa: E402
+from embed_cache import CachedEmbeddings, cached  # noqa: E402
 from shared_data import find_data_file  # noqa: E402
 
-from promptcache.intention import IntentionMemory  # noqa: E402
+from promptcache.intention import InMemoryIntentionBackend, IntentionMemory  # noqa: E402
 from promptcache.intention._consensus import CONSENSUS_NEIGHBOURS, agreeing, pick_gap  # noqa: E402
 from promptcache.intention._local import LocalEmbeddings  # noqa: E402
 from promptcache.intention._recall import _accept_cheap, proposals_for  # noqa: E402
 from promptcache.intention._steps import run  # noqa: E402
-from promptcache.intention._vetoes import exact_key  # noqa: E402
+from promptcache.intention._vetoes import exact_key, veto  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "plugin" / "intention" / "data" / "consensus.json"
@@ -54,7 +54,8 @@ def observe(emb: CachedEmbeddings) -> tuple[list[tuple[str, float, bool]], int, 
         train = list(csv.DictReader(f))
     emb.embed_documents([r["text"] for r in train])
     fold = [r for i, r in enumerate(train) if i % 5 == 0]
-    memory = IntentionMemory(embeddings=emb)
+    # Room for every training row (the default backend keeps 1,000 memories per user).
+    memory = IntentionMemory(InMemoryIntentionBackend(max_memories_per_user=len(train)), embeddings=emb)
     memory.consensus_gap = None
     for i, r in enumerate(train):
         if i % 5:
@@ -72,10 +73,11 @@ def observe(emb: CachedEmbeddings) -> tuple[list[tuple[str, float, bool]], int, 
         if not proposals or _accept_cheap(memory, text, proposals):
             continue
         left += 1
-        vote = agreeing([p for p in proposals if p.score >= memory.proposal_floor])
+        ranked = ((s, index.group(k, None, None, now)) for s, k in index.ranked(query, None, now))
+        vote = agreeing(ranked, lambda m: veto(text, m.intention) is not None, memory.proposal_floor)
         if vote is not None:
-            label = json.loads(memory.backend.result("u", vote[0].group[0].result_hash) or b"null")
-            out.append((text, vote[1], label == r["category"]))
+            label = json.loads(memory.backend.result("u", vote[1][0].result_hash) or b"null")
+            out.append((text, vote[2], label == r["category"]))
     return out, left, memory.similarity.name
 
 
@@ -84,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cache", default="/tmp/promptcache-bench-vectors", help="folder of cached sentence vectors")
     ap.add_argument("--write", action="store_true", help=f"write {OUT.relative_to(ROOT)}")
     args = ap.parse_args(argv)
-    emb = CachedEmbeddings(LocalEmbeddings(), args.cache)
+    emb = cached(LocalEmbeddings(), args.cache)
     observed, left, name = observe(emb)
     cal = [(g, ok) for t, g, ok in observed if _half(t) == 0]
     held = [(g, ok) for t, g, ok in observed if _half(t) == 1]

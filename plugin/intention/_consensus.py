@@ -3,7 +3,7 @@
 A sentence embedding is a poor judge of one pair (two rephrasings of one request often share few words, and two
 requests that differ in one word can be very close), but a good judge of a neighbourhood: when the
 `CONSENSUS_NEIGHBOURS` stored intentions nearest to the query all hold the *same* result, and the best stored
-intention holding *another* result is at least ``gap`` less similar than the nearest one, the query sits inside a
+intention holding *another* result is at least ``gap`` less similar than the weakest of them, the query sits inside a
 region of intentions that were all answered the same way. That is a k-nearest-neighbour vote with a rejection
 margin (Chow's reject option: refuse where the vote is close), not a judgement of one pair.
 
@@ -21,15 +21,13 @@ for the default local model the value is shipped (``data/consensus.json``, writt
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from importlib.resources import files
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from promptcache.intention._recall import Proposal
+from promptcache.intention._record import MemoryRecord
 
-__all__ = ["CONSENSUS_NEIGHBOURS", "agreeing", "consensus_gap", "pick_gap", "shipped_gaps"]
+__all__ = ["CONSENSUS_NEIGHBOURS", "CONSENSUS_POOL", "agreeing", "consensus_gap", "pick_gap", "shipped_gaps"]
 
 CONSENSUS_NEIGHBOURS = 3
 """Stored intentions (distinct exact keys, no veto) nearest the query that must hold the same result: the smallest
@@ -37,27 +35,57 @@ vote in which one stray neighbour cannot decide alone (two could be a near-dupli
 measuring, not tuned."""
 
 
-def agreeing(proposals: Sequence[Proposal], neighbours: int = CONSENSUS_NEIGHBOURS) -> tuple[Proposal, float] | None:
-    """The nearest proposal and its gap when the ``neighbours`` nearest proposals no veto blocks hold one result.
+CONSENSUS_POOL = 32
+"""Stored intentions (most similar first) a vote looks through for its voters and the best rival."""
 
-    The gap is the nearest one's cosine minus the best cosine of a proposal no veto blocks holding another result;
-    when none is among ``proposals``, minus the last proposal's cosine (every stored intention not proposed is at
-    most that similar). ``None`` when fewer than ``neighbours`` proposals pass the vetoes or they disagree.
+
+def agreeing(
+    ranked: Iterable[tuple[float, list[MemoryRecord]]],
+    vetoed: Callable[[MemoryRecord], bool],
+    floor: float,
+    neighbours: int = CONSENSUS_NEIGHBOURS,
+    pool: int = CONSENSUS_POOL,
+) -> tuple[float, list[MemoryRecord], float] | None:
+    """The vote of the stored intentions nearest a query, or ``None`` when there is none.
+
+    Walks ``ranked`` (at most ``pool`` entries): the first ``neighbours`` entries no veto blocks are the voters; they
+    must hold one result (their newest memory's ``result_hash``) and score at least ``floor``. The gap is the
+    weakest voter's cosine minus the best cosine of an entry no veto blocks holding another result (the rival); with
+    no rival among the first ``pool`` entries, minus the last cosine looked at (every stored intention further down
+    is at most that similar; ``0.0`` when the ranking ended). A veto is computed only for the voters and for rivals,
+    so a vote costs a few vetoes, not ``pool``.
 
     Args:
-        proposals: a lookup's proposals, most similar first (`promptcache.intention._recall.Proposal`: ``score``
-            cosine in ``[0, 1]``, ``group`` of memories newest first, ``veto``).
-        neighbours: the vote's size, an int >= 1.
+        ranked: ``(cosine in [0, 1], live memories of one stored intention newest first)``, most similar first.
+        vetoed: whether a veto blocks a stored memory for the query.
+        floor: the least cosine of a voter.
+        neighbours: the vote's size, an int >= 1. pool: entries looked at, an int >= ``neighbours``.
+
+    Returns:
+        ``(nearest voter's cosine, its memories, gap)``.
     """
-    live = [p for p in proposals if p.veto is None and p.group]
-    if len(live) < neighbours:
+    voters: list[tuple[float, list[MemoryRecord]]] = []
+    last = 0.0
+    for seen, (score, group) in enumerate(ranked):
+        if seen >= pool:
+            break
+        last = score
+        if not group:
+            continue
+        mine = voters[0][1][0].result_hash if voters else None
+        if len(voters) < neighbours:
+            if vetoed(group[0]):
+                continue
+            if score < floor or (mine is not None and group[0].result_hash != mine):
+                return None
+            voters.append((score, group))
+        elif group[0].result_hash != mine and not vetoed(group[0]):
+            return voters[0][0], voters[0][1], voters[-1][0] - score
+    else:
+        last = 0.0  # the ranking ended: nothing further down
+    if len(voters) < neighbours:
         return None
-    best = live[0]
-    result = best.group[0].result_hash
-    if any(p.group[0].result_hash != result for p in live[:neighbours]):
-        return None
-    rival = next((p.score for p in live[neighbours:] if p.group[0].result_hash != result), proposals[-1].score)
-    return best, best.score - rival
+    return voters[0][0], voters[0][1], voters[-1][0] - last
 
 
 def pick_gap(observed: Sequence[tuple[float, bool]], max_error: float) -> float | None:

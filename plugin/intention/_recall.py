@@ -99,17 +99,20 @@ def _accept_cheap(ctx: LookupContext, intention: str, proposals: list[Proposal])
     return out
 
 
-def _accept_consensus(ctx: LookupContext, proposals: list[Proposal]) -> Accepted:
-    """The nearest proposal when the nearest few no veto blocks hold one result, all at least the proposal floor,
-    and no other result is within the calibrated gap (stage ``"consensus"``, `promptcache.intention._consensus`);
-    off when no gap is calibrated (``ctx.consensus_gap`` ``None``)."""
+def _accept_consensus(
+    ctx: LookupContext, index: VectorIndex, intention: str, query: Any, tool: Any, args: Any, now: float
+) -> Accepted:
+    """The nearest stored intention when the nearest few no veto blocks hold one result, all at least the proposal
+    floor, and no other result is within the calibrated gap of them (stage ``"consensus"``,
+    `promptcache.intention._consensus`); off when no gap is calibrated (``ctx.consensus_gap`` ``None``)."""
     gap = ctx.consensus_gap
     if gap is None:
         return []
-    vote = agreeing([p for p in proposals if p.score >= ctx.proposal_floor])
-    if vote is None or vote[1] < gap:
+    ranked = ((score, index.group(key, tool, args, now)) for score, key in index.ranked(query, tool, now))
+    vote = agreeing(ranked, lambda r: veto(intention, r.intention) is not None, ctx.proposal_floor)
+    if vote is None or vote[2] < gap:
         return []
-    return [(vote[0], "consensus")]
+    return [(Proposal(vote[0], vote[1], None), "consensus")]
 
 
 def _to_model(ctx: LookupContext, proposals: list[Proposal]) -> list[Proposal]:
@@ -149,7 +152,9 @@ def _decide(
         return None
     query = yield call(ctx.similarity, "encode_query", intention)
     proposals = proposals_for(index, intention, query, ctx.proposals, now, tool, args)
-    accepted = _accept_cheap(ctx, intention, proposals) or _accept_consensus(ctx, proposals)
+    accepted = _accept_cheap(ctx, intention, proposals) or _accept_consensus(
+        ctx, index, intention, query, tool, args, now
+    )
     if not accepted:
         for p in _to_model(ctx, proposals):
             text = result_text((yield call(ctx.backend, "result", user, p.group[0].result_hash)))

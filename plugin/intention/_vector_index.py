@@ -39,8 +39,9 @@ about 1.6 KB per distinct intention with 384-dimensional vectors (15 MB at 10,00
 
 _ID_AND_TIME = attrgetter("id", "created_at", "result_hash")
 """What identifies one version of a memory: a replaced memory has a new creation time or a new result."""
-_FIRST = 16
-"""Rows ranked by a partial sort first; a lookup that needs more (a ``tool``/``args`` filter) sorts the rest."""
+_FIRST = 32
+"""Rows ranked by a partial sort first (the consensus stage's pool); a lookup that needs more (a ``tool``/``args``
+filter) sorts the rest."""
 
 
 class VectorIndex:
@@ -112,20 +113,23 @@ class VectorIndex:
             return
         # einsum, not ``@``: a matrix-vector product in BLAS may wait on its other threads when the cores are busy
         # (tens of ms at 10,000 rows on a loaded 2-core machine); einsum's single loop takes about 1 ms there.
-        scores = np.clip(np.einsum("ij,j->i", self.matrix, q / norm), 0.0, 1.0)
+        scores = np.einsum("ij,j->i", self.matrix, q / norm)
+        np.clip(scores, 0.0, 1.0, out=scores)  # in place: a fresh array, no copy
         live = self.expires > now
         mask = self._tool_mask(tool)
         if mask is not None:
             live &= mask
-        scores = np.where(live, scores, -1.0)
-        n = int(live.sum())
+        n = int(np.count_nonzero(live))
         first = min(n, _FIRST)
         if first == 0:
             return
+        if n < len(scores):
+            scores[~live] = -1.0
         # The best few by a partial sort (most lookups need no more; ties at the cut all taken, so the order is
         # the full sort's); all live rows in order only when asked for.
         if first < len(scores):
-            cut = scores[np.argpartition(-scores, first - 1)[first - 1]]
+            last = len(scores) - first
+            cut = scores[np.argpartition(scores, last)[last]]
             top = np.nonzero(scores >= cut)[0]
         else:
             top = np.arange(len(scores))
@@ -193,7 +197,7 @@ def update(
     the cheaper way."""
     pairs = set(map(_ID_AND_TIME, records))
     added, removed = pairs - previous.pairs, previous.pairs - pairs
-    if len(added) + len(removed) > max(_FIRST, len(previous.keys) // 8) or previous.dead > len(previous.keys) // 4:
+    if len(added) + len(removed) > max(16, len(previous.keys) // 8) or previous.dead > len(previous.keys) // 4:
         return None
     known = dict(previous.known)
     exact = dict(previous.exact)
