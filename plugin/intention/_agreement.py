@@ -12,7 +12,10 @@ ask for something else and do not count, nor do stored intentions holding the sa
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from promptcache.intention._recall import Proposal
 
 __all__ = ["AGREEMENT_MARGIN", "ambiguous"]
 
@@ -23,7 +26,7 @@ up against the others) no lookup changes between 0 and 0.05 (bench/README.md, "W
 on")."""
 
 
-def ambiguous(best: Any, proposals: Sequence[Any], margin: float = AGREEMENT_MARGIN) -> bool:
+def ambiguous(best: Proposal, proposals: Sequence[Proposal], margin: float = AGREEMENT_MARGIN) -> bool:
     """Whether a proposal other than ``best``, that no veto blocks and whose newest memory holds another result,
     scores at least ``best.score - margin``.
 

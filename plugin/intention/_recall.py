@@ -24,8 +24,9 @@ whether a veto fired, for the agent to judge; nothing is accepted or refused the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
+from promptcache._types import JSONValue
 from promptcache.intention._agreement import ambiguous
 from promptcache.intention._consensus import agreeing
 from promptcache.intention._lookup import Picked, result_text
@@ -55,11 +56,11 @@ class Proposal(NamedTuple):
 def proposals_for(
     index: VectorIndex,
     intention: str,
-    query: Any,
+    query: object,
     count: int,
     now: float,
     tool: str | None = None,
-    args: Any = None,
+    args: JSONValue = None,
     skip: str | None = None,
 ) -> list[Proposal]:
     """The ``count`` stored intentions most similar to ``query`` (packed or plain vector), best first, each with
@@ -100,7 +101,13 @@ def _accept_cheap(ctx: LookupContext, intention: str, proposals: list[Proposal])
 
 
 def _accept_consensus(
-    ctx: LookupContext, index: VectorIndex, intention: str, query: Any, tool: Any, args: Any, now: float
+    ctx: LookupContext,
+    index: VectorIndex,
+    intention: str,
+    query: object,
+    tool: str | None,
+    args: JSONValue,
+    now: float,
 ) -> Accepted:
     """The nearest stored intention when the nearest few no veto blocks hold one result, all at least the proposal
     floor, and no other result is within the calibrated gap of them (stage ``"consensus"``,
@@ -139,8 +146,8 @@ def _decide(
     index: VectorIndex,
     user: str,
     intention: str,
-    tool: Any,
-    args: Any,
+    tool: str | None,
+    args: JSONValue,
     exact_only: bool,
     now: float,
 ) -> Steps[Picked | None]:
@@ -164,7 +171,7 @@ def _decide(
 
 
 def find_recall(
-    ctx: LookupContext, user: str, intention: str, tool: Any, args: Any, exact_only: bool
+    ctx: LookupContext, user: str, intention: str, tool: str | None, args: JSONValue, exact_only: bool
 ) -> Steps[tuple[Picked | None, float]]:
     """``(Picked | None, now)`` for a lookup (see the module docstring).
 
