@@ -203,7 +203,7 @@ def agreement(emb: Any) -> None:
     emb.embed_documents([r["text"] for r in train])
     fold = [r for i, r in enumerate(train) if i % 5 == 0]
     rest = [r for i, r in enumerate(train) if i % 5]
-    memory = IntentionMemory(embeddings=emb)
+    memory = IntentionMemory(InMemoryIntentionBackend(max_memories_per_user=len(rest)), embeddings=emb)
     for r in rest:
         memory.store("u", r["text"], r["category"])
     original = _recall.ambiguous
