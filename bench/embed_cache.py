@@ -1,7 +1,9 @@
 """A disk cache of sentence vectors for the benchmarks (a model's vectors of a text never change).
 
 ``CachedEmbeddings(inner, folder)`` wraps any LangChain ``Embeddings``; vectors are kept per model in
-``folder/<model>.npz`` and only texts not seen before are embedded. Benchmark-only: not part of promptcache.
+``folder/<model>.npz`` and only texts not seen before are embedded. ``cached(inner, folder)`` does the same under
+the inner model's class name, so ``IntentionMemory`` names the model as it names ``inner`` (and so uses the
+thresholds shipped for it). Benchmark-only: not part of promptcache.
 """
 
 from __future__ import annotations
@@ -52,3 +54,10 @@ class CachedEmbeddings(Embeddings):
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]
+
+
+def cached(inner: Any, folder: str | Path) -> CachedEmbeddings:
+    """``CachedEmbeddings(inner, folder)`` as an instance of a subclass named like ``inner``'s class: an
+    ``IntentionMemory`` built on it names the model (``embeddings:<class>:<model>``) as it names ``inner``."""
+    kind = type(type(inner).__name__, (CachedEmbeddings,), {})
+    return kind(inner, folder)  # type: ignore[no-any-return]

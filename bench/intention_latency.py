@@ -11,6 +11,8 @@ query's embedding too. Also timed: the first lookup after another worker stored 
 so the index is brought up to date).
 
 Run: ``python bench/intention_latency.py [--sizes 1000,10000] [--model fake|local] [--redis-url URL]``.
+``--ab``: on Redis, the same lookups with and without the held choice (one round trip: the result the choice on
+the held index would serve is read with the version; two: the version, then the result), passes alternating.
 """
 
 from __future__ import annotations
@@ -101,12 +103,50 @@ def after_write(memory: IntentionMemory, other: IntentionMemory, lookups: list[s
     return out
 
 
+def held_choice_ab(redis_url: str, size: int, passes: int = 3) -> None:
+    """Redis, ``size`` memories: lookups with the held choice (the chosen result read with the version, one round
+    trip) and without it (``indexes.peek`` answering ``None``: the version read, then a ``GET`` of the result),
+    passes alternating on one stored set, so both see the same load."""
+    lookups = queries(size)
+    emb = BagOfWords()
+    emb.warm(lookups)
+    prefix = f"pcbench:{uuid.uuid4().hex[:8]}:"
+    backend = RedisIntentionBackend(url=redis_url, prefix=prefix, max_memories_per_user=size + 50)
+    memory = IntentionMemory(backend, embeddings=emb, ttl_s=3600)
+    held = memory.indexes.peek
+    try:
+        for i, text in enumerate(texts(size)):
+            memory.store("bench-user", text, {"n": i}, tool="lookup")
+        got: dict[str, list[list[float]]] = {"one round trip": [], "two round trips": []}
+        for _ in range(passes):
+            for mode in got:
+                memory.indexes.peek = held if mode == "one round trip" else (lambda user: None)  # type: ignore[method-assign]
+                got[mode].append(run(memory, lookups)[0])
+        for mode, runs in got.items():
+            p50 = statistics.median(statistics.median(t) for t in runs)
+            p99s = sorted(pct(t, 0.99) for t in runs)
+            print(f"| Redis, {mode} | {size:,} | {p50:.3f} | {p99s[0]:.3f} / {p99s[len(p99s) // 2]:.3f} |", flush=True)
+    finally:
+        memory.indexes.peek = held  # type: ignore[method-assign]
+        memory.forget("bench-user")
+        backend.close()
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="1000,10000")
     ap.add_argument("--model", choices=["fake", "local"], default="fake")
     ap.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    ap.add_argument("--ab", action="store_true", help="compare one and two round trips on Redis (held choice)")
     args = ap.parse_args(argv)
+    if args.ab:
+        print(f"1-minute load average at start {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        print("| lookup | memories | p50 ms (median of passes) | p99 ms best / median of 3 passes |")
+        print("|---|---|---|---|")
+        for size in [int(x) for x in args.sizes.split(",")]:
+            held_choice_ab(args.redis_url, size)
+        print(f"(1-minute load average at the end {os.getloadavg()[0]:.1f})")
+        return
     print(f"model: {args.model}; 1-minute load average at start {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print("| backend | memories | hits | p50 ms | p99 ms | first lookup after another worker's store, p50 / max ms |")
     print("|---|---|---|---|---|---|")

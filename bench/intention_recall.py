@@ -54,10 +54,10 @@ from collections import Counter  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-from embed_cache import CachedEmbeddings  # noqa: E402
+from embed_cache import cached  # noqa: E402
 from shared_data import find_data_file  # noqa: E402
 
-from promptcache.intention import IntentionMemory  # noqa: E402
+from promptcache.intention import InMemoryIntentionBackend, IntentionMemory  # noqa: E402
 from promptcache.intention._local import LocalEmbeddings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -203,7 +203,7 @@ def agreement(emb: Any) -> None:
     emb.embed_documents([r["text"] for r in train])
     fold = [r for i, r in enumerate(train) if i % 5 == 0]
     rest = [r for i, r in enumerate(train) if i % 5]
-    memory = IntentionMemory(embeddings=emb)
+    memory = IntentionMemory(InMemoryIntentionBackend(max_memories_per_user=len(rest)), embeddings=emb)
     for r in rest:
         memory.store("u", r["text"], r["category"])
     original = _recall.ambiguous
@@ -222,7 +222,8 @@ def banking77(emb: Any, limit: int | None) -> None:
     if limit:
         test = random.Random(7).sample(test, limit)
     emb.embed_documents([r["text"] for r in test] + [r["text"] for r in train])
-    memory = IntentionMemory(embeddings=emb)
+    # Room for every training row (the default backend keeps 1,000 memories per user).
+    memory = IntentionMemory(InMemoryIntentionBackend(max_memories_per_user=len(train)), embeddings=emb)
     for r in train:
         memory.store("u", r["text"], r["category"])
     stages: Counter[str] = Counter()
@@ -349,7 +350,7 @@ def main() -> None:
         from promptcache.intention import _recall
 
         _recall.ambiguous = lambda *a, **k: False  # type: ignore[assignment]
-    emb = CachedEmbeddings(LocalEmbeddings(), args.cache) if parts - {"latency"} else None
+    emb = cached(LocalEmbeddings(), args.cache) if parts - {"latency"} else None
     if "own" in parts:
         own(emb)
     if "gptcache" in parts:

@@ -31,6 +31,15 @@ from promptcache.intention._backends import IntentionBackendError, MemoryRecord
 __all__ = ["RecordReads"]
 
 
+def _head_replies(head: list[Any], result_hashes: list[str]) -> tuple[Any, dict[str, bytes | None]]:
+    """The version counter (``None``: missing or damaged) and the results by hash of a read's first pipeline
+    (prune, ``GET ver``, then one ``GET`` per result). Raises the prune's error, or a result read's other than
+    ``WRONGTYPE`` (read as ``b""``, a corrupt entry)."""
+    if isinstance(head[0], Exception):
+        raise head[0]
+    return read_version(head[1]), dict(zip(result_hashes, unreadable_as_corrupt(head[2:])))
+
+
 class RecordReads(VersionRepairs):
     """The reads of `RedisIntentionBackend` (a mixin: the backend provides the clients, the failure handling and
     the record cache)."""
@@ -80,22 +89,31 @@ class RecordReads(VersionRepairs):
     def records_versioned(self, user: str, now: float) -> tuple[list[MemoryRecord], Any]:
         """`records` and the user's version counter as read with them (``None`` when it is missing or damaged,
         or the index changed on the way); one round trip while the counter is the one last read here."""
+        records, version, _ = self.records_versioned_results(user, now, [])
+        return records, version
+
+    def records_versioned_results(
+        self, user: str, now: float, result_hashes: list[str]
+    ) -> tuple[list[MemoryRecord], Any, dict[str, bytes | None]]:
+        """`records_versioned`, and the results of ``result_hashes`` read in the same first round trip (the
+        ``GET``s queued after the version's), by hash (``b""`` where a key holds another type)."""
         self._check()
         try:
             client = self._sync()
             pipe = client.pipeline(transaction=False)
             self._head(pipe, user, now)
+            self._results_commands(pipe, user, result_hashes)
             head = pipe.execute(raise_on_error=False)
             if index_refused(head, (0,)):
                 self._replace_damaged_index(client, user)
-                return [], None
-            version = read_version(settle(head, 1)[0])
+                return [], None, {}
+            version, results = _head_replies(head, result_hashes)
             reused = self._records.reuse(user, version, now)
             if reused is not None:
-                return reused, version
+                return reused, version, results
             reply = client.execute_command(*self._range_args(user, now))
             if not reply:
-                return [], version
+                return [], version, results
             rows, missing = self._records.split(user, reply)
             base = self._base(user) + "mem:"
             raw = client.mget([base + rows[i][0].decode() for i in missing]) if missing else []
@@ -108,31 +126,40 @@ class RecordReads(VersionRepairs):
                     pipe = client.pipeline(transaction=False)
                     self._repair(pipe, user, ttl_ms)
                     pipe.execute()
-            return records, None if gone else version
+            return records, None if gone else version, results
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
 
     @keeps_cancellation
     async def arecords_versioned(self, user: str, now: float) -> tuple[list[MemoryRecord], Any]:
         """Async `records_versioned`."""
+        records, version, _ = await self.arecords_versioned_results(user, now, [])
+        return records, version
+
+    @keeps_cancellation
+    async def arecords_versioned_results(
+        self, user: str, now: float, result_hashes: list[str]
+    ) -> tuple[list[MemoryRecord], Any, dict[str, bytes | None]]:
+        """Async `records_versioned_results`."""
         client = self.async_client
         if client is None:
-            return await asyncio.to_thread(self.records_versioned, user, now)
+            return await asyncio.to_thread(self.records_versioned_results, user, now, result_hashes)
         self._check()
         try:
             pipe = client.pipeline(transaction=False)
             self._head(pipe, user, now)
+            self._results_commands(pipe, user, result_hashes)
             head = await pipe.execute(raise_on_error=False)
             if index_refused(head, (0,)):
                 await self._areplace_damaged_index(client, user)
-                return [], None
-            version = read_version(settle(head, 1)[0])
+                return [], None, {}
+            version, results = _head_replies(head, result_hashes)
             reused = self._records.reuse(user, version, now)
             if reused is not None:
-                return reused, version
+                return reused, version, results
             reply = await client.execute_command(*self._range_args(user, now))
             if not reply:
-                return [], version
+                return [], version, results
             rows, missing = self._records.split(user, reply)
             base = self._base(user) + "mem:"
             raw = await client.mget([base + rows[i][0].decode() for i in missing]) if missing else []
@@ -145,7 +172,7 @@ class RecordReads(VersionRepairs):
                     pipe = client.pipeline(transaction=False)
                     self._repair(pipe, user, ttl_ms)
                     await pipe.execute()
-            return records, None if gone else version
+            return records, None if gone else version, results
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
 

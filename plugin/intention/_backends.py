@@ -89,6 +89,23 @@ class IntentionBackend(ABC):
         """Async `records_versioned`."""
         return await self.arecords(user, now), None
 
+    def records_versioned_results(
+        self, user: str, now: float, result_hashes: list[str]
+    ) -> tuple[list[MemoryRecord], Any, dict[str, bytes | None]]:
+        """`records_versioned` plus the results of ``result_hashes`` it could read in the same round trip, by hash
+        (default: none, ``{}``; a lookup fetches a missing one with `results`). A lookup with embeddings names the
+        results its choice on the index it holds would serve, so a hit while nobody wrote is one round trip on
+        the Redis backend."""
+        records, version = self.records_versioned(user, now)
+        return records, version, {}
+
+    async def arecords_versioned_results(
+        self, user: str, now: float, result_hashes: list[str]
+    ) -> tuple[list[MemoryRecord], Any, dict[str, bytes | None]]:
+        """Async `records_versioned_results`."""
+        records, version = await self.arecords_versioned(user, now)
+        return records, version, {}
+
     def matching_indexed(
         self, user: str, signature: str, now: float
     ) -> tuple[list[MemoryRecord], dict[str, bytes | None], str | None]:

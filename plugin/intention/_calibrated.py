@@ -12,22 +12,30 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from importlib.resources import files
-from typing import Any
+
+from promptcache._types import JSONObject
 
 __all__ = ["shipped_threshold", "shipped_table"]
 
 
 @lru_cache(maxsize=1)
-def shipped_table() -> dict[str, Any]:
-    """The shipped table: ``{"pairs_sha256": str, "thresholds": {model name: {max_error as text: threshold}}}``."""
+def shipped_table() -> JSONObject:
+    """The shipped table: ``{"pairs_sha256": str, "thresholds": {model name: {max_error as text: threshold}}}``.
+
+    Raises:
+        ValueError: the shipped file is not a JSON object (a damaged installation).
+    """
     raw = files("promptcache.intention").joinpath("data/thresholds.json").read_text(encoding="utf-8")
-    table: dict[str, Any] = json.loads(raw)
+    table = json.loads(raw)
+    if not isinstance(table, dict):
+        raise ValueError("promptcache/intention/data/thresholds.json is not a JSON object")
     return table
 
 
 def shipped_threshold(name: str, max_error: float) -> float | None:
     """The shipped threshold of the model named ``name`` (an `EmbeddingsSimilarity` name) for ``max_error``, or
     ``None`` when none was shipped for that pair."""
-    by_error = shipped_table()["thresholds"].get(name, {})
-    value = by_error.get(repr(float(max_error)))
-    return None if value is None else float(value)
+    thresholds = shipped_table().get("thresholds")
+    by_error = thresholds.get(name) if isinstance(thresholds, dict) else None
+    value = by_error.get(repr(float(max_error))) if isinstance(by_error, dict) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

@@ -30,6 +30,7 @@ class LookupContext(Protocol):
     exact_only: bool
     proposals: int
     proposal_floor: float
+    consensus_gap: float | None
     word_check: WordCheck
     indexes: IndexCache
 

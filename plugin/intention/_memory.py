@@ -31,6 +31,7 @@ from promptcache._option_checks import check_callable
 from promptcache.backends._base import validate_ttl
 from promptcache.intention._backends import InMemoryIntentionBackend, IntentionBackend, IntentionBackendError
 from promptcache.intention._checks import check_unit, check_user
+from promptcache.intention._consensus import consensus_gap
 from promptcache.intention._defaults import (
     DEFAULT_INTENTION_MARGIN,
     DEFAULT_INTENTION_THRESHOLD,
@@ -133,6 +134,11 @@ class IntentionMemory(Thresholds):
             raise ValueError(f"proposals must be an int >= 1, got {proposals!r}")
         self.proposals = proposals
         self.proposal_floor = check_unit(proposal_floor, "proposal_floor")
+        self.consensus_gap: float | None = (
+            consensus_gap(self.similarity.name, self.max_error) if self.calibrates else None
+        )
+        """With ``embeddings=``: the calibrated gap of the consensus stage (`promptcache.intention._consensus`),
+        shipped for the default local model; ``None`` (the stage off) for other models. Settable."""
         self.indexes = IndexCache()
         self.word_check = WordCheck(getattr(self.similarity, "embeddings", None))
         self.margin = check_unit(margin, "margin")

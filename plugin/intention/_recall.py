@@ -14,6 +14,9 @@
    (`ChatModelVerifier`), the model is asked about the remaining proposals
    above the proposal floor (at most its ``max_checks``; stage: the verifier's name). Of the accepted, the most
    similar, or the newest among those within ``margin`` of it.
+6. **consensus**, when steps 5's cheap stages accepted none: the nearest few proposals (no veto, at least the
+   proposal floor) hold one result and no other result is within the calibrated gap
+   (`promptcache.intention._consensus`; stage ``"consensus"``), before any model is asked.
 
 `suggest` is the second contract (``retrieve_memory``): the best few proposals with their similarity and
 whether a veto fired, for the agent to judge; nothing is accepted or refused there.
@@ -21,9 +24,11 @@ whether a veto fired, for the agent to judge; nothing is accepted or refused the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
+from promptcache._types import JSONValue
 from promptcache.intention._agreement import ambiguous
+from promptcache.intention._consensus import agreeing
 from promptcache.intention._lookup import Picked, result_text
 from promptcache.intention._matching import choose
 from promptcache.intention._meaning import compare
@@ -51,11 +56,11 @@ class Proposal(NamedTuple):
 def proposals_for(
     index: VectorIndex,
     intention: str,
-    query: Any,
+    query: object,
     count: int,
     now: float,
     tool: str | None = None,
-    args: Any = None,
+    args: JSONValue = None,
     skip: str | None = None,
 ) -> list[Proposal]:
     """The ``count`` stored intentions most similar to ``query`` (packed or plain vector), best first, each with
@@ -95,6 +100,28 @@ def _accept_cheap(ctx: LookupContext, intention: str, proposals: list[Proposal])
     return out
 
 
+def _accept_consensus(
+    ctx: LookupContext,
+    index: VectorIndex,
+    intention: str,
+    query: object,
+    tool: str | None,
+    args: JSONValue,
+    now: float,
+) -> Accepted:
+    """The nearest stored intention when the nearest few no veto blocks hold one result, all at least the proposal
+    floor, and no other result is within the calibrated gap of them (stage ``"consensus"``,
+    `promptcache.intention._consensus`); off when no gap is calibrated (``ctx.consensus_gap`` ``None``)."""
+    gap = ctx.consensus_gap
+    if gap is None:
+        return []
+    ranked = ((score, index.group(key, tool, args, now)) for score, key in index.ranked(query, tool, now))
+    vote = agreeing(ranked, lambda r: veto(intention, r.intention) is not None, ctx.proposal_floor)
+    if vote is None or vote[2] < gap:
+        return []
+    return [(Proposal(vote[0], vote[1], None), "consensus")]
+
+
 def _to_model(ctx: LookupContext, proposals: list[Proposal]) -> list[Proposal]:
     """The proposals the model verifier is asked about when the cheap stages accepted none: no veto, at least the
     proposal floor (at most its ``max_checks``, most similar first)."""
@@ -114,26 +141,55 @@ def _pick(ctx: LookupContext, accepted: Accepted) -> Picked | None:
     return Picked(proposal.group, proposal.score, "similar", f"similarity {proposal.score:.2f} by embeddings", stage)
 
 
-def find_recall(
-    ctx: LookupContext, user: str, intention: str, tool: Any, args: Any, exact_only: bool
-) -> Steps[tuple[Picked | None, float]]:
-    """``(Picked | None, now)`` for a lookup (see the module docstring)."""
-    now = ctx.clock()
-    index = yield from ctx.indexes.current(ctx.backend, ctx.similarity, user, now)
+def _decide(
+    ctx: LookupContext,
+    index: VectorIndex,
+    user: str,
+    intention: str,
+    tool: str | None,
+    args: JSONValue,
+    exact_only: bool,
+    now: float,
+) -> Steps[Picked | None]:
+    """Steps 2-6 of the module docstring on ``index``."""
     group = index.group(exact_key(intention), tool, args, now)
     if group:
-        return Picked(group, 1.0, "exact", verified_by="exact"), now
+        return Picked(group, 1.0, "exact", verified_by="exact")
     if exact_only or ctx.exact_only or not index.keys:
-        return None, now
+        return None
     query = yield call(ctx.similarity, "encode_query", intention)
     proposals = proposals_for(index, intention, query, ctx.proposals, now, tool, args)
-    accepted = _accept_cheap(ctx, intention, proposals)
+    accepted = _accept_cheap(ctx, intention, proposals) or _accept_consensus(
+        ctx, index, intention, query, tool, args, now
+    )
     if not accepted:
         for p in _to_model(ctx, proposals):
             text = result_text((yield call(ctx.backend, "result", user, p.group[0].result_hash)))
             if text is not None and (yield call(ctx.verifier, "verify", intention, p.group[0].intention, text)):
                 accepted.append((p, ctx.verifier.name))
-    return _pick(ctx, accepted), now
+    return _pick(ctx, accepted)
+
+
+def find_recall(
+    ctx: LookupContext, user: str, intention: str, tool: str | None, args: JSONValue, exact_only: bool
+) -> Steps[tuple[Picked | None, float]]:
+    """``(Picked | None, now)`` for a lookup (see the module docstring).
+
+    With the user's index already built here and no model verifier, the choice is made on that index first and
+    its results are read with the version check (`IndexCache.current_results`): while nobody wrote, that choice
+    stands and a hit is one backend round trip; after a write the choice is made again on the updated index.
+    """
+    now = ctx.clock()
+    held = ctx.indexes.peek(user)
+    guess: Picked | None = None
+    hashes: list[str] = []
+    if held is not None and not ctx.verifier.asks_model:
+        guess = yield from _decide(ctx, held, user, intention, tool, args, exact_only, now)
+        hashes = [r.result_hash for r in guess.group] if guess is not None else []
+    index, results = yield from ctx.indexes.current_results(ctx.backend, ctx.similarity, user, now, hashes)
+    if held is not None and index is held and not ctx.verifier.asks_model:
+        return (None if guess is None else guess._replace(results=results)), now
+    return (yield from _decide(ctx, index, user, intention, tool, args, exact_only, now)), now
 
 
 def suggest(ctx: LookupContext, user: str, intention: str, count: int) -> Steps[tuple[list[Proposal], float]]:

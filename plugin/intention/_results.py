@@ -28,7 +28,8 @@ class IntentionMatch:
         result: the stored result (the JSON value that was stored: ``str``, ``dict``, ``list``, ...).
         memory_id: the memory's id; ``result_hash``: SHA-256 of its serialised result.
         note: for a similar match, how the stored intention differs from the one asked (``""`` for exact).
-        verified_by: for a similar match, the judge that accepted it (``"lexical"``, or a model verifier's name).
+        verified_by: the stage that accepted the match: ``"exact"`` (with embeddings), ``"lexical"``,
+            ``"embeddings"``, ``"consensus"`` (`promptcache.intention._consensus`), or a model verifier's name.
     """
 
     kind: str

@@ -20,18 +20,27 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from operator import attrgetter
-from typing import Any
+from typing import TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 from cachetools import LRUCache
 
-from promptcache.intention._backends import MemoryRecord
+from promptcache._types import JSONValue
+from promptcache.intention._backends import IntentionBackend, MemoryRecord
 from promptcache.intention._select import filter_records, recent_first
-from promptcache.intention._similarity import _unpack
+from promptcache.intention._similarity import Similarity, _unpack
 from promptcache.intention._steps import Steps, call
 from promptcache.intention._vetoes import exact_key, prepare_veto
 
 __all__ = ["DEFAULT_INDEXED_USERS", "IndexCache", "VectorIndex"]
+
+Vector: TypeAlias = npt.NDArray[np.float32]
+"""A unit vector (float32)."""
+Known: TypeAlias = tuple[float, str, "Vector | None"]
+"""What a rebuild reuses of one memory: its creation time, exact key and unit vector (``None``: to re-embed)."""
+Pair: TypeAlias = tuple[str, float, str]
+"""One version of a memory: ``(id, created_at, result_hash)``."""
 
 DEFAULT_INDEXED_USERS = 64
 """Users whose vector index an `IntentionMemory` keeps (least recently looked up dropped first). An index takes
@@ -39,8 +48,9 @@ about 1.6 KB per distinct intention with 384-dimensional vectors (15 MB at 10,00
 
 _ID_AND_TIME = attrgetter("id", "created_at", "result_hash")
 """What identifies one version of a memory: a replaced memory has a new creation time or a new result."""
-_FIRST = 16
-"""Rows ranked by a partial sort first; a lookup that needs more (a ``tool``/``args`` filter) sorts the rest."""
+_FIRST = 32
+"""Rows ranked by a partial sort first (the consensus stage's pool); a lookup that needs more (a ``tool``/``args``
+filter) sorts the rest."""
 
 
 class VectorIndex:
@@ -58,7 +68,7 @@ class VectorIndex:
     __slots__ = ("dead", "exact", "expires", "keys", "known", "matrix", "pairs", "rows", "tools", "version")
 
     def __init__(
-        self, version: Any, exact: dict[str, list[MemoryRecord]], known: dict[str, Any], pairs: set[Any]
+        self, version: object, exact: dict[str, list[MemoryRecord]], known: dict[str, Known], pairs: set[Pair]
     ) -> None:
         self.version = version
         self.exact = exact
@@ -67,12 +77,14 @@ class VectorIndex:
         self.known = known
         self.pairs = pairs
         self.dead = 0
-        self.tools: dict[Any, Any] = {}
+        self.tools: dict[str, npt.NDArray[np.bool_]] = {}
         heads = [exact[k][0] for k in self.keys]
         rows = [known[r.id][2] for r in heads]
         dims = next((len(v) for v in rows if v is not None), 1)
-        if rows and all(v is not None and len(v) == dims for v in rows):
-            self.matrix = np.stack(rows)
+        whole = [v for v in rows if v is not None and len(v) == dims]
+        self.matrix: Vector
+        if rows and len(whole) == len(rows):
+            self.matrix = np.stack(whole)
         else:  # a zero row where a vector is missing or of another dimension (not comparable with the query)
             self.matrix = np.zeros((len(rows), dims), dtype=np.float32)
             for i, v in enumerate(rows):
@@ -84,7 +96,7 @@ class VectorIndex:
             count=len(heads),
         )
 
-    def _tool_mask(self, tool: str | None) -> Any:
+    def _tool_mask(self, tool: str | None) -> npt.NDArray[np.bool_] | None:
         """Rows holding at least one memory of ``tool`` (cached per tool; ``None``: every row)."""
         if tool is None:
             return None
@@ -94,14 +106,14 @@ class VectorIndex:
             self.tools[tool] = mask
         return mask
 
-    def group(self, key: str, tool: str | None, args: Any, now: float) -> list[MemoryRecord]:
+    def group(self, key: str, tool: str | None, args: JSONValue, now: float) -> list[MemoryRecord]:
         """The live memories stored under exact key ``key`` of ``tool``/``args`` (when given), newest first."""
         found = self.exact.get(key)
         if not found:
             return []
         return [r for r in filter_records(found, tool, args) if r.expires_at > now]
 
-    def ranked(self, query: Any, tool: str | None, now: float) -> Iterator[tuple[float, str]]:
+    def ranked(self, query: object, tool: str | None, now: float) -> Iterator[tuple[float, str]]:
         """``(cosine clipped to [0, 1], exact key)`` of the live rows (of ``tool`` when given), best first (ties by
         key). A query of another dimension than the stored vectors, or a zero query, ranks nothing."""
         if not self.keys:
@@ -112,20 +124,23 @@ class VectorIndex:
             return
         # einsum, not ``@``: a matrix-vector product in BLAS may wait on its other threads when the cores are busy
         # (tens of ms at 10,000 rows on a loaded 2-core machine); einsum's single loop takes about 1 ms there.
-        scores = np.clip(np.einsum("ij,j->i", self.matrix, q / norm), 0.0, 1.0)
+        scores = np.einsum("ij,j->i", self.matrix, q / norm)
+        np.clip(scores, 0.0, 1.0, out=scores)  # in place: a fresh array, no copy
         live = self.expires > now
         mask = self._tool_mask(tool)
         if mask is not None:
             live &= mask
-        scores = np.where(live, scores, -1.0)
-        n = int(live.sum())
+        n = int(np.count_nonzero(live))
         first = min(n, _FIRST)
         if first == 0:
             return
+        if n < len(scores):
+            scores[~live] = -1.0
         # The best few by a partial sort (most lookups need no more; ties at the cut all taken, so the order is
         # the full sort's); all live rows in order only when asked for.
         if first < len(scores):
-            cut = scores[np.argpartition(-scores, first - 1)[first - 1]]
+            last = len(scores) - first
+            cut = scores[np.argpartition(scores, last)[last]]
             top = np.nonzero(scores >= cut)[0]
         else:
             top = np.arange(len(scores))
@@ -139,20 +154,20 @@ class VectorIndex:
                 yield float(scores[i]), self.keys[i]
 
 
-def _unit(vector: Any) -> Any:
+def _unit(vector: object) -> Vector:
     v = np.asarray(_unpack(vector), dtype=np.float32)
     norm = float(np.linalg.norm(v))
-    return v / norm if norm else v
+    return (v / np.float32(norm)).astype(np.float32, copy=False) if norm else v
 
 
 def build(
-    version: Any, records: list[MemoryRecord], similarity: Any, previous: VectorIndex | None
+    version: object, records: list[MemoryRecord], similarity: Similarity, previous: VectorIndex | None
 ) -> Steps[VectorIndex]:
     """The index of ``records`` at ``version``, reusing ``previous``'s rows of unchanged memories; yields the
     re-embedding (``similarity.encode``) of vectors another model made (a record ``similarity`` name other than
     ``similarity.name``) or none made."""
     known_before = previous.known if previous is not None else {}
-    known: dict[str, Any] = {}
+    known: dict[str, Known] = {}
     exact: dict[str, list[MemoryRecord]] = {}
     stale: list[MemoryRecord] = []
     for r in records:
@@ -179,21 +194,21 @@ def build(
     return VectorIndex(version, exact, known, set(map(_ID_AND_TIME, records)))
 
 
-def _fresh(r: MemoryRecord, similarity: Any) -> tuple[float, str, Any]:
+def _fresh(r: MemoryRecord, similarity: Similarity) -> Known:
     prepare_veto(r.intention)  # the vetoes' view of the stored intention, computed here once, not per lookup
     vector = _unit(r.features) if r.similarity == similarity.name and r.features is not None else None
     return (r.created_at, exact_key(r.intention), vector)
 
 
 def update(
-    previous: VectorIndex, version: Any, records: list[MemoryRecord], similarity: Any
+    previous: VectorIndex, version: object, records: list[MemoryRecord], similarity: Similarity
 ) -> Steps[VectorIndex | None]:
     """``previous`` brought up to ``records`` by what changed (memories added, replaced or gone: set differences
     of ``(id, created_at, result_hash)``, then only the changed rows touched), or ``None`` when so much changed that `build` is
     the cheaper way."""
     pairs = set(map(_ID_AND_TIME, records))
     added, removed = pairs - previous.pairs, previous.pairs - pairs
-    if len(added) + len(removed) > max(_FIRST, len(previous.keys) // 8) or previous.dead > len(previous.keys) // 4:
+    if len(added) + len(removed) > max(16, len(previous.keys) // 8) or previous.dead > len(previous.keys) // 4:
         return None
     known = dict(previous.known)
     exact = dict(previous.exact)
@@ -216,7 +231,7 @@ def update(
     by_key: dict[str, list[MemoryRecord]] = {}
     for r in new:
         by_key.setdefault(known[r.id][1], []).append(r)
-    appended: list[Any] = []
+    appended: list[Vector | None] = []
     for key in touched:
         kept = [r for r in exact.get(key, ()) if _ID_AND_TIME(r) not in removed]
         group = recent_first(kept + by_key.get(key, []))
@@ -264,16 +279,29 @@ class IndexCache:
         self._users: LRUCache[str, VectorIndex] = LRUCache(maxsize=users)
         self._lock = threading.Lock()
 
-    def current(self, backend: Any, similarity: Any, user: str, now: float) -> Steps[VectorIndex]:
+    def peek(self, user: str) -> VectorIndex | None:
+        """The user's index as last built here (maybe stale: `current` checks the backend's version), or ``None``."""
+        with self._lock:
+            return self._users.get(user)
+
+    def current(self, backend: IntentionBackend, similarity: Similarity, user: str, now: float) -> Steps[VectorIndex]:
         """The user's index at the backend's current version: one backend read (`records_versioned`), then the
         cached index when the version is unchanged, else a rebuild (see the module docstring)."""
-        records, version = yield call(backend, "records_versioned", user, now)
+        index, _ = yield from self.current_results(backend, similarity, user, now, [])
+        return index
+
+    def current_results(
+        self, backend: IntentionBackend, similarity: Similarity, user: str, now: float, result_hashes: list[str]
+    ) -> Steps[tuple[VectorIndex, dict[str, bytes | None]]]:
+        """`current`, and the results of ``result_hashes`` the backend read in the same round trip, by hash
+        (`records_versioned_results`; none from a backend that reads them apart)."""
+        records, version, results = yield call(backend, "records_versioned_results", user, now, result_hashes)
         if version is None:
             version = ("records", hash(tuple(map(_ID_AND_TIME, records))))
         with self._lock:
             previous = self._users.get(user)
         if previous is not None and previous.version == version:
-            return previous
+            return previous, results
         index = None
         if previous is not None and previous.keys:
             index = yield from update(previous, version, records, similarity)
@@ -281,7 +309,7 @@ class IndexCache:
             index = yield from build(version, records, similarity, previous)
         with self._lock:
             self._users[user] = index
-        return index
+        return index, results
 
     def forget(self, user: str) -> None:
         """Drop the user's index (the next lookup rebuilds it)."""
