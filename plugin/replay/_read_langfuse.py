@@ -51,7 +51,10 @@ _TYPES = frozenset({"GENERATION", "SPAN", "EVENT", "AGENT", "TOOL", "CHAIN", "RE
 
 
 def _is_observation(rec: object) -> bool:
-    return isinstance(rec, dict) and rec.get("type") in _TYPES and "traceId" in rec
+    if not isinstance(rec, dict):
+        return False
+    kind = rec.get("type")
+    return isinstance(kind, str) and kind in _TYPES and "traceId" in rec  # (a list or dict type: not hashable)
 
 
 def _openai_shaped(details: JSONMapping) -> Usage | None:

@@ -127,7 +127,10 @@ def parse(rec: JSONMapping, line: int) -> list[tuple[ParsedCall, str | None]]:
     choices, output = response.get("choices"), response.get("output")
     reply_raw: JSONMapping
     if isinstance(choices, list) and choices and isinstance(choices[0], dict):
-        reply_raw, reply_at = choices[0].get("message") or {}, ("response", "choices", 0, "message")
+        message, reply_at = choices[0].get("message") or {}, ("response", "choices", 0, "message")
+        if not isinstance(message, dict):
+            raise BadRecord(reply_at, f"the reply message must be an object, got {_short(message)}")
+        reply_raw = message
     elif isinstance(output, list):
         reply_raw, reply_at = _responses_reply(output), ("response", "output")
     else:

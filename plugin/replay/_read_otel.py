@@ -85,13 +85,19 @@ def _count(attrs: Mapping[str, object], key: str) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
+def _list_at(parent: object, key: str) -> list[object]:
+    """``parent[key]`` when the parent is an object and the value a list; anything else holds no spans."""
+    value = parent.get(key) if isinstance(parent, dict) else None
+    return value if isinstance(value, list) else []
+
+
 def parse(rec: JSONMapping, line: int) -> list[tuple[ParsedCall, str | None]]:
     """The model calls of one OTLP/JSON traces document. Raises ``BadRecord`` naming the span."""
     out: list[tuple[ParsedCall, str | None]] = []
     resources = rec["resourceSpans"]  # a list: ``_is_otlp`` checked it
     for i, resource in enumerate(resources if isinstance(resources, list) else []):
-        for j, scope in enumerate(resource.get("scopeSpans") or [] if isinstance(resource, dict) else []):
-            for k, span in enumerate(scope.get("spans") or [] if isinstance(scope, dict) else []):
+        for j, scope in enumerate(_list_at(resource, "scopeSpans")):
+            for k, span in enumerate(_list_at(scope, "spans")):
                 where = ("resourceSpans", i, "scopeSpans", j, "spans", k)
                 try:
                     call = _span(span, line)
@@ -191,7 +197,8 @@ def _content(attrs: Mapping[str, object], events: object) -> tuple[list[ChatMess
     for event in events if isinstance(events, list) else []:
         if not isinstance(event, dict):
             continue
-        name, e_attrs = event.get("name"), _attributes(event.get("attributes"))
+        raw_name, e_attrs = event.get("name"), _attributes(event.get("attributes"))
+        name = raw_name if isinstance(raw_name, str) else None  # (a list or object name: no known event)
         body = e_attrs.get("content", e_attrs.get("message"))
         parsed = _json(body) if isinstance(body, str) else body
         if name in _ROLE_EVENTS and body is not None:

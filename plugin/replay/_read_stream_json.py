@@ -39,7 +39,10 @@ _PROMPT = Block("text", "")  # the command-line prompt: not in the stream, sized
 
 
 def _is_stream_json(rec: object) -> TypeGuard[JSONMapping]:
-    if not isinstance(rec, dict) or rec.get("type") not in _KINDS or "session_id" not in rec or "parentUuid" in rec:
+    if not isinstance(rec, dict):
+        return False
+    kind = rec.get("type")
+    if not isinstance(kind, str) or kind not in _KINDS or "session_id" not in rec or "parentUuid" in rec:
         return False  # (a Claude Code session log has parentUuid and sessionId)
     # messages always carry parent_tool_use_id (null outside a sub-agent), which other agent logs do not
     return rec["type"] not in ("assistant", "user") or "parent_tool_use_id" in rec
