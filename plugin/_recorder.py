@@ -53,6 +53,9 @@ class _Call:
 _ACTIVE: contextvars.ContextVar[_Call | None] = contextvars.ContextVar("promptcache_recorded_call", default=None)
 
 
+_MAX_BACKUPS = 1_000  # TrafficRecorder's ``backups`` bound (its docstring)
+
+
 def _capture(params: dict[str, Any], model: object, **_: object) -> None:
     """botocore ``provide-client-params`` handler: keep the request of the recorded call running here."""
     call = _ACTIVE.get()
@@ -166,7 +169,7 @@ class TrafficRecorder(Processor):
         max_bytes: a file is rotated before a line would take it past this many bytes (default 100 MiB;
             ``None`` or 0: never).
         backups: rotated files kept (``calls.jsonl.1`` newest ... ``calls.jsonl.<backups>``; default 5; 0 keeps
-            none).
+            none; at most 1,000: each rotation renames every kept file while the call that rotates waits).
         scope: the user scope recorded with each call (default: resolved per call from ``configurable``
             ``user_id`` / ``langgraph_auth_user_id``, as the other processors do).
 
@@ -176,7 +179,7 @@ class TrafficRecorder(Processor):
 
     Raises:
         TypeError: ``target`` is neither a path nor a writable stream; ``scope`` is not a string.
-        ValueError: ``max_bytes`` or ``backups`` negative; ``target`` an empty path (it would name the current
+        ValueError: ``max_bytes`` or ``backups`` negative, ``backups`` over 1,000; ``target`` an empty path (it would name the current
             folder) or a directory; ``scope`` an empty string.
         FileNotFoundError: ``target``'s folder does not exist (the file itself is created by the first call).
     """
@@ -195,6 +198,8 @@ class TrafficRecorder(Processor):
             raise ValueError(f"max_bytes must be a byte count >= 0 or None, got {max_bytes!r}")
         if isinstance(backups, bool) or not isinstance(backups, int) or backups < 0:
             raise ValueError(f"backups must be a count >= 0, got {backups!r}")
+        if backups > _MAX_BACKUPS:
+            raise ValueError(f"backups must be a count from 0 to {_MAX_BACKUPS}, got {backups!r}")
         self.drop_text = check_bool(drop_text, "drop_text")
         if scope is not None:
             self._scope = validate_scope(scope)  # checked here, not on each call (where it would lose every line)
