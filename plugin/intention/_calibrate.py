@@ -88,6 +88,8 @@ def load_pairs(path: str | Path | None = None) -> list[Pair]:
             raise ValueError(f"line {n}: not a labelled pair ({exc}): {line[:120]!r}") from None
         if not (isinstance(pair.stored, str) and isinstance(pair.asked, str) and isinstance(pair.same, bool)):
             raise ValueError(f"line {n}: stored/asked must be strings and same a bool: {line[:120]!r}")
+        if not isinstance(pair.source, str):
+            raise ValueError(f"line {n}: source must be a string, got {pair.source!r}: {line[:120]!r}")
         out.append(pair)
     return out
 
