@@ -29,6 +29,7 @@ from langchain_core.messages import AIMessage, BaseMessage, messages_to_dict
 from langchain_core.runnables.config import ensure_config
 
 from promptcache._config import validate_scope
+from promptcache._keys import canonical_json
 from promptcache._log import ThrottledWarning
 from promptcache._option_checks import check_bool
 from promptcache._processor import ModelRequest, ModelResponse, Processor
@@ -224,7 +225,11 @@ class TrafficRecorder(Processor):
         _ACTIVE.set(None)
         try:
             line = self._line(request, response, call)
-            self._sink.write(orjson.dumps(line, default=_json_default).decode() + "\n")
+            try:
+                data = orjson.dumps(line, default=_json_default)
+            except TypeError:  # a lone surrogate, which UTF-8 cannot encode: marked as canonical JSON marks it
+                data = canonical_json(line)
+            self._sink.write(data.decode() + "\n")
             self.lines_written += 1
         except Exception as exc:
             self.lines_lost += 1
