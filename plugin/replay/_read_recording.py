@@ -83,8 +83,9 @@ def _redacted_chars(value: Any) -> int:
     as many bytes, so more than ``LIMITS.max_line_bytes`` is no call the recorder could have written."""
     if isinstance(value, dict):
         mark = value.get(REDACTED)
-        if isinstance(mark, dict) and isinstance(mark.get("chars"), int):
-            return max(mark["chars"], 0)
+        chars = mark.get("chars") if isinstance(mark, dict) else None
+        if isinstance(chars, int):
+            return max(chars, 0)
         return sum(_redacted_chars(v) for v in value.values())
     if isinstance(value, list):
         return sum(_redacted_chars(v) for v in value)
