@@ -35,6 +35,7 @@ from promptcache._errors import PromptCacheError
 from promptcache._metrics import PluginMetrics, PluginStats
 from promptcache._option_checks import check_bool, check_name, check_scope_fields
 from promptcache._savings import count_memory_turn
+from promptcache.memory._classifier import make_classifier
 from promptcache.memory._middleware import with_memory_prompt
 from promptcache.memory._namespaces import UnscopedWarning, check_fixed_scope, memory_call_options
 from promptcache.memory._policy import MEMORY_STATE_KEYS, MemoryLoader, MemoryState
@@ -94,8 +95,9 @@ class MemoryNode(Runnable[Mapping[str, object], dict[str, object]]):
             system block after the system prompt (`with_memory_prompt`).
 
     Raises:
-        TypeError: ``memory`` of another type; ``load_references`` or ``allow_scope_override`` not a bool;
-            ``scope_fields`` a single ``str``; ``messages_key`` not a non-empty ``str``.
+        TypeError: ``memory`` of another type; ``classifier`` neither a callable nor a chat model;
+            ``load_references`` or ``allow_scope_override`` not a bool; ``scope_fields`` a single ``str``;
+            ``messages_key`` not a non-empty ``str``.
         TypeError / ValueError: a bad fixed ``scope`` (empty, or containing ``"."``), at construction.
         ValueError (at run time): a bad resolved scope (e.g. an e-mail ``user_id``), before anything is read.
     """
@@ -118,6 +120,7 @@ class MemoryNode(Runnable[Mapping[str, object], dict[str, object]]):
         self.prompt_caching = check_bool(prompt_caching, "prompt_caching")
         memory = TypedMemoryStore.coerce(memory)
         self.memory = memory
+        make_classifier(classifier)  # checked here, also when the store comes from the graph
         self.classifier = classifier
         self.scope = scope
         self.load_references = check_bool(load_references, "load_references")

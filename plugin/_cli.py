@@ -190,12 +190,17 @@ def _missing_extra() -> str | None:
     return None
 
 
+_MOST_GAP_S = 365 * 24 * 3600  # --gap-s bound: every cache lifetime is far shorter; the span stays finite
+
+
 def _option_problem(args: argparse.Namespace, max_min_tokens: int) -> str | None:
-    """Why a numeric option of ``replay`` is refused (``None``: all are fine): ``--gap-s`` finite and >= 0,
+    """Why a numeric option of ``replay`` is refused (``None``: all are fine): ``--gap-s`` from 0 to a year,
     ``--response-cache-ttl-s`` finite and > 0, ``--monthly-requests`` > 0, ``--min-tokens`` from 0 to
     ``max_min_tokens``."""
     if not (args.gap_s >= 0 and args.gap_s != float("inf")):
         return f"--gap-s must be a finite number of seconds >= 0, got {args.gap_s!r}"
+    if args.gap_s > _MOST_GAP_S:
+        return f"--gap-s must be at most {_MOST_GAP_S:,} seconds (a year), got {args.gap_s!r}"
     ttl = args.response_cache_ttl
     if ttl is not None and not (0 < ttl < float("inf")):
         option = getattr(args, "response_cache_ttl_option", None) or "--response-cache-ttl-s"

@@ -30,6 +30,7 @@ from langchain_core.messages import AIMessage, BaseMessage, messages_to_dict
 from langchain_core.runnables.config import ensure_config
 
 from promptcache._config import validate_scope
+from promptcache._keys import canonical_json
 from promptcache._log import ThrottledWarning
 from promptcache._option_checks import check_bool
 from promptcache._processor import ModelRequest, ModelResponse, Processor
@@ -52,6 +53,9 @@ class _Call:
 
 
 _ACTIVE: contextvars.ContextVar[_Call | None] = contextvars.ContextVar("promptcache_recorded_call", default=None)
+
+
+_MAX_BACKUPS = 1_000  # TrafficRecorder's ``backups`` bound (its docstring)
 
 
 def _capture(params: dict[str, Any], model: object, **_: object) -> None:
@@ -177,7 +181,7 @@ class TrafficRecorder(Processor):
         max_bytes: a file is rotated before a line would take it past this many bytes (default 100 MiB;
             ``None`` or 0: never).
         backups: rotated files kept (``calls.jsonl.1`` newest ... ``calls.jsonl.<backups>``; default 5; 0 keeps
-            none).
+            none; at most 1,000: each rotation renames every kept file while the call that rotates waits).
         scope: the user scope recorded with each call (default: resolved per call from ``configurable``
             ``user_id`` / ``langgraph_auth_user_id``, as the other processors do).
 
@@ -187,7 +191,7 @@ class TrafficRecorder(Processor):
 
     Raises:
         TypeError: ``target`` is neither a path nor a writable stream; ``scope`` is not a string.
-        ValueError: ``max_bytes`` or ``backups`` negative; ``target`` an empty path (it would name the current
+        ValueError: ``max_bytes`` or ``backups`` negative, ``backups`` over 1,000; ``target`` an empty path (it would name the current
             folder) or a directory; ``scope`` an empty string.
         FileNotFoundError: ``target``'s folder does not exist (the file itself is created by the first call).
         PermissionError: ``target`` cannot be appended to (a read-only file, ``/proc/version``), or its folder
@@ -208,6 +212,8 @@ class TrafficRecorder(Processor):
             raise ValueError(f"max_bytes must be a byte count >= 0 or None, got {max_bytes!r}")
         if isinstance(backups, bool) or not isinstance(backups, int) or backups < 0:
             raise ValueError(f"backups must be a count >= 0, got {backups!r}")
+        if backups > _MAX_BACKUPS:
+            raise ValueError(f"backups must be a count from 0 to {_MAX_BACKUPS}, got {backups!r}")
         self.drop_text = check_bool(drop_text, "drop_text")
         if scope is not None:
             self._scope = validate_scope(scope)  # checked here, not on each call (where it would lose every line)
@@ -232,7 +238,11 @@ class TrafficRecorder(Processor):
         _ACTIVE.set(None)
         try:
             line = self._line(request, response, call)
-            self._sink.write(orjson.dumps(line, default=_json_default).decode() + "\n")
+            try:
+                data = orjson.dumps(line, default=_json_default)
+            except TypeError:  # a lone surrogate, which UTF-8 cannot encode: marked as canonical JSON marks it
+                data = canonical_json(line)
+            self._sink.write(data.decode() + "\n")
             self.lines_written += 1
         except Exception as exc:
             self.lines_lost += 1

@@ -20,11 +20,16 @@ arguments, tool-result JSON — is replaced by ``{"promptcache_redacted": {"char
 (SHA-256 of the UTF-8 text; non-string values as canonical JSON). Tool schemas are kept. ``restore`` turns each one
 back into a stand-in text of the same length that starts with the digest, so equal texts stay equal and sizes stay
 in proportion.
+
+A line holding a lone surrogate (U+D800..U+DFFF, which UTF-8 cannot encode) is written as canonical JSON
+(`promptcache._keys.canonical_json`: such a text is ``{"$surrogates": <its json.dumps>}``) instead of being lost.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 from typing import Any
 
 import orjson
@@ -76,13 +81,26 @@ def stand_in(chars: int, sha256: str) -> str:
     return head + " the" * max((chars - len(head)) // 4, 0)
 
 
+def _read_surrogates(dumped: str, mark: dict[str, Any]) -> Any:
+    """The text of a ``{"$surrogates": <json.dumps>}`` mark, each lone surrogate as U+FFFD (``mark`` if malformed)."""
+    try:
+        text = json.loads(dumped)
+    except (ValueError, RecursionError):
+        return mark
+    return re.sub("[\ud800-\udfff]", "\ufffd", text) if isinstance(text, str) else mark
+
+
 def restore(value: Any) -> Any:
-    """``value`` with every redacted text replaced by its ``stand_in`` (other values as they are)."""
+    """``value`` with every redacted text replaced by its ``stand_in``, and every text canonical JSON marked for
+    its lone surrogates (``{"$surrogates": ...}``, `promptcache._keys.canonical_json`) read back with each one as
+    U+FFFD (other values as they are)."""
     if isinstance(value, dict):
         mark = value.get(REDACTED)
         if len(value) == 1 and isinstance(mark, dict):
             chars, sha = mark.get("chars"), mark.get("sha256")
             return stand_in(chars if isinstance(chars, int) else 0, sha if isinstance(sha, str) else "")
+        if len(value) == 1 and isinstance(value.get("$surrogates"), str):  # promptcache._keys.canonical_json
+            return _read_surrogates(value["$surrogates"], value)
         return {k: restore(v) for k, v in value.items()}
     if isinstance(value, list):
         return [restore(v) for v in value]

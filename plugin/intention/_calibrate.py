@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -53,17 +55,28 @@ class Row:
     wrong: int
 
 
+_MOST_PAIRS_BYTES = 1 << 30  # as `promptcache.replay._input_guard.InputLimits.max_file_bytes`
+
+
 def load_pairs(path: str | Path | None = None) -> list[Pair]:
     """Pairs from a JSONL file, one ``{"stored": str, "asked": str, "same": bool, "source": str}`` per line
     (``source`` optional; blank lines skipped). Default: the package's calibration pairs.
 
     Raises:
-        ValueError: a line that is not such an object (the message gives the line number).
+        ValueError: a line that is not such an object (the message gives the line number); ``path`` not a regular
+            file of at most 1 GiB (the bound of the replay's input files), or not UTF-8 (the message names it).
+        OSError: ``path`` cannot be read.
     """
     if path is None:
         text = files("promptcache.intention").joinpath("data/calibration_pairs.jsonl").read_text(encoding="utf-8")
     else:
-        text = Path(path).read_text(encoding="utf-8")
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MOST_PAIRS_BYTES:  # a pipe would wait, a device never end
+            raise ValueError(f"{path}: not a regular file of at most {_MOST_PAIRS_BYTES:,} bytes")
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -75,6 +88,8 @@ def load_pairs(path: str | Path | None = None) -> list[Pair]:
             raise ValueError(f"line {n}: not a labelled pair ({exc}): {line[:120]!r}") from None
         if not (isinstance(pair.stored, str) and isinstance(pair.asked, str) and isinstance(pair.same, bool)):
             raise ValueError(f"line {n}: stored/asked must be strings and same a bool: {line[:120]!r}")
+        if not isinstance(pair.source, str):
+            raise ValueError(f"line {n}: source must be a string, got {pair.source!r}: {line[:120]!r}")
         out.append(pair)
     return out
 

@@ -25,11 +25,14 @@ def _table(title: str, rows: list[Any]) -> list[str]:
 
 
 def run(args: argparse.Namespace, embeddings: Any = None) -> int:
-    """Runs the sub-command; prints the tables. Returns the exit code (0, or 2 for a bad file)."""
+    """Runs the sub-command; prints the tables. Returns the exit code (0, or 2 for a bad file, option or model folder)."""
     import sys
 
     from promptcache.intention._calibrate import load_pairs, pick_threshold, score_pairs, sweep
 
+    if not 0.0 <= args.max_error <= 1.0:  # checked before any pair is embedded (NaN fails too)
+        print(f"promptcache: error: --max-error must be a number in [0, 1], got {args.max_error}", file=sys.stderr)
+        return 2
     try:
         pairs = load_pairs(args.pairs)
     except (OSError, ValueError) as exc:
@@ -41,7 +44,11 @@ def run(args: argparse.Namespace, embeddings: Any = None) -> int:
     if embeddings is None:
         from promptcache.intention._local import local_embeddings
 
-        embeddings = local_embeddings(args.model_dir)
+        try:
+            embeddings = local_embeddings(args.model_dir)
+        except (OSError, ImportError, ValueError) as exc:
+            print(f"promptcache: error: {exc}", file=sys.stderr)
+            return 2
     scored = score_pairs(embeddings, pairs)
     lines = _table(f"all pairs ({len(pairs)})", sweep(pairs, scored, _THRESHOLDS))
     for source in sorted({p.source for p in pairs}):

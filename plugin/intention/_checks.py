@@ -43,12 +43,14 @@ def check_call(tool: Any, args: Any) -> None:
     ``retrieve``.
 
     Raises:
-        TypeError: ``tool`` not a ``str``/``None``, or an empty string; ``args`` not a JSON value.
-        ValueError: ``tool`` holds a lone surrogate; ``args`` holds NaN/infinity.
+        TypeError: ``tool`` not a ``str``/``None``; ``args`` not a JSON value.
+        ValueError: ``tool`` empty, blank or holding a lone surrogate; ``args`` holds NaN/infinity.
     """
     if tool is not None:
-        if not isinstance(tool, str) or not tool:
+        if not isinstance(tool, str):
             raise TypeError(f"tool must be a non-empty str or None, got {tool!r}")
+        if not tool.strip():
+            raise ValueError(f"tool must be a non-empty str or None, got {tool!r}")
         check_text(tool, "tool")
     if args is not None:
         serialise_json(args, "args")

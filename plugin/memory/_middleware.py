@@ -30,6 +30,7 @@ from promptcache._metrics import PluginMetrics, PluginStats
 from promptcache._option_checks import check_bool, check_scope_fields
 from promptcache._processor import Processor
 from promptcache._savings import count_memory_turn
+from promptcache.memory._classifier import make_classifier
 from promptcache.memory._namespaces import (
     MEMORY_CONTEXT_KEY,
     MEMORY_CONTEXT_OPTIONS,
@@ -77,8 +78,9 @@ class TypedMemoryMiddleware(Processor):
     non-empty string or int without ``"."``, or ``None`` for the unscoped memories).
 
     Raises:
-        TypeError: ``memory`` of another type; ``load_references``, ``reference_tool`` or ``allow_scope_override``
-            not a bool; ``scope_fields`` a single ``str``.
+        TypeError: ``memory`` of another type; ``classifier`` neither a callable nor a chat model;
+            ``load_references``, ``reference_tool`` or ``allow_scope_override`` not a bool; ``scope_fields`` a
+            single ``str``.
         TypeError / ValueError: a bad fixed ``scope`` (empty, containing ``"."``), at construction; a bad per-call
             ``scope`` (empty, a float, bool or dict, containing ``"."``) in ``context``/``apply_context``.
         RuntimeError (at run time): ``memory=None`` and the agent has no store.
@@ -112,6 +114,7 @@ class TypedMemoryMiddleware(Processor):
         check_fixed_scope(scope)
         memory = TypedMemoryStore.coerce(memory)
         self._memory = memory
+        make_classifier(classifier)  # checked here, also when the store comes from the agent
         self._classifier = classifier
         self._load_references = check_bool(load_references, "load_references")
         check_bool(reference_tool, "reference_tool")

@@ -51,6 +51,7 @@ from ._bedrock_bodies import ParsedCall, UnsupportedBody, parse_record
 from ._jsonpos import JSONPath, jsonl_records, line_of
 from ._messages import BadRecord, _short
 from ._transcript import Conversation, Message, TranscriptError, TranscriptWarning
+from ._usage_checks import huge_usage
 
 __all__ = ["SCHEMA_TYPE", "is_invocation_log", "read_invocation_log"]
 
@@ -131,6 +132,8 @@ def _take(
             at = f"{name}:{line}" if line else name
             warnings.warn(f"{at}: skipped {skip.reason} (first here)", TranscriptWarning, stacklevel=3)
         return
+    if (huge := huge_usage(call.reply.usage)) is not None:
+        raise BadRecord(where, huge)
     logged.add(digest)
     call.line = line
     calls.append(call)

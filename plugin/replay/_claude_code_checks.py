@@ -2,7 +2,7 @@
 token count, and a ``parentUuid`` cycle.
 
 - **usage**: Claude Code writes the Messages API ``usage`` object as it came (non-negative integer counts). A count
-  that is a string, a bool, negative, not below 2**63 (a 64-bit count) or a non-integral number (``4.5``) would read as 0 and bend the as-logged
+  that is a string, a bool, negative, not below 2**32 (``MOST_TOKENS``, no call's count) or a non-integral number (``4.5``) would read as 0 and bend the as-logged
   cost. Such a line's usage is not read: the line is counted as skipped with its reason, in the same tally and
   warning as broken JSON lines (`promptcache.replay._skipped`), or, outside a skipping block (``--strict``), it
   is a ``TranscriptError`` naming the file, line and field. An integral float (``5.0``) is the integer, as for

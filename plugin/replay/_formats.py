@@ -25,7 +25,7 @@ from ._format import Format
 from ._jsonpos import JSONPath, jsonl_records, line_of
 from ._messages import BadRecord
 from ._transcript import Conversation, TranscriptError
-from ._usage_checks import report_usage
+from ._usage_checks import huge_usage, report_usage
 
 __all__ = ["FORMATS", "detect_document", "detect_jsonl", "no_format_hint", "read_with"]
 
@@ -173,6 +173,8 @@ def read_with(fmt: Format, name: str, data: bytes, doc: object = None) -> list[C
                 for call, family in fmt.parse(rec, line):
                     if problem is not None:
                         call.reply.usage = None
+                    elif (huge := huge_usage(call.reply.usage)) is not None:
+                        raise BadRecord((), huge)
                     calls.append(call)
                     if family:
                         families[call.request_id] = family

@@ -6,7 +6,7 @@
 - ``min_tokens``: the minimum tokens per cache checkpoint for every model of the replay (``--min-tokens N``);
 - ``overrides``: ``{model_id: {field: value}}``, read from a JSON or TOML file by ``load_overrides`` (``--models
   FILE``). Fields (all optional; a model that is not in the tables needs the four prices): ``min_tokens``
-  (tokens), ``max_points`` (cache checkpoints per request), ``ttls`` (list of ``"5m"``/``"1h"``), ``family``
+  (tokens), ``max_points`` (cache checkpoints per request, at least 1), ``ttls`` (list of ``"5m"``/``"1h"``), ``family``
   (``"claude"``/``"nova"``/``"openai"``), ``cachable`` (list of ``"system"``/``"messages"``/``"tools"``), and USD per 1M tokens
   ``input``, ``output``, ``cache_write_5m``, ``cache_write_1h``, ``cache_read``. A model that is not in the tables
   but has an entry is the user's own: no unknown-model warning, and its rules are the entry's, with defaults for
@@ -98,6 +98,8 @@ def _check_entry(where: str, entry: object) -> None:
         value = entry.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most):
             raise ValueError(f"{where}: {key} must be an integer from 0 to {most:,}, got {value!r}")
+    if entry.get("max_points") == 0:  # every request with a cache checkpoint would be refused later
+        raise ValueError(f"{where}: max_points must be at least 1 (cachable: [] caches nothing), got 0")
     ttls = entry.get("ttls")
     if ttls is not None and (not isinstance(ttls, list) or not ttls or any(t not in TTL_SECONDS for t in ttls)):
         raise ValueError(f"{where}: ttls must be a non-empty list of {sorted(TTL_SECONDS)}, got {ttls!r}")

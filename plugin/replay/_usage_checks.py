@@ -1,7 +1,7 @@
 """Logged usage that is not token counts, found before it is read.
 
-A logged usage count is a non-negative integer below 2**63 (a 64-bit count; an integral float such as ``5.0`` is
-that integer). A string, a bool, a negative, a huge or a fractional number would read as 0
+A logged usage count is a non-negative integer below `MOST_TOKENS` (an integral float such as ``5.0`` is that
+integer). A string, a bool, a negative, a huge or a fractional number would read as 0
 (`promptcache.replay._logged_usage`) and bend the as-logged bill silently, and so would an OpenAI usage whose cached
 part exceeds its prompt. A record with such usage keeps no usage: inside a skipping block it is counted in the
 skipped-lines tally with its reason (one warning for the run, `promptcache.replay._skipped`); outside it
@@ -20,12 +20,27 @@ from ._messages import _short
 from ._skipped import current_tally
 from ._transcript import TranscriptError
 
-__all__ = ["count_problem", "langfuse_usage_problem", "openai_usage_problem", "report_usage"]
+__all__ = ["count_problem", "huge_usage", "langfuse_usage_problem", "openai_usage_problem", "report_usage"]
 
 _OPENAI_SHAPES = (
     ("prompt_tokens", "completion_tokens", "prompt_tokens_details"),
     ("input_tokens", "output_tokens", "input_tokens_details"),
 )
+
+#: One more than the largest logged token count: 2**32 is over 4,000 times the largest context window in the model
+#: table (1M tokens), so no call's count is refused, and sums of counts below it over any input within the replay's
+#: input limits stay below 2**63, where the JSON report's integers end. Readers that check no usage fields check the
+#: `Usage` they read (`huge_usage`).
+MOST_TOKENS = 2**32
+
+
+def huge_usage(usage: object) -> str | None:
+    """Why a read ``Usage`` (or ``None``) holds a count of `MOST_TOKENS` or more; ``None``: it does not."""
+    for key in ("input_tokens", "cache_read_tokens", "cache_write_tokens", "cache_write_1h_tokens", "output_tokens"):
+        value = getattr(usage, key, 0)
+        if value >= MOST_TOKENS:
+            return f"usage {key} must be a token count (below {MOST_TOKENS:,}), got {value}"
+    return None
 
 
 def count_problem(value: object) -> bool:
@@ -35,9 +50,9 @@ def count_problem(value: object) -> bool:
     if isinstance(value, bool):
         return True
     if isinstance(value, int):
-        return not 0 <= value < 2**63
+        return not 0 <= value < MOST_TOKENS
     if isinstance(value, float):
-        return not (math.isfinite(value) and value.is_integer() and 0 <= value < 2**63)
+        return not (math.isfinite(value) and value.is_integer() and 0 <= value < MOST_TOKENS)
     return True
 
 

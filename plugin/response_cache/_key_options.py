@@ -18,12 +18,12 @@ def check_key(key: object, what: str) -> None:
     """Check a ``key`` option: a non-empty ``str`` of valid Unicode text, or a callable.
 
     Raises:
-        ValueError: an empty string or one holding a lone surrogate. TypeError: neither a ``str`` nor a callable;
+        ValueError: an empty or all-whitespace string, or one holding a lone surrogate. TypeError: neither a ``str`` nor a callable;
             the message names ``what`` and the value.
     """
     if isinstance(key, str):
-        if not key:
-            raise ValueError(f"{what} must be a non-empty string or a callable, got ''")
+        if not key.strip():  # blank, refused like a blank scope
+            raise ValueError(f"{what} must be a non-empty string or a callable, got {key!r}")
         check_unicode(key, what)
     elif not callable(key):
         raise TypeError(

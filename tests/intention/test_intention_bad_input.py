@@ -59,7 +59,7 @@ def test_intention_memory_constructor_rejects_bad_values(kwargs, exc, named):
         (("u", "q", object()), {}, TypeError, "result"),
         (("u", "q", b"bytes"), {}, TypeError, "result"),
         (("u", "q", {1: "a"}), {}, TypeError, "result"),
-        (("u", "q", 1), dict(tool=""), TypeError, "''"),
+        (("u", "q", 1), dict(tool=""), ValueError, "''"),
         (("u", "q", 1), dict(tool=5), TypeError, "5"),
         (("u", "q", 1), dict(tool="t", args={"a": 2**70}), TypeError, "args"),
     ],

@@ -202,7 +202,7 @@ async def test_async_twins(memory, backend, clock):
         ({"args": {"f": print}}, TypeError, "JSON-serialisable"),
         ({"user_id": ""}, ValueError, "user_id"),
         ({"user_id": None}, ValueError, "user_id"),
-        ({"tool": ""}, TypeError, "tool"),
+        ({"tool": ""}, ValueError, "tool"),
         ({"result": {"a": None, "b": (1, -math.inf)}}, ValueError, "result must hold finite numbers .* got -inf"),
         ({"args": {"lat": math.nan}}, ValueError, "args must hold finite numbers .* got nan"),
     ],

@@ -300,7 +300,7 @@ def test_tool_result_without_a_tool_use_is_kept_as_user_content(tmp_path: Path) 
 @pytest.mark.parametrize(
     ("usage", "expected"),
     [
-        ({"input_tokens": 2**63 - 1, "output_tokens": 4}, Usage(2**63 - 1, 0, 0, 0, 4)),
+        ({"input_tokens": 2**32 - 1, "output_tokens": 4}, Usage(2**32 - 1, 0, 0, 0, 4)),
         ({"input_tokens": 5.0, "output_tokens": 4, "cache_read_input_tokens": None}, Usage(5, 0, 0, 0, 4)),
         ({}, Usage(0, 0, 0, 0, 0)),
     ],
