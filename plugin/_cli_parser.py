@@ -143,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         metavar="SECONDS",
-        help="seconds between requests without recorded timestamps (default {gap_default}; at most a year)",
+        help="seconds between requests without recorded timestamps, at most a year (default {gap_default})",
     )
     replay.add_argument(
         "--out",
