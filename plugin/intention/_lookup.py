@@ -175,7 +175,7 @@ def find_steps(
         pool = same
     group = exact_group(pool, exact_key(intention))
     if group:
-        return Picked(group, 1.0, "exact", results=fetched), now
+        return Picked(group, 1.0, "exact", verified_by="exact", results=fetched), now
     if exact_only or ctx.threshold >= 1.0 or not pool:
         return None, now
     cands = [r for r in same if veto(intention, r.intention) is None]

@@ -28,7 +28,7 @@ class IntentionMatch:
         result: the stored result (the JSON value that was stored: ``str``, ``dict``, ``list``, ...).
         memory_id: the memory's id; ``result_hash``: SHA-256 of its serialised result.
         note: for a similar match, how the stored intention differs from the one asked (``""`` for exact).
-        verified_by: the stage that accepted the match: ``"exact"`` (with embeddings), ``"lexical"``,
+        verified_by: the stage that accepted the match: ``"exact"`` (the same intention), ``"lexical"``,
             ``"embeddings"``, ``"consensus"`` (`promptcache.intention._consensus`), or a model verifier's name.
     """
 

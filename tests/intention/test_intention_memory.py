@@ -73,6 +73,7 @@ def test_exact_hit_normalises_case_whitespace_and_punctuation(memory, clock):
         result={"temp_c": 21},
         memory_id=match.memory_id,
         result_hash=match.result_hash,
+        verified_by="exact",
     )
     assert len(match.memory_id) == 32 and len(match.result_hash) == 64
 
