@@ -7,6 +7,7 @@ block changed, then prices every request with the replay simulator (``promptcach
 ``python bench/all_plugins.py`` runs the same agent over recorded conversations (tau-bench, BFCL) and compares it
 with each plugin alone and with none.
 
+    pip install -e ".[bedrock,replay]"   # boto3 + langchain-aws for the Stubber client, the simulator's extras
     python examples/all_plugins_agent.py
 """
 

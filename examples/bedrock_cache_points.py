@@ -5,6 +5,7 @@ answering with made-up usage figures. With AWS credentials and ``PROMPTCACHE_BED
 ``us.anthropic.claude-sonnet-4-20250514-v1:0``) it talks to real Bedrock instead. The placement strategy is the
 default ``anchored-tail``; set ``PROMPTCACHE_CACHE_STRATEGY=multi-point`` to see Roo-Code's strategy instead.
 
+    pip install -e ".[bedrock]"   # boto3 and langchain-aws
     python examples/bedrock_cache_points.py
 """
 

@@ -1,6 +1,7 @@
 """ResponseCache in a create_agent tool loop, offline (a scripted fake model; no keys, no network).
 
-Run: python examples/response_cache_agent.py [--redis redis://127.0.0.1:6379/0]
+Run: python examples/response_cache_agent.py [--redis redis://127.0.0.1:6379/0]   (--redis needs the redis extra:
+pip install -e ".[redis]")
 
 Prints one line per model call: hit or miss, the step number and the tokens billed.
 """
