@@ -1,4 +1,4 @@
-"""Can a placement learn to skip the tail write of a conversation's last request? (evidence for issue #7)
+"""Can a placement learn to skip the tail write of a conversation's last request?
 
 Run by hand from the project root (figures go to bench/README.md, section "Replay: the last request"):
 
