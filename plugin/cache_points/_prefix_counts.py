@@ -189,7 +189,9 @@ class CountedMessages:
         kept = self.kept
         if not kept or type(messages) is not list:
             return 0
-        same = list(map(operator.eq, kept, messages))  # the kept copy on the left: its `_Strict` decides
+        if len(kept) <= len(messages) and kept == messages[: len(kept)]:  # the kept copy on the left (`_Strict`)
+            return len(kept)  # the common case: the whole previous request, then new messages
+        same = list(map(operator.eq, kept, messages))  # an earlier message changed: where
         try:
             return same.index(False)
         except ValueError:

@@ -287,7 +287,8 @@ def _scan_plain(
     if previous is not None and reused:
         kept: list[object] = previous.kept[:reused]  # type: ignore[index]
         tokens, ends = previous.tokens[:reused], previous.ends[:reused]
-        end, first_str = ends[-1], min(previous.first_str, reused)
+        end = ends[-1]
+        first_str = previous.first_str if previous.first_str < reused else len(messages)
     else:
         kept, tokens, ends, end, first_str = [], [], [], 0, len(messages)
     keeping = True
