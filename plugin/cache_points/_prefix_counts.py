@@ -126,10 +126,10 @@ def freeze(value: object) -> object:
         for key, item in value.items():  # type: ignore[attr-defined]
             if type(key) is not str:
                 raise Unkept
-            out[key] = freeze(item)
+            out[key] = item if type(item) is str else freeze(item)  # a str inline: most leaves are
         return out
     if kind is list:
-        return [freeze(item) for item in value]  # type: ignore[attr-defined]
+        return [item if type(item) is str else freeze(item) for item in value]  # type: ignore[attr-defined]
     if kind is tuple:
         return tuple(freeze(item) for item in value)  # type: ignore[attr-defined]
     if kind is int or kind is float or kind is bool:
@@ -189,13 +189,13 @@ class CountedMessages:
         kept = self.kept
         if not kept or type(messages) is not list:
             return 0
-        if len(kept) <= len(messages) and kept == messages[: len(kept)]:  # the kept copy on the left (`_Strict`)
-            return len(kept)  # the common case: the whole previous request, then new messages
-        same = list(map(operator.eq, kept, messages))  # an earlier message changed: where
-        try:
-            return same.index(False)
-        except ValueError:
-            return len(same)
+        try:  # a value whose own __eq__ raises (an array's truth value) ends the reuse
+            if len(kept) <= len(messages) and kept == messages[: len(kept)]:  # the kept copy on the left (`_Strict`)
+                return len(kept)  # the common case: the whole previous request, then new messages
+            same = [bool(x) for x in map(operator.eq, kept, messages)]  # an earlier message changed: where
+        except Exception:  # noqa: BLE001
+            return 0
+        return same.index(False) if False in same else len(same)
 
     def _reusable_raw(self, raw: bytes) -> int:
         ends, mine = self.ends, memoryview(self.raw)  # slices of a memoryview copy nothing

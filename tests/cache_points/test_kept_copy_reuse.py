@@ -144,3 +144,22 @@ def test_a_reused_request_still_knows_every_content_is_a_list() -> None:
     scan = scan_request(CLAUDE, SYSTEM, with_str + _agent(3)[1:], TOOLS, count_tokens=True, previous=counted)
     assert scan.messages.lists_only is False
     assert scan.messages.tokens == [default_count_tokens(m) for m in with_str + _agent(3)[1:]]
+
+
+class _Ambiguous:
+    """A value whose comparison raises (as an array's truth value does)."""
+
+    def __eq__(self, other: object) -> bool:
+        raise ValueError("ambiguous")
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def test_a_comparison_that_raises_reuses_nothing() -> None:
+    messages = _agent(5)
+    counted = _counted(messages)
+    odd = copy.deepcopy(messages)
+    odd[1]["content"][0]["text"] = _Ambiguous()
+    assert counted.reusable(odd) == 0
+    odd[0]["content"][0]["text"] = "changed"
+    assert counted.reusable(odd) == 0
