@@ -321,7 +321,9 @@ def _scan_plain(
     scanned = ScannedMessages(messages, 0)
     scanned.tokens = tokens
     scanned.lists_only = first_str >= len(messages)
-    counted = CountedMessages(None, ends[: len(kept)], tokens[: len(kept)], kept, min(first_str, len(kept)))
+    if len(kept) < len(tokens):  # a message that is not kept ends what the next request can reuse
+        ends, tokens = ends[: len(kept)], tokens[: len(kept)]
+    counted = CountedMessages(None, ends, tokens, kept, min(first_str, len(kept)))
     return scanned, counted
 
 
