@@ -39,6 +39,8 @@ from collections import OrderedDict
 
 import orjson
 
+from promptcache._errors import PromptCacheError
+
 __all__ = [
     "MAX_CONVERSATIONS",
     "MAX_HELD_BYTES",
@@ -107,8 +109,9 @@ class _Strict:
         return f"_Strict({self.value!r}, {self.kind.__name__})"
 
 
-class Unkept(Exception):
-    """`freeze` met a value it does not copy (a subclass, a dataclass, any type orjson does not write natively)."""
+class Unkept(PromptCacheError):
+    """`freeze` met a value it does not copy (a subclass, a dataclass, any type orjson does not write natively); an
+    internal signal, never raised to a caller (the request is counted, and kept up to that message)."""
 
 
 def freeze(value: object) -> object:
