@@ -26,7 +26,7 @@ allocations lands on a random call and swamps the comparison.
     python bench/cache_points.py --sizes 200 --rounds 5 --repeat 200
     python bench/cache_points.py --long-text         # long texts: the length estimate against a full encode
     python bench/cache_points.py --breakdown 200 --repeat 300   # each step of ours timed alone
-    python bench/cache_points.py --floor --rounds 5  # reading the request: our serialisation vs langchain-aws' walk
+    python bench/cache_points.py --floor --rounds 5  # reading the request: our comparison vs langchain-aws' walk
 """
 
 from __future__ import annotations
@@ -213,7 +213,8 @@ def breakdown(n: int, repeat: int) -> None:
         "place_cache_points: the walk (scan_request)": lambda s, m, t, p: scan_request(
             info, s, m, t, count_tokens=True, previous=v.counts
         ),
-        "the walk: the messages' JSON (serialise)": lambda s, m, t, p: serialise(m),
+        "the walk: the messages compared with the kept copy (reusable)": lambda s, m, t, p: v.counts.reusable(m),
+        "(not on the path) the messages' JSON (serialise)": lambda s, m, t, p: serialise(m),
         "place_cache_points: the tool specs' tokens": lambda s, m, t, p: _specs_tokens(t),
         "reading one pydantic private attribute of the model (model._store)": lambda s, m, t, p: v.ours._store,
         "langchain-aws, the whole hook": lambda s, m, t, p: v.theirs._apply_cache_points({"ttl": "5m"}, s, m, p),
@@ -225,10 +226,11 @@ def breakdown(n: int, repeat: int) -> None:
 
 
 def floor(sizes: list[int], rounds: int, repeat: int) -> None:
-    """What reading the request costs, per size: the one serialisation of the messages our placement needs (it reads
-    every text byte, to prove the conversation's prefix unchanged), langchain-aws' whole placement (it reads every
-    block's keys, no text), and a bare loop over every block; shuffled, fastest of ``repeat`` calls, median over
-    ``rounds`` rounds, with the cost per message above the smallest size."""
+    """What reading the request costs, per size: the comparison of the messages with the previous request's kept copy
+    that our placement makes (to prove the conversation's prefix unchanged), the orjson serialisation it made before
+    (every text byte), langchain-aws' whole placement (it reads every block's keys, no text), and a bare loop over
+    every block; shuffled, fastest of ``repeat`` calls, median over ``rounds`` rounds, with the cost per message above
+    the smallest size."""
     from promptcache.cache_points._prefix_counts import serialise
 
     variants = {n: Variants(n) for n in sizes}
@@ -251,6 +253,7 @@ def floor(sizes: list[int], rounds: int, repeat: int) -> None:
 
     steps: dict[str, Any] = {
         "ours, the whole hook": lambda v, s, m, p: v.time_ours(1),
+        "compare with the kept copy (==)": lambda v, s, m, p: v.counts.reusable(m),
         "serialise (orjson, every byte)": lambda v, s, m, p: serialise(m),
         "langchain-aws, the whole hook": lambda v, s, m, p: v.theirs._apply_cache_points({"ttl": "5m"}, s, m, p),
         "a loop over every block": lambda v, s, m, p: touch(m),

@@ -58,7 +58,7 @@ class ConversePlan:
         system / messages / tools: the new request parts (``tools`` is ``None`` when the request had none).
         placements: message placements (store them for the conversation's next request).
         system_point / tools_point: whether those got a point. manual_points: points the caller already had.
-        counted: the messages' JSON and counts, for the conversation's next request (``previous_counts``); ``None``
+        counted: the kept messages and counts, for the conversation's next request (``previous_counts``); ``None``
             when not kept (a custom counter, a caller's point in the messages, a value orjson refuses).
     """
 
@@ -116,7 +116,7 @@ def place_cache_points(
             tools point; the tool specs' tokens (plus a system prompt that holds a manual point) reach it as
             ``prefix_tokens``.
         previous_counts: ``plan.counted`` of this conversation's previous request: with the default counter, the
-            messages that are a byte-identical prefix of that request take its counts
+            leading messages equal to that request's kept copy take its counts
             (`promptcache.cache_points._prefix_counts`); the placements are the same either way.
 
     Returns:

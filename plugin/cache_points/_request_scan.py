@@ -5,10 +5,10 @@
 the `ScannedMessages` it returns without walking them again (and walks plain message lists with
 `scan_messages`, without the position rules, as it always has).
 
-With the default counter, a request whose messages hold no ``cachePoint`` is walked by `_scan_plain`: one orjson
-serialisation of the messages (which also shows there is no point in them), one comprehension per shape check, and
-counts only for the messages after the byte-identical prefix of the conversation's previous request
-(`promptcache.cache_points._prefix_counts`); any other request takes the full walk.
+With the default counter, a request whose messages hold no ``cachePoint`` is walked by `_scan_plain`: the leading
+messages equal to the kept copy of the conversation's previous request take its counts (one C-level ``==`` per
+message, `promptcache.cache_points._prefix_counts`), and only the messages after them are checked, serialised and
+counted; any other request takes the full walk.
 
 Hoisting: a ``cachePoint`` inside a ``toolResult``'s ``content`` is moved to right after that ``toolResult`` block,
 where Bedrock takes it (``ToolResultContentBlock`` has no cache point; langchain-aws moves a ``ToolMessage``'s points
@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from promptcache.cache_points._model_info import ModelInfo
-from promptcache.cache_points._prefix_counts import CountedMessages, serialise
+from promptcache.cache_points._prefix_counts import CountedMessages, Unkept, freeze, serialise
 from promptcache.cache_points._rules import blocking_rule, family_of
 from promptcache.cache_points._tokens import (
     MESSAGE_OVERHEAD_TOKENS,
@@ -66,7 +66,7 @@ class RequestScan:
     Attributes:
         messages: the checked messages, caller's points hoisted out of tool results.
         points: every ``cachePoint`` in prefix order (tools, system, messages).
-        counted: the messages' JSON and counts for the conversation's next request (`CountedMessages`), or
+        counted: the kept messages and counts for the conversation's next request (`CountedMessages`), or
             ``None`` (not counted, or the request holds a ``cachePoint`` or a value orjson refuses).
     """
 
@@ -265,52 +265,65 @@ def _scan_messages(
 
 
 _ROLES = frozenset(("user", "assistant"))
-_CONTENT_TYPES = frozenset((list, str))
 _POINT_KEY = b'"cachePoint":'  # only a key looks like this in JSON: a quote inside a string is escaped
 
 
 def _scan_plain(
     messages: object, previous: CountedMessages | None
 ) -> tuple[ScannedMessages, CountedMessages | None] | None:
-    """The walk for a request with no ``cachePoint`` anywhere in its messages, counting only the messages that are
-    not a byte-identical prefix of ``previous`` (`promptcache.cache_points._prefix_counts`). ``None`` when the
-    request is not of that kind (then `_scan_messages` walks it, and raises what it raises).
+    """The walk for a request with no ``cachePoint`` anywhere in its messages, counting only the messages that do
+    not equal the kept copy of ``previous`` (`promptcache.cache_points._prefix_counts`). ``None`` when the request is
+    not of that kind (then `_scan_messages` walks it, and raises what it raises).
 
-    The checks are those `_scan_messages` makes, one set comprehension each: every message a dict whose ``role`` is
-    user/assistant and whose ``content`` is a list or a str; with no point in the request nothing is hoisted.
+    The leading messages equal to the kept ones were checked when they were kept (dicts whose ``role`` is
+    user/assistant, whose ``content`` is a list or a str, with no point, that orjson writes natively), so equality
+    says the same of them. Each later message is checked here: the same shapes, and its own JSON (`serialise`), which
+    shows whether it holds a point anywhere or a value orjson refuses; with no point in the request nothing is
+    hoisted.
     """
     if type(messages) is not list:
         return None
-    raw = serialise(messages)
-    if raw is None:
-        return None
-    reused = previous.reusable(raw) if previous is not None else 0
-    try:  # the reused messages' roles are in their JSON; a tuple content serialises like a list
-        if not {m["role"] for m in messages[reused:]} <= _ROLES:
-            return None
-        kinds = {type(m["content"]) for m in messages}
-    except (KeyError, TypeError):  # no role or content, or not a dict (serialised natively: a list, a str, ...)
-        return None
-    if not kinds <= _CONTENT_TYPES:
-        return None
+    reused = previous.reusable(messages) if previous is not None else 0
     if previous is not None and reused:
-        end, tokens, ends = previous.ends[reused - 1], previous.tokens[:reused], previous.ends[:reused]
+        kept: list[object] = previous.kept[:reused]  # type: ignore[index]
+        tokens, ends = previous.tokens[:reused], previous.ends[:reused]
+        end = ends[-1]
+        first_str = previous.first_str if previous.first_str < reused else len(messages)
     else:
-        end, tokens, ends = 0, [], []
-    if raw.find(_POINT_KEY, end) >= 0:  # the reused prefix held none (it was counted on this path)
-        return None
+        kept, tokens, ends, end, first_str = [], [], [], 0, len(messages)
+    keeping = True
     for m in range(reused, len(messages)):
         message = messages[m]
-        content = message["content"]
+        if type(message) is not dict:
+            return None
+        content = message.get("content")
+        try:
+            if message["role"] not in _ROLES:
+                return None
+        except (KeyError, TypeError):  # no role, or an unhashable one
+            return None
+        if type(content) is str:
+            first_str = min(first_str, m)
+        elif type(content) is not list:
+            return None
+        raw = serialise(message)
+        if raw is None or _POINT_KEY in raw:
+            return None
         quick = _quick(content, True) if type(content) is list and "tool_calls" not in message else None
         tokens.append(quick + MESSAGE_OVERHEAD_TOKENS if quick is not None else default_count_tokens(message))
-        size = serialise(message)
-        end += 1 + len(size or b"")
+        end += 1 + len(raw)
         ends.append(end)
+        if keeping:
+            try:
+                kept.append(freeze(message))
+            except Unkept:  # kept up to here: the next request reuses at most that far
+                keeping = False
     scanned = ScannedMessages(messages, 0)
     scanned.tokens = tokens
-    scanned.lists_only = str not in kinds
-    counted = CountedMessages(raw, ends, tokens) if end == len(raw) - 1 or not messages else None
+    scanned.lists_only = first_str >= len(messages)
+    if len(kept) < len(tokens):  # a message that is not kept ends what the next request can reuse
+        ends, tokens = ends[: len(kept)], tokens[: len(kept)]
+    counted = CountedMessages(None, ends, tokens, kept, min(first_str, len(kept)))
     return scanned, counted
 
 
@@ -344,7 +357,7 @@ def scan_request(
         count_tokens: also count each message's tokens (``default_count_tokens``) in the same walk
             (``RequestScan.messages.tokens``).
         previous: with ``count_tokens``, the conversation's previous request (``RequestScan.counted`` of its scan):
-            the messages that are a byte-identical prefix of it take its counts instead of being counted again.
+            the leading messages equal to its kept copy take its counts instead of being counted again.
 
     Returns:
         The `RequestScan`: the hoisted messages and every point in prefix order.

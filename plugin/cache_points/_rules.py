@@ -60,7 +60,7 @@ def _reasoning(block: Mapping[str, object]) -> str | None:
 
 def _non_pdf_document(block: Mapping[str, object]) -> str | None:
     document = block.get("document")
-    if not isinstance(document, Mapping):
+    if document is None or not isinstance(document, Mapping):  # None first: the ABC check is slow
         return None
     fmt = document.get("format")
     if isinstance(fmt, str) and fmt.lower() == "pdf":
