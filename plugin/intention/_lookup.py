@@ -6,7 +6,8 @@
    signature is derived again from its stored raw intention and stored under it (`reindex`), once: memories
    stored before a vocabulary change are found after it.
 2. **exact**: a candidate whose exact key (`exact_key`, recomputed from the
-   stored raw intention) is the query's: that intention's memories. Candidates a veto blocks
+   stored raw intention) is the query's: that intention's memories (asked first of the backend's index by exact
+   key, `exact_matching`, where it keeps one: then the group is read only for a similar match). Candidates a veto blocks
    (`veto`) are not offered as similar matches.
 3. **similar**: otherwise every candidate is lexically equivalent to the query (the
    `LexicalVerifier`'s verdict); with a verifier that asks a model
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
+from promptcache._keys import canonical_json
 from promptcache.intention._matching import anchor_info, choose
 from promptcache.intention._meaning import signature
 from promptcache.intention._normalize import anchors_agree
@@ -169,6 +171,10 @@ def find_steps(
         pool = filter_records((yield call(ctx.backend, "records", user, now)), tool, args)
         same = [r for r in pool if signature(r.intention) == sig]
     else:  # the meaning index: only the memories with the query's signature, their results with them
+        key, wanted = exact_key(intention), None if args is None else canonical_json(args)
+        hit = yield call(ctx.backend, "exact_matching", user, sig, key, tool, wanted, now, exact_key)
+        if hit is not None and (hit or exact_only or ctx.threshold >= 1.0):  # an index by exact key answered
+            return (Picked(hit, 1.0, "exact", results={}) if hit else None), now
         found, fetched = yield from _candidates(ctx, user, sig, now)
         # a stored signature equal to ``sig`` (same vocabulary version) is what re-deriving it would give
         same = [r for r in filter_records(found, tool, args) if r.signature == sig or signature(r.intention) == sig]
