@@ -167,19 +167,21 @@ def find_steps(
     sig = signature(intention)
     asks = ctx.verifier.asks_model and not exact_only and ctx.threshold < 1.0
     fetched: dict[str, bytes | None] = {}
+    hit = None  # the exact group, from the backend's index by exact key (``None``: not asked, or not known so)
     if asks:
         pool = filter_records((yield call(ctx.backend, "records", user, now)), tool, args)
         same = [r for r in pool if signature(r.intention) == sig]
     else:  # the meaning index: only the memories with the query's signature, their results with them
-        key, wanted = exact_key(intention), None if args is None else canonical_json(args)
-        hit = yield call(ctx.backend, "exact_matching", user, sig, key, tool, wanted, now, exact_key)
-        if hit is not None and (hit or exact_only or ctx.threshold >= 1.0):  # an index by exact key answered
-            return (Picked(hit, 1.0, "exact", results={}) if hit else None), now
-        found, fetched = yield from _candidates(ctx, user, sig, now)
+        wanted = None if args is None else canonical_json(args)
+        hit = yield call(ctx.backend, "exact_matching", user, sig, exact_key(intention), tool, wanted, now, exact_key)
+        if hit is None or not (hit or exact_only or ctx.threshold >= 1.0):  # a similar match needs the group
+            hit, (found, fetched) = None, (yield from _candidates(ctx, user, sig, now))
+        else:
+            found = []
         # a stored signature equal to ``sig`` (same vocabulary version) is what re-deriving it would give
         same = [r for r in filter_records(found, tool, args) if r.signature == sig or signature(r.intention) == sig]
         pool = same
-    group = exact_group(pool, exact_key(intention))
+    group = hit or exact_group(pool, exact_key(intention))
     if group:
         return Picked(group, 1.0, "exact", results=fetched), now
     if exact_only or ctx.threshold >= 1.0 or not pool:
