@@ -9,11 +9,13 @@ memories are pruned from the index whenever the user's memories are read. The Re
 from __future__ import annotations
 
 import asyncio
+import bisect
 import heapq
 import itertools
 import math
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -121,6 +123,22 @@ class IntentionBackend(ABC):
         """Async `matching_indexed`."""
         return (*(await self.amatching_results(user, signature, now)), signature_version(signature))
 
+    def exact_matching(
+        self, user: str, signature: str, key: str, tool: str | None, args_json: bytes | None, now: float, key_of: Any
+    ) -> list[MemoryRecord] | None:
+        """The user's live memories with ``signature`` whose exact key ``key_of(record.intention)`` is ``key`` (and,
+        when ``tool`` and ``args_json`` are given, of that tool with those canonical JSON arguments), most recent
+        first, read from an index by exact key (not the signature's whole group). ``None``: not known this way
+        (the default; also when the user's meaning index is at another version than ``signature``'s): the lookup
+        reads `matching_indexed`."""
+        return None
+
+    async def aexact_matching(
+        self, user: str, signature: str, key: str, tool: str | None, args_json: bytes | None, now: float, key_of: Any
+    ) -> list[MemoryRecord] | None:
+        """Async `exact_matching`."""
+        return None
+
     def reindex(self, user: str, records: list[MemoryRecord], version: str, now: float) -> None:
         """Store ``records`` again under their (re-derived) ``signature`` — same ids, results and expiry — and mark
         the user's meaning index as wholly at ``version`` (default: nothing; see `matching_indexed`)."""
@@ -175,8 +193,22 @@ _VERSIONS = itertools.count(1)
 """Version tokens of the in-memory backend: one process-wide counter, so a token never repeats for any user."""
 
 
+def _newest_first(record: MemoryRecord) -> tuple[float, str]:
+    return -record.created_at, record.id
+
+
 class _UserData:
-    __slots__ = ("by_signature", "expiries", "indexed", "next_expiry", "records", "results", "version")
+    __slots__ = (
+        "by_exact",
+        "by_signature",
+        "expiries",
+        "indexed",
+        "key_of",
+        "next_expiry",
+        "records",
+        "results",
+        "version",
+    )
 
     def __init__(self) -> None:
         self.records: dict[str, MemoryRecord] = {}
@@ -189,6 +221,23 @@ class _UserData:
         # a prune pops what has expired instead of scanning every memory; an entry whose memory or result was
         # replaced or dropped since is skipped when popped
         self.expiries: list[tuple[float, int, str]] = []
+        # (signature, exact key) and (signature, exact key, tool, canonical args) -> records, newest first; kept
+        # from the first exact lookup on (``key_of``: the exact key of a raw intention it was built with)
+        self.by_exact: dict[tuple[Any, ...], list[MemoryRecord]] = {}
+        self.key_of: Callable[[str], str] | None = None
+
+    def _exact_keys(self, record: MemoryRecord) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        assert self.key_of is not None
+        key = (record.signature, self.key_of(record.intention))
+        return key, (*key, record.tool, record.args_json)
+
+    def exact(self, key: tuple[Any, ...], key_of: Callable[[str], str]) -> list[MemoryRecord]:
+        if self.key_of is not key_of:  # first exact lookup (or another key function): index every record
+            self.key_of, self.by_exact = key_of, {}
+            for record in self.records.values():
+                for k in self._exact_keys(record):
+                    bisect.insort(self.by_exact.setdefault(k, []), record, key=_newest_first)
+        return list(self.by_exact.get(key, ()))
 
     def add(self, record: MemoryRecord) -> None:
         if not self.records:
@@ -200,6 +249,9 @@ class _UserData:
         self.next_expiry = min(self.next_expiry, record.expires_at)
         heapq.heappush(self.expiries, (record.expires_at, 0, record.id))
         self.version = next(_VERSIONS)
+        if self.key_of is not None:
+            for k in self._exact_keys(record):
+                bisect.insort(self.by_exact.setdefault(k, []), record, key=_newest_first)
 
     def set_result(self, result_hash: str, result: bytes, expires_at: float) -> None:
         self.results[result_hash] = (result, expires_at)
@@ -213,6 +265,12 @@ class _UserData:
             ids.discard(memory_id)
             if not ids:
                 del self.by_signature[record.signature]
+        if self.key_of is not None:
+            for k in self._exact_keys(record):
+                group = self.by_exact[k]
+                del group[bisect.bisect_left(group, _newest_first(record), key=_newest_first)]
+                if not group:
+                    del self.by_exact[k]
 
 
 class InMemoryIntentionBackend(IntentionBackend):
@@ -317,6 +375,24 @@ class InMemoryIntentionBackend(IntentionBackend):
         self, user: str, signature: str, now: float
     ) -> tuple[list[MemoryRecord], dict[str, bytes | None], str | None]:
         return self.matching_indexed(user, signature, now)
+
+    def exact_matching(
+        self, user: str, signature: str, key: str, tool: str | None, args_json: bytes | None, now: float, key_of: Any
+    ) -> list[MemoryRecord] | None:
+        """From a per-user index by exact key, kept from the first exact lookup on (expired memories pruned first,
+        as `records` does)."""
+        with self._lock:
+            data = self._live(user, now)
+            if data is None:
+                return []
+            if data.indexed != signature_version(signature) or (tool is None) != (args_json is None):
+                return None
+            return data.exact((signature, key) if args_json is None else (signature, key, tool, args_json), key_of)
+
+    async def aexact_matching(
+        self, user: str, signature: str, key: str, tool: str | None, args_json: bytes | None, now: float, key_of: Any
+    ) -> list[MemoryRecord] | None:
+        return self.exact_matching(user, signature, key, tool, args_json, now, key_of)
 
     def reindex(self, user: str, records: list[MemoryRecord], version: str, now: float) -> None:
         with self._lock:

@@ -6,7 +6,8 @@
    signature is derived again from its stored raw intention and stored under it (`reindex`), once: memories
    stored before a vocabulary change are found after it.
 2. **exact**: a candidate whose exact key (`exact_key`, recomputed from the
-   stored raw intention) is the query's: that intention's memories. Candidates a veto blocks
+   stored raw intention) is the query's: that intention's memories (asked first of the backend's index by exact
+   key, `exact_matching`, where it keeps one: then the group is read only for a similar match). Candidates a veto blocks
    (`veto`) are not offered as similar matches.
 3. **similar**: otherwise every candidate is lexically equivalent to the query (the
    `LexicalVerifier`'s verdict); with a verifier that asks a model
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
+from promptcache._keys import canonical_json
 from promptcache.intention._matching import anchor_info, choose
 from promptcache.intention._meaning import signature
 from promptcache.intention._normalize import anchors_agree
@@ -165,15 +167,21 @@ def find_steps(
     sig = signature(intention)
     asks = ctx.verifier.asks_model and not exact_only and ctx.threshold < 1.0
     fetched: dict[str, bytes | None] = {}
+    hit = None  # the exact group, from the backend's index by exact key (``None``: not asked, or not known so)
     if asks:
         pool = filter_records((yield call(ctx.backend, "records", user, now)), tool, args)
         same = [r for r in pool if signature(r.intention) == sig]
     else:  # the meaning index: only the memories with the query's signature, their results with them
-        found, fetched = yield from _candidates(ctx, user, sig, now)
+        wanted = None if args is None else canonical_json(args)
+        hit = yield call(ctx.backend, "exact_matching", user, sig, exact_key(intention), tool, wanted, now, exact_key)
+        if hit is None or not (hit or exact_only or ctx.threshold >= 1.0):  # a similar match needs the group
+            hit, (found, fetched) = None, (yield from _candidates(ctx, user, sig, now))
+        else:
+            found = []
         # a stored signature equal to ``sig`` (same vocabulary version) is what re-deriving it would give
         same = [r for r in filter_records(found, tool, args) if r.signature == sig or signature(r.intention) == sig]
         pool = same
-    group = exact_group(pool, exact_key(intention))
+    group = hit or exact_group(pool, exact_key(intention))
     if group:
         return Picked(group, 1.0, "exact", verified_by="exact", results=fetched), now
     if exact_only or ctx.threshold >= 1.0 or not pool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ._claude_code_prefixes import PrefixIndex
 from ._claude_code_tree import Line, Session, reply_message
 from ._claude_code_walk import Key, PromptWalker
 from ._transcript import Conversation, Message
@@ -55,6 +56,7 @@ def build_conversations(session: Session) -> list[Conversation]:
     Conversations come in the order of their first call."""
     replies: dict[str, Message] = {}
     convs: list[_Open] = []
+    index = PrefixIndex()
     calls = sorted(session.calls.values(), key=lambda lines: (lines[0].file, lines[0].line))
     walker = PromptWalker(session, replies)
     for lines in calls:
@@ -63,13 +65,14 @@ def build_conversations(session: Session) -> list[Conversation]:
         reply = replies.get(first.call)
         if reply is None:
             reply = replies[first.call] = reply_message(lines)
-        target = _extended(convs, keys, first.file)
-        if target is None:
-            shared = _shared(convs, keys)
-            target = _Open(first.file, [], [], start=start, shared=shared, line=first.line)
-            convs.append(target)
-        target.messages.extend(messages[len(target.keys) :])
-        target.keys.extend(keys[len(target.keys) :])
+        shared, found = index.match(keys, first.file)
+        if found is None:
+            found = len(convs)
+            convs.append(_Open(first.file, [], [], start=start, shared=shared, line=first.line))
+        target = convs[found]
+        old = len(target.keys)
+        target.messages.extend(messages[old:])
+        target.keys.extend(keys[old:])
         target.replies.append(len(target.messages))
         target.calls.append(first.call)
         target.sources.append(f"{session.names[first.file]}:{first.line}")
@@ -78,32 +81,8 @@ def build_conversations(session: Session) -> list[Conversation]:
             target.done[len(target.messages)] = max(stamps)
         target.messages.append(reply)
         target.keys.append(("a", first.call))
+        index.extend(found, first.file, target.keys, old)
     return [_finish(session, conv) for conv in convs]
-
-
-def _extended(convs: list[_Open], keys: list[Key], file: int) -> _Open | None:
-    """The latest conversation of log ``file`` whose messages the prompt ``keys`` starts with (``None`` if none
-    does). Calls of another log (a sub-agent's) never continue it, so each log's calls stay its own."""
-    for conv in reversed(convs):
-        if conv.file != file:
-            continue
-        n = len(conv.keys)
-        if n <= len(keys) and conv.keys[-1] == keys[n - 1] and conv.keys == keys[:n]:
-            return conv
-    return None
-
-
-def _shared(convs: list[_Open], keys: list[Key]) -> int:
-    """How many leading messages of the prompt ``keys`` repeat an earlier conversation's history."""
-    best = 0
-    for conv in convs:
-        n = 0
-        for a, b in zip(conv.keys, keys):
-            if a != b:
-                break
-            n += 1
-        best = max(best, n)
-    return best
 
 
 def _finish(session: Session, conv: _Open) -> Conversation:
