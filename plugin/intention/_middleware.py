@@ -24,7 +24,7 @@ request ids) are left out of the stored arguments, so they do not split one call
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, TypeAlias, TypedDict, TypeGuard
+from typing import Any, TypeAlias, TypedDict, TypeGuard, cast
 
 from langchain.agents.middleware import ToolCallRequest
 from langchain_core.messages import ToolCall, ToolMessage
@@ -36,6 +36,7 @@ from promptcache._log import ThrottledWarning, get_logger
 from promptcache._metrics import PluginMetrics, PluginStats
 from promptcache._option_checks import check_bool, check_name, check_names, check_scope_fields, check_tool_name
 from promptcache._processor import Processor
+from promptcache._types import JSONValue
 from promptcache.intention._checks import check_user
 from promptcache.intention._current import current_intention, state_messages
 from promptcache.intention._memory import IntentionMatch, IntentionMemory
@@ -264,7 +265,8 @@ def served_message(tool_call: ToolCall, match: IntentionMatch) -> ToolMessage:
     """
     result = match.result
     ok_list = isinstance(result, list) and all(isinstance(b, (str, dict)) for b in result)
-    content = result if isinstance(result, str) or ok_list else match.result_text()
+    blocks = cast("str | list[str | dict[str, JSONValue]]", result)  # a string, or a list of str/dict blocks
+    content = blocks if isinstance(result, str) or ok_list else match.result_text()
     meta = {
         "intention_cache": "hit",
         "kind": match.kind,
