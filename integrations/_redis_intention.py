@@ -35,15 +35,18 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
+from collections.abc import Sequence
+from typing import cast
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.integrations._redis_connection import ERRORS as _ERRORS
-from promptcache.integrations._redis_connection import RedisConnection, keeps_cancellation, server_refused
+from promptcache.integrations._redis_connection import RedisConnection, SyncClient, keeps_cancellation, server_refused
 from promptcache.integrations._redis_intention_index import SignatureIndex, index_commands
 from promptcache.integrations._redis_intention_reads import RecordReads
 from promptcache.integrations._redis_intention_records import RecordCache
 from promptcache.integrations._redis_intention_versions import (
+    Pipe,
+    RedisText,
     as_str,
     index_refused,
     settle,
@@ -94,10 +97,10 @@ class RedisIntentionBackend(SignatureIndex, RecordReads, RedisConnection, Intent
 
     def __init__(
         self,
-        client: Any = None,
+        client: object = None,
         *,
         url: str | None = None,
-        async_client: Any = None,
+        async_client: object = None,
         prefix: str = "promptcache:",
         max_memories_per_user: int = DEFAULT_MAX_MEMORIES_PER_USER,
         socket_timeout_s: float = 0.25,
@@ -145,13 +148,13 @@ class RedisIntentionBackend(SignatureIndex, RecordReads, RedisConnection, Intent
         self._open_break()
         return IntentionBackendError(f"Redis {op} failed: {type(exc).__name__}: {exc}")
 
-    def _sync(self) -> Any:
+    def _sync(self) -> SyncClient:
         if self.client is None:
             raise IntentionBackendError("this RedisIntentionBackend has only an async client; use the a* methods")
         return self.client
 
     # -- writes ------------------------------------------------------------------------------------------------
-    def _put_commands(self, pipe: Any, user: str, record: MemoryRecord, result: bytes, now: float) -> int:
+    def _put_commands(self, pipe: Pipe, user: str, record: MemoryRecord, result: bytes, now: float) -> int:
         """Queue a store (its INCR of the version counter at `_PUT_INCR`); returns the TTL (ms)."""
         # Key TTLs are relative (PX / PEXPIRE), so Redis's clock decides when keys vanish; index scores use the
         # caller's clock (``now``), which decides what a read returns.
@@ -170,10 +173,11 @@ class RedisIntentionBackend(SignatureIndex, RecordReads, RedisConnection, Intent
         pipe.zcard(idx)
         return ttl_ms
 
-    def _overflow(self, user: str, count: int) -> int:
-        return count - self.max_memories_per_user if count > self.max_memories_per_user else 0
+    def _overflow(self, user: str, count: object) -> int:
+        n = cast(int, count)  # the store pipeline's closing ZCARD: an int
+        return n - self.max_memories_per_user if n > self.max_memories_per_user else 0
 
-    def _evict(self, pipe: Any, user: str, victims: list[Any], ttl_ms: int) -> None:
+    def _evict(self, pipe: Pipe, user: str, victims: Sequence[RedisText], ttl_ms: int) -> None:
         pipe.delete(*[self.memory_key(user, as_str(m)) for m in victims])
         self._bump(pipe, user, ttl_ms)
 
@@ -195,7 +199,8 @@ class RedisIntentionBackend(SignatureIndex, RecordReads, RedisConnection, Intent
             if not extra and not bad_version:
                 self._records.stored(user, replies[_PUT_INCR], record)
             if extra:
-                victims = [m for m, _ in client.zpopmin(self.index_key(user), extra)]
+                popped = cast("list[tuple[bytes, float]]", client.zpopmin(self.index_key(user), extra))
+                victims = [m for m, _ in popped]
                 pipe = client.pipeline(transaction=False)
                 self._evict(pipe, user, victims, ttl_ms)
                 bad_version |= settle(pipe.execute(raise_on_error=False), -1)[1]
@@ -227,7 +232,8 @@ class RedisIntentionBackend(SignatureIndex, RecordReads, RedisConnection, Intent
             if not extra and not bad_version:
                 self._records.stored(user, replies[_PUT_INCR], record)
             if extra:
-                victims = [m for m, _ in await client.zpopmin(self.index_key(user), extra)]
+                popped = cast("list[tuple[bytes, float]]", await client.zpopmin(self.index_key(user), extra))
+                victims = [m for m, _ in popped]
                 pipe = client.pipeline(transaction=False)
                 self._evict(pipe, user, victims, ttl_ms)
                 bad_version |= settle(await pipe.execute(raise_on_error=False), -1)[1]

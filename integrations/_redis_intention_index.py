@@ -17,12 +17,17 @@ from __future__ import annotations
 
 import asyncio
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
 
 import redis
 
+from promptcache.integrations._redis_connection import AsyncClient, SyncClient
 from promptcache.integrations._redis_intention_records import RecordCache
 from promptcache.integrations._redis_intention_versions import (
+    Pipe,
+    RedisText,
+    Replies,
     VersionRepairs,
     as_str,
     index_refused,
@@ -106,7 +111,7 @@ SIG_POSITIONS = (8, 9, 10)
 """Positions of `index_commands` in the store pipeline (after the version bump, before the closing ``ZCARD``)."""
 
 
-def index_commands(pipe: Any, key: str, memory_id: str, ttl_ms: int) -> None:
+def index_commands(pipe: Pipe, key: str, memory_id: str, ttl_ms: int) -> None:
     """Queue the index update of one store: ``memory_id`` into the signature set ``key``, whose expiry becomes at
     least ``ttl_ms`` milliseconds (3 commands)."""
     pipe.sadd(key, memory_id)
@@ -115,8 +120,12 @@ def index_commands(pipe: Any, key: str, memory_id: str, ttl_ms: int) -> None:
 
 
 def live_records(
-    ids: list[Any], scores: list[Any], raws: list[Any], now: float, signature: str
-) -> tuple[list[MemoryRecord], list[Any], list[Any], list[str]]:
+    ids: Sequence[RedisText],
+    scores: Sequence[RedisText | float | None],
+    raws: Sequence[RedisText | None],
+    now: float,
+    signature: str,
+) -> tuple[list[MemoryRecord], list[RedisText], list[RedisText], list[str]]:
     """The live records among the members of a signature set.
 
     Args:
@@ -132,8 +141,8 @@ def live_records(
         why each unreadable record was refused)``.
     """
     records: list[MemoryRecord] = []
-    gone: list[Any] = []
-    dropped: list[Any] = []
+    gone: list[RedisText] = []
+    dropped: list[RedisText] = []
     corrupt: list[str] = []
     for mid, score, raw in zip(ids, scores, raws):
         if score is None:  # evicted, expired and pruned, or forgotten
@@ -159,7 +168,7 @@ def live_records(
     return records, gone, dropped, corrupt
 
 
-def _indexed(value: Any) -> str | None:
+def _indexed(value: object) -> str | None:
     """The vocabulary key as the match script read it: a version, or ``None`` (missing, or ``""``: mixed)."""
     return as_str(value) if value else None
 
@@ -172,21 +181,21 @@ class SignatureIndex(VersionRepairs):
         _records: RecordCache
 
         @property
-        def async_client(self) -> Any: ...
+        def async_client(self) -> AsyncClient | None: ...
         def _check(self) -> None: ...
-        def _sync(self) -> Any: ...
+        def _sync(self) -> SyncClient: ...
         def _fail(self, op: str, exc: BaseException) -> IntentionBackendError: ...
-        def _drop(self, pipe: Any, user: str, gone: list[bytes], ttl_ms: int) -> None: ...
+        def _drop(self, pipe: Pipe, user: str, gone: Sequence[RedisText], ttl_ms: int) -> None: ...
 
     def signature_key(self, user: str, signature: str) -> str:
         """The set of ids of the user's memories with meaning signature ``signature``."""
         return f"{self._base(user)}sig:{signature}"
 
-    def _signature_refused(self, replies: list[Any]) -> bool:
+    def _signature_refused(self, replies: Replies) -> bool:
         """Whether the store pipeline's commands on the signature set were refused (a key of another type)."""
         return index_refused(replies, SIG_POSITIONS)
 
-    def _sig_replaced(self, key: str, replies: list[Any], fixed: list[Any]) -> list[Any]:
+    def _sig_replaced(self, key: str, replies: Replies, fixed: Replies) -> list[object]:
         self._index_warning.warn("promptcache: replaced a damaged intention signature set (%s)", key)
         out = list(replies)
         for pos, reply in zip(SIG_POSITIONS, fixed[1:]):
@@ -194,8 +203,8 @@ class SignatureIndex(VersionRepairs):
         return out
 
     def _replace_signature_set(
-        self, client: Any, user: str, record: MemoryRecord, ttl_ms: int, replies: list[Any]
-    ) -> list[Any]:
+        self, client: SyncClient, user: str, record: MemoryRecord, ttl_ms: int, replies: Replies
+    ) -> list[object]:
         """A signature set of another type (a damaged key) is deleted and written again: the store goes on."""
         key = self.signature_key(user, record.signature)
         pipe = client.pipeline(transaction=False)
@@ -204,8 +213,8 @@ class SignatureIndex(VersionRepairs):
         return self._sig_replaced(key, replies, pipe.execute())
 
     async def _areplace_signature_set(
-        self, client: Any, user: str, record: MemoryRecord, ttl_ms: int, replies: list[Any]
-    ) -> list[Any]:
+        self, client: AsyncClient, user: str, record: MemoryRecord, ttl_ms: int, replies: Replies
+    ) -> list[object]:
         """Async `_replace_signature_set`."""
         key = self.signature_key(user, record.signature)
         pipe = client.pipeline(transaction=False)
@@ -217,17 +226,25 @@ class SignatureIndex(VersionRepairs):
         """The signature version all the user's memories are indexed under (``""``: several)."""
         return self._base(user) + "vocab"
 
-    def _vocabulary_commands(self, pipe: Any, user: str, record: MemoryRecord, ttl_ms: int) -> None:
+    def _vocabulary_commands(self, pipe: Pipe, user: str, record: MemoryRecord, ttl_ms: int) -> None:
         keys = (self.vocabulary_key(user), self.index_key(user))
         pipe.execute_command("EVAL", VOCABULARY_SCRIPT, 2, *keys, signature_version(record.signature), ttl_ms)
 
-    def _match_args(self, user: str, signature: str, now: float) -> tuple[Any, ...]:
+    def _match_args(self, user: str, signature: str, now: float) -> tuple[str, ...]:
+        """The 3 keys and the arguments of `MATCH_SCRIPT`."""
         keys = (self.index_key(user), self.signature_key(user, signature), self.vocabulary_key(user))
         prefixes = (self.memory_key(user, ""), self.result_key(user, ""))
-        return (MATCH_SCRIPT, 3, *keys, repr(now), *prefixes, signature_version(signature))
+        return (*keys, repr(now), *prefixes, signature_version(signature))
 
-    def _split_live(self, reply: list[Any], now: float, signature: str) -> tuple[Any, ...]:
-        ids, scores, raws, results = reply[2::4], reply[3::4], reply[4::4], reply[5::4]
+    def _split_live(
+        self, reply: Sequence[object], now: float, signature: str
+    ) -> tuple[list[MemoryRecord], dict[str, bytes | None], list[RedisText], list[RedisText], int]:
+        # The match script's reply, unchecked (the lookup path): [code, vocabulary, then per member: id, score,
+        # record, result].
+        ids = cast("Sequence[RedisText]", reply[2::4])
+        scores = cast("Sequence[RedisText | float | None]", reply[3::4])
+        raws = cast("Sequence[RedisText | None]", reply[4::4])
+        results = cast("Sequence[bytes | None]", reply[5::4])
         records, gone, dropped, corrupt = live_records(list(ids), list(scores), list(raws), now, signature)
         by_id = dict(zip(ids, results))
         fetched = {r.result_hash: by_id.get(r.id.encode(), by_id.get(r.id)) for r in records}
@@ -243,7 +260,9 @@ class SignatureIndex(VersionRepairs):
         what = "index" if code == 1 else "signature set"
         self._index_warning.warn("promptcache: a damaged intention %s (%s): a miss", what, key)
 
-    def _cleanup_commands(self, pipe: Any, user: str, key: str, gone: list[Any], dropped: list[Any], ttl: int) -> None:
+    def _cleanup_commands(
+        self, pipe: Pipe, user: str, key: str, gone: list[RedisText], dropped: list[RedisText], ttl: int
+    ) -> None:
         if gone:
             pipe.srem(key, *gone)
         if dropped:
@@ -279,7 +298,7 @@ class SignatureIndex(VersionRepairs):
         try:
             client = self._sync()
             key = self.signature_key(user, signature)
-            reply = client.eval(*self._match_args(user, signature, now))
+            reply = client.eval(MATCH_SCRIPT, 3, *self._match_args(user, signature, now))
             code = int(reply[0])
             if code == 1:
                 self._replace_damaged_index(client, user)
@@ -310,7 +329,7 @@ class SignatureIndex(VersionRepairs):
         self._check()
         try:
             key = self.signature_key(user, signature)
-            reply = await client.eval(*self._match_args(user, signature, now))
+            reply = await client.eval(MATCH_SCRIPT, 3, *self._match_args(user, signature, now))
             code = int(reply[0])
             if code == 1:
                 await self._areplace_damaged_index(client, user)
@@ -332,7 +351,7 @@ class SignatureIndex(VersionRepairs):
             raise self._fail("read", exc) from exc
 
     # -- migration -------------------------------------------------------------------------------------------------
-    def _reindex_commands(self, pipe: Any, user: str, records: list[MemoryRecord], version: str, now: float) -> None:
+    def _reindex_commands(self, pipe: Pipe, user: str, records: list[MemoryRecord], version: str, now: float) -> None:
         # The records keep their index scores, so a process's parsed copies stay in use: they differ only in the
         # signature, which every reader of them derives again from the raw intention. This process's are dropped.
         self._records.forget(user)

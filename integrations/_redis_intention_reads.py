@@ -11,13 +11,17 @@ pipeline).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, cast
 
 from promptcache._log import ThrottledWarning
 from promptcache.integrations._redis_connection import ERRORS as _ERRORS
-from promptcache.integrations._redis_connection import keeps_cancellation
-from promptcache.integrations._redis_intention_records import RecordCache
+from promptcache.integrations._redis_connection import AsyncClient, SyncClient, keeps_cancellation
+from promptcache.integrations._redis_intention_records import RecordCache, Row
 from promptcache.integrations._redis_intention_versions import (
+    Pipe,
+    RedisText,
+    Replies,
     VersionRepairs,
     index_refused,
     read_version,
@@ -31,7 +35,7 @@ from promptcache.intention._backends import IntentionBackendError, MemoryRecord
 __all__ = ["RecordReads"]
 
 
-def _head_replies(head: list[Any], result_hashes: list[str]) -> tuple[Any, dict[str, bytes | None]]:
+def _head_replies(head: Replies, result_hashes: list[str]) -> tuple[RedisText | None, dict[str, bytes | None]]:
     """The version counter (``None``: missing or damaged) and the results by hash of a read's first pipeline
     (prune, ``GET ver``, then one ``GET`` per result). Raises the prune's error, or a result read's other than
     ``WRONGTYPE`` (read as ``b""``, a corrupt entry)."""
@@ -50,15 +54,15 @@ class RecordReads(VersionRepairs):
     if TYPE_CHECKING:  # provided by RedisIntentionBackend and its RedisConnection base
 
         @property
-        def async_client(self) -> Any: ...
+        def async_client(self) -> AsyncClient | None: ...
         def _check(self) -> None: ...
-        def _sync(self) -> Any: ...
+        def _sync(self) -> SyncClient: ...
         def _fail(self, op: str, exc: BaseException) -> IntentionBackendError: ...
 
     # -- records -------------------------------------------------------------------------------------------------
     def _merge(
-        self, user: str, version: Any, rows: list[Any], missing: list[int], raw: list[Any]
-    ) -> tuple[list[MemoryRecord], list[Any]]:
+        self, user: str, version: RedisText | None, rows: list[Row], missing: list[int], raw: Sequence[RedisText | None]
+    ) -> tuple[list[MemoryRecord], list[bytes]]:
         records, gone, corrupt = self._records.merge(user, version, rows, missing, raw)
         if corrupt:  # dropped from the index below: a miss for that memory only, the user's others still match
             self._warning.warn(
@@ -68,15 +72,15 @@ class RecordReads(VersionRepairs):
             )
         return records, gone
 
-    def _head(self, pipe: Any, user: str, now: float) -> None:
+    def _head(self, pipe: Pipe, user: str, now: float) -> None:
         pipe.zremrangebyscore(self.index_key(user), "-inf", now)
         pipe.get(self.version_key(user))
 
-    def _range_args(self, user: str, now: float) -> tuple[Any, ...]:
+    def _range_args(self, user: str, now: float) -> tuple[str, ...]:
         # Raw command: the reply as the server sends it (no per-pair conversion in Python).
         return ("ZRANGEBYSCORE", self.index_key(user), f"({now!r}", "+inf", "WITHSCORES")
 
-    def _drop(self, pipe: Any, user: str, gone: list[bytes], ttl_ms: int) -> None:
+    def _drop(self, pipe: Pipe, user: str, gone: Sequence[RedisText], ttl_ms: int) -> None:
         pipe.zrem(self.index_key(user), *gone)
         self._bump(pipe, user, ttl_ms)
 
@@ -86,7 +90,7 @@ class RecordReads(VersionRepairs):
     async def arecords(self, user: str, now: float) -> list[MemoryRecord]:
         return (await self.arecords_versioned(user, now))[0]
 
-    def records_versioned(self, user: str, now: float) -> tuple[list[MemoryRecord], Any]:
+    def records_versioned(self, user: str, now: float) -> tuple[list[MemoryRecord], RedisText | None]:
         """`records` and the user's version counter as read with them (``None`` when it is missing or damaged,
         or the index changed on the way); one round trip while the counter is the one last read here."""
         records, version, _ = self.records_versioned_results(user, now, [])
@@ -94,7 +98,7 @@ class RecordReads(VersionRepairs):
 
     def records_versioned_results(
         self, user: str, now: float, result_hashes: list[str]
-    ) -> tuple[list[MemoryRecord], Any, dict[str, bytes | None]]:
+    ) -> tuple[list[MemoryRecord], RedisText | None, dict[str, bytes | None]]:
         """`records_versioned`, and the results of ``result_hashes`` read in the same first round trip (the
         ``GET``s queued after the version's), by hash (``b""`` where a key holds another type)."""
         self._check()
@@ -111,7 +115,8 @@ class RecordReads(VersionRepairs):
             reused = self._records.reuse(user, version, now)
             if reused is not None:
                 return reused, version, results
-            reply = client.execute_command(*self._range_args(user, now))
+            # redis-py leaves the sync ``execute_command`` untyped: the raw reply is a list (see `RecordCache.split`).
+            reply = cast("Callable[..., Sequence[object]]", client.execute_command)(*self._range_args(user, now))
             if not reply:
                 return [], version, results
             rows, missing = self._records.split(user, reply)
@@ -131,7 +136,7 @@ class RecordReads(VersionRepairs):
             raise self._fail("read", exc) from exc
 
     @keeps_cancellation
-    async def arecords_versioned(self, user: str, now: float) -> tuple[list[MemoryRecord], Any]:
+    async def arecords_versioned(self, user: str, now: float) -> tuple[list[MemoryRecord], RedisText | None]:
         """Async `records_versioned`."""
         records, version, _ = await self.arecords_versioned_results(user, now, [])
         return records, version
@@ -139,7 +144,7 @@ class RecordReads(VersionRepairs):
     @keeps_cancellation
     async def arecords_versioned_results(
         self, user: str, now: float, result_hashes: list[str]
-    ) -> tuple[list[MemoryRecord], Any, dict[str, bytes | None]]:
+    ) -> tuple[list[MemoryRecord], RedisText | None, dict[str, bytes | None]]:
         """Async `records_versioned_results`."""
         client = self.async_client
         if client is None:
@@ -176,7 +181,7 @@ class RecordReads(VersionRepairs):
         except _ERRORS as exc:
             raise self._fail("read", exc) from exc
 
-    def _results_commands(self, pipe: Any, user: str, result_hashes: list[str]) -> None:
+    def _results_commands(self, pipe: Pipe, user: str, result_hashes: list[str]) -> None:
         for h in result_hashes:
             pipe.get(self.result_key(user, h))
 
@@ -185,8 +190,7 @@ class RecordReads(VersionRepairs):
         another type: the memory then discards it)."""
         self._check()
         try:
-            value: bytes | None = self._sync().get(self.result_key(user, result_hash))
-            return value
+            return cast("bytes | None", self._sync().get(self.result_key(user, result_hash)))  # not decoded: bytes
         except _ERRORS as exc:
             if wrong_type(exc):
                 return b""
@@ -199,8 +203,7 @@ class RecordReads(VersionRepairs):
             return await asyncio.to_thread(self.result, user, result_hash)
         self._check()
         try:
-            value: bytes | None = await client.get(self.result_key(user, result_hash))
-            return value
+            return cast("bytes | None", await client.get(self.result_key(user, result_hash)))  # not decoded: bytes
         except _ERRORS as exc:
             if wrong_type(exc):
                 return b""

@@ -7,16 +7,21 @@ index score (expiry) it had: a replaced memory has a new score, so a stale copy 
 from __future__ import annotations
 
 import threading
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import TypeAlias, cast
 
 from cachetools import LRUCache
 
+from promptcache.integrations._redis_intention_versions import RedisText
 from promptcache.intention._backends import MemoryRecord
 
 __all__ = ["RecordCache", "Row"]
 
-Row = tuple[Any, Any, "MemoryRecord | None"]
-"""One index entry: (memory id as Redis returned it, its score, its parsed record or ``None`` when not known)."""
+Score: TypeAlias = "RedisText | float"
+"""An index score (expiry, epoch seconds) as Redis returned it: text, or a float from a RESP3 client."""
+
+Row = tuple[bytes, Score, "MemoryRecord | None"]
+"""One index entry: (memory id as the raw index read returned it, its score, its parsed record or ``None`` when not known)."""
 
 
 class _UserCache:
@@ -25,12 +30,14 @@ class _UserCache:
 
     __slots__ = ("by_id", "first_expiry", "records", "version")
 
-    def __init__(self, version: Any, records: list[MemoryRecord], by_id: dict[Any, tuple[Any, MemoryRecord]]):
+    def __init__(
+        self, version: RedisText | None, records: list[MemoryRecord], by_id: dict[RedisText, tuple[Score, MemoryRecord]]
+    ):
         self.version, self.records, self.by_id = version, records, by_id
         self.first_expiry = min((r.expires_at for r in records), default=float("inf"))
 
 
-def _number(value: Any) -> int | None:
+def _number(value: object) -> int | None:
     """A version counter's reply (``bytes``/``str`` digits) as an int, else ``None``."""
     text = value.decode() if isinstance(value, bytes) else value
     return int(text) if isinstance(text, str) and text.lstrip("-").isdigit() else None
@@ -49,7 +56,7 @@ class RecordCache:
         with self._lock:
             return self._users.get(user)
 
-    def reuse(self, user: str, version: Any, now: float) -> list[MemoryRecord] | None:
+    def reuse(self, user: str, version: RedisText | None, now: float) -> list[MemoryRecord] | None:
         """The cached records when the user's version is the one they were read at (expired ones, by ``now`` in
         epoch seconds, filtered out), else ``None``. A ``None`` version (missing or damaged counter) never
         matches."""
@@ -60,12 +67,14 @@ class RecordCache:
             return entry.records  # none expired yet: the list as cached (read, not edited, by the callers)
         return [r for r in entry.records if r.expires_at > now]
 
-    def split(self, user: str, reply: list[Any]) -> tuple[list[Row], list[int]]:
+    def split(self, user: str, reply: Sequence[object]) -> tuple[list[Row], list[int]]:
         """The index reply (RESP2: ``[id, score, ...]``; RESP3: ``[[id, score], ...]``) as rows with the cached
         record where its score is unchanged, and the positions of the rows whose record must be fetched."""
         entry = self._get(user)
-        get = entry.by_id.get if entry is not None else {}.get
-        pairs = reply if isinstance(reply[0], (list, tuple)) else zip(reply[0::2], reply[1::2])
+        by_id = entry.by_id if entry is not None else {}
+        get = by_id.get
+        flat = not isinstance(reply[0], (list, tuple))
+        pairs = cast("Iterable[tuple[bytes, Score]]", zip(reply[0::2], reply[1::2]) if flat else reply)
         rows: list[Row] = []
         missing: list[int] = []
         for mid, score in pairs:
@@ -78,8 +87,8 @@ class RecordCache:
         return rows, missing
 
     def merge(
-        self, user: str, version: Any, rows: list[Row], missing: list[int], raw: list[Any]
-    ) -> tuple[list[MemoryRecord], list[Any], list[str]]:
+        self, user: str, version: RedisText | None, rows: list[Row], missing: list[int], raw: Sequence[RedisText | None]
+    ) -> tuple[list[MemoryRecord], list[bytes], list[str]]:
         """Parse the fetched records ``raw`` (``MGET`` of the rows at ``missing``) into ``rows`` and cache the
         result under ``version`` (none when some rows are gone: the index is about to change).
 
@@ -88,7 +97,7 @@ class RecordCache:
             row is dropped when its record expired (``None``) or is corrupt (not a record, or a field of the wrong
             type, `loads`).
         """
-        gone: list[Any] = []
+        gone: list[bytes] = []
         corrupt: list[str] = []
         for pos, data in zip(missing, raw):
             mid, score, _ = rows[pos]
@@ -109,7 +118,7 @@ class RecordCache:
                 self._users[user] = entry
         return records, gone, corrupt
 
-    def stored(self, user: str, version: Any, record: MemoryRecord) -> None:
+    def stored(self, user: str, version: RedisText | None, record: MemoryRecord) -> None:
         """After this process's store of ``record`` bumped the user's counter to ``version`` (the bump's reply):
         when the cache is at the value just before it (no other write came between), ``record`` is put in and the
         entry moves to ``version``, so the next lookup needs no index read; otherwise nothing changes (the next

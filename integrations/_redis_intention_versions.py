@@ -21,15 +21,19 @@ from __future__ import annotations
 import math
 import secrets
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias, Union, cast
 
 import redis
 
 from promptcache._keys import hash_tag
 from promptcache._log import ThrottledWarning
+from promptcache.integrations._redis_connection import AsyncClient, SyncClient
 
 __all__ = [
     "BUMP_SCRIPT",
+    "Pipe",
+    "RedisText",
+    "Replies",
     "REPLACE_INDEX_SCRIPT",
     "VersionRepairs",
     "unreadable_as_corrupt",
@@ -41,6 +45,26 @@ __all__ = [
     "rows_ttl_ms",
     "settle",
 ]
+
+if TYPE_CHECKING:
+    import redis.asyncio.client
+    import redis.asyncio.cluster
+    import redis.client
+    import redis.cluster
+
+Pipe: TypeAlias = Union[
+    "redis.client.Pipeline",
+    "redis.cluster.ClusterPipeline",
+    "redis.asyncio.client.Pipeline",
+    "redis.asyncio.cluster.ClusterPipeline",
+]
+"""A pipeline (sync or async, standalone or Cluster) the backend queues commands on."""
+
+RedisText: TypeAlias = Union[bytes, str]
+"""A bulk-string reply: ``bytes``, or ``str`` from a client made with ``decode_responses=True``."""
+
+Replies: TypeAlias = Sequence[object]
+"""A pipeline's replies (``execute(raise_on_error=False)``: a reply, or the exception a command raised)."""
 
 BUMP_SCRIPT = """
 if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -76,12 +100,12 @@ def new_version() -> str:
     return str((1 << 61) | secrets.randbits(61))
 
 
-def as_str(value: Any) -> str:
+def as_str(value: object) -> str:
     """A Redis reply (``bytes`` or not) as text."""
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def settle(replies: list[Any], ver_at: int) -> tuple[Any, bool]:
+def settle(replies: Replies, ver_at: int) -> tuple[object, bool]:
     """A pipeline's last reply, and whether its command on the version counter (at ``ver_at``: the bump script,
     ``GET``) was refused (the counter is damaged: not an integer, or another type of key). Raises the first error
     of any other command."""
@@ -91,7 +115,7 @@ def settle(replies: list[Any], ver_at: int) -> tuple[Any, bool]:
     return replies[-1], isinstance(replies[ver_at], Exception)
 
 
-def index_refused(replies: list[Any], positions: Sequence[int]) -> bool:
+def index_refused(replies: Replies, positions: Sequence[int]) -> bool:
     """Whether a command on the user's index (at ``positions`` of ``replies``) was refused with ``WRONGTYPE``: the
     index key holds another type of key."""
     return any(
@@ -99,13 +123,13 @@ def index_refused(replies: list[Any], positions: Sequence[int]) -> bool:
     )
 
 
-def wrong_type(reply: Any) -> bool:
+def wrong_type(reply: object) -> bool:
     """Whether ``reply`` (an error Redis answered with, or a pipeline reply) is ``WRONGTYPE``: the key holds
     another type of key."""
     return isinstance(reply, redis.ResponseError) and str(reply).startswith("WRONGTYPE")
 
 
-def unreadable_as_corrupt(replies: list[Any]) -> list[bytes | None]:
+def unreadable_as_corrupt(replies: Replies) -> list[bytes | None]:
     """The replies of a pipeline of result ``GET``s, with ``b""`` (a corrupt entry: the memory discards it and
     counts an error) where a key holds another type (``WRONGTYPE``). Raises any other error."""
     out: list[bytes | None] = []
@@ -115,19 +139,19 @@ def unreadable_as_corrupt(replies: list[Any]) -> list[bytes | None]:
         elif isinstance(reply, Exception):
             raise reply
         else:
-            out.append(reply)
+            out.append(cast("bytes | None", reply))  # a GET's reply
     return out
 
 
-def read_version(reply: Any) -> Any:
+def read_version(reply: object) -> RedisText | None:
     """The version counter as read (``GET``), or ``None`` when it is missing or damaged (not an integer, another
     type of key): then no cached records are reused."""
     if reply is None or isinstance(reply, Exception):
         return None
-    return reply if as_str(reply).lstrip("-").isdigit() else None
+    return cast(RedisText, reply) if as_str(reply).lstrip("-").isdigit() else None  # a GET's reply: text
 
 
-def rows_ttl_ms(scores: Sequence[Any], now: float) -> int:
+def rows_ttl_ms(scores: Sequence[RedisText | float], now: float) -> int:
     """The TTL (ms, >= 1) that covers the latest expiry among index ``scores`` (epoch seconds, as Redis returned
     them) from ``now`` (epoch seconds): what a counter written while reading the index gets."""
     latest = max((float(s) for s in scores), default=now)
@@ -162,14 +186,14 @@ class VersionRepairs:
         """The key of a stored result (by content hash)."""
         return f"{self._base(user)}res:{result_hash}"
 
-    def _bump(self, pipe: Any, user: str, ttl_ms: int) -> None:
+    def _bump(self, pipe: Pipe, user: str, ttl_ms: int) -> None:
         """Queue the version bump: created at a random start when missing, incremented, given ``ttl_ms`` (ms) when
         it has no TTL or a shorter one (`BUMP_SCRIPT`)."""
         # ``execute_command``, not ``pipe.eval``: redis-py's cluster pipelines block ``eval()`` but route a queued
         # EVAL to its key's slot (the user's hash tag), like any other command.
         pipe.execute_command("EVAL", BUMP_SCRIPT, 1, self.version_key(user), new_version(), ttl_ms)
 
-    def _repair(self, pipe: Any, user: str, ttl_ms: int | None) -> None:
+    def _repair(self, pipe: Pipe, user: str, ttl_ms: int | None) -> None:
         """Commands that replace a version counter INCR refused (a non-integer, or another type of key) with a
         random value no process can have cached, so every process reads the user's index afresh."""
         ver = self.version_key(user)
@@ -179,7 +203,7 @@ class VersionRepairs:
             pipe.pexpire(ver, ttl_ms, gt=True)
         self._warning.warn("promptcache: repaired a damaged intention version counter (%s)", ver)
 
-    def _index_replaced(self, user: str, found: Any) -> bool:
+    def _index_replaced(self, user: str, found: object) -> bool:
         """Log (at most once a minute) that the user's index, a key of type ``found``, was deleted; True when one
         was (``found`` not ``None``)."""
         if found is None:
@@ -189,13 +213,13 @@ class VersionRepairs:
         )
         return True
 
-    def _replace_damaged_index(self, client: Any, user: str) -> bool:
+    def _replace_damaged_index(self, client: SyncClient, user: str) -> bool:
         """Delete the user's index and version counter when the index is not a sorted set (a damaged key; see
         `REPLACE_INDEX_SCRIPT`); True when it was."""
         found = client.eval(REPLACE_INDEX_SCRIPT, 2, self.index_key(user), self.version_key(user))
         return self._index_replaced(user, found)
 
-    async def _areplace_damaged_index(self, client: Any, user: str) -> bool:
+    async def _areplace_damaged_index(self, client: AsyncClient, user: str) -> bool:
         """Async `_replace_damaged_index`."""
         found = await client.eval(REPLACE_INDEX_SCRIPT, 2, self.index_key(user), self.version_key(user))
         return self._index_replaced(user, found)

@@ -49,7 +49,7 @@ _HANDLER_ID = "promptcache.TrafficRecorder"
 @dataclass(slots=True)
 class _Call:
     started: float
-    sent: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    sent: list[tuple[str, dict[str, object]]] = field(default_factory=list)
 
 
 _ACTIVE: contextvars.ContextVar[_Call | None] = contextvars.ContextVar("promptcache_recorded_call", default=None)
@@ -58,7 +58,7 @@ _ACTIVE: contextvars.ContextVar[_Call | None] = contextvars.ContextVar("promptca
 _MAX_BACKUPS = 1_000  # TrafficRecorder's ``backups`` bound (its docstring)
 
 
-def _capture(params: dict[str, Any], model: object, **_: object) -> None:
+def _capture(params: dict[str, object], model: object, **_: object) -> None:
     """botocore ``provide-client-params`` handler: keep the request of the recorded call running here."""
     call = _ACTIVE.get()
     if call is not None:  # only the latest attempt is kept (a retried call: the one that answered)

@@ -5,7 +5,6 @@ bad value, before anything is read or written, whatever the backend."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from promptcache._config import check_unicode, validate_scope
 from promptcache.intention._results import serialise_json
@@ -23,7 +22,7 @@ def check_text(value: str, what: str) -> str:
     return check_unicode(value, what)
 
 
-def check_user(user_id: Any) -> str:
+def check_user(user_id: object) -> str:
     """The user id as a string: a non-empty, non-blank ``str`` (or an ``int``, turned into one) without lone
     surrogates.
 
@@ -37,7 +36,7 @@ def check_user(user_id: Any) -> str:
     return check_text(user, "user_id")
 
 
-def check_call(tool: Any, args: Any) -> None:
+def check_call(tool: object, args: object) -> None:
     """Check a tool call's ``tool`` (``None`` or a non-empty ``str`` without lone surrogates) and ``args`` (``None``
     or a JSON value, see `serialise_json`); the same rule for ``store`` and
     ``retrieve``.
@@ -56,7 +55,7 @@ def check_call(tool: Any, args: Any) -> None:
         serialise_json(args, "args")
 
 
-def check_unit(value: Any, what: str) -> float:
+def check_unit(value: object, what: str) -> float:
     """``value`` as a float in ``[0, 1]``.
 
     Raises:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from langchain_core.messages import HumanMessage
 
 __all__ = ["current_intention", "state_messages"]
 
 
-def _message_text(message: Any) -> str:
+def _message_text(message: object) -> str:
     content = getattr(message, "content", "")
     if isinstance(content, str):
         return content
@@ -24,7 +23,7 @@ def _message_text(message: Any) -> str:
 
 
 def current_intention(
-    args: Mapping[str, Any] | None, messages: Sequence[Any], intention_arg: str = "intention"
+    args: Mapping[str, object] | None, messages: Sequence[object], intention_arg: str = "intention"
 ) -> str | None:
     """The intention `IntentionCache` files a tool call under (also used by ``promptcache replay``).
 
@@ -47,7 +46,7 @@ def current_intention(
     return intention if intention.strip() else None
 
 
-def state_messages(state: Any) -> list[Any]:
+def state_messages(state: object) -> list[object]:
     """The messages of an agent state (a mapping or an object with ``messages``)."""
     if isinstance(state, Mapping):
         return list(state.get("messages") or [])

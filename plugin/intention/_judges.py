@@ -16,13 +16,17 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cachetools import LRUCache
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache.intention._meaning import compare, explain, signature
 from promptcache.intention._normalize import normalize_intention
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import BaseMessage
 
 __all__ = ["ChatModelVerifier", "LexicalVerifier", "Verifier", "as_verifier"]
 
@@ -110,7 +114,7 @@ class ChatModelVerifier(Verifier):
 
     def __init__(
         self,
-        model: Any,
+        model: BaseChatModel,
         *,
         max_checks: int = 3,
         cache_size: int = 4096,
@@ -142,7 +146,7 @@ class ChatModelVerifier(Verifier):
             calls, tin, tout = self._usage
         return calls, tin, tout
 
-    def _count(self, reply: Any) -> None:
+    def _count(self, reply: object) -> None:
         meta = getattr(reply, "usage_metadata", None) or {}
         with self._lock:
             self._usage[0] += 1
@@ -163,7 +167,7 @@ class ChatModelVerifier(Verifier):
             with self._lock:
                 self._verdicts[key] = verdict
 
-    def messages(self, query: str, stored: str, result: str | None) -> list[Any]:
+    def messages(self, query: str, stored: str, result: str | None) -> list[BaseMessage]:
         """The messages sent to the model (a system message and one human message)."""
         from langchain_core.messages import HumanMessage, SystemMessage
 
@@ -176,7 +180,7 @@ class ChatModelVerifier(Verifier):
             ),
         ]
 
-    def _parse(self, reply: Any) -> bool:
+    def _parse(self, reply: object) -> bool:
         text = getattr(reply, "content", reply)
         if isinstance(text, list):  # content blocks
             text = " ".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in text)
@@ -225,7 +229,7 @@ class ChatModelVerifier(Verifier):
         return f"ChatModelVerifier({type(self.model).__name__}, max_checks={self.max_checks})"
 
 
-def as_verifier(value: Any) -> Verifier:
+def as_verifier(value: object) -> Verifier:
     """``None`` -> `LexicalVerifier`; a `Verifier` as is.
 
     Raises:

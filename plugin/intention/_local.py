@@ -23,9 +23,16 @@ import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, TypeAlias
 
 from langchain_core.embeddings import Embeddings
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+_Array: TypeAlias = "npt.NDArray[np.float32]"
 
 __all__ = ["LocalEmbeddings", "local_embeddings"]
 
@@ -57,20 +64,22 @@ def _find_model_dir(model_dir: str | os.PathLike[str] | None) -> Path:
     return path
 
 
-def _layer_norm(x: Any, w: Any, b: Any) -> Any:
+def _layer_norm(x: _Array, w: _Array, b: _Array) -> _Array:
     mean = x.mean(-1, keepdims=True)
     var = ((x - mean) ** 2).mean(-1, keepdims=True)
-    return (x - mean) / (var + 1e-12) ** 0.5 * w + b
+    out: _Array = (x - mean) / (var + 1e-12) ** 0.5 * w + b
+    return out
 
 
-def _gelu(np: Any, x: Any) -> Any:
+def _gelu(np: ModuleType, x: _Array) -> _Array:
     # Exact (erf) GELU, as BERT's "gelu"; erf by Abramowitz & Stegun 7.1.26 (absolute error < 1.5e-7).
     z = x / math.sqrt(2.0)
     a = np.abs(z)
     t = 1.0 / (1.0 + 0.3275911 * a)
     poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
     erf = np.sign(z) * (1.0 - poly * np.exp(-a * a))
-    return 0.5 * x * (1.0 + erf)
+    out: _Array = 0.5 * x * (1.0 + erf)
+    return out
 
 
 class LocalEmbeddings(Embeddings):
@@ -109,7 +118,7 @@ class LocalEmbeddings(Embeddings):
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def _encode_batch(self, texts: list[str]) -> Any:
+    def _encode_batch(self, texts: list[str]) -> _Array:
         np, w = self._np, self._w
         enc = self._tok.encode_batch(texts)
         ids = np.array([e.ids for e in enc], dtype=np.int64)
@@ -126,8 +135,9 @@ class LocalEmbeddings(Embeddings):
         for i in range(_LAYERS):
             p = f"encoder.layer.{i}."
 
-            def lin(v: Any, name: str, p: str = p) -> Any:
-                return v @ w[p + name + ".weight"].T + w[p + name + ".bias"]
+            def lin(v: _Array, name: str, p: str = p) -> _Array:
+                out: _Array = v @ w[p + name + ".weight"].T + w[p + name + ".bias"]
+                return out
 
             q = lin(x, "attention.self.query").reshape(n, t, _HEADS, d).transpose(0, 2, 1, 3)
             k = lin(x, "attention.self.key").reshape(n, t, _HEADS, d).transpose(0, 2, 3, 1)
@@ -144,7 +154,8 @@ class LocalEmbeddings(Embeddings):
             ff = lin(_gelu(np, lin(x, "intermediate.dense")), "output.dense")
             x = _layer_norm(ff + x, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
         pooled = (x * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
-        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        unit: _Array = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return unit
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Vectors of ``texts`` (each 384 floats, unit length), in order."""

@@ -1,21 +1,16 @@
 """``IntentionMemory``: tool results stored per user under the user's intention, found again by intention.
 
-An intention can hold several memories, one per tool call (``(tool, args)``): an agent often makes several calls for
-one user message. A lookup first picks the stored intention that answers the query
-(`promptcache.intention._lookup`):
+An intention can hold several memories, one per tool call (``(tool, args)``). A lookup first picks the stored
+intention that answers the query (`promptcache.intention._lookup`): **exact**, an earlier intention of the same user
+with the query's normalised form (`normalize_intention`); else **similar**, one that *means the same* (a `Verifier`
+accepted it; by default the model-free `LexicalVerifier`: every difference between the two texts is an equivalence,
+`promptcache.intention._meaning`) whose similarity is at least ``threshold``; of several about as similar as the best
+(within ``margin``), the newest (tool results change over time). With ``embeddings=``, the embeddings propose and
+vetoes and a calibrated threshold accept (`promptcache.intention._recall`).
 
-1. **exact**: an earlier intention of the same user whose normalised form equals the query's
-   (`normalize_intention`).
-2. **similar**: otherwise an earlier intention that *means the same* — a `Verifier` accepted it (by default the
-   model-free `LexicalVerifier`: every difference between the two texts is an equivalence,
-   `promptcache.intention._meaning`) — whose similarity is at least ``threshold``; of several about as similar as
-   the best (within ``margin``), the newest (tool results change over time: the newest result is served). With
-   ``embeddings=``, the embeddings propose and vetoes and a calibrated threshold accept
-   (`promptcache.intention._recall`).
-
-`IntentionMemory.retrieve_all` returns every memory of that intention (most recent first);
-`IntentionMemory.retrieve` the most recent one. Both can be narrowed to one ``tool`` and/or ``args`` first
-(then only memories of that call are candidates). ``threshold=1.0`` or ``exact_only=True`` means exact matches only.
+`IntentionMemory.retrieve_all` returns every memory of that intention (most recent first), `IntentionMemory.retrieve`
+the most recent one; both can be narrowed to one ``tool`` and/or ``args``. ``threshold=1.0`` or ``exact_only=True``:
+exact matches only.
 """
 
 from __future__ import annotations
@@ -23,7 +18,8 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+
+from langchain_core.embeddings import Embeddings
 
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache._metrics import PluginMetrics, PluginStats
@@ -100,12 +96,12 @@ class IntentionMemory(Thresholds):
         backend: IntentionBackend | None = None,
         *,
         ttl_s: float = DEFAULT_INTENTION_TTL_SECONDS,
-        similarity: Any = None,
+        similarity: Similarity | Embeddings | None = None,
         threshold: float | None = None,
         margin: float = DEFAULT_INTENTION_MARGIN,
         clock: Callable[[], float] = time.time,
         verifier: Verifier | None = None,
-        embeddings: Any = None,
+        embeddings: Embeddings | None = None,
         max_error: float = DEFAULT_MAX_ERROR,
         proposals: int = DEFAULT_PROPOSALS,
         proposal_floor: float = DEFAULT_PROPOSAL_FLOOR,
@@ -155,8 +151,8 @@ class IntentionMemory(Thresholds):
         a memory or not, failures included as misses), ``writes`` (memories stored), ``errors`` (backend failures
         of stores and lookups). Tokens and dollars are not known here (see ``IntentionCache``). Also sent to
         OpenTelemetry (`promptcache._metrics`). With a model verifier (one with ``usage()``, such as
-        `ChatModelVerifier`), also its cost since the last reset:
-        ``verifier_calls``, ``verifier_input_tokens``, ``verifier_output_tokens`` (an `IntentionStats`)."""
+        `ChatModelVerifier`), also its cost since the last reset: ``verifier_calls``, ``verifier_input_tokens``,
+        ``verifier_output_tokens`` (an `IntentionStats`)."""
         base = self.metrics.snapshot(reset)
         usage = getattr(self.verifier, "usage", None)
         if not callable(usage):
@@ -182,7 +178,7 @@ class IntentionMemory(Thresholds):
         self.metrics.write()
         return True
 
-    def store(self, user_id: str, intention: str, result: Any, tool: str | None = None, args: Any = None) -> bool:
+    def store(self, user_id: str, intention: str, result: object, tool: str | None = None, args: object = None) -> bool:
         """Remember ``result`` (a JSON value) for ``user_id`` under ``intention``.
 
         The same (intention, tool, args) stored again replaces the earlier memory; an identical result is stored
@@ -209,7 +205,7 @@ class IntentionMemory(Thresholds):
         )
 
     async def astore(
-        self, user_id: str, intention: str, result: Any, tool: str | None = None, args: Any = None
+        self, user_id: str, intention: str, result: object, tool: str | None = None, args: object = None
     ) -> bool:
         """Async `store`."""
         return await arun(
@@ -220,12 +216,12 @@ class IntentionMemory(Thresholds):
 
     # -- retrieve --------------------------------------------------------------------------------------------
     def _lookup(
-        self, user_id: Any, intention: Any, tool: Any, args: Any, exact_only: bool, fail_open: bool, first: bool
+        self, user_id: str, intention: str, tool: str | None, args: object, exact: bool, fail_open: bool, first: bool
     ) -> Steps[list[IntentionMatch]]:
-        user = check_lookup(user_id, intention, tool, args)
+        user, json_args = check_lookup(user_id, intention, tool, args)
         try:
             finder = find_recall if self.recall else find_steps
-            picked, now = yield from finder(self, user, intention, tool, args, exact_only)
+            picked, now = yield from finder(self, user, intention, tool, json_args, exact)
             if picked is None:
                 return self.metrics.lookup([])
             group = picked.group[:1] if first else picked.group
@@ -253,7 +249,7 @@ class IntentionMemory(Thresholds):
         intention: str,
         *,
         tool: str | None = None,
-        args: Any = None,
+        args: object = None,
         exact_only: bool = False,
         fail_open: bool = True,
     ) -> IntentionMatch | None:
@@ -282,7 +278,7 @@ class IntentionMemory(Thresholds):
         intention: str,
         *,
         tool: str | None = None,
-        args: Any = None,
+        args: object = None,
         exact_only: bool = False,
         fail_open: bool = True,
     ) -> IntentionMatch | None:
@@ -296,7 +292,7 @@ class IntentionMemory(Thresholds):
         intention: str,
         *,
         tool: str | None = None,
-        args: Any = None,
+        args: object = None,
         exact_only: bool = False,
         fail_open: bool = True,
     ) -> list[IntentionMatch]:
@@ -314,7 +310,7 @@ class IntentionMemory(Thresholds):
         intention: str,
         *,
         tool: str | None = None,
-        args: Any = None,
+        args: object = None,
         exact_only: bool = False,
         fail_open: bool = True,
     ) -> list[IntentionMatch]:

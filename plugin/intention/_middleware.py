@@ -23,16 +23,20 @@ request ids) are left out of the stored arguments, so they do not split one call
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any, TypeAlias, TypedDict, TypeGuard, cast
 
-from langchain_core.messages import ToolMessage
+from langchain.agents.middleware import ToolCallRequest
+from langchain_core.messages import ToolCall, ToolMessage
+from langchain_core.tools import BaseTool
+from langgraph.types import Command
 
 from promptcache._config import DEFAULT_SCOPE_FIELDS, UNSET, resolve_scope, validate_scope
 from promptcache._log import ThrottledWarning, get_logger
 from promptcache._metrics import PluginMetrics, PluginStats
 from promptcache._option_checks import check_bool, check_name, check_names, check_scope_fields, check_tool_name
 from promptcache._processor import Processor
+from promptcache._types import JSONValue
 from promptcache.intention._checks import check_user
 from promptcache.intention._current import current_intention, state_messages
 from promptcache.intention._memory import IntentionMatch, IntentionMemory
@@ -57,6 +61,18 @@ __all__ = [
 ]
 
 _log = get_logger("promptcache.intention._middleware")
+
+ToolResult: TypeAlias = "ToolMessage | Command[Any]"
+"""What a tool call gives back, as LangChain's ``AgentMiddleware.wrap_tool_call`` types it (a ``Command``'s resume
+value is the graph's own, unknown here)."""
+
+
+class _LookupArgs(TypedDict):
+    user_id: str
+    intention: str
+    tool: str
+    args: dict[str, object]
+    exact_only: bool
 
 
 class IntentionCache(Processor):
@@ -106,7 +122,7 @@ class IntentionCache(Processor):
         self,
         memory: IntentionMemory,
         *,
-        scope: Any = UNSET,
+        scope: object = UNSET,
         scope_fields: Iterable[str] = DEFAULT_SCOPE_FIELDS,
         deny_prefixes: Iterable[str] = DEFAULT_SIDE_EFFECT_PREFIXES,
         deny_tools: Iterable[str] = DEFAULT_DENY_TOOLS,
@@ -154,11 +170,11 @@ class IntentionCache(Processor):
             return False
         return self.allow_tools is None or tool_name in self.allow_tools
 
-    def kept_args(self, args: Mapping[str, Any] | None) -> dict[str, Any]:
+    def kept_args(self, args: Mapping[str, object] | None) -> dict[str, object]:
         """``args`` without the volatile arguments: what a memory's ``args`` hold."""
         return {k: v for k, v in (args or {}).items() if k not in self.volatile_args}
 
-    def _key(self, request: Any, warn: bool) -> tuple[str, str, str, dict[str, Any]] | None:
+    def _key(self, request: ToolCallRequest, warn: bool) -> tuple[str, str, str, dict[str, object]] | None:
         """(user, intention, tool, kept args) of a storable call, or None."""
         call = request.tool_call
         name = call.get("name") or ""
@@ -178,11 +194,11 @@ class IntentionCache(Processor):
         return user, intention, name, self.kept_args(args)
 
     @staticmethod
-    def _storable(result: Any) -> bool:
+    def _storable(result: ToolResult) -> TypeGuard[ToolMessage]:
         # A result with an artifact is not stored: a served repeat could not give the application the artifact.
         return isinstance(result, ToolMessage) and result.status != "error" and result.artifact is None
 
-    def _lookup_kwargs(self, key: tuple[str, str, str, dict[str, Any]]) -> dict[str, Any]:
+    def _lookup_kwargs(self, key: tuple[str, str, str, dict[str, object]]) -> _LookupArgs:
         user, intention, tool, args = key
         return {
             "user_id": user,
@@ -196,7 +212,7 @@ class IntentionCache(Processor):
         self.metrics.error()
         self._warning.warn("promptcache: IntentionCache could not store a tool result", exc=exc)
 
-    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+    def wrap_tool_call(self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolResult]) -> ToolResult:
         """Serve a stored repeat (``serve_repeats``), else run the tool and store its result (see the module
         docstring). Never changes a result the tool returned."""
         key = self._key(request, warn=True)  # before the tool runs: a bad user id raises here
@@ -217,7 +233,9 @@ class IntentionCache(Processor):
                 self._skip(exc)
         return result
 
-    async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
+    async def awrap_tool_call(
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[ToolResult]]
+    ) -> ToolResult:
         """Async `wrap_tool_call`."""
         key = self._key(request, warn=True)
         if key is not None and self.serve_repeats:
@@ -238,7 +256,7 @@ class IntentionCache(Processor):
         return result
 
 
-def served_message(tool_call: Mapping[str, Any], match: IntentionMatch) -> ToolMessage:
+def served_message(tool_call: ToolCall, match: IntentionMatch) -> ToolMessage:
     """The ``ToolMessage`` that answers ``tool_call`` from memory.
 
     Its content is the stored content (a string or a list of content blocks as the tool returned it; any other JSON
@@ -247,7 +265,8 @@ def served_message(tool_call: Mapping[str, Any], match: IntentionMatch) -> ToolM
     """
     result = match.result
     ok_list = isinstance(result, list) and all(isinstance(b, (str, dict)) for b in result)
-    content = result if isinstance(result, str) or ok_list else match.result_text()
+    blocks = cast("str | list[str | dict[str, JSONValue]]", result)  # a string, or a list of str/dict blocks
+    content = blocks if isinstance(result, str) or ok_list else match.result_text()
     meta = {
         "intention_cache": "hit",
         "kind": match.kind,
@@ -264,7 +283,7 @@ def served_message(tool_call: Mapping[str, Any], match: IntentionMatch) -> ToolM
     )
 
 
-def _never_stored(tool: Any) -> bool:
+def _never_stored(tool: BaseTool | None) -> bool:
     """Whether the tool object itself rules storing out: marked side-effecting (`SIDE_EFFECT_METADATA_KEY`)
     or returning ``(content, artifact)`` (``response_format="content_and_artifact"``)."""
     if tool is None:

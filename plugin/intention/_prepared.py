@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from cachetools import LRUCache
 
@@ -19,10 +18,12 @@ class PreparedCache:
     keeps its id but gets a new creation time); thread-safe, the 64 most recent sets."""
 
     def __init__(self) -> None:
-        self._cache: LRUCache[tuple[tuple[str, float], ...], Any] = LRUCache(maxsize=64)
+        self._cache: LRUCache[tuple[tuple[str, float], ...], object] = LRUCache(maxsize=64)
         self._lock = threading.Lock()
 
-    def get(self, similarity: Similarity, records: list[MemoryRecord], candidates: Callable[[], list[Any]]) -> Any:
+    def get(
+        self, similarity: Similarity, records: list[MemoryRecord], candidates: Callable[[], Sequence[object]]
+    ) -> object:
         """``similarity.prepare(candidates())`` for ``records`` (cached)."""
         key = tuple((r.id, r.created_at) for r in records)
         with self._lock:

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 import orjson
 
+from promptcache._types import JSONValue
 from promptcache.intention._backends import MemoryRecord, copy_json
+
+if TYPE_CHECKING:
+    from promptcache.intention._lookup import Picked
 
 __all__ = ["IntentionMatch", "serialise_json", "to_match", "to_matches"]
 
@@ -36,9 +40,9 @@ class IntentionMatch:
     intention: str
     similarity: float
     tool: str | None
-    args: Any
+    args: JSONValue
     age_s: float
-    result: Any
+    result: JSONValue
     memory_id: str
     result_hash: str
     note: str = ""
@@ -54,23 +58,23 @@ class IntentionMatch:
 _LEAVES = (str, int, bool, type(None))
 
 
-def _not_json(value: Any) -> tuple[str, Any] | None:
+def _not_json(value: object) -> tuple[str, object] | None:
     """The first item inside ``value`` that is not a JSON value, as ``("type", item)`` (a datetime, date, UUID,
     enum, dataclass, ...: orjson writes those as strings or objects, so they would come back as another type) or
     ``("number", item)`` (NaN/infinity, which orjson writes as ``null``); ``None`` when every item is JSON.
     Containers: ``dict`` (string keys), ``list``, ``tuple`` (an array; read back as a list). Subclasses of
     ``str``/``int``/``float``/``dict``/``list`` (a ``str``/``int`` enum too) count as those: they come back as an
     equal plain value."""
-    stack = [value]
+    stack: list[object] = [value]
     while stack:
         item = stack.pop()
         kind = type(item)
         if kind in _LEAVES:
             continue
-        if kind is dict:
-            stack.extend(item.values())
+        if kind is dict:  # exact type checks first (the common case); ``type()`` does not narrow: cast
+            stack.extend(cast("dict[str, object]", item).values())
         elif kind is list or kind is tuple:
-            stack.extend(item)
+            stack.extend(cast("list[object]", item))
         elif isinstance(item, float):
             if not math.isfinite(item):
                 return "number", item
@@ -85,7 +89,7 @@ def _not_json(value: Any) -> tuple[str, Any] | None:
     return None
 
 
-def serialise_json(value: Any, what: str) -> bytes:
+def serialise_json(value: object, what: str) -> bytes:
     """``value`` as JSON bytes (sorted keys), the form a result or arguments are stored in.
 
     ``value`` must be a JSON value: ``str``, ``int``, ``float``, ``bool``, ``None``, and ``list``/``tuple``/``dict``
@@ -152,7 +156,7 @@ def to_match(
 
 def to_matches(
     records: list[MemoryRecord],
-    picked: Any,
+    picked: Picked,
     raws: list[bytes | None],
     now: float,
     corrupt: list[str] | None = None,

@@ -15,9 +15,15 @@ from abc import ABC, abstractmethod
 from array import array
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
+from promptcache._types import JSONValue
 from promptcache.intention._normalize import tokens
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+    from langchain_core.embeddings import Embeddings
 
 try:  # optional: vectorised scoring of many candidates (a dependency of matplotlib, so normally present)
     import numpy as _np
@@ -39,22 +45,22 @@ class Similarity(ABC):
     """Whether `encode` gives features worth storing (False: they are recomputed from the text)."""
 
     @abstractmethod
-    def encode(self, texts: Sequence[str]) -> list[Any]:
+    def encode(self, texts: Sequence[str]) -> list[JSONValue]:
         """Features of stored intentions (JSON-serialisable values), one per text."""
 
-    def encode_query(self, text: str) -> Any:
+    def encode_query(self, text: str) -> JSONValue:
         """Features of a looked-up intention (default: as a stored one)."""
         return self.encode([text])[0]
 
     @abstractmethod
-    def scores(self, query: Any, candidates: Sequence[Any]) -> list[float]:
+    def scores(self, query: object, candidates: Sequence[object]) -> list[float]:
         """Similarity of ``query`` features to each of ``candidates``' features, each in ``[0, 1]``."""
 
-    async def aencode(self, texts: Sequence[str]) -> list[Any]:
+    async def aencode(self, texts: Sequence[str]) -> list[JSONValue]:
         """Async `encode` (default: the sync one)."""
         return self.encode(texts)
 
-    def prepare(self, candidates: Sequence[Any]) -> Any:
+    def prepare(self, candidates: Sequence[object]) -> object:
         """An opaque, reusable form of ``candidates`` for `above` (default: the list itself).
 
         ``candidates`` are what `scores` takes. A memory prepares a user's candidates once and reuses the
@@ -62,11 +68,11 @@ class Similarity(ABC):
         """
         return list(candidates)
 
-    def above(self, query: Any, prepared: Any, floor: float) -> list[tuple[int, float]]:
+    def above(self, query: object, prepared: object, floor: float) -> list[tuple[int, float]]:
         """``(index, score)`` of the prepared candidates scoring at least ``floor`` (any order)."""
-        return [(i, s) for i, s in enumerate(self.scores(query, prepared)) if s >= floor]
+        return [(i, s) for i, s in enumerate(self.scores(query, cast("Sequence[object]", prepared))) if s >= floor]
 
-    async def aencode_query(self, text: str) -> Any:
+    async def aencode_query(self, text: str) -> JSONValue:
         """Async `encode_query` (default: the sync one)."""
         return self.encode_query(text)
 
@@ -108,27 +114,29 @@ class LexicalSimilarity(Similarity):
         """The feature set of ``text`` (cached: the same text is analysed once per process)."""
         return _lexical_features(text, self.ngram)
 
-    def encode(self, texts: Sequence[str]) -> list[Any]:
+    def encode(self, texts: Sequence[str]) -> list[JSONValue]:
         # The features are a pure function of the intention text, which is stored anyway: nothing extra to keep.
         return [None for _ in texts]
 
-    def encode_query(self, text: str) -> Any:
+    def encode_query(self, text: str) -> JSONValue:
         return None
 
-    def scores(self, query: Any, candidates: Sequence[Any]) -> list[float]:
+    def scores(self, query: object, candidates: Sequence[object]) -> list[float]:
         """``query``/``candidates``: intention texts (strings) or feature sets."""
-        q = query if isinstance(query, frozenset) else self.features(query)
+        q: frozenset[str] = query if isinstance(query, frozenset) else self.features(cast(str, query))
         out = []
         lq = len(q)
         for cand in candidates:
-            c = cand if isinstance(cand, frozenset) else self.features(cand)
+            c: frozenset[str] = cand if isinstance(cand, frozenset) else self.features(cast(str, cand))
             shared = len(q & c)
             out.append(shared / math.sqrt(lq * len(c)) if shared else 0.0)
         return out
 
-    def prepare(self, candidates: Sequence[Any]) -> Any:
+    def prepare(self, candidates: Sequence[object]) -> object:
         """Candidates (intention texts) as a sparse feature matrix (NumPy when installed, else feature sets)."""
-        feats = [c if isinstance(c, frozenset) else self.features(c) for c in candidates]
+        feats: list[frozenset[str]] = [
+            c if isinstance(c, frozenset) else self.features(cast(str, c)) for c in candidates
+        ]
         if _np is None or not feats:
             return feats
         vocab: dict[str, int] = {}
@@ -144,10 +152,10 @@ class LexicalSimilarity(Similarity):
             _np.sqrt(_np.asarray([len(f) for f in feats], dtype=_np.float64)),
         )
 
-    def above(self, query: Any, prepared: Any, floor: float) -> list[tuple[int, float]]:
+    def above(self, query: object, prepared: object, floor: float) -> list[tuple[int, float]]:
         if not isinstance(prepared, _Matrix):
             return super().above(query, prepared, floor)
-        q = query if isinstance(query, frozenset) else self.features(query)
+        q: frozenset[str] = query if isinstance(query, frozenset) else self.features(cast(str, query))
         ids = [prepared.vocab[x] for x in q if x in prepared.vocab]
         if not ids:
             return [(i, 0.0) for i in range(len(prepared.starts))] if floor <= 0 else []
@@ -167,7 +175,13 @@ class _Matrix:
 
     __slots__ = ("indices", "norms", "starts", "vocab")
 
-    def __init__(self, vocab: dict[str, int], indices: Any, starts: Any, norms: Any) -> None:
+    def __init__(
+        self,
+        vocab: dict[str, int],
+        indices: npt.NDArray[np.int32],
+        starts: npt.NDArray[np.int64],
+        norms: npt.NDArray[np.float64],
+    ) -> None:
         self.vocab, self.indices, self.starts, self.norms = vocab, indices, starts, norms
 
 
@@ -175,12 +189,13 @@ def _pack(vector: Sequence[float]) -> str:
     return base64.b64encode(array("f", vector).tobytes()).decode("ascii")
 
 
-def _unpack(data: Any) -> list[float]:
+def _unpack(data: object) -> list[float]:
+    # ``data``: a packed vector (a string) or a sequence of floats; unchecked (a scoring hot path).
     if isinstance(data, str):
         arr = array("f")
         arr.frombytes(base64.b64decode(data))
         return arr.tolist()
-    return list(data)
+    return list(cast("Sequence[float]", data))
 
 
 def _cosine01(a: Sequence[float], b: Sequence[float]) -> float:
@@ -207,7 +222,7 @@ class EmbeddingsSimilarity(Similarity):
         TypeError: ``embeddings`` lacks ``embed_documents``/``embed_query``.
     """
 
-    def __init__(self, embeddings: Any, name: str | None = None) -> None:
+    def __init__(self, embeddings: Embeddings, name: str | None = None) -> None:
         if not callable(getattr(embeddings, "embed_documents", None)) or not callable(
             getattr(embeddings, "embed_query", None)
         ):
@@ -216,31 +231,31 @@ class EmbeddingsSimilarity(Similarity):
         model = getattr(embeddings, "model", None) or getattr(embeddings, "model_name", None) or ""
         self.name = name or f"embeddings:{type(embeddings).__name__}:{model}"
 
-    def encode(self, texts: Sequence[str]) -> list[Any]:
+    def encode(self, texts: Sequence[str]) -> list[JSONValue]:
         return [_pack(v) for v in self.embeddings.embed_documents(list(texts))]
 
-    def encode_query(self, text: str) -> Any:
+    def encode_query(self, text: str) -> JSONValue:
         return _pack(self.embeddings.embed_query(text))
 
-    async def aencode(self, texts: Sequence[str]) -> list[Any]:
+    async def aencode(self, texts: Sequence[str]) -> list[JSONValue]:
         return [_pack(v) for v in await self.embeddings.aembed_documents(list(texts))]
 
-    async def aencode_query(self, text: str) -> Any:
+    async def aencode_query(self, text: str) -> JSONValue:
         return _pack(await self.embeddings.aembed_query(text))
 
-    def scores(self, query: Any, candidates: Sequence[Any]) -> list[float]:
+    def scores(self, query: object, candidates: Sequence[object]) -> list[float]:
         q = _unpack(query)
         return [_cosine01(q, _unpack(c)) for c in candidates]
 
-    def prepare(self, candidates: Sequence[Any]) -> Any:
+    def prepare(self, candidates: Sequence[object]) -> object:
         """Stored vectors as one unit-row matrix (NumPy when installed, else the list)."""
         if _np is None or not candidates:
             return list(candidates)
         matrix = _np.asarray([_unpack(c) for c in candidates], dtype=_np.float32)
         norms = _np.linalg.norm(matrix, axis=1, keepdims=True)
-        return _Vectors(matrix / _np.where(norms == 0, 1.0, norms))
+        return _Vectors(cast("npt.NDArray[np.float32]", matrix / _np.where(norms == 0, 1.0, norms)))
 
-    def above(self, query: Any, prepared: Any, floor: float) -> list[tuple[int, float]]:
+    def above(self, query: object, prepared: object, floor: float) -> list[tuple[int, float]]:
         if not isinstance(prepared, _Vectors):
             return super().above(query, prepared, floor)
         q = _np.asarray(_unpack(query), dtype=_np.float32)
@@ -257,11 +272,11 @@ class EmbeddingsSimilarity(Similarity):
 class _Vectors:
     __slots__ = ("matrix",)
 
-    def __init__(self, matrix: Any) -> None:
+    def __init__(self, matrix: npt.NDArray[np.float32]) -> None:
         self.matrix = matrix
 
 
-def as_similarity(value: Any) -> Similarity:
+def as_similarity(value: object) -> Similarity:
     """``None`` -> `LexicalSimilarity`; a `Similarity` as is; an ``Embeddings`` wrapped.
 
     Raises:
@@ -272,5 +287,5 @@ def as_similarity(value: Any) -> Similarity:
     if isinstance(value, Similarity):
         return value
     if callable(getattr(value, "embed_documents", None)):
-        return EmbeddingsSimilarity(value)
+        return EmbeddingsSimilarity(cast("Embeddings", value))
     raise TypeError(f"similarity must be a Similarity, a LangChain Embeddings or None, got {type(value).__name__}")

@@ -20,16 +20,17 @@ T = TypeVar("T")
 class Call(NamedTuple):
     """A call a step needs answered: ``target.method(*args)`` (sync) or ``await target.amethod(*args)`` (async)."""
 
-    target: Any
+    target: object
     method: str
-    args: tuple[Any, ...]
+    args: tuple[object, ...]
 
 
 Steps = Generator[Call, Any, T]
-"""A step function's generator: yields `Call`, returns its result."""
+"""A step function's generator: yields `Call`, returns its result. What a yield gives back is the called method's
+result, looked up by name at run time: unknown to the type system (hence ``Any``)."""
 
 
-def call(target: Any, method: str, *args: Any) -> Call:
+def call(target: object, method: str, *args: object) -> Call:
     """The `Call` of ``target.method(*args)``."""
     return Call(target, method, args)
 

@@ -24,13 +24,17 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ._causes import CAUSES
 from ._decision import decide
 from ._engine import ReplayResult, StrategyTotals
 from ._output_files import write_replacing
 from ._result_rows import cause_names, shown_rows, versus_base, versus_name
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = ["LINE_STYLES", "bar_specs", "cause_specs", "draw_chart", "line_specs", "off_scale", "write_chart"]
 
@@ -52,14 +56,45 @@ _TITLE_CHARS, _TITLE_LINES = 100, 5  # panel 1's title: the decision sentence, w
 _SQUASH = 4.0  # ``none`` leaves panel 1 when its bar is this many times longer than every other (at least 1%)
 
 
-def line_specs(result: ReplayResult) -> list[dict[str, Any]]:
+class LineSpec(TypedDict):
+    """One line of panel 3: ``x``/``y`` and the keyword arguments of matplotlib's ``Axes.plot``."""
+
+    x: list[int]
+    y: list[float]
+    label: str
+    linestyle: str
+    linewidth: float
+    marker: str
+    markersize: int
+    markevery: tuple[int, int]
+    zorder: int
+    alpha: float
+
+
+class BarSpec(TypedDict):
+    """One bar of panel 1 (see `bar_specs`)."""
+
+    name: str
+    delta_pct: float
+    label: str
+    recommended: bool
+
+
+class CauseSpec(TypedDict):
+    """One row of panel 2 (see `cause_specs`): ``causes`` are ``(cause, usd)`` pairs."""
+
+    name: str
+    causes: list[tuple[str, float]]
+
+
+def line_specs(result: ReplayResult) -> list[LineSpec]:
     """The lines `write_chart` draws, in drawing order: for each available strategy the keyword arguments of
     matplotlib's ``Axes.plot`` (``label``, ``linestyle``, ``linewidth`` in points, ``marker``, ``markevery``,
     ``zorder``, ...) plus ``x`` and ``y`` (request numbers from 1; cumulative USD)."""
     rows = [(n, r) for n, r in shown_rows(result).items() if not r.unavailable and r.cumulative_usd]
     versus = versus_name(result)
     top = max((max(r.cumulative_usd) for _, r in rows), default=0.0)
-    specs: list[dict[str, Any]] = []
+    specs: list[LineSpec] = []
     for i, (name, row) in enumerate(rows):
         ys = row.cumulative_usd
         base = versus_base(result, row)
@@ -94,7 +129,7 @@ def _rows(result: ReplayResult) -> tuple[str, dict[str, StrategyTotals]]:
     return current, {n: r for n, r in shown_rows(result).items() if not r.unavailable}
 
 
-def bar_specs(result: ReplayResult) -> list[dict[str, Any]]:
+def bar_specs(result: ReplayResult) -> list[BarSpec]:
     """Panel 1: per row of the table (unavailable ones left out) ``{"name", "delta_pct", "label", "recommended"}``,
     cheapest first; ``delta_pct`` is
     ``(cost / current - 1) * 100`` on the same requests (the logged ones when the current layout is ``as-logged``),
@@ -105,7 +140,7 @@ def bar_specs(result: ReplayResult) -> list[dict[str, Any]]:
     if base is None or not base.cost_usd:
         return []
     logged = base.logged_only
-    specs = []
+    specs: list[BarSpec] = []
     for name, row in rows.items():
         cost = row.logged_cost_usd if logged and not row.logged_only else row.cost_usd
         delta = (cost / base.cost_usd - 1) * 100
@@ -116,10 +151,10 @@ def bar_specs(result: ReplayResult) -> list[dict[str, Any]]:
     return sorted(specs, key=lambda s: s["delta_pct"])
 
 
-def cause_specs(result: ReplayResult) -> list[dict[str, Any]]:
+def cause_specs(result: ReplayResult) -> list[CauseSpec]:
     """Panel 2: per strategy of the terminal's miss-cause table (``cause_names``) ``{"name", "causes": [(cause,
     usd), ...]}`` in ``CAUSES`` order, causes without dollars left out (a row without any too)."""
-    out = []
+    out: list[CauseSpec] = []
     for name in cause_names(result, decide(result)):
         causes = result.miss_causes.get(name) or {}
         pairs = [(c, causes[c].cost_usd) for c in CAUSES if c in causes and causes[c].cost_usd > 0]
@@ -128,7 +163,7 @@ def cause_specs(result: ReplayResult) -> list[dict[str, Any]]:
     return out
 
 
-def off_scale(result: ReplayResult, bars: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def off_scale(result: ReplayResult, bars: list[BarSpec]) -> list[BarSpec]:
     """The ``bar_specs`` entries panel 1 leaves out (at most ``none``'s): not the current layout nor recommended,
     and more than ``_SQUASH`` times further from zero than every other bar (taken as at least 1%), so drawing it
     would squash the rows that matter into one band."""
@@ -148,7 +183,7 @@ def write_chart(result: ReplayResult, path: str | Path) -> Path:
     return write_replacing(path, lambda tmp: fig.savefig(tmp, format="png"))  # a link at ``path`` is replaced
 
 
-def draw_chart(result: ReplayResult) -> Any:
+def draw_chart(result: ReplayResult) -> Figure:
     """The chart's matplotlib ``Figure`` (Agg backend; three axes, in the module docstring's order)."""
     import matplotlib
 
@@ -210,7 +245,7 @@ def draw_chart(result: ReplayResult) -> Any:
     return fig
 
 
-def _draw_bars(ax: Any, bars: list[dict[str, Any]]) -> None:
+def _draw_bars(ax: Axes, bars: list[BarSpec]) -> None:
     """Panel 1: one bar per row, its figure at its end (outside the bar, on the side away from zero), the
     recommended row green and named so in its tick label; the axis leaves room for the figures on both sides."""
     ys = list(range(len(bars)))

@@ -35,9 +35,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import orjson
+from langchain.agents.middleware import ToolCallRequest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from promptcache._keys import canonical_json
@@ -321,7 +322,8 @@ class IntentionReplay:
             ran.append(True)
             return message
 
-        answer = self.cache.wrap_tool_call(request, tool)
+        # A stand-in request (the fields the cache reads); the stand-in tool gives a ToolMessage, so does the cache.
+        answer = cast(ToolMessage, self.cache.wrap_tool_call(cast(ToolCallRequest, request), tool))
         if not ran:
             self.stats.served += 1
             self.stats.served_stale += answer.content != result.text
