@@ -46,15 +46,15 @@ def month_factor(result: ReplayResult, requests: int) -> tuple[float | None, str
             "span-too-short",
         )
     factor = MONTH_S / result.span_s
-    rate = f"{requests:,} requests over {duration(result.span_s)}; a month at that rate = x{factor:,.1f}"
+    times = f"a month at that rate = x{factor:,.1f}"
     if untimed:
         return (
             factor,
-            f"at an assumed {result.gap_s:g} s between calls ({some}{requests:,} requests carry no timestamps; "
-            f"{rate}; pass --monthly-requests N for your volume)",
+            f"at an assumed {result.gap_s:g} s between calls ({some}{requests:,} requests carry no timestamps; so "
+            f"spaced the log spans {duration(result.span_s)}; {times}; pass --monthly-requests N for your volume)",
             "assumed-gap",
         )
-    return factor, f"at this log's rate ({rate})", "log-span"
+    return factor, f"at this log's rate ({requests:,} requests over {duration(result.span_s)}; {times})", "log-span"
 
 
 def duration(seconds: float) -> str:

@@ -261,11 +261,12 @@ def _print_repeats(result: ReplayResult, console: Console) -> None:
     console.print(
         f"Intention cache: would have answered {_n(it.right, 'call')} with their own result (retrieve_memory) and "
         f"served {it.served:,} without running the tool (serve_repeats); {_n(it.same_call_repeats, 'call')} "
-        f"{repeat} an earlier call ({it.same_call_repeats_changed:,} with a changed result). In detail "
+        f"{repeat} an earlier successful call of the same user ({it.same_call_repeats_changed:,} with a changed "
+        "result). In detail "
         f"(IntentionMemory in memory, threshold {it.threshold:g}, margin {it.margin:g}, TTL {it.ttl_s:g} s), of "
         f"{_n(it.tool_calls, 'tool call')}: retrieve_memory answered {it.answered:,} ({it.exact:,} exact, "
         f"{it.similar:,} similar), {it.right:,} listing the call's own result ({it.right_stale:,} of them changed "
         f"since) and {it.wrong:,} only other calls'; serve_repeats answered {it.served:,} ({it.served_stale:,} with "
-        "a result that changed since); a repeat is a later call of the same user with the same tool and arguments "
-        "after a successful one, under any intention, at any distance."
+        "a result that changed since); a repeat has the same tool and arguments, under any intention, at any "
+        "distance."
     )

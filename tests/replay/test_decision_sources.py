@@ -40,8 +40,8 @@ def test_untimed_calls_give_a_monthly_figure_at_an_assumed_gap(tmp_path: Path) -
     decision = report["decision"]
     assert decision["rate_source"] == "assumed-gap" and decision["monthly_savings_usd"] > 0
     assert decision["basis"] == (
-        f"at an assumed 90 s between calls ({report['requests']:,} requests carry no timestamps; pass "
-        "--monthly-requests N for your volume)"
+        f"at an assumed 90 s between calls ({report['requests']:,} requests carry no timestamps; so spaced the "
+        "log spans 62 minutes; a month at that rate = x702.4; pass --monthly-requests N for your volume)"  # 30 days / 3,690 s
     )
     assert decision["sentence"].endswith(
         f"per month {decision['basis']}. (Priced as {DEFAULT_MODEL}: the log names no model; --model sets the one "
