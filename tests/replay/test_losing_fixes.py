@@ -30,7 +30,9 @@ def _assert_no_fix(result: ReplayResult, name: str, fix: str) -> None:
     assert option is not None and option[0] == fix and option[1] < 0  # the cheaper of the two still loses
     row = _ttl_row(result, name)
     assert row["recoverable_usd"] == 0.0
-    assert row["fix"] == f"none you control recovers it cheaper: a {fix} would cost ${-option[1]:,.4f} more over this log"
+    assert (
+        row["fix"] == f"none you control recovers it cheaper: a {fix} would cost ${-option[1]:,.4f} more over this log"
+    )
     json_row = next(r for r in to_json(result)["miss_causes"][name] if r["cause"] == "ttl-expired")
     assert (json_row["recoverable_usd"], json_row["fix"]) == (0.0, row["fix"])
 
