@@ -25,7 +25,9 @@ apart): ``"assumed-gap"``, and the sentence says so and asks for ``--monthly-req
 ``MIN_SPAN_S`` (an hour, the longest cache lifetime) supports no monthly figure: ``"span-too-short"``, the
 saving is given over the log and the sentence asks for ``--monthly-requests N``. Where sizes were
 estimated, the band is the token estimate's relative error (``ESTIMATE_ERROR``) times the share of estimated
-requests, times the savings. ``cause_rows`` prices each miss cause's fix with the same simulator
+requests, times the savings. Under the sentence, ``advice`` holds the Claude Code lines (``_advice``) and, where
+the ``anchored-tail+response-cache`` row is cheaper than the recommended one, why it is not the recommendation
+(``promptcache.replay._combined_note``). ``cause_rows`` prices each miss cause's fix with the same simulator
 (``promptcache.replay._fixes``).
 """
 
