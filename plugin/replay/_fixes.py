@@ -105,7 +105,7 @@ def ttl_option(result: ReplayResult, name: str) -> tuple[str, float] | None:
 
 def _loss(fix: str, loss_usd: float) -> str:
     """The fix text of a cause whose only priced fix loses money: nothing the user controls recovers it cheaper."""
-    return f"none you control recovers it cheaper: a {fix} would cost ${loss_usd:,.4f} more over this log"
+    return f"none you control recovers it cheaper: {fix} would cost ${loss_usd:,.4f} more over this log"
 
 
 def cause_rows(result: ReplayResult, name: str) -> list[CauseRow]:
@@ -120,7 +120,7 @@ def cause_rows(result: ReplayResult, name: str) -> list[CauseRow]:
     ttl = ttl_option(result, name)
     if ttl is not None:
         text, saved = ttl
-        fixes["ttl-expired"] = (text, saved) if saved >= 0 else (_loss(text, -saved), 0.0)
+        fixes["ttl-expired"] = (text, saved) if saved >= 0 else (_loss(f"a {text}", -saved), 0.0)
     switch_saving = one_model_saving(result, name)
     if "model-switch" in causes and is_openai(result):  # the one-model variant replays cache points only
         fixes["model-switch"] = ("stay on one model within a conversation (models do not share a cache)", None)

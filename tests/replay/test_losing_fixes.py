@@ -15,7 +15,7 @@ from shared_data import find_data_file  # noqa: E402
 from promptcache._cli import DEFAULT_MODEL  # noqa: E402
 from promptcache.replay._decision import cause_rows  # noqa: E402
 from promptcache.replay._engine import DEFAULT_STRATEGIES, ReplayResult, run_replay  # noqa: E402
-from promptcache.replay._fixes import ttl_option  # noqa: E402
+from promptcache.replay._fixes import one_model_saving, ttl_option  # noqa: E402
 from promptcache.replay._report_json import to_json  # noqa: E402
 
 SONNET4 = "anthropic.claude-sonnet-4-20250514-v1:0"
@@ -68,3 +68,24 @@ def test_session_share_one_hour_ttl_is_no_fix() -> None:
         pytest.skip("shared data claude_code_ext/session-share not present")
     result = run_replay([folder], DEFAULT_MODEL, DEFAULT_STRATEGIES)
     _assert_no_fix(result, "as-logged", "1-hour TTL")  # Claude Code's own layout: idle gaps of up to 93 minutes
+
+
+def test_staying_on_one_model_that_costs_more_recovers_nothing(tmp_path: Path) -> None:
+    # one Sonnet 4 reply, then six on the cheaper Haiku 3.5: replaying them all on Sonnet 4 costs more than the
+    # prefix the switch re-wrote
+    haiku = "anthropic.claude-3-5-haiku-20241022-v1:0"
+    messages: list[dict] = [{"role": "system", "content": "policy " * 1500}]
+    for i, model in enumerate([SONNET4] + [haiku] * 6):
+        messages += [{"role": "user", "content": f"question {i} " * 30, "timestamp": 20 * i},
+                     {"role": "assistant", "content": "answer " * 20, "model": model, "timestamp": 20 * i + 1}]  # fmt: skip
+    path = tmp_path / "switch.json"
+    path.write_text(json.dumps(messages))
+    result = run_replay([path], SONNET4, ["anchored-tail"])
+    saved = one_model_saving(result, "anchored-tail")
+    assert saved is not None and saved < 0
+    row = next(r for r in cause_rows(result, "anchored-tail") if r["cause"] == "model-switch")
+    assert row["recoverable_usd"] == 0.0
+    assert row["fix"] == (
+        "none you control recovers it cheaper: staying on one model within a conversation (prices included) would "
+        f"cost ${-saved:,.4f} more over this log"
+    )
