@@ -68,7 +68,7 @@ def _run_replay(args: argparse.Namespace) -> int:
     shown: list[tuple[Any, Any]] = []  # the progress bar and its task, once the run is long enough for one
 
     def progress(done: int, total: int | None) -> None:
-        if done <= PROGRESS_MIN_REQUESTS:
+        if done <= PROGRESS_MIN_REQUESTS or not sys.stderr.isatty():  # a bar off a terminal leaves a blank line
             return
         if not shown:
             from rich.console import Console
@@ -224,11 +224,31 @@ def _input_problem(files: Sequence[str]) -> str | None:
     for name in files:
         if not os.path.lexists(name):
             continue  # a missing file is reported by the reader, after the options are checked
+        if os.path.isdir(name):
+            problem = _folder_problem(name)
+            if problem is not None:
+                return problem
+            continue
         try:
             check_input_file(name)
         except TranscriptError as exc:
             return str(exc)
     return None
+
+
+def _folder_problem(name: str) -> str | None:
+    """Why directory ``name`` is not an input, or ``None``: a directory is read only as Claude Code sessions (a
+    project folder of ``<id>.jsonl`` logs, or one session's folder), so one holding neither says what it must hold."""
+    from promptcache.replay._claude_code import is_session_folder
+    from promptcache.replay._inputs import is_project_folder
+
+    if is_session_folder(name) or is_project_folder(Path(name)):
+        return None
+    return (
+        f"{name}: is a directory; give the transcript files in it (e.g. {name.rstrip('/')}/*.json): a directory is "
+        "read only as Claude Code sessions, a project folder (session logs <id>.jsonl, as in ~/.claude/projects/) or "
+        "one session's folder (<id>/ beside <id>.jsonl, or holding subagents/agent-*.jsonl), and this one holds none"
+    )
 
 
 def _out_problem(out: Path) -> str | None:

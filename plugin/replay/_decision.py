@@ -25,7 +25,9 @@ apart): ``"assumed-gap"``, and the sentence says so and asks for ``--monthly-req
 ``MIN_SPAN_S`` (an hour, the longest cache lifetime) supports no monthly figure: ``"span-too-short"``, the
 saving is given over the log and the sentence asks for ``--monthly-requests N``. Where sizes were
 estimated, the band is the token estimate's relative error (``ESTIMATE_ERROR``) times the share of estimated
-requests, times the savings. ``cause_rows`` prices each miss cause's fix with the same simulator
+requests, times the savings. Under the sentence, ``advice`` holds the Claude Code lines (``_advice``) and, where
+the ``anchored-tail+response-cache`` row is cheaper than the recommended one, why it is not the recommendation
+(``promptcache.replay._combined_note``). ``cause_rows`` prices each miss cause's fix with the same simulator
 (``promptcache.replay._fixes``).
 """
 
@@ -36,7 +38,8 @@ from typing import TYPE_CHECKING
 
 from promptcache._types import JSONObject
 
-from ._fixes import cause_rows, one_model_saving
+from ._combined_note import combined_note
+from ._fixes import cause_rows, one_model_saving, ttl_option
 from ._monthly_rate import MIN_SPAN_S, MONTH_S, month_factor
 from ._one_model import ONE_MODEL
 from ._result_rows import available as _available
@@ -164,6 +167,8 @@ def decide(result: ReplayResult) -> Decision | None:
     if result.model_source == "assumed":  # the decision rests on a price the log did not name
         sentence += f" (Priced as {result.model_id}: the log names no model; --model sets the one that served it.)"
     advice = _advice(result, decision, factor) if is_claude_code(result) else []
+    note = combined_note(result, decision, on_logged, factor) if decision.action != "disable" else None
+    advice += [note] if note else []
     return Decision(**{**decision.__dict__, "sentence": sentence, "advice": advice})
 
 
@@ -323,14 +328,14 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
     expired = causes.get("ttl-expired")
     if expired is not None and expired.cost_usd > 0:
         longest = max(expired.gaps_s, default=0.0)
-        fix = next((r for r in cause_rows(result, d.current) if r["cause"] == "ttl-expired"), None)
+        option = ttl_option(result, d.current)
         pays = ""
-        if fix is not None and fix["recoverable_usd"] is not None and fix["fix"]:
-            saved_usd = fix["recoverable_usd"] * scale
+        if option is not None:
+            text, saved_usd = option[0], option[1] * scale
             pays = (
-                f"; a {fix['fix']} would save {usd(saved_usd)} {unit}"
+                f"; a {text} would save {usd(saved_usd)} {unit}"
                 if saved_usd > 0
-                else f"; a {fix['fix']} would not pay here (it costs {usd(-saved_usd)} more {unit})"
+                else f"; a {text} would not pay here (it costs {usd(-saved_usd)} more {unit})"
             )
         lines.append(
             f"Idle gaps past the cache TTL (up to {longest / 60:.0f} min) re-wrote "
@@ -371,7 +376,7 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
             f"For agents of your own, {cheapest} would cost {less:.1%} less than Claude Code's layout on this "
             f"traffic{within}."
         )
-    if assumed and factor is not None and lines:
+    if factor is not None and lines:  # the basis, so runs over different spans compare
         lines.append(f"Monthly figures are {d.basis}.")
     elif d.rate_source == "span-too-short" and lines:
         lines.append(f"Figures are over this log: {d.basis}.")

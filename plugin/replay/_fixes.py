@@ -3,7 +3,8 @@
 One rule decides what is priced: a fix is priced when it is a change the user can make to the requests the log
 holds (their TTL, a keep-alive, their placement, their model), and its recovered dollars are the row's cost minus
 the simulator's cost of the same requests with that change. Where nothing the user controls would change those
-requests, the fix says why and recovers 0.
+requests, the fix says why and recovers 0; so does a fix whose price is a loss (the change costs more than the
+cause: a keep-alive sent more often than the traffic reuses the prefix), and its text names the loss.
 
 - ``ttl-expired``: the row's ``@1h`` or ``+keep-alive`` variant, whichever saves more (``promptcache.replay._variants``);
   on a model with automatic caching (OpenAI) neither exists (OpenAI keeps a prefix 5-10 minutes after its last use
@@ -37,7 +38,7 @@ from ._variants import KEEP_ALIVE, ONE_HOUR
 if TYPE_CHECKING:
     from ._engine import ReplayResult
 
-__all__ = ["CauseRow", "cause_rows", "one_model_saving"]
+__all__ = ["CauseRow", "cause_rows", "one_model_saving", "ttl_option"]
 
 
 class CauseRow(TypedDict):
@@ -85,6 +86,28 @@ def one_model_saving(result: ReplayResult, name: str) -> float | None:
     return base.cost_usd + base.output_cost_usd - variant.cost_usd - variant.output_cost_usd
 
 
+def ttl_option(result: ReplayResult, name: str) -> tuple[str, float] | None:
+    """``(fix, saved_usd)``: of row ``name``'s ``@1h`` and ``+keep-alive`` variants, the one that saves more over
+    the log (negative: it costs more than it recovers); ``None`` when neither was replayed."""
+    base = _available(result, name)
+    if base is None:
+        return None
+    options = []
+    for suffix, text in ((ONE_HOUR, "1-hour TTL"), (KEEP_ALIVE, "keep-alive before the TTL ends")):
+        variant = result.variants.get(name + suffix)
+        if variant is not None:
+            options.append((base.cost_usd - variant.cost_usd, text))
+    if not options:
+        return None
+    saved, text = max(options)
+    return text, saved
+
+
+def _loss(fix: str, loss_usd: float) -> str:
+    """The fix text of a cause whose only priced fix loses money: nothing the user controls recovers it cheaper."""
+    return f"none you control recovers it cheaper: {fix} would cost ${loss_usd:,.4f} more over this log"
+
+
 def cause_rows(result: ReplayResult, name: str) -> list[CauseRow]:
     """The miss causes of row ``name`` with their fix and what it recovers, USD over the log (``recoverable_usd``
     is the row's cost minus the cost of the row with the fix applied; ``None`` where no fix is priced)."""
@@ -94,14 +117,10 @@ def cause_rows(result: ReplayResult, name: str) -> list[CauseRow]:
         return []
     logged = base.logged_only
     fixes: dict[str, tuple[str | None, float | None]] = {}
-    options = []
-    for suffix, text in ((ONE_HOUR, "1-hour TTL"), (KEEP_ALIVE, "keep-alive before the TTL ends")):
-        variant = result.variants.get(name + suffix)
-        if variant is not None:
-            options.append((base.cost_usd - variant.cost_usd, text))
-    if options:
-        saved, text = max(options)
-        fixes["ttl-expired"] = (text, saved)
+    ttl = ttl_option(result, name)
+    if ttl is not None:
+        text, saved = ttl
+        fixes["ttl-expired"] = (text, saved) if saved >= 0 else (_loss(f"a {text}", -saved), 0.0)
     switch_saving = one_model_saving(result, name)
     if "model-switch" in causes and is_openai(result):  # the one-model variant replays cache points only
         fixes["model-switch"] = ("stay on one model within a conversation (models do not share a cache)", None)
@@ -112,7 +131,8 @@ def cause_rows(result: ReplayResult, name: str) -> list[CauseRow]:
             if name + ONE_MODEL in result.variants
             else "none here: no conversation switches model (another conversation's model cached the prefix)"
         )
-        fixes["model-switch"] = (how, switch_saving)
+        short = "staying on one model within a conversation (prices included)"
+        fixes["model-switch"] = (how, switch_saving) if switch_saving >= 0 else (_loss(short, -switch_saving), 0.0)
     placed = [c for c in _PLACEMENT_CAUSES if c in causes]
     cheapest = result.cheapest_placement()
     target = _available(result, cheapest) if cheapest and cheapest != name else None

@@ -1,7 +1,8 @@
 """The rate a replay's savings are turned into per month at (``month_factor``).
 
 ``monthly-requests``: the caller's monthly volume, the saving per request times it. ``log-span``: the saving over
-the log divided by its time span (first request to last) times 30 days; ``assumed-gap`` the same where requests
+the log divided by its time span (first request to last) times 30 days, and the words say both (``"156 requests
+over 70 minutes; a month at that rate = x620.7"``), so runs over different spans of the same traffic compare; ``assumed-gap`` the same where requests
 carry no timestamps, so the span is itself assumed (they are ``--gap-s`` apart). ``span-too-short``: a span under
 ``MIN_SPAN_S`` supports no monthly figure; the saving is given over the log and the caller asked for a volume.
 """
@@ -44,18 +45,16 @@ def month_factor(result: ReplayResult, requests: int) -> tuple[float | None, str
             f"{spans}, under the hour a monthly figure needs; pass --monthly-requests N for your volume",
             "span-too-short",
         )
+    factor = MONTH_S / result.span_s
+    times = f"a month at that rate = x{factor:,.1f}"
     if untimed:
         return (
-            MONTH_S / result.span_s,
-            f"at an assumed {result.gap_s:g} s between calls ({some}{requests:,} requests carry no timestamps; "
-            "pass --monthly-requests N for your volume)",
+            factor,
+            f"at an assumed {result.gap_s:g} s between calls ({some}{requests:,} requests carry no timestamps; so "
+            f"spaced the log spans {duration(result.span_s)}; {times}; pass --monthly-requests N for your volume)",
             "assumed-gap",
         )
-    return (
-        MONTH_S / result.span_s,
-        f"at this log's rate ({requests:,} requests over {duration(result.span_s)})",
-        "log-span",
-    )
+    return factor, f"at this log's rate ({requests:,} requests over {duration(result.span_s)}; {times})", "log-span"
 
 
 def duration(seconds: float) -> str:

@@ -89,12 +89,12 @@ def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
         else:
             mine, theirs, label = ours.cost_usd, row.cost_usd, other
         saved = 1 - mine / theirs
-        if saved > 1e-9:
-            console.print(f"anchored-tail costs {saved:.1%} less than {label} (${theirs - mine:,.4f}).")
-        elif saved < -1e-9:
-            console.print(f"anchored-tail costs {-saved:.1%} more than {label}.")
-        else:
+        if f"{abs(saved):.1%}" == "0.0%":  # a difference the line would print as 0.0% is none
             console.print(f"anchored-tail costs the same as {label}.")
+        elif saved > 0:
+            console.print(f"anchored-tail costs {saved:.1%} less than {label} (${theirs - mine:,.4f}).")
+        else:
+            console.print(f"anchored-tail costs {-saved:.1%} more than {label}.")
 
 
 def _logged_share(result: ReplayResult, mismatch: str | None) -> str:
@@ -257,14 +257,16 @@ def _print_repeats(result: ReplayResult, console: Console) -> None:
         f"ResponseCache: {rc.hits:,} of {_n(rc.requests, 'request')} answered (exact repeat within "
         f"{rc.ttl_s:g} s; {_n(rc.repeats, 'repeat')} at any distance)."
     )
+    repeat = "repeats" if it.same_call_repeats == 1 else "repeat"
     console.print(
-        f"Intention cache (IntentionMemory in memory, threshold {it.threshold:g}, margin {it.margin:g}, "
-        f"TTL {it.ttl_s:g} s), of {_n(it.tool_calls, 'tool call')}: retrieve_memory answered {it.answered:,} "
-        f"({it.exact:,} exact, {it.similar:,} similar), {it.right:,} listing the call's own result "
-        f"({it.right_stale:,} of them changed since) and {it.wrong:,} only other calls'; "
-        f"serve_repeats answered {it.served:,} without running the tool ({it.served_stale:,} with a result "
-        f"that changed since). {_n(it.same_call_repeats, 'call')} "
-        f"{'repeats' if it.same_call_repeats == 1 else 'repeat'} an earlier successful call of the "
-        f"same user (same tool and arguments, any intention, at any distance; "
-        f"{it.same_call_repeats_changed:,} of them with a changed result)."
+        f"Intention cache: would have answered {_n(it.right, 'call')} with their own result (retrieve_memory) and "
+        f"served {it.served:,} without running the tool (serve_repeats); {_n(it.same_call_repeats, 'call')} "
+        f"{repeat} an earlier successful call of the same user ({it.same_call_repeats_changed:,} with a changed "
+        "result). In detail "
+        f"(IntentionMemory in memory, threshold {it.threshold:g}, margin {it.margin:g}, TTL {it.ttl_s:g} s), of "
+        f"{_n(it.tool_calls, 'tool call')}: retrieve_memory answered {it.answered:,} ({it.exact:,} exact, "
+        f"{it.similar:,} similar), {it.right:,} listing the call's own result ({it.right_stale:,} of them changed "
+        f"since) and {it.wrong:,} only other calls'; serve_repeats answered {it.served:,} ({it.served_stale:,} with "
+        "a result that changed since); a repeat has the same tool and arguments, under any intention, at any "
+        "distance."
     )

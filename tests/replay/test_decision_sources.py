@@ -39,9 +39,10 @@ def test_untimed_calls_give_a_monthly_figure_at_an_assumed_gap(tmp_path: Path) -
     report = _replay(tmp_path, str(SAMPLE), "--gap-s", "90")  # 41 gaps of 90 s: over the hour a month needs
     decision = report["decision"]
     assert decision["rate_source"] == "assumed-gap" and decision["monthly_savings_usd"] > 0
+    # 30 days over 41 gaps of 90 s (3,690 s): x702.4
     assert decision["basis"] == (
-        f"at an assumed 90 s between calls ({report['requests']:,} requests carry no timestamps; pass "
-        "--monthly-requests N for your volume)"
+        f"at an assumed 90 s between calls ({report['requests']:,} requests carry no timestamps; so spaced the "
+        "log spans 62 minutes; a month at that rate = x702.4; pass --monthly-requests N for your volume)"
     )
     assert decision["sentence"].endswith(
         f"per month {decision['basis']}. (Priced as {DEFAULT_MODEL}: the log names no model; --model sets the one "
