@@ -13,7 +13,7 @@
   ``promptcache.integrations._redis_intention.RedisIntentionBackend``.
 """
 
-from promptcache.intention._backends import InMemoryIntentionBackend, IntentionBackend
+from promptcache.intention._backends import IntentionBackend
 from promptcache.intention._judges import ChatModelVerifier, LexicalVerifier
 from promptcache.intention._local import local_embeddings
 from promptcache.intention._memory import (
@@ -22,6 +22,7 @@ from promptcache.intention._memory import (
     IntentionMatch,
     IntentionMemory,
 )
+from promptcache.intention._memory_backend import InMemoryIntentionBackend
 from promptcache.intention._middleware import IntentionCache
 from promptcache.intention._similarity import EmbeddingsSimilarity, LexicalSimilarity
 from promptcache.intention._tool import make_retrieve_memory_tool

@@ -25,7 +25,7 @@ from promptcache._log import ThrottledWarning, get_logger
 from promptcache._metrics import PluginMetrics, PluginStats
 from promptcache._option_checks import check_callable
 from promptcache.backends._base import validate_ttl
-from promptcache.intention._backends import InMemoryIntentionBackend, IntentionBackend, IntentionBackendError
+from promptcache.intention._backends import IntentionBackend, IntentionBackendError
 from promptcache.intention._checks import check_unit, check_user
 from promptcache.intention._consensus import consensus_gap
 from promptcache.intention._defaults import (
@@ -41,6 +41,7 @@ from promptcache.intention._defaults import (
 from promptcache.intention._differences import WordCheck
 from promptcache.intention._judges import Verifier, as_verifier
 from promptcache.intention._lookup import find_steps
+from promptcache.intention._memory_backend import InMemoryIntentionBackend
 from promptcache.intention._prepared import PreparedCache
 from promptcache.intention._recall import find_recall, suggest, suggested
 from promptcache.intention._record import MemoryRecord

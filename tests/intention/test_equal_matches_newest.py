@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from promptcache.intention import IntentionMemory, make_retrieve_memory_tool
-from promptcache.intention._backends import InMemoryIntentionBackend
+from promptcache.intention._memory_backend import InMemoryIntentionBackend
 
 
 class Clock:

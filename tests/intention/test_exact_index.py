@@ -8,7 +8,8 @@ import asyncio
 from typing import Any
 
 from promptcache.intention import IntentionMemory
-from promptcache.intention._backends import InMemoryIntentionBackend, MemoryRecord
+from promptcache.intention._backends import MemoryRecord
+from promptcache.intention._memory_backend import InMemoryIntentionBackend
 
 
 class Clock:

@@ -3,7 +3,7 @@ again with a later expiry or a result was shared by a memory that expires later.
 
 from __future__ import annotations
 
-from promptcache.intention._backends import InMemoryIntentionBackend
+from promptcache.intention._memory_backend import InMemoryIntentionBackend
 from promptcache.intention._record import MemoryRecord
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from promptcache.intention import IntentionMemory
-from promptcache.intention._backends import InMemoryIntentionBackend
 from promptcache.intention._meaning import signature
+from promptcache.intention._memory_backend import InMemoryIntentionBackend
 
 
 class Clock:
