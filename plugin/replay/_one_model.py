@@ -6,7 +6,7 @@ Models do not share a cache, so a conversation that switches model re-writes its
 cache points, with every request of a conversation sent to the model of that conversation's first request: its
 cache, its cache rules and its prices (input side and output). The saving it shows is therefore the switch's whole
 price, the re-written prefixes *and* the price difference between the models (staying on a dearer model can cost
-more than the switch did: then the fix "costs more").
+more than the switch did: then the fix recovers 0 and its text names the loss, ``promptcache.replay._fixes``).
 
 Until the first request that switches model, the variant is the row itself (every request already went to its
 conversation's first model), so nothing is simulated twice: at that request the row's simulators and totals are
