@@ -51,6 +51,7 @@ class ParsedCall:
     reply: Message
     cache_points: list[CachePoint] = field(default_factory=list)
     line: int = 0
+    scoped: bool = False  # the log named the call's thread (a ``make_call`` scope): its calls are one thread
 
 
 #: What a body parser gives: system blocks, tools, messages, cache points, reply blocks and the reply's usage.

@@ -14,8 +14,11 @@ shared across calls; its size comes from the logged usage (``promptcache.replay.
 
 ``Conversation.meta``: ``format`` (the reader's name), ``hidden_prefix=False``, ``request_ids``, ``cache_points``
 (per request, as ``promptcache.replay._as_logged`` reads them), ``shared_messages``, ``sizes_only`` (True when
-the log held no content for the conversation's calls), and ``layout="from-usage"`` when no call logged a cache point
-but some logged cache reads or writes (the ``as-logged`` strategy then infers the points from the usage).
+the log held no content for the conversation's calls), ``layout="from-usage"`` when no call logged a cache point
+but some logged cache reads or writes (the ``as-logged`` strategy then infers the points from the usage), and
+``edited=True`` when the log names the calls' thread and the conversation's first prompt repeats the start of an
+earlier prompt of that thread, then differs: an earlier message, or what follows it, was edited (or the thread was
+rewound), so what the cache held after the first changed message is written again (``prefix-changed``).
 """
 
 from __future__ import annotations
@@ -98,6 +101,7 @@ def make_call(
         reply=reply,
         cache_points=list(cache_points or []),
         line=line,
+        scoped=bool(scope),
     )
 
 
@@ -142,9 +146,12 @@ def conversations(
     """
     if not calls:
         raise TranscriptError(name, 1, f"no model call with a prompt and a reply in the file (read as {fmt})")
+    scoped = {c.request_id for c in calls if c.scoped}
     out = _conversations(name, calls)
     for conv in out:
         first = conv.meta["request_ids"][0]
+        if conv.meta.get("shared_messages") and first in scoped:
+            conv.meta["edited"] = True  # a thread's prompt that repeats an earlier one's start, then differs
         conv.meta["format"] = fmt
         conv.meta["sizes_only"] = all(op == SIZES_ONLY for op in conv.meta["operations"])
         if not any(conv.meta["cache_points"]) and any(_caches(conv.messages[i].usage) for i in conv.request_ends()):

@@ -16,7 +16,8 @@ questions:
   * ``model-switch``: only another model's cache held them (models do not share a cache);
   * ``prefix-changed``: nothing held them, and the conversation starts where the log shows its prefix changed
     (``meta["context_start"] == "compact_boundary"``: a compaction; ``meta["epoch"]``: the unlogged system prompt
-    or tools changed, ``promptcache.replay._sizes.split_on_prefix_change``);
+    or tools changed, ``promptcache.replay._sizes.split_on_prefix_change``; ``meta["edited"]``: a call log's
+    thread re-sent an earlier prompt's start with a later message changed, ``promptcache.replay._calls``);
   * ``first-call``: nothing held them and no earlier request of the conversation sent them: new content, written
     once (the cost of caching, not a leak);
   * ``no-cache-point`` / ``checkpoint-limit`` / ``below-minimum`` also apply to written tokens the conversation's
@@ -41,7 +42,7 @@ input price.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from promptcache._pricing import ModelPrice
@@ -157,8 +158,9 @@ class MissLedger:
         if row is None:
             row = self.totals[cause] = CauseTotals()
         if cause == "prefix-changed" and request is not None:
-            start = request.prepared.conversation.meta.get("context_start")
-            row.kinds.add("compaction" if start == "compact_boundary" else "hidden")
+            meta = request.prepared.conversation.meta
+            start = meta.get("context_start")
+            row.kinds.add("compaction" if start == "compact_boundary" else "edited" if meta.get("edited") else "hidden")
         row.cache_write_tokens += max(written, 0)
         row.uncached_tokens += max(plain, 0)
         row.cost_usd += usd
@@ -234,10 +236,15 @@ class MissLedger:
         if sent and at < cum[sent]:
             cut("below-minimum" if cum[sent] < min_tokens else "unexplained", cum[sent])
         meta = request.prepared.conversation.meta
-        changed = request.number == 0 and (meta.get("context_start") == "compact_boundary" or bool(meta.get("epoch")))
+        changed = request.number == 0 and _prefix_changed(meta)
         cut("prefix-changed" if changed else "first-call", end)
         for cause, tokens, gap in spans:
             self._add(cause, 0, tokens, tokens * price.input / 1_000_000, gap, request)
+
+
+def _prefix_changed(meta: Mapping[str, object]) -> bool:
+    """Whether a conversation starts where the log shows its prefix changed (module docstring)."""
+    return meta.get("context_start") == "compact_boundary" or bool(meta.get("epoch")) or bool(meta.get("edited"))
 
 
 def _written_spans(
@@ -279,6 +286,6 @@ def _written_spans(
             cut("below-minimum", cum[sent])
         cut("checkpoint-limit" if placed >= max_points else "no-cache-point", cum[sent])
     meta = request.prepared.conversation.meta
-    changed = request.number == 0 and (meta.get("context_start") == "compact_boundary" or bool(meta.get("epoch")))
+    changed = request.number == 0 and _prefix_changed(meta)
     cut("prefix-changed" if changed else "first-call", end)
     return spans

@@ -18,6 +18,8 @@ cause: a keep-alive sent more often than the traffic reuses the prefix), and its
   compaction replaces the history with its summary, new content written once (the history it replaced would not
   fit the context window, and keeping it is not in the log); an unlogged system prompt or tool change is Claude
   Code's own prompt, of which the log records only the size, so no change of the user's is known to recover it;
+  in a call log, a thread re-sent with an earlier message changed is the user's own agent's edit: the fix names it,
+  but the requests without the edit are not in the log, so it recovers 0 too;
 - ``first-call``, ``below-minimum``, ``hit-increment``: nothing to recover (0): writing new content once is what
   caching costs; a prompt under the model's minimum, or the part of a hit beyond OpenAI's last 128-token step,
   cannot be cached.
@@ -62,6 +64,11 @@ _COMPACTION = (
 _HIDDEN_CHANGE = (
     "none known: Claude Code changed its own system prompt or tools, which the log records only by size (a changed "
     "MCP server, setting or version); not changing them mid-session avoids the re-write"
+)
+_EDITED = (
+    "keep earlier turns as sent: an earlier message of the thread (or what follows it) was edited, and the cache "
+    "holds the prompt only up to the first changed message (add new state after the cached prefix, e.g. right "
+    "before the newest turn); the requests without the edit are not in the log, so nothing is priced"
 )
 _FIX_TEXT = {
     "first-call": None,
@@ -176,9 +183,7 @@ def cause_rows(result: ReplayResult, name: str) -> list[CauseRow]:
 
 def _prefix_fix(kinds: set[str]) -> str:
     """The fix text of ``prefix-changed``: why nothing the user controls recovers it (module docstring), for the
-    changes the row met (``kinds``: ``"compaction"``, ``"hidden"``: an unlogged system prompt or tool change)."""
-    if kinds == {"compaction"}:
-        return _COMPACTION
-    if kinds == {"hidden"}:
-        return _HIDDEN_CHANGE
-    return f"{_COMPACTION}; or {_HIDDEN_CHANGE}"
+    changes the row met (``kinds``: ``"compaction"``, ``"hidden"``: an unlogged system prompt or tool change,
+    ``"edited"``: a call log's thread re-sent with an earlier message changed)."""
+    texts = {"compaction": _COMPACTION, "hidden": _HIDDEN_CHANGE, "edited": _EDITED}
+    return "; or ".join(texts[k] for k in ("compaction", "hidden", "edited") if k in kinds) or _HIDDEN_CHANGE
