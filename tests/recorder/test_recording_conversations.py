@@ -5,33 +5,18 @@ one."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, messages_to_dict
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from promptcache.replay._engine import run_replay
+from tests.support.recordings import recorded_call
 
 MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"
 
 
 def _line(i: int, thread: str, prompt: list[BaseMessage], reply: AIMessage) -> str:
-    return json.dumps(
-        {
-            "promptcache": "call",
-            "version": 1,
-            "id": f"c{i}",
-            "started": 100.0 + 60 * i,
-            "ended": 101.0 + 60 * i,
-            "thread_id": thread,
-            "user": None,
-            "model": MODEL,
-            "model_class": "ChatBedrockConverse",
-            "request": {"messages": messages_to_dict(prompt), "tools": [], "settings": {}},
-            "response": {"message": messages_to_dict([reply])[0]},
-            "text": "kept",
-        }
-    )
+    return recorded_call(i, thread, prompt, reply, MODEL, every_s=60)
 
 
 def _recording(path: Path, threads: list[str], extend: bool) -> Path:

@@ -9,13 +9,13 @@ system prompt is new content (``first-call``): a thread of its own, not an edit.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, messages_to_dict
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from promptcache.replay._engine import run_replay
 from promptcache.replay._fixes import cause_rows
+from tests.support.recordings import recorded_call
 
 MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"
 SYSTEM = SystemMessage("policy " * 1500)
@@ -23,22 +23,7 @@ EARLIER = "the customer asked about an order; " * 200
 
 
 def _line(i: int, thread: str, prompt: list[BaseMessage], reply: AIMessage) -> str:
-    return json.dumps(
-        {
-            "promptcache": "call",
-            "version": 1,
-            "id": f"c{i}",
-            "started": 100.0 + 30 * i,
-            "ended": 101.0 + 30 * i,
-            "thread_id": thread,
-            "user": None,
-            "model": MODEL,
-            "model_class": "ChatBedrockConverse",
-            "request": {"messages": messages_to_dict(prompt), "tools": [], "settings": {}},
-            "response": {"message": messages_to_dict([reply])[0]},
-            "text": "kept",
-        }
-    )
+    return recorded_call(i, thread, prompt, reply, MODEL, every_s=30)
 
 
 def _recording(path: Path, *, edit: bool) -> Path:
