@@ -34,9 +34,10 @@ from typing import Any
 
 import orjson
 
+from promptcache._errors import PromptCacheError
 from promptcache._types import JSONObject
 
-__all__ = ["FORMAT_TAG", "REDACTED", "VERSION", "is_recording", "redact", "restore", "stand_in"]
+__all__ = ["FORMAT_TAG", "REDACTED", "VERSION", "RedactedTooLong", "is_recording", "redact", "restore", "stand_in"]
 
 #: ``promptcache`` field of every recorded line.
 FORMAT_TAG = "call"
@@ -90,18 +91,40 @@ def _read_surrogates(dumped: str, mark: dict[str, Any]) -> Any:
     return re.sub("[\ud800-\udfff]", "\ufffd", text) if isinstance(text, str) else mark
 
 
-def restore(value: Any) -> Any:
+class RedactedTooLong(PromptCacheError, ValueError):
+    """`restore` met redacted texts of more characters in all than its ``max_chars``: ``chars`` is their total."""
+
+    def __init__(self, chars: int, max_chars: int) -> None:
+        super().__init__(f"redacted texts of {chars:,} characters, over {max_chars:,}")
+        self.chars = chars
+
+
+def restore(value: Any, max_chars: int | None = None) -> Any:
     """``value`` with every redacted text replaced by its ``stand_in``, and every text canonical JSON marked for
     its lone surrogates (``{"$surrogates": ...}``, `promptcache._keys.canonical_json`) read back with each one as
-    U+FFFD (other values as they are)."""
+    U+FFFD (other values as they are).
+
+    Raises:
+        RedactedTooLong: the redacted texts stand for more than ``max_chars`` characters in all (checked before
+            a stand-in that would pass it is built).
+    """
+    budget = [max_chars if max_chars is not None else -1, 0]  # [bound or -1, characters restored so far]
+    return _restore(value, budget)
+
+
+def _restore(value: Any, budget: list[int]) -> Any:
     if isinstance(value, dict):
         mark = value.get(REDACTED)
         if len(value) == 1 and isinstance(mark, dict):
             chars, sha = mark.get("chars"), mark.get("sha256")
-            return stand_in(chars if isinstance(chars, int) else 0, sha if isinstance(sha, str) else "")
+            size = max(chars, 0) if isinstance(chars, int) else 0
+            budget[1] += size
+            if 0 <= budget[0] < budget[1]:
+                raise RedactedTooLong(budget[1], budget[0])
+            return stand_in(size, sha if isinstance(sha, str) else "")
         if len(value) == 1 and isinstance(value.get("$surrogates"), str):  # promptcache._keys.canonical_json
             return _read_surrogates(value["$surrogates"], value)
-        return {k: restore(v) for k, v in value.items()}
+        return {k: _restore(v, budget) for k, v in value.items()}
     if isinstance(value, list):
-        return [restore(v) for v in value]
+        return [_restore(v, budget) for v in value]
     return value

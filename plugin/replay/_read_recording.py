@@ -16,7 +16,7 @@ intention-cache family of a conversation is the recorded ``user``.
 
 from __future__ import annotations
 
-from promptcache._recording import REDACTED, VERSION, is_recording, restore
+from promptcache._recording import VERSION, RedactedTooLong, is_recording, restore
 from promptcache._types import JSONMapping, JSONObject
 
 from . import _input_guard
@@ -44,9 +44,13 @@ def _call(record: JSONMapping, lineno: int) -> tuple[ParsedCall, str | None]:
         raise BadRecord((), f'expected a recorded call ("promptcache": "call"), got {_short(record)}')
     if record.get("version") != VERSION:
         raise BadRecord(("version",), f"recording version {_short(record.get('version'))} is not {VERSION}")
-    if (chars := _redacted_chars(record)) > (limit := _input_guard.LIMITS.max_line_bytes):
-        raise BadRecord((), f"redacted texts of {chars:,} characters, over the line limit ({limit:,}); not a call")
-    rec: JSONMapping = restore(record)
+    limit = _input_guard.LIMITS.max_line_bytes  # with its texts kept, the call was a line of at least as many bytes
+    try:
+        rec: JSONMapping = restore(record, max_chars=limit)
+    except RedactedTooLong as long:
+        raise BadRecord(
+            (), f"redacted texts of {long.chars:,} characters, over the line limit ({limit:,}); not a call"
+        ) from None
     response = rec.get("response")
     if not isinstance(response, dict) or not isinstance(response.get("message"), dict):
         raise BadRecord(("response",), f"recorded call without a response message: {_short(response)}")
@@ -76,20 +80,6 @@ def _call(record: JSONMapping, lineno: int) -> tuple[ParsedCall, str | None]:
         operation=str(sent.get("operation") or "") if isinstance(sent, dict) else "",
     )
     return call, str(user) if user is not None else None
-
-
-def _redacted_chars(value: object) -> int:
-    """The characters of every redacted text in ``value``: the call with its texts kept was one line of at least
-    as many bytes, so more than ``LIMITS.max_line_bytes`` is no call the recorder could have written."""
-    if isinstance(value, dict):
-        mark = value.get(REDACTED)
-        chars = mark.get("chars") if isinstance(mark, dict) else None
-        if isinstance(chars, int):
-            return max(chars, 0)
-        return sum(_redacted_chars(v) for v in value.values())
-    if isinstance(value, list):
-        return sum(_redacted_chars(v) for v in value)
-    return 0
 
 
 def _checked_body(body: JSONMapping) -> JSONMapping:
