@@ -9,7 +9,10 @@ it is (the logged bill, input side: uncached input + cache reads + cache writes 
 copy with every ``usage`` object removed (made in a temporary folder). On the copy the ``as-logged`` row is priced
 from Claude Code's placement rules (system/tools prefix + last message breakpoints, 5-minute TTL) on estimated
 sizes (``promptcache.replay._tokens`` calibration; the unlogged prefix ``promptcache.replay._sizes``). Prints the
-error per session, (predicted - logged) / logged, and pooled over all sessions.
+error per session, (predicted - logged) / logged, and pooled over all sessions, four ways: each session replayed
+alone at Claude Code's default 5-minute TTL and at 1 hour (the row's ``as-logged@1h`` variant: the transcript does
+not say which TTL the account gets), and the sessions of one data folder (one account) replayed in one run on one
+cache timeline, each request's cost to its session (``meta["session_id"]``), at both TTLs.
 
 ``--out-of-sample``: the estimate's constants (the calibration ``promptcache.replay._tokens.CLAUDE`` and the unlogged
 prefix sizes of ``promptcache.replay._sizes``) are measured again on one account's sessions and the others are

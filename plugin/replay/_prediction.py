@@ -4,9 +4,11 @@ Without usage the row is Claude Code's own layout (a breakpoint after each cache
 and one on the last message) on estimated sizes, at Claude Code's default 5-minute TTL. Two things that move the
 bill are not in such a log, and ``predicted_note`` says so in the report:
 
-- **the TTL**: Claude Code writes 1-hour entries for some accounts and 5-minute ones for others, and the transcript
-  records neither (two sessions of one user, one Claude Code version, 2.1.39: one wrote only 1-hour entries, the
-  other only 5-minute ones; bench/README.md "Replay: prediction without usage"). The note gives the row at both,
+- **the TTL**: Claude Code's documentation ("How Claude Code uses prompt caching") gives the main conversation 1
+  hour on a Claude subscription within its plan's usage and 5 minutes otherwise (API key, cloud provider, past the
+  plan's usage); the transcript records none of that (two sessions of one user, one Claude Code version, 2.1.39:
+  one wrote only 1-hour entries, the other only 5-minute ones; bench/README.md "Replay: prediction without
+  usage"). The note gives the row at both,
   the 1-hour figure being the row's ``as-logged@1h`` variant (``promptcache.replay._variants``);
 - **what the log does not show**: the size of the unlogged system prompt, tools and attached context (the
   replay assumes ``promptcache.replay._sizes.CLAUDE_CODE_CONTEXT_TOKENS``), and what the account's other sessions
