@@ -28,6 +28,7 @@ counted; and the strategy class runs without building the result's message copie
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -72,8 +73,7 @@ class ShippedPlacement(Strategy):
 
     @staticmethod
     def _message(group: Group) -> dict[str, Any]:
-        last = _LAST_BLOCK.get(group.last_kind, _TEXT)
-        return {"role": group.role, "content": [_TEXT] * (group.end - group.start - 1) + [last]}
+        return _placeholder(group.role, group.end - group.start, group.last_kind)
 
     def _request_messages(self, cid: str, prepared: PreparedConversation, n: int) -> ScannedMessages:
         """The placeholders of the conversation's first ``n`` groups, with their token counts, as the
@@ -132,6 +132,16 @@ class ShippedPlacement(Strategy):
                 boundary = request.groups[placement.index].end
                 points[boundary] = Checkpoint(boundary, self.ttl_s)
         return sorted(points.values(), key=lambda p: p.boundary)
+
+
+@functools.lru_cache(maxsize=4096)
+def _placeholder(role: str, blocks: int, last_kind: str) -> dict[str, Any]:
+    """The placeholder message of a group of ``blocks`` blocks ending with a block of ``last_kind``: one object per
+    shape, shared by every message of that shape (the strategies only read the messages; the conversations of a
+    session, such as those a log in reverse order starts, each need one per message). Up to 4,096 shapes are kept
+    (a capacity, not measured: a shape is a role, a block count and a kind)."""
+    last = _LAST_BLOCK.get(last_kind, _TEXT)
+    return {"role": role, "content": [_TEXT] * (blocks - 1) + [last]}
 
 
 def _placer(cls: type[CacheStrategy]) -> Callable[[CacheStrategyConfig, int], CacheStrategy]:
