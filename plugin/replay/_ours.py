@@ -62,7 +62,8 @@ class ShippedPlacement(Strategy):
         self._ttl = "1h" if ttl_s >= 3600 else None
         self._previous: dict[str, list[CachePointPlacement]] = {}  # conversation id -> its stored placements
         self._messages: dict[str, list[dict[str, Any]]] = {}  # conversation id -> a placeholder per group
-        self._held: dict[str, ScannedMessages] = {}  # conversation id -> the previous request's messages
+        # conversation id -> the previous request's messages and their token counts (the list on ``tokens``)
+        self._held: dict[str, tuple[ScannedMessages, list[int]]] = {}
         self._placer = _placer(self.strategy_cls)
 
     def forget(self, conversation_id: str) -> None:
@@ -75,7 +76,7 @@ class ShippedPlacement(Strategy):
     def _message(group: Group) -> dict[str, Any]:
         return _placeholder(group.role, group.end - group.start, group.last_kind)
 
-    def _request_messages(self, cid: str, prepared: PreparedConversation, n: int) -> ScannedMessages:
+    def _request_messages(self, cid: str, prepared: PreparedConversation, n: int) -> tuple[ScannedMessages, list[int]]:
         """The placeholders of the conversation's first ``n`` groups, with their token counts, as the
         ``ScannedMessages`` the strategy reads: the previous request's, trimmed or extended (a request is a prefix
         of its conversation, so only the groups after the previous request's last one are added; that last one is
@@ -83,16 +84,17 @@ class ShippedPlacement(Strategy):
         every = self._messages.get(cid)
         if every is None:
             every = self._messages[cid] = [self._message(g) for g in prepared.groups]
-        messages = self._held.get(cid)
-        if messages is None:
-            messages = self._held[cid] = ScannedMessages((), 0)  # the replay's own placeholders: valid, no point
-            messages.tokens = []
-        tokens = messages.tokens
-        assert tokens is not None
+        held = self._held.get(cid)
+        if held is None:
+            messages = ScannedMessages((), 0)  # the replay's own placeholders: valid, no point of a caller's
+            tokens: list[int] = []
+            messages.tokens = tokens
+            held = self._held[cid] = (messages, tokens)
+        messages, tokens = held
         keep = max(min(len(messages), n) - 1, 0)
         messages[keep:] = every[keep:n]
         tokens[keep:] = prepared.group_tokens[keep:n]
-        return messages
+        return messages, tokens
 
     def place(self, request: Request) -> list[Checkpoint]:
         prepared, rules, info = request.prepared, self.rules, self._info
@@ -100,11 +102,11 @@ class ShippedPlacement(Strategy):
             return []
         cid = prepared.conversation.id
         n = len(request.groups)
-        messages = self._request_messages(cid, prepared, n)
+        messages, tokens = self._request_messages(cid, prepared, n)
         last = request.groups[-1]
         if last.end != prepared.groups[n - 1].end:  # a group this request cuts
             messages[-1] = self._message(last)
-            messages.tokens[-1] = prepared.cum[last.end] - prepared.cum[last.start]
+            tokens[-1] = prepared.cum[last.end] - prepared.cum[last.start]
         has_system = prepared.system_end > prepared.tools_end
         tool_tokens = prepared.cum[prepared.tools_end]
         budget = min(rules.max_points, 4)
