@@ -9,8 +9,9 @@
 
 All lists are general English written for this package (the source of each is in the file's ``_about``), not fitted
 to any data set. Words are compared after Snowball English stemming (the ``snowballstemmer`` package), so "booked",
-"books" and "booking" are one word. `Vocabulary.version` is a digest of the files: a signature made with other
-lists never equals one made with these.
+"books" and "booking" are one word. `Vocabulary.version` is a digest of the lists in the files (not of their
+``_about`` descriptions or layout): a signature made with other lists never equals one made with these, and stored
+memories are re-indexed on read after a change (`promptcache.intention._lookup`).
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ class Vocabulary:
         imperatives: "show", "tell", "find" opening an intention (after fillers only; dropped).
         question_openers / copulas / wh_words: what tells a yes/no question from a statement (``structure.json``).
         longest_phrase: words in the longest phrase.
-        version: digest of the data files (12 hex digits).
+        version: digest of the data files' lists (12 hex digits; descriptions and layout left out).
     """
 
     contractions: dict[str, tuple[str, ...]]
@@ -107,8 +108,10 @@ def default_vocabulary() -> Vocabulary:
     digest = hashlib.sha256()
     loaded = {}
     for name in ("contractions.json", "fillers.json", "synonyms.json", "structure.json"):
-        data, raw = _load(name)
-        digest.update(raw)
+        data, _ = _load(name)
+        # The lists only: an edit of a file's description ("_about") or its layout changes no signature.
+        lists = {k: v for k, v in data.items() if k != "_about"} if isinstance(data, dict) else data
+        digest.update(name.encode() + b"\0" + json.dumps(lists, sort_keys=True, ensure_ascii=False).encode() + b"\0")
         loaded[name] = data
     contractions = {k: tuple(v.split()) for k, v in loaded["contractions.json"]["words"].items()}
     fillers = loaded["fillers.json"]
