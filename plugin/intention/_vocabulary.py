@@ -3,7 +3,8 @@
 - ``contractions.json``: contractions and their expansions ("don't" -> "do not").
 - ``fillers.json``: words and phrases that carry no meaning in a request (articles, the user's and assistant's
   pronouns, politeness, auxiliaries, "show me"-type verbs).
-- ``synonyms.json``: classes of words/phrases that mean the same ("turn on" = "enable" = "switch on").
+- ``synonyms.json``: other spellings and abbreviations of one word ("e mail" = "email", "km" = "kilometre"); never
+  two words of similar meaning (its ``_about`` lists the merges left out because they can change the action).
 - ``structure.json``: role markers (prepositions), free adverbs, negations, the words after which "to" starts an
   infinitive, units that follow numbers, number words and currency symbols.
 
