@@ -333,6 +333,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "replay":
         return _run_replay(args)
     if args.command == "calibrate-intentions":
+        # One BLAS thread unless the user set it (before NumPy is imported): the local model's matrices are small,
+        # and on a shared 2-core machine OpenBLAS's default threads made the command several times slower
+        # (bench/README.md, "With embeddings proposing and a calibrated check accepting").
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(var, "1")
         from promptcache.intention._calibrate_cli import run
 
         return run(args)
