@@ -20,13 +20,22 @@ other load on the machine) and takes their ratio; the
 table gives the median and range of the ratios over ``--rounds`` rounds, and the per-message cost above the
 fixed cost, (t(n) - t(smallest n)) / (n - smallest n). The garbage collector is off during each timed call (as
 ``timeit`` does), for both variants: with it on, a collection of the whole request triggered by either call's
-allocations lands on a random call and swamps the comparison.
+allocations lands on a random call and swamps the comparison. After each of our calls the previous request that
+its plan replaced is dropped outside the timing, as ``_generate`` / ``_stream`` drop it once the call returns (in
+langchain-aws the request is freed when its call returns too, outside its placement).
 
     python bench/cache_points.py                     # sizes 200, 1000, 10000; 7 rounds
     python bench/cache_points.py --sizes 200 --rounds 5 --repeat 200
     python bench/cache_points.py --long-text         # long texts: the length estimate against a full encode
     python bench/cache_points.py --breakdown 200 --repeat 300   # each step of ours timed alone
     python bench/cache_points.py --floor --rounds 5  # reading the request: our comparison vs langchain-aws' walk
+    python bench/cache_points.py --instructions      # instructions per request (valgrind callgrind), both variants
+
+``--instructions`` counts instructions instead of time (they do not move with the machine's load): it runs this
+script under ``valgrind --tool=callgrind`` twice per variant and size, both runs building the same requests (the
+same fresh lists, stored placements and kept counts reset before each call), the long one also placing the points
+on each of ``--calls`` requests, and reports (long - short) / calls: the hook's own instructions per request.
+Needs ``valgrind`` on PATH.
 """
 
 from __future__ import annotations
@@ -35,7 +44,11 @@ import argparse
 import gc
 import os
 import random
+import re
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from typing import Any
 
@@ -123,6 +136,7 @@ class Variants:
             start = time.perf_counter_ns()
             self.ours._apply_cache_points(None, *args)
             samples.append(time.perf_counter_ns() - start)
+            self.ours._hot.retired = None  # what ``_generate`` / ``_stream`` do once the call returns
             gc.enable()
         return min(samples) / 1e6
 
@@ -196,6 +210,7 @@ def breakdown(n: int, repeat: int) -> None:
             start = time.perf_counter_ns()
             step(system, messages, params["toolConfig"]["tools"], params)
             samples.append(time.perf_counter_ns() - start)
+            hot.retired = None
             gc.enable()
         return min(samples) / 1e3
 
@@ -326,6 +341,89 @@ def exact_cost() -> None:
         print(f"| {size:,} | {min(samples):.2f} |")
 
 
+# The C functions that run each measured batch of calls under ``--instructions``: callgrind collects only inside them
+# (``--toggle-collect``), so the run's set-up, imports and fresh lists are not counted.
+_TOGGLES = {("ours", 0): "functools_reduce", ("theirs", 0): "starmap_next"}
+_TOGGLES.update({("ours", 1): "takewhile_next", ("theirs", 1): "dropwhile_next"})
+
+
+def _instructions_inner(sizes: list[int], calls: int) -> None:
+    """The body of the valgrind run: each size's calls of each variant, run inside its `_TOGGLES` function. Ours
+    resets the stored placements and kept counts before each call inside a nested call of the same function, whose
+    cost callgrind reports apart (its recursion level ``'2``) and is taken off."""
+    import functools
+    import itertools
+
+    gc.disable()
+    for slot, n in enumerate(sizes):
+        v = Variants(n)
+        v.time_ours(3)
+        v.time_theirs(3)
+        k = max(2, calls * sizes[0] // n)
+        ours_args = [fresh(*v.request) for _ in range(k)]
+        theirs_args = [fresh(*v.request) for _ in range(k)]
+
+        def reset(_: object, __: object, v: Variants = v) -> None:
+            v.ours._hot.retired = None  # the previous call's request, dropped as ``_generate`` does
+            v.ours._store.save(v.conv, v.model_key, v.previous)
+            v.ours._hot.counts.put(v.conv, v.counts)
+
+        def ours(_: object, args: Any, v: Variants = v) -> None:
+            functools.reduce(reset, [0], None) if slot == 0 else list(
+                itertools.takewhile(lambda a: reset(0, a) or True, [0])
+            )
+            v.ours._apply_cache_points(None, *args)
+
+        def theirs(*args: Any, v: Variants = v) -> bool:
+            v.theirs._apply_cache_points({"ttl": "5m"}, *args)
+            return False
+
+        if slot == 0:
+            functools.reduce(ours, ours_args, None)
+            list(itertools.starmap(theirs, theirs_args))
+        else:
+            list(itertools.takewhile(lambda a: ours(0, a) or True, ours_args))
+            list(itertools.dropwhile(lambda a: not theirs(*a), theirs_args))
+        print(f"calls {n} {k}")
+
+
+def instructions(sizes: list[int], calls: int) -> None:
+    """Instructions per request of each variant at two sizes (valgrind callgrind, see the module docstring)."""
+    if len(sizes) != 2:
+        raise SystemExit("--instructions takes two sizes (--sizes 200,10000)")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--collect-atstart=no"]
+        command += [f"--toggle-collect={name}" for name in _TOGGLES.values()]
+        command += [sys.executable, __file__, "--inner", ",".join(map(str, sizes)), "--calls", str(calls)]
+        run = subprocess.run(command, capture_output=True, text=True, check=True)
+        ks = dict(re.findall(r"calls (\d+) (\d+)", run.stdout))
+        report = subprocess.run(
+            ["callgrind_annotate", "--inclusive=yes", "--threshold=100", out],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    inclusive: dict[str, int] = {}
+    for line in report.splitlines():
+        found = re.match(r"\s*([\d,]+) .*:(\w+('2)?) \[", line)
+        if found:
+            inclusive[found.group(2)] = int(found.group(1).replace(",", ""))
+    print("| messages | ours (instructions per request) | langchain-aws | ratio | calls |")
+    print("|---:|---:|---:|---:|---:|")
+    per: dict[tuple[int, str], float] = {}
+    for slot, n in enumerate(sizes):
+        k = int(ks[str(n)])
+        for which in ("ours", "theirs"):
+            name = _TOGGLES[which, slot]
+            per[n, which] = (inclusive.get(name, 0) - inclusive.get(name + "'2", 0)) / k
+        o, t = per[n, "ours"], per[n, "theirs"]
+        print(f"| {n:,} | {o:,.0f} | {t:,.0f} | {o / t:.2f}x | {k} |")
+    base, top = sizes
+    slope = [(per[top, w] - per[base, w]) / (top - base) for w in ("ours", "theirs")]
+    print(f"per message from {base:,} to {top:,}: ours {slope[0]:,.0f}, langchain-aws {slope[1]:,.0f} instructions")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="200,1000,10000")
@@ -334,7 +432,13 @@ def main() -> None:
     parser.add_argument("--long-text", action="store_true")
     parser.add_argument("--breakdown", type=int, metavar="N", help="time each step of ours alone at N messages")
     parser.add_argument("--floor", action="store_true", help="what reading the request costs, per size")
+    parser.add_argument("--instructions", action="store_true", help="instructions per request (valgrind)")
+    parser.add_argument("--calls", type=int, default=40, help="--instructions: requests at the smallest size")
+    parser.add_argument("--inner", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.inner:
+        _instructions_inner([int(n) for n in args.inner.split(",")], args.calls)
+        return
     default_count_tokens({"role": "user", "content": "warm up the encoding"})
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     try:
@@ -354,6 +458,9 @@ def _main(args: argparse.Namespace) -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.floor:
         floor(sizes, args.rounds, args.repeat)
+        return
+    if args.instructions:
+        instructions(sizes if args.sizes != "200,1000,10000" else [200, 10_000], args.calls)
         return
     run(sizes, args.rounds, args.repeat)
 
