@@ -32,10 +32,9 @@ langchain-aws the request is freed when its call returns too, outside its placem
     python bench/cache_points.py --instructions      # instructions per request (valgrind callgrind), both variants
 
 ``--instructions`` counts instructions instead of time (they do not move with the machine's load): it runs this
-script under ``valgrind --tool=callgrind`` twice per variant and size, both runs building the same requests (the
-same fresh lists, stored placements and kept counts reset before each call), the long one also placing the points
-on each of ``--calls`` requests, and reports (long - short) / calls: the hook's own instructions per request.
-Needs ``valgrind`` on PATH.
+script once under ``valgrind --tool=callgrind``, which collects only while each measured request is placed (inside
+a ``functools.reduce`` call per request, dumped alone), the requests being made and the state reset as for the
+timing; it reports the median per request of each variant. Needs ``valgrind`` on PATH.
 """
 
 from __future__ import annotations
@@ -341,87 +340,66 @@ def exact_cost() -> None:
         print(f"| {size:,} | {min(samples):.2f} |")
 
 
-# The C functions that run each measured batch of calls under ``--instructions``: callgrind collects only inside them
-# (``--toggle-collect``), so the run's set-up, imports and fresh lists are not counted.
-_TOGGLES = {("ours", 0): "functools_reduce", ("theirs", 0): "starmap_next"}
-_TOGGLES.update({("ours", 1): "takewhile_next", ("theirs", 1): "dropwhile_next"})
-
-
 def _instructions_inner(sizes: list[int], calls: int) -> None:
-    """The body of the valgrind run: each size's calls of each variant, run inside its `_TOGGLES` function. Ours
-    resets the stored placements and kept counts before each call inside a nested call of the same function, whose
-    cost callgrind reports apart (its recursion level ``'2``) and is taken off."""
+    """The body of the valgrind run: at each size, ``calls`` requests per variant (fewer at larger sizes), each
+    placed inside its own ``functools.reduce`` call (what callgrind collects and dumps, see `instructions`); the
+    requests, the stored placements and the kept counts are made and reset outside it."""
     import functools
-    import itertools
 
     gc.disable()
-    for slot, n in enumerate(sizes):
+    for n in sizes:
         v = Variants(n)
         v.time_ours(3)
         v.time_theirs(3)
-        k = max(2, calls * sizes[0] // n)
-        ours_args = [fresh(*v.request) for _ in range(k)]
-        theirs_args = [fresh(*v.request) for _ in range(k)]
-
-        def reset(_: object, __: object, v: Variants = v) -> None:
-            v.ours._hot.retired = None  # the previous call's request, dropped as ``_generate`` does
-            v.ours._store.save(v.conv, v.model_key, v.previous)
-            v.ours._hot.counts.put(v.conv, v.counts)
-
-        def ours(_: object, args: Any, v: Variants = v) -> None:
-            functools.reduce(reset, [0], None) if slot == 0 else list(
-                itertools.takewhile(lambda a: reset(0, a) or True, [0])
-            )
-            v.ours._apply_cache_points(None, *args)
-
-        def theirs(*args: Any, v: Variants = v) -> bool:
-            v.theirs._apply_cache_points({"ttl": "5m"}, *args)
-            return False
-
-        if slot == 0:
-            functools.reduce(ours, ours_args, None)
-            list(itertools.starmap(theirs, theirs_args))
-        else:
-            list(itertools.takewhile(lambda a: ours(0, a) or True, ours_args))
-            list(itertools.dropwhile(lambda a: not theirs(*a), theirs_args))
-        print(f"calls {n} {k}")
+        for which in ("ours", "theirs"):
+            for _ in range(max(3, calls * sizes[0] // n)):
+                system, messages, params = fresh(*v.request)
+                v.ours._hot.retired = None  # the previous call's request, dropped as ``_generate`` does
+                v.ours._store.save(v.conv, v.model_key, v.previous)
+                v.ours._hot.counts.put(v.conv, v.counts)
+                if which == "ours":
+                    functools.reduce(lambda _, __: v.ours._apply_cache_points(None, system, messages, params), [0], 0)
+                else:
+                    control = {"ttl": "5m"}
+                    functools.reduce(
+                        lambda _, __: v.theirs._apply_cache_points(control, system, messages, params), [0], 0
+                    )
+                print(f"call\t{n}\t{which}", flush=True)
 
 
 def instructions(sizes: list[int], calls: int) -> None:
-    """Instructions per request of each variant at two sizes (valgrind callgrind, see the module docstring)."""
-    if len(sizes) != 2:
-        raise SystemExit("--instructions takes two sizes (--sizes 200,10000)")
+    """Instructions per request of each variant at each size (valgrind callgrind): collected only inside
+    ``functools.reduce`` and dumped after each of its calls, so each measured request is one dump; the last dumps
+    are the measured requests (the libraries' own ``reduce`` calls at import come first). Median per variant."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "callgrind.out")
         command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--collect-atstart=no"]
-        command += [f"--toggle-collect={name}" for name in _TOGGLES.values()]
+        command += ["--toggle-collect=functools_reduce", "--dump-after=functools_reduce"]
         command += [sys.executable, __file__, "--inner", ",".join(map(str, sizes)), "--calls", str(calls)]
         run = subprocess.run(command, capture_output=True, text=True, check=True)
-        ks = dict(re.findall(r"calls (\d+) (\d+)", run.stdout))
-        report = subprocess.run(
-            ["callgrind_annotate", "--inclusive=yes", "--threshold=100", out],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    inclusive: dict[str, int] = {}
-    for line in report.splitlines():
-        found = re.match(r"\s*([\d,]+) .*:(\w+('2)?) \[", line)
-        if found:
-            inclusive[found.group(2)] = int(found.group(1).replace(",", ""))
-    print("| messages | ours (instructions per request) | langchain-aws | ratio | calls |")
+        labels = [tuple(line.split("\t")[1:]) for line in run.stdout.splitlines() if line.startswith("call\t")]
+        dumps = sorted(
+            (name for name in os.listdir(tmp) if name.rsplit(".", 1)[-1].isdigit()),
+            key=lambda name: int(name.rsplit(".", 1)[-1]),
+        )[-len(labels) :]
+        totals = []
+        for name in dumps:
+            with open(os.path.join(tmp, name)) as handle:
+                found = re.search(r"^(?:summary|totals): (\d+)", handle.read(), re.M)
+            totals.append(int(found.group(1)) if found else 0)
+    per: dict[tuple[str, str], list[int]] = {}
+    for label, total in zip(labels, totals):
+        per.setdefault(label, []).append(total)  # type: ignore[arg-type]
+    print("| messages | ours (instructions per request) | langchain-aws | ratio | requests per variant |")
     print("|---:|---:|---:|---:|---:|")
-    per: dict[tuple[int, str], float] = {}
-    for slot, n in enumerate(sizes):
-        k = int(ks[str(n)])
-        for which in ("ours", "theirs"):
-            name = _TOGGLES[which, slot]
-            per[n, which] = (inclusive.get(name, 0) - inclusive.get(name + "'2", 0)) / k
-        o, t = per[n, "ours"], per[n, "theirs"]
-        print(f"| {n:,} | {o:,.0f} | {t:,.0f} | {o / t:.2f}x | {k} |")
-    base, top = sizes
-    slope = [(per[top, w] - per[base, w]) / (top - base) for w in ("ours", "theirs")]
-    print(f"per message from {base:,} to {top:,}: ours {slope[0]:,.0f}, langchain-aws {slope[1]:,.0f} instructions")
+    med = {key: statistics.median(values) for key, values in per.items()}
+    for n in sizes:
+        o, t = med[str(n), "ours"], med[str(n), "theirs"]
+        print(f"| {n:,} | {o:,.0f} | {t:,.0f} | {o / t:.2f}x | {len(per[str(n), 'ours'])} |")
+    base = sizes[0]
+    for n in sizes[1:]:
+        slope = [(med[str(n), w] - med[str(base), w]) / (n - base) for w in ("ours", "theirs")]
+        print(f"per message from {base:,} to {n:,}: ours {slope[0]:,.0f}, langchain-aws {slope[1]:,.0f} instructions")
 
 
 def main() -> None:
