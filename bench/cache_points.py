@@ -106,6 +106,14 @@ def _client() -> Any:
     return boto3.client("bedrock-runtime", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x")
 
 
+def _drop_retired(model: CachePointChatBedrockConverse) -> None:
+    """Drop the previous request that the last call's plan replaced, as ``_generate`` / ``_stream`` do once the call
+    returns (a version without that slot frees it inside the next call)."""
+    state = model._hot
+    if hasattr(state, "retired"):
+        state.retired = None
+
+
 class Variants:
     """Both placements for one request size, ready to time."""
 
@@ -135,7 +143,7 @@ class Variants:
             start = time.perf_counter_ns()
             self.ours._apply_cache_points(None, *args)
             samples.append(time.perf_counter_ns() - start)
-            self.ours._hot.retired = None  # what ``_generate`` / ``_stream`` do once the call returns
+            _drop_retired(self.ours)
             gc.enable()
         return min(samples) / 1e6
 
@@ -209,7 +217,7 @@ def breakdown(n: int, repeat: int) -> None:
             start = time.perf_counter_ns()
             step(system, messages, params["toolConfig"]["tools"], params)
             samples.append(time.perf_counter_ns() - start)
-            hot.retired = None
+            _drop_retired(v.ours)
             gc.enable()
         return min(samples) / 1e3
 
@@ -354,7 +362,7 @@ def _instructions_inner(sizes: list[int], calls: int) -> None:
         for which in ("ours", "theirs"):
             for _ in range(max(3, calls * sizes[0] // n)):
                 system, messages, params = fresh(*v.request)
-                v.ours._hot.retired = None  # the previous call's request, dropped as ``_generate`` does
+                _drop_retired(v.ours)
                 v.ours._store.save(v.conv, v.model_key, v.previous)
                 v.ours._hot.counts.put(v.conv, v.counts)
                 if which == "ours":
