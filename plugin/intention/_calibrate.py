@@ -74,12 +74,24 @@ class Row:
 _MOST_PAIRS_BYTES = 1 << 30  # as `promptcache.replay._input_guard.InputLimits.max_file_bytes`
 
 
+def _check_text(n: int, name: str, value: str) -> None:
+    """An intention of a pair must hold a letter or digit and be UTF-8 (no lone surrogate), as `IntentionMemory.store`
+    requires of the intentions it stores; raises ValueError naming the line and the field."""
+    if not any(ch.isalnum() for ch in value):
+        raise ValueError(f"line {n}: {name} must hold a letter or digit, got {value!r}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"line {n}: {name} holds a lone surrogate (not UTF-8 text): {value!r}") from None
+
+
 def load_pairs(path: str | Path | None = None) -> list[Pair]:
     """Pairs from a JSONL file, one ``{"stored": str, "asked": str, "same": bool, "source": str}`` per line
     (``source`` optional; blank lines skipped). Default: the package's calibration pairs.
 
     Raises:
-        ValueError: a line that is not such an object (the message gives the line number); ``path`` not a regular
+        ValueError: a line that is not such an object, or whose ``stored``/``asked`` holds no letter or digit or a
+            lone surrogate (the message gives the line number); ``path`` not a regular
             file of at most 1 GiB (the bound of the replay's input files), or not UTF-8 (the message names it).
         OSError: ``path`` cannot be read.
     """
@@ -106,6 +118,8 @@ def load_pairs(path: str | Path | None = None) -> list[Pair]:
             raise ValueError(f"line {n}: stored/asked must be strings and same a bool: {line[:120]!r}")
         if not isinstance(pair.source, str):
             raise ValueError(f"line {n}: source must be a string, got {pair.source!r}: {line[:120]!r}")
+        for name, value in (("stored", pair.stored), ("asked", pair.asked)):
+            _check_text(n, name, value)
         out.append(pair)
     return out
 
