@@ -72,5 +72,11 @@ def run(args: argparse.Namespace, embeddings: Any = None) -> int:
         f"hit rate {cal.hit_rate:.3f}; held-out half precision {held.precision:.3f} hit rate {held.hit_rate:.3f}",
         held_out_note(held, held_pairs, args.max_error)[1],
     ]
+    if cal.wrong > args.max_error * cal.accepted:  # even the top threshold accepts too many wrong pairs
+        lines.append(
+            f"NO THRESHOLD meets max_error={args.max_error}: even at {t:.3f} the calibration half accepts "
+            f"{cal.accepted} pairs of which {cal.wrong} are wrong (pairs that score the same but are labelled "
+            "differently); the cache would serve wrong results on such pairs at any threshold."
+        )
     print("\n".join(lines))
     return 0

@@ -78,3 +78,20 @@ def test_pairs_are_embedded_in_two_calls_not_pair_by_pair():
     scored = score_pairs(model, pairs)
     assert model.calls <= 2
     assert len(scored) == 300
+
+
+def test_pairs_labelled_both_ways_say_no_threshold_meets_the_bound(tmp_path, capsys):
+    from promptcache.intention._calibrate import _half
+
+    stored, asked = next(
+        (f"book room {i}", f"Book room {i}!")
+        for i in range(100)
+        if _half(Pair(f"book room {i}", f"Book room {i}!", True, "")) == 0
+    )
+    rows = [{"stored": stored, "asked": asked, "same": same} for same in (True, False) for _ in range(3)]
+    last = _run(tmp_path, capsys, rows).rstrip().splitlines()[-1]
+    assert last == (
+        "NO THRESHOLD meets max_error=0.01: even at 1.000 the calibration half accepts 6 pairs of which 3 are wrong "
+        "(pairs that score the same but are labelled differently); the cache would serve wrong results on such pairs "
+        "at any threshold."
+    )
