@@ -19,6 +19,8 @@ Run: ``python bench/intention_latency.py [--sizes 1000,10000] [--backends memory
 their p99 (the stored set is the same for all passes).
 ``--ab``: on Redis, the same lookups with and without the held choice (one round trip: the result the choice on
 the held index would serve is read with the version; two: the version, then the result), passes alternating.
+``--pause-ms MS``: sleep before each lookup, as an agent waits on its model between lookups (default 0: a
+tight loop, which the scheduler treats as a CPU-bound job).
 ``--instructions``: run under ``valgrind --tool=callgrind --instr-atstart=no``: only the timed lookups are
 instrumented (a client request compiled with ``cc`` at start), so callgrind's total ``Ir`` divided by the number
 of lookups printed is the client's instructions per lookup (the Redis server is another process, not counted).
@@ -99,9 +101,13 @@ class Timings:
         self.ping: list[float] = []
 
 
-def run(memory: IntentionMemory, lookups: list[str], ping: Any = None, probe: Any = None) -> tuple[Timings, int]:
+def run(
+    memory: IntentionMemory, lookups: list[str], ping: Any = None, probe: Any = None, pause_s: float = 0.0
+) -> tuple[Timings, int]:
     """``lookups`` timed one by one after one warm-up lookup; ``ping``: a redis-py client pinged after each lookup
-    (interleaved, so the PING sees the same load); ``probe``: callgrind's start/stop around the lookups only."""
+    (interleaved, so the PING sees the same load); ``probe``: callgrind's start/stop around the lookups only;
+    ``pause_s``: a sleep before each lookup (an agent waits on its model between two lookups; a loop that never
+    sleeps is treated by the scheduler as a CPU-bound job)."""
     memory.retrieve("bench-user", lookups[0])  # warm-up: the index is built, the connection made
     if ping is not None:
         ping.ping()
@@ -110,6 +116,8 @@ def run(memory: IntentionMemory, lookups: list[str], ping: Any = None, probe: An
     if probe is not None:
         probe.start()
     for q in lookups:
+        if pause_s:
+            time.sleep(pause_s)
         c0, t0 = cpu(), wall()
         match = memory.retrieve("bench-user", q, tool="lookup")
         t1, c1 = wall(), cpu()
@@ -216,6 +224,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--model", choices=["fake", "local"], default="fake")
     ap.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     ap.add_argument("--ab", action="store_true", help="compare one and two round trips on Redis (held choice)")
+    ap.add_argument("--pause-ms", type=float, default=0.0, help="sleep before each lookup (ms; default 0)")
     ap.add_argument("--instructions", action="store_true", help="instrument only the lookups (under callgrind)")
     args = ap.parse_args(argv)
     if args.ab:
@@ -229,7 +238,9 @@ def main(argv: list[str] | None = None) -> None:
     import redis
 
     probe = callgrind_probe() if args.instructions else None
-    print(f"model: {args.model}; load average (1/5/15 min) at start {load()} on {os.cpu_count()} CPUs")
+    print(
+        f"model: {args.model}; pause before each lookup {args.pause_ms:g} ms; load average (1/5/15 min) at start {load()} on {os.cpu_count()} CPUs"
+    )
     print(
         "| backend | memories | hits | p50 ms | p99 ms | PING p50 / p99 ms | client CPU p50 / mean ms | "
         "first lookup after another worker's store, p50 / max ms | load 1/5/15 |"
@@ -260,7 +271,7 @@ def main(argv: list[str] | None = None) -> None:
             try:
                 for i, text in enumerate(texts(size)):
                     memory.store("bench-user", text, {"n": i}, tool="lookup")
-                passes = [run(memory, lookups, ping, probe) for _ in range(args.passes)]
+                passes = [run(memory, lookups, ping, probe, args.pause_ms / 1000) for _ in range(args.passes)]
                 if probe is not None:
                     print(f"instrumented: {len(lookups) * args.passes} lookups ({name}, {size:,} memories)")
                 later = after_write(memory, other, lookups, size)
