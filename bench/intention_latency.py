@@ -1,7 +1,7 @@
 """Lookup latency of ``IntentionMemory(embeddings=...)`` at 1,000 and 10,000 memories per user, in memory and on Redis.
 
-One user holds N memories (``"show the status of order {i} for customer {7 i}"``, tool ``lookup``). 300 lookups,
-one pass after one warm-up lookup: 100 stored texts (exact hits), 100 rewordings ("what is the status of order
+One user holds N memories (``"show the status of order {i} for customer {7 i}"``, tool ``lookup``). 300 lookups a
+pass (``--passes``, default 3) after one warm-up lookup: 100 stored texts (exact hits), 100 rewordings ("what is the status of order
 ...", proposed by the embeddings, then vetoed or accepted) and 100 unrelated questions (misses). Timed:
 ``IntentionMemory.retrieve`` end to end. The embedding model's own time is left out by default: ``--model fake`` is
 a deterministic bag-of-words model (each word a fixed random 384-dimensional vector, a text the normalised sum),
@@ -12,7 +12,8 @@ so the index is brought up to date).
 
 Beside each row's wall-clock p50/p99: a ``PING`` timed right after every lookup on its own connection (the same
 run, so the same load: what the machine's scheduling alone does to one round trip), the client's CPU time per
-lookup (``time.thread_time``: our cost, whatever the wait for a core), and the 1-minute load average.
+lookup (``time.thread_time``: our cost, whatever the wait for a core; kernel time of the round trip included), and
+the load average (1, 5 and 15 minutes) when the row was printed.
 
 Run: ``python bench/intention_latency.py [--sizes 1000,10000] [--backends memory,redis] [--passes N]
 [--model fake|local] [--redis-url URL]``. Each row is the median of the passes' p50 and the best / median of
