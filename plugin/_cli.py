@@ -90,7 +90,10 @@ def _run_replay(args: argparse.Namespace) -> int:
             bar.update(task, completed=done)
 
     try:
-        table = ModelTable(load_overrides(args.models) if args.models else None, args.min_tokens, source=args.models)
+        with warnings.catch_warnings(record=True) as model_notes:  # (a dear cache read: one stderr line)
+            warnings.simplefilter("always")
+            table = ModelTable(load_overrides(args.models) if args.models else None, args.min_tokens, source=args.models)
+        _report_warnings(model_notes)
     except ValueError as exc:
         return _fail(f"--models: {exc}")
     except RecursionError:  # tomllib / json recurse per nesting level
@@ -160,7 +163,7 @@ def _write_and_show(result: ReplayResult, out: Path, chart: bool) -> int:
                 return _fail(f"cannot draw the chart ({written[0]} is written): {' '.join(str(exc).split())}")
     except OSError as exc:
         return _fail(f"cannot write to --out {str(out)!r}: {exc.strerror or exc}")
-    console = Console(width=max(Console().width, 120))
+    console = Console(width=max(Console().width, 120), emoji=False)  # (":x:" in a model id is text)
 
     def reader_gone() -> None:  # Rich's own handler exits 1: the outputs are written, the run succeeded
         console.quiet = True

@@ -159,7 +159,7 @@ def project_sessions(folder: Path, warn: bool = False) -> list[Path]:
     if odd and warn:
         warnings.warn(
             f"{folder}: skipped {len(odd):,} {'entry' if len(odd) == 1 else 'entries'} named like a session log "
-            f"that {'is' if len(odd) == 1 else 'are'} not a regular file (a pipe, a device, a broken link: "
+            f"that {'is not a regular file' if len(odd) == 1 else 'are not regular files'} (a pipe, a device, a broken link: "
             f"{_names(odd)})",
             TranscriptWarning,
             stacklevel=2,

@@ -164,7 +164,7 @@ def _recovers(saved: float | None, fix: str | None) -> str:
 
 def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     """Print the report (module docstring) to ``console`` (stdout by default); returns the strategy table."""
-    console = console or Console(width=max(Console().width, 120))
+    console = console or Console(width=max(Console().width, 120), emoji=False)
     decision = decide(result)
     _print_decision(decision, result, console)
     table = Table(
