@@ -92,7 +92,9 @@ def _run_replay(args: argparse.Namespace) -> int:
     try:
         with warnings.catch_warnings(record=True) as model_notes:  # (a dear cache read: one stderr line)
             warnings.simplefilter("always")
-            table = ModelTable(load_overrides(args.models) if args.models else None, args.min_tokens, source=args.models)
+            table = ModelTable(
+                load_overrides(args.models) if args.models else None, args.min_tokens, source=args.models
+            )
         _report_warnings(model_notes)
     except ValueError as exc:
         return _fail(f"--models: {exc}")

@@ -14,9 +14,9 @@ Field meanings, by source:
 - LangChain ``AIMessage.usage_metadata``: ``input_tokens`` (the whole prompt), ``input_token_details.cache_read`` /
   ``cache_creation``, ``output_tokens``.
 
-A count that is absent reads as 0; one that is not a non-negative integer below 2**32 reads as 0 and is reported
-(`promptcache.replay._usage_checks`) (an integral float such as ``5.0``, as some log
-shippers re-encode numbers, is that integer; ``4.5``, a string, a bool or a negative number is not a count).
+A count that is absent reads as 0. An integral float such as ``5.0`` (as some log shippers re-encode numbers) is
+that integer; ``4.5``, a string, a bool, a negative number or one of 2**32 or more is not a count: it reads as 0 and
+is reported, the record then keeping no usage (`promptcache.replay._usage_checks.read_count`).
 """
 
 from __future__ import annotations

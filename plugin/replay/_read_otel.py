@@ -245,7 +245,9 @@ def _content(attrs: Mapping[str, object], events: object) -> tuple[list[ChatMess
         name = raw_name if isinstance(raw_name, str) else None  # (a list or object name: no known event)
         body = e_attrs.get("content", e_attrs.get("message"))
         if isinstance(body, _Odd):
-            raise BadRecord(("events",), f"event {_short(raw_name)} content is not of its AnyValue type: {_shown(body)}")
+            raise BadRecord(
+                ("events",), f"event {_short(raw_name)} content is not of its AnyValue type: {_shown(body)}"
+            )
         parsed = _json(body) if isinstance(body, str) else body
         if name in _ROLE_EVENTS and body is not None:
             role = "user" if _ROLE_EVENTS[str(name)] == "tool" else _ROLE_EVENTS[str(name)]

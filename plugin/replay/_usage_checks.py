@@ -7,7 +7,10 @@ part exceeds its prompt. A record with such usage keeps no usage: inside a skipp
 skipped-lines tally with its reason (one warning for the run, `promptcache.replay._skipped`); outside it
 (``--strict``) it is a ``TranscriptError`` naming the file, the line and the field.
 
-The shapes checked: OpenAI Chat Completions ``usage`` (``prompt_tokens``, ``completion_tokens``,
+Every count a reader takes goes through `read_count` (``promptcache.replay._logged_usage.count_of``), which notes
+the first bad one of the record inside ``watching_counts``; the readers (``promptcache.replay._formats.read_with``
+for the record-by-record formats, the Bedrock and stream-json readers through `usage_read`) then report it as
+above. The shapes also checked whole, before reading (so the named field is the full path): OpenAI Chat Completions ``usage`` (``prompt_tokens``, ``completion_tokens``,
 ``prompt_tokens_details.cached_tokens``) and Responses ``usage`` (``input_tokens``, ``output_tokens``,
 ``input_tokens_details.cached_tokens``); Langfuse ``usageDetails`` / ``usage`` (every usage type is a count).
 """
@@ -20,7 +23,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TypeVar
 
-from ._messages import _short
+from ._bad_record import _short
 from ._skipped import current_tally
 from ._transcript import TranscriptError
 
@@ -95,7 +98,7 @@ def read_count(obj: object, key: str) -> int:
         if seen is not None and not seen:
             seen.append(_bad(key, value))
         return 0
-    return int(value)  # type: ignore[call-overload]  # an int or an integral float: count_problem checked it
+    return int(value)  # an int or an integral float: count_problem checked it
 
 
 @contextmanager

@@ -669,7 +669,9 @@ def test_converse_stream_text_index_as_string_keeps_the_text(tmp_path: Path) -> 
 def test_anthropic_stream_with_missing_or_odd_events_does_not_crash(tmp_path: Path, events: list[Any]) -> None:
     body = {"anthropic_version": "bedrock-2023-05-31", "messages": [{"role": "user", "content": "Hi"}]}
     with skipping(SkippedLines()) as tally:  # a count that is not one ("9"): the usage is dropped and counted
-        convs, _ = read_bedrock(tmp_path, record("an", body=body, out=events, operation="InvokeModelWithResponseStream"))
+        convs, _ = read_bedrock(
+            tmp_path, record("an", body=body, out=events, operation="InvokeModelWithResponseStream")
+        )
     [conv] = convs
     assert conv.messages[0].blocks == (Block("text", "Hi"),)
     assert conv.messages[1].role == "assistant"

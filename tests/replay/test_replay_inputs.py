@@ -72,6 +72,12 @@ def test_copies_of_one_log_count_each_call_once(tmp_path: Path, capsys: pytest.C
         "promptcache: warning: counted once: 2 API calls logged in more than one file (the same reply each time)"
     ]
     report = json.loads((out / "replay.json").read_text())
-    assert report["merged"] == {"repeated_files": [], "covered_files": [], "project_folders": [], "merged_calls": 2,
-                                "merged_within_file": 0, "merged_differing": 0}
+    assert report["merged"] == {
+        "repeated_files": [],
+        "covered_files": [],
+        "project_folders": [],
+        "merged_calls": 2,
+        "merged_within_file": 0,
+        "merged_differing": 0,
+    }
     assert report["requests"] == 2

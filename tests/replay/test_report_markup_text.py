@@ -26,7 +26,9 @@ def test_an_out_path_with_markup_is_printed_as_given(
     assert last.startswith(f"wrote {out / 'replay.json'} (")
 
 
-@pytest.mark.parametrize("model_id", ["my[/]m", "my[red]m", "my$\\frac{$m", "arn:aws:bedrock:us-east-1:[/]:x:inference-profile/p"])
+@pytest.mark.parametrize(
+    "model_id", ["my[/]m", "my[red]m", "my$\\frac{$m", "arn:aws:bedrock:us-east-1:[/]:x:inference-profile/p"]
+)
 def test_a_model_id_with_markup_or_math_is_shown_as_written(
     model_id: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
