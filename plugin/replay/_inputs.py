@@ -38,7 +38,7 @@ class MergedInput:
         project_folders: project folders expanded to their sessions (as given).
         merged_calls: API calls found again by request id (and model), replayed once: the first read is kept.
         within_file: of those, found again in the file that held the first.
-        differing: of those, whose reply (blocks or usage) differs from the kept one's.
+        differing: of those, whose reply (blocks or usage) or the message it answers differs from the kept one's.
         first_differing: the request id of the first of those.
     """
 
@@ -81,11 +81,11 @@ class MergedInput:
             else f"more than once ({within:,} within one file)"
         )  # fmt: skip
         if not self.differing:
-            return f"{_n(count, 'API call')} logged {where} (the same reply each time)"
+            return f"{_n(count, 'API call')} logged {where} (the same call each time)"
         same = count - self.differing
         return (
-            f"{_n(count, 'API call')} logged {where} by request id; {self.differing:,} with a different reply "
-            f"(first: {self.first_differing}), {same:,} the same; the first read is kept"
+            f"{_n(count, 'API call')} logged {where} by request id; {self.differing:,} with a different prompt or "
+            f"reply (first: {self.first_differing}), {same:,} the same; the first read is kept"
         )
 
     def to_json(self) -> dict[str, object]:

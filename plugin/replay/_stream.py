@@ -75,9 +75,10 @@ def _keyed(index: int, conversations: Iterator[Conversation]) -> Iterator[tuple[
 
 
 def _reply_digest(conv: Conversation, at: int) -> bytes:
-    """What a repeated request id is compared by: its reply's blocks and usage (one reply, so cheap)."""
-    reply = conv.messages[at]
-    return hashlib.blake2b(repr((reply.blocks, reply.usage)).encode(), digest_size=16).digest()
+    """What a repeated request id is compared by: its reply's blocks and usage, and the message it answers (two
+    messages, so cheap; the whole prompt would cost its length at every call)."""
+    reply, asked = conv.messages[at], conv.messages[at - 1].blocks if at else ()
+    return hashlib.blake2b(repr((asked, reply.blocks, reply.usage)).encode(), digest_size=16).digest()
 
 
 def _own_calls(conv: Conversation, calls: dict[str, tuple[bytes, str]], merged: MergedInput) -> bool:

@@ -45,7 +45,7 @@ def test_identical_copies_in_two_files_say_so(tmp_path: Path, capsys: pytest.Cap
     b = _file(tmp_path / "b.jsonl", _line("c0", "answer", 100.0), _line("c2", "other", 120.0))
     merged, lines = _merged(tmp_path, capsys, a, b)
     assert (merged["merged_calls"], merged["merged_within_file"], merged["merged_differing"]) == (1, 0, 0)
-    assert "counted once: 1 API call logged in more than one file (the same reply each time)" in " ".join(lines)
+    assert "counted once: 1 API call logged in more than one file (the same call each time)" in " ".join(lines)
 
 
 def test_different_replies_under_one_id_in_one_file_say_which_is_kept(
@@ -55,6 +55,15 @@ def test_different_replies_under_one_id_in_one_file_say_which_is_kept(
     merged, lines = _merged(tmp_path, capsys, a)
     assert (merged["merged_calls"], merged["merged_within_file"], merged["merged_differing"]) == (1, 1, 1)
     assert (
-        "counted once: 1 API call logged within one file by request id; 1 with a different reply (first: c0), 0 the "
-        "same; the first read is kept"
+        "counted once: 1 API call logged within one file by request id; 1 with a different prompt or reply "
+        "(first: c0), 0 the same; the first read is kept"
     ) in " ".join(lines)
+
+
+def test_a_different_prompt_under_one_id_is_a_difference(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    other = _line("c0", "answer", 100.0)
+    other["request"]["messages"][1]["data"]["content"] = "another question"
+    a = _file(tmp_path / "a.jsonl", _line("c0", "answer", 100.0))
+    b = _file(tmp_path / "b.jsonl", other)
+    merged, _ = _merged(tmp_path, capsys, a, b)
+    assert (merged["merged_calls"], merged["merged_within_file"], merged["merged_differing"]) == (1, 0, 1)
