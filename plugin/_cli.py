@@ -17,6 +17,7 @@ has never seen) are reported as one ``promptcache: warning: FILE:LINE: ...`` lin
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import importlib.util
 import os
@@ -89,7 +90,12 @@ def _run_replay(args: argparse.Namespace) -> int:
             bar.update(task, completed=done)
 
     try:
-        table = ModelTable(load_overrides(args.models) if args.models else None, args.min_tokens, source=args.models)
+        with warnings.catch_warnings(record=True) as model_notes:  # (a dear cache read: one stderr line)
+            warnings.simplefilter("always")
+            table = ModelTable(
+                load_overrides(args.models) if args.models else None, args.min_tokens, source=args.models
+            )
+        _report_warnings(model_notes)
     except ValueError as exc:
         return _fail(f"--models: {exc}")
     except RecursionError:  # tomllib / json recurse per nesting level
@@ -141,6 +147,7 @@ def _write_and_show(result: ReplayResult, out: Path, chart: bool) -> int:
     ``out`` cannot be written. The files come first: a reader of the report that goes away (``| head``) must not
     lose them, and it ends the report, not the command (exit 0)."""
     from rich.console import Console
+    from rich.markup import escape
 
     from promptcache.replay._chart import write_chart
     from promptcache.replay._report import render_table, write_json
@@ -148,10 +155,17 @@ def _write_and_show(result: ReplayResult, out: Path, chart: bool) -> int:
     try:
         written = [str(write_json(result, out / "replay.json"))]
         if chart:
-            written.append(str(write_chart(result, out / "replay.png")))
+            try:
+                written.append(str(write_chart(result, out / "replay.png")))
+            except (OSError, ValueError, RuntimeError) as exc:  # no older chart is left beside the new JSON
+                with contextlib.suppress(OSError):
+                    (out / "replay.png").unlink(missing_ok=True)
+                if isinstance(exc, OSError):
+                    raise
+                return _fail(f"cannot draw the chart ({written[0]} is written): {' '.join(str(exc).split())}")
     except OSError as exc:
         return _fail(f"cannot write to --out {str(out)!r}: {exc.strerror or exc}")
-    console = Console(width=max(Console().width, 120))
+    console = Console(width=max(Console().width, 120), emoji=False)  # (":x:" in a model id is text)
 
     def reader_gone() -> None:  # Rich's own handler exits 1: the outputs are written, the run succeeded
         console.quiet = True
@@ -160,7 +174,7 @@ def _write_and_show(result: ReplayResult, out: Path, chart: bool) -> int:
     console.on_broken_pipe = reader_gone  # type: ignore[method-assign]
     try:
         render_table(result, console)
-        console.print(f"wrote {', '.join(written)} ({result.seconds:.1f} s)")
+        console.print(escape(f"wrote {', '.join(written)} ({result.seconds:.1f} s)"))
         sys.stdout.flush()
     except BrokenPipeError:
         _drop_stdout()
