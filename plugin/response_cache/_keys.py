@@ -29,7 +29,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from promptcache._keys import canonical_json
 from promptcache._message_digests import message_digests, prompt_digest_json
 from promptcache._tool_keys import canonical_tool, canonical_tools
-from promptcache.response_cache._model_identity import model_identity
+from promptcache.response_cache._model_identity import identity_parts, model_identity
 from promptcache.response_cache._tools_digest import tools_digest
 
 __all__ = [
@@ -197,6 +197,26 @@ def _head(agent_id: str, model: Mapping[str, object]) -> bytes:
     return canonical_json({"agent_id": agent_id, "model": dict(model)})
 
 
+def _request_head(agent_id: str, model: object) -> bytes:
+    """``_head(agent_id, model_identity(model))`` without building the identity dict in the usual case (no bound
+    kwargs, string parts): the same memo, keyed by the same tuple."""
+    provider, model_id, identity, bound = identity_parts(model)
+    if (
+        not bound
+        and type(identity) is str
+        and (provider is None or type(provider) is str)
+        and (model_id is None or type(model_id) is str)
+    ):
+        memo_key = (agent_id, provider, model_id, identity)
+        found = _HEAD_MEMO.get(memo_key)
+        if found is not None:
+            return found
+    parts: dict[str, object] = {"provider": provider, "model_id": model_id, "llm_string": identity}
+    if bound:
+        parts["bound"] = bound
+    return _head(agent_id, parts)
+
+
 def _middle(
     response_format: object, scope: str | None, settings: Mapping[str, object], step: int, tool_choice: object
 ) -> bytes:
@@ -248,7 +268,22 @@ def _digest_of(
     the same order (pinned by tests/test_response_cache_fastpath.py); the prompt's digest list is hashed where it
     was written, never copied into one payload.
     """
-    head = _head(agent_id, model)
+    return _digest_after_head(
+        _head(agent_id, model), scope, prompt, step, tools, tool_choice, response_format, settings
+    )
+
+
+def _digest_after_head(
+    head: bytes,
+    scope: str | None,
+    prompt: Iterable[object],
+    step: int,
+    tools: Sequence[object],
+    tool_choice: object,
+    response_format: object,
+    settings: Mapping[str, object],
+) -> str:
+    """`_digest_of` once the head (agent id and model part) is written."""
     middle = _middle(response_format, scope, settings, step, tool_choice)
     h = hashlib.sha256(memoryview(head)[:-1])
     h.update(b',"prompt":')
@@ -324,10 +359,9 @@ def request_key(request: ModelRequest, agent_id: str, scope: str | None) -> str:
     messages = request.messages
     system = resolved_system(request)
     prompt = messages if system is None else chain((system,), messages)
-    digest = _digest_of(
-        agent_id,
+    digest = _digest_after_head(
+        _request_head(agent_id, request.model),
         scope,
-        model_identity(request.model),
         prompt,
         step_number(messages),
         request.tools or (),
