@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import chain
 from typing import Final
 
@@ -85,11 +86,18 @@ class ResponseCacheKeyInputs:
     settings: Mapping[str, object] = field(default_factory=dict)
 
 
+@lru_cache(maxsize=4096)  # scopes are user ids: a few per process; hashed once each, not on every call
+def _scope_hex(scope: str) -> str:
+    """The SHA-256 of ``scope`` (UTF-8), hex."""
+    return hashlib.sha256(scope.encode()).hexdigest()
+
+
 def key_namespace(agent_id: str, scope: str | None) -> str:
     """``response:{agent_id}`` plus ``:{sha256(scope)[:8]}`` when scoped (the scope itself never appears)."""
     if scope is None:
         return f"{KEY_PREFIX}:{agent_id}"
-    return f"{KEY_PREFIX}:{agent_id}:{hashlib.sha256(scope.encode()).hexdigest()[:8]}"
+    digest = _scope_hex(scope) if type(scope) is str else hashlib.sha256(scope.encode()).hexdigest()
+    return f"{KEY_PREFIX}:{agent_id}:{digest[:8]}"
 
 
 def custom_key(agent_id: str, scope: str | None, value: str, step: int = 0) -> str:
