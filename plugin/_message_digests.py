@@ -207,11 +207,12 @@ def _value_key(cls: type, fields: dict[str, object]) -> tuple[_ValueKey, tuple[o
         value = get(name)
         if value is not None and type(value) is not str:
             return None
+    held: object = type(content)
+    if text and isinstance(content, str):  # an exact str: the content itself, or a long one's fingerprint
+        held = content if len(content) <= _LONG_TEXT else (len(content), content[:_EDGE], content[-_EDGE:])
     return (
         cls,
-        (content if len(content) <= _LONG_TEXT else (len(content), content[:_EDGE], content[-_EDGE:]))
-        if text
-        else type(content),
+        held,
         get("type", _ABSENT),
         get("name"),
         get("tool_call_id"),
