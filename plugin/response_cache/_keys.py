@@ -258,29 +258,6 @@ def _middle(
     )
 
 
-def _digest_of(
-    agent_id: str,
-    scope: str | None,
-    model: Mapping[str, object],
-    prompt: Iterable[object],
-    step: int,
-    tools: Sequence[object],
-    tool_choice: object,
-    response_format: object,
-    settings: Mapping[str, object],
-) -> str:
-    """``sha256(canonical_json(_payload(inputs))).hexdigest()[:32]``, fed to SHA-256 piece by piece.
-
-    Canonical JSON of a dict is ``{"key":value,...}`` with sorted keys and no whitespace, so the pieces below (two
-    small dicts whose keys sort around ``prompt`` and ``tools``, stripped of their braces) are the same bytes in
-    the same order (pinned by tests/test_response_cache_fastpath.py); the prompt's digest list is hashed where it
-    was written, never copied into one payload.
-    """
-    return _digest_after_head(
-        _head(agent_id, model), scope, prompt, step, tools, tool_choice, response_format, settings
-    )
-
-
 def _digest_after_head(
     head: bytes,
     scope: str | None,
@@ -291,7 +268,14 @@ def _digest_after_head(
     response_format: object,
     settings: Mapping[str, object],
 ) -> str:
-    """`_digest_of` once the head (agent id and model part) is written."""
+    """``sha256(canonical_json(_payload(inputs))).hexdigest()[:32]``, fed to SHA-256 piece by piece, ``head``
+    being `_head` of the agent id and model part.
+
+    Canonical JSON of a dict is ``{"key":value,...}`` with sorted keys and no whitespace, so the pieces below (two
+    small dicts whose keys sort around ``prompt`` and ``tools``, stripped of their braces) are the same bytes in
+    the same order (pinned by tests/test_response_cache_fastpath.py); the prompt's digest list is hashed where it
+    was written, never copied into one payload.
+    """
     middle = _middle(response_format, scope, settings, step, tool_choice)
     h = hashlib.sha256(memoryview(head)[:-1])
     h.update(b',"prompt":')
@@ -305,10 +289,9 @@ def _digest_after_head(
 
 
 def _digest(inputs: ResponseCacheKeyInputs) -> str:
-    return _digest_of(
-        inputs.agent_id,
+    return _digest_after_head(
+        _head(inputs.agent_id, inputs.model),
         inputs.scope,
-        inputs.model,
         inputs.prompt,
         inputs.step_number,
         inputs.tools,
