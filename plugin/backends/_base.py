@@ -50,6 +50,9 @@ def validate_ttl(ttl_s: object, *, what: str = "ttl_s") -> float | None:
         return None
     if isinstance(ttl_s, bool) or not isinstance(ttl_s, (int, float)):
         raise TypeError(f"{what} must be a number of seconds or None, got {type(ttl_s).__name__}: {ttl_s!r}")
+    if isinstance(ttl_s, int) and ttl_s > MAX_TTL_S:  # before float(): an int past 1e308 does not convert
+        shown = repr(ttl_s) if ttl_s < 2**64 else f"an integer of {ttl_s.bit_length()} bits"
+        raise ValueError(f"{what} must be at most {MAX_TTL_S:.0f} seconds (10 years), got {shown}")
     value = float(ttl_s)
     if math.isnan(value) or math.isinf(value) or value <= 0:
         raise ValueError(f"{what} must be a finite number of seconds > 0 (or None for no expiry), got {ttl_s!r}")

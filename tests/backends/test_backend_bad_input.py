@@ -73,3 +73,12 @@ def test_memory_cache_8_threads_x_200_ops_stay_consistent():
 def test_memory_cache_get_rejects_non_string_key_like_redis():
     with pytest.raises(TypeError, match="123"):
         InMemoryServerCache().get(123)
+
+
+@pytest.mark.parametrize(("ttl_s", "shown"), [(10**12, "1000000000000"), (10**400, "an integer of 1329 bits")])
+def test_an_integer_ttl_too_large_for_a_float_is_a_value_error(ttl_s: int, shown: str) -> None:
+    from promptcache import InMemoryServerCache, ResponseCache
+
+    with pytest.raises(ValueError) as info:
+        ResponseCache(InMemoryServerCache(), ttl_s=ttl_s)
+    assert str(info.value) == f"ttl_s must be at most 315360000 seconds (10 years), got {shown}"
