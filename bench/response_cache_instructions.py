@@ -130,29 +130,13 @@ def first_key(which: str) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from langchain.agents.middleware import ModelRequest
     from langchain_core.load import dumps
-    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
-    from langchain_core.tools import tool
     from langchain_core.utils.function_calling import convert_to_openai_tool
-    from response_cache import conversation, tools
+    from response_cache import conversation, tools, warm_up_first_key
 
     from promptcache.response_cache._keys import request_key
     from promptcache.testing import ScriptedChatModel
 
-    @tool
-    def warm_up(x: int) -> str:
-        """A tool of the warm-up request."""
-        return str(x)
-
-    other = [
-        SystemMessage("s"),
-        HumanMessage("h"),
-        AIMessage("", tool_calls=[{"name": "warm_up", "args": {"x": 1}, "id": "c"}]),
-        ToolMessage("r", tool_call_id="c"),
-    ]
-    warm_model = ScriptedChatModel(replies=["w"])
-    request_key(ModelRequest(model=warm_model, messages=other[1:], system_message=other[0], tools=[warm_up]), "w", None)
-    dumps(other)
-    warm_model._get_llm_string(tools=[convert_to_openai_tool(warm_up)])
+    warm_up_first_key()
     msgs, tls, model = conversation(), tools(), ScriptedChatModel(replies=["ok"])
     formatted = [convert_to_openai_tool(t) for t in tls]  # bind_tools did this on an earlier call
     request = ModelRequest(model=model, messages=msgs[1:], system_message=msgs[0], tools=tls)
