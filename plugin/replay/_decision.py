@@ -6,7 +6,9 @@ log without usage shows no caching) with every placement a user can install (``P
 the current layout is ``as-logged``). The cheapest wins:
 
 - ``keep``: the current layout is the cheapest, or nothing beats it by more than the simulator's own measured
-  error on this log (the fidelity figure: simulated ``as-logged`` against the bill). A Claude Code log always keeps
+  error on this log (the fidelity figure: simulated ``as-logged`` against the bill). Where that error passes
+  ``promptcache.replay._reliability.BILL_TOLERANCE`` (5%) the simulated rows are unreliable for the log: the
+  decision keeps, claims no row cheapest and says why (``Decision.unreliable``). A Claude Code log always keeps
   (Claude Code places its own cache points; the user cannot change them) unless no caching at all is cheaper; its
   advice lines name what the user can change: idle gaps, model switches, compaction.
 - ``switch``: another placement, at 5 minutes; ``set-ttl``: a placement with ``cache_ttl="1h"``;
@@ -42,6 +44,7 @@ from ._combined_note import combined_note
 from ._fixes import cause_rows, one_model_saving, ttl_option
 from ._monthly_rate import MIN_SPAN_S, MONTH_S, month_factor
 from ._one_model import ONE_MODEL
+from ._reliability import predicted_caveat, unreliable, unreliable_sentence
 from ._result_rows import available as _available
 from ._result_rows import cost as _cost
 from ._result_rows import is_claude_code, is_openai
@@ -49,6 +52,7 @@ from ._variants import KEEP_ALIVE, ONE_HOUR
 
 if TYPE_CHECKING:
     from ._engine import ReplayResult
+    from ._totals import StrategyTotals
 
 __all__ = ["ESTIMATE_ERROR", "MIN_SPAN_S", "MONTH_S", "Decision", "cause_rows", "decide", "is_claude_code", "is_openai"]
 
@@ -83,6 +87,7 @@ class Decision:
     sentence: str
     advice: list[str] = field(default_factory=list)
     rate_source: str | None = None  # "log-span" | "assumed-gap" | "monthly-requests"; None: no monthly figure
+    unreliable: str | None = None  # why the simulated rows cannot carry the decision (``_reliability``); None: they can
 
     def to_json(self) -> JSONObject:
         """The ``decision`` object of replay.json."""
@@ -100,6 +105,8 @@ class Decision:
             "rate_source": self.rate_source,
             "sentence": self.sentence,
             "advice": [*self.advice],
+            "reliable": self.unreliable is None,
+            "unreliable": self.unreliable,
         }
 
 
@@ -135,7 +142,8 @@ def decide(result: ReplayResult) -> Decision | None:
     if is_openai(result):  # nothing to place and nothing to turn off: the current layout is the only choice
         costs = {current: current_usd}
     best = min(costs, key=lambda n: (costs[n], candidates.index(n) if n in candidates else 99))
-    if costs[best] >= current_usd - tolerance:
+    reason = unreliable(result) if logged else None
+    if costs[best] >= current_usd - tolerance or reason is not None:
         best = current
     action, strategy, ttl = _action(result, best, current)
     requests = as_logged.requests if logged and as_logged is not None else result.requests
@@ -162,11 +170,14 @@ def decide(result: ReplayResult) -> Decision | None:
         basis,
         "",
         rate_source=rate_source,
+        unreliable=reason,
     )
-    sentence = _sentence(result, decision, costs, placements, logged)
+    sentence = _sentence(result, decision, costs, placements, logged) if reason is None else unreliable_sentence(reason)
     if result.model_source == "assumed":  # the decision rests on a price the log did not name
         sentence += f" (Priced as {result.model_id}: the log names no model; --model sets the one that served it.)"
     advice = _advice(result, decision, factor) if is_claude_code(result) else []
+    caveat = predicted_caveat(result)
+    advice = ([caveat] if caveat else []) + advice
     note = combined_note(result, decision, on_logged, factor) if decision.action != "disable" else None
     advice += [note] if note else []
     return Decision(**{**decision.__dict__, "sentence": sentence, "advice": advice})
@@ -186,6 +197,21 @@ def _action(result: ReplayResult, best: str, current: str) -> tuple[str, str, fl
     if best.endswith(ONE_HOUR):
         return "set-ttl", base, 3600.0
     return "switch", base, 300.0
+
+
+def same_ttl_placement(result: ReplayResult, current: str) -> tuple[str | None, StrategyTotals | None, str]:
+    """The cheapest placement at the TTL the ``current`` layout wrote with (``_layout_ttl``), its row, and the
+    words that say so: where the layout wrote mostly 1-hour entries, the placements' ``@1h`` variants, so that a
+    difference is placement, not TTL (a 1-hour write costs more than a 5-minute one). ``(None, None, "")`` when
+    the run compared no placement."""
+    if _layout_ttl(result) == 3600.0:
+        long = [(r.cost_usd, n) for n in _PLACEMENTS if (r := _available(result, n + ONE_HOUR)) is not None]
+        if long:
+            name = min(long)[1]
+            return name, result.variants[name + ONE_HOUR], " at the same 1-hour TTL"
+    name = result.cheapest_placement()
+    row = result.strategies.get(name or "")
+    return (name, row, "") if row is not None else (None, None, "")
 
 
 def _layout_ttl(result: ReplayResult) -> float | None:
@@ -364,8 +390,7 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
             f"{usd(changed.cost_usd * scale)} {unit} (what they cost, not a saving: they are Claude Code's own "
             "changes, which nothing you control is known to recover)."
         )
-    cheapest = result.cheapest_placement()
-    row = result.strategies.get(cheapest or "")
+    cheapest, row, ttl_words = same_ttl_placement(result, d.current)
     current = result.strategies.get(d.current)
     other_usd = _cost(row, current is not None and current.logged_only) if row is not None else 0.0
     if row is not None and d.current_usd > 0 and other_usd < d.current_usd * (1 - 0.0005):  # shown: 0.1%
@@ -374,7 +399,7 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
         within = f" (within the simulator's own error on this log, ±{error:.1%})" if less <= error else ""
         lines.append(
             f"For agents of your own, {cheapest} would cost {less:.1%} less than Claude Code's layout on this "
-            f"traffic{within}."
+            f"traffic{ttl_words}{within}."
         )
     if factor is not None and lines:  # the basis, so runs over different spans compare
         lines.append(f"Monthly figures are {d.basis}.")
