@@ -22,7 +22,9 @@ from ._result_rows import is_claude_code
 from ._variants import ONE_HOUR
 
 if TYPE_CHECKING:
+    from ._as_logged import LoggedTotals
     from ._engine import ReplayResult
+    from ._totals import StrategyTotals
 
 __all__ = ["BILL_TOLERANCE", "predicted_caveat", "unreliable"]
 
@@ -45,22 +47,7 @@ def unreliable(result: ReplayResult) -> str | None:
         return None
     if abs(fid.cost_difference) <= BILL_TOLERANCE:
         return None
-    read, write = row.read_tokens, row.write_tokens
-    if bill.read_tokens > read:
-        why = (
-            f"the bill reads {bill.read_tokens:,} tokens from the cache where the simulation can read {read:,} "
-            "(entries written before the log starts, or by traffic not in it)"
-        )
-    elif bill.read_tokens < read:
-        why = (
-            f"the bill reads {bill.read_tokens:,} tokens from the cache where the simulation reads {read:,} "
-            "(entries expired or evicted sooner, or prompts that differ from what the log records)"
-        )
-    else:
-        why = (
-            f"the bill writes {bill.write_tokens:,} tokens to the cache where the simulation writes {write:,} "
-            "(prompts or cache points that differ from what the log records)"
-        )
+    why = _why(bill.read_tokens, row.read_tokens, bill, row)
     return (
         f"the simulation does not reproduce this log's bill: its as-logged row costs ${fid.simulated_usd:,.4f} "
         f"against ${fid.logged_usd:,.4f} billed ({fid.cost_difference:+.2%}, beyond the {BILL_TOLERANCE:.0%} the "
@@ -68,12 +55,32 @@ def unreliable(result: ReplayResult) -> str | None:
     )
 
 
+def _why(billed_read: int, read: int, bill: LoggedTotals, row: StrategyTotals) -> str:
+    """What the bill has against the simulation, as a clause: its cache reads and writes, and the likelier cause
+    (reads the simulation cannot make: entries from before the log; else prompts, cache points or TTLs)."""
+    hour = (
+        f" ({bill.write_1h_tokens:,} against {row.write_1h_tokens:,} at the 1-hour TTL)"
+        if bill.write_1h_tokens or row.write_1h_tokens
+        else ""
+    )
+    if billed_read > read * (1 + TOLERANCE):
+        likely = "entries written before the log starts, or by traffic not in it"
+    elif billed_read < read * (1 - TOLERANCE):
+        likely = "entries that expired or were evicted sooner, or prompts that differ from what the log records"
+    else:
+        likely = "prompts, cache points or TTLs that differ from what the log records"
+    return (
+        f"the bill reads {billed_read:,} cache tokens and writes {bill.write_tokens:,}{hour} where the simulation "
+        f"reads {read:,} and writes {row.write_tokens:,} ({likely})"
+    )
+
+
 def unreliable_sentence(reason: str) -> str:
     """The decision sentence where the simulated rows are unreliable (``reason`` from ``unreliable``)."""
     return (
         f"No recommendation from this log: {reason}. Every simulated row is unreliable here, so none is shown to "
-        "be cheapest; keep what you have, and replay a log that covers the cache's whole history (from its first "
-        "write) to compare placements."
+        "be cheapest; keep what you have until a replay of this traffic reproduces its bill (a log from the cache's "
+        "first write, with every call that shares it)."
     )
 
 
