@@ -42,8 +42,9 @@ from promptcache._types import JSONObject
 
 from ._combined_note import combined_note
 from ._fixes import cause_rows, one_model_saving, ttl_option
-from ._monthly_rate import MIN_SPAN_S, MONTH_S, month_factor
+from ._monthly_rate import MIN_SPAN_S, MONTH_S, duration, month_factor
 from ._one_model import ONE_MODEL
+from ._openai_sentence import openai_sentence as _openai_sentence
 from ._reliability import predicted_caveat, unreliable, unreliable_sentence
 from ._result_rows import available as _available
 from ._result_rows import cost as _cost
@@ -221,6 +222,19 @@ def _layout_ttl(result: ReplayResult) -> float | None:
     return 3600.0 if row.write_1h_tokens * 2 >= row.write_tokens else 300.0
 
 
+#: Span (seconds) under which a monthly figure says, beside it, how little traffic it is extrapolated from: a day,
+#: the shortest span that holds a whole daily cycle of traffic (working hours and idle nights); a shorter log's rate
+#: is that of the hours it caught.
+SHORT_SPAN_S = 86_400.0
+
+
+def _short_span(d: Decision) -> str:
+    """``", from 70 minutes of traffic"`` beside a monthly figure extrapolated from under ``SHORT_SPAN_S``."""
+    if d.rate_source in ("log-span", "assumed-gap") and 0 < d.span_s < SHORT_SPAN_S:
+        return f", from {duration(d.span_s)} of traffic"
+    return ""
+
+
 def _money(usd: float | None, band: float | None = None) -> str:
     if usd is None:
         return ""
@@ -234,8 +248,9 @@ def _sentence(result: ReplayResult, d: Decision, costs: dict[str, float], placem
     def rel(usd: float) -> str:
         return f"{usd / none_usd:.1%} of no caching" if none_usd else f"${usd:,.4f}"
 
+    short = _short_span(d)
     per_month = (
-        f"saving {_money(d.monthly_savings_usd, d.band_usd)} per month {d.basis}"
+        f"saving {_money(d.monthly_savings_usd, d.band_usd)} per month{short}{',' if short else ''} {d.basis}"
         if d.monthly_savings_usd is not None
         else f"saving ${d.savings_usd:,.4f} over this log ({d.basis})"
     )
@@ -279,35 +294,6 @@ def _sentence(result: ReplayResult, d: Decision, costs: dict[str, float], placem
     )
 
 
-def _openai_sentence(result: ReplayResult, d: Decision, logged: bool) -> str:
-    """OpenAI: keep (module docstring), with the cost against the no-cache counterfactual; where no request
-    reaches OpenAI's minimum, that is the reason nothing is read."""
-    minimum = result.rules.min_tokens
-    if result.largest_request_tokens < minimum:
-        largest = result.largest_request_tokens
-        return (
-            f"Keep what you have: nothing here reaches the {minimum:,} tokens OpenAI caches from (the largest "
-            f"request has {largest:,} token{'' if largest == 1 else 's'}), so OpenAI's automatic cache reads nothing "
-            "and there is nothing to place or turn off; caching starts to pay on longer prompts (a long system "
-            "prompt, many tools, long histories) kept byte-identical at the front."
-        )
-    base = result.no_cache_logged_usd if logged else result.no_cache_usd
-    row = result.strategies.get(d.current)
-    share = ""
-    if row is not None and row.read_tokens + row.input_tokens:
-        share = f", {row.read_tokens / (row.read_tokens + row.input_tokens):.1%} of prompt tokens read from the cache"
-    against = (
-        f"{d.current_usd / base:.1%} of the same prompts without caching (a counterfactual{share})" if base else ""
-    )
-    return (
-        f"Keep what you have: OpenAI caches prompt prefixes by itself, charges nothing to write them and cannot be "
-        f"told not to, so there is no cache point to place and nothing to turn off; here it bills {against}. What "
-        "raises the cached share is the prompt's layout: keep the system prompt, tools and earlier messages "
-        "byte-identical at the front, put what changes at the end, and set prompt_cache_key per conversation or "
-        "user so related requests reach the same cache."
-    )
-
-
 def _off_sentence(result: ReplayResult, d: Decision, cheapest_rel: str, cheapest: str | None, per_month: str) -> str:
     minimum = result.rules.min_tokens
     if result.largest_request_tokens < minimum:
@@ -346,6 +332,7 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
     scale = factor if factor is not None else 1.0
     assumed = d.rate_source == "assumed-gap"
     unit = ("per month at the assumed rate" if assumed else "per month") if factor is not None else "over this log"
+    unit += _short_span(d) if factor is not None else ""
     lines = []
 
     def usd(value: float) -> str:  # cents per month; over a short log, as the table does

@@ -63,7 +63,7 @@ _SHORT_HEADERS = {
     "uncached input": "uncached",
     "cache read": "read",
     "cache write": "write",
-    "of which 1h": "1h write",
+    "of which 1h": "1h",
     "USD (input side)": "USD",
     "requests w/ read": "w/read",
 }
@@ -294,7 +294,7 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         else "'vs none' is the row's cost as a share of no caching (100%; lower is cheaper)"
     )
     hour = (
-        " 'of which 1h': the cache-write tokens written with the 1-hour TTL, billed at the model's 1-hour write "
+        " 'of which 1h' ('1h' on a narrow terminal): the cache-write tokens written with the 1-hour TTL, billed at the model's 1-hour write "
         "price (the rest at the 5-minute one)."
         if split
         else ""

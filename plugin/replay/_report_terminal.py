@@ -78,9 +78,11 @@ def intention_paragraph(result: ReplayResult) -> str:
     if not it.tool_calls:
         return f"Intention cache ({setting}): the log records no tool calls, so there is nothing for it to answer."
     calls = "call" if it.tool_calls == 1 else "calls"
+    verb = "repeats" if it.same_call_repeats == 1 else "repeat"
     repeats = (
-        f"{it.same_call_repeats:,} repeat an earlier successful call of the same user (same tool and arguments, at "
-        f"any distance; {it.same_call_repeats_changed:,} of them with a changed result)"
+        f"{it.same_call_repeats:,} call{'' if it.same_call_repeats == 1 else 's'} {verb} an earlier successful call "
+        f"of the same user (same tool and arguments, at any distance; {it.same_call_repeats_changed:,} of them with "
+        "a changed result)"
     )
     served = (
         f"serve_repeats would have answered {it.served:,} without running the tool (it needs the same intention "
