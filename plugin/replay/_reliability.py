@@ -95,13 +95,15 @@ def predicted_caveat(result: ReplayResult) -> str | None:
     def share(usd: float) -> str:
         return f"{usd / base:.1%} of no caching" if base else f"${usd:,.4f}"
 
-    ttl = "at Claude Code's 5-minute TTL" if is_claude_code(result) else "at a 5-minute TTL"
+    client, ttl = (
+        ("Claude Code's", "at its 5-minute TTL") if is_claude_code(result) else ("the client's", "at a 5-minute TTL")
+    )
     one_hour = result.variants.get("as-logged" + ONE_HOUR)
     at_1h = ""
     if one_hour is not None and not one_hour.unavailable:
         at_1h = f" ({share(one_hour.cost_usd)} at the 1 hour a Claude subscription within its plan gets)"
     return (
-        f"The as-logged row is predicted, not billed: the log records no usage, so it is the client's placement "
+        f"The as-logged row is predicted, not billed: the log records no usage, so it is {client} placement "
         f"rules on estimated sizes, {share(row.cost_usd)} {ttl}. What can change the advice: the TTL the account "
         f"really gets{at_1h}, the size of the system prompt and tools the log does not record, and what the "
         "account's other sessions kept cached (replay them together to share one cache)."
