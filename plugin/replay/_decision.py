@@ -208,8 +208,8 @@ def same_ttl_placement(result: ReplayResult, current: str) -> tuple[str | None, 
     if _layout_ttl(result) == 3600.0:
         long = [(r.cost_usd, n) for n in _PLACEMENTS if (r := _available(result, n + ONE_HOUR)) is not None]
         if long:
-            name = min(long)[1]
-            return name, result.variants[name + ONE_HOUR], " at the same 1-hour TTL"
+            best = min(long)[1]
+            return best, result.variants[best + ONE_HOUR], " at the same 1-hour TTL"
     name = result.cheapest_placement()
     row = result.strategies.get(name or "")
     return (name, row, "") if row is not None else (None, None, "")
