@@ -225,7 +225,7 @@ def draw_chart(result: ReplayResult) -> Figure:
         _draw_bars(bars_ax, bars, next((b["share_pct"] for b in bars if b["name"] == current), None))
         note = "; none (100%) left out: it would squash the others" if off else ""
         why = why_not_cheapest(result, bars)
-        why = f"\n(recommended) although shorter bars exist: {why}" if why else ""
+        why = "\n" + textwrap.fill(f"(recommended) although shorter bars exist: {why}", _TITLE_CHARS) if why else ""
         bars_ax.set_xlabel(f"cost as a share of no caching, % (dashed: {current}, the current layout){note}{why}")
         decision = decide(result)
         if decision is not None:  # the whole sentence, wrapped (a cut one could drop what it decides)

@@ -127,5 +127,5 @@ def test_none_stays_on_panel_1_when_it_squashes_nothing() -> None:
     # the fixture's simulated bill is 24.75% under its logged one: the shorter bars are not shown to be cheaper
     assert fig.axes[0].get_xlabel() == (
         "cost as a share of no caching, % (dashed: as-logged, the current layout)\n(recommended) although shorter "
-        "bars exist: the simulation does not reproduce this log's bill, so no shorter bar is shown to be cheaper"
+        "bars exist: the simulation does not reproduce this log's bill, so no\nshorter bar is shown to be cheaper"
     )
