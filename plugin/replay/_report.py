@@ -30,10 +30,11 @@ except ImportError as exc:  # the optional dependency of this module
     raise missing_extra("replay", exc) from exc
 
 from ._decision import Decision, cause_rows, decide, is_claude_code, is_openai
-from ._engine import ReplayResult, StrategyTotals
+from ._engine import ReplayResult
 from ._report_json import to_json, write_json
 from ._report_terminal import intention_paragraph, terminal_console
 from ._result_rows import cause_names, shown_rows, versus_base, versus_name
+from ._totals import StrategyTotals
 
 __all__ = ["render_table", "to_json", "write_json"]
 
