@@ -9,7 +9,10 @@ it is (the logged bill, input side: uncached input + cache reads + cache writes 
 copy with every ``usage`` object removed (made in a temporary folder). On the copy the ``as-logged`` row is priced
 from Claude Code's placement rules (system/tools prefix + last message breakpoints, 5-minute TTL) on estimated
 sizes (``promptcache.replay._tokens`` calibration; the unlogged prefix ``promptcache.replay._sizes``). Prints the
-error per session, (predicted - logged) / logged, and pooled over all sessions.
+error per session, (predicted - logged) / logged, and pooled over all sessions, four ways: each session replayed
+alone at Claude Code's default 5-minute TTL and at 1 hour (the row's ``as-logged@1h`` variant: the transcript does
+not say which TTL the account gets), and the sessions of one data folder (one account) replayed in one run on one
+cache timeline, each request's cost to its session (``meta["session_id"]``), at both TTLs.
 
 ``--out-of-sample``: the estimate's constants (the calibration ``promptcache.replay._tokens.CLAUDE`` and the unlogged
 prefix sizes of ``promptcache.replay._sizes``) are measured again on one account's sessions and the others are
@@ -38,10 +41,12 @@ import numpy as np
 import orjson
 from shared_data import find_data_file
 
-from promptcache.replay import _sizes, _tokens
+from promptcache.replay import _run, _sizes, _tokens
 from promptcache.replay._engine import run_replay
+from promptcache.replay._prepare import Request
 from promptcache.replay._tokens import RAW, Calibration, TokenCounter
 from promptcache.replay._transcript import Conversation, TranscriptError
+from promptcache.replay._variants import ONE_HOUR
 
 
 def strip_usage(src: Path, dst: Path) -> None:
@@ -78,14 +83,62 @@ def target(session: Path) -> Path:
     return folder if (folder / "subagents").is_dir() else session
 
 
-def measure(session: Path, tmp: Path) -> tuple[int, float, float]:
-    """(calls, logged USD, predicted as-logged USD) of one session."""
+@dataclasses.dataclass
+class Measured:
+    """One session's figures, USD (input side): the logged bill, and the predicted ``as-logged`` row replayed
+    alone at 5 minutes (Claude Code's default TTL) and at 1 hour (its ``as-logged@1h`` variant), and replayed with
+    the account's other sessions on one cache timeline (5 minutes)."""
+
+    calls: int
+    logged: float
+    alone: float
+    alone_1h: float
+    account: float = float("nan")
+    account_1h: float = float("nan")
+
+
+def measure(session: Path, tmp: Path) -> Measured:
+    """The logged bill and the predicted as-logged row (replayed alone) of one session."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         real = run_replay([target(session)], "claude-sonnet-4-5", ["none"], combined=False)
         bare = run_replay([stripped_copy(session, tmp)], "claude-sonnet-4-5", ["none"], combined=False)
     assert real.logged is not None and bare.as_logged_source == "predicted"
-    return real.logged.requests, real.logged.cost_usd, bare.strategies["as-logged"].cost_usd
+    one_hour = bare.variants.get("as-logged" + ONE_HOUR, bare.strategies["as-logged"])
+    return Measured(
+        real.logged.requests, real.logged.cost_usd, bare.strategies["as-logged"].cost_usd, one_hour.cost_usd
+    )
+
+
+def measure_account(sessions: list[Path], tmp: Path) -> dict[str, tuple[float, float]]:
+    """Session id -> (predicted as-logged USD at 5 minutes, at 1 hour) with every session of ``sessions`` (one
+    account's) replayed in one run from usage-free copies in one folder: one cache timeline, as the provider keeps
+    it for the account. Each request's cost goes to its session (``meta["session_id"]``)."""
+    folder = tmp / "account"
+    for session in sessions:
+        stripped_copy(session, folder)
+    per: dict[str, list[float]] = {}
+    original = _run.Run.replay
+
+    def replay(run: _run.Run, request: Request, progress: object) -> None:
+        names = ("as-logged", "as-logged" + ONE_HOUR)
+        rows = (run.totals.get(names[0]), run.variants.totals.get(names[1]))
+        before = [row.cost_usd if row else 0.0 for row in rows]
+        original(run, request, progress)  # type: ignore[arg-type]
+        rows = (run.totals.get(names[0]), run.variants.totals.get(names[1]))
+        sid = str(request.prepared.conversation.meta.get("session_id"))
+        got = per.setdefault(sid, [0.0, 0.0])
+        for k, row in enumerate(rows):
+            got[k] += (row.cost_usd if row else 0.0) - before[k]
+
+    _run.Run.replay = replay  # type: ignore[method-assign]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            run_replay([folder], "claude-sonnet-4-5", ["none"], combined=False)
+    finally:
+        _run.Run.replay = original  # type: ignore[method-assign]
+    return {sid: (a, b) for sid, (a, b) in per.items()}
 
 
 GROUPS = {
@@ -121,8 +174,10 @@ def fit_constants(sessions: list[Path]) -> tuple[Calibration, dict[str, int]]:
         if not skipped.count:
             clean.append(convs)
     rows = [_rows(convs, raw) for convs in clean]
-    text, result, block = _fit(np.vstack([r[0] for r in rows]), np.concatenate([r[1] for r in rows]))
-    calibration = Calibration("claude-fit", round(text, 3), round(text, 3), round(result, 3), round(block))
+    calibration = dataclasses.replace(_tokens.CLAUDE, name="claude-fit")  # no clean session: the shipped one
+    if rows:
+        text, result, block = _fit(np.vstack([r[0] for r in rows]), np.concatenate([r[1] for r in rows]))
+        calibration = Calibration("claude-fit", round(text, 3), round(text, 3), round(result, 3), round(block))
     counter = TokenCounter(calibration)
     sizes: dict[str, list[int]] = {"main": [], "subagent": [], "compacted": []}
     for conv in everything:
@@ -166,23 +221,49 @@ def constants(calibration: Calibration, prefix: dict[str, int]) -> Iterator[None
         _sizes.CLAUDE_CODE_COMPACTED_TOKENS = saved_compacted
 
 
+def _err(predicted: float, logged: float) -> str:
+    return f"{predicted / logged - 1:+.1%}"
+
+
 def _table(sessions: list[Path]) -> None:
-    total_logged = total_predicted = 0.0
-    print("| session | calls | logged USD | predicted as-logged USD | error |")
-    print("|---|---|---|---|---|")
+    """Per session: logged, predicted alone (5 min, 1 h), predicted on the account's timeline (5 min, 1 h)."""
+    rows: list[tuple[Path, Measured]] = []
     for session in sessions:
         tmp = Path(tempfile.mkdtemp(prefix="promptcache-predict-"))
         try:
-            calls, logged, predicted = measure(session, tmp)
+            rows.append((session, measure(session, tmp)))
         except TranscriptError as exc:  # a log this version cannot read
-            print(f"| {session.stem[:8]} | not read: {str(exc)[-60:]} | | | |")
-            continue
+            print(f"| {session.stem[:8]} | not read: {str(exc)[-60:]} |")
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        total_logged += logged
-        total_predicted += predicted
-        print(f"| {session.stem[:8]} | {calls} | {logged:.4f} | {predicted:.4f} | {predicted / logged - 1:+.1%} |")
-    print(f"| pooled | | {total_logged:.4f} | {total_predicted:.4f} | {total_predicted / total_logged - 1:+.1%} |")
+    accounts: dict[Path, list[Path]] = {}
+    for session, _ in rows:
+        accounts.setdefault(session.parent, []).append(session)
+    for members in accounts.values():
+        tmp = Path(tempfile.mkdtemp(prefix="promptcache-predict-"))
+        try:
+            shared = measure_account(members, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        for session, m in rows:
+            if session in members:
+                m.account, m.account_1h = shared.get(session.stem, (float("nan"), float("nan")))
+    print(
+        "| session | calls | logged USD | predicted alone, 5 min | error | 1 h | error | "
+        "account timeline, 5 min | error | 1 h | error |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    total = Measured(0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    for session, m in [*rows, (Path("pooled"), total)]:
+        if m is not total:
+            for f in ("calls", "logged", "alone", "alone_1h", "account", "account_1h"):
+                setattr(total, f, getattr(total, f) + getattr(m, f))
+        calls = "" if m is total else str(m.calls)
+        print(
+            f"| {session.stem[:8]} | {calls} | {m.logged:.4f} | {m.alone:.4f} | {_err(m.alone, m.logged)} | "
+            f"{m.alone_1h:.4f} | {_err(m.alone_1h, m.logged)} | {m.account:.4f} | {_err(m.account, m.logged)} | "
+            f"{m.account_1h:.4f} | {_err(m.account_1h, m.logged)} |"
+        )
 
 
 def out_of_sample() -> None:

@@ -31,6 +31,7 @@ class _Open:
     calls: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
     done: dict[int, float] = field(default_factory=dict)  # reply index -> time its last line was logged
+    context_tokens: int | None = None  # tokens Claude Code counted when it compacted this conversation (its end)
 
 
 def prompt_of(session: Session, first: Line, replies: dict[str, Message]) -> tuple[list[Key], list[Message], str]:
@@ -82,7 +83,27 @@ def build_conversations(session: Session) -> list[Conversation]:
         target.messages.append(reply)
         target.keys.append(("a", first.call))
         index.extend(found, first.file, target.keys, old)
+    _compacted_sizes(session, convs)
     return [_finish(session, conv) for conv in convs]
+
+
+def _compacted_sizes(session: Session, convs: list[_Open]) -> None:
+    """Give the conversation a ``compact_boundary`` ended the size Claude Code logged for it (``preTokens``): the
+    conversation of the boundary's file whose latest call starts on the line nearest before the boundary."""
+    for node in session.by_uuid.values():
+        if node.kind != "boundary" or node.context_tokens is None:
+            continue
+        best, best_line = None, 0
+        for conv in convs:
+            if conv.file != node.file or not conv.calls:
+                continue
+            line = max(
+                (session.calls[c][0].line for c in conv.calls if session.calls[c][0].line < node.line), default=0
+            )
+            if line > best_line:
+                best, best_line = conv, line
+        if best is not None and best.calls and session.calls[best.calls[-1]][0].line == best_line:
+            best.context_tokens = node.context_tokens
 
 
 def _finish(session: Session, conv: _Open) -> Conversation:
@@ -107,6 +128,7 @@ def _finish(session: Session, conv: _Open) -> Conversation:
             "request_ids": conv.calls,
             "call_sources": conv.sources,
             "reply_done_s": conv.done,
+            **({"compacted_tokens": conv.context_tokens} if conv.context_tokens is not None else {}),
         },
         replies=conv.replies,
     )

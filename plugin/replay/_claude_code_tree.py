@@ -50,6 +50,8 @@ class Line:
         call: for an assistant line, the API call key (``requestId``, else ``message.id``).
         is_meta: the record's ``isMeta`` flag.
         usage / model: an assistant line's logged usage and model.
+        context_tokens: a ``compact_boundary``'s ``compactMetadata.preTokens``: the tokens Claude Code counted in
+            the context it compacted (the last call's prompt and reply; ``None`` when absent or not a positive int).
         children: records whose parent this is, in reading order.
     """
 
@@ -64,6 +66,7 @@ class Line:
     is_meta: bool = False
     usage: Usage | None = None
     model: str | None = None
+    context_tokens: int | None = None
     children: list[Line] = field(default_factory=list)
 
 
@@ -175,8 +178,12 @@ def tree_node(rec: JSONMapping, file: int, lineno: int, name: str) -> Line | Non
         raise BadRecord(("parentUuid",), f"parentUuid must be a string or null, got {_short(parent)}")
     ts = parse_timestamp(rec.get("timestamp"), ("timestamp",))
     if kind not in MESSAGE_TYPES:
-        node_kind = "boundary" if kind == "system" and rec.get("subtype") == "compact_boundary" else "other"
-        return Line(file, lineno, uuid, parent, node_kind, ts)
+        if kind == "system" and rec.get("subtype") == "compact_boundary":
+            meta = rec.get("compactMetadata")
+            pre = meta.get("preTokens") if isinstance(meta, dict) else None
+            known = pre if isinstance(pre, int) and not isinstance(pre, bool) and pre > 0 else None
+            return Line(file, lineno, uuid, parent, "boundary", ts, context_tokens=known)
+        return Line(file, lineno, uuid, parent, "other", ts)
     message = rec.get("message")
     if not isinstance(message, dict):
         raise BadRecord(("message",), f"{kind} record without a message object: {_short(rec)}")

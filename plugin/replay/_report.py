@@ -31,6 +31,7 @@ except ImportError as exc:  # the optional dependency of this module
 
 from ._decision import Decision, cause_rows, decide, is_claude_code, is_openai
 from ._engine import ReplayResult
+from ._prediction import predicted_note
 from ._report_json import to_json, write_json
 from ._report_terminal import intention_paragraph, terminal_console
 from ._result_rows import cause_names, shown_rows, versus_base, versus_name
@@ -98,6 +99,8 @@ def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
     mismatch = result.billed_mismatch()
     if logged is not None:
         console.print(f"as logged: {_logged_share(result, mismatch)}")
+    elif (note := predicted_note(result)) is not None:
+        console.print(note)
     if fid is not None and logged is not None and fid.cost_difference is not None and mismatch is None:
         console.print(
             f"Fidelity: as-logged simulated ${fid.simulated_usd:,.4f} vs logged ${fid.logged_usd:,.4f} "

@@ -30,6 +30,13 @@ cache write). The replay then simulates every strategy on those sizes instead of
    the rest the remainder. The split between the TTLs, which the bill prices differently, then comes from the
    log instead of from the estimate's proportions.
 
+6. **The size Claude Code logs at a compaction** (no usage logged): a ``compact_boundary`` record carries
+   ``compactMetadata.preTokens``, the tokens Claude Code counted in the context it compacted: the last call's
+   prompt and its reply (258c7280: 167,094 against a logged last prompt of 166,759 plus 301 output tokens).
+   The reader gives it to the conversation that ends there (``meta["compacted_tokens"]``), and its messages
+   share that size less the unlogged prefix in proportion to their estimates (as rule 2 spreads a logged growth).
+   The one size a usage-free log states; where usage is logged the logged sizes are used instead.
+
 Requests without usage in between are covered by the next logged one (their blocks share its growth).
 
 **A broken prefix** (``split_on_prefix_change``): when a later call of a hidden-prefix conversation reads from the
@@ -228,6 +235,9 @@ def fit_sizes(
     if not logged:
         if hidden_block is not None and conv.meta.get("format") == "claude-code":
             tokens[hidden_block] = unlogged_prefix_tokens(conv)
+            compacted = conv.meta.get("compacted_tokens")
+            if isinstance(compacted, int) and compacted > tokens[hidden_block]:  # rule 6
+                _spread(tokens, hidden_block + 1, len(tokens), compacted - tokens[hidden_block])
         return SizeFit(tokens, 0, 0)
     start = 0
     if hidden_block is not None and levels:

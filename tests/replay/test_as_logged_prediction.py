@@ -84,3 +84,17 @@ def test_the_report_says_which_figures_are_predicted(tmp_path: Path, capsys: pyt
         if note:
             assert report["output_tokens_note"].startswith("streaming snapshot")
     capsys.readouterr()
+
+
+def test_the_report_gives_the_predicted_row_at_both_ttls(tmp_path: Path) -> None:
+    from promptcache.replay._prediction import predicted_note
+
+    path = _sessions()[2]  # 43391f62 (Opus 4.5, 38 calls; its log wrote 5-minute entries only)
+    real = run_replay([path], "claude-sonnet-4-5", ["none"], combined=False)
+    bare = run_replay([_copy_without_usage(path, tmp_path)], "claude-sonnet-4-5", ["none"], combined=False)
+    assert predicted_note(real) is None  # usage logged: the row is the log's, not predicted
+    assert predicted_note(bare) == (
+        "as logged: predicted (the log records no usage): Claude Code's placement rules on estimated sizes, "
+        "$1.1198 at its 5-minute TTL, $1.3497 if the account caches for 1 hour (the log does not say which); the "
+        "unlogged system prompt's size and what the account's other sessions kept cached are not in the log either."
+    )
