@@ -89,7 +89,7 @@ def test_the_intention_paragraph_is_plain_and_ends_with_whether_to_use_it() -> N
     text = " ".join(_text(result).split())
     assert (
         "Intention cache (IntentionMemory in memory, threshold 0.5, margin 0.15, TTL 3600 s): of 17 tool calls, 3 "
-        "repeat an earlier successful call of the same user (same tool and arguments, at any distance; 1 of them with "
+        "calls repeat an earlier successful call of the same user (same tool and arguments, at any distance; 1 of them with "
         "a changed result); serve_repeats would have answered 0 without running the tool (it needs the same "
         "intention too, within the TTL); retrieve_memory found stored results for 3 (3 by the exact intention, 0 by "
         "a similar one), but none of them was the call's own result: it would have shown the model other calls' "
