@@ -230,7 +230,7 @@ SHORT_SPAN_S = 86_400.0
 
 def _short_span(d: Decision) -> str:
     """``", from 70 minutes of traffic"`` beside a monthly figure extrapolated from under ``SHORT_SPAN_S``."""
-    if d.rate_source in ("log-span", "assumed-gap") and 0 < d.span_s < SHORT_SPAN_S:
+    if d.rate_source == "log-span" and 0 < d.span_s < SHORT_SPAN_S:  # an assumed span says so in its basis
         return f", from {duration(d.span_s)} of traffic"
     return ""
 
