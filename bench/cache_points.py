@@ -20,13 +20,21 @@ other load on the machine) and takes their ratio; the
 table gives the median and range of the ratios over ``--rounds`` rounds, and the per-message cost above the
 fixed cost, (t(n) - t(smallest n)) / (n - smallest n). The garbage collector is off during each timed call (as
 ``timeit`` does), for both variants: with it on, a collection of the whole request triggered by either call's
-allocations lands on a random call and swamps the comparison.
+allocations lands on a random call and swamps the comparison. After each of our calls the previous request that
+its plan replaced is dropped outside the timing, as ``_generate`` / ``_stream`` drop it once the call returns (in
+langchain-aws the request is freed when its call returns too, outside its placement).
 
     python bench/cache_points.py                     # sizes 200, 1000, 10000; 7 rounds
     python bench/cache_points.py --sizes 200 --rounds 5 --repeat 200
     python bench/cache_points.py --long-text         # long texts: the length estimate against a full encode
     python bench/cache_points.py --breakdown 200 --repeat 300   # each step of ours timed alone
     python bench/cache_points.py --floor --rounds 5  # reading the request: our comparison vs langchain-aws' walk
+    python bench/cache_points.py --instructions      # instructions per request (valgrind callgrind), both variants
+
+``--instructions`` counts instructions instead of time (they do not move with the machine's load): it runs this
+script once under ``valgrind --tool=callgrind``, which collects only while each measured request is placed (inside
+a ``functools.reduce`` call per request, dumped alone), the requests being made and the state reset as for the
+timing; it reports the median per request of each variant. Needs ``valgrind`` on PATH.
 """
 
 from __future__ import annotations
@@ -35,7 +43,11 @@ import argparse
 import gc
 import os
 import random
+import re
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from typing import Any
 
@@ -94,6 +106,14 @@ def _client() -> Any:
     return boto3.client("bedrock-runtime", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x")
 
 
+def _drop_retired(model: CachePointChatBedrockConverse) -> None:
+    """Drop the previous request that the last call's plan replaced, as ``_generate`` / ``_stream`` do once the call
+    returns (a version without that slot frees it inside the next call)."""
+    state = model._hot
+    if hasattr(state, "retired"):
+        state.retired = None
+
+
 class Variants:
     """Both placements for one request size, ready to time."""
 
@@ -123,6 +143,7 @@ class Variants:
             start = time.perf_counter_ns()
             self.ours._apply_cache_points(None, *args)
             samples.append(time.perf_counter_ns() - start)
+            _drop_retired(self.ours)
             gc.enable()
         return min(samples) / 1e6
 
@@ -196,6 +217,7 @@ def breakdown(n: int, repeat: int) -> None:
             start = time.perf_counter_ns()
             step(system, messages, params["toolConfig"]["tools"], params)
             samples.append(time.perf_counter_ns() - start)
+            _drop_retired(v.ours)
             gc.enable()
         return min(samples) / 1e3
 
@@ -326,6 +348,68 @@ def exact_cost() -> None:
         print(f"| {size:,} | {min(samples):.2f} |")
 
 
+def _instructions_inner(sizes: list[int], calls: int) -> None:
+    """The body of the valgrind run: at each size, ``calls`` requests per variant (fewer at larger sizes), each
+    placed inside its own ``functools.reduce`` call (what callgrind collects and dumps, see `instructions`); the
+    requests, the stored placements and the kept counts are made and reset outside it."""
+    import functools
+
+    gc.disable()
+    for n in sizes:
+        v = Variants(n)
+        v.time_ours(3)
+        v.time_theirs(3)
+        for which in ("ours", "theirs"):
+            for _ in range(max(3, calls * sizes[0] // n)):
+                system, messages, params = fresh(*v.request)
+                _drop_retired(v.ours)
+                v.ours._store.save(v.conv, v.model_key, v.previous)
+                v.ours._hot.counts.put(v.conv, v.counts)
+                if which == "ours":
+                    functools.reduce(lambda _, __: v.ours._apply_cache_points(None, system, messages, params), [0], 0)
+                else:
+                    control = {"ttl": "5m"}
+                    functools.reduce(
+                        lambda _, __: v.theirs._apply_cache_points(control, system, messages, params), [0], 0
+                    )
+                print(f"call\t{n}\t{which}", flush=True)
+
+
+def instructions(sizes: list[int], calls: int) -> None:
+    """Instructions per request of each variant at each size (valgrind callgrind): collected only inside
+    ``functools.reduce`` and dumped after each of its calls, so each measured request is one dump; the last dumps
+    are the measured requests (the libraries' own ``reduce`` calls at import come first). Median per variant."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--collect-atstart=no"]
+        command += ["--toggle-collect=functools_reduce", "--dump-after=functools_reduce"]
+        command += [sys.executable, __file__, "--inner", ",".join(map(str, sizes)), "--calls", str(calls)]
+        run = subprocess.run(command, capture_output=True, text=True, check=True)
+        labels = [tuple(line.split("\t")[1:]) for line in run.stdout.splitlines() if line.startswith("call\t")]
+        dumps = sorted(
+            (name for name in os.listdir(tmp) if name.rsplit(".", 1)[-1].isdigit()),
+            key=lambda name: int(name.rsplit(".", 1)[-1]),
+        )[-len(labels) :]
+        totals = []
+        for name in dumps:
+            with open(os.path.join(tmp, name)) as handle:
+                found = re.search(r"^(?:summary|totals): (\d+)", handle.read(), re.M)
+            totals.append(int(found.group(1)) if found else 0)
+    per: dict[tuple[str, str], list[int]] = {}
+    for label, total in zip(labels, totals):
+        per.setdefault(label, []).append(total)  # type: ignore[arg-type]
+    print("| messages | ours (instructions per request) | langchain-aws | ratio | requests per variant |")
+    print("|---:|---:|---:|---:|---:|")
+    med = {key: statistics.median(values) for key, values in per.items()}
+    for n in sizes:
+        o, t = med[str(n), "ours"], med[str(n), "theirs"]
+        print(f"| {n:,} | {o:,.0f} | {t:,.0f} | {o / t:.2f}x | {len(per[str(n), 'ours'])} |")
+    base = sizes[0]
+    for n in sizes[1:]:
+        slope = [(med[str(n), w] - med[str(base), w]) / (n - base) for w in ("ours", "theirs")]
+        print(f"per message from {base:,} to {n:,}: ours {slope[0]:,.0f}, langchain-aws {slope[1]:,.0f} instructions")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="200,1000,10000")
@@ -334,7 +418,13 @@ def main() -> None:
     parser.add_argument("--long-text", action="store_true")
     parser.add_argument("--breakdown", type=int, metavar="N", help="time each step of ours alone at N messages")
     parser.add_argument("--floor", action="store_true", help="what reading the request costs, per size")
+    parser.add_argument("--instructions", action="store_true", help="instructions per request (valgrind)")
+    parser.add_argument("--calls", type=int, default=40, help="--instructions: requests at the smallest size")
+    parser.add_argument("--inner", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.inner:
+        _instructions_inner([int(n) for n in args.inner.split(",")], args.calls)
+        return
     default_count_tokens({"role": "user", "content": "warm up the encoding"})
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     try:
@@ -354,6 +444,9 @@ def _main(args: argparse.Namespace) -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.floor:
         floor(sizes, args.rounds, args.repeat)
+        return
+    if args.instructions:
+        instructions(sizes if args.sizes != "200,1000,10000" else [200, 10_000], args.calls)
         return
     run(sizes, args.rounds, args.repeat)
 

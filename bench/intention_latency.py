@@ -1,7 +1,7 @@
 """Lookup latency of ``IntentionMemory(embeddings=...)`` at 1,000 and 10,000 memories per user, in memory and on Redis.
 
-One user holds N memories (``"show the status of order {i} for customer {7 i}"``, tool ``lookup``). 300 lookups,
-one pass after one warm-up lookup: 100 stored texts (exact hits), 100 rewordings ("what is the status of order
+One user holds N memories (``"show the status of order {i} for customer {7 i}"``, tool ``lookup``). 300 lookups a
+pass (``--passes``, default 3) after one warm-up lookup: 100 stored texts (exact hits), 100 rewordings ("what is the status of order
 ...", proposed by the embeddings, then vetoed or accepted) and 100 unrelated questions (misses). Timed:
 ``IntentionMemory.retrieve`` end to end. The embedding model's own time is left out by default: ``--model fake`` is
 a deterministic bag-of-words model (each word a fixed random 384-dimensional vector, a text the normalised sum),
@@ -10,9 +10,21 @@ backend round trip). ``--model local`` uses ``local_embeddings()`` (all-MiniLM-L
 query's embedding too. Also timed: the first lookup after another worker stored one memory (the version changed,
 so the index is brought up to date).
 
-Run: ``python bench/intention_latency.py [--sizes 1000,10000] [--model fake|local] [--redis-url URL]``.
+Beside each row's wall-clock p50/p99: a ``PING`` timed right after every lookup on its own connection (the same
+run, so the same load: what the machine's scheduling alone does to one round trip), the client's CPU time per
+lookup (``time.thread_time``: our cost, whatever the wait for a core; kernel time of the round trip included), and
+the load average (1, 5 and 15 minutes) when the row was printed.
+
+Run: ``python bench/intention_latency.py [--sizes 1000,10000] [--backends memory,redis] [--passes N]
+[--model fake|local] [--redis-url URL]``. Each row is the median of the passes' p50 and the best / median of
+their p99 (the stored set is the same for all passes).
 ``--ab``: on Redis, the same lookups with and without the held choice (one round trip: the result the choice on
 the held index would serve is read with the version; two: the version, then the result), passes alternating.
+``--pause-ms MS``: sleep before each lookup, as an agent waits on its model between lookups (default 0: a
+tight loop, which the scheduler treats as a CPU-bound job).
+``--instructions``: run under ``valgrind --tool=callgrind --instr-atstart=no``: only the timed lookups are
+instrumented (a client request compiled with ``cc`` at start), so callgrind's total ``Ir`` divided by the number
+of lookups printed is the client's instructions per lookup (the Redis server is another process, not counted).
 """
 
 from __future__ import annotations
@@ -81,15 +93,44 @@ def queries(n: int) -> list[str]:
     return out
 
 
-def run(memory: IntentionMemory, lookups: list[str]) -> tuple[list[float], int]:
+class Timings:
+    """Per lookup: wall ms, client CPU ms (this thread) and the wall ms of the ``PING`` timed right after it."""
+
+    def __init__(self) -> None:
+        self.wall: list[float] = []
+        self.cpu: list[float] = []
+        self.ping: list[float] = []
+
+
+def run(
+    memory: IntentionMemory, lookups: list[str], ping: Any = None, probe: Any = None, pause_s: float = 0.0
+) -> tuple[Timings, int]:
+    """``lookups`` timed one by one after one warm-up lookup; ``ping``: a redis-py client pinged after each lookup
+    (interleaved, so the PING sees the same load); ``probe``: callgrind's start/stop around the lookups only;
+    ``pause_s``: a sleep before each lookup (an agent waits on its model between two lookups; a loop that never
+    sleeps is treated by the scheduler as a CPU-bound job)."""
     memory.retrieve("bench-user", lookups[0])  # warm-up: the index is built, the connection made
-    times, hits = [], 0
+    if ping is not None:
+        ping.ping()
+    out, hits = Timings(), 0
+    wall, cpu = time.perf_counter, time.thread_time
+    if probe is not None:
+        probe.start()
     for q in lookups:
-        t0 = time.perf_counter()
+        if pause_s:
+            time.sleep(pause_s)
+        c0, t0 = cpu(), wall()
         match = memory.retrieve("bench-user", q, tool="lookup")
-        times.append((time.perf_counter() - t0) * 1000)
+        t1, c1 = wall(), cpu()
+        if ping is not None:
+            ping.ping()
+            out.ping.append((wall() - t1) * 1000)
+        out.wall.append((t1 - t0) * 1000)
+        out.cpu.append((c1 - c0) * 1000)
         hits += match is not None
-    return times, hits
+    if probe is not None:
+        probe.stop()
+    return out, hits
 
 
 def after_write(memory: IntentionMemory, other: IntentionMemory, lookups: list[str], n: int) -> list[float]:
@@ -121,7 +162,7 @@ def held_choice_ab(redis_url: str, size: int, passes: int = 3) -> None:
         for _ in range(passes):
             for mode in got:
                 memory.indexes.peek = held if mode == "one round trip" else (lambda user: None)  # type: ignore[method-assign]
-                got[mode].append(run(memory, lookups)[0])
+                got[mode].append(run(memory, lookups)[0].wall)
         for mode, runs in got.items():
             p50 = statistics.median(statistics.median(t) for t in runs)
             p99s = sorted(pct(t, 0.99) for t in runs)
@@ -132,12 +173,60 @@ def held_choice_ab(redis_url: str, size: int, passes: int = 3) -> None:
         backend.close()
 
 
+_PROBE_C = """
+#include <valgrind/callgrind.h>
+void start(void) { CALLGRIND_START_INSTRUMENTATION; }
+void stop(void) { CALLGRIND_STOP_INSTRUMENTATION; }
+"""
+
+
+def callgrind_probe() -> Any:
+    """``start``/``stop`` of callgrind's instrumentation (no-ops outside valgrind), compiled with ``cc`` from
+    valgrind's ``callgrind.h``."""
+    import ctypes
+    import subprocess
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="pcbench-probe-")
+    src, lib = os.path.join(folder, "probe.c"), os.path.join(folder, "probe.so")
+    with open(src, "w") as f:
+        f.write(_PROBE_C)
+    subprocess.run(["cc", "-O1", "-shared", "-fPIC", "-o", lib, src], check=True)
+    return ctypes.CDLL(lib)
+
+
+def load() -> str:
+    return "/".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def row(name: str, size: int, passes: list[tuple[Timings, int]], later: list[float]) -> str:
+    """One table row: wall p50 (median of passes) and p99 (best / median), the interleaved PING's, client CPU."""
+
+    def p50(get: Any) -> float:
+        return statistics.median(statistics.median(get(t)) for t, _ in passes)
+
+    def p99s(get: Any) -> str:
+        values = sorted(pct(get(t), 0.99) for t, _ in passes)
+        return f"{values[0]:.3f}" if len(values) == 1 else f"{values[0]:.3f} / {values[len(values) // 2]:.3f}"
+
+    ping = f"{p50(lambda t: t.ping):.3f} / {p99s(lambda t: t.ping)}" if passes[0][0].ping else "-"
+    cpu_mean = statistics.median(statistics.fmean(t.cpu) for t, _ in passes)
+    return (
+        f"| {name} | {size:,} | {passes[0][1]} | {p50(lambda t: t.wall):.3f} | {p99s(lambda t: t.wall)} | {ping} | "
+        f"{p50(lambda t: t.cpu):.3f} / {cpu_mean:.3f} | {statistics.median(later):.2f} / {max(later):.2f} | {load()} |"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="1000,10000")
+    ap.add_argument("--backends", default="memory,redis", help="comma-separated: memory, redis")
+    ap.add_argument("--passes", type=int, default=3, help="timed passes over the lookups per row")
     ap.add_argument("--model", choices=["fake", "local"], default="fake")
     ap.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     ap.add_argument("--ab", action="store_true", help="compare one and two round trips on Redis (held choice)")
+    ap.add_argument("--pause-ms", type=float, default=0.0, help="sleep before each lookup (ms; default 0)")
+    ap.add_argument("--instructions", action="store_true", help="instrument only the lookups (under callgrind)")
     args = ap.parse_args(argv)
     if args.ab:
         print(f"1-minute load average at start {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
@@ -147,12 +236,24 @@ def main(argv: list[str] | None = None) -> None:
             held_choice_ab(args.redis_url, size)
         print(f"(1-minute load average at the end {os.getloadavg()[0]:.1f})")
         return
-    print(f"model: {args.model}; 1-minute load average at start {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-    print("| backend | memories | hits | p50 ms | p99 ms | first lookup after another worker's store, p50 / max ms |")
-    print("|---|---|---|---|---|---|")
+    import redis
+
+    probe = callgrind_probe() if args.instructions else None
+    print(
+        f"model: {args.model}; pause before each lookup {args.pause_ms:g} ms; load average (1/5/15 min) at start {load()} on {os.cpu_count()} CPUs"
+    )
+    print(
+        "| backend | memories | hits | p50 ms | p99 ms | PING p50 / p99 ms | client CPU p50 / mean ms | "
+        "first lookup after another worker's store, p50 / max ms | load 1/5/15 |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    backends = [b.strip() for b in args.backends.split(",")]
+    ping = redis.Redis.from_url(args.redis_url)
     for size in [int(x) for x in args.sizes.split(",")]:
         lookups = queries(size)
         for name in ("in-memory", "Redis"):
+            if {"in-memory": "memory", "Redis": "redis"}[name] not in backends:
+                continue
             if args.model == "local":
                 from promptcache.intention import local_embeddings
 
@@ -171,29 +272,18 @@ def main(argv: list[str] | None = None) -> None:
             try:
                 for i, text in enumerate(texts(size)):
                     memory.store("bench-user", text, {"n": i}, tool="lookup")
-                times, hits = run(memory, lookups)
+                passes = [run(memory, lookups, ping, probe, args.pause_ms / 1000) for _ in range(args.passes)]
+                if probe is not None:
+                    print(f"instrumented: {len(lookups) * args.passes} lookups ({name}, {size:,} memories)")
                 later = after_write(memory, other, lookups, size)
-                print(
-                    f"| {name} | {size:,} | {hits} | {statistics.median(times):.3f} | {pct(times, 0.99):.3f} | "
-                    f"{statistics.median(later):.2f} / {max(later):.2f} |",
-                    flush=True,
-                )
+                print(row(name, size, passes, later), flush=True)
             finally:
                 memory.forget("bench-user")
                 for b in {id(backend): backend, id(other_backend): other_backend}.values():
                     if hasattr(b, "close"):
                         b.close()
-    import redis
-
-    client = redis.Redis.from_url(args.redis_url)
-    pings = []
-    for _ in range(300):  # what the machine's load alone does to a round trip's tail
-        t0 = time.perf_counter()
-        client.ping()
-        pings.append((time.perf_counter() - t0) * 1000)
-    client.close()
-    print(f"Redis PING alone: p50 {statistics.median(pings):.3f} ms, p99 {pct(pings, 0.99):.3f} ms")
-    print(f"(1-minute load average at the end {os.getloadavg()[0]:.1f})")
+    ping.close()
+    print(f"(load average at the end {load()})")
 
 
 if __name__ == "__main__":

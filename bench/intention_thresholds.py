@@ -16,6 +16,7 @@ import argparse
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 from promptcache.intention import local_embeddings
 from promptcache.intention._calibrate import load_pairs, pick_threshold, score_pairs
@@ -30,8 +31,13 @@ MAX_ERRORS = (0.0, 0.005, 0.01, 0.02, 0.05)
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--write", action="store_true", help=f"write {OUT.relative_to(ROOT)}")
+    ap.add_argument("--cache", help="folder of cached sentence vectors (bench/embed_cache.py); default: none")
     args = ap.parse_args(argv)
-    emb = local_embeddings()
+    emb: Any = local_embeddings()
+    if args.cache:
+        from embed_cache import cached
+
+        emb = cached(emb, args.cache)
     name = EmbeddingsSimilarity(emb).name
     pairs = load_pairs(PAIRS)
     scored = score_pairs(emb, pairs)

@@ -4,13 +4,19 @@ one made-up Claude Code conversation of 500 / 1,000 / 2,000 calls, every shared 
 Run by hand from the project root (figures go to bench/README.md, section "Replay: speed and memory"):
 
     python bench/replay_scale.py [--sizes 200 2000 10000] [--calls 500 1000 2000] [--tau PATH] [--session PATH]
-        [--only claude-code|tau|startup|shared] [--without-intentions]
+        [--only claude-code|tau|startup|shared] [--without-intentions] [--runs K]
 
 The made-up Claude Code conversation (``_claude_code_session``) is one growing thread: a user request, then per call
 an assistant line (text + a ``Read`` tool use, logged usage growing by 300 tokens a call) and its tool result, 6 s
 apart. Start-up is the time from the process start to the first byte read of the input (``promptcache replay`` in
 a child, from its first statement to its first ``open`` of the input; the interpreter's own start is not in it),
 median of 5.
+
+With ``--runs K`` each long conversation is replayed K times, the runs of all sizes in a shuffled order (seeded),
+and each row shows the median CPU time; below the rows, the exponent ``b`` of the least-squares fit
+``CPU = a * calls^b`` over the medians, and the CPU seconds each added call costs between consecutive sizes (a
+fixed cost, the imports and the tokenizer, keeps ``b`` under 1 for linear work; quadratic work shows as a cost per
+call that grows with the size).
 
 Each replay runs in its own child process (``python -c``; the default strategies, the combined row, no chart), so
 its peak resident memory (the child's own ``getrusage(RUSAGE_SELF).ru_maxrss``) and wall time are its own. The larger inputs
@@ -23,7 +29,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -44,6 +52,40 @@ usage = resource.getrusage(resource.RUSAGE_SELF)
 print(f"{usage.ru_utime + usage.ru_stime:.1f}")
 print(usage.ru_maxrss)
 """
+
+
+def _fit(calls: list[int], cpu: list[float]) -> float:
+    """The exponent ``b`` of the least-squares fit ``log cpu = log a + b log calls``."""
+    xs, ys = [math.log(c) for c in calls], [math.log(t) for t in cpu]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def _long_conversations(calls: list[int], runs: int, tmp: Path, intentions: bool) -> None:
+    """The rows of one growing Claude Code conversation per size in ``calls``, each replayed ``runs`` times."""
+    paths = {n: _claude_code_session(n, tmp / f"cc_{n}.jsonl") for n in calls}
+    order = [n for n in calls for _ in range(runs)]
+    random.Random(0).shuffle(order)
+    done: dict[int, list[tuple[str, float, str]]] = {n: [] for n in calls}
+    for n in order:
+        done[n].append(_run([paths[n]], intentions))
+    medians = []
+    for n in calls:
+        rows = sorted(done[n], key=lambda r: float(r[0].split(" / ")[1]))
+        seconds, peak, out = rows[len(rows) // 2]
+        medians.append(float(seconds.split(" / ")[1]))
+        label = "" if intentions else ", without the intention replay"
+        many = f" (median of {runs})" if runs > 1 else ""
+        print(f"| Claude Code, one conversation of {n:,} calls{label}{many} | "
+              f"{paths[n].stat().st_size / 1e6:.1f} | {out} | {seconds} | {peak:.0f} |")  # fmt: skip
+    for path in paths.values():
+        path.unlink()
+    if len(calls) >= 2 and all(medians):
+        steps = ", ".join(
+            f"{a:,} -> {b:,}: {(tb - ta) / (b - a) * 1000:.2f} ms" for a, b, ta, tb in
+            zip(calls, calls[1:], medians, medians[1:])
+        )  # fmt: skip
+        print(f"\nfitted exponent (CPU = a * calls^b): b = {_fit(calls, medians):.2f}; CPU per added call: {steps}\n")
 
 
 def _run(paths: list[Path], intentions: bool = True) -> tuple[str, float, str]:
@@ -154,22 +196,16 @@ def main() -> None:
     parser.add_argument(
         "--without-intentions", action="store_true", help="also run each long conversation without the intention replay"
     )
+    parser.add_argument("--runs", type=int, default=1, help="replays per long conversation (median; shuffled)")
     args = parser.parse_args()
     only = set(args.only or ("claude-code", "tau", "startup", "shared"))
     print("| input | size MB | conversations, requests | seconds wall / CPU | peak RSS MB |")
     print("|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         if "claude-code" in only:
-            for n in sorted(args.calls):
-                path = _claude_code_session(n, Path(tmp) / f"cc_{n}.jsonl")
-                seconds, peak, out = _run([path])
-                print(f"| Claude Code, one conversation of {n:,} calls | {path.stat().st_size / 1e6:.1f} | {out} | "
-                      f"{seconds} | {peak:.0f} |")  # fmt: skip
-                if args.without_intentions:
-                    seconds, peak, out = _run([path], intentions=False)
-                    print(f"| the same, without the intention replay | {path.stat().st_size / 1e6:.1f} | {out} | "
-                          f"{seconds} | {peak:.0f} |")  # fmt: skip
-                path.unlink()
+            _long_conversations(sorted(args.calls), args.runs, Path(tmp), True)
+            if args.without_intentions:
+                _long_conversations(sorted(args.calls), args.runs, Path(tmp), False)
         if "shared" in only:
             folders = _shared_sessions()
             if folders:

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
 from langchain_core.runnables import RunnableConfig
-from langchain_core.runnables.config import ensure_config
+from langchain_core.runnables.config import ensure_config, var_child_runnable_config
 
 from promptcache._keys import canonical_json, stable_hash
 
@@ -36,7 +36,7 @@ def conversation_id(
 ) -> str:
     """``thread:<thread_id>`` from the call's config, else ``hash:<sha256 of system + first message>`` (the first
     32 hex digits of `promptcache._keys.stable_hash` of ``{"system": system, "first": messages[:1]}``)."""
-    thread = (ensure_config(config).get("configurable") or {}).get("thread_id")
+    thread = _thread_id(config)
     if thread not in (None, ""):
         return f"thread:{thread}"
     texts = _texts_key(system, messages)
@@ -54,6 +54,17 @@ def conversation_id(
             while len(_memo) > MEMO_ENTRIES:
                 _memo.popitem(last=False)
     return found
+
+
+def _thread_id(config: RunnableConfig | None) -> object:
+    """``configurable["thread_id"]`` of ``ensure_config(config)``. Without a ``config``, that is the current run's
+    config (langchain-core's ``var_child_runnable_config``), read directly: ``ensure_config`` copies it whole (tags,
+    metadata, callbacks) on every request, and only this one value is needed."""
+    if config is None:
+        current = var_child_runnable_config.get()
+        configurable = current.get("configurable") if current else None
+        return configurable.get("thread_id") if isinstance(configurable, Mapping) else None
+    return (ensure_config(config).get("configurable") or {}).get("thread_id")
 
 
 def _texts_key(system: object, messages: object) -> tuple[object, ...] | None:

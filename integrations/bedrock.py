@@ -86,7 +86,7 @@ class _RequestState:
     key of ``__dict__`` is a plain dict lookup.
     """
 
-    __slots__ = ("counts", "info", "last_plan", "metrics", "store", "strategy")
+    __slots__ = ("counts", "info", "last_plan", "metrics", "retired", "store", "strategy")
 
     def __init__(
         self,
@@ -98,6 +98,10 @@ class _RequestState:
     ):
         self.info, self.store, self.strategy, self.counts, self.metrics = info, store, strategy, counts, metrics
         self.last_plan: Optional[ConversePlan] = None
+        # The plan (and kept counts) a request replaced: it holds the previous request's message dicts, so dropping
+        # it frees that request. Kept here until the call returns (`CachePointChatBedrockConverse._generate` /
+        # ``_stream``), so the free happens after the response instead of before the request is sent.
+        self.retired: object = None
 
 
 _STATE = "_request_state"  # the key of the `_RequestState` in a model's instance ``__dict__``
@@ -177,7 +181,10 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         return self._state.info.model_id or self.model_id, 3600.0 if self.cache_ttl == "1h" else 300.0
 
     def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
-        result = super()._generate(detach_final_reply(messages), *args, **kwargs)
+        try:
+            result = super()._generate(detach_final_reply(messages), *args, **kwargs)
+        finally:
+            self._state.retired = None  # the previous request, freed now that this one is done (`_RequestState`)
         metrics, usage_args = self._state.metrics, self._cache_usage_args()
         for generation in result.generations:  # invoke/ainvoke/batch (async runs this in a thread)
             count_cache_usage(metrics, getattr(generation.message, "usage_metadata", None), *usage_args)
@@ -185,7 +192,10 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
 
     def _stream(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
         stream = super()._stream(detach_final_reply(messages), *args, **kwargs)
-        yield from count_stream_usage(self._state.metrics, stream, *self._cache_usage_args())
+        try:
+            yield from count_stream_usage(self._state.metrics, stream, *self._cache_usage_args())
+        finally:
+            self._state.retired = None  # the previous request, freed now that this one is done (`_RequestState`)
 
     @property
     def caches_prompts(self) -> bool:
@@ -225,6 +235,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
         conv = conversation_id(system, bedrock_messages)
         model_key = hot.info.model_id or self.model_id
         previous = hot.store.load(conv, model_key)
+        previous_counts = hot.counts.get(conv) if counter is None else None
         plan = place_cache_points(
             hot.info,
             system,
@@ -235,7 +246,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
             count_tokens=counter,
             cache_tools=self.cache_tools,
             strategy=hot.strategy,
-            previous_counts=hot.counts.get(conv) if counter is None else None,
+            previous_counts=previous_counts,
         )
         if counter is None:
             hot.counts.put(conv, plan.counted)
@@ -245,7 +256,7 @@ class CachePointChatBedrockConverse(CurrentConfigMixin, ChatBedrockConverse):
             params["toolConfig"] = {**tool_config, "tools": plan.tools}
         if plan.placements != previous or [p.fingerprint for p in plan.placements] != [p.fingerprint for p in previous]:
             hot.store.save(conv, model_key, plan.placements)
-        hot.last_plan = plan
+        hot.retired, hot.last_plan = (hot.last_plan, previous_counts), plan  # freed once the call returns
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug(
                 "cache points for %s: tools=%s system=%s messages=%s",

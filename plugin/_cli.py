@@ -17,6 +17,7 @@ has never seen) are reported as one ``promptcache: warning: FILE:LINE: ...`` lin
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import importlib.util
 import os
@@ -89,7 +90,12 @@ def _run_replay(args: argparse.Namespace) -> int:
             bar.update(task, completed=done)
 
     try:
-        table = ModelTable(load_overrides(args.models) if args.models else None, args.min_tokens, source=args.models)
+        with warnings.catch_warnings(record=True) as model_notes:  # (a dear cache read: one stderr line)
+            warnings.simplefilter("always")
+            table = ModelTable(
+                load_overrides(args.models) if args.models else None, args.min_tokens, source=args.models
+            )
+        _report_warnings(model_notes)
     except ValueError as exc:
         return _fail(f"--models: {exc}")
     except RecursionError:  # tomllib / json recurse per nesting level
@@ -140,6 +146,8 @@ def _write_and_show(result: ReplayResult, out: Path, chart: bool) -> int:
     """Write ``replay.json`` (and ``replay.png`` with ``chart``) to ``out``, then print the terminal report; 2 when
     ``out`` cannot be written. The files come first: a reader of the report that goes away (``| head``) must not
     lose them, and it ends the report, not the command (exit 0)."""
+    from rich.markup import escape
+
     from promptcache.replay._chart import write_chart
     from promptcache.replay._report import render_table, write_json
     from promptcache.replay._report_terminal import terminal_console
@@ -147,7 +155,14 @@ def _write_and_show(result: ReplayResult, out: Path, chart: bool) -> int:
     try:
         written = [str(write_json(result, out / "replay.json"))]
         if chart:
-            written.append(str(write_chart(result, out / "replay.png")))
+            try:
+                written.append(str(write_chart(result, out / "replay.png")))
+            except (OSError, ValueError, RuntimeError) as exc:  # no older chart is left beside the new JSON
+                with contextlib.suppress(OSError):
+                    (out / "replay.png").unlink(missing_ok=True)
+                if isinstance(exc, OSError):
+                    raise
+                return _fail(f"cannot draw the chart ({written[0]} is written): {' '.join(str(exc).split())}")
     except OSError as exc:
         return _fail(f"cannot write to --out {str(out)!r}: {exc.strerror or exc}")
     console = terminal_console()
@@ -159,7 +174,7 @@ def _write_and_show(result: ReplayResult, out: Path, chart: bool) -> int:
     console.on_broken_pipe = reader_gone  # type: ignore[method-assign]
     try:
         render_table(result, console)
-        console.print(f"wrote {', '.join(written)} ({result.seconds:.1f} s)")
+        console.print(escape(f"wrote {', '.join(written)} ({result.seconds:.1f} s)"))
         sys.stdout.flush()
     except BrokenPipeError:
         _drop_stdout()
@@ -345,6 +360,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "replay":
         return _run_replay(args)
     if args.command == "calibrate-intentions":
+        # One BLAS thread unless the user set it (before NumPy is imported): the local model's matrices are small,
+        # and on a shared 2-core machine OpenBLAS's default threads made the command several times slower
+        # (bench/README.md, "With embeddings proposing and a calibrated check accepting").
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(var, "1")
         from promptcache.intention._calibrate_cli import run
 
         return run(args)

@@ -14,7 +14,10 @@ is new. Two memos, neither of which can serve a digest for a value it was not co
   appearance across the prompt (`promptcache._keys.canonical_messages`), so an entry records the raw ids the
   message holds (only ``str`` ids: ``None`` and NaN both write ``null``) and keeps a digest per tuple of ordinals
   those ids get. An entry is stored only if the key read again after the digest is unchanged (another thread).
-  This memo serves messages rebuilt as new objects (a checkpoint read back) and costs a key per message.
+  This memo serves messages rebuilt as new objects (a checkpoint read back) and costs a key per message. A text
+  content longer than 1,024 characters enters the key as its length and first and last 64 characters, the entry
+  holding the text itself, compared in full on a hit: a new 30 KB string is then not hashed by SipHash (as
+  costly as a third of its SHA-256) on every call that rebuilds it, nor on its first sight.
 - **By prefix** (`_PREFIXES`): LangGraph hands the same message objects to every call of a thread, the
   previous call's list being a prefix of this one (or sharing its start, for a fork or a retry). The last prompt
   seen per conversation (keyed by the identity of its first two messages) keeps the message objects, a snapshot
@@ -45,8 +48,10 @@ from promptcache._keys import _is_mapping, _message, _ToolIds, canonical_json
 
 __all__ = ["forget_prefix", "message_digests", "prompt_digest_json"]
 
-_Entry = tuple[tuple[object, ...], dict[tuple[object, ...], bytes]]  # (raw tool-call ids, {ordinals: hex digest})
-# (class, content or its type, type, name, tool-call id, status, role, containers' JSON): see `_value_key`
+# (raw tool-call ids, {ordinals: hex digest}, the text content or None)
+_Entry = tuple[tuple[object, ...], dict[tuple[object, ...], bytes], "str | None"]
+# (class, content or its fingerprint or its type, type, name, tool-call id, status, role, containers' JSON): see
+# `_value_key`
 _ValueKey = tuple[type, object, object, object, object, object, object, "bytes | None"]
 _MEMO: dict[_ValueKey, _Entry] = {}  # value key -> entry
 _MEMO_LIMIT: Final = 32 * 1024 * 1024  # characters of content + JSON bytes held by value keys; cleared past it
@@ -58,6 +63,8 @@ _PREFIXES: dict[tuple[int, ...], _Prefix] = {}
 _PREFIXES_MAX: Final = 4096  # conversations; cleared past it
 _STRING_FIELDS: Final = ("type", "name", "tool_call_id", "status", "role")
 _DIGEST_HEX: Final = 32  # hex digits of SHA-256 per message (128 bits)
+_LONG_TEXT: Final = 1024  # characters: longer text content enters the value key by its fingerprint
+_EDGE: Final = 64  # characters of each end of such a text in its fingerprint
 
 
 class _RecordingIds:
@@ -104,22 +111,24 @@ def _containers_json(containers: object) -> bytes | None:
         return None
 
 
-def _remember(key: _ValueKey, seen: list[object], ordinals: tuple[object, ...], digest: bytes) -> _Entry:
+def _remember(
+    key: _ValueKey, text: str | None, seen: list[object], ordinals: tuple[object, ...], digest: bytes
+) -> _Entry:
     global _memo_size
-    content, data = key[1], key[7]
-    size = len(content) if isinstance(content, str) else 0  # an exact str, or the content's type
+    data = key[7]
+    size = len(text) if text is not None else 0  # an exact str
     size += len(data) if data is not None else 0
     if _memo_size + size > _MEMO_LIMIT or len(_MEMO) >= _MEMO_MAX_ENTRIES:
         _MEMO.clear()
         _memo_size = 0
-    entry = _MEMO[key] = (tuple(seen), {ordinals: digest})
+    entry = _MEMO[key] = (tuple(seen), {ordinals: digest}, text)
     _memo_size += size
     return entry
 
 
 def _entry_digest(entry: _Entry, message: object, ids: _ToolIds) -> bytes:
     """The digest of a memoised message at this position: its raw ids are numbered as ``_message`` would."""
-    raw_ids, by_ordinals = entry
+    raw_ids, by_ordinals, _ = entry
     if not raw_ids:
         ordinals: tuple[object, ...] = ()
     else:
@@ -134,26 +143,32 @@ def _entry_digest(entry: _Entry, message: object, ids: _ToolIds) -> bytes:
 _ABSENT: Final = object()  # a field missing from ``__dict__`` (``_message`` then uses its own default)
 
 
-def _digest_by_value(message: object, ids: _ToolIds) -> tuple[bytes, tuple[object, ...] | None, bytes | None]:
+def _digest_by_value(
+    message: object, ids: _ToolIds, before: tuple[object, ...] | None = None
+) -> tuple[bytes, tuple[object, ...] | None, bytes | None]:
     """One message's digest through the value memo, its containers (``None``: it cannot join a prefix) and their
-    JSON when the key already wrote it (non-empty containers)."""
+    JSON when the key already wrote it (non-empty containers). ``before``: the message's field values, when the
+    caller took them just now (else taken here)."""
     fields: dict[str, object] | None = getattr(message, "__dict__", None)
     found = None
     if fields is not None and not _is_mapping(type(message)):  # dict messages (and objects without fields): no memo
-        before = tuple(fields.values())  # taken before the key: a change from here on fails the check below
+        if before is None:
+            before = tuple(fields.values())  # taken before the key: a change from here on fails the check below
         found = _value_key(type(message), fields)
-    if found is None or fields is None:
+    if found is None or fields is None or before is None:
         return _hex_digest(_message(message, ids)), None, None
     key, containers = found
+    content = fields.get("content")
+    text = content if type(content) is str else None
     entry = _MEMO.get(key)
-    if entry is not None:
+    if entry is not None and (entry[2] is text or entry[2] == text):  # a fingerprint's text compared in full
         return _entry_digest(entry, message, ids), containers, key[7]
     recorder = _RecordingIds(ids)
     digest = _hex_digest(_message(message, recorder))
     # Remembered only when every raw tool-call id is a str (the key's JSON then pins which ids are equal; None and
     # NaN ids both write null) and the fields did not change while the digest was computed (another thread).
     if all(type(raw) is str for raw in recorder.seen) and _still(fields, before, containers, key[7]):
-        _remember(key, recorder.seen, tuple(recorder.ordinals), digest)
+        _remember(key, text, recorder.seen, tuple(recorder.ordinals), digest)
         return digest, containers, key[7]
     return digest, None, None
 
@@ -192,9 +207,12 @@ def _value_key(cls: type, fields: dict[str, object]) -> tuple[_ValueKey, tuple[o
         value = get(name)
         if value is not None and type(value) is not str:
             return None
+    held: object = type(content)
+    if text and isinstance(content, str):  # an exact str: the content itself, or a long one's fingerprint
+        held = content if len(content) <= _LONG_TEXT else (len(content), content[:_EDGE], content[-_EDGE:])
     return (
         cls,
-        content if text else type(content),
+        held,
         get("type", _ABSENT),
         get("name"),
         get("tool_call_id"),
@@ -283,7 +301,7 @@ def message_digests(messages: Iterable[object]) -> list[bytes]:
         fields: dict[str, object] | None = getattr(message, "__dict__", None)
         # the snapshot comes first: a change made while the digest is computed (another thread) fails the next check
         values = tuple(fields.values()) if keep and fields is not None else None
-        digest, held, held_json = _digest_by_value(message, ids)
+        digest, held, held_json = _digest_by_value(message, ids, values)
         digests.append(digest)
         if keep:
             piece = (

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import inspect
 import operator
-import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, cast
 
-from cachetools import LRUCache
+from promptcache._keys import _is_mapping
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -21,8 +20,10 @@ if TYPE_CHECKING:
 __all__ = ["canonical_tool", "canonical_tools", "same_state", "tool_state"]
 
 
-_TOOL_MEMO: LRUCache[int, tuple[object, tuple[object, ...], object]] = LRUCache(maxsize=1024)
-_TOOL_MEMO_LOCK = threading.Lock()
+# id(tool) -> (tool, its tool_state, schema). A plain dict (atomic get/set under the GIL, no lock, no Python LRU
+# bookkeeping: a first key converts every tool), emptied when full; agents hold a handful of tools.
+_TOOL_MEMO: dict[int, tuple[object, tuple[object, ...], object]] = {}
+_TOOL_MEMO_MAX = 1024  # tools
 _FUNCTION_PARTS = (
     "__name__",
     "__qualname__",
@@ -63,12 +64,11 @@ def canonical_tool(tool: object) -> object:
     long-lived; building a JSON schema from pydantic costs far more than checking it). Dicts are used as given
     (they already are a schema). A tool that cannot be converted is described by its ``repr``.
     """
-    if isinstance(tool, Mapping):
+    if _is_mapping(type(tool)):
         return tool
     key = id(tool)
     state = tool_state(tool)
-    with _TOOL_MEMO_LOCK:
-        hit = _TOOL_MEMO.get(key)
+    hit = _TOOL_MEMO.get(key)
     if hit is not None and hit[0] is tool and same_state(hit[1], state):
         return hit[2]
     from promptcache._tool_schema import openai_tool_schema  # loads LangChain's tools only when tools are keyed
@@ -81,8 +81,9 @@ def canonical_tool(tool: object) -> object:
             schema = convert_to_openai_tool(cast("BaseTool", tool))  # any tool-like object: LangChain checks it
         except Exception:  # noqa: BLE001 - an exotic tool still needs a stable description
             schema = {"repr": repr(tool)}
-    with _TOOL_MEMO_LOCK:
-        _TOOL_MEMO[key] = (tool, state, schema)  # the references keep ids from being reused while memoised
+    if len(_TOOL_MEMO) >= _TOOL_MEMO_MAX:
+        _TOOL_MEMO.clear()
+    _TOOL_MEMO[key] = (tool, state, schema)  # the references keep ids from being reused while memoised
     return schema
 
 

@@ -43,9 +43,9 @@ def _rm_titles(schema: JSONObject, prev_key: str = "") -> JSONObject:
     return out
 
 
-def _json_schema(tool: BaseTool) -> JSONObject | None:
-    """A fresh copy of the tool's JSON schema when it holds no ``$ref`` and JSON keeps it exactly, else ``None``."""
-    schema_source: object = tool.tool_call_schema
+def _json_schema(schema_source: object) -> JSONObject | None:
+    """A fresh copy of a tool's JSON schema (its ``tool_call_schema``) when it holds no ``$ref`` and JSON keeps it
+    exactly, else ``None``."""
     if isinstance(schema_source, dict):
         raw: object = schema_source
     elif isinstance(schema_source, type) and issubclass(schema_source, BaseModel):
@@ -86,7 +86,8 @@ def openai_tool_schema(tool: object) -> JSONObject | None:
         return None
     try:
         name, description = tool.name, tool.description
-        schema = _json_schema(tool) if tool.tool_call_schema else None
+        source: object = tool.tool_call_schema  # read once (a property: LangChain's memo behind pydantic's getattr)
+        schema = _json_schema(source) if source else None
     except Exception:  # noqa: BLE001 - LangChain's path raises or describes it the way it does
         return None
     if schema is None:

@@ -36,7 +36,7 @@ from promptcache.cache_points._manual_points import (
 )
 from promptcache.cache_points._model_info import BEDROCK_MAX_CACHE_POINTS, ModelInfo
 from promptcache.cache_points._multi_point import MultiPointStrategy
-from promptcache.cache_points._prefix_counts import CountedMessages
+from promptcache.cache_points._prefix_counts import CountedMessages, Unkept, freeze
 from promptcache.cache_points._request_scan import Point, scan_request
 from promptcache.cache_points._strategy import (
     CachePointPlacement,
@@ -82,9 +82,41 @@ def tool_spec_tokens(tools: Sequence[object]) -> int:
     return _specs_tokens([t for t in tools if not is_cache_point(t)])
 
 
+#: Tool lists whose counts `_specs_tokens` keeps (the most recent first): an agent sends the same tools on every
+#: request, and a process serves a few agents. A capacity, not measured.
+SPECS_MEMO_ENTRIES = 8
+
+_specs_memo: list[tuple[object, int]] = []  # (a kept copy of the specs, `freeze`; their tokens)
+
+
 def _specs_tokens(specs: Sequence[object]) -> int:
-    """`tool_spec_tokens` of specs that hold no cache point."""
-    return count_text_tokens(orjson.dumps(specs, default=str, option=orjson.OPT_SORT_KEYS).decode()) if specs else 0
+    """`tool_spec_tokens` of specs that hold no cache point.
+
+    The counts of the last `SPECS_MEMO_ENTRIES` tool lists are kept with a copy of each list that this module owns
+    (`promptcache.cache_points._prefix_counts.freeze`: compared strictly, so a spec changed in place since is
+    counted again); specs that are compared equal to a kept copy take its count instead of their JSON being
+    written and counted again.
+    """
+    if not specs:
+        return 0
+    memo = _specs_memo
+    for kept, tokens in memo:
+        try:
+            if kept == specs:
+                return tokens
+        except Exception:  # noqa: BLE001, S112 - a value whose own __eq__ raises is counted
+            continue
+    try:
+        text = orjson.dumps(specs, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # a value JSON has no type for (bytes, ...): written by ``str``, counted every time
+        return count_text_tokens(orjson.dumps(specs, default=str, option=orjson.OPT_SORT_KEYS).decode())
+    tokens = count_text_tokens(text.decode())
+    try:
+        kept = freeze(list(specs))
+    except Unkept:  # a subclass, a dataclass, ...: counted every time
+        return tokens
+    _specs_memo[:] = [(kept, tokens), *memo[: SPECS_MEMO_ENTRIES - 1]]
+    return tokens
 
 
 def place_cache_points(

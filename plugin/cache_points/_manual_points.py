@@ -82,7 +82,8 @@ def check_points(model_info: ModelInfo, points: Sequence[Point]) -> int:
 
     Raises:
         ValueError: any point on a model without prompt caching; more points than allowed (the count, the limit
-            and the positions are named); a ``ttl`` other
+            and the positions are named); a ``type`` other than ``"default"`` (the Converse API's only
+            ``CachePointBlock`` type); a ``ttl`` other
             than ``"5m"``/``"1h"``, or one the model does not offer (``model_info.allowed_ttls``, as for the
             configured TTL); a ``1h`` point after a ``5m`` one (both positions named).
     """
@@ -105,6 +106,12 @@ def check_points(model_info: ModelInfo, points: Sequence[Point]) -> int:
         )
     shortest: tuple[str, str] | None = None  # (where, ttl) of the earliest 5m point seen so far
     for where, blocks, i in points:
+        point_type = cast("Mapping[str, Mapping[str, object]]", blocks[i])["cachePoint"].get("type")
+        if point_type != "default":
+            raise ValueError(
+                f"cachePoint type at {where} must be 'default' (the only CachePointBlock type in the Bedrock "
+                f"Converse API reference), got {point_type!r}"
+            )
         ttl = _ttl_of(blocks[i])
         if ttl not in TTLS:
             raise ValueError(f"cachePoint ttl at {where} must be one of {list(TTLS)} (or omitted), got {ttl!r}")

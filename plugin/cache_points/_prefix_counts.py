@@ -161,9 +161,12 @@ class CountedMessages:
 
     Attributes:
         size: the bytes of JSON the messages stand for (``ends[-1] + 1``), what `RecentCounts` bounds.
+        fingerprints: message index -> the placement fingerprint taken of that kept message in its request
+            (``CacheStrategy.fingerprint``; filled while the request is placed), so the next request takes it for a
+            message that compares equal instead of serialising and hashing it again.
     """
 
-    __slots__ = ("_raw", "ends", "first_str", "kept", "size", "tokens")
+    __slots__ = ("_raw", "ends", "fingerprints", "first_str", "kept", "size", "tokens")
 
     def __init__(
         self,
@@ -175,6 +178,7 @@ class CountedMessages:
     ) -> None:
         self._raw, self.ends, self.tokens, self.kept, self.first_str = raw, ends, tokens, kept, first_str
         self.size = len(raw) if raw is not None else (ends[-1] + 1 if ends else 2)
+        self.fingerprints: dict[int, str] = {}
 
     @property
     def raw(self) -> bytes:

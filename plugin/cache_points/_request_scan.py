@@ -48,15 +48,20 @@ class ScannedMessages(list):  # type: ignore[type-arg]
         message_points: ``cachePoint`` blocks in the messages' list contents.
         tokens: each message's ``default_count_tokens``, counted in the same walk (``None`` when not asked for).
         lists_only: every message's ``content`` is known to be a list (``False``: not known).
+        fingerprints: ``(known, used, kept)`` when the messages were compared with the conversation's previous
+            request: ``known`` holds that request's message fingerprints (``CacheStrategy.fingerprint``) for the
+            leading messages found equal to it, and the fingerprints taken of messages ``< kept`` (the kept ones)
+            go into ``used``, the next request's ``known`` (`CountedMessages.fingerprints`); ``None`` otherwise.
     """
 
-    __slots__ = ("lists_only", "message_points", "tokens")
+    __slots__ = ("fingerprints", "lists_only", "message_points", "tokens")
 
     def __init__(self, messages: Iterable[object], message_points: int) -> None:
         super().__init__(messages)
         self.message_points = message_points
         self.tokens: list[int] | None = None
         self.lists_only = False
+        self.fingerprints: tuple[dict[int, str], dict[int, str], int] | None = None
 
 
 @dataclass
@@ -324,6 +329,9 @@ def _scan_plain(
     if len(kept) < len(tokens):  # a message that is not kept ends what the next request can reuse
         ends, tokens = ends[: len(kept)], tokens[: len(kept)]
     counted = CountedMessages(None, ends, tokens, kept, min(first_str, len(kept)))
+    carried = previous.fingerprints if previous is not None and reused else None
+    known = {i: f for i, f in carried.items() if i < reused} if carried else {}
+    scanned.fingerprints = (known, counted.fingerprints, len(kept))
     return scanned, counted
 
 

@@ -207,8 +207,27 @@ def blocking_rule(block: object, family: str) -> tuple[PlacementRule, str] | Non
     return None
 
 
+# The blockers above read the values of a block's ``type`` and ``document`` keys only; of every other key they test
+# the presence. So a plain dict block with one other key (``{"toolUse": {...}}``) gets the verdict of its key,
+# kept here per (family, key) by `point_blocker` (a new blocker that reads another key's value must be added here).
+_VALUES_READ = frozenset({"type", "document"})
+_ONE_KEY_VERDICTS: dict[tuple[str, str], str | None] = {}
+_ONE_KEY_LIMIT = 1_024  # verdicts kept at most (a few block kinds per family in practice): a bound, not measured
+
+
 def point_blocker(block: object, family: str) -> str | None:
     """Why ``family``'s models reject a cache point directly after ``block`` (``"a reasoning block"``), or ``None``
     when a point may follow it: the ``blocker`` of every rule of the table for ``family``."""
+    if type(block) is dict and len(block) == 1:
+        key = next(iter(block))
+        if type(key) is str and key not in _VALUES_READ:
+            try:
+                return _ONE_KEY_VERDICTS[family, key]
+            except KeyError:
+                found = blocking_rule(block, family)
+                why = None if found is None else found[1]
+                if len(_ONE_KEY_VERDICTS) < _ONE_KEY_LIMIT:
+                    _ONE_KEY_VERDICTS[family, key] = why
+                return why
     found = blocking_rule(block, family)
     return None if found is None else found[1]

@@ -315,7 +315,22 @@ class CacheStrategy(ABC):
         return False
 
     def fingerprint(self, index: int) -> str:
-        """A short hash of message ``index`` (role + content without cache points)."""
+        """A short hash of message ``index`` (role + content without cache points).
+
+        Messages that `place_cache_points` proved equal to the conversation's previous request take the fingerprint
+        that request took of them (``ScannedMessages.fingerprints``): the same value, without serialising them."""
+        carried: tuple[dict[int, str], dict[int, str], int] | None = getattr(self.config.messages, "fingerprints", None)
+        if carried is None or type(index) is not int or index < 0:
+            return self._fingerprint(index)
+        known, used, kept = carried
+        found = known.get(index)
+        if found is None:
+            found = self._fingerprint(index)
+        if index < kept:
+            used[index] = found
+        return found
+
+    def _fingerprint(self, index: int) -> str:
         message = self.config.messages[index]
         content = message.get("content")
         if type(content) is list:

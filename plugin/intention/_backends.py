@@ -77,7 +77,8 @@ class IntentionBackend(ABC):
     def records_versioned(self, user: str, now: float) -> tuple[list[MemoryRecord], Any]:
         """`records` and a version token of them: a value that changes whenever the user's memories change other
         than by expiry (a store, an eviction, a repair), in the same round trip. ``None``: not known (the default;
-        a memory with embeddings then hashes every record to notice a change). The bundled backends keep one."""
+        a memory with embeddings then hashes every record to notice a change). The bundled backends keep one, and
+        while the version is unchanged they return the same list (no copy per lookup): callers read it, never edit it."""
         return self.records(user, now), None
 
     async def arecords_versioned(self, user: str, now: float) -> tuple[list[MemoryRecord], Any]:

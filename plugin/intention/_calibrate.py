@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import stat
 import threading
@@ -30,7 +31,22 @@ from typing import Any
 from promptcache.intention._meaning import compare
 from promptcache.intention._vetoes import veto
 
-__all__ = ["Pair", "Row", "load_pairs", "pick_threshold", "score_pairs", "sweep", "threshold_for"]
+__all__ = [
+    "CONFIDENCE",
+    "Pair",
+    "Row",
+    "held_out_note",
+    "load_pairs",
+    "pairs_needed",
+    "pick_threshold",
+    "score_pairs",
+    "sweep",
+    "threshold_for",
+    "wrong_rate_bound",
+]
+
+CONFIDENCE = 0.95
+"""The confidence of the held-out bound (`wrong_rate_bound`): the usual 95%."""
 
 
 @dataclass(frozen=True)
@@ -58,12 +74,24 @@ class Row:
 _MOST_PAIRS_BYTES = 1 << 30  # as `promptcache.replay._input_guard.InputLimits.max_file_bytes`
 
 
+def _check_text(n: int, name: str, value: str) -> None:
+    """An intention of a pair must hold a letter or digit and be UTF-8 (no lone surrogate), as `IntentionMemory.store`
+    requires of the intentions it stores; raises ValueError naming the line and the field."""
+    if not any(ch.isalnum() for ch in value):
+        raise ValueError(f"line {n}: {name} must hold a letter or digit, got {value!r}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"line {n}: {name} holds a lone surrogate (not UTF-8 text): {value!r}") from None
+
+
 def load_pairs(path: str | Path | None = None) -> list[Pair]:
     """Pairs from a JSONL file, one ``{"stored": str, "asked": str, "same": bool, "source": str}`` per line
     (``source`` optional; blank lines skipped). Default: the package's calibration pairs.
 
     Raises:
-        ValueError: a line that is not such an object (the message gives the line number); ``path`` not a regular
+        ValueError: a line that is not such an object, or whose ``stored``/``asked`` holds no letter or digit or a
+            lone surrogate (the message gives the line number); ``path`` not a regular
             file of at most 1 GiB (the bound of the replay's input files), or not UTF-8 (the message names it).
         OSError: ``path`` cannot be read.
     """
@@ -90,32 +118,49 @@ def load_pairs(path: str | Path | None = None) -> list[Pair]:
             raise ValueError(f"line {n}: stored/asked must be strings and same a bool: {line[:120]!r}")
         if not isinstance(pair.source, str):
             raise ValueError(f"line {n}: source must be a string, got {pair.source!r}: {line[:120]!r}")
+        for name, value in (("stored", pair.stored), ("asked", pair.asked)):
+            _check_text(n, name, value)
         out.append(pair)
     return out
 
 
 def score_pairs(embeddings: Any, pairs: Sequence[Pair]) -> list[tuple[float, bool]]:
     """``(score, refused)`` per pair, as a lookup would judge it: refused when a veto fires; score 1.0 when the
-    lexical normal forms agree (accepted at any threshold); else the cosine of the two embeddings (every distinct
-    text embedded once with ``embed_documents``), refused when the word check fails
-    (`promptcache.intention._differences`)."""
+    lexical normal forms agree (accepted at any threshold); else the cosine of the two embeddings, refused when the
+    word check fails (`promptcache.intention._differences`).
+
+    Cost: every distinct text is embedded once, in one ``embed_documents`` call, and every content word the word
+    check will compare in one more; the cosines are one vectorised product. (Before, the words were embedded pair
+    by pair: hundreds of small model calls.)"""
     import numpy as np
 
-    from promptcache.intention._differences import WordCheck
+    from promptcache.intention._differences import WordCheck, content_stems
 
+    if not pairs:
+        return []
+    texts = list(dict.fromkeys(t for p in pairs for t in (p.stored, p.asked)))
+    row = {t: i for i, t in enumerate(texts)}
+    matrix = np.asarray(embeddings.embed_documents(texts), dtype=np.float64)
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    a = matrix[[row[p.stored] for p in pairs]]
+    b = matrix[[row[p.asked] for p in pairs]]
+    cosines = np.clip(np.einsum("ij,ij->i", a, b), 0.0, 1.0)
+    verdicts = [
+        "veto" if veto(p.asked, p.stored) is not None else ("lexical" if compare(p.asked, p.stored) is None else "")
+        for p in pairs
+    ]
     words = WordCheck(embeddings)
-    texts = sorted({t for p in pairs for t in (p.stored, p.asked)})
-    vectors = dict(zip(texts, np.asarray(embeddings.embed_documents(texts), dtype=np.float64)))
-    out = []
-    for p in pairs:
-        a, b = vectors[p.stored], vectors[p.asked]
-        denom = float(np.linalg.norm(a) * np.linalg.norm(b)) or 1.0
-        if veto(p.asked, p.stored) is not None:
+    todo = {w for p, v in zip(pairs, verdicts) if not v for t in (p.stored, p.asked) for w in content_stems(t).values()}
+    if todo:
+        words.prepare(sorted(todo))
+    out: list[tuple[float, bool]] = []
+    for p, v, c in zip(pairs, verdicts, cosines.tolist()):
+        if v == "veto":
             out.append((0.0, True))
-        elif compare(p.asked, p.stored) is None:  # the lexical stage accepts it at any threshold
+        elif v == "lexical":  # the lexical stage accepts it at any threshold
             out.append((1.0, False))
         else:
-            out.append((max(0.0, min(1.0, float(a @ b) / denom)), not words.passes(p.asked, p.stored)))
+            out.append((float(c), not words.passes(p.asked, p.stored)))
     return out
 
 
@@ -167,6 +212,77 @@ def pick_threshold(
     cal_row = sweep([p for p, _ in cal], [s for _, s in cal], [chosen])[0]
     held_row = sweep([p for p, _ in held], [s for _, s in held], [chosen])[0]
     return chosen, cal_row, held_row
+
+
+def _binomial_cdf(k: int, n: int, p: float) -> float:
+    """P(X <= k) for X ~ Binomial(n, p), summed in log space (n may be large)."""
+    if p <= 0.0:
+        return 1.0
+    if p >= 1.0:
+        return 1.0 if k >= n else 0.0
+    lp, lq = math.log(p), math.log1p(-p)
+    base = math.lgamma(n + 1)
+    return min(
+        1.0,
+        sum(math.exp(base - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq) for i in range(k + 1)),
+    )
+
+
+def wrong_rate_bound(accepted: int, wrong: int, confidence: float = CONFIDENCE) -> float:
+    """The one-sided Clopper-Pearson upper bound of the wrong-hit rate, given ``wrong`` wrong hits among
+    ``accepted`` accepted held-out pairs (ints, ``0 <= wrong <= accepted``): the rate is at most this with
+    ``confidence`` (1.0 when nothing was accepted). With no wrong hit it is ``1 - (1 - confidence) ** (1 /
+    accepted)``, about ``3 / accepted`` at 95% (the "rule of three")."""
+    if accepted <= 0 or wrong >= accepted:
+        return 1.0
+    alpha = 1.0 - confidence
+    lo, hi = wrong / accepted, 1.0
+    for _ in range(60):  # bisection: the CDF falls as p grows
+        mid = (lo + hi) / 2
+        if _binomial_cdf(wrong, accepted, mid) > alpha:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def pairs_needed(max_error: float, confidence: float = CONFIDENCE) -> int | None:
+    """The fewest accepted held-out pairs, none wrong, whose `wrong_rate_bound` is within ``max_error`` (``None``
+    for ``max_error`` 0: no finite sample shows a rate of 0; 1 for ``max_error`` 1). 299 for 0.01 at 95%."""
+    if max_error <= 0.0:
+        return None
+    if max_error >= 1.0:
+        return 1
+    return max(1, math.ceil(math.log(1.0 - confidence) / math.log1p(-max_error)))
+
+
+def held_out_note(held: Row, held_pairs: int, max_error: float, confidence: float = CONFIDENCE) -> tuple[bool, str]:
+    """``(shown, sentence)``: whether the held-out half's accepted pairs show the wrong-hit rate within
+    ``max_error`` at ``confidence`` (`wrong_rate_bound`), and a sentence saying so, or saying that the half is too
+    small and how many pairs would be needed (`pairs_needed`; the halves are split about evenly, so about twice
+    as many accepted pairs in all)."""
+    bound = wrong_rate_bound(held.accepted, held.wrong, confidence)
+    pct = f"{confidence:.0%}"
+    seen = (
+        f"the held-out half holds {held_pairs} pairs, {held.accepted} accepted, {held.wrong} wrong: its wrong-hit "
+        f"rate is at most {bound:.4f} ({pct} confidence, Clopper-Pearson)"
+    )
+    if bound <= max_error:
+        return True, f"shown: {seen}, within max_error={max_error}."
+    need = pairs_needed(max_error, confidence)
+    if need is None:
+        return False, f"NOT SHOWN: {seen}; max_error=0 cannot be shown by any finite set of pairs."
+    share = held.accepted / held_pairs if held_pairs else 0.0
+    total = (
+        f" (at this threshold's acceptance of {share:.1%}, about {math.ceil(2 * need / share):,} pairs)"
+        if share
+        else ""
+    )
+    return False, (
+        f"NOT SHOWN: the held-out half is too small to show max_error={max_error}: {seen}. Showing it needs at least "
+        f"{need:,} accepted held-out pairs with no wrong hit, so about {2 * need:,} accepted pairs in all{total}; "
+        "add labelled pairs."
+    )
 
 
 _thresholds: dict[tuple[str, float], float] = {}

@@ -28,7 +28,14 @@ def run(args: argparse.Namespace, embeddings: Any = None) -> int:
     """Runs the sub-command; prints the tables. Returns the exit code (0, or 2 for a bad file, option or model folder)."""
     import sys
 
-    from promptcache.intention._calibrate import load_pairs, pick_threshold, score_pairs, sweep
+    from promptcache.intention._calibrate import (
+        _half,
+        held_out_note,
+        load_pairs,
+        pick_threshold,
+        score_pairs,
+        sweep,
+    )
 
     if not 0.0 <= args.max_error <= 1.0:  # checked before any pair is embedded (NaN fails too)
         print(f"promptcache: error: --max-error must be a number in [0, 1], got {args.max_error}", file=sys.stderr)
@@ -58,10 +65,18 @@ def run(args: argparse.Namespace, embeddings: Any = None) -> int:
             f"{source or '(no source)'} ({len(idx)})", sweep(sub, [scored[i] for i in idx], _THRESHOLDS)
         )
     t, cal, held = pick_threshold(pairs, scored, args.max_error)
+    held_pairs = sum(_half(p) for p in pairs)
     lines += [
         "",
         f"max_error={args.max_error}: threshold {t:.3f}; calibration half precision {cal.precision:.3f} "
         f"hit rate {cal.hit_rate:.3f}; held-out half precision {held.precision:.3f} hit rate {held.hit_rate:.3f}",
+        held_out_note(held, held_pairs, args.max_error)[1],
     ]
+    if cal.wrong > args.max_error * cal.accepted:  # even the top threshold accepts too many wrong pairs
+        lines.append(
+            f"NO THRESHOLD meets max_error={args.max_error}: even at {t:.3f} the calibration half accepts "
+            f"{cal.accepted} pairs of which {cal.wrong} are wrong (pairs that score the same but are labelled "
+            "differently); the cache would serve wrong results on such pairs at any threshold."
+        )
     print("\n".join(lines))
     return 0

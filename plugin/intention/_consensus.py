@@ -21,13 +21,21 @@ for the default local model the value is shipped (``data/consensus.json``, writt
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from importlib.resources import files
 
 from promptcache.intention._record import MemoryRecord
 
-__all__ = ["CONSENSUS_NEIGHBOURS", "CONSENSUS_POOL", "agreeing", "consensus_gap", "pick_gap", "shipped_gaps"]
+__all__ = [
+    "CONSENSUS_NEIGHBOURS",
+    "CONSENSUS_POOL",
+    "agreeing",
+    "consensus_gap",
+    "pick_gap",
+    "pick_gap_per_source",
+    "shipped_gaps",
+]
 
 CONSENSUS_NEIGHBOURS = 3
 """Stored intentions (distinct exact keys, no veto) nearest the query that must hold the same result: the smallest
@@ -102,8 +110,7 @@ def pick_gap(observed: Sequence[tuple[float, bool]], max_error: float) -> float 
     Raises:
         ValueError: ``max_error`` outside ``[0, 1]``.
     """
-    if isinstance(max_error, bool) or not isinstance(max_error, (int, float)) or not 0.0 <= max_error <= 1.0:
-        raise ValueError(f"max_error must be a number in [0, 1], got {max_error!r}")
+    _check_max_error(max_error)
     ranked = sorted(observed, key=lambda x: -x[0])
     chosen: float | None = None
     wrong = 0
@@ -113,6 +120,39 @@ def pick_gap(observed: Sequence[tuple[float, bool]], max_error: float) -> float 
         if boundary and wrong <= max_error * (i + 1):
             chosen = gap
     return chosen
+
+
+def pick_gap_per_source(observed: Mapping[str, Sequence[tuple[float, bool]]], max_error: float) -> float | None:
+    """The lowest gap at which the accepted lookups of *every* source hold at most ``max_error`` wrong results (per
+    source, not pooled, as `promptcache.intention._calibrate.pick_threshold`: a large source of easy votes must not
+    hide a small source of hard ones).
+
+    Args:
+        observed: source name -> ``(gap, right)`` per labelled lookup with a vote (as `pick_gap`).
+        max_error: the bound on wrong / accepted, in ``[0, 1]``.
+
+    Returns:
+        The gap, or ``None`` when no observed gap keeps every source to the bound.
+
+    Raises:
+        ValueError: ``max_error`` outside ``[0, 1]``.
+    """
+    _check_max_error(max_error)
+    candidates = sorted({g for rows in observed.values() for g, _ in rows})
+    for gap in candidates:  # lowest first: the first gap every source accepts
+        if all(_within(rows, gap, max_error) for rows in observed.values()):
+            return gap
+    return None
+
+
+def _check_max_error(max_error: float) -> None:
+    if isinstance(max_error, bool) or not isinstance(max_error, (int, float)) or not 0.0 <= max_error <= 1.0:
+        raise ValueError(f"max_error must be a number in [0, 1], got {max_error!r}")
+
+
+def _within(rows: Sequence[tuple[float, bool]], gap: float, max_error: float) -> bool:
+    accepted = [right for g, right in rows if g >= gap]
+    return accepted.count(False) <= max_error * len(accepted)
 
 
 @lru_cache(maxsize=1)

@@ -66,6 +66,12 @@ class WordCheck:
         with self._lock:
             return {w: self._vectors[w] for w in words}
 
+    def prepare(self, words: list[str]) -> None:
+        """Embeds the ``words`` not yet known in one ``embed_documents`` call (e.g. every word a set of labelled
+        pairs will compare), so later checks embed nothing."""
+        if words:
+            self._vecs(words)
+
     def missing(self, query: str, stored: str) -> list[str]:
         """The words of either side that have no partner on the other (empty: the check passes)."""
         a, b = content_stems(query), content_stems(stored)

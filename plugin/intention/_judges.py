@@ -4,8 +4,8 @@ Every similar match passes a `Verifier` between "similar" and "served":
 
 - `LexicalVerifier` (the default, model-free): the two intentions must have the same meaning normal form
   (`promptcache.intention._meaning`: every difference between them an equivalence — fillers, contractions,
-  synonyms, inflection, free adverb order). Its verdict is a digest comparison, so memories are indexed by it and a
-  lookup never scores every memory.
+  other spellings of one word, inflection, free adverb order). Its verdict is a digest comparison, so memories are
+  indexed by it and a lookup never scores every memory.
 - `ChatModelVerifier`: for more hits at the same precision. The lexical verdict first; when it says no, a
   LangChain chat model is asked whether the earlier result answers the new intention (a few of the most similar
   memories). Verdicts are cached per (new intention, earlier intention, result); any failure — an exception, a

@@ -2,8 +2,9 @@
 
 Two intentions are taken to mean the same thing when one can be turned into the other by *equivalences* only:
 dropping words without meaning (politeness, "could you", articles, the user's own pronouns: ``fillers.json``),
-expanding contractions, replacing a word or phrase by a synonym of its class (``synonyms.json``), inflection
-(Snowball stems), moving a free adverb ("today", "again"), and reordering role phrases ("to London from Paris").
+expanding contractions, writing a word one way where it has several spellings or abbreviations (``synonyms.json``:
+"e-mail"/"email", "km"/"kilometre"; never two words of similar meaning, whose merge can change what a tool does:
+recall across those comes from embeddings), inflection (Snowball stems), moving a free adverb ("today", "again"), and reordering role phrases ("to London from Paris").
 Every other difference blocks the match: a content word with no equivalent on the other side (a name in any case,
 a modifier, another verb, a unit), a number, the count of negations, the order of the words outside role phrases
 (subject/object: "does Alice owe Bob" vs "does Bob owe Alice") and what each role marker binds ("from Paris",

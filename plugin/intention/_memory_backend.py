@@ -37,6 +37,8 @@ class _UserData:
         "expiries",
         "indexed",
         "key_of",
+        "listed",
+        "listed_at",
         "next_expiry",
         "records",
         "results",
@@ -58,6 +60,16 @@ class _UserData:
         # from the first exact lookup on (``key_of``: the exact key of a raw intention it was built with)
         self.by_exact: dict[tuple[Any, ...], list[MemoryRecord]] = {}
         self.key_of: Callable[[str], str] | None = None
+        # the records as a list at version ``listed_at``: what `records_versioned` returns while nothing changed
+        # (a lookup with embeddings reads it on every call; copying 10,000 records each time cost about 1 ms)
+        self.listed: list[MemoryRecord] = []
+        self.listed_at = 0
+
+    def as_list(self) -> list[MemoryRecord]:
+        """The live records as one list per version (shared: read, not edited)."""
+        if self.listed_at != self.version:
+            self.listed, self.listed_at = list(self.records.values()), self.version
+        return self.listed
 
     def _exact_keys(self, record: MemoryRecord) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         assert self.key_of is not None
@@ -169,10 +181,11 @@ class InMemoryIntentionBackend(IntentionBackend):
             return [] if data is None else list(data.records.values())
 
     def records_versioned(self, user: str, now: float) -> tuple[list[MemoryRecord], Any]:
-        """`records` and the user's version token (a process-wide counter value, new on every change)."""
+        """`records` and the user's version token (a process-wide counter value, new on every change). The list
+        is the same object while the version is unchanged (no copy per lookup): read it, do not edit it."""
         with self._lock:
             data = self._live(user, now)
-            return ([], None) if data is None else (list(data.records.values()), data.version)
+            return ([], None) if data is None else (data.as_list(), data.version)
 
     async def arecords_versioned(self, user: str, now: float) -> tuple[list[MemoryRecord], Any]:
         return self.records_versioned(user, now)

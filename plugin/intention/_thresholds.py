@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from promptcache._log import get_logger
 from promptcache.intention._calibrated import shipped_threshold
 from promptcache.intention._checks import check_unit
 from promptcache.intention._defaults import DEFAULT_INTENTION_THRESHOLD, DEFAULT_UNCALIBRATED_THRESHOLD
 from promptcache.intention._similarity import EmbeddingsSimilarity, Similarity
 
 __all__ = ["Thresholds"]
+
+_log = get_logger("promptcache.intention")
 
 
 class Thresholds:
@@ -64,6 +67,10 @@ class Thresholds:
         Returns:
             The threshold now in use (in ``[0, 1]``).
 
+        When the held-out half is too small to show the wrong-hit rate within ``max_error`` (95% upper bound,
+        `promptcache.intention._calibrate.held_out_note`), a warning on the ``promptcache.intention`` logger says so
+        and how many pairs would be needed; the threshold is still used.
+
         Raises:
             ValueError: built without ``embeddings=``; a pairs file that is not labelled pairs (line named); no
                 pairs.
@@ -72,10 +79,14 @@ class Thresholds:
             raise ValueError("calibrate() needs IntentionMemory(embeddings=...): the lexical default is not calibrated")
         from pathlib import Path
 
-        from promptcache.intention._calibrate import load_pairs, pick_threshold, score_pairs
+        from promptcache.intention._calibrate import _half, held_out_note, load_pairs, pick_threshold, score_pairs
 
         use = load_pairs(pairs) if pairs is None or isinstance(pairs, (str, Path)) else list(pairs)
         sim = self.similarity
         assert isinstance(sim, EmbeddingsSimilarity)
-        self.threshold = pick_threshold(use, score_pairs(sim.embeddings, use), self.max_error)[0]
+        threshold, _, held = pick_threshold(use, score_pairs(sim.embeddings, use), self.max_error)
+        shown, note = held_out_note(held, sum(_half(p) for p in use), self.max_error)
+        if not shown:
+            _log.warning("IntentionMemory.calibrate(): %s", note)
+        self.threshold = threshold
         return self.threshold

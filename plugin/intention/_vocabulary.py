@@ -3,14 +3,16 @@
 - ``contractions.json``: contractions and their expansions ("don't" -> "do not").
 - ``fillers.json``: words and phrases that carry no meaning in a request (articles, the user's and assistant's
   pronouns, politeness, auxiliaries, "show me"-type verbs).
-- ``synonyms.json``: classes of words/phrases that mean the same ("turn on" = "enable" = "switch on").
+- ``synonyms.json``: other spellings and abbreviations of one word ("e mail" = "email", "km" = "kilometre"); never
+  two words of similar meaning (its ``_about`` lists the merges left out because they can change the action).
 - ``structure.json``: role markers (prepositions), free adverbs, negations, the words after which "to" starts an
   infinitive, units that follow numbers, number words and currency symbols.
 
 All lists are general English written for this package (the source of each is in the file's ``_about``), not fitted
 to any data set. Words are compared after Snowball English stemming (the ``snowballstemmer`` package), so "booked",
-"books" and "booking" are one word. `Vocabulary.version` is a digest of the files: a signature made with other
-lists never equals one made with these.
+"books" and "booking" are one word. `Vocabulary.version` is a digest of the lists in the files (not of their
+``_about`` descriptions or layout): a signature made with other lists never equals one made with these, and stored
+memories are re-indexed on read after a change (`promptcache.intention._lookup`).
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ class Vocabulary:
         imperatives: "show", "tell", "find" opening an intention (after fillers only; dropped).
         question_openers / copulas / wh_words: what tells a yes/no question from a statement (``structure.json``).
         longest_phrase: words in the longest phrase.
-        version: digest of the data files (12 hex digits).
+        version: digest of the data files' lists (12 hex digits; descriptions and layout left out).
     """
 
     contractions: dict[str, tuple[str, ...]]
@@ -107,8 +109,10 @@ def default_vocabulary() -> Vocabulary:
     digest = hashlib.sha256()
     loaded = {}
     for name in ("contractions.json", "fillers.json", "synonyms.json", "structure.json"):
-        data, raw = _load(name)
-        digest.update(raw)
+        data, _ = _load(name)
+        # The lists only: an edit of a file's description ("_about") or its layout changes no signature.
+        lists = {k: v for k, v in data.items() if k != "_about"} if isinstance(data, dict) else data
+        digest.update(name.encode() + b"\0" + json.dumps(lists, sort_keys=True, ensure_ascii=False).encode() + b"\0")
         loaded[name] = data
     contractions = {k: tuple(v.split()) for k, v in loaded["contractions.json"]["words"].items()}
     fillers = loaded["fillers.json"]

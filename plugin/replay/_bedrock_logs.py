@@ -51,7 +51,7 @@ from ._bedrock_bodies import ParsedCall, UnsupportedBody, parse_record
 from ._jsonpos import JSONPath, jsonl_records, line_of
 from ._messages import BadRecord, _short
 from ._transcript import Conversation, Message, TranscriptError, TranscriptWarning
-from ._usage_checks import huge_usage
+from ._usage_checks import huge_usage, report_usage, watching_counts
 
 __all__ = ["SCHEMA_TYPE", "is_invocation_log", "read_invocation_log"]
 
@@ -125,14 +125,18 @@ def _take(
     try:
         if digest and digest in logged:
             raise UnsupportedBody("repeat", "records logged twice (the same record again)")
-        call = parse_record(rec)
+        with watching_counts() as seen:
+            call = parse_record(rec)
     except UnsupportedBody as skip:
         if skip.kind not in skipped:
             skipped.add(skip.kind)
             at = f"{name}:{line}" if line else name
             warnings.warn(f"{at}: skipped {skip.reason} (first here)", TranscriptWarning, stacklevel=3)
         return
-    if (huge := huge_usage(call.reply.usage)) is not None:
+    if seen:  # the record is read, its usage is not (--strict: the error)
+        report_usage(name, line, seen[0])
+        call.reply.usage = None
+    elif (huge := huge_usage(call.reply.usage)) is not None:
         raise BadRecord(where, huge)
     logged.add(digest)
     call.line = line

@@ -263,7 +263,7 @@ def draw_chart(result: ReplayResult) -> Figure:
         lines_ax.plot(options.pop("x"), options.pop("y"), **options)
     lines_ax.set_xlabel(_plain(f"request (replay order){hidden}"))
     lines_ax.set_ylabel("cumulative input-side cost, USD")
-    lines_ax.set_title(f"{result.model_id}: {result.conversations} conversations, {result.requests:,} requests")
+    lines_ax.set_title(_plain(f"{result.model_id}: {result.conversations} conversations, {result.requests:,} requests"))
     lines_ax.grid(alpha=0.3)
     lines_ax.legend(fontsize=7)
     fig.tight_layout()

@@ -112,9 +112,8 @@ class PromptWalker:
         keep = junction + 1
         if junction >= 0 and prev is not None:
             keep = self._first_changed(first, prev, self.chain[keep:], new, keep)
-        chain = [*self.chain[: junction + 1], *new]
         self.start = start
-        return self._process(first, chain, keep)
+        return self._process(first, junction + 1, new, keep)
 
     def _rebuild(self, first: Line) -> tuple[list[Key], list[Message], str]:
         self.prev = None
@@ -150,7 +149,11 @@ class PromptWalker:
                     keep = self._related_position(line, keep)
         return keep
 
-    def _process(self, first: Line, chain: list[Line], keep: int) -> tuple[list[Key], list[Message], str]:
+    def _process(
+        self, first: Line, junction_end: int, new: list[Line], keep: int
+    ) -> tuple[list[Key], list[Message], str]:
+        """The chain becomes its first ``junction_end`` records followed by ``new`` (in place: the records kept are
+        not copied), and the records from ``keep`` (<= ``junction_end``) on contribute again."""
         for i in range(len(self.marks) - 1, keep - 1, -1):  # roll back what the records from ``keep`` on added
             call, ids = self.undo[i]
             if call is not None:
@@ -160,11 +163,13 @@ class PromptWalker:
         if keep < len(self.marks):
             del self.keys[self.marks[keep] :], self.messages[self.marks[keep] :]
         del self.marks[keep:], self.undo[keep:]
-        for node in self.chain[keep:]:
-            self.pos.pop(node.uuid, None)
+        chain = self.chain
+        for i in range(keep, len(chain)):
+            self.pos.pop(chain[i].uuid, None)
+        del chain[junction_end:]
+        chain.extend(new)
         for i in range(keep, len(chain)):
             self.pos[chain[i].uuid] = i
-        self.chain = chain
         for i in range(keep, len(chain)):
             self._contribute(first, i, chain[i])
         self.prev = first

@@ -223,6 +223,7 @@ def run_replay(
             run, iter_conversations(inputs, merged), counter, gap_s, order, progress, model_id if per_model else None
         )
     run.variants.drain()
+    run.finish()
     if AS_LOGGED in names and not run.logged_requests and not run.predicted_requests:
         run.unavailable[AS_LOGGED] = (
             "the log records no usage, so its own cache layout and bill are unknown (as-logged needs a Claude Code "

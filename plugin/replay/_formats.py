@@ -25,7 +25,7 @@ from ._format import Format
 from ._jsonpos import JSONPath, jsonl_records, line_of
 from ._messages import BadRecord
 from ._transcript import Conversation, TranscriptError
-from ._usage_checks import huge_usage, report_usage
+from ._usage_checks import huge_usage, report_usage, watching_counts
 
 __all__ = ["FORMATS", "detect_document", "detect_jsonl", "no_format_hint", "read_with"]
 
@@ -167,10 +167,13 @@ def read_with(fmt: Format, name: str, data: bytes, doc: object = None) -> list[C
             if not fmt.matches(rec):
                 raise _At(line, where, f"expected a record of {fmt.name} (as the first one is), got another kind")
             problem = fmt.usage_problem(rec) if fmt.usage_problem is not None else None
-            if problem is not None:  # the record is read, its usage is not (or, --strict, the error)
-                report_usage(name, line or line_of(data.decode("utf-8", errors="replace"), where), problem)
             try:
-                for call, family in fmt.parse(rec, line):
+                with watching_counts() as seen:
+                    parsed = fmt.parse(rec, line)
+                problem = problem or (seen[0] if seen else None)
+                if problem is not None:  # the record is read, its usage is not (or, --strict, the error)
+                    report_usage(name, line or line_of(data.decode("utf-8", errors="replace"), where), problem)
+                for call, family in parsed:
                     if problem is not None:
                         call.reply.usage = None
                     elif (huge := huge_usage(call.reply.usage)) is not None:

@@ -9,7 +9,7 @@
   working directory), and the provider's cache is the account's, not a project's: a prefix one session wrote is read
   by any other session that sends the same bytes within its TTL, so every project's sessions share one cache
   timeline (``promptcache.replay._stream``). Sub-folders that are not project folders are left out.
-- The **same file given twice** (by any spelling: ``a.jsonl ./a.jsonl``, a symlink) is read once.
+- The **same file given twice** (by any spelling: ``a.jsonl ./a.jsonl``, a symlink, a hard link) is read once.
 - A **session log and its folder** (``<id>.jsonl <id>/``, as ``dir/*`` gives them) are read once, through the
   folder (which holds the sub-agents too); so is a sub-agent log given beside its session folder.
 - One **API call logged in several files** (a resumed session copies its history into a new log) is replayed
@@ -21,11 +21,14 @@
 from __future__ import annotations
 
 import os
+import stat
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._claude_code import file_is_claude_code_log, is_session_folder, session_files
+from ._transcript import TranscriptWarning
 
 __all__ = ["MergedInput", "expand_inputs", "is_project_folder", "is_projects_root", "project_folders"]
 
@@ -38,13 +41,29 @@ class MergedInput:
         repeated_files: inputs that name a file or folder already given (as given).
         covered_files: logs given beside the session folder that reads them (as given).
         project_folders: project folders expanded to their sessions (as given).
-        merged_calls: API calls found in more than one log, replayed once (by request id).
+        merged_calls: API calls found again by request id (and model), replayed once: the first read is kept.
+        within_file: of those, found again in the file that held the first.
+        differing: of those, whose reply (blocks or usage) or the message it answers differs from the kept one's.
+        first_differing: the request id of the first of those.
     """
 
     repeated_files: list[str] = field(default_factory=list)
     covered_files: list[str] = field(default_factory=list)
     project_folders: list[str] = field(default_factory=list)
     merged_calls: int = 0
+    within_file: int = 0
+    differing: int = 0
+    first_differing: str = ""
+
+    def note_repeat(self, request_id: str, first: tuple[bytes, str], again: tuple[bytes, str]) -> None:
+        """Count one API call read again (``merged_calls``): ``first`` / ``again`` are (reply digest, file) of the
+        one kept and the one left out; the same file counts in ``within_file``, a different reply in
+        ``differing`` (``first_differing``: its request id)."""
+        self.merged_calls += 1
+        self.within_file += first[1] == again[1]
+        if first[0] != again[0]:
+            self.differing += 1
+            self.first_differing = self.first_differing or request_id
 
     def summary(self) -> str | None:
         """One line on what was counted once (``None``: nothing was)."""
@@ -57,8 +76,22 @@ class MergedInput:
                 f"({_names(self.covered_files)})"
             )
         if self.merged_calls:
-            parts.append(f"{_n(self.merged_calls, 'API call')} logged in more than one file")
+            parts.append(self._calls_part())
         return "counted once: " + "; ".join(parts) if parts else None
+
+    def _calls_part(self) -> str:
+        count, within = self.merged_calls, self.within_file
+        where = (
+            "within one file" if within == count else "in more than one file" if not within
+            else f"more than once ({within:,} within one file)"
+        )  # fmt: skip
+        if not self.differing:
+            return f"{_n(count, 'API call')} logged {where} (the same call each time)"
+        same = count - self.differing
+        return (
+            f"{_n(count, 'API call')} logged {where} by request id; {self.differing:,} with a different prompt or "
+            f"reply (first: {self.first_differing}), {same:,} the same; the first read is kept"
+        )
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -66,6 +99,8 @@ class MergedInput:
             "covered_files": list(self.covered_files),
             "project_folders": list(self.project_folders),
             "merged_calls": self.merged_calls,
+            "merged_within_file": self.within_file,
+            "merged_differing": self.differing,
         }
 
 
@@ -79,10 +114,23 @@ def _n(count: int, noun: str) -> str:
 
 
 def _identity(path: Path) -> str:
+    """The file ``path`` names, as ``"DEV:INODE"`` (``os.stat``: a hard link, a symlink and any spelling of the same
+    file agree); its real path when it cannot be stat'ed (the readers report it)."""
     try:
-        return os.path.realpath(path)
+        st = os.stat(path)
     except (OSError, ValueError):
-        return str(path)
+        try:
+            return os.path.realpath(path)
+        except (OSError, ValueError):
+            return str(path)
+    return f"{st.st_dev}:{st.st_ino}"
+
+
+def _is_regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def _is_dir(path: Path) -> bool:
@@ -97,19 +145,31 @@ def is_project_folder(path: Path) -> bool:
     return path.is_dir() and not is_session_folder(path) and bool(project_sessions(path))
 
 
-def project_sessions(folder: Path) -> list[Path]:
-    """The sessions of a project folder (module docstring): session folders, then logs without a folder."""
+def project_sessions(folder: Path, warn: bool = False) -> list[Path]:
+    """The sessions of a project folder (module docstring): session folders, then logs without a folder.
+
+    Args:
+        folder: the project folder.
+        warn: say (one ``TranscriptWarning`` naming them) which ``*.jsonl`` entries were left out for not being
+            regular files (a FIFO or a link to a device would block or never end).
+    """
     try:
         entries = sorted(folder.iterdir())
     except OSError:
         return []
     folders = [e for e in entries if e.is_dir() and is_session_folder(e)]
     covered = {_identity(f) for s in folders for f in session_files(s)}
-    logs = [
-        e
-        for e in entries
-        if e.suffix.lower() == ".jsonl" and e.is_file() and _identity(e) not in covered and file_is_claude_code_log(e)
-    ]
+    named = [e for e in entries if e.suffix.lower() == ".jsonl" and not _is_dir(e)]
+    odd = [e.name for e in named if not _is_regular(e)]
+    if odd and warn:
+        warnings.warn(
+            f"{folder}: skipped {len(odd):,} {'entry' if len(odd) == 1 else 'entries'} named like a session log "
+            f"that {'is not a regular file' if len(odd) == 1 else 'are not regular files'} (a pipe, a device, a broken link: "
+            f"{_names(odd)})",
+            TranscriptWarning,
+            stacklevel=2,
+        )
+    logs = [e for e in named if _is_regular(e) and _identity(e) not in covered and file_is_claude_code_log(e)]
     return [*folders, *logs]
 
 
@@ -141,11 +201,11 @@ def expand_inputs(paths: Sequence[str | Path]) -> tuple[list[str | Path], Merged
         path = Path(given)
         if _is_dir(path) and is_project_folder(path):
             merged.project_folders.append(str(given))
-            units.extend(project_sessions(path))
+            units.extend(project_sessions(path, warn=True))
         elif projects := project_folders(path):
             for project in projects:
                 merged.project_folders.append(str(project))
-                units.extend(project_sessions(project))
+                units.extend(project_sessions(project, warn=True))
         else:
             units.append(given)
     folder_of: dict[str, tuple[str, str | Path]] = {}  # log identity -> (its session folder's identity, as given)

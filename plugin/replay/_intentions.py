@@ -228,31 +228,31 @@ class IntentionReplay:
             margin=self.memory.margin,
             similarity=self.memory.similarity.name,
         )
-        self._state: dict[str, tuple[list[BaseMessage], list[int], dict[tuple[int, int], Block], list[int]]] = {}
+        # conversation id -> (latest HumanMessage of the agent state after each source message, the results)
+        self._state: dict[str, tuple[list[HumanMessage | None], dict[tuple[int, int], Block]]] = {}
         self._users: set[str] = set()
         self._seen_calls: dict[tuple[str, str, bytes], str] = {}  # -> the call's latest result text
 
-    def _conversation(
-        self, conv: Conversation
-    ) -> tuple[list[BaseMessage], list[int], dict[tuple[int, int], Block], list[int]]:
+    def _conversation(self, conv: Conversation) -> tuple[list[HumanMessage | None], dict[tuple[int, int], Block]]:
+        """What the replay reads of a conversation's agent state (``agent_messages``): the latest ``HumanMessage``
+        of ``messages[: ends[j]]`` for each source message ``j`` (``None``: none yet), and each call's result. Only
+        the human messages are built: the processor reads nothing else of the state (``current_intention``)."""
         state = self._state.get(conv.id)
         if state is None:
-            messages, ends = agent_messages(conv)
-            humans, latest = [-1], -1  # humans[k]: index of the latest HumanMessage of messages[:k] (-1: none)
-            for i, message in enumerate(messages):
-                if isinstance(message, HumanMessage):
-                    latest = i
+            humans: list[HumanMessage | None] = []
+            latest: HumanMessage | None = None
+            for message in conv.messages:  # as agent_messages: a HumanMessage where it adds one
+                if message.role != "assistant":
+                    text = _text(message)
+                    if text or not any(b.kind == "tool_result" for b in message.blocks):
+                        latest = HumanMessage(content=text)
                 humans.append(latest)
-            state = self._state[conv.id] = (messages, ends, _pair_results(conv), humans)
+            state = self._state[conv.id] = (humans, _pair_results(conv))
         return state
 
     def forget(self, conversation_id: str) -> None:
-        """Drop the messages kept for a finished conversation (and the digest memo of their prompts)."""
-        from promptcache._message_digests import forget_prefix
-
-        state = self._state.pop(conversation_id, None)
-        if state is not None:
-            forget_prefix(state[0])
+        """Drop the messages kept for a finished conversation."""
+        self._state.pop(conversation_id, None)
 
     def feed(self, request: Request) -> None:
         """Replay the tool calls of ``request``'s recorded reply at ``request.time_s`` (seconds, replay clock)."""
@@ -261,14 +261,14 @@ class IntentionReplay:
         if not calls:
             return
         self._now = request.time_s
-        messages, ends, results, humans = self._conversation(conv)
+        humans, results = self._conversation(conv)
         user = conv.family
         self._users.add(user)
         self.stats.users = len(self._users)
         # the state when the tools run is messages[: ends[request.cut]] (up to the reply with the calls); all the
         # processor reads of it is the latest HumanMessage (``current_intention``), so that message stands for it
-        latest = humans[ends[request.cut]]
-        history = [messages[latest]] if latest >= 0 else []
+        latest = humans[request.cut]
+        history: list[BaseMessage] = [latest] if latest is not None else []
         for j, block in enumerate(calls):
             self._look_up(user, block, history, results.get((request.cut, j)))
         config = {"configurable": {"user_id": user}}

@@ -14,8 +14,9 @@ Field meanings, by source:
 - LangChain ``AIMessage.usage_metadata``: ``input_tokens`` (the whole prompt), ``input_token_details.cache_read`` /
   ``cache_creation``, ``output_tokens``.
 
-A count that is absent or not a non-negative integer reads as 0 (an integral float such as ``5.0``, as some log
-shippers re-encode numbers, is that integer; ``4.5``, a string, a bool or a negative number is not a count).
+A count that is absent reads as 0. An integral float such as ``5.0`` (as some log shippers re-encode numbers) is
+that integer; ``4.5``, a string, a bool, a negative number or one of 2**32 or more is not a count: it reads as 0 and
+is reported, the record then keeping no usage (`promptcache.replay._usage_checks.read_count`).
 """
 
 from __future__ import annotations
@@ -23,16 +24,15 @@ from __future__ import annotations
 from typing import Any
 
 from ._transcript import Usage
+from ._usage_checks import read_count
 
 __all__ = ["anthropic_usage", "converse_usage", "count_of", "message_usage", "openai_usage", "langchain_usage"]
 
 
 def count_of(obj: object, key: str) -> int:
-    """The token count ``obj[key]`` by the rule of the module docstring (0 when ``obj`` is not an object)."""
-    value = obj.get(key) if isinstance(obj, dict) else None
-    if isinstance(value, float) and value.is_integer() and 0 <= value < 2**63:
-        return int(value)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+    """The token count ``obj[key]`` by the rule of the module docstring (0 when ``obj`` is not an object); a value
+    that is not a count is noted for the reader (`promptcache.replay._usage_checks.read_count`)."""
+    return read_count(obj, key)
 
 
 def _is_1h(detail: object) -> bool:

@@ -12,16 +12,13 @@
   but has an entry is the user's own: no unknown-model warning, and its rules are the entry's, with defaults for
   what it leaves out (1,024-token minimum, 4 points, ``["5m"]``, the family's fields: Claude system, messages and
   tools; Nova system and messages; family Nova when the id names ``nova``, else Claude).
-
-from promptcache._pricing import ModelPrice, base_model_id, price_for
-
-from ._models import TTL_SECONDS, CacheRules, cache_rules, in_model_table, provider_rules
 """
 
 from __future__ import annotations
 
 import dataclasses
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -39,11 +36,13 @@ from promptcache._pricing import ModelPrice, base_model_id, price_for, price_key
 from ._input_guard import read_input
 from ._models import TTL_SECONDS, CacheRules, cache_rules, in_model_table, provider_rules
 from ._openai_cache import openai_rules
-from ._transcript import TranscriptError
+from ._transcript import TranscriptError, TranscriptWarning
 
 __all__ = ["ModelTable", "load_overrides", "OVERRIDE_FIELDS"]
 
 _PRICE_FIELDS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read")
+#: The prices a model outside the shipped tables needs (``cache_write_1h`` is optional: no 1-hour TTL without it).
+_NEEDED_PRICES = ("input", "output", "cache_write_5m", "cache_read")
 #: Fields an override entry may set.
 OVERRIDE_FIELDS = frozenset({"min_tokens", "max_points", "ttls", "family", "cachable", *_PRICE_FIELDS})
 _CACHABLE = ("system", "messages", "tools")
@@ -84,11 +83,15 @@ def load_overrides(path: str | Path) -> dict[str, dict[str, Any]]:
     if not isinstance(doc, dict):
         raise ValueError(f"{name}: expected a table of model ids, got {type(doc).__name__}")
     for model_id, entry in doc.items():
-        _check_entry(f"{name}: {model_id}", entry)
+        _check_entry(f"{name}: {model_id}", entry, model_id)
     return doc
 
 
-def _check_entry(where: str, entry: object) -> None:
+def _check_entry(where: str, entry: object, model_id: str | None = None) -> None:
+    """Raise ``ValueError`` naming ``where`` for a bad entry; with ``model_id`` (a ``--models`` file's entry), also
+    an empty id and missing prices, and warn of a cache read dearer than input (`_check_prices`)."""
+    if model_id is not None and not model_id.strip():
+        raise ValueError(f"{where.rsplit(': ', 1)[0]}: a model id must not be empty, got {model_id!r}")
     if not isinstance(entry, dict):
         raise ValueError(f"{where}: expected a table of fields, got {entry!r}")
     unknown = sorted(set(entry) - OVERRIDE_FIELDS)
@@ -114,6 +117,38 @@ def _check_entry(where: str, entry: object) -> None:
             isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e12
         ):  # NaN and infinity fail the range check too
             raise ValueError(f"{where}: {key} must be a finite price >= 0 (USD per 1M tokens), got {value!r}")
+    if model_id is not None:
+        _check_prices(where, model_id, entry)
+
+
+def _check_prices(where: str, model_id: str, entry: dict[str, Any]) -> None:
+    """An entry that prices a model the shipped tables do not must give the four prices a bill needs; a cache read
+    dearer than uncached input is a slip (a read is a discount on input: Anthropic, Bedrock and OpenAI all bill it
+    at a tenth to a half of the input price), warned about, not refused."""
+    given = [k for k in _PRICE_FIELDS if entry.get(k) is not None]
+    try:
+        price_for(model_id)
+    except KeyError:
+        missing = [k for k in _NEEDED_PRICES if entry.get(k) is None]
+        if given and missing:
+            raise ValueError(
+                f"{where}: not in the shipped price table, so the entry needs {', '.join(_NEEDED_PRICES)}; "
+                f"missing {', '.join(missing)}"
+            ) from None
+    input_side = [entry.get(k) for k in ("input", "cache_write_5m", "cache_write_1h", "cache_read")]
+    if given and all(v == 0 for v in input_side if v is not None) and entry.get("input") is not None:
+        raise ValueError(
+            f"{where}: every input-side price is 0 (input, cache_write_5m, cache_read): each placement would cost "
+            "$0, so the replay has nothing to compare; give the model's prices (USD per 1M tokens)"
+        )
+    read, plain = entry.get("cache_read"), entry.get("input")
+    if read is not None and plain is not None and read > plain:
+        warnings.warn(
+            f"{where}: cache_read ({read:g} USD per 1M tokens) is more than input ({plain:g}): a cache read is "
+            "billed below the input price by every provider; check the entry",
+            TranscriptWarning,
+            stacklevel=4,
+        )
 
 
 class ModelTable:
@@ -141,6 +176,8 @@ class ModelTable:
             raise ValueError(f"min_tokens must be an integer from 0 to {MAX_MIN_TOKENS:,}, got {min_tokens!r}")
         self._overrides: dict[str, dict[str, Any]] = {}
         for model_id, entry in (overrides or {}).items():
+            if not str(model_id).strip():
+                raise ValueError(f"a model id must not be empty, got {model_id!r}")
             _check_entry(str(model_id), entry)
             self._overrides[base_model_id(str(model_id))] = entry
         self._min_tokens = min_tokens

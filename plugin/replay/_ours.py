@@ -18,15 +18,17 @@ reasoning, on Nova none after a tool result or an image), with the replay's toke
 top: the rows price the code that ships (tests/replay/test_shipped_placements.py compares them with the wrapper's
 own placements on the same requests).
 
-Per request, nothing walks the conversation in Python: each message's placeholder is made once per conversation
-and a request takes the first ones (a request is a prefix of its conversation); they go over as
-``ScannedMessages``, with their token counts on it, the way ``place_cache_points`` hands over the messages its one
-walk checked and counted; and the strategy class runs without building the result's message copies
+Per request, nothing walks or copies the conversation in Python: each message's placeholder is made once per
+conversation, and one ``ScannedMessages`` per conversation holds the current request's first ones (a request is a
+prefix of its conversation: the next request only appends its new messages); they go over as ``ScannedMessages``,
+with their token counts on it, the way ``place_cache_points`` hands over the messages its one walk checked and
+counted; and the strategy class runs without building the result's message copies
 (``_placer``), which the replay does not read.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,7 +38,7 @@ from promptcache.cache_points import CachePointPlacement, CacheStrategy, CacheSt
 from promptcache.cache_points._request_scan import ScannedMessages
 
 from ._models import CacheRules, model_info
-from ._prepare import Group, Request
+from ._prepare import Group, PreparedConversation, Request
 from ._simulator import Checkpoint
 from ._strategies import Strategy
 
@@ -60,33 +62,51 @@ class ShippedPlacement(Strategy):
         self._ttl = "1h" if ttl_s >= 3600 else None
         self._previous: dict[str, list[CachePointPlacement]] = {}  # conversation id -> its stored placements
         self._messages: dict[str, list[dict[str, Any]]] = {}  # conversation id -> a placeholder per group
+        # conversation id -> the previous request's messages and their token counts (the list on ``tokens``)
+        self._held: dict[str, tuple[ScannedMessages, list[int]]] = {}
         self._placer = _placer(self.strategy_cls)
 
     def forget(self, conversation_id: str) -> None:
         """Drop the placeholder messages and placements kept for a finished conversation."""
         self._messages.pop(conversation_id, None)
+        self._held.pop(conversation_id, None)
         self._previous.pop(conversation_id, None)
 
     @staticmethod
     def _message(group: Group) -> dict[str, Any]:
-        last = _LAST_BLOCK.get(group.last_kind, _TEXT)
-        return {"role": group.role, "content": [_TEXT] * (group.end - group.start - 1) + [last]}
+        return _placeholder(group.role, group.end - group.start, group.last_kind)
+
+    def _request_messages(self, cid: str, prepared: PreparedConversation, n: int) -> tuple[ScannedMessages, list[int]]:
+        """The placeholders of the conversation's first ``n`` groups, with their token counts, as the
+        ``ScannedMessages`` the strategy reads: the previous request's, trimmed or extended (a request is a prefix
+        of its conversation, so only the groups after the previous request's last one are added; that last one is
+        put back, as the previous request may have cut it)."""
+        every = self._messages.get(cid)
+        if every is None:
+            every = self._messages[cid] = [self._message(g) for g in prepared.groups]
+        held = self._held.get(cid)
+        if held is None:
+            messages = ScannedMessages((), 0)  # the replay's own placeholders: valid, no point of a caller's
+            tokens: list[int] = []
+            messages.tokens = tokens
+            held = self._held[cid] = (messages, tokens)
+        messages, tokens = held
+        keep = max(min(len(messages), n) - 1, 0)
+        messages[keep:] = every[keep:n]
+        tokens[keep:] = prepared.group_tokens[keep:n]
+        return messages, tokens
 
     def place(self, request: Request) -> list[Checkpoint]:
         prepared, rules, info = request.prepared, self.rules, self._info
         if not rules.supports_cache or not request.groups:
             return []
         cid = prepared.conversation.id
-        every = self._messages.get(cid)
-        if every is None:
-            every = self._messages[cid] = [self._message(g) for g in prepared.groups]
         n = len(request.groups)
-        messages = ScannedMessages(every[:n], 0)  # the replay's own placeholders: valid, no point of a caller's
-        messages.tokens = prepared.group_tokens[:n]
+        messages, tokens = self._request_messages(cid, prepared, n)
         last = request.groups[-1]
         if last.end != prepared.groups[n - 1].end:  # a group this request cuts
             messages[-1] = self._message(last)
-            messages.tokens[-1] = prepared.cum[last.end] - prepared.cum[last.start]
+            tokens[-1] = prepared.cum[last.end] - prepared.cum[last.start]
         has_system = prepared.system_end > prepared.tools_end
         tool_tokens = prepared.cum[prepared.tools_end]
         budget = min(rules.max_points, 4)
@@ -114,6 +134,16 @@ class ShippedPlacement(Strategy):
                 boundary = request.groups[placement.index].end
                 points[boundary] = Checkpoint(boundary, self.ttl_s)
         return sorted(points.values(), key=lambda p: p.boundary)
+
+
+@functools.lru_cache(maxsize=4096)
+def _placeholder(role: str, blocks: int, last_kind: str) -> dict[str, Any]:
+    """The placeholder message of a group of ``blocks`` blocks ending with a block of ``last_kind``: one object per
+    shape, shared by every message of that shape (the strategies only read the messages; the conversations of a
+    session, such as those a log in reverse order starts, each need one per message). Up to 4,096 shapes are kept
+    (a capacity, not measured: a shape is a role, a block count and a kind)."""
+    last = _LAST_BLOCK.get(last_kind, _TEXT)
+    return {"role": role, "content": [_TEXT] * (blocks - 1) + [last]}
 
 
 def _placer(cls: type[CacheStrategy]) -> Callable[[CacheStrategyConfig, int], CacheStrategy]:

@@ -18,7 +18,9 @@ strategy is simulated on the real sizes.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from ._sizes import fit_sizes, hidden_levels
 from ._tokens import TokenCounter
@@ -26,6 +28,7 @@ from ._transcript import Block, Conversation, Usage
 
 __all__ = [
     "Group",
+    "RequestGroups",
     "PreparedConversation",
     "Request",
     "assign_times",
@@ -88,7 +91,8 @@ class Request:
         n_blocks: blocks in the request (``prepared.cum[n_blocks]`` is its input size in tokens).
         time_s: when it is sent, in seconds on the replay clock.
         output_tokens: tokens of the recorded reply.
-        groups: Converse messages of this request (the last one cut at the request's end).
+        groups: Converse messages of this request (the last one cut at the request's end): a `RequestGroups`
+            view of the conversation's groups, so a request holds no copy of its history.
     """
 
     prepared: PreparedConversation
@@ -97,7 +101,7 @@ class Request:
     n_blocks: int
     time_s: float = 0.0
     output_tokens: int = 0
-    groups: list[Group] = field(default_factory=list)
+    groups: Sequence[Group] = field(default_factory=list)
     is_last: bool = False  # the conversation's final request: for reference bounds only, never for strategies
     timed: bool = False  # its send time comes from a recorded timestamp (else from the gap)
     model: str | None = None  # the model the log names for this call (the reply's ``Message.model``)
@@ -212,10 +216,9 @@ def requests_of(prepared: PreparedConversation, counter: TokenCounter) -> list[R
     done = done if isinstance(done, dict) else {}
     for number, cut in enumerate(ends):
         last = prepared.msg_group[cut - 1]
-        groups = prepared.groups[:last]
         tail = prepared.groups[last]
         if tail.end != prepared.msg_end[cut - 1]:  # a group the request cuts (two same-role messages in a row)
-            kinds = [b.kind for m in conv.messages[:cut] for b in m.blocks][-1:]
+            kinds = _last_kind(conv, cut)
             tail = Group(
                 tail.role,
                 tail.start,
@@ -224,7 +227,7 @@ def requests_of(prepared: PreparedConversation, counter: TokenCounter) -> list[R
                 kinds == ["reasoning"],
                 kinds[0] if kinds else "",
             )
-        groups.append(tail)
+        groups = RequestGroups(prepared.groups, last, tail)
         reply = conv.messages[cut]
         out.append(
             Request(
@@ -246,6 +249,66 @@ def requests_of(prepared: PreparedConversation, counter: TokenCounter) -> list[R
             )
         )
     return out
+
+
+def _last_kind(conv: Conversation, cut: int) -> list[str]:
+    """``[kind]`` of the last block of ``messages[:cut]`` (``[]`` when they hold no block), read from the end."""
+    for j in range(cut - 1, -1, -1):
+        blocks = conv.messages[j].blocks
+        if blocks:
+            return [blocks[-1].kind]
+    return []
+
+
+class RequestGroups(Sequence[Group]):
+    """The Converse messages of one request without copying them: the conversation's groups ``groups[:count]``
+    followed by ``tail`` (the request's last group, cut at its end). Reads like the list ``[*groups[:count], tail]``
+    (``len``, indexing from either end, slices, iteration, ``==`` with a list)."""
+
+    __slots__ = ("_groups", "_count", "_tail")
+
+    def __init__(self, groups: list[Group], count: int, tail: Group) -> None:
+        self._groups, self._count, self._tail = groups, count, tail
+
+    def __len__(self) -> int:
+        return self._count + 1
+
+    @overload
+    def __getitem__(self, index: int) -> Group: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Group]: ...
+
+    def __getitem__(self, index: int | slice) -> Group | list[Group]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._count + 1))]
+        if index < 0:
+            index += self._count + 1
+        if index == self._count:
+            return self._tail
+        if not 0 <= index < self._count:
+            raise IndexError("request group index out of range")
+        return self._groups[index]
+
+    def __iter__(self) -> Iterator[Group]:
+        for i in range(self._count):
+            yield self._groups[i]
+        yield self._tail
+
+    def __reversed__(self) -> Iterator[Group]:
+        yield self._tail
+        for i in range(self._count - 1, -1, -1):
+            yield self._groups[i]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (RequestGroups, list)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # compared by content, like the list it stands for
+
+    def __repr__(self) -> str:
+        return f"RequestGroups({list(self)!r})"
 
 
 def check_gap_s(gap_s: float) -> None:

@@ -39,6 +39,7 @@ from ._format import Format
 from ._message_shapes import ChatMessage, ContentBlock
 from ._messages import BadRecord, _short, normalise_message
 from ._transcript import Message, Usage
+from ._usage_checks import read_count
 
 __all__ = ["FORMAT_SPEC", "parse"]
 
@@ -59,19 +60,50 @@ def _is_otlp(rec: object) -> bool:
     return isinstance(rec, dict) and isinstance(rec.get("resourceSpans"), list)
 
 
+#: OTLP ``AnyValue`` fields (opentelemetry-proto ``common/v1/common.proto``) -> the Python types their JSON
+#: encoding holds (``intValue``: a decimal string or a number, read by `_int`).
+_SCALARS: dict[str, tuple[type, ...]] = {
+    "stringValue": (str,),
+    "boolValue": (bool,),
+    "doubleValue": (int, float),
+    "bytesValue": (str,),
+}
+
+
+class _Odd:
+    """An ``AnyValue`` whose JSON is not of its field's type (``{"stringValue": {...}}``): kept to be named."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: object) -> None:
+        self.raw = raw
+
+
+def _int(raw: object) -> object:
+    if isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
+        return int(raw)
+    return raw if isinstance(raw, int) and not isinstance(raw, bool) else _Odd(raw)
+
+
 def _value(v: object) -> object:
+    """One OTLP ``AnyValue`` as Python: a scalar, a list (``arrayValue``), a dict (``kvlistValue``), ``None``
+    (empty or unknown), or `_Odd` for a field holding JSON of another type."""
     if not isinstance(v, dict):
         return None
-    for key in ("stringValue", "boolValue", "doubleValue"):
+    for key, types in _SCALARS.items():
         if key in v:
-            return v[key]
+            raw = v[key]
+            return raw if isinstance(raw, types) and (key == "boolValue" or not isinstance(raw, bool)) else _Odd(raw)
     if "intValue" in v:  # OTLP/JSON writes 64-bit integers as strings
-        try:
-            return int(v["intValue"])
-        except (TypeError, ValueError):
-            return None
-    if isinstance(v.get("arrayValue"), dict):
-        return [_value(x) for x in v["arrayValue"].get("values") or []]
+        return _int(v["intValue"])
+    if "arrayValue" in v:
+        array = v["arrayValue"]
+        values = array.get("values") if isinstance(array, dict) else None
+        return [_value(x) for x in values] if isinstance(values, list) else _Odd(array)
+    if "kvlistValue" in v:
+        kvlist = v["kvlistValue"]
+        values = kvlist.get("values") if isinstance(kvlist, dict) else None
+        return _attributes(values) if isinstance(values, list) else _Odd(kvlist)
     return None
 
 
@@ -80,9 +112,21 @@ def _attributes(raw: object) -> dict[str, object]:
     return {str(a.get("key")): _value(a.get("value")) for a in items if isinstance(a, dict)}
 
 
+def _shown(value: object) -> str:
+    return _short(value.raw if isinstance(value, _Odd) else value)
+
+
+def _text(attrs: Mapping[str, object], key: str) -> str | None:
+    """The string attribute ``key`` (``None``: absent). Raises ``BadRecord`` naming it when it is not a string."""
+    value = attrs.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise BadRecord(("attributes",), f"attribute {key} must be a string (stringValue), got {_shown(value)}")
+
+
 def _count(attrs: Mapping[str, object], key: str) -> int:
     value = attrs.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+    return read_count({key: value.raw if isinstance(value, _Odd) else value}, key)
 
 
 def _list_at(parent: object, key: str) -> list[object]:
@@ -114,9 +158,9 @@ def _span(span: object, line: int) -> ParsedCall | None:
     attrs = _attributes(span.get("attributes"))
     if "gen_ai.request.model" not in attrs and not any(k.startswith("gen_ai.usage.") for k in attrs):
         return None
-    if attrs.get("gen_ai.operation.name", "chat") not in _INFERENCE:  # agent, tool and embedding spans
+    if (_text(attrs, "gen_ai.operation.name") or "chat") not in _INFERENCE:  # agent, tool and embedding spans
         return None
-    model = str(attrs.get("gen_ai.response.model") or attrs.get("gen_ai.request.model") or "")
+    model = _text(attrs, "gen_ai.response.model") or _text(attrs, "gen_ai.request.model") or ""
     read = _count(attrs, "gen_ai.usage.cache_read.input_tokens")
     write = _count(attrs, "gen_ai.usage.cache_creation.input_tokens")
     total = _count(attrs, "gen_ai.usage.input_tokens") or _count(attrs, "gen_ai.usage.prompt_tokens")
@@ -125,7 +169,7 @@ def _span(span: object, line: int) -> ParsedCall | None:
     start = span.get("startTimeUnixNano")
     stamp = int(start) / 1e9 if isinstance(start, (int, str)) and str(start).isdigit() else None
     span_id = str(span.get("spanId") or f"line{line}")
-    scope = str(attrs.get("gen_ai.conversation.id") or span.get("traceId") or "")
+    scope = str(_text(attrs, "gen_ai.conversation.id") or span.get("traceId") or "")
     raw_messages, reply_raw = _content(attrs, span.get("events"))
     if not raw_messages:
         return sized_call(request_id=span_id, model=model, timestamp=stamp, usage=usage, line=line, scope=scope)
@@ -189,7 +233,7 @@ def _content(attrs: Mapping[str, object], events: object) -> tuple[list[ChatMess
             if isinstance(m, dict):
                 role = "user" if m.get("role") == "tool" else str(m.get("role") or "user")
                 messages.append({"role": role, "content": _parts(m.get("parts", m.get("content")))})
-        raw_output = _json(str(attrs.get("gen_ai.output.messages") or "[]"))
+        raw_output = _json(_text(attrs, "gen_ai.output.messages") or "[]")
         for m in raw_output if isinstance(raw_output, list) else []:
             if isinstance(m, dict):
                 reply.extend(_parts(m.get("parts", m.get("content"))))
@@ -200,6 +244,10 @@ def _content(attrs: Mapping[str, object], events: object) -> tuple[list[ChatMess
         raw_name, e_attrs = event.get("name"), _attributes(event.get("attributes"))
         name = raw_name if isinstance(raw_name, str) else None  # (a list or object name: no known event)
         body = e_attrs.get("content", e_attrs.get("message"))
+        if isinstance(body, _Odd):
+            raise BadRecord(
+                ("events",), f"event {_short(raw_name)} content is not of its AnyValue type: {_shown(body)}"
+            )
         parsed = _json(body) if isinstance(body, str) else body
         if name in _ROLE_EVENTS and body is not None:
             role = "user" if _ROLE_EVENTS[str(name)] == "tool" else _ROLE_EVENTS[str(name)]

@@ -31,6 +31,7 @@ from ._jsonpos import jsonl_records
 from ._logged_usage import anthropic_usage
 from ._messages import BadRecord, _content_blocks, _short, parse_timestamp
 from ._transcript import Block, Conversation, Message, TranscriptError
+from ._usage_checks import usage_read
 
 __all__ = ["FORMAT_SPEC", "read_stream_json"]
 
@@ -64,7 +65,7 @@ def read_stream_json(name: str, data: bytes) -> list[Conversation]:
     threads: dict[tuple[str, str], _Thread] = {}
     for lineno, rec in jsonl_records(name, data.splitlines()):
         try:
-            _take(threads, rec, lineno)
+            _take(threads, rec, lineno, name)
         except BadRecord as bad:
             raise TranscriptError(name, lineno, f"Claude Code stream-json: {bad.reason}") from None
     out = [_finish(name, t) for t in threads.values() if t.replies]
@@ -73,7 +74,7 @@ def read_stream_json(name: str, data: bytes) -> list[Conversation]:
     return out
 
 
-def _take(threads: dict[tuple[str, str], _Thread], rec: object, lineno: int) -> None:
+def _take(threads: dict[tuple[str, str], _Thread], rec: object, lineno: int, name: str) -> None:
     if not _is_stream_json(rec):
         raise BadRecord((), f"expected a stream-json message (type, session_id, parent_tool_use_id), got {_short(rec)}")
     kind = rec["type"]
@@ -92,7 +93,7 @@ def _take(threads: dict[tuple[str, str], _Thread], rec: object, lineno: int) -> 
         thread.last_id = ""
         return
     msg_id = str(message.get("id") or f"line{lineno}")
-    usage = anthropic_usage(message.get("usage"))
+    usage = usage_read(lambda: anthropic_usage(message.get("usage")), name, lineno)  # (bad counts: no usage)
     model = message.get("model") if isinstance(message.get("model"), str) else None
     if not thread.messages:
         thread.messages.append(Message("user", (_PROMPT,), stamp))

@@ -33,6 +33,7 @@ from promptcache._types import JSONMapping
 
 from ._bedrock_logs import is_invocation_log, read_invocation_log
 from ._claude_code import is_claude_code_log, is_session_folder, read_claude_code, read_session_folder
+from ._far_timestamps import drop_far_timestamps
 from ._formats import detect_document, detect_jsonl, no_format_hint, read_with
 from ._input_guard import check_input_file, read_input
 from ._jsonpos import JSONPath, jsonl_records, line_at, line_of
@@ -72,7 +73,14 @@ def read_conversations(paths: Iterable[str | Path]) -> list[Conversation]:
 
 
 def read_file(path: str | Path) -> list[Conversation]:
-    """The conversations in one file (see the module docstring). Raises ``TranscriptError``."""
+    """The conversations in one file (see the module docstring), without timestamps far outside the rest of the
+    file (``promptcache.replay._far_timestamps``). Raises ``TranscriptError``."""
+    conversations = _read_file(path)
+    drop_far_timestamps(str(path), conversations)
+    return conversations
+
+
+def _read_file(path: str | Path) -> list[Conversation]:
     name = str(path)
     if not name:
         raise TranscriptError(repr(name), 0, "an empty string is not a file name")

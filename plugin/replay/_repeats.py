@@ -21,7 +21,7 @@ from promptcache._message_digests import forget_prefix
 
 from ._intentions import IntentionReplay, IntentionStats
 from ._prepare import Request
-from ._transcript import Conversation, Message
+from ._transcript import Block, Conversation, Message
 
 __all__ = ["RepeatCounter", "ResponseCacheStats", "IntentionStats", "response_cache_key", "lc_messages"]
 
@@ -136,11 +136,13 @@ class _KeyedConversation:
 
     __slots__ = ("messages", "digests", "steps", "hasher", "at", "before", "afters", "namespace", "frame")
 
-    def __init__(self, conv: Conversation, model_id: str, scope: str | None) -> None:
+    def __init__(
+        self, conv: Conversation, model_id: str, scope: str | None, messages: list[BaseMessage] | None = None
+    ) -> None:
         from promptcache._message_digests import message_digests
         from promptcache.response_cache._keys import key_frame, key_namespace
 
-        self.messages = lc_messages(conv)
+        self.messages = lc_messages(conv) if messages is None else messages
         self.digests = message_digests(self.messages)  # a message's digest is the same in every prompt holding it
         steps, step = [0], 0
         for message in self.messages:  # steps[k]: step_number(messages[:k])
@@ -180,6 +182,39 @@ class _KeyedConversation:
         return f"{self.namespace}:{done.hexdigest()[:32]}"
 
 
+@dataclass
+class _Built:
+    """A conversation's source messages and system blocks and the LangChain messages made of them."""
+
+    id: str
+    source: list[Message]
+    system: tuple[Block, ...] | list[Block]
+    lc: list[BaseMessage]
+
+
+def _shared_lc(conv: Conversation, last: _Built | None) -> list[BaseMessage]:
+    """``lc_messages(conv)``, taking the LangChain messages of the leading source messages ``conv`` shares (the
+    very same objects, with the same system prompt) with the conversation keyed last: a rewind, a compaction's
+    summary call or a log read in reverse starts a conversation that repeats another's history, and the shared
+    messages keep their digests in ``message_digests``' prefix memo instead of being built and digested again."""
+    if last is None or not (conv.system is last.system or conv.system == last.system):
+        return lc_messages(conv)
+    source, messages = last.source, conv.messages
+    shared, limit = 0, min(len(source), len(messages))
+    while shared < limit and messages[shared] is source[shared]:
+        shared += 1
+    if not shared:
+        return lc_messages(conv)
+    offset = 1 if conv.system else 0
+    return [*last.lc[: offset + shared], *(_lc(m) for m in messages[shared:])]
+
+
+def _forget_unshared(old: list[BaseMessage], new: list[BaseMessage]) -> None:
+    """``forget_prefix(old)`` unless ``new`` starts with the same two objects (the memo entry is then ``new``'s)."""
+    if old and not (len(old) >= 2 and len(new) >= 2 and old[0] is new[0] and old[1] is new[1]):
+        forget_prefix(old)
+
+
 class RepeatCounter:
     """Feeds requests in replay order; counts ResponseCache hits and intention-cache answers (``intention``).
 
@@ -195,20 +230,32 @@ class RepeatCounter:
         self.intention: IntentionStats = self._intentions.stats
         self._keys: dict[str, float] = {}
         self._lc: dict[str, _KeyedConversation] = {}
+        self._last: _Built | None = None  # the conversation keyed last, whose LangChain messages the next may share
 
     def _conversation(self, conv: Conversation) -> _KeyedConversation:
         keyed = self._lc.get(conv.id)
         if keyed is None:
             scope = conv.family[len("user:") :] if conv.family.startswith("user:") else None  # configurable user_id
-            keyed = self._lc[conv.id] = _KeyedConversation(conv, self.model_id, scope)
+            messages = _shared_lc(conv, self._last)
+            keyed = self._lc[conv.id] = _KeyedConversation(conv, self.model_id, scope, messages)
+            last, self._last = self._last, _Built(conv.id, conv.messages, conv.system, keyed.messages)
+            if last is not None and last.id not in self._lc:  # finished: its prefix memo goes, unless now ours
+                _forget_unshared(last.lc, keyed.messages)
         return keyed
 
     def forget(self, conversation_id: str) -> None:
-        """Drop the messages kept for a finished conversation (its ResponseCache keys and memories stay)."""
+        """Drop the messages kept for a finished conversation (its ResponseCache keys and memories stay); those of
+        the conversation keyed last stay until the next one is keyed, which may start with the same messages."""
         keyed = self._lc.pop(conversation_id, None)
-        if keyed is not None and keyed.messages:
+        if keyed is not None and keyed.messages and (self._last is None or self._last.id != conversation_id):
             forget_prefix(keyed.messages)
         self._intentions.forget(conversation_id)
+
+    def finish(self) -> None:
+        """Release what is kept once the replay is over (the last conversation's messages and prefix memo)."""
+        last, self._last = self._last, None
+        if last is not None and last.id not in self._lc and last.lc:
+            forget_prefix(last.lc)
 
     def feed(self, request: Request) -> bool:
         """Account one request (in time order). Returns True when the ResponseCache would answer it."""

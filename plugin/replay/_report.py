@@ -23,6 +23,7 @@ from promptcache._errors import missing_extra
 try:
     from rich import box
     from rich.console import Console
+    from rich.markup import escape  # user and log text (model ids, paths) is not markup
     from rich.padding import Padding
     from rich.table import Table
     from rich.text import Text
@@ -94,13 +95,13 @@ def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
             "is not in time order across files or lines) and replayed after them."
         )
     if len(result.models) > 1:
-        console.print("Models (calls): " + ", ".join(f"{m} ({n:,})" for m, n in result.models.items()) + ".")
+        console.print("Models (calls): " + ", ".join(f"{escape(m)} ({n:,})" for m, n in result.models.items()) + ".")
     fid, logged = result.fidelity, result.logged
     mismatch = result.billed_mismatch()
     if logged is not None:
-        console.print(f"as logged: {_logged_share(result, mismatch)}")
+        console.print(f"as logged: {escape(_logged_share(result, mismatch))}")
     elif (note := predicted_note(result)) is not None:
-        console.print(note)
+        console.print(escape(note))
     if fid is not None and logged is not None and fid.cost_difference is not None and mismatch is None:
         console.print(
             f"Fidelity: as-logged simulated ${fid.simulated_usd:,.4f} vs logged ${fid.logged_usd:,.4f} "
@@ -168,9 +169,9 @@ def _print_decision(decision: Decision | None, result: ReplayResult, console: Co
             "--strategy to compare them all)."
         )
         return
-    console.print(f"[bold]{decision.sentence}[/bold]")
-    for line in decision.advice:  # wrapped under their own indent
-        console.print(Padding(f"- {line}", (0, 0, 0, 2)))
+    console.print(f"[bold]{escape(decision.sentence)}[/bold]")
+    for line in decision.advice:  # wrapped under their own indent; log text is not markup
+        console.print(Padding(Text(f"- {line}"), (0, 0, 0, 2)))
 
 
 def _print_causes(result: ReplayResult, decision: Decision | None, console: Console) -> None:
@@ -198,11 +199,11 @@ def _print_causes(result: ReplayResult, decision: Decision | None, console: Cons
                 fixes.append(fix)
             table.add_row(
                 name,
-                cause,
+                escape(cause),
                 _tok(row["cache_write_tokens"]),
                 _tok(row["uncached_tokens"]),
                 f"{row['cost_usd']:,.4f}",
-                f"[{fixes.index(fix) + 1}]" if fix else "—",
+                Text(f"[{fixes.index(fix) + 1}]") if fix else "—",
                 _recovers(saved, fix),
             )
     console.print(table)
@@ -224,7 +225,7 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     _print_decision(decision, result, console)
     narrow = console.width < WIDE
     table = Table(
-        title=f"promptcache replay — {result.model_id}: {_n(result.conversations, 'conversation')}, "
+        title=f"promptcache replay — {escape(result.model_id)}: {_n(result.conversations, 'conversation')}, "
         f"{_n(result.requests, 'request')}, {_n(result.input_tokens, 'input token')}",
         **_NARROW if narrow else {},
     )
@@ -309,7 +310,7 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     )
     for name, row in result.strategies.items():
         if row.unavailable:
-            console.print(f"[yellow]{name}: {row.unavailable}[/yellow]")
+            console.print(f"[yellow]{name}: {escape(row.unavailable)}[/yellow]")
     if not is_claude_code(result):
         _print_repeats(result, console)
     spacing = (

@@ -67,7 +67,8 @@ def terminal_console(stream: IO[str] | None = None) -> Console:
     import sys
 
     width = max(shutil.get_terminal_size().columns, MIN_WIDTH)
-    return Console(file=_Trimmed(stream or sys.stdout), width=width)  # type: ignore[arg-type]
+    # emoji off: ":x:" in a model id or a path is text
+    return Console(file=_Trimmed(stream or sys.stdout), width=width, emoji=False)  # type: ignore[arg-type]
 
 
 def intention_paragraph(result: ReplayResult) -> str:

@@ -74,6 +74,11 @@ class Run:
             self._repeats = RepeatCounter(self.model_id, self._response_cache_ttl_s)
         return self._repeats
 
+    def finish(self) -> None:
+        """Release what the repeat counters keep once every request is replayed."""
+        if self._repeats is not None:
+            self._repeats.finish()
+
     def _runner(self, name: str, model: str) -> tuple[Strategy, PromptCacheSimulator | OpenAIPrefixCache] | None:
         key = (name, model)
         runner = self.runners.get(key)

@@ -6,7 +6,8 @@ mechanics Bedrock's Claude models share):
 1. A request is a list of content blocks; a checkpoint sits at a block boundary ``b`` and names the prefix
    ``blocks[:b]``. At most ``rules.max_points`` checkpoints per request (Bedrock rejects more: ``ValueError``).
 2. A checkpoint caches its prefix only if the prefix has at least ``rules.min_tokens`` tokens (the *cumulative*
-   prefix, not the segment since the previous checkpoint). A smaller one is accepted but caches nothing.
+   prefix, not the segment since the previous checkpoint). A smaller one is accepted but caches nothing, and so
+   is one in a field (``Checkpoint.field``) the model does not cache (``rules.cachable``; ``[]``: none).
 3. Read: for each checkpoint, the longest cached prefix ending at the checkpoint or at a block boundary up to
    ``rules.lookback_blocks`` (20) blocks before it; the request reads the longest such prefix over all its
    checkpoints. Cache entries exist only where an earlier request placed a (qualifying) checkpoint.
@@ -207,6 +208,7 @@ class PromptCacheSimulator:
                 the model does not offer, or TTLs increasing along the prompt.
         """
         points = self._validate(checkpoints, n_blocks) if self.rules.supports_cache else []
+        points = [cp for cp in points if cp.field in self.rules.cachable]  # a point elsewhere caches nothing
         entries = self._entries
         lookback = self.rules.lookback_blocks
         read_b = 0

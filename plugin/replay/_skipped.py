@@ -27,9 +27,9 @@ class SkippedLines:
         first: ``"FILE:LINE"`` of the first one skipped (``None``: none).
         first_reason: the parser's message for that line.
         per_file: file name -> lines skipped in it, in reading order.
-        bad_usage: lines whose ``usage`` held a value that is not a token count; their usage was not read (the
-            Claude Code reader, `promptcache.replay._claude_code_checks`; OpenAI and Langfuse logs,
-            `promptcache.replay._usage_checks`).
+        bad_usage: lines whose ``usage`` held a value that is not a token count; their usage was not read (every
+            reader: `promptcache.replay._usage_checks`, and for Claude Code logs
+            `promptcache.replay._claude_code_checks`).
         bad_usage_first / bad_usage_reason: ``"FILE:LINE"`` and reason of the first such line.
     """
 

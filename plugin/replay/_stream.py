@@ -15,6 +15,7 @@ is replayed late and counted in ``late_conversations``.
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -47,7 +48,7 @@ def iter_conversations(paths: Iterable[str | Path], merged: MergedInput | None =
         TranscriptError: as ``readers.read_file`` (raised when the bad file or line is reached).
     """
     seen: dict[str, int] = {}
-    calls: set[str] = set()
+    calls: dict[str, tuple[bytes, str]] = {}
     sources = [_keyed(i, _file_conversations(path)) for i, path in enumerate(paths)]
     stream = sources[0] if len(sources) == 1 else heapq.merge(*sources, key=lambda item: item[0])
     for _, conv in stream:
@@ -73,9 +74,17 @@ def _keyed(index: int, conversations: Iterator[Conversation]) -> Iterator[tuple[
         yield (start, index, position), conv
 
 
-def _own_calls(conv: Conversation, calls: set[str], merged: MergedInput) -> bool:
-    """Drop from ``conv`` the replies of calls already replayed (by request id; ``calls`` collects them). Returns
-    whether any call of its own is left."""
+def _reply_digest(conv: Conversation, at: int) -> bytes:
+    """What a repeated request id is compared by: its reply's blocks and usage, and the message it answers (two
+    messages, so cheap; the whole prompt would cost its length at every call)."""
+    reply, asked = conv.messages[at], conv.messages[at - 1].blocks if at else ()
+    return hashlib.blake2b(repr((asked, reply.blocks, reply.usage)).encode(), digest_size=16).digest()
+
+
+def _own_calls(conv: Conversation, calls: dict[str, tuple[bytes, str]], merged: MergedInput) -> bool:
+    """Drop from ``conv`` the replies of calls already replayed (by request id; ``calls`` maps each to its reply's
+    digest and file, to tell the report whether a repeat was the same call). Returns whether any call of its own
+    is left."""
     ids, replies = conv.meta.get("request_ids"), conv.replies
     if not isinstance(ids, list) or replies is None or len(ids) != len(replies):
         return True
@@ -84,10 +93,14 @@ def _own_calls(conv: Conversation, calls: set[str], merged: MergedInput) -> bool
         for call, at in zip(ids, replies)
     ]  # one call: one request id and one model (an id with no model of its own, "line:...", is never merged)
     keep = [i for i, key in enumerate(keys) if not key or key not in calls]
-    calls.update(k for k in keys if k)
+    file = conv.source.rsplit(":", 1)[0]
+    for i, key in enumerate(keys):
+        if key and key in calls:  # a repeat: was it the same call, in the same file?
+            merged.note_repeat(str(ids[i]), calls[key], (_reply_digest(conv, replies[i]), file))
+        elif key:
+            calls[key] = (_reply_digest(conv, replies[i]), file)
     if len(keep) == len(ids):
         return True
-    merged.merged_calls += len(ids) - len(keep)
     if not keep:
         return False
     conv.replies = [replies[i] for i in keep]

@@ -7,7 +7,10 @@ part exceeds its prompt. A record with such usage keeps no usage: inside a skipp
 skipped-lines tally with its reason (one warning for the run, `promptcache.replay._skipped`); outside it
 (``--strict``) it is a ``TranscriptError`` naming the file, the line and the field.
 
-The shapes checked: OpenAI Chat Completions ``usage`` (``prompt_tokens``, ``completion_tokens``,
+Every count a reader takes goes through `read_count` (``promptcache.replay._logged_usage.count_of``), which notes
+the first bad one of the record inside ``watching_counts``; the readers (``promptcache.replay._formats.read_with``
+for the record-by-record formats, the Bedrock and stream-json readers through `usage_read`) then report it as
+above. The shapes also checked whole, before reading (so the named field is the full path): OpenAI Chat Completions ``usage`` (``prompt_tokens``, ``completion_tokens``,
 ``prompt_tokens_details.cached_tokens``) and Responses ``usage`` (``input_tokens``, ``output_tokens``,
 ``input_tokens_details.cached_tokens``); Langfuse ``usageDetails`` / ``usage`` (every usage type is a count).
 """
@@ -15,12 +18,25 @@ The shapes checked: OpenAI Chat Completions ``usage`` (``prompt_tokens``, ``comp
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TypeVar
 
-from ._messages import _short
+from ._bad_record import _short
 from ._skipped import current_tally
 from ._transcript import TranscriptError
 
-__all__ = ["count_problem", "huge_usage", "langfuse_usage_problem", "openai_usage_problem", "report_usage"]
+__all__ = [
+    "count_problem",
+    "huge_usage",
+    "langfuse_usage_problem",
+    "openai_usage_problem",
+    "read_count",
+    "report_usage",
+    "usage_read",
+    "watching_counts",
+]
 
 _OPENAI_SHAPES = (
     ("prompt_tokens", "completion_tokens", "prompt_tokens_details"),
@@ -60,6 +76,43 @@ def _bad(field: str, value: object) -> str:
     return f"{field} must be a token count (an integer >= 0), got {_short(value)}"
 
 
+_U = TypeVar("_U")
+
+#: The first count problem seen inside the innermost ``watching_counts`` block (``None``: outside every block).
+_SEEN: ContextVar[list[str] | None] = ContextVar("promptcache_replay_bad_counts", default=None)
+
+
+def read_count(obj: object, key: str) -> int:
+    """The token count ``obj[key]`` (0 when absent, ``null`` or ``obj`` is not an object): every reader's one check.
+
+    A present value that is not a count (`count_problem`: a string, a bool, a negative, a fractional number, or
+    `MOST_TOKENS` or more) reads as 0 and is noted in the enclosing ``watching_counts`` block as
+    ``"KEY must be a token count (an integer >= 0), got VALUE"``, so the reader drops the record's usage and says
+    so (`report_usage`) instead of billing it as 0.
+    """
+    value = obj.get(key) if isinstance(obj, dict) else None
+    if value is None:
+        return 0
+    if count_problem(value):
+        seen = _SEEN.get()
+        if seen is not None and not seen:
+            seen.append(_bad(key, value))
+        return 0
+    return int(value)  # an int or an integral float: count_problem checked it
+
+
+@contextmanager
+def watching_counts() -> Iterator[list[str]]:
+    """Within the block, `read_count` notes the first value that is not a token count in the yielded list (empty:
+    every count read was valid)."""
+    seen: list[str] = []
+    token = _SEEN.set(seen)
+    try:
+        yield seen
+    finally:
+        _SEEN.reset(token)
+
+
 def openai_usage_problem(usage: object, where: str) -> str | None:
     """Why the OpenAI ``usage`` object at ``where`` (e.g. ``"response.usage"``) is not token counts; ``None``:
     it is, or it is not an object of either OpenAI shape."""
@@ -95,6 +148,18 @@ def langfuse_usage_problem(details: object, where: str) -> str | None:
     for key, value in details.items():
         if count_problem(value):
             return _bad(f"{where}.{key}", value)
+    return None
+
+
+def usage_read(read: Callable[[], _U], name: str, lineno: int) -> _U | None:
+    """``read()`` (a reader's usage of line ``lineno`` of ``name``), or ``None`` when a count it read was not a
+    token count (`read_count`), which is then reported (`report_usage`; ``--strict``: raises its
+    ``TranscriptError``)."""
+    with watching_counts() as seen:
+        usage = read()
+    if not seen:
+        return usage
+    report_usage(name, lineno, seen[0])
     return None
 
 

@@ -24,7 +24,7 @@ from langchain_core.messages.ai import UsageMetadata
 from promptcache._errors import PromptCacheError
 from promptcache._types import JSONObject, JSONValue
 
-__all__ = ["ZERO_USAGE", "CorruptEntry", "decode_entry", "decode_hit", "encode_entry", "is_storable"]
+__all__ = ["ZERO_USAGE", "CorruptEntry", "decode_entry", "decode_hit", "encode_entry", "is_storable", "with_metadata"]
 
 _VERSION: Final = 1
 ZERO_USAGE: Final = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
@@ -216,6 +216,37 @@ _construct: Callable[..., AIMessage] = (
     else (lambda f: AIMessage.model_construct(**f))
     if _same(AIMessage.model_construct(**_SAMPLE), AIMessage(**_SAMPLE))  # type: ignore[arg-type]
     else (lambda f: AIMessage(**f))
+)
+
+
+def _copy_with_metadata(message: AIMessage, metadata: dict[str, object]) -> AIMessage:
+    """``message.model_copy(update={"response_metadata": metadata})`` for an exact ``AIMessage`` without private
+    attributes: what pydantic's ``__copy__`` and ``model_copy`` set (``__dict__`` copied with the one field
+    replaced, extras and the fields-set copied, the field added to it), without their Python steps."""
+    copied = AIMessage.__new__(AIMessage)
+    fields = dict(message.__dict__)
+    fields["response_metadata"] = metadata
+    extra = message.__pydantic_extra__
+    _set(copied, "__dict__", fields)
+    _set(copied, "__pydantic_extra__", None if extra is None else dict(extra))
+    _set(copied, "__pydantic_fields_set__", {*message.__pydantic_fields_set__, "response_metadata"})
+    _set(copied, "__pydantic_private__", None)
+    return copied
+
+
+def with_metadata(message: AIMessage, metadata: dict[str, object]) -> AIMessage:
+    """A copy of ``message`` whose ``response_metadata`` is ``metadata`` (``model_copy(update=...)``: the same
+    object state; a direct copy for an exact ``AIMessage`` without private attributes when that gives what
+    ``model_copy`` gives on this pydantic release, checked once at import)."""
+    if _COPY_DIRECT and type(message) is AIMessage and message.__pydantic_private__ is None:
+        return _copy_with_metadata(message, metadata)
+    return message.model_copy(update={"response_metadata": metadata})
+
+
+# Checked once against pydantic's own copy, like _construct above.
+_COPY_SAMPLE: Final = AIMessage(**_SAMPLE, extra_field=1)  # type: ignore[arg-type]  # a JSON dict as field values
+_COPY_DIRECT: Final = _same(
+    _copy_with_metadata(_COPY_SAMPLE, {"m": 1}), _COPY_SAMPLE.model_copy(update={"response_metadata": {"m": 1}})
 )
 
 

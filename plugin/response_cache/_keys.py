@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import chain
 from typing import Final
 
@@ -29,7 +30,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from promptcache._keys import canonical_json
 from promptcache._message_digests import message_digests, prompt_digest_json
 from promptcache._tool_keys import canonical_tool, canonical_tools
-from promptcache.response_cache._model_identity import model_identity
+from promptcache.response_cache._model_identity import identity_parts, model_identity
 from promptcache.response_cache._tools_digest import tools_digest
 
 __all__ = [
@@ -85,11 +86,18 @@ class ResponseCacheKeyInputs:
     settings: Mapping[str, object] = field(default_factory=dict)
 
 
+@lru_cache(maxsize=4096)  # scopes are user ids: a few per process; hashed once each, not on every call
+def _scope_hex(scope: str) -> str:
+    """The SHA-256 of ``scope`` (UTF-8), hex."""
+    return hashlib.sha256(scope.encode()).hexdigest()
+
+
 def key_namespace(agent_id: str, scope: str | None) -> str:
     """``response:{agent_id}`` plus ``:{sha256(scope)[:8]}`` when scoped (the scope itself never appears)."""
     if scope is None:
         return f"{KEY_PREFIX}:{agent_id}"
-    return f"{KEY_PREFIX}:{agent_id}:{hashlib.sha256(scope.encode()).hexdigest()[:8]}"
+    digest = _scope_hex(scope) if type(scope) is str else hashlib.sha256(scope.encode()).hexdigest()
+    return f"{KEY_PREFIX}:{agent_id}:{digest[:8]}"
 
 
 def custom_key(agent_id: str, scope: str | None, value: str, step: int = 0) -> str:
@@ -197,6 +205,26 @@ def _head(agent_id: str, model: Mapping[str, object]) -> bytes:
     return canonical_json({"agent_id": agent_id, "model": dict(model)})
 
 
+def _request_head(agent_id: str, model: object) -> bytes:
+    """``_head(agent_id, model_identity(model))`` without building the identity dict in the usual case (no bound
+    kwargs, string parts): the same memo, keyed by the same tuple."""
+    provider, model_id, identity, bound = identity_parts(model)
+    if (
+        not bound
+        and type(identity) is str
+        and (provider is None or type(provider) is str)
+        and (model_id is None or type(model_id) is str)
+    ):
+        memo_key = (agent_id, provider, model_id, identity)
+        found = _HEAD_MEMO.get(memo_key)
+        if found is not None:
+            return found
+    parts: dict[str, object] = {"provider": provider, "model_id": model_id, "llm_string": identity}
+    if bound:
+        parts["bound"] = bound
+    return _head(agent_id, parts)
+
+
 def _middle(
     response_format: object, scope: str | None, settings: Mapping[str, object], step: int, tool_choice: object
 ) -> bytes:
@@ -230,10 +258,9 @@ def _middle(
     )
 
 
-def _digest_of(
-    agent_id: str,
+def _digest_after_head(
+    head: bytes,
     scope: str | None,
-    model: Mapping[str, object],
     prompt: Iterable[object],
     step: int,
     tools: Sequence[object],
@@ -241,14 +268,14 @@ def _digest_of(
     response_format: object,
     settings: Mapping[str, object],
 ) -> str:
-    """``sha256(canonical_json(_payload(inputs))).hexdigest()[:32]``, fed to SHA-256 piece by piece.
+    """``sha256(canonical_json(_payload(inputs))).hexdigest()[:32]``, fed to SHA-256 piece by piece, ``head``
+    being `_head` of the agent id and model part.
 
     Canonical JSON of a dict is ``{"key":value,...}`` with sorted keys and no whitespace, so the pieces below (two
     small dicts whose keys sort around ``prompt`` and ``tools``, stripped of their braces) are the same bytes in
     the same order (pinned by tests/test_response_cache_fastpath.py); the prompt's digest list is hashed where it
     was written, never copied into one payload.
     """
-    head = _head(agent_id, model)
     middle = _middle(response_format, scope, settings, step, tool_choice)
     h = hashlib.sha256(memoryview(head)[:-1])
     h.update(b',"prompt":')
@@ -262,10 +289,9 @@ def _digest_of(
 
 
 def _digest(inputs: ResponseCacheKeyInputs) -> str:
-    return _digest_of(
-        inputs.agent_id,
+    return _digest_after_head(
+        _head(inputs.agent_id, inputs.model),
         inputs.scope,
-        inputs.model,
         inputs.prompt,
         inputs.step_number,
         inputs.tools,
@@ -324,10 +350,9 @@ def request_key(request: ModelRequest, agent_id: str, scope: str | None) -> str:
     messages = request.messages
     system = resolved_system(request)
     prompt = messages if system is None else chain((system,), messages)
-    digest = _digest_of(
-        agent_id,
+    digest = _digest_after_head(
+        _request_head(agent_id, request.model),
         scope,
-        model_identity(request.model),
         prompt,
         step_number(messages),
         request.tools or (),

@@ -35,7 +35,7 @@ from pydantic import BaseModel
 from promptcache._compat import LLM_STRING_METHODS, SERIALIZED_ATTR, langchain_llm_string
 from promptcache._keys import canonical_json
 
-__all__ = ["llm_string", "model_identity"]
+__all__ = ["identity_parts", "llm_string", "model_identity"]
 
 _MODEL_ID_ATTRS: Final = ("model_name", "model_id", "model")
 # Overriding any of LangChain's LLM_STRING_METHODS makes a class take the plain ``_get_llm_string()`` path.
@@ -208,18 +208,9 @@ def _model_id(model: object) -> str | None:
     return None
 
 
-def model_identity(model: object) -> dict[str, object]:
-    """``{"provider", "model_id", "llm_string"}`` for a chat model (plus ``"bound"``: ``RunnableBinding`` kwargs).
-
-    Args:
-        model: a ``BaseChatModel``, or a ``RunnableBinding`` around one (its kwargs, e.g. tools or temperature bound
-            with ``bind``, go under ``"bound"``, inner bindings first).
-
-    Returns:
-        ``provider``: the model's ``_llm_type``; ``model_id``: the first string among ``model_name``, ``model_id``,
-        ``model`` (else ``None``); ``llm_string``: `llm_string` (LangChain's ``_get_llm_string()``), or the
-        class path when that raises.
-    """
+def identity_parts(model: object) -> tuple[object, str | None, str, dict[str, object]]:
+    """`model_identity`'s values without the dict: ``(provider, model_id, llm_string, bound kwargs)`` (bound
+    kwargs ``{}`` when ``model`` is no ``RunnableBinding``). Read on every model call by the default key."""
     bound_kwargs: dict[str, object] = {}
     while not hasattr(model, "_get_llm_string") and hasattr(model, "bound"):
         bound_kwargs = {**getattr(model, "kwargs", {}), **bound_kwargs}
@@ -235,11 +226,23 @@ def model_identity(model: object) -> dict[str, object]:
             identity = llm_string(model)
     except Exception:  # noqa: BLE001 - an odd model still gets a stable identity
         identity = f"{type(model).__module__}.{type(model).__qualname__}"
-    out = {
-        "provider": getattr(model, "_llm_type", type(model).__name__),
-        "model_id": _model_id(model),
-        "llm_string": identity,
-    }
+    return getattr(model, "_llm_type", type(model).__name__), _model_id(model), identity, bound_kwargs
+
+
+def model_identity(model: object) -> dict[str, object]:
+    """``{"provider", "model_id", "llm_string"}`` for a chat model (plus ``"bound"``: ``RunnableBinding`` kwargs).
+
+    Args:
+        model: a ``BaseChatModel``, or a ``RunnableBinding`` around one (its kwargs, e.g. tools or temperature bound
+            with ``bind``, go under ``"bound"``, inner bindings first).
+
+    Returns:
+        ``provider``: the model's ``_llm_type``; ``model_id``: the first string among ``model_name``, ``model_id``,
+        ``model`` (else ``None``); ``llm_string``: `llm_string` (LangChain's ``_get_llm_string()``), or the
+        class path when that raises.
+    """
+    provider, model_id, identity, bound_kwargs = identity_parts(model)
+    out = {"provider": provider, "model_id": model_id, "llm_string": identity}
     if bound_kwargs:
         out["bound"] = bound_kwargs
     return out

@@ -26,7 +26,7 @@ from promptcache._option_checks import check_bool
 from promptcache._processor import Processor, as_model_response
 from promptcache._savings import count_reply_hit
 from promptcache.backends._base import ServerCache, validate_ttl
-from promptcache.response_cache._entry import decode_hit, encode_entry, is_storable
+from promptcache.response_cache._entry import decode_hit, encode_entry, is_storable, with_metadata
 from promptcache.response_cache._key_options import check_bust, check_key, run_coroutine
 from promptcache.response_cache._keys import (
     DEFAULT_AGENT_ID,
@@ -296,7 +296,7 @@ class ResponseCache(Processor):
         for i, message in enumerate(result):
             if isinstance(message, AIMessage):
                 meta = {**message.response_metadata, "promptcache": {"cache": "bust" if bust else "miss", "key": key}}
-                result[i] = message.model_copy(update={"response_metadata": meta})
+                result[i] = with_metadata(message, meta)
                 break
         return ModelResponse(result=result, structured_response=response.structured_response)
 

@@ -162,3 +162,14 @@ def test_wrapper_refuses_a_point_as_the_first_tool_before_sending():
     with stub, pytest.raises(ValueError, match=r"cachePoint at tools\[0\] is the first entry of toolConfig.tools"):
         model._apply_cache_points(None, [{"text": "s"}], [{"role": "user", "content": [TEXT]}], params)
     stub.assert_no_pending_responses()
+
+
+@pytest.mark.parametrize("point", [{"type": "bogus"}, {}, {"type": None, "ttl": "5m"}])
+def test_a_cache_point_of_another_type_is_refused_naming_it(point):
+    messages = _turns([TEXT], [TEXT, {"cachePoint": point}])
+    with pytest.raises(ValueError) as info:
+        _place(CLAUDE, messages)
+    assert str(info.value) == (
+        "cachePoint type at messages[2].content[1] must be 'default' (the only CachePointBlock type in the Bedrock "
+        f"Converse API reference), got {point.get('type')!r}"
+    )

@@ -63,3 +63,20 @@ def test_a_file_that_is_not_utf8_is_named(tmp_path: Path, capsys: pytest.Capture
     path.write_bytes(b'{"stored": "caf\xe9", "asked": "x", "same": true}\n')
     err = _run(capsys, path)
     assert f"{path}: not UTF-8 text" in err
+
+
+def test_a_lone_surrogate_in_a_pair_is_refused_naming_the_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "pairs.jsonl"
+    path.write_text(json.dumps(ROW) + "\n" + '{"stored": "\\ud800 lights", "asked": "lights", "same": true}\n')
+    err = _run(capsys, path)
+    assert err == "promptcache: error: line 2: stored holds a lone surrogate (not UTF-8 text): '\\ud800 lights'\n"
+
+
+@pytest.mark.parametrize("text", ["", "   ", "?!"])
+def test_an_intention_without_a_letter_or_digit_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str
+) -> None:
+    err = _run(capsys, _pairs(tmp_path, ROW, {"stored": "show invoices", "asked": text, "same": False}))
+    assert err == f"promptcache: error: line 2: asked must hold a letter or digit, got {text!r}\n"

