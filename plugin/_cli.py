@@ -146,11 +146,11 @@ def _write_and_show(result: ReplayResult, out: Path, chart: bool) -> int:
     """Write ``replay.json`` (and ``replay.png`` with ``chart``) to ``out``, then print the terminal report; 2 when
     ``out`` cannot be written. The files come first: a reader of the report that goes away (``| head``) must not
     lose them, and it ends the report, not the command (exit 0)."""
-    from rich.console import Console
     from rich.markup import escape
 
     from promptcache.replay._chart import write_chart
     from promptcache.replay._report import render_table, write_json
+    from promptcache.replay._report_terminal import terminal_console
 
     try:
         written = [str(write_json(result, out / "replay.json"))]
@@ -165,7 +165,7 @@ def _write_and_show(result: ReplayResult, out: Path, chart: bool) -> int:
                 return _fail(f"cannot draw the chart ({written[0]} is written): {' '.join(str(exc).split())}")
     except OSError as exc:
         return _fail(f"cannot write to --out {str(out)!r}: {exc.strerror or exc}")
-    console = Console(width=max(Console().width, 120), emoji=False)  # (":x:" in a model id is text)
+    console = terminal_console()
 
     def reader_gone() -> None:  # Rich's own handler exits 1: the outputs are written, the run succeeded
         console.quiet = True
@@ -252,16 +252,24 @@ def _input_problem(files: Sequence[str]) -> str | None:
 
 def _folder_problem(name: str) -> str | None:
     """Why directory ``name`` is not an input, or ``None``: a directory is read only as Claude Code sessions (a
-    project folder of ``<id>.jsonl`` logs, or one session's folder), so one holding neither says what it must hold."""
+    folder of project folders such as ``~/.claude/projects``, one project folder of ``<id>.jsonl`` logs, or one
+    session's folder), so one holding none says what it must hold, and names its log files where it has some."""
     from promptcache.replay._claude_code import is_session_folder
-    from promptcache.replay._inputs import is_project_folder
+    from promptcache.replay._inputs import is_project_folder, is_projects_root
 
-    if is_session_folder(name) or is_project_folder(Path(name)):
+    folder = Path(name)
+    if is_session_folder(name) or is_project_folder(folder) or is_projects_root(folder):
         return None
+    try:
+        suffixes = sorted({p.suffix.lower() for p in folder.iterdir() if p.is_file()} & {".json", ".jsonl", ".gz"})
+    except OSError:
+        suffixes = []
+    files = f"; for a log of another format give its files (e.g. {name.rstrip('/')}/*{suffixes[0]})" if suffixes else ""
     return (
-        f"{name}: is a directory; give the transcript files in it (e.g. {name.rstrip('/')}/*.json): a directory is "
-        "read only as Claude Code sessions, a project folder (session logs <id>.jsonl, as in ~/.claude/projects/) or "
-        "one session's folder (<id>/ beside <id>.jsonl, or holding subagents/agent-*.jsonl), and this one holds none"
+        f"{name}: is a directory holding no Claude Code sessions: a directory is read only as Claude Code sessions, "
+        "a folder of project folders (~/.claude/projects, every session of every project in one run), one "
+        "project folder (session logs <id>.jsonl, as in ~/.claude/projects/<project>/) or one session's folder "
+        f"(<id>/ beside <id>.jsonl, or holding subagents/agent-*.jsonl){files}"
     )
 
 
@@ -342,8 +350,13 @@ def _session_notes(files: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``promptcache`` console script. Returns the exit code (0 ok, 2 bad input)."""
-    args = build_parser().parse_args(argv)
+    """Entry point of the ``promptcache`` console script. Returns the exit code (0 ok, 2 bad input). With no
+    arguments it prints the help (its commands and what each does) and returns 2: nothing was run."""
+    parser = build_parser()
+    if not (sys.argv[1:] if argv is None else list(argv)):
+        parser.print_help()
+        return 2
+    args = parser.parse_args(argv)
     if args.command == "replay":
         return _run_replay(args)
     if args.command == "calibrate-intentions":

@@ -109,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="minimum tokens per cache checkpoint for every model (overrides the model table)",
+        help="minimum tokens per cache point for every model (overrides the model table)",
     )
     replay.add_argument(
         "--models",

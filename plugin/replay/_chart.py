@@ -3,11 +3,12 @@
 The rows are the terminal table's (``promptcache.replay._result_rows.shown_rows``, unavailable ones left out as
 they have no cost) and panel 2's are its miss-cause table's (``cause_names``).
 
-1. **The decision**: each row's cost relative to the current layout (``as-logged`` where the log records
-   usage, else ``none``), as a signed percentage difference on a horizontal bar each, the axis zoomed to the bars'
-   own range and every bar labelled to 0.1%, so a 1% difference reads at a glance; the recommended row is drawn
-   in the highlight colour (``bar_specs``); ``none`` is left out, and its figure named on the axis, only where it
-   lies more than ``_SQUASH`` times further from zero than every other bar (``off_scale``).
+1. **The decision**: each row's cost as a share of no caching, the table's "vs none" figure (the one sign
+   convention of the report: 100% is no caching, lower is cheaper), on a horizontal bar each, every bar labelled
+   to 0.1%, with a dashed line at the current layout (``as-logged`` where the log records usage, else ``none``);
+   the recommended row is drawn in the highlight colour (``bar_specs``), and where a cheaper bar is not the
+   recommendation the axis says why (``why_not_cheapest``); ``none`` (always 100%) is left out, and named on the
+   axis, where every other bar is under ``100 / _SQUASH`` % (``off_scale``): drawing it would squash them.
 2. **Why the cache missed**: the USD of each miss cause (``promptcache.replay._causes``) of the current layout and
    of the recommended row, one stacked bar each (``cause_specs``).
 3. Cumulative input-side cost per strategy over the replayed requests (``line_specs``); ``none`` is left out (and
@@ -30,13 +31,22 @@ from ._causes import CAUSES
 from ._decision import decide
 from ._engine import ReplayResult, StrategyTotals
 from ._output_files import write_replacing
-from ._result_rows import cause_names, shown_rows, versus_base, versus_name
+from ._result_rows import cause_names, is_claude_code, shown_rows, versus_base, versus_name
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["LINE_STYLES", "bar_specs", "cause_specs", "draw_chart", "line_specs", "off_scale", "write_chart"]
+__all__ = [
+    "LINE_STYLES",
+    "bar_specs",
+    "cause_specs",
+    "draw_chart",
+    "line_specs",
+    "off_scale",
+    "why_not_cheapest",
+    "write_chart",
+]
 
 #: (dash pattern, marker) per line, in drawing order; colours come from matplotlib's default cycle.
 LINE_STYLES: tuple[tuple[str, str], ...] = (
@@ -75,7 +85,7 @@ class BarSpec(TypedDict):
     """One bar of panel 1 (see `bar_specs`)."""
 
     name: str
-    delta_pct: float
+    share_pct: float
     label: str
     recommended: bool
 
@@ -130,25 +140,39 @@ def _rows(result: ReplayResult) -> tuple[str, dict[str, StrategyTotals]]:
 
 
 def bar_specs(result: ReplayResult) -> list[BarSpec]:
-    """Panel 1: per row of the table (unavailable ones left out) ``{"name", "delta_pct", "label", "recommended"}``,
-    cheapest first; ``delta_pct`` is
-    ``(cost / current - 1) * 100`` on the same requests (the logged ones when the current layout is ``as-logged``),
-    ``label`` that figure to 0.1% (``"+1.0%"``)."""
-    current, rows = _rows(result)
-    base = rows.get(current)
+    """Panel 1: per row of the table (unavailable ones left out) ``{"name", "share_pct", "label", "recommended"}``,
+    cheapest first; ``share_pct`` is the row's cost as a share of no caching, the table's "vs none" column
+    (``promptcache.replay._result_rows.versus_base``), times 100; ``label`` that figure to 0.1% (``"18.5%"``)."""
+    _, rows = _rows(result)
     decision = decide(result)
-    if base is None or not base.cost_usd:
-        return []
-    logged = base.logged_only
     specs: list[BarSpec] = []
     for name, row in rows.items():
-        cost = row.logged_cost_usd if logged and not row.logged_only else row.cost_usd
-        delta = (cost / base.cost_usd - 1) * 100
+        base = versus_base(result, row)
+        if not base:
+            continue
+        share = row.cost_usd / base * 100
         recommended = decision is not None and name == (
             decision.strategy + ("@1h" if decision.action == "set-ttl" else "")
         )
-        specs.append({"name": name, "delta_pct": delta, "label": f"{delta:+.1f}%", "recommended": recommended})
-    return sorted(specs, key=lambda s: s["delta_pct"])
+        specs.append({"name": name, "share_pct": share, "label": f"{share:.1f}%", "recommended": recommended})
+    return sorted(specs, key=lambda s: s["share_pct"])
+
+
+def why_not_cheapest(result: ReplayResult, bars: list[BarSpec]) -> str | None:
+    """Why the recommended bar is recommended although a bar is shorter (``None``: none is shorter, or nothing is
+    recommended): the decision's own reason (``promptcache.replay._decision``)."""
+    decision = decide(result)
+    chosen = [b for b in bars if b["recommended"]]
+    if decision is None or not chosen or not any(b["share_pct"] < chosen[0]["share_pct"] - 0.05 for b in bars):
+        return None
+    if decision.unreliable is not None:
+        return "the simulation does not reproduce this log's bill, so no shorter bar is shown to be cheaper"
+    if is_claude_code(result) and decision.current == "as-logged":
+        return "Claude Code places its own cache points; the shorter bars are layouts for agents of your own"
+    error = abs((result.fidelity.cost_difference if result.fidelity is not None else None) or 0.0)
+    if error:
+        return f"the shorter bars differ by less than the simulator's own error on this log (±{error:.1%})"
+    return "the shorter bars are not a placement you install alone (see the report's decision)"
 
 
 def cause_specs(result: ReplayResult) -> list[CauseSpec]:
@@ -165,15 +189,14 @@ def cause_specs(result: ReplayResult) -> list[CauseSpec]:
 
 def off_scale(result: ReplayResult, bars: list[BarSpec]) -> list[BarSpec]:
     """The ``bar_specs`` entries panel 1 leaves out (at most ``none``'s): not the current layout nor recommended,
-    and more than ``_SQUASH`` times further from zero than every other bar (taken as at least 1%), so drawing it
-    would squash the rows that matter into one band."""
+    where every other bar is under ``100 / _SQUASH`` % of no caching, so drawing ``none`` at 100% would squash the
+    rows that matter into one band."""
     current, _ = _rows(result)
-    others = [abs(b["delta_pct"]) for b in bars if b["name"] != "none"]
-    widest = max([1.0, *others])
+    widest = max([b["share_pct"] for b in bars if b["name"] != "none"], default=100.0)
     return [
         b
         for b in bars
-        if b["name"] == "none" and current != "none" and not b["recommended"] and abs(b["delta_pct"]) > _SQUASH * widest
+        if b["name"] == "none" and current != "none" and not b["recommended"] and widest * _SQUASH < b["share_pct"]
     ]
 
 
@@ -199,9 +222,11 @@ def draw_chart(result: ReplayResult) -> Figure:
     off = off_scale(result, bars)
     bars = [b for b in bars if b not in off]
     if bars:
-        _draw_bars(bars_ax, bars)
-        note = f"; none: {off[0]['label']}, off the scale" if off else ""
-        bars_ax.set_xlabel(f"cost relative to {current} (the current layout), %{note}")
+        _draw_bars(bars_ax, bars, next((b["share_pct"] for b in bars if b["name"] == current), None))
+        note = "; none (100%) left out: it would squash the others" if off else ""
+        why = why_not_cheapest(result, bars)
+        why = "\n" + textwrap.fill(f"(recommended) although shorter bars exist: {why}", _TITLE_CHARS) if why else ""
+        bars_ax.set_xlabel(f"cost as a share of no caching, % (dashed: {current}, the current layout){note}{why}")
         decision = decide(result)
         if decision is not None:  # the whole sentence, wrapped (a cut one could drop what it decides)
             lines = textwrap.wrap(decision.sentence, _TITLE_CHARS)
@@ -245,26 +270,25 @@ def draw_chart(result: ReplayResult) -> Figure:
     return fig
 
 
-def _draw_bars(ax: Axes, bars: list[BarSpec]) -> None:
-    """Panel 1: one bar per row, its figure at its end (outside the bar, on the side away from zero), the
-    recommended row green and named so in its tick label; the axis leaves room for the figures on both sides."""
+def _draw_bars(ax: Axes, bars: list[BarSpec], current: float | None) -> None:
+    """Panel 1: one bar per row from 0, its figure at its end, the recommended row green and named so in its tick
+    label, a dashed line at the ``current`` layout's share; the axis leaves room for the figures."""
     ys = list(range(len(bars)))
-    deltas = [b["delta_pct"] for b in bars]
-    ax.barh(ys, deltas, color=["tab:green" if b["recommended"] else "tab:gray" for b in bars])
+    shares = [b["share_pct"] for b in bars]
+    ax.barh(ys, shares, color=["tab:green" if b["recommended"] else "tab:gray" for b in bars])
     ax.set_yticks(ys, [b["name"] + ("  (recommended)" if b["recommended"] else "") for b in bars], fontsize=8)
     for tick, b in zip(ax.get_yticklabels(), bars):
         if b["recommended"]:
             tick.set_color("tab:green")
             tick.set_fontweight("bold")
-    low, high = min(0.0, *deltas), max(0.0, *deltas)
-    span = max(high - low, 1.0)
-    # figures are ~7 characters: at 8 pt they take ~8% of the panel's width each side
-    ax.set_xlim(low - (_LABEL_ROOM * span if low < 0 else 0.05 * span), high + _LABEL_ROOM * span)
+    high = max(1.0, *shares)
+    # figures are ~6 characters: at 8 pt they take ~8% of the panel's width
+    ax.set_xlim(0, high * (1 + _LABEL_ROOM))
     for y, b in zip(ys, bars):
-        right = b["delta_pct"] >= 0
-        ax.annotate(b["label"], (b["delta_pct"], y), xytext=(3 if right else -3, 0), textcoords="offset points",
-                    va="center", ha="left" if right else "right", fontsize=8)  # fmt: skip
-    ax.axvline(0, color="black", linewidth=0.8)
+        ax.annotate(b["label"], (b["share_pct"], y), xytext=(3, 0), textcoords="offset points", va="center",
+                    ha="left", fontsize=8)  # fmt: skip
+    if current is not None:
+        ax.axvline(current, color="black", linewidth=0.8, linestyle="--")
 
 
 def _plain(text: str) -> str:

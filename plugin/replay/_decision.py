@@ -6,7 +6,9 @@ log without usage shows no caching) with every placement a user can install (``P
 the current layout is ``as-logged``). The cheapest wins:
 
 - ``keep``: the current layout is the cheapest, or nothing beats it by more than the simulator's own measured
-  error on this log (the fidelity figure: simulated ``as-logged`` against the bill). A Claude Code log always keeps
+  error on this log (the fidelity figure: simulated ``as-logged`` against the bill). Where that error passes
+  ``promptcache.replay._reliability.BILL_TOLERANCE`` (5%) the simulated rows are unreliable for the log: the
+  decision keeps, claims no row cheapest and says why (``Decision.unreliable``). A Claude Code log always keeps
   (Claude Code places its own cache points; the user cannot change them) unless no caching at all is cheaper; its
   advice lines name what the user can change: idle gaps, model switches, compaction.
 - ``switch``: another placement, at 5 minutes; ``set-ttl``: a placement with ``cache_ttl="1h"``;
@@ -40,8 +42,10 @@ from promptcache._types import JSONObject
 
 from ._combined_note import combined_note
 from ._fixes import cause_rows, one_model_saving, ttl_option
-from ._monthly_rate import MIN_SPAN_S, MONTH_S, month_factor
+from ._monthly_rate import MIN_SPAN_S, MONTH_S, duration, month_factor
 from ._one_model import ONE_MODEL
+from ._openai_sentence import openai_sentence as _openai_sentence
+from ._reliability import predicted_caveat, unreliable, unreliable_sentence
 from ._result_rows import available as _available
 from ._result_rows import cost as _cost
 from ._result_rows import is_claude_code, is_openai
@@ -49,6 +53,7 @@ from ._variants import KEEP_ALIVE, ONE_HOUR
 
 if TYPE_CHECKING:
     from ._engine import ReplayResult
+    from ._totals import StrategyTotals
 
 __all__ = ["ESTIMATE_ERROR", "MIN_SPAN_S", "MONTH_S", "Decision", "cause_rows", "decide", "is_claude_code", "is_openai"]
 
@@ -83,6 +88,7 @@ class Decision:
     sentence: str
     advice: list[str] = field(default_factory=list)
     rate_source: str | None = None  # "log-span" | "assumed-gap" | "monthly-requests"; None: no monthly figure
+    unreliable: str | None = None  # why the simulated rows cannot carry the decision (``_reliability``); None: they can
 
     def to_json(self) -> JSONObject:
         """The ``decision`` object of replay.json."""
@@ -100,6 +106,8 @@ class Decision:
             "rate_source": self.rate_source,
             "sentence": self.sentence,
             "advice": [*self.advice],
+            "reliable": self.unreliable is None,
+            "unreliable": self.unreliable,
         }
 
 
@@ -135,7 +143,8 @@ def decide(result: ReplayResult) -> Decision | None:
     if is_openai(result):  # nothing to place and nothing to turn off: the current layout is the only choice
         costs = {current: current_usd}
     best = min(costs, key=lambda n: (costs[n], candidates.index(n) if n in candidates else 99))
-    if costs[best] >= current_usd - tolerance:
+    reason = unreliable(result) if logged else None
+    if costs[best] >= current_usd - tolerance or reason is not None:
         best = current
     action, strategy, ttl = _action(result, best, current)
     requests = as_logged.requests if logged and as_logged is not None else result.requests
@@ -162,11 +171,14 @@ def decide(result: ReplayResult) -> Decision | None:
         basis,
         "",
         rate_source=rate_source,
+        unreliable=reason,
     )
-    sentence = _sentence(result, decision, costs, placements, logged)
+    sentence = _sentence(result, decision, costs, placements, logged) if reason is None else unreliable_sentence(reason)
     if result.model_source == "assumed":  # the decision rests on a price the log did not name
         sentence += f" (Priced as {result.model_id}: the log names no model; --model sets the one that served it.)"
     advice = _advice(result, decision, factor) if is_claude_code(result) else []
+    caveat = predicted_caveat(result)
+    advice = ([caveat] if caveat else []) + advice
     note = combined_note(result, decision, on_logged, factor) if decision.action != "disable" else None
     advice += [note] if note else []
     return Decision(**{**decision.__dict__, "sentence": sentence, "advice": advice})
@@ -188,11 +200,39 @@ def _action(result: ReplayResult, best: str, current: str) -> tuple[str, str, fl
     return "switch", base, 300.0
 
 
+def same_ttl_placement(result: ReplayResult, current: str) -> tuple[str | None, StrategyTotals | None, str]:
+    """The cheapest placement at the TTL the ``current`` layout wrote with (``_layout_ttl``), its row, and the
+    words that say so: where the layout wrote mostly 1-hour entries, the placements' ``@1h`` variants, so that a
+    difference is placement, not TTL (a 1-hour write costs more than a 5-minute one). ``(None, None, "")`` when
+    the run compared no placement."""
+    if _layout_ttl(result) == 3600.0:
+        long = [(r.cost_usd, n) for n in _PLACEMENTS if (r := _available(result, n + ONE_HOUR)) is not None]
+        if long:
+            best = min(long)[1]
+            return best, result.variants[best + ONE_HOUR], " at the same 1-hour TTL"
+    name = result.cheapest_placement()
+    row = result.strategies.get(name or "")
+    return (name, row, "") if row is not None else (None, None, "")
+
+
 def _layout_ttl(result: ReplayResult) -> float | None:
     row = result.strategies.get("as-logged")
     if row is None or not row.write_tokens:
         return None
     return 3600.0 if row.write_1h_tokens * 2 >= row.write_tokens else 300.0
+
+
+#: Span (seconds) under which a monthly figure says, beside it, how little traffic it is extrapolated from: a day,
+#: the shortest span that holds a whole daily cycle of traffic (working hours and idle nights); a shorter log's rate
+#: is that of the hours it caught.
+SHORT_SPAN_S = 86_400.0
+
+
+def _short_span(d: Decision) -> str:
+    """``", from 70 minutes of traffic"`` beside a monthly figure extrapolated from under ``SHORT_SPAN_S``."""
+    if d.rate_source == "log-span" and 0 < d.span_s < SHORT_SPAN_S:  # an assumed span says so in its basis
+        return f", from {duration(d.span_s)} of traffic"
+    return ""
 
 
 def _money(usd: float | None, band: float | None = None) -> str:
@@ -208,8 +248,9 @@ def _sentence(result: ReplayResult, d: Decision, costs: dict[str, float], placem
     def rel(usd: float) -> str:
         return f"{usd / none_usd:.1%} of no caching" if none_usd else f"${usd:,.4f}"
 
+    short = _short_span(d)
     per_month = (
-        f"saving {_money(d.monthly_savings_usd, d.band_usd)} per month {d.basis}"
+        f"saving {_money(d.monthly_savings_usd, d.band_usd)} per month{short}{',' if short else ''} {d.basis}"
         if d.monthly_savings_usd is not None
         else f"saving ${d.savings_usd:,.4f} over this log ({d.basis})"
     )
@@ -253,35 +294,6 @@ def _sentence(result: ReplayResult, d: Decision, costs: dict[str, float], placem
     )
 
 
-def _openai_sentence(result: ReplayResult, d: Decision, logged: bool) -> str:
-    """OpenAI: keep (module docstring), with the cost against the no-cache counterfactual; where no request
-    reaches OpenAI's minimum, that is the reason nothing is read."""
-    minimum = result.rules.min_tokens
-    if result.largest_request_tokens < minimum:
-        largest = result.largest_request_tokens
-        return (
-            f"Keep what you have: nothing here reaches the {minimum:,} tokens OpenAI caches from (the largest "
-            f"request has {largest:,} token{'' if largest == 1 else 's'}), so OpenAI's automatic cache reads nothing "
-            "and there is nothing to place or turn off; caching starts to pay on longer prompts (a long system "
-            "prompt, many tools, long histories) kept byte-identical at the front."
-        )
-    base = result.no_cache_logged_usd if logged else result.no_cache_usd
-    row = result.strategies.get(d.current)
-    share = ""
-    if row is not None and row.read_tokens + row.input_tokens:
-        share = f", {row.read_tokens / (row.read_tokens + row.input_tokens):.1%} of prompt tokens read from the cache"
-    against = (
-        f"{d.current_usd / base:.1%} of the same prompts without caching (a counterfactual{share})" if base else ""
-    )
-    return (
-        f"Keep what you have: OpenAI caches prompt prefixes by itself, charges nothing to write them and cannot be "
-        f"told not to, so there is no cache point to place and nothing to turn off; here it bills {against}. What "
-        "raises the cached share is the prompt's layout: keep the system prompt, tools and earlier messages "
-        "byte-identical at the front, put what changes at the end, and set prompt_cache_key per conversation or "
-        "user so related requests reach the same cache."
-    )
-
-
 def _off_sentence(result: ReplayResult, d: Decision, cheapest_rel: str, cheapest: str | None, per_month: str) -> str:
     minimum = result.rules.min_tokens
     if result.largest_request_tokens < minimum:
@@ -320,6 +332,7 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
     scale = factor if factor is not None else 1.0
     assumed = d.rate_source == "assumed-gap"
     unit = ("per month at the assumed rate" if assumed else "per month") if factor is not None else "over this log"
+    unit += _short_span(d) if factor is not None else ""
     lines = []
 
     def usd(value: float) -> str:  # cents per month; over a short log, as the table does
@@ -364,8 +377,7 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
             f"{usd(changed.cost_usd * scale)} {unit} (what they cost, not a saving: they are Claude Code's own "
             "changes, which nothing you control is known to recover)."
         )
-    cheapest = result.cheapest_placement()
-    row = result.strategies.get(cheapest or "")
+    cheapest, row, ttl_words = same_ttl_placement(result, d.current)
     current = result.strategies.get(d.current)
     other_usd = _cost(row, current is not None and current.logged_only) if row is not None else 0.0
     if row is not None and d.current_usd > 0 and other_usd < d.current_usd * (1 - 0.0005):  # shown: 0.1%
@@ -374,7 +386,7 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
         within = f" (within the simulator's own error on this log, ±{error:.1%})" if less <= error else ""
         lines.append(
             f"For agents of your own, {cheapest} would cost {less:.1%} less than Claude Code's layout on this "
-            f"traffic{within}."
+            f"traffic{ttl_words}{within}."
         )
     if factor is not None and lines:  # the basis, so runs over different spans compare
         lines.append(f"Monthly figures are {d.basis}.")

@@ -71,10 +71,10 @@ _EDITED = (
     "before the newest turn); the requests without the edit are not in the log, so nothing is priced"
 )
 _FIX_TEXT = {
-    "first-call": None,
+    "first-call": "none: new tokens are written once (what caching costs)",
     "model-switch": "stay on one model within a conversation (models do not share a cache)",
     "hit-increment": "none: OpenAI counts cache hits in steps of 128 tokens",
-    "unexplained": None,
+    "unexplained": "none known (an entry the simulator pruned)",
 }
 #: Causes whose fix recovers nothing (0) rather than being left unpriced.
 _NOTHING_TO_RECOVER = ("first-call", "prefix-changed", "below-minimum", "hit-increment")
@@ -148,6 +148,11 @@ def cause_rows(result: ReplayResult, name: str) -> list[CauseRow]:
         main = max(placed, key=lambda c: causes[c].cost_usd)
         for c in placed:
             fixes[c] = (f"placement change: {cheapest}", saved) if c == main else (f"see {main}", None)
+    for c in placed:  # no placement recovers them: priced at 0, with why
+        if logged and is_claude_code(result):
+            fixes.setdefault(c, ("none you control: Claude Code places its own cache points", 0.0))
+        else:
+            fixes.setdefault(c, ("none: no placement here costs less", 0.0))
     if "prefix-changed" in causes:
         fixes["prefix-changed"] = (_prefix_fix(causes["prefix-changed"].kinds), 0.0)
     minimum = result.rules.min_tokens

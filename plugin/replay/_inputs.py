@@ -4,6 +4,11 @@
   session folder ``<id>/`` when it ran sub-agents) stands for every session in it: each session folder (which
   reads the log beside it), then each log without a folder, by name. Other files in it (a ``LICENSE``, notes) are
   not logs and are left out.
+- A **folder of project folders** (``~/.claude/projects/`` itself) stands for every session of every project
+  folder in it, in one run. That folder is one account's (Claude Code keeps it per user, one project folder per
+  working directory), and the provider's cache is the account's, not a project's: a prefix one session wrote is read
+  by any other session that sends the same bytes within its TTL, so every project's sessions share one cache
+  timeline (``promptcache.replay._stream``). Sub-folders that are not project folders are left out.
 - The **same file given twice** (by any spelling: ``a.jsonl ./a.jsonl``, a symlink, a hard link) is read once.
 - A **session log and its folder** (``<id>.jsonl <id>/``, as ``dir/*`` gives them) are read once, through the
   folder (which holds the sub-agents too); so is a sub-agent log given beside its session folder.
@@ -25,7 +30,7 @@ from pathlib import Path
 from ._claude_code import file_is_claude_code_log, is_session_folder, session_files
 from ._transcript import TranscriptWarning
 
-__all__ = ["MergedInput", "expand_inputs"]
+__all__ = ["MergedInput", "expand_inputs", "is_project_folder", "is_projects_root", "project_folders"]
 
 
 @dataclass
@@ -168,6 +173,23 @@ def project_sessions(folder: Path, warn: bool = False) -> list[Path]:
     return [*folders, *logs]
 
 
+def project_folders(path: Path) -> list[Path]:
+    """The project folders directly in ``path`` (a folder of project folders, ``~/.claude/projects/``), by name;
+    ``[]`` when ``path`` is itself a session or project folder, or holds none."""
+    if not _is_dir(path) or is_session_folder(path) or is_project_folder(path):
+        return []
+    try:
+        entries = sorted(path.iterdir())
+    except OSError:
+        return []
+    return [e for e in entries if _is_dir(e) and is_project_folder(e)]
+
+
+def is_projects_root(path: Path) -> bool:
+    """A folder of Claude Code project folders (``~/.claude/projects/``): at least one sub-folder is one."""
+    return bool(project_folders(path))
+
+
 def expand_inputs(paths: Sequence[str | Path]) -> tuple[list[str | Path], MergedInput]:
     """The inputs to read, in the order given, each once (module docstring), and what was merged.
 
@@ -180,6 +202,10 @@ def expand_inputs(paths: Sequence[str | Path]) -> tuple[list[str | Path], Merged
         if _is_dir(path) and is_project_folder(path):
             merged.project_folders.append(str(given))
             units.extend(project_sessions(path, warn=True))
+        elif projects := project_folders(path):
+            for project in projects:
+                merged.project_folders.append(str(project))
+                units.extend(project_sessions(project, warn=True))
         else:
             units.append(given)
     folder_of: dict[str, tuple[str, str | Path]] = {}  # log identity -> (its session folder's identity, as given)

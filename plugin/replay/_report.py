@@ -16,12 +16,17 @@ The JSON document is ``promptcache.replay._report_json`` (``to_json`` and ``writ
 
 from __future__ import annotations
 
+from typing import Any
+
 from promptcache._errors import missing_extra
 
 try:
+    from rich import box
     from rich.console import Console
     from rich.markup import escape  # user and log text (model ids, paths) is not markup
+    from rich.padding import Padding
     from rich.table import Table
+    from rich.text import Text
 except ImportError as exc:  # the optional dependency of this module
     raise missing_extra("replay", exc) from exc
 
@@ -29,7 +34,9 @@ from ._decision import Decision, cause_rows, decide, is_claude_code, is_openai
 from ._engine import ReplayResult
 from ._prediction import predicted_note
 from ._report_json import to_json, write_json
+from ._report_terminal import intention_paragraph, terminal_console
 from ._result_rows import cause_names, shown_rows, versus_base, versus_name
+from ._totals import StrategyTotals
 
 __all__ = ["render_table", "to_json", "write_json"]
 
@@ -41,6 +48,29 @@ def _n(count: int, noun: str) -> str:
 
 def _tok(n: int) -> str:
     return f"{n:,}"
+
+
+def _short(n: int) -> str:
+    """A token count in at most 6 characters for a narrow terminal: ``"9,999"``, ``"967k"``, ``"32.9M"``."""
+    if n < 10_000:
+        return f"{n:,}"
+    if n < 999_500:
+        return f"{n / 1000:.0f}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+#: Terminal width (columns) from which the strategy table shows exact token counts with its borders; narrower, it
+#: drops the vertical borders and shortens counts (``_short``) so its nine columns fit 80 columns unfolded.
+WIDE = 120
+_SHORT_HEADERS = {
+    "uncached input": "uncached",
+    "cache read": "read",
+    "cache write": "write",
+    "of which 1h": "1h",
+    "USD (input side)": "USD",
+    "requests w/ read": "w/read",
+}
+_NARROW: dict[str, Any] = {"box": box.SIMPLE_HEAD, "padding": (0, 0), "show_edge": False}
 
 
 def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
@@ -86,8 +116,10 @@ def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
         if row is None or row.unavailable or not row.cost_usd:
             continue
         if other == "as-logged":  # like with like: both simulated, on the requests the as-logged row covers
-            mine, theirs = (ours.logged_cost_usd if row.logged_only else ours.cost_usd), row.cost_usd
+            same = _same_ttl(result, ours)  # and at the TTL the log wrote with: a TTL gain is not placement
+            mine, theirs = (same.logged_cost_usd if row.logged_only else same.cost_usd), row.cost_usd
             label = "the log's own layout (as-logged), both simulated"
+            label += " at the log's 1-hour TTL" if same is not ours else ""
             if row.requests < ours.requests:
                 label += f" on the {_n(row.requests, 'logged request')}"
         else:
@@ -99,6 +131,19 @@ def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
             console.print(f"anchored-tail costs {saved:.1%} less than {label} (${theirs - mine:,.4f}).")
         else:
             console.print(f"anchored-tail costs {-saved:.1%} more than {label}.")
+
+
+def _same_ttl(result: ReplayResult, ours: StrategyTotals) -> StrategyTotals:
+    """``anchored-tail`` at the TTL the log's own layout wrote with: its ``@1h`` variant where that layout wrote
+    mostly 1-hour entries and the variant ran, else ``ours``."""
+    long = result.variants.get("anchored-tail@1h")
+    if long is None or long.unavailable:
+        return ours
+    as_logged = result.strategies.get("as-logged")
+    one_hour = (
+        as_logged is not None and as_logged.write_tokens and as_logged.write_1h_tokens * 2 >= as_logged.write_tokens
+    )
+    return long if one_hour else ours
 
 
 def _logged_share(result: ReplayResult, mismatch: str | None) -> str:
@@ -125,58 +170,75 @@ def _print_decision(decision: Decision | None, result: ReplayResult, console: Co
         )
         return
     console.print(f"[bold]{escape(decision.sentence)}[/bold]")
-    for line in decision.advice:
-        console.print(f"  - {escape(line)}")
+    for line in decision.advice:  # wrapped under their own indent; log text is not markup
+        console.print(Padding(Text(f"- {line}"), (0, 0, 0, 2)))
 
 
 def _print_causes(result: ReplayResult, decision: Decision | None, console: Console) -> None:
-    """The miss-cause table of the current layout and of the recommended row (module docstring, point 3)."""
+    """The miss-cause table of the current layout and of the recommended row (module docstring, point 3), then
+    each cause's fix as a numbered line (a fix is a sentence: in a column it would wrap into a narrow tower)."""
     names = cause_names(result, decision)
     if not names:
         return
-    table = Table(title="Why the cache missed: cache-write and uncached tokens by cause (USD over this log)")
+    narrow = console.width < WIDE
+    table = Table(
+        title="Why the cache missed: cache-write and uncached tokens by cause (USD over this log)",
+        **_NARROW if narrow else {},
+    )
     for header in ("strategy", "cause", "cache write", "uncached", "USD", "fix", "recovers USD"):
-        table.add_column(header, justify="left" if header in ("strategy", "cause", "fix") else "right")
+        table.add_column(header, justify="left" if header in ("strategy", "cause") else "right")
+    fixes: list[str] = []
     for name in names:
         for row in cause_rows(result, name):
             cause = row["cause"]
             if row["median_gap_s"] is not None:
                 cause += f" (median gap {row['median_gap_s']:,.0f} s)"
             saved = row["recoverable_usd"]
+            fix = row["fix"]
+            if fix and fix not in fixes:
+                fixes.append(fix)
             table.add_row(
                 name,
                 escape(cause),
                 _tok(row["cache_write_tokens"]),
                 _tok(row["uncached_tokens"]),
                 f"{row['cost_usd']:,.4f}",
-                escape(row["fix"] or "—"),
-                _recovers(saved, row["fix"]),
+                Text(f"[{fixes.index(fix) + 1}]") if fix else "—",
+                _recovers(saved, fix),
             )
     console.print(table)
+    for i, fix in enumerate(fixes, 1):
+        console.print(Padding(Text(f"[{i}] {fix}"), (0, 0, 0, 2)))
 
 
 def _recovers(saved: float | None, fix: str | None) -> str:
     """The "recovers USD" cell: a fix without a price says so."""
-    if saved is None:
-        return "not priced" if fix and not fix.startswith("see ") else "—"
+    if saved is None:  # docs/replay.md: a fix the simulator does not replay shows "not priced"
+        return "—" if fix and fix.startswith("see ") else "not priced"
     return f"{saved:,.4f}" if saved >= 0 else f"{saved:,.4f} (costs more)"
 
 
 def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     """Print the report (module docstring) to ``console`` (stdout by default); returns the strategy table."""
-    console = console or Console(width=max(Console().width, 120), emoji=False)
+    console = console or terminal_console()
     decision = decide(result)
     _print_decision(decision, result, console)
+    narrow = console.width < WIDE
     table = Table(
         title=f"promptcache replay — {escape(result.model_id)}: {_n(result.conversations, 'conversation')}, "
-        f"{_n(result.requests, 'request')}, {_n(result.input_tokens, 'input token')}"
+        f"{_n(result.requests, 'request')}, {_n(result.input_tokens, 'input token')}",
+        **_NARROW if narrow else {},
     )
+    tok = _short if narrow else _tok
     logged = result.logged if result.billed_mismatch() is None else None
     openai = is_openai(result)
+    rows = shown_rows(result)
+    split = any(r.write_1h_tokens for r in rows.values()) or (logged is not None and logged.write_1h_tokens > 0)
     headers = [
         "uncached input",
         "cache read",
         "cache write",
+        *(["of which 1h"] if split else []),
         "USD (input side)",
         f"vs {versus_name(result)}",
     ]
@@ -184,10 +246,10 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         headers.append("vs billed")
     table.add_column("strategy", no_wrap=True)
     for header in (*headers, "requests w/ read"):
-        table.add_column(header, justify="right")
+        table.add_column(_SHORT_HEADERS.get(header, header) if narrow else header, justify="right", no_wrap=narrow)
     best = decision.strategy if decision is not None else None
     none = result.strategies.get("none")
-    for name, row in shown_rows(result).items():
+    for name, row in rows.items():
         if row.unavailable:
             table.add_row(name, *["—"] * len(headers), "unavailable")
             continue
@@ -195,9 +257,10 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         rel = row.cost_usd / base_usd if base_usd else None
         label = f"[bold]{name}[/bold]" if name == best else name
         cells = [
-            _tok(row.input_tokens),
-            _tok(row.read_tokens),
-            _tok(row.write_tokens),
+            tok(row.input_tokens),
+            tok(row.read_tokens),
+            tok(row.write_tokens),
+            *([tok(row.write_1h_tokens)] if split else []),
             f"{row.cost_usd:,.4f}",
             "—" if rel is None else f"{rel:.1%}",
         ]
@@ -208,15 +271,18 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         base = result.no_cache_logged_usd if openai else none.logged_cost_usd if none is not None else 0.0
         table.add_row(
             "[italic]as logged (billed)[/italic]",
-            _tok(logged.input_tokens),
-            _tok(logged.read_tokens),
-            _tok(logged.write_tokens),
+            tok(logged.input_tokens),
+            tok(logged.read_tokens),
+            tok(logged.write_tokens),
+            *([tok(logged.write_1h_tokens)] if split else []),
             f"{logged.cost_usd:,.4f}",
             f"{logged.cost_usd / base:.1%}" if base else "—",
             "100.0%",
             "—",
         )
     console.print(table)
+    if narrow and max(result.input_tokens, logged.input_tokens if logged else 0) >= 10_000:  # shortened
+        console.print("Tokens in the table: k = thousand, M = million (rounded; exact in replay.json).")
     _print_causes(result, decision, console)
     _print_sizes_and_fidelity(result, console)
     billed = (
@@ -230,11 +296,17 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         "since OpenAI caches prompt prefixes by itself (the none row reads the cache too, and every row is the "
         "same: OpenAI ignores cache points)"
         if openai
-        else "'vs none' is the cost relative to no caching"
+        else "'vs none' is the row's cost as a share of no caching (100%; lower is cheaper)"
+    )
+    hour = (
+        " 'of which 1h' ('1h' on a narrow terminal): the cache-write tokens written with the 1-hour TTL, billed at the model's 1-hour write "
+        "price (the rest at the 5-minute one)."
+        if split
+        else ""
     )
     console.print(
         "Tokens: uncached input is billed at the input price, cache reads and writes at the model's cache "
-        f"prices; USD is the input side only; {versus}.{billed}"
+        f"prices; USD is the input side only; {versus}.{billed}{hour}"
     )
     for name, row in result.strategies.items():
         if row.unavailable:
@@ -256,21 +328,9 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
 
 def _print_repeats(result: ReplayResult, console: Console) -> None:
     """The ResponseCache and intention-cache counts (they need the agent's own calls: not on a Claude Code log)."""
-    rc, it = result.response_cache, result.intention
+    rc = result.response_cache
     console.print(
         f"ResponseCache: {rc.hits:,} of {_n(rc.requests, 'request')} answered (exact repeat within "
         f"{rc.ttl_s:g} s; {_n(rc.repeats, 'repeat')} at any distance)."
     )
-    repeat = "repeats" if it.same_call_repeats == 1 else "repeat"
-    console.print(
-        f"Intention cache: would have answered {_n(it.right, 'call')} with their own result (retrieve_memory) and "
-        f"served {it.served:,} without running the tool (serve_repeats); {_n(it.same_call_repeats, 'call')} "
-        f"{repeat} an earlier successful call of the same user ({it.same_call_repeats_changed:,} with a changed "
-        "result). In detail "
-        f"(IntentionMemory in memory, threshold {it.threshold:g}, margin {it.margin:g}, TTL {it.ttl_s:g} s), of "
-        f"{_n(it.tool_calls, 'tool call')}: retrieve_memory answered {it.answered:,} ({it.exact:,} exact, "
-        f"{it.similar:,} similar), {it.right:,} listing the call's own result ({it.right_stale:,} of them changed "
-        f"since) and {it.wrong:,} only other calls'; serve_repeats answered {it.served:,} ({it.served_stale:,} with "
-        "a result that changed since); a repeat has the same tool and arguments, under any intention, at any "
-        "distance."
-    )
+    console.print(intention_paragraph(result))

@@ -57,7 +57,8 @@ def test_a_log_whose_usage_is_all_unreadable_reads_as_a_log_without_usage(
         assert result["decision"]["current"] == "as-logged"
         assert result["decision"]["current_usd"] == as_logged["cost_usd"]
         # the Haiku call is a conversation of its own: staying on one model per conversation changes nothing
-        assert result["decision"]["advice"][0].endswith(
+        assert result["decision"]["advice"][0].startswith("The as-logged row is predicted, not billed")
+        assert result["decision"]["advice"][1].endswith(
             "; they are between conversations (another conversation's model cached the prefix), so one model per "
             "conversation would not avoid them."
         )

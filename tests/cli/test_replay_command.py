@@ -63,7 +63,10 @@ def test_replay_on_the_shipped_sample(tmp_path: Path, capsys: pytest.CaptureFixt
     for name in ALL:
         assert name in out
     assert "vs none" in out
-    assert "of 17 tool calls: retrieve_memory answered 3 (3 exact, 0 similar), 0 listing" in " ".join(out.split())
+    assert (
+        "retrieve_memory found stored results for 3 (3 by the exact intention, 0 by a similar one), but none of them "
+        "was the call's own result" in " ".join(out.split())
+    )
     assert "uncached input" in out
     assert " ".join(out.split()).startswith(
         "Switch to anchored-tail (the default of CachePointChatBedrockConverse and BedrockCachePoints): it costs "
@@ -147,7 +150,7 @@ def test_short_prompts_are_told_they_are_below_the_minimum(tmp_path: Path, capsy
         "Leave caching off: nothing can be cached here: the largest request has 7 tokens, below the 1,024 tokens "
         f"{MODEL} needs before a cache point"
     ) in out
-    assert "Requests spaced by their recorded timestamps." in out and "of 0 tool calls" in out
+    assert "Requests spaced by their recorded timestamps." in out and "the log records no tool calls" in out
 
 
 def test_slow_traffic_advice_names_the_1h_ttl_only_where_the_model_lacks_it(
@@ -210,7 +213,7 @@ def test_first_user_mistakes_are_one_line_errors(tmp_path: Path, capsys: pytest.
     assert _fails(capsys, ["replay", str(tmp_path / "nope.json"), *out]) == (
         f"promptcache: error: {tmp_path / 'nope.json'}: no such file\n"
     )
-    assert "is a directory; give the transcript files in it" in _fails(capsys, ["replay", str(tmp_path), *out])
+    assert "is a directory holding no Claude Code sessions" in _fails(capsys, ["replay", str(tmp_path), *out])
     (tmp_path / "empty.json").write_text("")
     assert _fails(capsys, ["replay", str(tmp_path / "empty.json"), *out]).endswith(
         "empty.json:1: empty file: no conversations\n"

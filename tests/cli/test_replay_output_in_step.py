@@ -16,6 +16,12 @@ SAMPLE = ROOT / "examples" / "data" / "sample_conversations.json"
 MODEL = "anthropic.claude-sonnet-4-20250514-v1:0"
 
 
+@pytest.fixture(autouse=True)
+def _docs_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The documented samples are printed at 120 columns (the report wraps to the terminal's width)."""
+    monkeypatch.setenv("COLUMNS", "120")
+
+
 def _docs_sample() -> list[str]:
     page = (ROOT / "docs" / "replay.md").read_text()
     block = page.split("```\nSwitch to anchored-tail", 1)[1].split("```", 1)[0]
@@ -58,10 +64,10 @@ def test_a_directory_without_sessions_says_what_it_must_hold(
         (folder / name).write_text("hi")
     assert main(["replay", str(folder), "--out", str(tmp_path / "o")]) == 2
     assert capsys.readouterr().err == (
-        f"promptcache: error: {folder}: is a directory; give the transcript files in it (e.g. {folder}/*.json): a "
-        "directory is read only as Claude Code sessions, a project folder (session logs <id>.jsonl, as in "
-        "~/.claude/projects/) or one session's folder (<id>/ beside <id>.jsonl, or holding subagents/agent-*.jsonl), "
-        "and this one holds none\n"
+        f"promptcache: error: {folder}: is a directory holding no Claude Code sessions: a directory is read only as "
+        "Claude Code sessions, a folder of project folders (~/.claude/projects, every session of every project in "
+        "one run), one project folder (session logs <id>.jsonl, as in ~/.claude/projects/<project>/) or one "
+        "session's folder (<id>/ beside <id>.jsonl, or holding subagents/agent-*.jsonl)\n"
     )
 
 

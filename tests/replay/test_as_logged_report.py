@@ -69,6 +69,12 @@ def plain(path: Path) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def _wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests read the bordered table with exact token counts: a terminal of 120 columns or more."""
+    monkeypatch.setenv("COLUMNS", "160")
+
+
 def _report(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     assert main(["replay", *argv, "--no-chart"]) == 0
     return " ".join(capsys.readouterr().out.split())
@@ -101,17 +107,18 @@ def test_the_mixed_report_says_what_the_bill_covers(tmp_path: Path, capsys: pyte
     cc, other = session(tmp_path / "s.jsonl", CALLS), plain(tmp_path / "plain.json")
     out = _report([str(cc), str(other), "--strategy", "anchored-tail", "--out", str(tmp_path / "o")], capsys)
     assert "as logged: 3 of 4 requests carry logged usage; the billed row, 'vs billed', the fidelity and the " in out
-    # none | uncached | read | write | USD | vs none | vs billed | w/ read: none on the logged calls is 360.6 % of
+    # none | uncached | read | write | of which 1h | USD | vs none | vs billed | w/ read: none on the logged calls is 360.6 % of
     # the bill (not 360.6 % + the plain request); as-logged 100.1 % of the bill (not a forced 100 %); the billed
     # row 27.7 % of none on the same calls
-    assert "│ none │ 19,313 │ 0 │ 0 │ 0.0966 │ 100.0% │ 360.6% │ 0.0% │" in out
-    assert "│ anchored-tail │ 1 │ 16,003 │ 3,309 │ 0.0287 │ 29.7% │ 107.1% │ 75.0% │" in out
-    assert "│ as-logged │ 0 │ 17,507 │ 1,805 │ 0.0268 │ 27.8% │ 100.1% │ 100.0% │" in out
-    assert "│ as logged (billed) │ 5 │ 17,507 │ 1,800 │ 0.0268 │ 27.7% │ 100.0% │ — │" in out
-    # the text line: both simulated, on the logged calls (7.0 % = 0.02868275 / 0.0268035 - 1)
+    assert "│ none │ 19,313 │ 0 │ 0 │ 0 │ 0.0966 │ 100.0% │ 360.6% │ 0.0% │" in out
+    assert "│ anchored-tail │ 1 │ 16,003 │ 3,309 │ 0 │ 0.0287 │ 29.7% │ 107.1% │ 75.0% │" in out
+    assert "│ as-logged │ 0 │ 17,507 │ 1,805 │ 1,805 │ 0.0268 │ 27.8% │ 100.1% │ 100.0% │" in out
+    assert "│ as logged (billed) │ 5 │ 17,507 │ 1,800 │ 1,800 │ 0.0268 │ 27.7% │ 100.0% │ — │" in out
+    # the text line: both simulated, on the logged calls, at the TTL the log wrote with (its writes are 1-hour
+    # ones: anchored-tail at 5 minutes would be 7.0% dearer, a TTL difference, not placement)
     assert (
-        "anchored-tail costs 7.0% more than the log's own layout (as-logged), both simulated on the 3 logged requests."
-        in out
+        "anchored-tail costs the same as the log's own layout (as-logged), both simulated at the log's 1-hour TTL on "
+        "the 3 logged requests." in out
     )
     assert "'vs billed' is the row's cost on the requests with logged usage relative to the log's billed cost" in out
 

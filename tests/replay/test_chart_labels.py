@@ -35,8 +35,8 @@ def test_figures_lie_on_no_name_and_no_other_figure(sample: ReplayResult) -> Non
     names = _boxes(fig, list(bars_ax.get_yticklabels()))
     specs = bar_specs(sample)
     assert len(figures) == len(specs) == len(names)
-    # each figure to 0.1%: a 1% difference between two rows reads as 1.0 point between their figures
-    assert [t.get_text() for t in bars_ax.texts] == [f"{s['delta_pct']:+.1f}%" for s in specs]
+    # each figure the row's share of no caching to 0.1%, as the table's "vs none" column
+    assert [t.get_text() for t in bars_ax.texts] == [f"{s['share_pct']:.1f}%" for s in specs]
     for i, box in enumerate(figures):
         assert not any(box.overlaps(name) for name in names)
         assert not any(box.overlaps(other) for other in figures[i + 1 :])

@@ -62,7 +62,7 @@ def test_claude_code_advice_names_what_the_user_can_change() -> None:
         in (decision.advice[0])
     )
     assert decision.advice[0].endswith(
-        f"${monthly:,.2f} per month (what they cost, not a saving: they are Claude Code's own changes, which nothing "
+        f"${monthly:,.2f} per month, from 70 minutes of traffic (what they cost, not a saving: they are Claude Code's own changes, which nothing "
         "you control is known to recover)."
     )
 

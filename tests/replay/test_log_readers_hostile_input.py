@@ -435,10 +435,10 @@ def test_folder_with_no_logs_is_a_clear_error(tmp_path: Path, capsys: pytest.Cap
     code, err = cli(tmp_path, folder, capsys=capsys)
     assert code == 2
     assert err == (
-        f"promptcache: error: {folder}: is a directory; give the transcript files in it (e.g. {folder}/*.json): a "
-        "directory is read only as Claude Code sessions, a project folder (session logs <id>.jsonl, as in "
-        "~/.claude/projects/) or one session's folder (<id>/ beside <id>.jsonl, or holding subagents/agent-*.jsonl), "
-        "and this one holds none\n"
+        f"promptcache: error: {folder}: is a directory holding no Claude Code sessions: a directory is read only as "
+        "Claude Code sessions, a folder of project folders (~/.claude/projects, every session of every project in "
+        "one run), one project folder (session logs <id>.jsonl, as in ~/.claude/projects/<project>/) or one "
+        "session's folder (<id>/ beside <id>.jsonl, or holding subagents/agent-*.jsonl)\n"
     )
 
 

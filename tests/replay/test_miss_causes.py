@@ -149,7 +149,10 @@ def test_first_calls_are_the_cost_of_caching_and_recover_nothing(tmp_path: Path)
     rows = _rows(result, "anchored-tail")
     assert list(rows) == ["first-call"]  # every write is new content, read by the next request
     assert rows["first-call"]["cache_write_tokens"] == result.strategies["anchored-tail"].write_tokens
-    assert (rows["first-call"]["recoverable_usd"], rows["first-call"]["fix"]) == (0.0, None)
+    assert (rows["first-call"]["recoverable_usd"], rows["first-call"]["fix"]) == (
+        0.0,
+        "none: new tokens are written once (what caching costs)",
+    )
 
 
 def test_a_model_switch_rewrites_what_the_other_model_cached(tmp_path: Path) -> None:

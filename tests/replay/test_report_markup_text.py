@@ -16,6 +16,12 @@ SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "data" / "sample_con
 PRICES = {"family": "claude", "input": 3, "output": 15, "cache_write_5m": 3.75, "cache_read": 0.3}
 
 
+@pytest.fixture(autouse=True)
+def _wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report wraps to the terminal's width: these tests read whole lines, so the terminal is wide."""
+    monkeypatch.setenv("COLUMNS", "400")
+
+
 @pytest.mark.parametrize("folder", ["[/b]", "[red]x", "[bold]"])
 def test_an_out_path_with_markup_is_printed_as_given(
     folder: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]

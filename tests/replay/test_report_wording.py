@@ -84,14 +84,14 @@ def test_no_response_cache_note_without_the_row(tmp_path: Path) -> None:
     assert decision is not None and decision.advice == []
 
 
-def test_the_intention_line_opens_with_a_verdict() -> None:
+def test_the_intention_paragraph_is_plain_and_ends_with_whether_to_use_it() -> None:
     result = run_replay([SAMPLE], SONNET4, DEFAULT_STRATEGIES, force_model=True)
     text = " ".join(_text(result).split())
     assert (
-        "Intention cache: would have answered 0 calls with their own result (retrieve_memory) and served 0 without "
-        "running the tool (serve_repeats); 3 calls repeat an earlier successful call of the same user (1 with a "
-        "changed result). In detail (IntentionMemory in memory, threshold 0.5, margin 0.15, TTL 3600 s), of 17 tool "
-        "calls: retrieve_memory answered 3 (3 exact, 0 similar), 0 listing the call's own result (0 of them changed "
-        "since) and 3 only other calls'; serve_repeats answered 0 (0 with a result that changed since); a repeat has "
-        "the same tool and arguments, under any intention, at any distance."
+        "Intention cache (IntentionMemory in memory, threshold 0.5, margin 0.15, TTL 3600 s): of 17 tool calls, 3 "
+        "calls repeat an earlier successful call of the same user (same tool and arguments, at any distance; 1 of them with "
+        "a changed result); serve_repeats would have answered 0 without running the tool (it needs the same "
+        "intention too, within the TTL); retrieve_memory found stored results for 3 (3 by the exact intention, 0 by "
+        "a similar one), but none of them was the call's own result: it would have shown the model other calls' "
+        "results. Use it? Not on this traffic: it would have answered no call with its own result."
     ) in text
