@@ -136,9 +136,7 @@ class WordCheck:
     def _partnered(self, unit: str, verb: str | None, other: list[tuple[str, str]], vecs: dict[str, Any]) -> bool:
         """Whether ``unit`` (a word, or a phrasal unit whose verb stem is ``verb``) has a partner among ``other``
         (``(unit, verb stem)`` pairs): cosine at least ``word_threshold`` and, for a phrasal unit, another verb."""
-        return any(
-            float(vecs[unit] @ vecs[o]) >= self.word_threshold for o, v in other if verb is None or v != verb
-        )
+        return any(float(vecs[unit] @ vecs[o]) >= self.word_threshold for o, v in other if verb is None or v != verb)
 
     def passes(self, query: str, stored: str) -> bool:
         """Whether the two differ in content words and every unshared one has a near-synonym on the other side. Two
