@@ -134,7 +134,7 @@ def score_pairs(embeddings: Any, pairs: Sequence[Pair]) -> list[tuple[float, boo
     by pair: hundreds of small model calls.)"""
     import numpy as np
 
-    from promptcache.intention._differences import WordCheck, content_stems
+    from promptcache.intention._differences import WordCheck, word_units
 
     if not pairs:
         return []
@@ -150,7 +150,7 @@ def score_pairs(embeddings: Any, pairs: Sequence[Pair]) -> list[tuple[float, boo
         for p in pairs
     ]
     words = WordCheck(embeddings)
-    todo = {w for p, v in zip(pairs, verdicts) if not v for t in (p.stored, p.asked) for w in content_stems(t).values()}
+    todo = {w for p, v in zip(pairs, verdicts) if not v for t in (p.stored, p.asked) for w in word_units(t)}
     if todo:
         words.prepare(sorted(todo))
     out: list[tuple[float, bool]] = []
