@@ -229,13 +229,14 @@ class CountedMessages:
         ``raw``."""
         if isinstance(messages, bytes):
             return self._reusable_raw(messages)
-        kept = self.kept
-        if not kept or type(messages) is not list:
+        kept, n = self._kept, self._n  # entries past n (a later request's, `take`) are not this request's
+        if not kept or not n or type(messages) is not list:
             return 0
         try:  # a value whose own __eq__ raises (an array's truth value) ends the reuse
-            if len(kept) <= len(messages) and kept == messages[: len(kept)]:  # the kept copy on the left (`_Strict`)
-                return len(kept)  # the common case: the whole previous request, then new messages
-            same = [bool(x) for x in map(operator.eq, kept, messages)]  # an earlier message changed: where
+            # the kept copy on the left (`_Strict`); a list that grows meanwhile compares unequal (its length)
+            if n <= len(messages) and (kept if len(kept) == n else kept[:n]) == messages[:n]:
+                return n  # the common case: the whole previous request, then new messages
+            same = [bool(x) for x in map(operator.eq, kept, messages[:n])]  # an earlier message changed: where
         except Exception:  # noqa: BLE001
             return 0
         return same.index(False) if False in same else len(same)

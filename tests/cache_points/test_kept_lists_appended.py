@@ -3,7 +3,7 @@
 
 Checked here: a request that reuses every kept message takes the previous request's lists themselves (the same
 objects, grown by its new messages); the previous request's ``kept`` / ``tokens`` / ``ends`` / ``size`` / ``raw``
-stay what they were; a second request given the same, already taken, counts copies instead and counts the same; a
+stay what they were, and it reuses only its own messages; a second request given the same, already taken, counts copies instead and counts the same; a
 request that reuses only some of them copies; the counts always equal counting from scratch.
 """
 
@@ -51,6 +51,8 @@ def test_a_request_reusing_every_kept_message_appends_to_the_previous_lists() ->
     assert second._kept is lists[0] and second._tokens is lists[1] and second._ends is lists[2]
     assert len(lists[1]) == 9 and len(first.tokens) == 7
     assert _state(first) == before
+    assert first.reusable(_agent(9)) == 7  # the entries appended past its own are not its to reuse
+    assert second.reusable(_agent(9)) == 9
     assert second.tokens == [default_count_tokens(m) for m in _agent(9)]
     assert second.raw == serialise(_agent(9))
 
