@@ -28,6 +28,7 @@ langchain-aws the request is freed when its call returns too, outside its placem
     python bench/cache_points.py --sizes 200 --rounds 5 --repeat 200
     python bench/cache_points.py --long-text         # long texts: the length estimate against a full encode
     python bench/cache_points.py --breakdown 200 --repeat 300   # each step of ours timed alone
+    python bench/cache_points.py --breakdown 10000 --repeat 9 --cold-caches   # the same, caches evicted first
     python bench/cache_points.py --floor --rounds 5  # reading the request: our comparison vs langchain-aws' walk
     python bench/cache_points.py --instructions      # instructions per request (valgrind callgrind), both variants
 
@@ -54,10 +55,14 @@ from typing import Any
 import boto3
 from langchain_aws import ChatBedrockConverse
 
+from promptcache.cache_points._prefix_counts import CountedMessages
 from promptcache.cache_points._tokens import clear_token_memo, count_text_tokens, default_count_tokens
 from promptcache.integrations.bedrock import CachePointChatBedrockConverse, conversation_id
 
 MODEL = "us.anthropic.claude-sonnet-4-20250514-v1:0"
+#: Bytes `breakdown` copies to evict the caches: 64 MiB, twice the 32 MiB L3 cache of the machine bench/README.md's
+#: figures come from (``lscpu``: AMD EPYC, 2 cores); a capacity, not fitted.
+_EVICT_BYTES = 64 << 20
 WORDS = (
     "model cache token prompt bedrock request message system layer network gradient training data "
     "vector search answer question example context window latency cost flight booking refund"
@@ -131,12 +136,21 @@ class Variants:
         self.previous = self.ours._store.load(self.conv, self.model_key)
         self.counts = self.ours._hot.counts.get(self.conv)  # the counts that request left for the next one
 
+    def previous_counts(self) -> CountedMessages:
+        """A copy of the counts the previous request left (its own lists): the next request of a conversation appends
+        to those lists instead of copying them (`CountedMessages.take`), once, so each timed call gets its own."""
+        counts = self.counts
+        assert counts is not None and counts.kept is not None
+        copy = CountedMessages(None, list(counts.ends), list(counts.tokens), list(counts.kept), counts.first_str)
+        copy.fingerprints = dict(counts.fingerprints)
+        return copy
+
     def time_ours(self, repeat: int, cold: bool = False) -> float:
         samples = []
         for _ in range(repeat):
             args = fresh(*self.request)
             self.ours._store.save(self.conv, self.model_key, self.previous)
-            self.ours._hot.counts.put(self.conv, None if cold else self.counts)
+            self.ours._hot.counts.put(self.conv, None if cold else self.previous_counts())
             if cold:
                 clear_token_memo()
             gc.disable()
@@ -196,9 +210,14 @@ def run(sizes: list[int], rounds: int, repeat: int) -> None:
         )
 
 
-def breakdown(n: int, repeat: int) -> None:
+def breakdown(n: int, repeat: int, cold_caches: bool = False) -> None:
     """Where our time goes at ``n`` messages: each step timed alone on the same request (fastest of ``repeat``
-    calls, the stored placements and kept counts reset before each), next to langchain-aws' whole placement."""
+    calls, the stored placements and kept counts reset before each), next to langchain-aws' whole placement.
+
+    ``cold_caches``: before each timed call, a 64 MiB buffer is copied (`_EVICT_BYTES`, twice the L3 cache of the
+    machine measured), so each step reads the request from memory, as a step of the whole hook
+    does once the earlier steps' walks over a large request have pushed it out of the caches. The last rows time
+    one copy of a per-message list each (the copies a request makes of the message list and of the kept counts)."""
     from promptcache.cache_points._converse import _specs_tokens, place_cache_points
     from promptcache.cache_points._prefix_counts import serialise
     from promptcache.cache_points._request_scan import scan_request
@@ -206,13 +225,18 @@ def breakdown(n: int, repeat: int) -> None:
     v = Variants(n)
     v.time_ours(3)
     hot, info = v.ours._hot, v.ours._info
+    evict = bytearray(_EVICT_BYTES if cold_caches else 0)
+    kept, reused = v.counts.kept or [], len(v.counts.kept or [])
+    now = {"counts": v.counts}  # the previous request's counts, a copy per call (`Variants.previous_counts`)
 
     def best(step: Any) -> float:
         samples = []
         for _ in range(repeat):
             system, messages, params = fresh(*v.request)
             v.ours._store.save(v.conv, v.model_key, v.previous)
-            hot.counts.put(v.conv, v.counts)
+            now["counts"] = v.previous_counts()
+            hot.counts.put(v.conv, now["counts"])
+            bytes(evict)  # reads and writes the buffer (nothing when the caches are not evicted)
             gc.disable()
             start = time.perf_counter_ns()
             step(system, messages, params["toolConfig"]["tools"], params)
@@ -223,7 +247,7 @@ def breakdown(n: int, repeat: int) -> None:
 
     def place(s: Any, m: Any, t: Any, p: Any) -> None:
         place_cache_points(
-            info, s, m, t, previous_placements=v.previous, strategy=hot.strategy, previous_counts=v.counts
+            info, s, m, t, previous_placements=v.previous, strategy=hot.strategy, previous_counts=now["counts"]
         )
 
     steps = {
@@ -233,15 +257,22 @@ def breakdown(n: int, repeat: int) -> None:
         "placement store write": lambda s, m, t, p: hot.store.save(v.conv, v.model_key, v.previous),
         "place_cache_points": place,
         "place_cache_points: the walk (scan_request)": lambda s, m, t, p: scan_request(
-            info, s, m, t, count_tokens=True, previous=v.counts
+            info, s, m, t, count_tokens=True, previous=now["counts"]
         ),
         "the walk: the messages compared with the kept copy (reusable)": lambda s, m, t, p: v.counts.reusable(m),
         "(not on the path) the messages' JSON (serialise)": lambda s, m, t, p: serialise(m),
         "place_cache_points: the tool specs' tokens": lambda s, m, t, p: _specs_tokens(t),
         "reading one pydantic private attribute of the model (model._store)": lambda s, m, t, p: v.ours._store,
         "langchain-aws, the whole hook": lambda s, m, t, p: v.theirs._apply_cache_points({"ttl": "5m"}, s, m, p),
+        "one copy: the message list (list(messages))": lambda s, m, t, p: list(m),
+        "two copies: the message list copied and written back (messages[:] = list(messages))": lambda s, m, t, p: (
+            m.__setitem__(slice(None), list(m))
+        ),
+        "one copy: the kept messages (kept[:n])": lambda s, m, t, p: kept[:reused],
+        "one copy: the kept counts (tokens[:n])": lambda s, m, t, p: v.counts.tokens[:reused],
+        "one copy: the kept JSON ends (ends[:n])": lambda s, m, t, p: v.counts.ends[:reused],
     }
-    print(f"| step ({n:,} messages) | fastest of {repeat} (us) |")
+    print(f"| step ({n:,} messages{', caches evicted' if cold_caches else ''}) | fastest of {repeat} (us) |")
     print("|---|---:|")
     for label, step in steps.items():
         print(f"| {label} | {best(step):.1f} |")
@@ -364,7 +395,7 @@ def _instructions_inner(sizes: list[int], calls: int) -> None:
                 system, messages, params = fresh(*v.request)
                 _drop_retired(v.ours)
                 v.ours._store.save(v.conv, v.model_key, v.previous)
-                v.ours._hot.counts.put(v.conv, v.counts)
+                v.ours._hot.counts.put(v.conv, v.previous_counts())
                 if which == "ours":
                     functools.reduce(lambda _, __: v.ours._apply_cache_points(None, system, messages, params), [0], 0)
                 else:
@@ -417,6 +448,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=100, help="calls per variant per round at the smallest size")
     parser.add_argument("--long-text", action="store_true")
     parser.add_argument("--breakdown", type=int, metavar="N", help="time each step of ours alone at N messages")
+    parser.add_argument("--cold-caches", action="store_true", help="--breakdown: evict the caches before each call")
     parser.add_argument("--floor", action="store_true", help="what reading the request costs, per size")
     parser.add_argument("--instructions", action="store_true", help="instructions per request (valgrind)")
     parser.add_argument("--calls", type=int, default=40, help="--instructions: requests at the smallest size")
@@ -435,7 +467,7 @@ def main() -> None:
 
 def _main(args: argparse.Namespace) -> None:
     if args.breakdown:
-        breakdown(args.breakdown, args.repeat)
+        breakdown(args.breakdown, args.repeat, args.cold_caches)
         return
     if args.long_text:
         exact_cost()

@@ -152,6 +152,10 @@ def _thawed(value: object) -> object:
 class CountedMessages:
     """One request's messages: a kept copy (`freeze`), each message's count, and the end of each message's JSON.
 
+    The next request of the conversation appends its messages to these lists instead of copying them, when all of
+    them compared equal to its leading messages and no other request has appended to them (`take`); this object
+    keeps seeing only its own first ``len(tokens)`` entries (``kept``, ``tokens`` and ``ends`` read them).
+
     Args:
         raw: the messages' JSON when known (``serialise(messages)``), else ``None`` (rebuilt from ``kept`` on demand).
         ends: ``raw[ends[i]]`` is the ``,`` or ``]`` after message ``i``.
@@ -166,7 +170,7 @@ class CountedMessages:
             message that compares equal instead of serialising and hashing it again.
     """
 
-    __slots__ = ("_raw", "ends", "fingerprints", "first_str", "kept", "size", "tokens")
+    __slots__ = ("_ends", "_kept", "_n", "_raw", "_taken", "_tokens", "fingerprints", "first_str", "size")
 
     def __init__(
         self,
@@ -176,9 +180,41 @@ class CountedMessages:
         kept: list[object] | None = None,
         first_str: int = 0,
     ) -> None:
-        self._raw, self.ends, self.tokens, self.kept, self.first_str = raw, ends, tokens, kept, first_str
-        self.size = len(raw) if raw is not None else (ends[-1] + 1 if ends else 2)
+        self._raw, self._ends, self._tokens, self._kept, self.first_str = raw, ends, tokens, kept, first_str
+        self._n = len(tokens)  # this object's entries: a later request may append to the lists (`take`)
+        self._taken = threading.Lock()  # held by the one request that appends to the lists
+        self.size = len(raw) if raw is not None else (ends[self._n - 1] + 1 if ends and self._n else 2)
         self.fingerprints: dict[int, str] = {}
+
+    @property
+    def kept(self) -> list[object] | None:
+        """The frozen messages (``None``: nothing to compare); this object's own entries."""
+        kept, n = self._kept, self._n
+        return kept if kept is None or len(kept) == n else kept[:n]
+
+    @property
+    def tokens(self) -> list[int]:
+        """``default_count_tokens(messages[i])`` for each message; this object's own entries."""
+        tokens, n = self._tokens, self._n
+        return tokens if len(tokens) == n else tokens[:n]
+
+    @property
+    def ends(self) -> list[int]:
+        """``raw[ends[i]]`` is the ``,`` or ``]`` after message ``i``; this object's own entries."""
+        ends, n = self._ends, self._n
+        return ends if len(ends) <= n else ends[:n]
+
+    def take(self, reused: int) -> tuple[list[object], list[int], list[int]] | None:
+        """``(kept, tokens, ends)`` themselves, for the next request to append its own messages to, when that request
+        reuses all ``reused`` of them (every kept message compared equal) and no request has taken them before;
+        ``None`` otherwise (then the caller copies the ``reused`` leading entries). Taken at most once
+        (thread-safe): the lists grow past this object's entries, which it keeps reading alone."""
+        kept, tokens, ends, n = self._kept, self._tokens, self._ends, self._n
+        if kept is None or reused != n or len(kept) != n or len(tokens) != n or len(ends) != n:
+            return None
+        if not self._taken.acquire(blocking=False):
+            return None
+        return kept, tokens, ends
 
     @property
     def raw(self) -> bytes:
@@ -193,13 +229,14 @@ class CountedMessages:
         ``raw``."""
         if isinstance(messages, bytes):
             return self._reusable_raw(messages)
-        kept = self.kept
-        if not kept or type(messages) is not list:
+        kept, n = self._kept, self._n  # entries past n (a later request's, `take`) are not this request's
+        if not kept or not n or type(messages) is not list:
             return 0
         try:  # a value whose own __eq__ raises (an array's truth value) ends the reuse
-            if len(kept) <= len(messages) and kept == messages[: len(kept)]:  # the kept copy on the left (`_Strict`)
-                return len(kept)  # the common case: the whole previous request, then new messages
-            same = [bool(x) for x in map(operator.eq, kept, messages)]  # an earlier message changed: where
+            # the kept copy on the left (`_Strict`); a list that grows meanwhile compares unequal (its length)
+            if n <= len(messages) and (kept if len(kept) == n else kept[:n]) == messages[:n]:
+                return n  # the common case: the whole previous request, then new messages
+            same = [bool(x) for x in map(operator.eq, kept, messages[:n])]  # an earlier message changed: where
         except Exception:  # noqa: BLE001
             return 0
         return same.index(False) if False in same else len(same)

@@ -290,8 +290,12 @@ def _scan_plain(
         return None
     reused = previous.reusable(messages) if previous is not None else 0
     if previous is not None and reused:
-        kept: list[object] = previous.kept[:reused]  # type: ignore[index]
-        tokens, ends = previous.tokens[:reused], previous.ends[:reused]
+        taken = previous.take(reused)  # the previous request's lists, appended to, when all of it is reused
+        if taken is not None:
+            kept, tokens, ends = taken
+        else:
+            kept = previous.kept[:reused]  # type: ignore[index]
+            tokens, ends = previous.tokens[:reused], previous.ends[:reused]
         end = ends[-1]
         first_str = previous.first_str if previous.first_str < reused else len(messages)
     else:
