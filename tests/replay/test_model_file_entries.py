@@ -1,4 +1,5 @@
-"""``--models`` entries are taken at their word or refused by name: ``cachable: []`` caches nothing; an empty id,
+"""``--models`` entries are taken at their word or refused by name: ``cachable: []`` caches nothing (and the
+report says the model takes no cache points, with no sentence about entries expiring); an empty id,
 an entry missing prices for a model outside the shipped tables, and an entry whose input-side prices are all 0
 are errors naming the entry; a cache read dearer than input is one warning."""
 
@@ -37,6 +38,22 @@ def test_cachable_empty_caches_nothing_under_every_placement(
     assert code == 0
     rows = {n: (r["cache_read_tokens"], r["cache_write_tokens"]) for n, r in report["strategies"].items()}
     assert rows and all(counts == (0, 0) for counts in rows.values()), rows
+
+
+def test_a_model_taking_no_cache_points_is_told_once_without_a_ttl_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _models(tmp_path, {"my.m": {**PRICES, "cachable": []}})
+    code = main(["replay", str(SAMPLE), "--models", str(path), "--model", "my.m", "--no-chart", "--out",
+                 str(tmp_path / "out")])  # fmt: skip
+    out = capsys.readouterr().out
+    report = json.loads((tmp_path / "out" / "replay.json").read_text())
+    sentence = (
+        "Leave caching off: my.m takes no cache points (no field may carry one), so no placement caches anything here."
+    )
+    assert (code, report["decision"]["action"], report["decision"]["sentence"]) == (0, "disable", sentence)
+    assert out.count("takes no cache points") == 1
+    assert [w for w in ("expire", "1-hour TTL", "cache entries") if w in out] == []
 
 
 @pytest.mark.parametrize(
