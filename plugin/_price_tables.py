@@ -9,7 +9,7 @@ USD per 1,000,000 tokens. Every row names the page it was read from (``source``)
   cache writes, cache hits, output) and "Long context pricing" (Sonnet 4 and 4.5: a request over 200,000 prompt
   tokens, cache reads and writes included, is billed at 2x input and 1.5x output, cache prices scaled with input);
   per-model pages such as https://platform.claude.com/docs/en/about-claude/models/whats-new-opus-5.
-  Minimum tokens per cache checkpoint (``ANTHROPIC_MIN_TOKENS``): https://platform.claude.com/docs/en/build-with-claude/prompt-caching
+  Minimum tokens per cache point (``ANTHROPIC_MIN_TOKENS``): https://platform.claude.com/docs/en/build-with-claude/prompt-caching
   ("Cache limitations"): 4,096 for Opus 4.5 / 4.6 and Haiku 4.5, 1,024 for Sonnet 4.x, Opus 4 / 4.1 and Sonnet 3.7,
   2,048 for Haiku 3 / 3.5; 2,048 for Opus 4.7; 1,024 for Opus 4.8 ("What's new in Claude Opus 4.8": "a lower
   1,024-token minimum cacheable prompt length") and Sonnet 5; 512 for Opus 5. Every model on the Anthropic API
@@ -107,7 +107,7 @@ ANTHROPIC: dict[str, Row] = {
     "claude-3-haiku": _anthropic(0.25, 1.25, 0.30, 0.50, 0.03),
 }
 
-#: Minimum tokens per cache checkpoint on the Anthropic API (sources in the module docstring).
+#: Minimum tokens per cache point on the Anthropic API (sources in the module docstring).
 ANTHROPIC_MIN_TOKENS: dict[str, int] = {
     "claude-opus-5": 512,
     "claude-opus-4-8": 1_024,

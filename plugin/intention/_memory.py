@@ -322,7 +322,8 @@ class IntentionMemory(Thresholds):
         """The best few earlier results for ``intention``, for a model to judge (the ``retrieve_memory`` contract):
         an exact match first, then the most similar stored intentions, each with its similarity, age and, when a
         veto fired, the difference found (``note``: e.g. ``"differs in numbers"``). ``kind`` is ``"exact"``,
-        ``"similar"`` (no veto fired) or ``"partial"`` (a veto fired: it may still help). One memory (the newest)
+        ``"similar"`` (no veto fired) or ``"partial"`` (a veto fired: it may still help); ``refused_by`` names the
+        check that keeps `retrieve` from serving it (``""``: none; `IntentionMatch`). One memory (the newest)
         per stored intention. Needs embeddings; without them, the match `retrieve` finds (if any).
 
         Args:

@@ -19,11 +19,14 @@
    (`promptcache.intention._consensus`; stage ``"consensus"``), before any model is asked.
 
 `suggest` is the second contract (``retrieve_memory``): the best few proposals with their similarity and
-whether a veto fired, for the agent to judge; nothing is accepted or refused there.
+whether a veto fired, for the agent to judge; nothing is accepted or refused there, but each proposal says which
+check of steps 3-6 refuses it to `retrieve` (``refused_by``, `refusal`), so a user sees why a candidate offered
+was not served.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from promptcache._types import JSONValue
@@ -41,16 +44,17 @@ from promptcache.intention._vetoes import exact_key, veto
 if TYPE_CHECKING:
     from promptcache.intention._context import LookupContext
 
-__all__ = ["Proposal", "find_recall", "proposals_for", "suggest", "suggested"]
+__all__ = ["Proposal", "find_recall", "proposals_for", "refusal", "suggest", "suggested"]
 
 
 class Proposal(NamedTuple):
-    """A stored intention proposed for a query: its similarity, its memories (newest first) and the veto that
-    fired (``None``: none)."""
+    """A stored intention proposed for a query: its similarity, its memories (newest first), the veto that
+    fired (``None``: none) and, from `suggest`, the check that refuses it to `retrieve` (``""``: none)."""
 
     score: float
     group: list[MemoryRecord]
     veto: str | None
+    refused_by: str = ""
 
 
 def proposals_for(
@@ -88,16 +92,41 @@ Accepted = list[tuple[Proposal, str]]
 def _accept_cheap(ctx: LookupContext, intention: str, proposals: list[Proposal]) -> Accepted:
     """Proposals no veto blocks that clear the threshold (stage ``"embeddings"``) or whose meaning normal form is
     the query's (stage ``"lexical"``: every difference an equivalence, `promptcache.intention._meaning.compare`)."""
-    out: Accepted = []
-    for p in proposals:
-        if p.veto is not None:
-            continue
-        if compare(intention, p.group[0].intention) is None:
-            out.append((p, "lexical"))
-        elif p.score >= ctx.threshold and ctx.word_check.passes(intention, p.group[0].intention):
-            if not ambiguous(p, proposals):  # a near-tied rival holding another result: a guess, refused
-                out.append((p, "embeddings"))
-    return out
+    verdicts = ((p, _verdict(ctx, intention, p, proposals)) for p in proposals)
+    return [(p, stage) for p, (stage, _) in verdicts if stage]
+
+
+def _verdict(ctx: LookupContext, intention: str, p: Proposal, proposals: list[Proposal]) -> tuple[str, str]:
+    """``(stage that accepts p, check that refuses it)`` among the cheap stages, one of them ``""``: ``"veto"``,
+    ``"threshold"`` (similarity under the memory's threshold), ``"word-check"`` (a content word without a
+    near-synonym on the other side) or ``"agreement"`` (a near-tied rival holding another result: a guess)."""
+    if p.veto is not None:
+        return "", "veto"
+    if compare(intention, p.group[0].intention) is None:
+        return "lexical", ""
+    if p.score < ctx.threshold:
+        return "", "threshold"
+    if not ctx.word_check.passes(intention, p.group[0].intention):
+        return "", "word-check"
+    if ambiguous(p, proposals):
+        return "", "agreement"
+    return "embeddings", ""
+
+
+def refusal(ctx: LookupContext, index: VectorIndex, intention: str, query: object, now: float) -> dict[str, str]:
+    """Why `retrieve` (no ``tool``/``args``) would not serve each stored intention it proposes for ``intention``:
+    the id of its newest memory -> the check that refuses it (`_verdict`; ``"exact-only"`` on an exact-only memory), ``""`` for one
+    a stage accepts (served, or another accepted one is; consensus too, when the cheap stages accept none). A model
+    verifier is not asked: what it would accept keeps the refusal of the checks before it. A stored intention
+    outside the ``ctx.proposals`` most similar is not in the map (`retrieve` never considers it)."""
+    proposals = proposals_for(index, intention, query, ctx.proposals, now)
+    if ctx.exact_only:
+        return {p.group[0].id: "exact-only" for p in proposals}
+    verdicts = {p.group[0].id: _verdict(ctx, intention, p, proposals) for p in proposals}
+    if not any(stage for stage, _ in verdicts.values()):
+        for p, _ in _accept_consensus(ctx, index, intention, query, None, None, now):
+            verdicts[p.group[0].id] = ("consensus", "")
+    return {key: refused for key, (_, refused) in verdicts.items()}
 
 
 def _accept_consensus(
@@ -193,7 +222,9 @@ def find_recall(
 
 
 def suggest(ctx: LookupContext, user: str, intention: str, count: int) -> Steps[tuple[list[Proposal], float]]:
-    """The ``count`` best proposals for ``intention`` (exact first), vetoed ones included and marked; ``now``."""
+    """The ``count`` best proposals for ``intention`` (exact first), vetoed ones included and marked, each with the
+    check that refuses it to `retrieve` (`refusal`; ``"proposals"``: not among the ``ctx.proposals`` it
+    considers); ``now``."""
     now = ctx.clock()
     index = yield from ctx.indexes.current(ctx.backend, ctx.similarity, user, now)
     query = yield call(ctx.similarity, "encode_query", intention)
@@ -202,7 +233,10 @@ def suggest(ctx: LookupContext, user: str, intention: str, count: int) -> Steps[
     group = index.group(key, None, None, now)
     if group:
         out.append(Proposal(1.0, group, None))
-    out.extend(proposals_for(index, intention, query, count - len(out), now, skip=key))
+    rest = proposals_for(index, intention, query, count - len(out), now, skip=key)
+    if rest:
+        why = refusal(ctx, index, intention, query, now)
+        out.extend(p._replace(refused_by=why.get(p.group[0].id, "proposals")) for p in rest)
     return out, now
 
 
@@ -215,5 +249,5 @@ def suggested(proposals: list[Proposal], raws: list[bytes | None], now: float) -
         )
         note = f"differs in {p.veto}" if p.veto else ""
         picked = Picked(p.group, p.score, kind, note, "")
-        out.extend(to_matches(p.group[:1], picked, [raw], now, []))
+        out.extend(replace(m, refused_by=p.refused_by) for m in to_matches(p.group[:1], picked, [raw], now, []))
     return out

@@ -34,6 +34,14 @@ class IntentionMatch:
         note: for a similar match, how the stored intention differs from the one asked (``""`` for exact).
         verified_by: the stage that accepted the match: ``"exact"`` (the same intention), ``"lexical"``,
             ``"embeddings"``, ``"consensus"`` (`promptcache.intention._consensus`), or a model verifier's name.
+        refused_by: for a match `IntentionMemory.suggest` offers, the check that keeps `IntentionMemory.retrieve`
+            from serving it: ``"veto"`` (``note`` says which), ``"threshold"`` (similarity under the memory's
+            threshold), ``"word-check"`` (a content word without a near-synonym in the other intention),
+            ``"agreement"`` (a nearly tied stored intention holds another result), ``"exact-only"`` (the memory
+            serves exact matches only) or ``"proposals"`` (not among the ``proposals`` most similar that
+            ``retrieve`` considers); ``""`` when a stage accepts it (and for every match ``retrieve`` returns). A
+            model verifier is not asked by ``suggest``: with one, ``retrieve`` may still accept a match refused
+            by ``"threshold"``, ``"word-check"`` or ``"agreement"``.
     """
 
     kind: str
@@ -47,6 +55,7 @@ class IntentionMatch:
     result_hash: str
     note: str = ""
     verified_by: str = ""
+    refused_by: str = ""
 
     def result_text(self) -> str:
         """The result as text: a string as is, anything else as JSON."""

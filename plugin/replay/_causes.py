@@ -20,12 +20,12 @@ questions:
     thread re-sent an earlier prompt's start with a later message changed, ``promptcache.replay._calls``);
   * ``first-call``: nothing held them and no earlier request of the conversation sent them: new content, written
     once (the cost of caching, not a leak);
-  * ``no-cache-point`` / ``checkpoint-limit`` / ``below-minimum`` also apply to written tokens the conversation's
+  * ``no-cache-point`` / ``cache-point-limit`` / ``below-minimum`` also apply to written tokens the conversation's
     previous request sent but did not cache (it placed no point after them; it used every point it may; its prefix
     was under the model's minimum).
 
 - **uncached** (plain) tokens: why were they not cached at all? ``below-minimum`` when a cache point follows them
-  but its prefix is under the model's minimum; otherwise no point follows them: ``checkpoint-limit`` when the
+  but its prefix is under the model's minimum; otherwise no point follows them: ``cache-point-limit`` when the
   request used every point the model allows, else ``no-cache-point`` (``none`` places none at all).
 
 On a model with automatic prefix caching (OpenAI: no cache points and no writes, ``add_automatic``) every token not
@@ -33,7 +33,7 @@ read is plain input, and the question is why the automatic cache did not hold it
 prefix beyond the last 128-token step OpenAI counts hits in), ``ttl-expired`` (the prefix was cached but left the
 cache during an idle gap), ``model-switch``, ``below-minimum`` (the prompt, or the previous request's prompt that
 sent these tokens, was under the 1,024 tokens OpenAI caches from), then ``prefix-changed`` / ``first-call`` for
-new content as above. ``no-cache-point``, ``lookback`` and ``checkpoint-limit`` do not arise there.
+new content as above. ``no-cache-point``, ``lookback`` and ``cache-point-limit`` do not arise there.
 
 ``unexplained`` collects what none of this accounts for (an entry the simulator pruned, say). Each cause's
 ``cost_usd`` is what its tokens were billed: written tokens at the request's own write price, plain ones at the
@@ -62,7 +62,7 @@ CAUSES = (
     "below-minimum",
     "hit-increment",
     "lookback",
-    "checkpoint-limit",
+    "cache-point-limit",
     "no-cache-point",
     "unexplained",
 )
@@ -200,7 +200,7 @@ class MissLedger:
             if any(cum[p.boundary] < min_tokens for p in after):
                 cause = "below-minimum"
             elif points and len(points) >= max_points:
-                cause = "checkpoint-limit"
+                cause = "cache-point-limit"
             else:
                 cause = "no-cache-point"
             self._add(cause, 0, plain, plain * price.input / 1_000_000)
@@ -284,7 +284,7 @@ def _written_spans(
     if sent and at < cum[sent]:  # the previous request sent these tokens and did not cache them
         if cum[sent] < min_tokens:
             cut("below-minimum", cum[sent])
-        cut("checkpoint-limit" if placed >= max_points else "no-cache-point", cum[sent])
+        cut("cache-point-limit" if placed >= max_points else "no-cache-point", cum[sent])
     meta = request.prepared.conversation.meta
     changed = request.number == 0 and _prefix_changed(meta)
     cut("prefix-changed" if changed else "first-call", end)

@@ -72,7 +72,7 @@ from ._claude_code_tree import (
     relink_broken,
     tree_node,
 )
-from ._input_guard import check_input_file
+from ._input_guard import check_input_file, is_special_file, skipped_not_regular
 from ._jsonpos import jsonl_records
 from ._messages import BadRecord, _short
 from ._transcript import Conversation, TranscriptError, TranscriptWarning
@@ -168,7 +168,8 @@ def read_session_folder(folder: str | Path) -> list[Conversation]:
     """The conversations of a session folder and the log beside it (``session_files``), read as one tree.
 
     An empty sub-agent log (a sub-agent that stopped before writing a line) is skipped with one
-    ``TranscriptWarning``; the folder's other logs are read.
+    ``TranscriptWarning``, and so are sub-agent entries that are named pipes, devices or sockets (one warning naming
+    them, as a project folder's are) while the folder has another log to read; the folder's other logs are read.
 
     Raises:
         TranscriptError: no session log in the folder, a file that is unreadable or malformed, or no API call in
@@ -177,6 +178,14 @@ def read_session_folder(folder: str | Path) -> list[Conversation]:
     files = session_files(folder)
     if not files:
         raise TranscriptError(str(folder), 0, "is a directory but not a Claude Code session folder")
+    special = [p for p in files if is_special_file(p)]
+    if special and len(special) < len(files):  # with nothing else to read, the first one is the error below
+        warnings.warn(
+            skipped_not_regular(Path(folder) / "subagents", [p.name for p in special], "a sub-agent log"),
+            TranscriptWarning,
+            stacklevel=2,
+        )
+        files = [p for p in files if p not in special]
     session = Session()
     for path in files:
         agent = path.stem if path.parent.name == "subagents" else ""

@@ -295,6 +295,11 @@ def _sentence(result: ReplayResult, d: Decision, costs: dict[str, float], placem
 
 
 def _off_sentence(result: ReplayResult, d: Decision, cheapest_rel: str, cheapest: str | None, per_month: str) -> str:
+    if not result.rules.cachable:  # no field may carry a point: no entry is ever written, so no TTL to speak of
+        return (
+            f"{'Leave' if d.current == 'none' else 'Turn'} caching off: {result.model_id} takes no cache points (no "
+            "field may carry one), so no placement caches anything here."
+        )
     minimum = result.rules.min_tokens
     if result.largest_request_tokens < minimum:
         return (

@@ -13,7 +13,9 @@ is then untimed, spaced like any untimed one) when, among the distinct times of 
   field rather than a session. Applied again to the times left, from both ends, while at least three remain.
 
 The file's conversations keep every message; one ``TranscriptWarning`` per file says how many times were set aside
-and the first of them.
+and the first of them. Every reader's file passes through it: ``readers.read_file`` on what it read whole, and
+``promptcache.replay._stream`` on a JSONL file of one conversation per line, whose times it collects in a first
+pass over the file (a float a message), so the conversations are still held one at a time.
 """
 
 from __future__ import annotations
@@ -24,7 +26,16 @@ from datetime import datetime, timezone
 
 from ._transcript import Conversation, TranscriptWarning
 
-__all__ = ["EARLIEST", "FAR_FACTOR", "FAR_GAP_S", "LATEST", "drop_far_timestamps", "far_times"]
+__all__ = [
+    "EARLIEST",
+    "FAR_FACTOR",
+    "FAR_GAP_S",
+    "LATEST",
+    "clear_far_timestamps",
+    "drop_far_timestamps",
+    "far_times",
+    "warn_far_timestamps",
+]
 
 #: 1970-01-01T00:00:00Z and 10000-01-01T00:00:00Z, epoch seconds (module docstring).
 EARLIEST, LATEST = 0.0, 253_402_300_800.0
@@ -61,23 +72,33 @@ def drop_far_timestamps(name: str, conversations: Sequence[Conversation]) -> Non
     """Clear, in place, the message timestamps of ``conversations`` (one file, ``name``) that are far outside the
     rest (module docstring), with one ``TranscriptWarning`` naming the file, the count and the first."""
     times = [m.timestamp for c in conversations for m in c.messages if m.timestamp is not None]
+    far = warn_far_timestamps(name, times, stacklevel=4)
+    for conv in conversations if far else ():
+        clear_far_timestamps(conv, far)
+
+
+def warn_far_timestamps(name: str, times: Sequence[float], stacklevel: int = 3) -> set[float]:
+    """``far_times(times)`` for the timestamps of one file (``name``), in the order of its messages, with the one
+    ``TranscriptWarning`` of ``drop_far_timestamps`` when any is far (for a reader that streams the file and
+    clears each conversation with ``clear_far_timestamps`` as it goes)."""
     far = far_times(times)
     if not far:
-        return
-    cleared = 0
-    first: float | None = None
-    for conv in conversations:
-        for message in conv.messages:
-            stamp = message.timestamp
-            if stamp is not None and (stamp in far or stamp != stamp):  # (NaN is never equal to itself)
-                first = message.timestamp if first is None else first
-                message.timestamp = None
-                cleared += 1
-    kept = len(times) - cleared
+        return far
+    flagged = [t for t in times if t in far or t != t]  # (NaN is never equal to itself)
+    kept = len(times) - len(flagged)
     warnings.warn(
-        f"{name}: ignored {cleared:,} timestamp{'' if cleared == 1 else 's'} far outside the rest of the log "
-        f"(first: {_shown(first if first is not None else 0.0)}; {kept:,} kept); those messages are replayed as "
-        "untimed, so they do not set the log's time span",
+        f"{name}: ignored {len(flagged):,} timestamp{'' if len(flagged) == 1 else 's'} far outside the rest of the "
+        f"log (first: {_shown(flagged[0])}; {kept:,} kept); those messages are replayed as untimed, so they do not "
+        "set the log's time span",
         TranscriptWarning,
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
+    return far
+
+
+def clear_far_timestamps(conv: Conversation, far: set[float]) -> None:
+    """Clear, in place, the message timestamps of ``conv`` that are in ``far`` (``warn_far_timestamps``)."""
+    for message in conv.messages:
+        stamp = message.timestamp
+        if stamp is not None and (stamp in far or stamp != stamp):
+            message.timestamp = None

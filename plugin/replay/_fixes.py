@@ -12,7 +12,7 @@ cause: a keep-alive sent more often than the traffic reuses the prefix), and its
 - ``model-switch``: the row's ``+one-model`` variant, every request of a conversation on its first model, prices
   included, input and output side (``promptcache.replay._one_model``); 0 when no conversation switches model; not
   priced on automatic caching (the variant replays cache points);
-- ``no-cache-point`` / ``checkpoint-limit`` / ``lookback``: the cheapest placement's row (not on a Claude Code log's
+- ``no-cache-point`` / ``cache-point-limit`` / ``lookback``: the cheapest placement's row (not on a Claude Code log's
   own layout, which the user cannot change);
 - ``prefix-changed``: 0, with the reason. The changes the log shows are the client's, not the user's requests: a
   compaction replaces the history with its summary, new content written once (the history it replaced would not
@@ -78,7 +78,7 @@ _FIX_TEXT = {
 }
 #: Causes whose fix recovers nothing (0) rather than being left unpriced.
 _NOTHING_TO_RECOVER = ("first-call", "prefix-changed", "below-minimum", "hit-increment")
-_PLACEMENT_CAUSES = ("no-cache-point", "checkpoint-limit", "lookback")
+_PLACEMENT_CAUSES = ("no-cache-point", "cache-point-limit", "lookback")
 
 
 def one_model_saving(result: ReplayResult, name: str) -> float | None:

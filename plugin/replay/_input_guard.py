@@ -28,7 +28,16 @@ from typing import BinaryIO
 
 from ._transcript import TranscriptError
 
-__all__ = ["LIMITS", "InputLimits", "check_input_file", "open_lines", "read_input"]
+__all__ = [
+    "LIMITS",
+    "InputLimits",
+    "check_input_file",
+    "is_special_file",
+    "name_summary",
+    "open_lines",
+    "read_input",
+    "skipped_not_regular",
+]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -64,6 +73,30 @@ _KINDS = (
     (stat.S_ISBLK, "a block device"),
     (stat.S_ISSOCK, "a socket"),
 )
+
+
+def is_special_file(path: Path) -> bool:
+    """Whether ``path`` is there but is a named pipe, a device or a socket (a broken link or a directory is not)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return any(test(mode) for test, _ in _KINDS)
+
+
+def name_summary(names: list[str]) -> str:
+    """The first name, and how many more (the summary stays one line)."""
+    return names[0] + (f" and {len(names) - 1:,} more" if len(names) > 1 else "")
+
+
+def skipped_not_regular(folder: Path, names: list[str], like: str = "a session log") -> str:
+    """The warning for entries of ``folder`` named like ``like`` that were skipped for not being regular files."""
+    one = len(names) == 1
+    return (
+        f"{folder}: skipped {len(names):,} {'entry' if one else 'entries'} named like {like} that "
+        f"{'is not a regular file' if one else 'are not regular files'} (a pipe, a device, a broken link: "
+        f"{name_summary(names)})"
+    )
 
 
 def check_input_file(path: str | Path) -> os.stat_result:

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._claude_code import file_is_claude_code_log, is_session_folder, session_files
+from ._input_guard import name_summary as _names
+from ._input_guard import skipped_not_regular
 from ._transcript import TranscriptWarning
 
 __all__ = ["MergedInput", "expand_inputs", "is_project_folder", "is_projects_root", "project_folders"]
@@ -104,11 +106,6 @@ class MergedInput:
         }
 
 
-def _names(names: list[str]) -> str:
-    """The first name, and how many more (the summary stays one line)."""
-    return names[0] + (f" and {len(names) - 1:,} more" if len(names) > 1 else "")
-
-
 def _n(count: int, noun: str) -> str:
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
@@ -162,13 +159,7 @@ def project_sessions(folder: Path, warn: bool = False) -> list[Path]:
     named = [e for e in entries if e.suffix.lower() == ".jsonl" and not _is_dir(e)]
     odd = [e.name for e in named if not _is_regular(e)]
     if odd and warn:
-        warnings.warn(
-            f"{folder}: skipped {len(odd):,} {'entry' if len(odd) == 1 else 'entries'} named like a session log "
-            f"that {'is not a regular file' if len(odd) == 1 else 'are not regular files'} (a pipe, a device, a broken link: "
-            f"{_names(odd)})",
-            TranscriptWarning,
-            stacklevel=2,
-        )
+        warnings.warn(skipped_not_regular(folder, odd), TranscriptWarning, stacklevel=2)
     logs = [e for e in named if _is_regular(e) and _identity(e) not in covered and file_is_claude_code_log(e)]
     return [*folders, *logs]
 

@@ -3,10 +3,10 @@
 ``ModelTable()`` answers from the project's tables (``promptcache.cache_points.get_model_info`` for the cache rules,
 ``promptcache._pricing.KNOWN_PRICES`` for prices). ``ModelTable(overrides, min_tokens=N)`` replaces entries:
 
-- ``min_tokens``: the minimum tokens per cache checkpoint for every model of the replay (``--min-tokens N``);
+- ``min_tokens``: the minimum tokens per cache point for every model of the replay (``--min-tokens N``);
 - ``overrides``: ``{model_id: {field: value}}``, read from a JSON or TOML file by ``load_overrides`` (``--models
   FILE``). Fields (all optional; a model that is not in the tables needs the four prices): ``min_tokens``
-  (tokens), ``max_points`` (cache checkpoints per request, at least 1), ``ttls`` (list of ``"5m"``/``"1h"``), ``family``
+  (tokens), ``max_points`` (cache points per request, at least 1), ``ttls`` (list of ``"5m"``/``"1h"``), ``family``
   (``"claude"``/``"nova"``/``"openai"``), ``cachable`` (list of ``"system"``/``"messages"``/``"tools"``), and USD per 1M tokens
   ``input``, ``output``, ``cache_write_5m``, ``cache_write_1h``, ``cache_read``. A model that is not in the tables
   but has an entry is the user's own: no unknown-model warning, and its rules are the entry's, with defaults for
@@ -51,7 +51,7 @@ _CACHABLE = ("system", "messages", "tools")
 _USER_MIN_TOKENS, _USER_MAX_POINTS = 1_024, 4
 MAX_MIN_TOKENS = 10_000_000
 """Largest ``min_tokens`` accepted: ten times the largest context window of the shipped tables (1M tokens); a
-checkpoint cannot have more tokens before it than a request holds."""
+cache point cannot have more tokens before it than a request holds."""
 _FAMILY_CACHABLE = {
     "claude": frozenset(_CACHABLE),
     "nova": frozenset({"system", "messages"}),
@@ -101,7 +101,7 @@ def _check_entry(where: str, entry: object, model_id: str | None = None) -> None
         value = entry.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most):
             raise ValueError(f"{where}: {key} must be an integer from 0 to {most:,}, got {value!r}")
-    if entry.get("max_points") == 0:  # every request with a cache checkpoint would be refused later
+    if entry.get("max_points") == 0:  # every request with a cache point would be refused later
         raise ValueError(f"{where}: max_points must be at least 1 (cachable: [] caches nothing), got 0")
     ttls = entry.get("ttls")
     if ttls is not None and (not isinstance(ttls, list) or not ttls or any(t not in TTL_SECONDS for t in ttls)):
@@ -156,7 +156,7 @@ class ModelTable:
 
     Args:
         overrides: ``{model_id: {field: value}}`` (see the module docstring), e.g. from ``load_overrides``.
-        min_tokens: minimum tokens per checkpoint for every model (applied after ``overrides``); ``None`` keeps
+        min_tokens: minimum tokens per cache point for every model (applied after ``overrides``); ``None`` keeps
             the table's.
         source: where ``overrides`` came from (the ``--models`` file name), named by ``price_source``.
 

@@ -22,7 +22,7 @@ __all__ = [
     "TTL_SECONDS",
 ]
 
-#: How far back from a checkpoint a cache read is looked for, in content blocks. Anthropic: "the system
+#: How far back from a cache point a cache read is looked for, in content blocks. Anthropic: "the system
 #: automatically checks for cache hits at all previous content block boundaries (up to approximately 20 blocks
 #: before your explicit breakpoint)" (docs.anthropic.com, "Prompt caching"; Bedrock's "simplified cache management"
 #: for Claude describes the same ~20-block window).
@@ -37,13 +37,13 @@ class CacheRules:
 
     Attributes:
         model_id: the id as given.
-        min_tokens: a checkpoint caches only if the prompt prefix up to it has at least this many tokens.
-        max_points: most cache checkpoints in one request (system, tools and messages together).
+        min_tokens: a cache point caches only if the prompt prefix up to it has at least this many tokens.
+        max_points: most cache points in one request (system, tools and messages together).
         ttls_s: TTLs the model accepts, in seconds (300 always; 3600 where 1-hour caching is offered).
-        cachable: which fields may carry a checkpoint (``"system"``, ``"messages"``, ``"tools"``).
+        cachable: which fields may carry a cache point (``"system"``, ``"messages"``, ``"tools"``).
         supports_cache: whether the model caches at all.
         family: ``"claude"`` or ``"nova"`` (placement rules differ).
-        lookback_blocks: the cache-read window in blocks before a checkpoint.
+        lookback_blocks: the cache-read window in blocks before a cache point.
     """
 
     model_id: str

@@ -104,8 +104,8 @@ def to_json(result: ReplayResult) -> dict[str, Any]:
         "no_cache_logged_usd": round(result.no_cache_logged_usd, 6),
         "variants": variants,
         "cache_rules": {
-            "min_tokens_per_checkpoint": rules.min_tokens,
-            "max_checkpoints": rules.max_points,
+            "min_tokens_per_cache_point": rules.min_tokens,
+            "max_cache_points": rules.max_points,
             "ttls_s": list(rules.ttls_s),
             "cachable": sorted(rules.cachable),
             "lookback_blocks": rules.lookback_blocks,

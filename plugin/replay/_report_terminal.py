@@ -2,13 +2,16 @@
 
 - ``terminal_console()``: a rich ``Console`` as wide as the terminal (``shutil.get_terminal_size``: ``COLUMNS``
   where set, else the terminal's width, else 80 columns) whose lines carry no trailing spaces (rich pads centred
-  titles and leaves the space where it wraps a line).
+  titles and leaves the space where it wraps a line). Off a terminal (stdout piped to a file, a log, CI) it is
+  ``COLUMNS`` wide where that is set, else ``PIPED_WIDTH``: nothing is wrapped, so each table row is one line
+  and each paragraph too (80 columns, rich's default there, folds the tables' rows).
 - ``intention_paragraph(result)``: what the intention cache would have done on the log, ending with whether to use
   it.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from typing import IO, TYPE_CHECKING
@@ -18,11 +21,14 @@ from rich.console import Console
 if TYPE_CHECKING:
     from ._engine import ReplayResult
 
-__all__ = ["MIN_WIDTH", "intention_paragraph", "terminal_console"]
+__all__ = ["MIN_WIDTH", "PIPED_WIDTH", "intention_paragraph", "terminal_console"]
 
 #: Narrowest report (columns): the strategy table's seven columns of figures need about this much before rich would
 #: fold a figure across lines; a narrower terminal gets this width (and wraps it itself).
 MIN_WIDTH = 60
+#: Width (columns) of the report off a terminal without ``COLUMNS``: wider than any line of it (a paragraph is a few
+#: hundred characters), so nothing is wrapped.
+PIPED_WIDTH = 10_000
 _TRAILING = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)(?=\n)")
 _TAIL = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)$")
 
@@ -63,12 +69,33 @@ class _Trimmed:
 
 def terminal_console(stream: IO[str] | None = None) -> Console:
     """A console for the report on ``stream`` (stdout by default): as wide as the terminal, at least ``MIN_WIDTH``
-    columns, and without trailing spaces."""
+    columns, and without trailing spaces; off a terminal, ``COLUMNS`` wide where set, else unwrapped
+    (``PIPED_WIDTH``)."""
     import sys
 
-    width = max(shutil.get_terminal_size().columns, MIN_WIDTH)
+    target = stream or sys.stdout
+    if _is_terminal(target) or _columns() is not None:
+        width = max(shutil.get_terminal_size().columns, MIN_WIDTH)
+    else:
+        width = PIPED_WIDTH
     # emoji off: ":x:" in a model id or a path is text
-    return Console(file=_Trimmed(stream or sys.stdout), width=width, emoji=False)  # type: ignore[arg-type]
+    return Console(file=_Trimmed(target), width=width, emoji=False)  # type: ignore[arg-type]
+
+
+def _is_terminal(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):  # a closed or file-like stream without one
+        return False
+
+
+def _columns() -> int | None:
+    """``COLUMNS`` when it is a positive whole number (as ``shutil.get_terminal_size`` reads it), else ``None``."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        return None
+    return columns if columns > 0 else None
 
 
 def intention_paragraph(result: ReplayResult) -> str:

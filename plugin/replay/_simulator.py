@@ -154,15 +154,15 @@ class PromptCacheSimulator:
         points = sorted(checkpoints, key=lambda c: c.boundary)
         if len(points) > self.rules.max_points:
             raise ValueError(
-                f"{len(points)} cache checkpoints in one request; {self.rules.model_id} allows at most "
+                f"{len(points)} cache points in one request; {self.rules.model_id} allows at most "
                 f"{self.rules.max_points}"
             )
         seen: set[int] = set()
         for i, cp in enumerate(points):
             if not 1 <= cp.boundary <= n_blocks:
-                raise ValueError(f"checkpoint boundary {cp.boundary} outside the request (1..{n_blocks} blocks)")
+                raise ValueError(f"cache point boundary {cp.boundary} outside the request (1..{n_blocks} blocks)")
             if cp.boundary in seen:
-                raise ValueError(f"two checkpoints at block boundary {cp.boundary}")
+                raise ValueError(f"two cache points at block boundary {cp.boundary}")
             seen.add(cp.boundary)
             if cp.ttl_s not in self.rules.ttls_s:
                 raise ValueError(
@@ -171,7 +171,7 @@ class PromptCacheSimulator:
                 )
             if i and cp.ttl_s > points[i - 1].ttl_s:
                 raise ValueError(
-                    f"checkpoint at {cp.boundary} has a longer TTL ({cp.ttl_s:g} s) than the one "
+                    f"cache point at {cp.boundary} has a longer TTL ({cp.ttl_s:g} s) than the one "
                     f"before it ({points[i - 1].ttl_s:g} s); Bedrock requires non-increasing TTLs"
                 )
         return points

@@ -2,7 +2,9 @@
 
 ``iter_conversations(paths)`` yields the conversations of ``paths`` in order with the ids made unique exactly as
 ``promptcache.replay._readers.read_conversations`` does. A ``.jsonl``/``.ndjson`` file whose lines are whole
-conversations is read line by line (one conversation in memory at a time); any other file is read whole by
+conversations is read line by line (one conversation in memory at a time), twice: the first pass finds the
+timestamps far outside the rest of the file, which ``read_file`` sets aside for every other file
+(``promptcache.replay._far_timestamps``); any other file is read whole by
 ``readers.read_file`` and its conversations yielded one by one, in order of their first request's recorded time when
 every one has one (a Claude Code session folder lists its sub-agents after the main log).
 
@@ -23,6 +25,7 @@ from pathlib import Path
 import orjson
 
 from . import _readers as readers
+from ._far_timestamps import clear_far_timestamps, warn_far_timestamps
 from ._formats import detect_record
 from ._input_guard import open_lines
 from ._inputs import MergedInput
@@ -150,6 +153,19 @@ def _lines_are_conversations(path: str | Path) -> bool:
 
 
 def _stream_jsonl(path: str | Path) -> Iterator[Conversation]:
+    """The conversations of a JSONL file of one conversation per line, one at a time, without timestamps far
+    outside the rest of the file: a first pass collects the file's times (``promptcache.replay._far_timestamps``),
+    the second yields the conversations with those times cleared."""
+    name = str(path)
+    times = [m.timestamp for conv in _jsonl_lines(path) for m in conv.messages if m.timestamp is not None]
+    far = warn_far_timestamps(name, times)
+    for conv in _jsonl_lines(path):
+        if far:
+            clear_far_timestamps(conv, far)
+        yield conv
+
+
+def _jsonl_lines(path: str | Path) -> Iterator[Conversation]:
     name = str(path)
     index = 0
     with open_lines(path) as handle:

@@ -1,5 +1,6 @@
 """The command on a new user's first tries: the report wraps to the terminal's width without trailing spaces (the
-fixes listed under the miss-cause table, not folded into a column); a bare ``promptcache`` prints its help; a folder
+fixes listed under the miss-cause table, not folded into a column), and piped (a log, CI) to ``COLUMNS`` or not at
+all, so no table row is folded; a bare ``promptcache`` prints its help; a folder
 of Claude Code project folders (``~/.claude/projects``) replays every session of every project in one run; a folder
 without sessions gets a hint that fits what it holds; the help says "cache point"."""
 
@@ -42,6 +43,40 @@ def test_a_narrow_terminal_shortens_token_counts_and_says_so(
     assert header.split() == ["strategy", "uncached", "read", "write", "1h", "USD", "vs", "none", "vs", "billed",
                               "w/read"]  # fmt: skip
     assert "Tokens in the table: k = thousand, M = million (rounded; exact in replay.json)." in out
+
+
+def test_piped_output_without_columns_keeps_every_table_row_on_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)  # captured stdout is not a terminal
+    assert main(["replay", str(CLAUDE / "parallel_tools.jsonl"), "--no-chart", "--out", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if line.startswith("┃ strategy"))
+    assert [cell.strip() for cell in header.strip("┃").split("┃")] == [
+        "strategy", "uncached input", "cache read", "cache write", "of which 1h", "USD (input side)", "vs none",
+        "vs billed", "requests w/ read",
+    ]  # fmt: skip
+    rows = [line.split("│")[1].strip() for line in lines if line.startswith("│")]  # then the miss-cause row
+    assert rows == ["none", "last-message", "langchain-aws", "multi-point", "anchored-tail", "as-logged",
+                    "anchored-tail@1h", "as logged (billed)", "as-logged"]  # fmt: skip
+    assert lines[0] == (
+        "Keep what you have: Claude Code places its own cache points (36.9% of no caching here as simulated, 36.9% "
+        "as billed) and they are not yours to change; what you can change is how you work (below)."
+    )
+    assert [line for line in lines if line != line.rstrip()] == []
+
+
+def test_piped_output_honours_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    from io import StringIO
+
+    from promptcache.replay._report_terminal import PIPED_WIDTH, terminal_console
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert terminal_console(StringIO()).width == PIPED_WIDTH == 10_000
+    monkeypatch.setenv("COLUMNS", "132")
+    assert terminal_console(StringIO()).width == 132
+    monkeypatch.setenv("COLUMNS", "wide")  # not a number: as if unset
+    assert terminal_console(StringIO()).width == PIPED_WIDTH
 
 
 def test_a_bare_command_prints_its_help(capsys: pytest.CaptureFixture[str]) -> None:

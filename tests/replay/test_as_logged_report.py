@@ -172,7 +172,7 @@ def test_a_model_defined_in_the_models_file_is_used_without_warning(
                        "--out", str(tmp_path / "o")], capsys)  # fmt: skip
     assert "not in the Bedrock prompt-caching table" not in caplog.text and "promptcache replay" in out
     report = json.loads((tmp_path / "o" / "replay.json").read_text())
-    assert report["cache_rules"] == {"min_tokens_per_checkpoint": 1, "max_checkpoints": 3, "ttls_s": [300.0, 3600.0],
+    assert report["cache_rules"] == {"min_tokens_per_cache_point": 1, "max_cache_points": 3, "ttls_s": [300.0, 3600.0],
                                      "cachable": ["messages", "system", "tools"], "lookback_blocks": 20}  # fmt: skip
     assert report["prices_usd_per_mtok"] == {"input": 2.0, "output": 8.0, "cache_write_5m": 2.5,
                                              "cache_write_1h": 4.0, "cache_read": 0.2,

@@ -1,5 +1,5 @@
 """Miss causes on a model with automatic prefix caching (OpenAI): no cache points, so no ``no-cache-point``,
-``checkpoint-limit`` or ``lookback``; what was not read is new content, under the minimum, beyond the last 128-token
+``cache-point-limit`` or ``lookback``; what was not read is new content, under the minimum, beyond the last 128-token
 step of a hit, or expired during an idle gap; and the decision sentence says when nothing reaches the minimum."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def _every_row_explained(result: ReplayResult) -> None:
         if row.unavailable or name not in result.miss_causes:
             continue
         causes = result.miss_causes[name]
-        assert not {"no-cache-point", "checkpoint-limit", "lookback", "unexplained"} & set(causes), name
+        assert not {"no-cache-point", "cache-point-limit", "lookback", "unexplained"} & set(causes), name
         assert sum(c.uncached_tokens for c in causes.values()) == row.input_tokens
         assert sum(c.cache_write_tokens for c in causes.values()) == row.write_tokens == 0
 

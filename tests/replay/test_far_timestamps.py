@@ -1,5 +1,6 @@
 """A timestamp far outside the rest of its log (``9999-12-31`` among a day's calls, ``0001-01-01``, epoch
-``1e300``) is set aside with one warning, so no one record sets the log's time span and the monthly rate."""
+``1e300``) is set aside with one warning, so no one record sets the log's time span and the monthly rate; a JSONL
+file of one conversation per line, streamed by the replay, is checked as a file read whole is."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from promptcache._cli import main
 from promptcache.replay._far_timestamps import FAR_GAP_S, far_times
 from promptcache.replay._readers import read_file
+from promptcache.replay._stream import iter_conversations
 from promptcache.replay._transcript import TranscriptWarning
 
 COMPACT = Path(__file__).resolve().parents[1] / "data" / "claude_code" / "compact.jsonl"
@@ -68,3 +70,34 @@ def test_one_far_claude_code_line_does_not_set_the_span(
     spans = [json.loads((tmp_path / d / "replay.json").read_text())["span_s"] for d in ("out", "clean")]
     assert spans[0] == spans[1] == 30.0
     assert "ignored 1 timestamp far outside the rest of the log" in capsys.readouterr().err
+
+
+def _conversation_per_line(tmp_path: Path) -> Path:
+    stamps = ["2026-03-02T10:00:00Z", "2026-03-02T10:00:30Z", "9999-12-31T23:59:59Z", "2026-03-02T10:01:00Z"]
+    lines = [
+        json.dumps([{"role": "user", "content": f"question {i}", "timestamp": t}, {"role": "assistant", "content": "ok", "timestamp": t}])
+        for i, t in enumerate(stamps)
+    ]  # fmt: skip
+    path = tmp_path / "conversations.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_one_far_time_in_a_conversation_per_line_jsonl_is_set_aside_as_streamed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _conversation_per_line(tmp_path)
+    warning = (
+        f"{path}: ignored 2 timestamps far outside the rest of the log (first: 9999-12-31T23:59:59Z; 6 kept); those "
+        "messages are replayed as untimed, so they do not set the log's time span"
+    )
+    with pytest.warns(TranscriptWarning) as caught:
+        streamed = list(iter_conversations([path]))
+    assert [str(w.message) for w in caught] == [warning]
+    with pytest.warns(TranscriptWarning, match="ignored 2 timestamps"):
+        whole = [(c.id, [m.timestamp for m in c.messages]) for c in read_file(path)]
+    assert [(c.id, [m.timestamp for m in c.messages]) for c in streamed] == whole
+    assert [stamps for _, stamps in whole] == [[T0, T0], [T0 + 30, T0 + 30], [None, None], [T0 + 60, T0 + 60]]
+    assert main(["replay", str(path), "--no-chart", "--out", str(tmp_path / "out")]) == 0
+    assert json.loads((tmp_path / "out" / "replay.json").read_text())["span_s"] == 60.0
+    assert capsys.readouterr().err.count(f"promptcache: warning: {warning}\n") == 1

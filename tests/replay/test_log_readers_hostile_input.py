@@ -477,6 +477,32 @@ def test_an_empty_sub_agent_log_in_a_session_folder_is_skipped_with_a_warning(tm
     assert shape(conv) == [("user", [("text", "Hello")]), ("assistant", [("text", "Hi")])]
 
 
+def test_a_named_pipe_and_a_socket_among_sub_agent_logs_are_skipped_with_one_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    session = tmp_path / "sess-h"
+    agents = session / "subagents"
+    agents.mkdir(parents=True)
+    simple(tmp_path, "sess-h.jsonl")
+    os.mkfifo(agents / "agent-a1.jsonl")
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        monkeypatch.chdir(agents)  # a relative name: a socket path has at most 107 bytes
+        sock.bind("agent-a2.jsonl")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            [conv] = read_file(session)
+    finally:
+        sock.close()
+    assert [str(w.message) for w in caught if issubclass(w.category, TranscriptWarning)] == [
+        f"{agents}: skipped 2 entries named like a sub-agent log that are not regular files (a pipe, a device, a "
+        "broken link: agent-a1.jsonl and 1 more)"
+    ]
+    assert shape(conv) == [("user", [("text", "Hello")]), ("assistant", [("text", "Hi")])]
+
+
 def test_a_document_in_a_tool_result_is_kept_as_a_placeholder(tmp_path: Path) -> None:
     use = [{"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "a.pdf"}}]
     pdf = {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}}

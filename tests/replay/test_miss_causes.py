@@ -136,7 +136,7 @@ def test_placement_causes_are_recovered_by_the_cheapest_placement(tmp_path: Path
     path = _conversation(tmp_path / "loop.json", [(10 * i, f"step {i} " + "detail " * 30) for i in range(6)])
     result = run_replay([path], SONNET4, ["multi-point", "anchored-tail"], combined=False)
     rows = _rows(result, "multi-point")
-    placed = [r for c, r in rows.items() if c in ("no-cache-point", "checkpoint-limit", "lookback")]
+    placed = [r for c, r in rows.items() if c in ("no-cache-point", "cache-point-limit", "lookback")]
     priced = [r for r in placed if r["recoverable_usd"] is not None]
     assert len(priced) == 1 and priced[0]["fix"] == "placement change: anchored-tail"
     saved = result.strategies["multi-point"].cost_usd - result.strategies["anchored-tail"].cost_usd

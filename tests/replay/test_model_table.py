@@ -110,11 +110,11 @@ def test_cli_min_tokens_and_models_flags(tmp_path: Path, capsys: pytest.CaptureF
     out = str(tmp_path / "o")
     assert main(["replay", str(path), "--min-tokens", "64", "--out", out, "--no-chart"]) == 0
     report = json.loads((tmp_path / "o" / "replay.json").read_text())
-    assert report["cache_rules"]["min_tokens_per_checkpoint"] == 64
+    assert report["cache_rules"]["min_tokens_per_cache_point"] == 64
     models = tmp_path / "m.json"
     models.write_text(json.dumps({"anthropic.claude-sonnet-4-20250514-v1:0": {"min_tokens": 32}}))
     assert main(["replay", str(path), "--models", str(models), "--out", out, "--no-chart"]) == 0
-    assert json.loads((tmp_path / "o" / "replay.json").read_text())["cache_rules"]["min_tokens_per_checkpoint"] == 32
+    assert json.loads((tmp_path / "o" / "replay.json").read_text())["cache_rules"]["min_tokens_per_cache_point"] == 32
     capsys.readouterr()
     assert main(["replay", str(path), "--min-tokens", "-1", "--out", out]) == 2
     assert capsys.readouterr().err == "promptcache: error: --min-tokens must be an integer >= 0, got -1\n"

@@ -160,7 +160,7 @@ def test_deeply_nested_bad_value_is_named_not_a_traceback(tmp_path, capsys, mess
 
 
 def test_empty_first_user_message_is_not_an_internal_simulator_error(tmp_path, capsys) -> None:
-    # now: exit 2 "checkpoint boundary 0 outside the request (1..0 blocks)" (langchain-aws strategy), no file named
+    # now: exit 2 "cache point boundary 0 outside the request (1..0 blocks)" (langchain-aws strategy), no file named
     path = _write(tmp_path, "empty_user.json", [{"role": "user", "content": ""}, A])
     _ok_or_located_error(tmp_path, capsys, path)
 
@@ -173,7 +173,7 @@ def test_zero_token_replay_with_one_strategy_does_not_crash_the_report(tmp_path,
 
 @pytest.mark.parametrize("empty", ["", None, []], ids=["empty-string", "null", "empty-list"])
 def test_empty_assistant_message_before_another_assistant_turn(tmp_path, capsys, empty) -> None:
-    # now: exit 2 "two checkpoints at block boundary 1" (internal invariant of the langchain-aws strategy)
+    # now: exit 2 "two cache points at block boundary 1" (internal invariant of the langchain-aws strategy)
     path = _write(tmp_path, "empty_asst.json", [U, {"role": "assistant", "content": empty}, A])
     _ok_or_located_error(tmp_path, capsys, path)
 

@@ -124,7 +124,7 @@ def test_nova_reads_at_a_quarter_and_writes_at_input_price() -> None:
     ("points", "message"),
     [
         ([Checkpoint(i) for i in range(1, 6)], "at most 4"),
-        ([Checkpoint(2), Checkpoint(2)], "two checkpoints"),
+        ([Checkpoint(2), Checkpoint(2)], "two cache points"),
         ([Checkpoint(9)], "outside the request"),
         ([Checkpoint(1, 3600.0)], "not offered"),
     ],
