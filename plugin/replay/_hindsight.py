@@ -78,8 +78,9 @@ class HindsightStrategy(Strategy):
         elif ttl is None and request.number == 0 and request.is_last and tail and tail not in points:
             points[tail] = Checkpoint(tail, min(rules.ttls_s))  # a one-call conversation: reads what others cached
         ordered = sorted(points.values(), key=lambda p: p.boundary)
-        if len(ordered) > rules.max_points:
-            ordered = ordered[:1] + ordered[-(rules.max_points - 1) :]
+        if len(ordered) > rules.max_points:  # keep the first (the anchor) and the last ones; one point: the tail
+            keep_tail = rules.max_points - 1
+            ordered = ordered[-1:] if keep_tail == 0 else ordered[:1] + ordered[-keep_tail:]
         for i in range(len(ordered) - 2, -1, -1):  # TTLs non-increasing along the prompt
             if ordered[i].ttl_s < ordered[i + 1].ttl_s:
                 ordered[i] = Checkpoint(ordered[i].boundary, ordered[i + 1].ttl_s, ordered[i].field)

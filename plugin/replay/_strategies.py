@@ -47,6 +47,11 @@ class StrategyUnavailable(PromptCacheError, RuntimeError):
     """A strategy whose implementation is not installed (the replay reports it as unavailable)."""
 
 
+#: Cache points ``ChatBedrockConverse._apply_cache_points`` may add to one request (langchain-aws 1.9.1's
+#: budget; Bedrock's own limit for Claude models).
+_LANGCHAIN_AWS_BUDGET = 4
+
+
 class Strategy:
     """Base: ``place(request) -> list[Checkpoint]``. Subclasses set ``name`` and ``description``.
 
@@ -132,6 +137,13 @@ class LangChainAwsStrategy(Strategy):
     description = "langchain-aws's own ChatBedrockConverse placement (system, last message, tools, penultimate)"
 
     def __init__(self, rules: CacheRules, price: ModelPrice | None = None, ttl_s: float = 300.0) -> None:
+        """Raises ``StrategyUnavailable`` for a model that allows fewer cache points per request than the method's
+        budget of 4: the method does not read the model's limit, so the provider would refuse its requests."""
+        if rules.supports_cache and rules.max_points < _LANGCHAIN_AWS_BUDGET:
+            raise StrategyUnavailable(
+                f"langchain-aws places up to {_LANGCHAIN_AWS_BUDGET} cache points per request whatever the model; "
+                f"{rules.model_id} allows {rules.max_points}, so its requests would be refused"
+            )
         super().__init__(rules, price, ttl_s)
         self._apply: _ApplyCachePoints | None = None
         try:
@@ -148,7 +160,7 @@ class LangChainAwsStrategy(Strategy):
         """The method's four rules without langchain-aws (budget 4; Nova: no tools point, no last-message point
         on a message with tool blocks; the penultimate point only for Anthropic models, not after reasoning)."""
         prepared, groups = request.prepared, request.groups
-        nova, budget = self.rules.family == "nova", 4
+        nova, budget = self.rules.family == "nova", _LANGCHAIN_AWS_BUDGET
         points: list[Checkpoint] = []
         if budget and prepared.system_end > prepared.tools_end:
             points.append(Checkpoint(prepared.system_end, self.ttl_s, "system"))
