@@ -250,7 +250,7 @@ def stated_threshold(level: float, below: float) -> float:
     that pair, computed in float32 from vectors embedded one text at a time, may differ from this one in the
     seventh place)."""
     for places in range(3, 7):
-        scale = 10**places
+        scale = 10.0**places
         n = round(level * scale)
         if n / scale > level:  # rounded up: one step down
             n -= 1

@@ -3,7 +3,8 @@ them: at each row's threshold, a memory holding each pair's stored intention (on
 accepted pairs the row counts, so its precision, hit rate, accepted and wrong counts are the row's; the threshold
 picked for ``--max-error`` is the one ``IntentionMemory(max_error=...).calibrate(PAIRS)`` uses, with the same
 figures. The pairs (tests/data/intention_threshold_pairs.jsonl, see tests/data/README.md) hold one of each stage
-and of each veto. Needs the local model (as test_local_embeddings.py)."""
+and of each veto. Needs the local model (as test_local_embeddings.py); each distinct call to it is made once
+(`Remembered`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
+from langchain_core.embeddings import Embeddings
 
 from promptcache.intention import InMemoryIntentionBackend, IntentionMemory
 from promptcache.intention._calibrate import Pair, Row, _half, load_pairs, score_pairs, sweep
@@ -29,12 +31,33 @@ PAIRS = Path(__file__).resolve().parents[1] / "data" / "intention_threshold_pair
 THRESHOLDS = [0.0, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.99, 1.0]
 
 
+class Remembered(Embeddings):
+    """``local_embeddings()`` with each call's answer kept: a call the same as an earlier one (method and texts)
+    returns the vectors the model returned then, so the lookups see the model's own vectors, computed once."""
+
+    def __init__(self, model: Embeddings) -> None:
+        self.model = model
+        self.seen: dict[tuple[str, tuple[str, ...]], list[list[float]]] = {}
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        key = ("documents", tuple(texts))
+        if key not in self.seen:
+            self.seen[key] = self.model.embed_documents(texts)
+        return self.seen[key]
+
+    def embed_query(self, text: str) -> list[float]:
+        key = ("query", (text,))
+        if key not in self.seen:
+            self.seen[key] = [self.model.embed_query(text)]
+        return self.seen[key][0]
+
+
 @pytest.fixture(scope="module")
 def emb():
     os.environ["HF_HUB_OFFLINE"] = "1"  # nothing may be fetched
     from promptcache.intention import local_embeddings
 
-    return local_embeddings()
+    return Remembered(local_embeddings())
 
 
 @pytest.fixture(scope="module")
