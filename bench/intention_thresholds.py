@@ -47,9 +47,9 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|---|---|---|")
     for err in MAX_ERRORS:
         t, cal, held = pick_threshold(pairs, scored, err)
-        table[repr(err)] = round(t, 6)
+        table[repr(err)] = t  # stated as the short decimal that accepts the same pairs (pick_threshold)
         print(
-            f"| {err} | {t:.4f} | {cal.precision:.3f} / {cal.hit_rate:.3f} | {held.precision:.3f} / {held.hit_rate:.3f} |"
+            f"| {err} | {t} | {cal.precision:.3f} / {cal.hit_rate:.3f} | {held.precision:.3f} / {held.hit_rate:.3f} |"
         )
     if args.write:
         data = {

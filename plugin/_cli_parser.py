@@ -189,9 +189,11 @@ def _add_calibrate(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="precision and hit rate of the intention cache per threshold on labelled pairs",
         description='Each line of PAIRS.jsonl is {"stored": "...", "asked": "...", "same": true|false, '
         '"source": "..."}. The pairs are embedded with local_embeddings() (--model-dir for another copy of the '
-        "model), vetoed as a lookup would veto them, and the table gives, per threshold, precision, hit rate, "
-        "accepted and wrong counts, overall and per source; then the threshold IntentionMemory(max_error=...) "
-        "would pick on these pairs, with its held-out figures.",
+        "model), judged as a lookup judges them, and the table gives, per threshold, precision, hit rate, "
+        "accepted and wrong counts, overall and per source; then the threshold "
+        "IntentionMemory(max_error=...).calibrate(PAIRS.jsonl) picks on these pairs, with its held-out figures. "
+        "A row's threshold is what IntentionMemory(embeddings=local_embeddings(), threshold=...) accepts with each "
+        "pair's stored intention as its only memory: 1.00 is exact only.",
     )
     p.add_argument("pairs", metavar="PAIRS.jsonl", type=_path, help="labelled pairs, one JSON object per line")
     p.add_argument("--max-error", type=float, default=0.01, help="wrong-hit bound to pick a threshold for")

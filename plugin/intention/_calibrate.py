@@ -1,9 +1,14 @@
 """Choosing the acceptance threshold from labelled pairs, so that wrong hits stay under a bound.
 
 A labelled pair is ``(stored, asked, same, source)``: would serving ``stored``'s result for ``asked`` be right.
-At a threshold ``t`` a pair is *accepted* when no veto fires (`veto`) and
-the cosine of the two embeddings is at least ``t``; the *wrong-hit rate* is wrong accepted / accepted (1 -
-precision) and the *hit rate* accepted same-pairs / same-pairs.
+At a threshold ``t`` a pair is *accepted* exactly when ``IntentionMemory(embeddings=..., threshold=t)``, holding
+``stored`` as its only memory and no model verifier, serves it for ``asked`` (`score_pairs` gives each pair the
+*level* up to which it is accepted): the same exact key at every ``t`` (level 1.0); else, when no veto fires
+(`veto`), the same meaning normal form at every ``t`` below 1.0 (level `RULE_LEVEL`: ``threshold=1.0`` is exact
+only), else a cosine of the two embeddings at least ``t`` (below 1.0) with the word check passing. The
+*wrong-hit rate* is wrong accepted / accepted (1 - precision) and the *hit rate* accepted same-pairs / same-pairs.
+The agreement check and the consensus stage need other stored intentions, and the model verifier a model: with one
+memory and no model they never decide, so the figures hold for that lookup.
 
 `pick_threshold` splits the pairs in two halves by a hash of their text (deterministic, independent of
 order): it picks on the first half the lowest threshold at which the accepted pairs (all at or above it) of each
@@ -29,10 +34,11 @@ from pathlib import Path
 from typing import Any
 
 from promptcache.intention._meaning import compare
-from promptcache.intention._vetoes import veto
+from promptcache.intention._vetoes import exact_key, veto
 
 __all__ = [
     "CONFIDENCE",
+    "RULE_LEVEL",
     "Pair",
     "Row",
     "held_out_note",
@@ -40,6 +46,7 @@ __all__ = [
     "pairs_needed",
     "pick_threshold",
     "score_pairs",
+    "stated_threshold",
     "sweep",
     "threshold_for",
     "wrong_rate_bound",
@@ -47,6 +54,11 @@ __all__ = [
 
 CONFIDENCE = 0.95
 """The confidence of the held-out bound (`wrong_rate_bound`): the usual 95%."""
+
+RULE_LEVEL = math.nextafter(1.0, 0.0)
+"""The level of a pair the lexical rule accepts (the largest float below 1.0): accepted at every threshold below 1.0,
+not at 1.0 (exact only). A cosine is capped at it too: a cosine of 1.0 between two texts of different exact keys is
+not an exact match."""
 
 
 @dataclass(frozen=True)
@@ -125,9 +137,11 @@ def load_pairs(path: str | Path | None = None) -> list[Pair]:
 
 
 def score_pairs(embeddings: Any, pairs: Sequence[Pair]) -> list[tuple[float, bool]]:
-    """``(score, refused)`` per pair, as a lookup would judge it: refused when a veto fires; score 1.0 when the
-    lexical normal forms agree (accepted at any threshold); else the cosine of the two embeddings, refused when the
-    word check fails (`promptcache.intention._differences`).
+    """``(level, refused)`` per pair, as a lookup would judge it (accepted at threshold ``t`` when not refused and
+    ``level >= t``): level 1.0 when the exact keys agree (`exact_key`: accepted at every threshold, 1.0 included);
+    else refused when a veto fires; level `RULE_LEVEL` when the lexical normal forms agree (every threshold below
+    1.0); else the cosine of the two embeddings capped at `RULE_LEVEL`, refused when the word check fails
+    (`promptcache.intention._differences`).
 
     Cost: every distinct text is embedded once, in one ``embed_documents`` call, and every content word the word
     check will compare in one more; the cosines are one vectorised product. (Before, the words were embedded pair
@@ -145,23 +159,32 @@ def score_pairs(embeddings: Any, pairs: Sequence[Pair]) -> list[tuple[float, boo
     a = matrix[[row[p.stored] for p in pairs]]
     b = matrix[[row[p.asked] for p in pairs]]
     cosines = np.clip(np.einsum("ij,ij->i", a, b), 0.0, 1.0)
-    verdicts = [
-        "veto" if veto(p.asked, p.stored) is not None else ("lexical" if compare(p.asked, p.stored) is None else "")
-        for p in pairs
-    ]
+    verdicts = [_verdict(p) for p in pairs]
     words = WordCheck(embeddings)
     todo = {w for p, v in zip(pairs, verdicts) if not v for t in (p.stored, p.asked) for w in word_units(t)}
     if todo:
         words.prepare(sorted(todo))
     out: list[tuple[float, bool]] = []
     for p, v, c in zip(pairs, verdicts, cosines.tolist()):
-        if v == "veto":
-            out.append((0.0, True))
-        elif v == "lexical":  # the lexical stage accepts it at any threshold
+        if v == "exact":  # the exact stage: at every threshold
             out.append((1.0, False))
+        elif v == "veto":
+            out.append((0.0, True))
+        elif v == "lexical":  # the lexical stage: at every threshold below 1.0
+            out.append((RULE_LEVEL, False))
         else:
-            out.append((float(c), not words.passes(p.asked, p.stored)))
+            out.append((min(float(c), RULE_LEVEL), not words.passes(p.asked, p.stored)))
     return out
+
+
+def _verdict(p: Pair) -> str:
+    """The stage that decides a pair before any cosine, in a lookup's order: ``"exact"``, ``"veto"``, ``"lexical"``,
+    or ``""`` (the cosine and the word check decide)."""
+    if exact_key(p.asked) == exact_key(p.stored):
+        return "exact"
+    if veto(p.asked, p.stored) is not None:
+        return "veto"
+    return "lexical" if compare(p.asked, p.stored) is None else ""
 
 
 def sweep(pairs: Sequence[Pair], scored: Sequence[tuple[float, bool]], thresholds: Iterable[float]) -> list[Row]:
@@ -187,6 +210,10 @@ def pick_threshold(
     wrong-hit rate within ``max_error``, with the calibration half's and the held-out half's `Row` at it (all
     sources together). A source of negatives only allows no accepted pair at all.
 
+    The threshold is stated as a short decimal (`stated_threshold`): the shortest of 3 to 6 decimals that accepts
+    the same calibration-half pairs as the lowest level found, so the number printed is the number to pass as
+    ``threshold=``; 1.0 when no lower threshold keeps to the bound (exact only).
+
     Raises:
         ValueError: ``max_error`` outside ``[0, 1]``, or no pairs.
     """
@@ -200,7 +227,7 @@ def pick_threshold(
     # pairs (all at or above it) hold at most max_error wrong hits. Per source, not pooled: a large source of easy
     # positives must not hide a small source of hard negatives.
     ranked = sorted(((s, p.same, p.source) for p, (s, v) in cal if not v), key=lambda x: -x[0])
-    chosen = 1.0
+    chosen, below = 1.0, 0.0  # nothing keeps to the bound: exact only
     accepted: dict[str, int] = {}
     wrong: dict[str, int] = {}
     for i, (score, same, source) in enumerate(ranked):
@@ -208,10 +235,28 @@ def pick_threshold(
         wrong[source] = wrong.get(source, 0) + (0 if same else 1)
         boundary = i + 1 == len(ranked) or ranked[i + 1][0] < score
         if boundary and all(wrong[k] <= max_error * accepted[k] for k in accepted):
-            chosen = score
+            chosen, below = score, (ranked[i + 1][0] if i + 1 < len(ranked) else -1.0)
+    chosen = stated_threshold(chosen, below)
     cal_row = sweep([p for p, _ in cal], [s for _, s in cal], [chosen])[0]
     held_row = sweep([p for p, _ in held], [s for _, s in held], [chosen])[0]
     return chosen, cal_row, held_row
+
+
+def stated_threshold(level: float, below: float) -> float:
+    """The shortest decimal (3 to 6 places) ``d`` with ``below < d <= level``: the same pairs have a level at least
+    ``d`` as at least ``level`` when no pair's level lies in ``(below, level)``. ``level`` itself when none fits.
+
+    Rounded down, not to the nearest: the number stated must accept the pair at ``level`` (and a lookup's cosine of
+    that pair, computed in float32 from vectors embedded one text at a time, may differ from this one in the
+    seventh place)."""
+    for places in range(3, 7):
+        scale = 10.0**places
+        n = round(level * scale)
+        if n / scale > level:  # rounded up: one step down
+            n -= 1
+        if n / scale > below:
+            return n / scale
+    return level
 
 
 def _binomial_cdf(k: int, n: int, p: float) -> float:

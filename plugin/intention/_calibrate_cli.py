@@ -2,9 +2,13 @@
 
 Each line of ``PAIRS.jsonl`` is ``{"stored": "...", "asked": "...", "same": true|false, "source": "..."}``
 (`load_pairs`). The pairs are embedded with ``local_embeddings()``
-(``--model-dir`` for another copy of the model), vetoed as a lookup would veto them, and the table gives, per
-threshold, precision, hit rate, accepted and wrong counts, overall and per ``source``; then the threshold
-``IntentionMemory(max_error=...)`` would pick on these pairs, with its held-out figures.
+(``--model-dir`` for another copy of the model), judged as a lookup judges them (`score_pairs`), and the table
+gives, per threshold, precision, hit rate, accepted and wrong counts, overall and per ``source``; then the threshold
+``IntentionMemory(max_error=...).calibrate(PAIRS.jsonl)`` picks on these pairs, with its held-out figures.
+
+A row's threshold means what ``IntentionMemory(embeddings=local_embeddings(), threshold=...)`` makes of it: a pair
+is accepted at it exactly when that memory, holding the pair's ``stored`` intention alone, serves it for ``asked``
+(`promptcache.intention._calibrate`). So the 1.00 row counts exact matches only, as ``threshold=1.0`` serves.
 """
 
 from __future__ import annotations
@@ -15,6 +19,20 @@ from typing import Any
 __all__ = ["run"]
 
 _THRESHOLDS = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0]
+
+_MEANING = [
+    "threshold: as IntentionMemory(embeddings=local_embeddings(), threshold=...) applies it, each pair's stored",
+    "intention the only memory: the same exact key is accepted at every threshold; else, unless a veto fires, the",
+    "same meaning normal form (the lexical stage) at every threshold below 1.00, and any other pair when its cosine",
+    "is at least the threshold and the word check passes. 1.00: exact only.",
+    "",
+]
+
+
+def _shown(t: float) -> str:
+    """A threshold as the command prints it: at least 3 decimals, and every decimal it has (so the number printed is
+    the number to pass as ``threshold=``)."""
+    return f"{t:.3f}" if round(t, 3) == t else repr(t)
 
 
 def _table(title: str, rows: list[Any]) -> list[str]:
@@ -57,7 +75,7 @@ def run(args: argparse.Namespace, embeddings: Any = None) -> int:
             print(f"promptcache: error: {exc}", file=sys.stderr)
             return 2
     scored = score_pairs(embeddings, pairs)
-    lines = _table(f"all pairs ({len(pairs)})", sweep(pairs, scored, _THRESHOLDS))
+    lines = _MEANING + _table(f"all pairs ({len(pairs)})", sweep(pairs, scored, _THRESHOLDS))
     for source in sorted({p.source for p in pairs}):
         idx = [i for i, p in enumerate(pairs) if p.source == source]
         sub = [pairs[i] for i in idx]
@@ -68,13 +86,13 @@ def run(args: argparse.Namespace, embeddings: Any = None) -> int:
     held_pairs = sum(_half(p) for p in pairs)
     lines += [
         "",
-        f"max_error={args.max_error}: threshold {t:.3f}; calibration half precision {cal.precision:.3f} "
+        f"max_error={args.max_error}: threshold {_shown(t)}; calibration half precision {cal.precision:.3f} "
         f"hit rate {cal.hit_rate:.3f}; held-out half precision {held.precision:.3f} hit rate {held.hit_rate:.3f}",
         held_out_note(held, held_pairs, args.max_error)[1],
     ]
     if cal.wrong > args.max_error * cal.accepted:  # even the top threshold accepts too many wrong pairs
         lines.append(
-            f"NO THRESHOLD meets max_error={args.max_error}: even at {t:.3f} the calibration half accepts "
+            f"NO THRESHOLD meets max_error={args.max_error}: even at {_shown(t)} the calibration half accepts "
             f"{cal.accepted} pairs of which {cal.wrong} are wrong (pairs that score the same but are labelled "
             "differently); the cache would serve wrong results on such pairs at any threshold."
         )

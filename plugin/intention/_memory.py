@@ -74,9 +74,10 @@ class IntentionMemory(Thresholds):
         similarity: ``None`` (the model-free `LexicalSimilarity`), a `Similarity`, or any LangChain ``Embeddings``.
         embeddings: any LangChain ``Embeddings`` to propose candidates (not with ``similarity=``); vectors are
             stored with the records and kept per user in a vector index (`promptcache.intention._vector_index`).
-        threshold: minimum similarity of a similar match, in ``[0, 1]`` (``1.0``: exact only). Default: see
-            `threshold` (never calibrated by a lookup). ``0.0`` is allowed and does not accept everything:
-            similarity then no longer filters, and a similar match is served only when the verifier accepts it.
+        threshold: in ``[0, 1]``; ``1.0``: exact only. Below 1.0, with ``embeddings=``: the least cosine of an
+            embeddings-stage match (the lexical stage accepts at every threshold below 1.0; consensus and a model
+            verifier have their own bounds), as ``promptcache calibrate-intentions`` counts it; without: the least
+            lexical similarity. Default: see `threshold`. ``0.0`` does not accept everything: vetoes still refuse.
         max_error: with ``embeddings=``: the wrong-hit rate the calibrated threshold keeps to (default
             `DEFAULT_MAX_ERROR`).
         proposals: with ``embeddings=``: candidates proposed per lookup, an int >= 1 (`DEFAULT_PROPOSALS`).

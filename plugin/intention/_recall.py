@@ -9,8 +9,11 @@
 3. **propose**: the ``proposals`` most similar stored intentions (one per intention) by cosine of the vectors.
 4. **veto**: a proposal is dropped when a cheap, principled check says it asks for something else
    (`veto`).
-5. **accept**, in stages: cosine at least the memory's threshold (stage ``"embeddings"``; the threshold is
-   calibrated from labelled pairs, `promptcache.intention._calibrate`); else, with a model verifier
+5. **accept**, in stages (none of them with ``threshold=1.0``: exact only): the meaning normal form is the
+   query's (stage ``"lexical"``, at every threshold below 1.0: a rule, not a similarity); else the cosine is at
+   least the memory's threshold and the word check passes (stage ``"embeddings"``; the threshold is calibrated
+   from labelled pairs, `promptcache.intention._calibrate`, which judges a pair as this stage and the two above
+   do); else, with a model verifier
    (`ChatModelVerifier`), the model is asked about the remaining proposals
    above the proposal floor (at most its ``max_checks``; stage: the verifier's name). Of the accepted, the most
    similar, or the newest among those within ``margin`` of it.
@@ -184,7 +187,7 @@ def _decide(
     group = index.group(exact_key(intention), tool, args, now)
     if group:
         return Picked(group, 1.0, "exact", verified_by="exact")
-    if exact_only or ctx.exact_only or not index.keys:
+    if exact_only or ctx.exact_only or ctx.threshold >= 1.0 or not index.keys:  # threshold 1.0: exact only
         return None
     query = yield call(ctx.similarity, "encode_query", intention)
     proposals = proposals_for(index, intention, query, ctx.proposals, now, tool, args)

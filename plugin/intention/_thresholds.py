@@ -33,11 +33,13 @@ class Thresholds:
 
     @property
     def threshold(self) -> float:
-        """The least similarity of a similar match: as given; else, with ``embeddings=``, the threshold calibrated
-        for ``max_error``: set by `calibrate`, or for the default local model (`local_embeddings`) shipped with the
-        package (`promptcache.intention._calibrated`), else `DEFAULT_UNCALIBRATED_THRESHOLD` until `calibrate` is
-        called; without ``embeddings=`` (also with ``similarity=`` an ``Embeddings``) `DEFAULT_INTENTION_THRESHOLD`.
-        Never computed by a lookup."""
+        """``1.0``: exact matches only; below it, the least similarity of a match the similarity decides (with
+        ``embeddings=``: the embeddings stage's cosine; the lexical stage accepts at every threshold below 1.0, as
+        `promptcache.intention._calibrate.score_pairs` counts it). As given; else, with ``embeddings=``, the
+        threshold calibrated for ``max_error``: set by `calibrate`, or for the default local model
+        (`local_embeddings`) shipped with the package (`promptcache.intention._calibrated`), else
+        `DEFAULT_UNCALIBRATED_THRESHOLD` until `calibrate` is called; without ``embeddings=`` (also with
+        ``similarity=`` an ``Embeddings``) `DEFAULT_INTENTION_THRESHOLD`. Never computed by a lookup."""
         if self._threshold is not None:
             return self._threshold
         if not self.calibrates:
@@ -55,8 +57,9 @@ class Thresholds:
 
         The pairs are embedded (every distinct text once, with ``embed_documents``), vetoed as a lookup vetoes
         them, and the lowest threshold whose accepted pairs hold at most ``max_error`` wrong hits on the
-        calibration half is taken (`promptcache.intention._calibrate.pick_threshold`; the command
-        ``promptcache calibrate-intentions PAIRS.jsonl`` prints the table behind it). Explicit, so no lookup pays
+        calibration half is taken, stated as the shortest decimal accepting the same pairs
+        (`promptcache.intention._calibrate.pick_threshold`; the command ``promptcache calibrate-intentions
+        PAIRS.jsonl`` prints the table behind it and this number). Explicit, so no lookup pays
         for it: call it once at start-up (or pass the value it returned as ``threshold=``).
 
         Args:

@@ -79,7 +79,10 @@ def test_the_command_prints_per_threshold_and_per_source(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert "all pairs (2)" in out and "mine (1)" in out and "theirs (1)" in out
-    assert "     1.00      1.000     1.000         1      0" in out
+    # the pair of one meaning normal form (a filler added): the lexical stage, at every threshold below 1.00; at
+    # 1.00 a lookup is exact only, and so is the row
+    assert "     0.95      1.000     1.000         1      0" in out
+    assert "     1.00      1.000     0.000         0      0" in out
     assert "max_error=0.01: threshold" in out
 
 
@@ -90,3 +93,31 @@ def test_the_command_rejects_a_bad_file(tmp_path, capsys):
     path.write_text("not json\n", encoding="utf-8")
     assert main(["calibrate-intentions", str(path)]) == 2
     assert "line 1" in capsys.readouterr().err
+
+
+def test_a_pair_scores_the_level_up_to_which_a_lookup_accepts_it():
+    from promptcache.intention._calibrate import RULE_LEVEL, score_pairs
+
+    pairs = [
+        Pair("p Book room 12!", "p book room 12", True),  # the same exact key: every threshold, 1.0 included
+        Pair("p show invoices", "p please show invoices", True),  # one meaning normal form: every threshold below 1.0
+        Pair("p transfer 500", "p transfer 50", False),  # a veto: never
+        Pair("p list files", "p list folders", False),  # the cosine (1.0 here) capped: not an exact match
+    ]
+    assert score_pairs(Fixed(), pairs) == [(1.0, False), (RULE_LEVEL, False), (0.0, True), (RULE_LEVEL, False)]
+    rows = sweep(pairs, score_pairs(Fixed(), pairs), [0.999, 1.0])
+    assert [(r.accepted, r.wrong) for r in rows] == [(3, 1), (1, 0)]
+
+
+def test_the_picked_threshold_is_the_shortest_decimal_accepting_the_same_pairs():
+    from promptcache.intention._calibrate import RULE_LEVEL, stated_threshold
+
+    assert stated_threshold(0.8630481, 0.8629) == 0.863  # rounded down, never up past the boundary pair
+    assert stated_threshold(0.8630481, 0.86304805) == 0.8630481  # no decimal of 3 to 6 places fits between
+    assert stated_threshold(RULE_LEVEL, 0.97) == 0.999  # the lexical stage and no cosine pair: below 1.0
+    assert stated_threshold(1.0, RULE_LEVEL) == 1.0
+    pairs = [Pair(f"s{i}", f"a{i}", True, "x") for i in range(40)]
+    scored = [(0.9 + i / 1000 + 0.0004321, False) for i in range(40)]
+    t, cal, _ = pick_threshold(pairs, scored, 0.0)
+    lowest = min(s for (s, _), p in zip(scored, pairs) if _half(p) == 0)
+    assert t <= lowest and round(t, 3) == t and cal.hit_rate == 1.0

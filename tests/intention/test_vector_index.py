@@ -159,7 +159,7 @@ def test_no_calibration_on_the_first_lookup_and_an_explicit_one():
 
 def test_the_default_local_model_has_a_shipped_threshold_for_the_current_pairs():
     name = "embeddings:LocalEmbeddings:sentence-transformers/all-MiniLM-L6-v2"
-    assert shipped_threshold(name, 0.01) == 0.863048
+    assert shipped_threshold(name, 0.01) == 0.863
     assert shipped_threshold(name, 0.5) is None
     pairs = files("promptcache.intention").joinpath("data/calibration_pairs.jsonl").read_bytes()
     # The shipped table was computed on these pairs; after editing them run bench/intention_thresholds.py --write.
