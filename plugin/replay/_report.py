@@ -32,6 +32,7 @@ except ImportError as exc:  # the optional dependency of this module
 
 from ._decision import Decision, cause_rows, decide, is_claude_code, is_openai
 from ._engine import ReplayResult
+from ._layout_ttl import mixed_ttl, mixed_words, uniform_ttl
 from ._prediction import predicted_note
 from ._report_json import to_json, write_json
 from ._report_terminal import intention_paragraph, terminal_console
@@ -115,35 +116,43 @@ def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
         row = result.strategies.get(other)
         if row is None or row.unavailable or not row.cost_usd:
             continue
-        if other == "as-logged":  # like with like: both simulated, on the requests the as-logged row covers
-            same = _same_ttl(result, ours)  # and at the TTL the log wrote with: a TTL gain is not placement
-            mine, theirs = (same.logged_cost_usd if row.logged_only else same.cost_usd), row.cost_usd
-            label = "the log's own layout (as-logged), both simulated"
-            label += " at the log's 1-hour TTL" if same is not ours else ""
-            if row.requests < ours.requests:
-                label += f" on the {_n(row.requests, 'logged request')}"
+        if other != "as-logged":
+            console.print(f"anchored-tail {_versus(ours.cost_usd, row.cost_usd, other)}.")
+            continue
+        # like with like: both simulated, on the requests the as-logged row covers, and at the TTL the log wrote
+        # with where it wrote one (a TTL gain is not placement); a log that mixes TTLs is compared at both
+        on = f" on the {_n(row.requests, 'logged request')}" if row.requests < ours.requests else ""
+        long = result.variants.get("anchored-tail@1h")
+        long = None if long is None or long.unavailable else long
+
+        def mine(r: StrategyTotals) -> float:
+            return r.logged_cost_usd if row.logged_only else r.cost_usd
+
+        label = "the log's own layout (as-logged)"
+        split = mixed_ttl(result)
+        if split is not None and long is not None:
+            console.print(
+                f"anchored-tail at the 5-minute TTL {_versus(mine(ours), row.cost_usd, label)}, at the 1-hour TTL "
+                f"{_versus(mine(long), row.cost_usd, '')}, both simulated{on}; {mixed_words(split)}."
+            )
+        elif uniform_ttl(result) == 3600.0 and long is not None:
+            label += f", both simulated at the log's 1-hour TTL{on}"
+            console.print(f"anchored-tail {_versus(mine(long), row.cost_usd, label)}.")
         else:
-            mine, theirs, label = ours.cost_usd, row.cost_usd, other
-        saved = 1 - mine / theirs
-        if f"{abs(saved):.1%}" == "0.0%":  # a difference the line would print as 0.0% is none
-            console.print(f"anchored-tail costs the same as {label}.")
-        elif saved > 0:
-            console.print(f"anchored-tail costs {saved:.1%} less than {label} (${theirs - mine:,.4f}).")
-        else:
-            console.print(f"anchored-tail costs {-saved:.1%} more than {label}.")
+            console.print(f"anchored-tail {_versus(mine(ours), row.cost_usd, label + ', both simulated' + on)}.")
 
 
-def _same_ttl(result: ReplayResult, ours: StrategyTotals) -> StrategyTotals:
-    """``anchored-tail`` at the TTL the log's own layout wrote with: its ``@1h`` variant where that layout wrote
-    mostly 1-hour entries and the variant ran, else ``ours``."""
-    long = result.variants.get("anchored-tail@1h")
-    if long is None or long.unavailable:
-        return ours
-    as_logged = result.strategies.get("as-logged")
-    one_hour = (
-        as_logged is not None and as_logged.write_tokens and as_logged.write_1h_tokens * 2 >= as_logged.write_tokens
-    )
-    return long if one_hour else ours
+def _versus(mine: float, theirs: float, label: str) -> str:
+    """``"costs the same as LABEL"``, ``"costs 7.5% less than LABEL ($1.3215)"`` or ``"costs 5.4% more than
+    LABEL"``: ``mine`` against ``theirs``, USD (a difference that would print as 0.0% is none); without a label,
+    ``"the same"``, ``"7.5% less ($1.3215)"``, ``"5.4% more"``."""
+    saved = 1 - mine / theirs
+    if f"{abs(saved):.1%}" == "0.0%":
+        return f"costs the same as {label}" if label else "the same"
+    if saved > 0:
+        less = f"{saved:.1%} less"
+        return f"costs {less} than {label} (${theirs - mine:,.4f})" if label else f"{less} (${theirs - mine:,.4f})"
+    return f"costs {-saved:.1%} more than {label}" if label else f"{-saved:.1%} more"
 
 
 def _logged_share(result: ReplayResult, mismatch: str | None) -> str:
