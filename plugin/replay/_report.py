@@ -328,10 +328,16 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         if result.untimed_requests
         else " Requests spaced by their recorded timestamps."
     )
-    console.print(
-        f"Output tokens ({result.output_tokens:,}) cost the same under every placement: "
-        f"${result.strategies['none'].output_cost_usd:,.4f}.{spacing}"
-    )
+    output_usd = result.strategies["none"].output_cost_usd
+    if result.output_tokens_note:  # the logged counts are not the final ones: say so where the figure is
+        console.print(
+            f"Output tokens (at least {result.output_tokens:,}) cost the same under every placement: at least "
+            f"${output_usd:,.4f} ({escape(result.output_tokens_note)}).{spacing}"
+        )
+    else:
+        console.print(
+            f"Output tokens ({result.output_tokens:,}) cost the same under every placement: ${output_usd:,.4f}.{spacing}"
+        )
     return table
 
 
