@@ -220,7 +220,13 @@ def run_replay(
         if not strict:
             stack.enter_context(skipping(skipped))
         conversations = _replay_all(
-            run, iter_conversations(inputs, merged), counter, gap_s, order, progress, model_id if per_model else None
+            run,
+            iter_conversations(inputs, merged, skip_non_logs=not strict and len(inputs) > 1),
+            counter,
+            gap_s,
+            order,
+            progress,
+            model_id if per_model else None,
         )
     run.variants.drain()
     run.finish()
