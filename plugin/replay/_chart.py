@@ -31,7 +31,7 @@ from ._causes import CAUSES
 from ._decision import decide
 from ._engine import ReplayResult, StrategyTotals
 from ._output_files import write_replacing
-from ._result_rows import cause_names, is_claude_code, shown_rows, versus_base, versus_name
+from ._result_rows import cause_names, is_claude_code, models_label, shown_rows, versus_base, versus_name
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -263,7 +263,8 @@ def draw_chart(result: ReplayResult) -> Figure:
         lines_ax.plot(options.pop("x"), options.pop("y"), **options)
     lines_ax.set_xlabel(_plain(f"request (replay order){hidden}"))
     lines_ax.set_ylabel("cumulative input-side cost, USD")
-    lines_ax.set_title(_plain(f"{result.model_id}: {result.conversations} conversations, {result.requests:,} requests"))
+    title = f"{models_label(result)}: {result.conversations} conversations, {result.requests:,} requests"
+    lines_ax.set_title(_plain(textwrap.fill(title, _TITLE_CHARS)))
     lines_ax.grid(alpha=0.3)
     lines_ax.legend(fontsize=7)
     fig.tight_layout()

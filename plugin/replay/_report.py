@@ -36,7 +36,7 @@ from ._layout_ttl import mixed_ttl, mixed_words, uniform_ttl
 from ._prediction import predicted_note
 from ._report_json import to_json, write_json
 from ._report_terminal import intention_paragraph, terminal_console
-from ._result_rows import cause_names, shown_rows, versus_base, versus_name
+from ._result_rows import cause_names, models_label, shown_rows, versus_base, versus_name
 from ._totals import StrategyTotals
 
 __all__ = ["render_table", "to_json", "write_json"]
@@ -234,7 +234,7 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     _print_decision(decision, result, console)
     narrow = console.width < WIDE
     table = Table(
-        title=f"promptcache replay — {escape(result.model_id)}: {_n(result.conversations, 'conversation')}, "
+        title=f"promptcache replay — {escape(models_label(result))}: {_n(result.conversations, 'conversation')}, "
         f"{_n(result.requests, 'request')}, {_n(result.input_tokens, 'input token')}",
         **_NARROW if narrow else {},
     )

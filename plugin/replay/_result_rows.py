@@ -19,6 +19,7 @@ __all__ = [
     "cost",
     "is_claude_code",
     "is_openai",
+    "models_label",
     "shown_rows",
     "versus_base",
     "versus_name",
@@ -40,6 +41,20 @@ def is_claude_code(result: ReplayResult) -> bool:
 def is_openai(result: ReplayResult) -> bool:
     """Whether the run's main model caches automatically (OpenAI: every row reads the cache, even ``none``)."""
     return result.rules.family == "openai"
+
+
+def models_label(result: ReplayResult) -> str:
+    """What served the traffic, for the table's and the chart's titles: the model where one did (``model_id``),
+    else how many and the two that served most calls (``"3 models (claude-opus-4-6 255 calls,
+    claude-haiku-4-5-20251001 133, 1 other)"``)."""
+    if len(result.models) <= 1:
+        return result.model_id
+    ranked = sorted(result.models.items(), key=lambda item: -item[1])  # most calls first; ties in reading order
+    first, calls = ranked[0]
+    top = [f"{first} {calls:,} call{'' if calls == 1 else 's'}", *(f"{m} {n:,}" for m, n in ranked[1:2])]
+    rest = len(ranked) - len(top)
+    others = [f"{rest} other{'' if rest == 1 else 's'}"] if rest else []
+    return f"{len(ranked)} models ({', '.join([*top, *others])})"
 
 
 def cost(row: StrategyTotals, logged: bool) -> float:
