@@ -5,7 +5,8 @@ cache missed, then the details.
    caching off, with the monthly saving), and for Claude Code logs the miss causes the user can act on.
 2. **The table**: one row per strategy. The ``anchored-tail+response-cache`` row is shown only where the
    ResponseCache answered something and could sit in front of the calls (not on a Claude Code log), and the
-   cheapest ``@1h`` variant where the model offers the 1-hour TTL.
+   cheapest ``@1h`` variant where the model offers the 1-hour TTL (and ``anchored-tail@1h``, which the layout
+   is compared with, where the log's own layout wrote 1-hour entries: ``_result_rows.shown_rows``).
 3. **Why the cache missed** (``promptcache.replay._causes``), for the current layout and the recommended one: each
    cause's tokens, dollars, the fix and what the simulator says it recovers.
 4. Token sizes, fidelity, the comparison lines, and (not on Claude Code logs) the ResponseCache and intention-cache

@@ -66,7 +66,8 @@ def shown_rows(result: ReplayResult) -> dict[str, StrategyTotals]:
     """The report's rows, in the table's order: every strategy that ran (unavailable ones included), less the
     ``anchored-tail+response-cache`` row where the ResponseCache answered nothing or the log is Claude Code's (the
     cache could not sit in front of those calls), plus the cheapest ``@1h`` variant (not a logged-only one) where
-    the model offers the 1-hour TTL."""
+    the model offers the 1-hour TTL, and ``anchored-tail@1h`` where the log's own layout wrote 1-hour entries (the
+    report compares that layout with it)."""
     rows = dict(result.strategies)
     if COMBINED in rows and (result.response_cache.hits == 0 or is_claude_code(result)):
         del rows[COMBINED]
@@ -74,6 +75,11 @@ def shown_rows(result: ReplayResult) -> dict[str, StrategyTotals]:
     if long:
         _, name = min(long)
         rows[name] = result.variants[name]
+    # the row the report compares the log's own layout with where that layout wrote 1-hour entries
+    # (promptcache.replay._layout_ttl): shown, so that the comparison is with a row the reader sees
+    as_logged, ours = result.strategies.get("as-logged"), result.variants.get("anchored-tail@1h")
+    if as_logged is not None and as_logged.write_1h_tokens and ours is not None and not ours.unavailable:
+        rows["anchored-tail@1h"] = ours
     return rows
 
 

@@ -100,3 +100,17 @@ def test_a_layout_at_one_ttl_is_compared_like_with_like(tmp_path: Path, capsys: 
         "anchored-tail costs the same as the log's own layout (as-logged), both simulated at the log's 1-hour TTL."
         in out
     )
+
+
+def test_the_row_the_layout_is_compared_with_is_in_the_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    long = session(tmp_path / "a.jsonl", "a", _calls("1h"))
+    out = _report([long], tmp_path, capsys)
+    # the footer compares as-logged with anchored-tail@1h, which is not the cheapest @1h row (multi-point@1h): it is
+    # shown beside it; anchored-tail@1h: 12,508 read x $0.50 + 6,804 written x $10 per 1M = $0.074294
+    assert "│ multi-point@1h │ 1,327 │ 11,990 │ 5,995 │ 5,995 │ 0.0726 │ 75.2% │ 97.7% │ 66.7% │" in out
+    assert "│ anchored-tail@1h │ 0 │ 12,508 │ 6,804 │ 6,804 │ 0.0743 │ 76.9% │ 100.0% │ 66.7% │" in out
+    mixed = session(tmp_path / "b.jsonl", "b", _calls("5m"), 12)
+    out = _report([long, mixed], tmp_path, capsys)
+    assert "│ anchored-tail@1h │ 0 │ 25,016 │ 13,608 │ 13,608 │ 0.1486 │ 76.9% │ 120.7% │ 66.7% │" in out
