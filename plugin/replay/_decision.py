@@ -244,7 +244,7 @@ def _sentence(result: ReplayResult, d: Decision, costs: dict[str, float], placem
     if d.action == "switch":
         against = f" against {rel(d.current_usd)} for the log's own layout" if logged else ""
         tied = [n for n in placements if n != d.strategy and abs(costs.get(n, -1.0) - d.recommended_usd) <= 1e-9]
-        same = f" ({', '.join(tied)} costs the same)" if tied else ""
+        same = f" ({', '.join(tied)} {'cost' if len(tied) > 1 else 'costs'} the same)" if tied else ""
         return (
             f"Switch to {d.strategy} ({_HOW_TO.get(d.strategy, d.strategy)}): it costs {rel(d.recommended_usd)}"
             f"{same}{against}, {per_month}."

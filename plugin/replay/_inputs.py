@@ -72,7 +72,8 @@ class MergedInput:
             parts.append(f"{_n(len(self.repeated_files), 'input')} given twice ({_names(self.repeated_files)})")
         if self.covered_files:
             parts.append(
-                f"{_n(len(self.covered_files), 'log')} also read through its session folder "
+                f"{_n(len(self.covered_files), 'log')} also read through "
+                f"{'its session folder' if len(self.covered_files) == 1 else 'their session folders'} "
                 f"({_names(self.covered_files)})"
             )
         if self.merged_calls:
