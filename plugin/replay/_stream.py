@@ -57,8 +57,11 @@ def iter_conversations(
     """
     seen: dict[str, int] = {}
     calls: dict[str, tuple[bytes, str]] = {}
-    read = _or_skip if skip_non_logs else _file_conversations
-    sources = [_keyed(i, read(path)) for i, path in enumerate(paths)]
+    skipped = merged.not_logs if merged is not None else []
+    sources = [
+        _keyed(i, _or_skip(path, skipped) if skip_non_logs else _file_conversations(path))
+        for i, path in enumerate(paths)
+    ]
     stream = sources[0] if len(sources) == 1 else heapq.merge(*sources, key=lambda item: item[0])
     for _, conv in stream:
         if merged is not None and not _own_calls(conv, calls, merged):
@@ -74,8 +77,9 @@ def iter_conversations(
         yield conv
 
 
-def _or_skip(path: str | Path) -> Iterator[Conversation]:
-    """``_file_conversations(path)``, or nothing and one warning where the file is not a log at all."""
+def _or_skip(path: str | Path, skipped: list[str]) -> Iterator[Conversation]:
+    """``_file_conversations(path)``, or nothing, one warning and ``path`` added to ``skipped`` where the file is
+    not a log at all."""
     conversations = _file_conversations(path)
     try:
         first = next(conversations)
@@ -85,6 +89,7 @@ def _or_skip(path: str | Path) -> Iterator[Conversation]:
         if not exc.reason.startswith(NOT_A_LOG):
             raise
         warnings.warn(f"{exc}; skipped it, as it is not a log", TranscriptWarning, stacklevel=2)
+        skipped.append(str(path))
         return
     yield first
     yield from conversations

@@ -45,3 +45,20 @@ def test_strict_stops_at_a_non_log_among_several(tmp_path: Path, capsys: pytest.
     license_, log = _folder(tmp_path)
     assert main(["replay", str(log), str(license_), "--strict", "--no-chart", "--out", str(tmp_path / "o")]) == 2
     assert capsys.readouterr().err.splitlines() == [f"promptcache: error: {license_.parent}/{NOT_A_LOG}"]
+
+
+def test_several_paths_none_a_log_stop_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    license_, _ = _folder(tmp_path)
+    readme = license_.with_name("README")
+    readme.write_text("# logs\n")
+    assert main(["replay", str(license_), str(readme), "--no-chart", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert (
+        err[0]
+        == "promptcache: error: nothing to replay: none of the 2 files given is a log (each is named in a warning)"
+    )
+    assert err[1:] == [
+        f"promptcache: warning: {license_.parent}/{NOT_A_LOG}; skipped it, as it is not a log",
+        f"promptcache: warning: {readme}:1: not a JSON or JSONL transcript (invalid JSON: unexpected character, "
+        "expected a JSON value); skipped it, as it is not a log",
+    ]
