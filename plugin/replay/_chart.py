@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from ._causes import CAUSES
-from ._decision import decide
+from ._decision import Decision, decide
 from ._engine import ReplayResult, StrategyTotals
 from ._output_files import write_replacing
-from ._result_rows import cause_names, is_claude_code, shown_rows, versus_base, versus_name
+from ._result_rows import cause_names, is_claude_code, models_label, shown_rows, versus_base, versus_name
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -222,12 +222,15 @@ def draw_chart(result: ReplayResult) -> Figure:
     off = off_scale(result, bars)
     bars = [b for b in bars if b not in off]
     if bars:
-        _draw_bars(bars_ax, bars, next((b["share_pct"] for b in bars if b["name"] == current), None))
+        said = verdict(decide(result))
+        _draw_bars(bars_ax, bars, next((b["share_pct"] for b in bars if b["name"] == current), None), said)
         note = "; none (100%) left out: it would squash the others" if off else ""
         why = why_not_cheapest(result, bars)
-        why = "\n" + textwrap.fill(f"(recommended) although shorter bars exist: {why}", _TITLE_CHARS) if why else ""
-        bars_ax.set_xlabel(f"cost as a share of no caching, % (dashed: {current}, the current layout){note}{why}")
         decision = decide(result)
+        chosen = next((b["name"] for b in bars if b["recommended"]), "")
+        said = f"{chosen}: {verdict(decision)}, although" if decision is not None else "although"
+        why = "\n" + textwrap.fill(f"{said} shorter bars exist: {why}", _TITLE_CHARS) if why else ""
+        bars_ax.set_xlabel(f"cost as a share of no caching, % (dashed: {current}, the current layout){note}{why}")
         if decision is not None:  # the whole sentence, wrapped (a cut one could drop what it decides)
             lines = textwrap.wrap(decision.sentence, _TITLE_CHARS)
             shown = lines[:_TITLE_LINES]
@@ -263,20 +266,33 @@ def draw_chart(result: ReplayResult) -> Figure:
         lines_ax.plot(options.pop("x"), options.pop("y"), **options)
     lines_ax.set_xlabel(_plain(f"request (replay order){hidden}"))
     lines_ax.set_ylabel("cumulative input-side cost, USD")
-    lines_ax.set_title(_plain(f"{result.model_id}: {result.conversations} conversations, {result.requests:,} requests"))
+    title = f"{models_label(result)}: {result.conversations} conversations, {result.requests:,} requests"
+    lines_ax.set_title(_plain(textwrap.fill(title, _TITLE_CHARS)))
     lines_ax.grid(alpha=0.3)
     lines_ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
 
 
-def _draw_bars(ax: Axes, bars: list[BarSpec], current: float | None) -> None:
-    """Panel 1: one bar per row from 0, its figure at its end, the recommended row green and named so in its tick
-    label, a dashed line at the ``current`` layout's share; the axis leaves room for the figures."""
+def verdict(decision: Decision | None) -> str:
+    """What the decision says of the row it recommends, for that row's label: ``"keep"`` (the current layout stays,
+    however many bars are shorter), ``"switch to"``, ``"use the 1-hour TTL"``, ``"leave caching off"`` or
+    ``"turn caching off"``; ``""`` without a decision."""
+    if decision is None:
+        return ""
+    if decision.action == "disable":
+        return "leave caching off" if decision.current == "none" else "turn caching off"
+    return {"keep": "keep", "switch": "switch to", "set-ttl": "use the 1-hour TTL"}.get(decision.action, "")
+
+
+def _draw_bars(ax: Axes, bars: list[BarSpec], current: float | None, said: str) -> None:
+    """Panel 1: one bar per row from 0, its figure at its end, the recommended row green and labelled with what the
+    decision says of it (``verdict``), a dashed line at the ``current`` layout's share; the axis leaves room for
+    the figures."""
     ys = list(range(len(bars)))
     shares = [b["share_pct"] for b in bars]
     ax.barh(ys, shares, color=["tab:green" if b["recommended"] else "tab:gray" for b in bars])
-    ax.set_yticks(ys, [b["name"] + ("  (recommended)" if b["recommended"] else "") for b in bars], fontsize=8)
+    ax.set_yticks(ys, [b["name"] + (f"  ({said})" if b["recommended"] and said else "") for b in bars], fontsize=8)
     for tick, b in zip(ax.get_yticklabels(), bars):
         if b["recommended"]:
             tick.set_color("tab:green")

@@ -42,6 +42,7 @@ from promptcache._types import JSONObject
 
 from ._combined_note import combined_note
 from ._fixes import cause_rows, one_model_saving, ttl_option
+from ._layout_ttl import PLACEMENTS, same_ttl_placement
 from ._monthly_rate import MIN_SPAN_S, MONTH_S, duration, month_factor
 from ._one_model import ONE_MODEL
 from ._openai_sentence import openai_sentence as _openai_sentence
@@ -53,7 +54,6 @@ from ._variants import KEEP_ALIVE, ONE_HOUR
 
 if TYPE_CHECKING:
     from ._engine import ReplayResult
-    from ._totals import StrategyTotals
 
 __all__ = ["ESTIMATE_ERROR", "MIN_SPAN_S", "MONTH_S", "Decision", "cause_rows", "decide", "is_claude_code", "is_openai"]
 
@@ -61,7 +61,7 @@ __all__ = ["ESTIMATE_ERROR", "MIN_SPAN_S", "MONTH_S", "Decision", "cause_rows", 
 #: calibration's growth error on a session it was not fitted on (±7%); plain cl100k_base's largest shortfall
 #: against Claude's billed counts on the same sessions (28%).
 ESTIMATE_ERROR = {"claude": 0.07, "cl100k": 0.28}
-_PLACEMENTS = ("anchored-tail", "langchain-aws", "multi-point", "last-message")  # ours first on a tie
+_PLACEMENTS = PLACEMENTS
 _HOW_TO = {
     "anchored-tail": "the default of CachePointChatBedrockConverse and BedrockCachePoints",
     "multi-point": 'CachePointChatBedrockConverse(strategy="multi-point")',
@@ -200,22 +200,9 @@ def _action(result: ReplayResult, best: str, current: str) -> tuple[str, str, fl
     return "switch", base, 300.0
 
 
-def same_ttl_placement(result: ReplayResult, current: str) -> tuple[str | None, StrategyTotals | None, str]:
-    """The cheapest placement at the TTL the ``current`` layout wrote with (``_layout_ttl``), its row, and the
-    words that say so: where the layout wrote mostly 1-hour entries, the placements' ``@1h`` variants, so that a
-    difference is placement, not TTL (a 1-hour write costs more than a 5-minute one). ``(None, None, "")`` when
-    the run compared no placement."""
-    if _layout_ttl(result) == 3600.0:
-        long = [(r.cost_usd, n) for n in _PLACEMENTS if (r := _available(result, n + ONE_HOUR)) is not None]
-        if long:
-            best = min(long)[1]
-            return best, result.variants[best + ONE_HOUR], " at the same 1-hour TTL"
-    name = result.cheapest_placement()
-    row = result.strategies.get(name or "")
-    return (name, row, "") if row is not None else (None, None, "")
-
-
 def _layout_ttl(result: ReplayResult) -> float | None:
+    """The TTL the log's own layout wrote most of its cache-write tokens with (the ``ttl`` a ``keep`` reports);
+    comparisons with the layout use ``promptcache.replay._layout_ttl``, which tells a mixed layout apart."""
     row = result.strategies.get("as-logged")
     if row is None or not row.write_tokens:
         return None
@@ -257,7 +244,7 @@ def _sentence(result: ReplayResult, d: Decision, costs: dict[str, float], placem
     if d.action == "switch":
         against = f" against {rel(d.current_usd)} for the log's own layout" if logged else ""
         tied = [n for n in placements if n != d.strategy and abs(costs.get(n, -1.0) - d.recommended_usd) <= 1e-9]
-        same = f" ({', '.join(tied)} costs the same)" if tied else ""
+        same = f" ({', '.join(tied)} {'cost' if len(tied) > 1 else 'costs'} the same)" if tied else ""
         return (
             f"Switch to {d.strategy} ({_HOW_TO.get(d.strategy, d.strategy)}): it costs {rel(d.recommended_usd)}"
             f"{same}{against}, {per_month}."
@@ -382,7 +369,7 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
             f"{usd(changed.cost_usd * scale)} {unit} (what they cost, not a saving: they are Claude Code's own "
             "changes, which nothing you control is known to recover)."
         )
-    cheapest, row, ttl_words = same_ttl_placement(result, d.current)
+    cheapest, row, ttl_words = same_ttl_placement(result)
     current = result.strategies.get(d.current)
     other_usd = _cost(row, current is not None and current.logged_only) if row is not None else 0.0
     if row is not None and d.current_usd > 0 and other_usd < d.current_usd * (1 - 0.0005):  # shown: 0.1%

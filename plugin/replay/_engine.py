@@ -220,7 +220,13 @@ def run_replay(
         if not strict:
             stack.enter_context(skipping(skipped))
         conversations = _replay_all(
-            run, iter_conversations(inputs, merged), counter, gap_s, order, progress, model_id if per_model else None
+            run,
+            iter_conversations(inputs, merged, skip_non_logs=not strict and len(inputs) > 1),
+            counter,
+            gap_s,
+            order,
+            progress,
+            model_id if per_model else None,
         )
     run.variants.drain()
     run.finish()
@@ -231,6 +237,10 @@ def run_replay(
         )
         run.ledgers.pop(AS_LOGGED, None)
         run.variants.totals = {k: v for k, v in run.variants.totals.items() if not k.startswith(AS_LOGGED)}
+    if not run.requests and inputs and len(merged.not_logs) == len(inputs):
+        raise ValueError(
+            f"nothing to replay: none of the {len(inputs):,} files given is a log (each is named in a warning)"
+        )
     if not run.requests:
         raise ValueError(
             f"nothing to replay in {', '.join(str(p) for p in paths)}: {conversations} "

@@ -47,6 +47,7 @@ class MergedInput:
         within_file: of those, found again in the file that held the first.
         differing: of those, whose reply (blocks or usage) or the message it answers differs from the kept one's.
         first_differing: the request id of the first of those.
+        not_logs: files left out for not being logs at all (several paths given; as given).
     """
 
     repeated_files: list[str] = field(default_factory=list)
@@ -56,6 +57,7 @@ class MergedInput:
     within_file: int = 0
     differing: int = 0
     first_differing: str = ""
+    not_logs: list[str] = field(default_factory=list)
 
     def note_repeat(self, request_id: str, first: tuple[bytes, str], again: tuple[bytes, str]) -> None:
         """Count one API call read again (``merged_calls``): ``first`` / ``again`` are (reply digest, file) of the
@@ -74,7 +76,8 @@ class MergedInput:
             parts.append(f"{_n(len(self.repeated_files), 'input')} given twice ({_names(self.repeated_files)})")
         if self.covered_files:
             parts.append(
-                f"{_n(len(self.covered_files), 'log')} also read through its session folder "
+                f"{_n(len(self.covered_files), 'log')} also read through "
+                f"{'its session folder' if len(self.covered_files) == 1 else 'their session folders'} "
                 f"({_names(self.covered_files)})"
             )
         if self.merged_calls:

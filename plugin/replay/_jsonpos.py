@@ -160,7 +160,7 @@ def jsonl_records(
                 raise error from None
             bad += 1
             first_bad = first_bad or error
-            tally.add(name, lineno, exc.msg)
+            tally.add(name, lineno, exc.msg, before=exc.doc[: exc.pos])
             if on_skip is not None:
                 on_skip(lineno, raw)
             continue

@@ -5,7 +5,8 @@ cache missed, then the details.
    caching off, with the monthly saving), and for Claude Code logs the miss causes the user can act on.
 2. **The table**: one row per strategy. The ``anchored-tail+response-cache`` row is shown only where the
    ResponseCache answered something and could sit in front of the calls (not on a Claude Code log), and the
-   cheapest ``@1h`` variant where the model offers the 1-hour TTL.
+   cheapest ``@1h`` variant where the model offers the 1-hour TTL (and ``anchored-tail@1h``, which the layout
+   is compared with, where the log's own layout wrote 1-hour entries: ``_result_rows.shown_rows``).
 3. **Why the cache missed** (``promptcache.replay._causes``), for the current layout and the recommended one: each
    cause's tokens, dollars, the fix and what the simulator says it recovers.
 4. Token sizes, fidelity, the comparison lines, and (not on Claude Code logs) the ResponseCache and intention-cache
@@ -32,10 +33,11 @@ except ImportError as exc:  # the optional dependency of this module
 
 from ._decision import Decision, cause_rows, decide, is_claude_code, is_openai
 from ._engine import ReplayResult
+from ._layout_ttl import mixed_ttl, mixed_words, uniform_ttl
 from ._prediction import predicted_note
 from ._report_json import to_json, write_json
 from ._report_terminal import intention_paragraph, terminal_console
-from ._result_rows import cause_names, shown_rows, versus_base, versus_name
+from ._result_rows import cause_names, models_label, shown_rows, versus_base, versus_name
 from ._totals import StrategyTotals
 
 __all__ = ["render_table", "to_json", "write_json"]
@@ -115,35 +117,43 @@ def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
         row = result.strategies.get(other)
         if row is None or row.unavailable or not row.cost_usd:
             continue
-        if other == "as-logged":  # like with like: both simulated, on the requests the as-logged row covers
-            same = _same_ttl(result, ours)  # and at the TTL the log wrote with: a TTL gain is not placement
-            mine, theirs = (same.logged_cost_usd if row.logged_only else same.cost_usd), row.cost_usd
-            label = "the log's own layout (as-logged), both simulated"
-            label += " at the log's 1-hour TTL" if same is not ours else ""
-            if row.requests < ours.requests:
-                label += f" on the {_n(row.requests, 'logged request')}"
+        if other != "as-logged":
+            console.print(f"anchored-tail {_versus(ours.cost_usd, row.cost_usd, other)}.")
+            continue
+        # like with like: both simulated, on the requests the as-logged row covers, and at the TTL the log wrote
+        # with where it wrote one (a TTL gain is not placement); a log that mixes TTLs is compared at both
+        on = f" on the {_n(row.requests, 'logged request')}" if row.requests < ours.requests else ""
+        long = result.variants.get("anchored-tail@1h")
+        long = None if long is None or long.unavailable else long
+
+        def mine(r: StrategyTotals) -> float:
+            return r.logged_cost_usd if row.logged_only else r.cost_usd
+
+        label = "the log's own layout (as-logged)"
+        split = mixed_ttl(result)
+        if split is not None and long is not None:
+            console.print(
+                f"anchored-tail at the 5-minute TTL {_versus(mine(ours), row.cost_usd, label)}, at the 1-hour TTL "
+                f"{_versus(mine(long), row.cost_usd, '')}, both simulated{on}; {mixed_words(split)}."
+            )
+        elif uniform_ttl(result) == 3600.0 and long is not None:
+            label += f", both simulated at the log's 1-hour TTL{on}"
+            console.print(f"anchored-tail {_versus(mine(long), row.cost_usd, label)}.")
         else:
-            mine, theirs, label = ours.cost_usd, row.cost_usd, other
-        saved = 1 - mine / theirs
-        if f"{abs(saved):.1%}" == "0.0%":  # a difference the line would print as 0.0% is none
-            console.print(f"anchored-tail costs the same as {label}.")
-        elif saved > 0:
-            console.print(f"anchored-tail costs {saved:.1%} less than {label} (${theirs - mine:,.4f}).")
-        else:
-            console.print(f"anchored-tail costs {-saved:.1%} more than {label}.")
+            console.print(f"anchored-tail {_versus(mine(ours), row.cost_usd, label + ', both simulated' + on)}.")
 
 
-def _same_ttl(result: ReplayResult, ours: StrategyTotals) -> StrategyTotals:
-    """``anchored-tail`` at the TTL the log's own layout wrote with: its ``@1h`` variant where that layout wrote
-    mostly 1-hour entries and the variant ran, else ``ours``."""
-    long = result.variants.get("anchored-tail@1h")
-    if long is None or long.unavailable:
-        return ours
-    as_logged = result.strategies.get("as-logged")
-    one_hour = (
-        as_logged is not None and as_logged.write_tokens and as_logged.write_1h_tokens * 2 >= as_logged.write_tokens
-    )
-    return long if one_hour else ours
+def _versus(mine: float, theirs: float, label: str) -> str:
+    """``"costs the same as LABEL"``, ``"costs 7.5% less than LABEL ($1.3215)"`` or ``"costs 5.4% more than
+    LABEL"``: ``mine`` against ``theirs``, USD (a difference that would print as 0.0% is none); without a label,
+    ``"the same"``, ``"7.5% less ($1.3215)"``, ``"5.4% more"``."""
+    saved = 1 - mine / theirs
+    if f"{abs(saved):.1%}" == "0.0%":
+        return f"costs the same as {label}" if label else "the same"
+    if saved > 0:
+        less = f"{saved:.1%} less"
+        return f"costs {less} than {label} (${theirs - mine:,.4f})" if label else f"{less} (${theirs - mine:,.4f})"
+    return f"costs {-saved:.1%} more than {label}" if label else f"{-saved:.1%} more"
 
 
 def _logged_share(result: ReplayResult, mismatch: str | None) -> str:
@@ -225,7 +235,7 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     _print_decision(decision, result, console)
     narrow = console.width < WIDE
     table = Table(
-        title=f"promptcache replay — {escape(result.model_id)}: {_n(result.conversations, 'conversation')}, "
+        title=f"promptcache replay — {escape(models_label(result))}: {_n(result.conversations, 'conversation')}, "
         f"{_n(result.requests, 'request')}, {_n(result.input_tokens, 'input token')}",
         **_NARROW if narrow else {},
     )
@@ -319,10 +329,16 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
         if result.untimed_requests
         else " Requests spaced by their recorded timestamps."
     )
-    console.print(
-        f"Output tokens ({result.output_tokens:,}) cost the same under every placement: "
-        f"${result.strategies['none'].output_cost_usd:,.4f}.{spacing}"
-    )
+    output_usd = result.strategies["none"].output_cost_usd
+    if result.output_tokens_note:  # the logged counts are not the final ones: say so where the figure is
+        console.print(
+            f"Output tokens (at least {result.output_tokens:,}) cost the same under every placement: at least "
+            f"${output_usd:,.4f} ({escape(result.output_tokens_note)}).{spacing}"
+        )
+    else:
+        console.print(
+            f"Output tokens ({result.output_tokens:,}) cost the same under every placement: ${output_usd:,.4f}.{spacing}"
+        )
     return table
 
 

@@ -92,6 +92,7 @@ def to_json(result: ReplayResult) -> dict[str, Any]:
         "skipped_lines": result.skipped.count,
         "skipped_first": result.skipped.first,
         "skipped_per_file": dict(result.skipped.per_file),
+        "skipped_types": dict(result.skipped.types),
         "merged": result.merged.to_json(),
         "input_tokens": result.input_tokens,
         "output_tokens": result.output_tokens,

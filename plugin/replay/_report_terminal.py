@@ -121,9 +121,12 @@ def intention_paragraph(result: ReplayResult) -> str:
         found = "retrieve_memory found nothing stored for any call"
     elif not it.right:
         found = (
-            f"retrieve_memory found stored results for {it.answered:,} ({it.exact:,} by the exact intention, "
-            f"{it.similar:,} by a similar one), but none of them was the call's own result: it would have shown "
-            "the model other calls' results"
+            f"retrieve_memory found stored results for {it.answered:,} call{'' if it.answered == 1 else 's'} "
+            f"({it.exact:,} by the exact intention, {it.similar:,} by a similar one), but each was the result of "
+            "another call (another tool or other arguments, filed under the same or a similar intention), never the "
+            "one the call needed, so it would have saved no call; calls that share an intention (by default the "
+            "latest user message) are told apart only by an intention argument of their own that names what each "
+            "call fetches"
         )
     else:
         found = (

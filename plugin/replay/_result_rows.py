@@ -19,6 +19,7 @@ __all__ = [
     "cost",
     "is_claude_code",
     "is_openai",
+    "models_label",
     "shown_rows",
     "versus_base",
     "versus_name",
@@ -42,6 +43,20 @@ def is_openai(result: ReplayResult) -> bool:
     return result.rules.family == "openai"
 
 
+def models_label(result: ReplayResult) -> str:
+    """What served the traffic, for the table's and the chart's titles: the model where one did (``model_id``),
+    else how many and the two that served most calls (``"3 models (claude-opus-4-6 255 calls,
+    claude-haiku-4-5-20251001 133, 1 other)"``)."""
+    if len(result.models) <= 1:
+        return result.model_id
+    ranked = sorted(result.models.items(), key=lambda item: -item[1])  # most calls first; ties in reading order
+    first, calls = ranked[0]
+    top = [f"{first} {calls:,} call{'' if calls == 1 else 's'}", *(f"{m} {n:,}" for m, n in ranked[1:2])]
+    rest = len(ranked) - len(top)
+    others = [f"{rest} other{'' if rest == 1 else 's'}"] if rest else []
+    return f"{len(ranked)} models ({', '.join([*top, *others])})"
+
+
 def cost(row: StrategyTotals, logged: bool) -> float:
     """The row's input-side USD on the compared requests (``logged``: those with logged usage)."""
     return row.logged_cost_usd if logged and not row.logged_only else row.cost_usd
@@ -51,7 +66,8 @@ def shown_rows(result: ReplayResult) -> dict[str, StrategyTotals]:
     """The report's rows, in the table's order: every strategy that ran (unavailable ones included), less the
     ``anchored-tail+response-cache`` row where the ResponseCache answered nothing or the log is Claude Code's (the
     cache could not sit in front of those calls), plus the cheapest ``@1h`` variant (not a logged-only one) where
-    the model offers the 1-hour TTL."""
+    the model offers the 1-hour TTL, and ``anchored-tail@1h`` where the log's own layout wrote 1-hour entries (the
+    report compares that layout with it)."""
     rows = dict(result.strategies)
     if COMBINED in rows and (result.response_cache.hits == 0 or is_claude_code(result)):
         del rows[COMBINED]
@@ -59,6 +75,11 @@ def shown_rows(result: ReplayResult) -> dict[str, StrategyTotals]:
     if long:
         _, name = min(long)
         rows[name] = result.variants[name]
+    # the row the report compares the log's own layout with where that layout wrote 1-hour entries
+    # (promptcache.replay._layout_ttl): shown, so that the comparison is with a row the reader sees
+    as_logged, ours = result.strategies.get("as-logged"), result.variants.get("anchored-tail@1h")
+    if as_logged is not None and as_logged.write_1h_tokens and ours is not None and not ours.unavailable:
+        rows["anchored-tail@1h"] = ours
     return rows
 
 

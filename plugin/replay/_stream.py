@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import warnings
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -32,12 +33,17 @@ from ._inputs import MergedInput
 from ._jsonpos import jsonl_records
 from ._messages import BadRecord
 from ._prepare import Request
-from ._transcript import Conversation, TranscriptError
+from ._transcript import Conversation, TranscriptError, TranscriptWarning
 
-__all__ = ["TimeOrder", "iter_conversations"]
+__all__ = ["NOT_A_LOG", "TimeOrder", "iter_conversations"]
+
+#: How ``promptcache.replay._readers`` begins the error of a file that is not a log at all.
+NOT_A_LOG = "not a JSON or JSONL transcript"
 
 
-def iter_conversations(paths: Iterable[str | Path], merged: MergedInput | None = None) -> Iterator[Conversation]:
+def iter_conversations(
+    paths: Iterable[str | Path], merged: MergedInput | None = None, skip_non_logs: bool = False
+) -> Iterator[Conversation]:
     """The conversations of ``paths``, one at a time, ids unique across the replay (``#2``, ``#3`` ... on repeats).
 
     Conversations of several files come in order of their first request's recorded time (one account's sessions
@@ -45,14 +51,20 @@ def iter_conversations(paths: Iterable[str | Path], merged: MergedInput | None =
     time keeps its place after the one before it in its file, so untimed files replay one after another, in the
     order given). With ``merged``, an API call whose request id an earlier conversation already replayed (a
     resumed session's log repeats its history) is left out of the later one, and counted in
-    ``merged.merged_calls``; a conversation left with no call of its own is dropped.
+    ``merged.merged_calls``; a conversation left with no call of its own is dropped. With ``skip_non_logs`` (several
+    paths given, as ``dir/*`` gives them), a file that is not a log at all (``NOT_A_LOG``: its first line is not
+    JSON and the whole is no JSON document) is left out with one ``TranscriptWarning`` naming it.
 
     Raises:
         TranscriptError: as ``readers.read_file`` (raised when the bad file or line is reached).
     """
     seen: dict[str, int] = {}
     calls: dict[str, tuple[bytes, str]] = {}
-    sources = [_keyed(i, _file_conversations(path)) for i, path in enumerate(paths)]
+    skipped = merged.not_logs if merged is not None else []
+    sources = [
+        _keyed(i, _or_skip(path, skipped) if skip_non_logs else _file_conversations(path))
+        for i, path in enumerate(paths)
+    ]
     stream = sources[0] if len(sources) == 1 else heapq.merge(*sources, key=lambda item: item[0])
     for _, conv in stream:
         if merged is not None and not _own_calls(conv, calls, merged):
@@ -66,6 +78,24 @@ def iter_conversations(paths: Iterable[str | Path], merged: MergedInput | None =
                 conv.id = f"{conv.id.rsplit('#', 1)[0]}#{count}"
             seen[conv.id] = 1
         yield conv
+
+
+def _or_skip(path: str | Path, skipped: list[str]) -> Iterator[Conversation]:
+    """``_file_conversations(path)``, or nothing, one warning and ``path`` added to ``skipped`` where the file is
+    not a log at all."""
+    conversations = _file_conversations(path)
+    try:
+        first = next(conversations)
+    except StopIteration:
+        return
+    except TranscriptError as exc:
+        if not exc.reason.startswith(NOT_A_LOG):
+            raise
+        warnings.warn(f"{exc}; skipped it, as it is not a log", TranscriptWarning, stacklevel=2)
+        skipped.append(str(path))
+        return
+    yield first
+    yield from conversations
 
 
 def _keyed(index: int, conversations: Iterator[Conversation]) -> Iterator[tuple[tuple[float, int, int], Conversation]]:

@@ -64,8 +64,8 @@ def test_replay_on_the_shipped_sample(tmp_path: Path, capsys: pytest.CaptureFixt
         assert name in out
     assert "vs none" in out
     assert (
-        "retrieve_memory found stored results for 3 (3 by the exact intention, 0 by a similar one), but none of them "
-        "was the call's own result" in " ".join(out.split())
+        "retrieve_memory found stored results for 3 calls (3 by the exact intention, 0 by a similar one), but each "
+        "was the result of another call" in " ".join(out.split())
     )
     assert "uncached input" in out
     assert " ".join(out.split()).startswith(

@@ -80,11 +80,13 @@ def test_cli_skips_with_one_warning_and_the_json_counts_them(
     err = capsys.readouterr().err.splitlines()
     assert err == [
         f"promptcache: warning: {path}:3: skipped 2 lines that are not valid JSON (first here: unexpected "
-        "control character in string); use --strict to stop at the first one"
+        "control character in string); by record type (read before the break): 2 user; no assistant record (an "
+        "API call's): the bill misses none of them; use --strict to stop at the first one"
     ]
     report = json.loads((out / "replay.json").read_text())
     assert (report["skipped_lines"], report["skipped_first"]) == (2, f"{path}:3")
     assert report["skipped_per_file"] == {str(path): 2}
+    assert report["skipped_types"] == {"user": 2}
     assert report["requests"] == 3
 
 

@@ -126,6 +126,6 @@ def test_none_stays_on_panel_1_when_it_squashes_nothing() -> None:
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()][-1] == "none"
     # the fixture's simulated bill is 24.75% under its logged one: the shorter bars are not shown to be cheaper
     assert fig.axes[0].get_xlabel() == (
-        "cost as a share of no caching, % (dashed: as-logged, the current layout)\n(recommended) although shorter "
-        "bars exist: the simulation does not reproduce this log's bill, so no\nshorter bar is shown to be cheaper"
+        "cost as a share of no caching, % (dashed: as-logged, the current layout)\nas-logged: keep, although shorter "
+        "bars exist: the simulation does not reproduce this log's bill, so\nno shorter bar is shown to be cheaper"
     )

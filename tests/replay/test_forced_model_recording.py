@@ -70,7 +70,9 @@ def test_a_truncated_last_line_is_skipped_with_the_broken_line_warning(
         0,
         [
             f"promptcache: warning: {path}:3: skipped 1 line that is not valid JSON (first here: unexpected end of "
-            "data); use --strict to stop at the first one"
+            "data); by record type (read before the break): 1 unknown; no assistant record (an API call's); the 1 "
+            "line of unknown type may hold an API call, missing from the replay and the bill; use --strict to stop at "
+            "the first one"
         ],
     )
     assert json.loads((tmp_path / "o" / "replay.json").read_text())["requests"] == 2

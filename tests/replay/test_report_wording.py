@@ -91,7 +91,10 @@ def test_the_intention_paragraph_is_plain_and_ends_with_whether_to_use_it() -> N
         "Intention cache (IntentionMemory in memory, threshold 0.5, margin 0.15, TTL 3600 s): of 17 tool calls, 3 "
         "calls repeat an earlier successful call of the same user (same tool and arguments, at any distance; 1 of them with "
         "a changed result); serve_repeats would have answered 0 without running the tool (it needs the same "
-        "intention too, within the TTL); retrieve_memory found stored results for 3 (3 by the exact intention, 0 by "
-        "a similar one), but none of them was the call's own result: it would have shown the model other calls' "
-        "results. Use it? Not on this traffic: it would have answered no call with its own result."
+        "intention too, within the TTL); retrieve_memory found stored results for 3 calls (3 by the exact "
+        "intention, 0 by a similar one), but each was the result of another call (another tool or other arguments, "
+        "filed under the same or a similar intention), never the one the call needed, so it would have saved no "
+        "call; calls that share an intention (by default the latest user message) are told apart only by an "
+        "intention argument of their own that names what each call fetches. Use it? Not on this traffic: it would "
+        "have answered no call with its own result."
     ) in text
