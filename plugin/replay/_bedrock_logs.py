@@ -48,7 +48,7 @@ import orjson
 from promptcache._types import JSONMapping
 
 from ._bedrock_bodies import ParsedCall, UnsupportedBody, parse_record
-from ._jsonpos import JSONPath, jsonl_records, line_of
+from ._jsonpos import JSONPath, iter_lines, jsonl_records, line_of
 from ._messages import BadRecord, _short
 from ._transcript import Conversation, Message, TranscriptError, TranscriptWarning
 from ._usage_checks import huge_usage, report_usage, watching_counts
@@ -69,7 +69,7 @@ def is_invocation_log(doc: object = None, data: bytes | None = None) -> bool:
     if data is not None:
         if SCHEMA_TYPE.encode() not in data:
             return False
-        for raw in data.splitlines():
+        for raw in iter_lines(data):
             if raw.strip():
                 try:
                     return _is_record(orjson.loads(raw))
@@ -97,7 +97,7 @@ def read_invocation_log(name: str, data: bytes, doc: object = None) -> list[Conv
                 text = data.decode("utf-8", errors="replace")
                 raise TranscriptError(name, line_of(text, (*where, *bad.where)), bad.reason) from None
     else:
-        for lineno, rec in jsonl_records(name, data.splitlines()):
+        for lineno, rec in jsonl_records(name, iter_lines(data)):
             try:
                 _take(calls, rec, (), name, lineno, skipped, logged)
             except BadRecord as bad:

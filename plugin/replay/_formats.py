@@ -22,7 +22,7 @@ from promptcache._types import JSONMapping
 from ._bedrock_bodies import ParsedCall
 from ._calls import conversations
 from ._format import Format
-from ._jsonpos import JSONPath, jsonl_records, line_of
+from ._jsonpos import JSONPath, iter_lines, jsonl_records, line_of
 from ._messages import BadRecord
 from ._transcript import Conversation, TranscriptError
 from ._usage_checks import huge_usage, report_usage, watching_counts
@@ -90,7 +90,7 @@ def detect_document(doc: object) -> Format | None:
 
 def detect_jsonl(data: bytes) -> Format | None:
     """The format of a JSONL file's first parseable record, ``None`` when none matches."""
-    for raw in data.splitlines():
+    for raw in iter_lines(data):
         if raw.strip():
             try:
                 rec = orjson.loads(raw)
@@ -140,7 +140,7 @@ class _At(BadRecord):
 
 def _items(name: str, data: bytes, doc: object) -> Iterator[tuple[int, JSONPath, object]]:
     if doc is None:
-        for lineno, rec in jsonl_records(name, data.splitlines()):
+        for lineno, rec in jsonl_records(name, iter_lines(data)):
             yield lineno, (), rec
         return
     records, base = _document_records(doc)

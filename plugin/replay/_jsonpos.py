@@ -19,7 +19,7 @@ import orjson
 from ._skipped import current_tally
 from ._transcript import TranscriptError
 
-__all__ = ["JSONPath", "jsonl_records", "line_of", "line_at"]
+__all__ = ["JSONPath", "iter_lines", "jsonl_records", "line_of", "line_at"]
 
 #: Where a value sits in a parsed JSON document: the keys and list indices from the root.
 JSONPath = tuple[str | int, ...]
@@ -35,6 +35,19 @@ def line_at(text: str | bytes, pos: int) -> int:
     if isinstance(head, bytes):
         return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n") + 1
     return head.count("\n") + head.count("\r") - head.count("\r\n") + 1
+
+
+#: One line with its break (``\r\n``, ``\r`` or ``\n``, the breaks ``bytes.splitlines`` knows), or a last line
+#: without one.
+_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+
+
+def iter_lines(data: bytes) -> Iterator[bytes]:
+    """The lines of ``data`` as ``data.splitlines()`` gives them, one at a time: reading the first lines of a file
+    costs those lines, never a list of every line of the file (a list of a large file's lines takes many times
+    its size in memory)."""
+    for match in _LINE.finditer(data):
+        yield match.group().rstrip(b"\r\n")
 
 
 class _PosDict(dict[str, object]):
