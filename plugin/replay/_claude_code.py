@@ -73,7 +73,7 @@ from ._claude_code_tree import (
     tree_node,
 )
 from ._input_guard import check_input_file, is_special_file, skipped_not_regular
-from ._jsonpos import iter_lines, jsonl_records
+from ._jsonpos import iter_lines, jsonl_records, loads_line
 from ._messages import BadRecord, _short
 from ._transcript import Conversation, TranscriptError, TranscriptWarning
 
@@ -102,7 +102,7 @@ def is_claude_code_log(data: bytes, limit: int = 50) -> bool:
         if not raw.strip():
             continue
         try:
-            rec = orjson.loads(raw)
+            rec = loads_line(raw)  # as the reader parses it (``NaN`` as text)
         except orjson.JSONDecodeError:
             continue
         kind = rec.get("type") if isinstance(rec, dict) else None

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from promptcache.replay import _bedrock_logs, _formats
+from promptcache.replay import _jsonpos
 from promptcache.replay._bedrock_logs import is_invocation_log
 from promptcache.replay._formats import detect_jsonl
 from promptcache.replay._jsonpos import iter_lines
@@ -54,18 +54,18 @@ def test_lines_are_those_splitlines_gives(data: bytes) -> None:
 
 
 def test_detection_reads_only_the_first_non_blank_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    taken = _counting(monkeypatch, _formats)
+    taken = _counting(monkeypatch, _jsonpos)  # detection reads lines through _jsonpos.first_record
     fmt = detect_jsonl(_Unsplittable(b"\n   \n" + _first_line(OPENAI) + TAIL))
     assert (fmt is not None and fmt.name, taken[0]) == ("OpenAI request/response logs", 3)
 
 
 def test_detection_of_an_invocation_log_reads_only_its_first_record(monkeypatch: pytest.MonkeyPatch) -> None:
-    taken = _counting(monkeypatch, _bedrock_logs)
+    taken = _counting(monkeypatch, _jsonpos)
     assert is_invocation_log(data=_Unsplittable(b"\n" + _first_line(BEDROCK) + TAIL)) is True
     assert taken[0] == 2
 
 
-@pytest.mark.filterwarnings("ignore:.*skipped InvokeModel records")
+@pytest.mark.filterwarnings("ignore:.*skipped")
 @pytest.mark.parametrize("path", [OPENAI, BEDROCK, DATA / "call_logs" / "stream_json.jsonl"])
 def test_a_jsonl_file_is_read_without_splitting_it_whole(path: Path) -> None:
     whole = read_file(path)
