@@ -104,7 +104,7 @@ def _read_file(path: str | Path) -> list[Conversation]:
     if gzipped:  # gzip (Bedrock delivers invocation logs to S3 as .json.gz): read what it holds
         inner = Path(Path(path).stem).suffix.lower()
         suffix = inner if inner in (".jsonl", ".ndjson") else ""  # S3's .json.gz hold one record per line
-    if not data.strip():
+    if not data or data.isspace():  # (strip() would copy the whole file)
         raise TranscriptError(name, 1, "empty file: no conversations")
     if suffix not in (".jsonl", ".ndjson"):
         try:
