@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import orjson
 
 from promptcache._errors import PromptCacheError
@@ -26,6 +28,11 @@ def _short(value: object, limit: int = 60) -> str:
     else:
         try:
             text = orjson.dumps(value, default=repr).decode()
-        except TypeError:  # nested deeper than orjson's 255 levels
-            text = f"a {type(value).__name__} nested too deeply to show"
+        except TypeError:  # an integer past 64 bits, or nested deeper than orjson's 255 levels
+            try:
+                text = json.dumps(value, default=repr, separators=(",", ":"), ensure_ascii=False)
+            except RecursionError:
+                text = f"a {type(value).__name__} nested too deeply to show"
+            except ValueError:  # an integer of more digits than Python converts to text
+                text = "a number too large to show"
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -48,7 +48,7 @@ import orjson
 from promptcache._types import JSONMapping
 
 from ._bedrock_bodies import ParsedCall, UnsupportedBody, parse_record
-from ._jsonpos import JSONPath, jsonl_records, line_of
+from ._jsonpos import JSONPath, first_record, iter_lines, jsonl_records, line_of
 from ._messages import BadRecord, _short
 from ._transcript import Conversation, Message, TranscriptError, TranscriptWarning
 from ._usage_checks import huge_usage, report_usage, watching_counts
@@ -69,13 +69,8 @@ def is_invocation_log(doc: object = None, data: bytes | None = None) -> bool:
     if data is not None:
         if SCHEMA_TYPE.encode() not in data:
             return False
-        for raw in data.splitlines():
-            if raw.strip():
-                try:
-                    return _is_record(orjson.loads(raw))
-                except orjson.JSONDecodeError:
-                    return False
-        return False
+        found, rec = first_record(data)  # read as the records are (``NaN`` as text)
+        return found and _is_record(rec)
     if isinstance(doc, list):
         return bool(doc) and _is_record(doc[0])
     return _is_record(doc)
@@ -97,7 +92,7 @@ def read_invocation_log(name: str, data: bytes, doc: object = None) -> list[Conv
                 text = data.decode("utf-8", errors="replace")
                 raise TranscriptError(name, line_of(text, (*where, *bad.where)), bad.reason) from None
     else:
-        for lineno, rec in jsonl_records(name, data.splitlines()):
+        for lineno, rec in jsonl_records(name, iter_lines(data)):
             try:
                 _take(calls, rec, (), name, lineno, skipped, logged)
             except BadRecord as bad:

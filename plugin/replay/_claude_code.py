@@ -73,7 +73,7 @@ from ._claude_code_tree import (
     tree_node,
 )
 from ._input_guard import check_input_file, is_special_file, skipped_not_regular
-from ._jsonpos import jsonl_records
+from ._jsonpos import iter_lines, jsonl_records, loads_line
 from ._messages import BadRecord, _short
 from ._transcript import Conversation, TranscriptError, TranscriptWarning
 
@@ -98,11 +98,11 @@ def is_claude_code_log(data: bytes, limit: int = 50) -> bool:
     if b"parentUuid" not in data and b"leafUuid" not in data and not any(t.encode() in data for t in _SIGNATURE_TYPES):
         return False
     seen = 0
-    for raw in data.splitlines():
+    for raw in iter_lines(data):
         if not raw.strip():
             continue
         try:
-            rec = orjson.loads(raw)
+            rec = loads_line(raw)  # as the reader parses it (``NaN`` as text)
         except orjson.JSONDecodeError:
             continue
         kind = rec.get("type") if isinstance(rec, dict) else None
@@ -150,7 +150,7 @@ def read_claude_code(name: str, data: bytes | Iterable[bytes]) -> list[Conversat
     binary file yields them (read as a stream, never whole). Raises ``TranscriptError``."""
     session = Session()
     path = Path(name)
-    lines = data.splitlines() if isinstance(data, bytes) else data
+    lines = iter_lines(data) if isinstance(data, bytes) else data
     _add_file(session, name, lines, path.stem if path.parent.name == "subagents" else "")
     return _conversations(session, name)
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from ._messages import _short
 from ._transcript import TranscriptWarning
-from ._usage_checks import count_problem, report_usage
+from ._usage_checks import bad_count, count_problem, report_usage
 
 if TYPE_CHECKING:
     from ._claude_code_tree import Line, Session
@@ -47,14 +47,14 @@ def _usage_problem(usage: object) -> str | None:
         return f"message.usage must be an object of token counts, got {_short(usage)}"
     for key in USAGE_COUNT_FIELDS:
         if count_problem(usage.get(key)):
-            return f"message.usage.{key} must be a token count (an integer >= 0), got {_short(usage.get(key))}"
+            return bad_count(f"message.usage.{key}", usage.get(key))
     detail = usage.get("cache_creation")
     if detail is not None and not isinstance(detail, dict):
         return f"message.usage.cache_creation must be an object, got {_short(detail)}"
     for key in _TTL_FIELDS:
         value = detail.get(key) if isinstance(detail, dict) else None
         if count_problem(value):
-            return f"message.usage.cache_creation.{key} must be a token count (an integer >= 0), got {_short(value)}"
+            return bad_count(f"message.usage.cache_creation.{key}", value)
     return None
 
 

@@ -22,7 +22,7 @@ from promptcache._types import JSONMapping
 from ._bedrock_bodies import ParsedCall
 from ._calls import conversations
 from ._format import Format
-from ._jsonpos import JSONPath, jsonl_records, line_of
+from ._jsonpos import JSONPath, first_record, iter_lines, jsonl_records, line_of
 from ._messages import BadRecord
 from ._transcript import Conversation, TranscriptError
 from ._usage_checks import huge_usage, report_usage, watching_counts
@@ -89,15 +89,10 @@ def detect_document(doc: object) -> Format | None:
 
 
 def detect_jsonl(data: bytes) -> Format | None:
-    """The format of a JSONL file's first parseable record, ``None`` when none matches."""
-    for raw in data.splitlines():
-        if raw.strip():
-            try:
-                rec = orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                return None
-            return detect_record(rec)
-    return None
+    """The format of a JSONL file's first non-blank line, read as its reader reads it (``NaN`` and ``Infinity`` as
+    text, ``promptcache.replay._jsonpos.loads_line``); ``None`` when none matches."""
+    found, rec = first_record(data)
+    return detect_record(rec) if found else None
 
 
 def detect_record(rec: object) -> Format | None:
@@ -140,7 +135,7 @@ class _At(BadRecord):
 
 def _items(name: str, data: bytes, doc: object) -> Iterator[tuple[int, JSONPath, object]]:
     if doc is None:
-        for lineno, rec in jsonl_records(name, data.splitlines()):
+        for lineno, rec in jsonl_records(name, iter_lines(data)):
             yield lineno, (), rec
         return
     records, base = _document_records(doc)

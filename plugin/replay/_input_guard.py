@@ -16,6 +16,7 @@ exit 2 and one line naming the file) before they cost more than the limits below
 
 from __future__ import annotations
 
+import io
 import itertools
 import os
 import stat
@@ -200,7 +201,7 @@ def read_input(path: str | Path) -> tuple[bytes, bool]:
     if stat.S_ISDIR(st.st_mode):
         raise TranscriptError(name, 0, "is a directory, not a file")
     lines = _LineLimit(name)
-    parts: list[bytes] = []
+    parts = io.BytesIO()  # grown in place and handed over whole: the file is held once, not as chunks and a copy
     try:
         with open(path, "rb") as handle:
             chunks = _chunks(handle)
@@ -212,10 +213,10 @@ def read_input(path: str | Path) -> tuple[bytes, bool]:
                 rest = _gunzip(name, rest, allowance)
             for piece in rest:
                 lines.feed(piece)
-                parts.append(piece)
+                parts.write(piece)
     except OSError as exc:
         raise TranscriptError(name, 0, f"cannot read file: {exc.strerror or exc}") from None
-    return b"".join(parts), gzipped
+    return parts.getvalue(), gzipped
 
 
 @contextmanager

@@ -19,7 +19,7 @@ import orjson
 from ._skipped import current_tally
 from ._transcript import TranscriptError
 
-__all__ = ["JSONPath", "jsonl_records", "line_of", "line_at"]
+__all__ = ["JSONPath", "first_record", "iter_lines", "jsonl_records", "line_of", "line_at", "loads_line"]
 
 #: Where a value sits in a parsed JSON document: the keys and list indices from the root.
 JSONPath = tuple[str | int, ...]
@@ -35,6 +35,19 @@ def line_at(text: str | bytes, pos: int) -> int:
     if isinstance(head, bytes):
         return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n") + 1
     return head.count("\n") + head.count("\r") - head.count("\r\n") + 1
+
+
+#: One line with its break (``\r\n``, ``\r`` or ``\n``, the breaks ``bytes.splitlines`` knows), or a last line
+#: without one.
+_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+
+
+def iter_lines(data: bytes) -> Iterator[bytes]:
+    """The lines of ``data`` as ``data.splitlines()`` gives them, one at a time: reading the first lines of a file
+    costs those lines, never a list of every line of the file (a list of a large file's lines takes many times
+    its size in memory)."""
+    for match in _LINE.finditer(data):
+        yield match.group().rstrip(b"\r\n")
 
 
 class _PosDict(dict[str, object]):
@@ -112,7 +125,7 @@ def line_of(text: str, path: JSONPath) -> int:
 _NON_FINITE = re.compile(rb"(?<![\w\"])-?(?:NaN|Infinity)(?![\w\"])")
 
 
-def _loads_line(raw: bytes) -> Any:
+def loads_line(raw: bytes) -> Any:
     """One JSONL line parsed; a line that is JSON but for ``NaN`` / ``Infinity`` numbers (which Python's ``json``
     writes) is read with each of them as its text (``"NaN"``), which no field accepts as a number, so the reader's
     own checks name the bad value and its line instead of the whole line being skipped as broken.
@@ -130,6 +143,19 @@ def _loads_line(raw: bytes) -> Any:
         except (ValueError, RecursionError):
             pass
         raise
+
+
+def first_record(data: bytes) -> tuple[bool, object]:
+    """``(True, value)`` for the first non-blank line of the JSONL ``data``, parsed as `jsonl_records` parses every
+    line (``loads_line``), so a format is detected from the record its reader will read; ``(False, None)`` when
+    that line is not JSON or there is none. Only the lines up to it are looked at."""
+    for raw in iter_lines(data):
+        if raw.strip():
+            try:
+                return True, loads_line(raw)
+            except orjson.JSONDecodeError:
+                return False, None
+    return False, None
 
 
 def jsonl_records(
@@ -153,7 +179,7 @@ def jsonl_records(
         if not raw.strip():
             continue
         try:
-            value = _loads_line(raw)
+            value = loads_line(raw)
         except orjson.JSONDecodeError as exc:
             error = TranscriptError(name, lineno, f"invalid JSON on this line: {exc.msg}")
             if tally is None or not good:

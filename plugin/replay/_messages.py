@@ -19,7 +19,7 @@ Anything else raises ``BadRecord`` naming the offending value; the reader adds t
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 import orjson
@@ -100,7 +100,11 @@ def is_message_like(value: object) -> bool:
 
 
 def parse_timestamp(value: object, where: JSONPath = ()) -> float | None:
-    """Epoch seconds from a number (seconds, or milliseconds when > 1e11) or an ISO-8601 string; ``None`` stays."""
+    """Epoch seconds from a number (seconds, or milliseconds when > 1e11) or an ISO-8601 string; ``None`` stays.
+
+    A time written without a zone is UTC (LangSmith, Langfuse and OTLP exports write UTC), never the local time of the
+    machine running the replay: the same log gives the same report anywhere.
+    """
     if value is None:
         return None
     if isinstance(value, bool):
@@ -109,9 +113,11 @@ def parse_timestamp(value: object, where: JSONPath = ()) -> float | None:
         return float(value) / 1000.0 if value > 1e11 else float(value)
     if isinstance(value, str):
         try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
             pass
+        else:
+            return (moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)).timestamp()
     raise BadRecord(where, f"timestamp {_short(value)} is neither epoch seconds nor ISO-8601")
 
 

@@ -106,6 +106,8 @@ def _check_entry(where: str, entry: object, model_id: str | None = None) -> None
     ttls = entry.get("ttls")
     if ttls is not None and (not isinstance(ttls, list) or not ttls or any(t not in TTL_SECONDS for t in ttls)):
         raise ValueError(f"{where}: ttls must be a non-empty list of {sorted(TTL_SECONDS)}, got {ttls!r}")
+    if ttls is not None:
+        _check_ttls(where, model_id if model_id is not None else where, ttls, entry)
     cachable = entry.get("cachable")
     if cachable is not None and (not isinstance(cachable, list) or any(f not in _CACHABLE for f in cachable)):
         raise ValueError(f"{where}: cachable must be a list of {list(_CACHABLE)}, got {cachable!r}")
@@ -119,6 +121,24 @@ def _check_entry(where: str, entry: object, model_id: str | None = None) -> None
             raise ValueError(f"{where}: {key} must be a finite price >= 0 (USD per 1M tokens), got {value!r}")
     if model_id is not None:
         _check_prices(where, model_id, entry)
+
+
+def _check_ttls(where: str, model_id: str, ttls: list[str], entry: dict[str, Any]) -> None:
+    """The TTLs an entry offers must be ones a bill can price and every placement can use: the 5-minute TTL (the
+    one a cache point that names no TTL gets, which is what every placement sends), and the 1-hour TTL only with
+    its write price (the entry's ``cache_write_1h``, or the shipped table's)."""
+    if "5m" not in ttls:
+        raise ValueError(
+            f'{where}: ttls must include "5m" (a cache point that names no TTL lives 5 minutes, and every '
+            f"placement sends such points), got {ttls!r}"
+        )
+    if "1h" in ttls and entry.get("cache_write_1h") is None:
+        try:
+            shipped = price_for(model_id).write_1h
+        except KeyError:
+            shipped = None
+        if shipped is None:
+            raise ValueError(f'{where}: ttls has "1h" but no cache_write_1h')
 
 
 def _check_prices(where: str, model_id: str, entry: dict[str, Any]) -> None:

@@ -27,6 +27,7 @@ Conversations are rebuilt per ``gen_ai.conversation.id`` when set, else per ``tr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import orjson
@@ -79,8 +80,15 @@ class _Odd:
         self.raw = raw
 
 
+#: An ``intValue`` string as the protobuf JSON mapping writes a 64-bit integer: ASCII decimal digits with an
+#: optional sign, nothing around them (``" 12 "`` or full-width ``"１２"`` are not it, though ``int()`` reads both).
+_DECIMAL = re.compile(r"[+-]?[0-9]+")
+#: Digits read as a number (more than a 64-bit integer has, so a count past any limit is still shown as a number).
+_MOST_DIGITS = 40
+
+
 def _int(raw: object) -> object:
-    if isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
+    if isinstance(raw, str) and len(raw) <= _MOST_DIGITS and _DECIMAL.fullmatch(raw):
         return int(raw)
     return raw if isinstance(raw, int) and not isinstance(raw, bool) else _Odd(raw)
 

@@ -27,7 +27,7 @@ from promptcache._types import JSONMapping
 
 from ._bedrock_bodies import ParsedCall
 from ._format import Format
-from ._jsonpos import jsonl_records
+from ._jsonpos import iter_lines, jsonl_records
 from ._logged_usage import anthropic_usage
 from ._messages import BadRecord, _content_blocks, _short, parse_timestamp
 from ._transcript import Block, Conversation, Message, TranscriptError
@@ -63,7 +63,7 @@ class _Thread:
 def read_stream_json(name: str, data: bytes) -> list[Conversation]:
     """The conversations of one stream-json file. Raises ``TranscriptError`` (``FILE:LINE: reason``)."""
     threads: dict[tuple[str, str], _Thread] = {}
-    for lineno, rec in jsonl_records(name, data.splitlines()):
+    for lineno, rec in jsonl_records(name, iter_lines(data)):
         try:
             _take(threads, rec, lineno, name)
         except BadRecord as bad:

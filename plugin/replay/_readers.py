@@ -36,7 +36,7 @@ from ._claude_code import is_claude_code_log, is_session_folder, read_claude_cod
 from ._far_timestamps import drop_far_timestamps
 from ._formats import detect_document, detect_jsonl, no_format_hint, read_with
 from ._input_guard import check_input_file, read_input
-from ._jsonpos import JSONPath, jsonl_records, line_at, line_of
+from ._jsonpos import JSONPath, first_record, iter_lines, jsonl_records, line_at, line_of
 from ._messages import BadRecord, _short, is_message_like, normalise_message, parse_timestamp
 from ._transcript import Block, Conversation, Message, TranscriptError
 
@@ -104,7 +104,7 @@ def _read_file(path: str | Path) -> list[Conversation]:
     if gzipped:  # gzip (Bedrock delivers invocation logs to S3 as .json.gz): read what it holds
         inner = Path(Path(path).stem).suffix.lower()
         suffix = inner if inner in (".jsonl", ".ndjson") else ""  # S3's .json.gz hold one record per line
-    if not data.strip():
+    if not data or data.isspace():  # (strip() would copy the whole file)
         raise TranscriptError(name, 1, "empty file: no conversations")
     if suffix not in (".jsonl", ".ndjson"):
         try:
@@ -137,12 +137,7 @@ def _error_line(data: bytes, exc: orjson.JSONDecodeError) -> int:
 
 
 def _first_line_is_json(data: bytes) -> bool:
-    first = next((line for line in data.splitlines() if line.strip()), b"")
-    try:
-        orjson.loads(first)
-    except orjson.JSONDecodeError:
-        return False
-    return True
+    return first_record(data)[0]
 
 
 def _read_json_document(name: str, data: bytes, doc: object) -> list[Conversation]:
@@ -285,7 +280,7 @@ def _read_jsonl(name: str, data: bytes) -> list[Conversation]:
     conversations: list[Conversation] = []
     sessions: dict[str, tuple[int, list[Message], JSONMapping]] = {}
     order: list[tuple[str, str | None]] = []  # ("conv", None) placeholders keep file order between kinds
-    records = jsonl_records(name, data.splitlines())
+    records = jsonl_records(name, iter_lines(data))
     while True:
         try:
             lineno, rec = next(records)

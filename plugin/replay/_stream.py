@@ -30,7 +30,7 @@ from ._far_timestamps import clear_far_timestamps, warn_far_timestamps
 from ._formats import detect_record
 from ._input_guard import open_lines
 from ._inputs import MergedInput
-from ._jsonpos import jsonl_records
+from ._jsonpos import jsonl_records, loads_line
 from ._messages import BadRecord
 from ._prepare import Request
 from ._transcript import Conversation, TranscriptError, TranscriptWarning
@@ -173,7 +173,7 @@ def _lines_are_conversations(path: str | Path) -> bool:
         with open_lines(path) as handle:
             for raw in handle:
                 if raw.strip():
-                    rec = orjson.loads(raw)
+                    rec = loads_line(raw)  # as jsonl_records reads it (``NaN`` as text)
                     if detect_record(rec) is not None:  # a call log (e.g. a proxy's, whose records hold messages)
                         return False
                     return readers._is_conversation(rec) and not (isinstance(rec, dict) and "message" in rec)

@@ -28,6 +28,7 @@ from ._skipped import current_tally
 from ._transcript import TranscriptError
 
 __all__ = [
+    "bad_count",
     "count_problem",
     "huge_usage",
     "langfuse_usage_problem",
@@ -55,7 +56,7 @@ def huge_usage(usage: object) -> str | None:
     for key in ("input_tokens", "cache_read_tokens", "cache_write_tokens", "cache_write_1h_tokens", "output_tokens"):
         value = getattr(usage, key, 0)
         if value >= MOST_TOKENS:
-            return f"usage {key} must be a token count (below {MOST_TOKENS:,}), got {value}"
+            return bad_count(f"usage {key}", value)
     return None
 
 
@@ -72,8 +73,13 @@ def count_problem(value: object) -> bool:
     return True
 
 
-def _bad(field: str, value: object) -> str:
-    return f"{field} must be a token count (an integer >= 0), got {_short(value)}"
+#: What a token count is, as the messages about one say.
+A_COUNT = f"a token count (an integer from 0 to {MOST_TOKENS - 1:,})"
+
+
+def bad_count(field: str, value: object) -> str:
+    """``"FIELD must be a token count (an integer from 0 to 4,294,967,295), got VALUE"``."""
+    return f"{field} must be {A_COUNT}, got {_short(value)}"
 
 
 _U = TypeVar("_U")
@@ -87,7 +93,7 @@ def read_count(obj: object, key: str) -> int:
 
     A present value that is not a count (`count_problem`: a string, a bool, a negative, a fractional number, or
     `MOST_TOKENS` or more) reads as 0 and is noted in the enclosing ``watching_counts`` block as
-    ``"KEY must be a token count (an integer >= 0), got VALUE"``, so the reader drops the record's usage and says
+    ``"KEY must be a token count (an integer from 0 to 4,294,967,295), got VALUE"`` (`bad_count`), so the reader drops the record's usage and says
     so (`report_usage`) instead of billing it as 0.
     """
     value = obj.get(key) if isinstance(obj, dict) else None
@@ -96,7 +102,7 @@ def read_count(obj: object, key: str) -> int:
     if count_problem(value):
         seen = _SEEN.get()
         if seen is not None and not seen:
-            seen.append(_bad(key, value))
+            seen.append(bad_count(key, value))
         return 0
     return int(value)  # an int or an integral float: count_problem checked it
 
@@ -123,11 +129,11 @@ def openai_usage_problem(usage: object, where: str) -> str | None:
             continue
         for key in (prompt_key, output_key):
             if count_problem(usage.get(key)):
-                return _bad(f"{where}.{key}", usage.get(key))
+                return bad_count(f"{where}.{key}", usage.get(key))
         details = usage.get(details_key)
         cached = details.get("cached_tokens") if isinstance(details, dict) else None
         if count_problem(cached):
-            return _bad(f"{where}.{details_key}.cached_tokens", cached)
+            return bad_count(f"{where}.{details_key}.cached_tokens", cached)
         prompt = usage.get(prompt_key) or 0
         if cached is not None and cached > prompt:
             return (
@@ -147,7 +153,7 @@ def langfuse_usage_problem(details: object, where: str) -> str | None:
         return openai_usage_problem(details, where)
     for key, value in details.items():
         if count_problem(value):
-            return _bad(f"{where}.{key}", value)
+            return bad_count(f"{where}.{key}", value)
     return None
 
 

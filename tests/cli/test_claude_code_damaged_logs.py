@@ -59,7 +59,7 @@ def test_bad_usage_lines_are_counted_with_their_reason_and_their_usage_is_not_re
     assert code == 0
     assert err == [
         f"promptcache: warning: {path}:2: read 2 lines without their usage, which is not token counts (first "
-        "here: message.usage.output_tokens must be a token count (an integer >= 0), got '7'); use --strict to stop "
+        "here: message.usage.output_tokens must be a token count (an integer from 0 to 4,294,967,295), got '7'); use --strict to stop "
         "at the first one"
     ]
     report = orjson.loads((tmp_path / "out" / "replay.json").read_bytes())
@@ -71,7 +71,9 @@ def test_bad_usage_under_strict_is_one_error_exit_2(tmp_path: Path, capsys: pyte
     code, err = _replay(tmp_path, path, capsys, "--strict")
     assert (code, err) == (
         2,
-        [f"promptcache: error: {path}:2: message.usage.output_tokens must be a token count (an integer >= 0), got '7'"],
+        [
+            f"promptcache: error: {path}:2: message.usage.output_tokens must be a token count (an integer from 0 to 4,294,967,295), got '7'"
+        ],
     )
     assert not (tmp_path / "out").exists()
 

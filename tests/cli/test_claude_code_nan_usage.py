@@ -34,7 +34,7 @@ def test_nan_usage_is_named_with_its_line(tmp_path: Path, capsys: pytest.Capture
     err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("promptcache:")]
     assert any(
         line.startswith(f"promptcache: warning: {path}:{first}: read ")
-        and "message.usage.input_tokens must be a token count (an integer >= 0), got 'NaN'" in line
+        and "message.usage.input_tokens must be a token count (an integer from 0 to 4,294,967,295), got 'NaN'" in line
         for line in err
     ), err
     assert not [line for line in err if "not valid JSON" in line or "no API calls" in line]

@@ -46,7 +46,7 @@ def test_a_log_whose_usage_is_all_unreadable_reads_as_a_log_without_usage(
     none, none_out, _ = _replay(tmp_path, _rewrite(tmp_path, "usage_none.jsonl", bad=False), capsys)
     assert bad_err == [
         f"promptcache: warning: {tmp_path / 'usage_neg.jsonl'}:4: read 5 lines without their usage, which is not "
-        "token counts (first here: message.usage.input_tokens must be a token count (an integer >= 0), got -5); "
+        "token counts (first here: message.usage.input_tokens must be a token count (an integer from 0 to 4,294,967,295), got -5); "
         "use --strict to stop at the first one"
     ]
     for result in (bad, none):

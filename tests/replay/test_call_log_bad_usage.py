@@ -35,15 +35,21 @@ def test_openai_records_with_bad_usage_keep_none_and_are_counted() -> None:
         conversations = read_file(OPENAI)
     assert _usages(conversations) == [None, None, None, None]
     assert (tally.count, tally.bad_usage, tally.bad_usage_first) == (0, 4, f"{OPENAI}:1")
-    assert tally.bad_usage_reason == "response.usage.prompt_tokens must be a token count (an integer >= 0), got -100"
+    assert (
+        tally.bad_usage_reason
+        == "response.usage.prompt_tokens must be a token count (an integer from 0 to 4,294,967,295), got -100"
+    )
 
 
 @pytest.mark.parametrize(
     ("line", "reason"),
     [
-        (1, "response.usage.prompt_tokens must be a token count (an integer >= 0), got -100"),
-        (2, "response.body.usage.prompt_tokens must be a token count (an integer >= 0), got '100'"),
-        (3, "response.usage.input_tokens must be a token count (an integer >= 0), got 1e+40"),  # read as a float
+        (1, "response.usage.prompt_tokens must be a token count (an integer from 0 to 4,294,967,295), got -100"),
+        (2, "response.body.usage.prompt_tokens must be a token count (an integer from 0 to 4,294,967,295), got '100'"),
+        (
+            3,
+            "response.usage.input_tokens must be a token count (an integer from 0 to 4,294,967,295), got 1e+40",
+        ),  # read as a float
         (
             4,
             "response.usage.prompt_tokens_details.cached_tokens (1000) exceeds response.usage.prompt_tokens (10): "
@@ -67,13 +73,18 @@ def test_langfuse_generations_with_bad_usage_keep_none_and_the_good_one_is_read(
     assert _usages([agent]) == [None, None]
     assert _usages([other]) == [Usage(1076, 1024, 0, 0, 5)]
     assert (tally.bad_usage, tally.bad_usage_first) == (2, f"{LANGFUSE}:15")
-    assert tally.bad_usage_reason == "usageDetails.input must be a token count (an integer >= 0), got -50"
+    assert (
+        tally.bad_usage_reason
+        == "usageDetails.input must be a token count (an integer from 0 to 4,294,967,295), got -50"
+    )
 
 
 def test_langfuse_strict_names_the_file_line_and_field() -> None:
     with pytest.raises(TranscriptError) as err:
         read_file(LANGFUSE)
-    assert str(err.value) == (f"{LANGFUSE}:15: usageDetails.input must be a token count (an integer >= 0), got -50")
+    assert str(err.value) == (
+        f"{LANGFUSE}:15: usageDetails.input must be a token count (an integer from 0 to 4,294,967,295), got -50"
+    )
 
 
 def test_the_command_warns_once_and_counts_only_the_readable_usage(
@@ -83,13 +94,13 @@ def test_the_command_warns_once_and_counts_only_the_readable_usage(
     err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("promptcache:")]
     assert err == [
         f"promptcache: warning: {LANGFUSE}:15: read 2 lines without their usage, which is not token counts (first "
-        "here: usageDetails.input must be a token count (an integer >= 0), got -50); use --strict to stop at the "
+        "here: usageDetails.input must be a token count (an integer from 0 to 4,294,967,295), got -50); use --strict to stop at the "
         "first one"
     ]
     result = json.loads((tmp_path / "o" / "replay.json").read_text())
     assert (result["as_logged"]["logged_requests"], result["as_logged"]["requests"]) == (1, 3)
     assert main(["replay", str(LANGFUSE), "--no-chart", "--strict", "--out", str(tmp_path / "s")]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
-        f"promptcache: error: {LANGFUSE}:15: usageDetails.input must be a token count (an integer >= 0), got -50"
+        f"promptcache: error: {LANGFUSE}:15: usageDetails.input must be a token count (an integer from 0 to 4,294,967,295), got -50"
     )
     assert not (tmp_path / "s").exists()

@@ -74,7 +74,10 @@ def test_a_count_that_is_not_a_count_drops_the_usage(value: dict[str, Any], show
     with skipping(SkippedLines()) as tally:
         (conv,) = read_file(path)
     assert [conv.messages[i].usage for i in conv.request_ends()] == [None]
-    assert tally.bad_usage_reason == f"gen_ai.usage.input_tokens must be a token count (an integer >= 0), got {shown}"
+    assert (
+        tally.bad_usage_reason
+        == f"gen_ai.usage.input_tokens must be a token count (an integer from 0 to 4,294,967,295), got {shown}"
+    )
 
 
 def test_any_value_shapes() -> None:

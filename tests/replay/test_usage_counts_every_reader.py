@@ -64,7 +64,7 @@ def test_a_bad_count_drops_the_usage_with_one_tally_entry(
     log: str, key: str, count: str, shown: str, tmp_path: Path
 ) -> None:
     path, line = _broken(tmp_path, log, key, count)
-    reason = f"{key} must be a token count (an integer >= 0), got {shown}"
+    reason = f"{key} must be a token count (an integer from 0 to 4,294,967,295), got {shown}"
     with skipping(SkippedLines()) as tally:
         read_file(path)
     assert (tally.bad_usage, tally.bad_usage_first, tally.bad_usage_reason) == (1, f"{path}:{line}", reason)
@@ -83,7 +83,7 @@ def test_a_recording_with_a_bad_count_keeps_no_usage(count: str, shown: str, tmp
     assert (tally.bad_usage, tally.bad_usage_first, tally.bad_usage_reason) == (
         1,
         f"{path}:1",
-        f"input_tokens must be a token count (an integer >= 0), got {shown}",
+        f"input_tokens must be a token count (an integer from 0 to 4,294,967,295), got {shown}",
     )
 
 
@@ -95,7 +95,7 @@ def test_a_huge_stream_json_count_is_one_warning_not_a_crash(
     err = capsys.readouterr().err
     assert (
         f"promptcache: warning: {path}:{line}: read 1 line without its usage, which is not token counts (first here: "
-        "cache_creation_input_tokens must be a token count (an integer >= 0), got 9223372036854775808); use --strict "
+        "cache_creation_input_tokens must be a token count (an integer from 0 to 4,294,967,295), got 9223372036854775808); use --strict "
         "to stop at the first one"
     ) in err.splitlines()
     assert json.loads((tmp_path / "out" / "replay.json").read_text())["requests"] > 0
