@@ -4,7 +4,8 @@ A similar match is served without the model only when no veto fires (`veto`); ea
 difference an embedding model is known to blur, because it changes few tokens:
 
 - ``numbers`` / ``names``: the numbers (digits, number words) or shape-recognised names differ
-  (`anchors_agree`): "page 1" vs "page 2", "Paris" vs "London".
+  (`anchors_agree`): "page 1" vs "page 2", "Paris" vs "London"; a number keeps its sign, decimal point or comma,
+  power and fraction (`promptcache.intention._numbers`): "5" vs ".5", "15" vs "1,5", "52" vs "5²".
 - ``marks``: case or symbols that carry meaning differ: words with a capital after their first letter ("MB" vs
   "Mb", "iPhone") must be spelt the same, and operator symbols (``^ * / + - = < > % $ € £ # @ & | ~``) must
   appear in the same order ("2^10" vs "2*10").
