@@ -24,12 +24,12 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
-from promptcache.intention._numbers import NUMBER, canonical, clean, is_number
+from promptcache.intention._numbers import CODE, NUMBER, canonical, clean, is_number
 from promptcache.intention._vocabulary import Vocabulary, default_vocabulary, stem
 
 __all__ = ["Analysis", "Meaning", "analyze", "compare", "explain", "signature"]
 
-_TOKEN_RE = re.compile(rf"(?:{NUMBER})(?:st|nd|rd|th)?|[^\W_]+(?:'[^\W_]+)*|[$€£¥₹%&+#@]|[,.;:!?]", re.UNICODE)
+_TOKEN_RE = re.compile(rf"(?:{NUMBER})(?:st|nd|rd|th)?|{CODE}|[^\W_]+(?:'[^\W_]+)*|[$€£¥₹%&+#@]|[,.;:!?]", re.UNICODE)
 _BOUNDARY = ","  # clause punctuation, one token: it closes an open role phrase
 _ORDINALS = ("st", "nd", "rd", "th")
 _SUFFIXES = {"'re": ("are",), "'ve": ("have",), "'ll": ("will",), "'d": ("would",), "'m": ("am",)}

@@ -18,12 +18,12 @@ import functools
 import re
 from dataclasses import dataclass
 
-from promptcache.intention._numbers import NUMBER, canonical, clean, is_number
+from promptcache.intention._numbers import CODE, NUMBER, canonical, clean, is_number
 
 __all__ = ["Anchors", "anchors", "anchors_agree", "normalize_intention", "tokens", "validate_intention"]
 
 # Tokens: numbers first (so "1.5" stays one token), then words (letters/digits/apostrophes inside a word).
-_TOKEN_RE = re.compile(rf"{NUMBER}|[^\W_]+(?:['’][^\W_]+)*|[$€£¥₹%]", re.UNICODE)
+_TOKEN_RE = re.compile(rf"{NUMBER}|{CODE}|[^\W_]+(?:['’][^\W_]+)*|[$€£¥₹%]", re.UNICODE)
 _QUOTED_RE = re.compile(r"[\"“”«»]([^\"“”«»]{1,80})[\"“”«»]")
 _SENTENCE_END_RE = re.compile(r"[.!?:;\n]\s*$")
 

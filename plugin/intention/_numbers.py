@@ -7,8 +7,10 @@ reads them here, so a number is one token everywhere and two numbers of differen
   "5^2", "10⁻³" -> "10^-3"; NFKC alone would give "52" and "10-3"), the minus sign U+2212 and the fraction slash
   U+2044 ("½" -> "1⁄2") as ASCII ``-`` and ``/``, and typographic apostrophes as ``'``.
 - `NUMBER` matches a number token: a sign (``-5``, ``+5``) where no word or number stands right before it; digits
-  with ``.`` or ``,`` between digits (``1,000.50``, ``1,5``, ``1.2.3``) or a leading decimal point (``.5``); a power
+  with ``.`` or ``,`` between digits (``1,000.50``, ``1,5``, ``1.2.3``) or a leading decimal point (``.5``, also
+  right after a letter: "pay.5" is not "pay 5"); a power
   (``5^2``, ``1e-3``); a fraction or date (``1/2``, ``12/05/2026``). The value never loses a character.
+- `CODE` matches a word ending in a dotted number, "v1.2.3": read as one token too (not "v1" and "2.3").
 - `canonical` writes a number token in one spelling per value where that is unambiguous, and keeps its spelling
   otherwise: digits lose leading zeros (``007`` -> ``7``); a decimal point that cannot be a thousands separator
   loses trailing zeros (``1.50`` -> ``1.5``, ``.5`` -> ``0.5``); grouping that can only be thousands is dropped
@@ -24,18 +26,20 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["NUMBER", "canonical", "clean", "is_number"]
+__all__ = ["CODE", "NUMBER", "canonical", "clean", "is_number"]
 
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
 _SUPERSCRIPT_RUN = re.compile(r"[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
 _SIGNS = str.maketrans({"−": "-", "⁄": "/", "’": "'", "‘": "'"})
 
 NUMBER = (
-    r"(?:(?<![\w.,])[-+])?(?:\d+(?:[.,]\d+)*|(?<!\w)\.\d+)"  # a sign; digits and separators, or ".5"
+    r"(?:(?<![\w.,])[-+])?(?:\d+(?:[.,]\d+)*|\.\d+)"  # a sign; digits and separators, or ".5"
     r"(?:(?:\^|[eE](?=[-+]?\d))[-+]?\d+)?"  # a power: 5^2, 1e-3
     r"(?:/\d+(?:[.,]\d+)*)*"  # a fraction or a date: 1/2, 12/05/2026
 )
 """The regular expression of a number token (see the module docstring)."""
+CODE = r"[^\W\d_]+\d+(?:[.,]\d+)+"
+"""A word ending in a dotted number ("v1.2.3", "A3.5"): one token, a code, not a word and a number."""
 _NUMBER_RE = re.compile(NUMBER)
 _GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+")  # English thousands: 1,000 / 12,345,678
 _GROUPED_DOTS = re.compile(r"\d{1,3}(?:\.\d{3})+")  # German thousands: 1.000 / 12.345.678
@@ -43,8 +47,7 @@ _GROUPED_DOTS = re.compile(r"\d{1,3}(?:\.\d{3})+")  # German thousands: 1.000 / 
 
 def clean(text: str) -> str:
     """``text`` as every intention reader sees it (see the module docstring)."""
-    if any("⁰" <= c <= "⁹" or c in "¹²³" for c in text):
-        text = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPTS), text)
+    text = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPTS), text)
     return unicodedata.normalize("NFKC", text).translate(_SIGNS)
 
 

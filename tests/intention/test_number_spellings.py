@@ -31,6 +31,8 @@ DIFFERENT = [
     ("dilute to 10³", "dilute to 10⁻³"),
     ("install version 123", "install version 1.2.3"),
     ("install version 1.2.3", "install version 1.23"),
+    ("install v1.2.3", "install v1.23"),
+    ("transfer 5 BTC", "transfer.5 BTC"),
     ("pay 5 euro", "pay -5 euro"),
     ("set the volume to 5", "set the volume to +5"),
     ("transfer 150 EUR", "transfer 1,50 EUR"),
@@ -100,6 +102,7 @@ def test_numbers_keep_what_changes_their_value():
     assert exact_key("Transfer .5 BTC, now!") == "transfer .5 BTC now"
     assert exact_key("pay 5² dollars.") == "pay 5^2 dollars"
     assert anchors("pay 1,5 euro and .5 BTC").numbers == {"1,5", "0.5"}
+    assert anchors("install v1.2.3").entities == {"v1.2.3"}
 
 
 @pytest.mark.parametrize("stored, asked", DIFFERENT)
