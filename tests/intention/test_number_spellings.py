@@ -12,11 +12,13 @@ from langchain_core.embeddings import Embeddings
 
 from promptcache.integrations._redis_intention import RedisIntentionBackend
 from promptcache.intention import InMemoryIntentionBackend, IntentionMemory, _meaning
+from promptcache.intention._judges import ChatModelVerifier
 from promptcache.intention._meaning import signature
 from promptcache.intention._normalize import anchors, normalize_intention
 from promptcache.intention._numbers import canonical
 from promptcache.intention._record import signature_version
 from promptcache.intention._vetoes import exact_key, veto
+from promptcache.testing import ScriptedChatModel
 
 NOW = 1_800_000_000.0
 
@@ -139,6 +141,27 @@ def test_the_same_number_still_matches(backend, stored, asked, kind, threshold, 
         assert match is None  # threshold 1.0: exact matches only
     else:
         assert (match.kind, match.result, match.args) == (kind, "paid", {"n": 1})
+
+
+@pytest.mark.parametrize("stored, asked", DIFFERENT)
+@pytest.mark.parametrize("threshold", [None, 0.0])
+def test_a_model_that_says_yes_to_everything_is_never_asked(backend, stored, asked, threshold):
+    model = ScriptedChatModel(replies=["YES"] * 4)
+    verifier = ChatModelVerifier(model)
+    memory = IntentionMemory(backend, ttl_s=600, threshold=threshold, verifier=verifier, clock=lambda: NOW)
+    assert memory.store("u1", stored, {"ok": True}, tool="pay") is True
+    assert memory.retrieve("u1", asked) is None
+    assert model.calls == 0
+
+
+@pytest.mark.parametrize("threshold", [None, 0.0])
+def test_three_neighbours_with_one_result_do_not_outvote_the_number(backend, threshold):
+    memory = IntentionMemory(backend, ttl_s=600, threshold=threshold, embeddings=SameVector(), clock=lambda: NOW)
+    for text in ("transfer 5 BTC", "send 5 BTC", "move 5 BTC to my wallet"):
+        assert memory.store("u1", text, "sent 5", tool="transfer") is True
+    for asked in ("transfer .5 BTC", "send -5 BTC", "move 5² BTC to my wallet", "send 5,5 BTC"):
+        assert memory.retrieve("u1", asked) is None
+    assert memory.retrieve("u1", "send 5 BTC").kind == "exact"
 
 
 def test_the_brief_examples_in_memory():
