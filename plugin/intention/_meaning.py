@@ -20,18 +20,18 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
+from promptcache.intention._numbers import CODE, NUMBER, canonical, clean, is_number
 from promptcache.intention._vocabulary import Vocabulary, default_vocabulary, stem
 
 __all__ = ["Analysis", "Meaning", "analyze", "compare", "explain", "signature"]
 
-_NUMBER = r"\d+(?:[.,]\d+)*"
-_TOKEN_RE = re.compile(rf"{_NUMBER}(?:st|nd|rd|th)?|[^\W_]+(?:'[^\W_]+)*|[$€£¥₹%&+#@]|[,.;:!?]", re.UNICODE)
+_TOKEN_RE = re.compile(rf"(?:{NUMBER})(?:st|nd|rd|th)?|{CODE}|[^\W_]+(?:'[^\W_]+)*|[$€£¥₹%&+#@]|[,.;:!?]", re.UNICODE)
 _BOUNDARY = ","  # clause punctuation, one token: it closes an open role phrase
+_ORDINALS = ("st", "nd", "rd", "th")
 _SUFFIXES = {"'re": ("are",), "'ve": ("have",), "'ll": ("will",), "'d": ("would",), "'m": ("am",)}
 
 
@@ -78,7 +78,7 @@ class Analysis:
 def _split(text: str, vocab: Vocabulary) -> list[tuple[str, bool]]:
     """Surface tokens ``(word, is_number)``: contractions expanded, possessives dropped, number words as digits,
     a currency symbol before its number moved after it."""
-    text = unicodedata.normalize("NFKC", text).replace("’", "'").replace("‘", "'").casefold()
+    text = clean(text).casefold()
     raw = _TOKEN_RE.findall(text)
     out: list[tuple[str, bool]] = []
     i = 0
@@ -89,11 +89,11 @@ def _split(text: str, vocab: Vocabulary) -> list[tuple[str, bool]]:
                 out.append((_BOUNDARY, False))
         elif tok in vocab.symbols:
             word = vocab.symbols[tok]
-            if i + 1 < len(raw) and raw[i + 1][0].isdigit():  # "$50" reads "50 dollar"
+            if i + 1 < len(raw) and _is_number(raw[i + 1]):  # "$50" reads "50 dollar"
                 out.append((_number(raw[i + 1]), True))
                 i += 1
             out.append((word, False))
-        elif tok[0].isdigit():
+        elif _is_number(tok):
             out.append((_number(tok), True))
         elif tok in vocab.contractions:
             out.extend((w, False) for w in vocab.contractions[tok])
@@ -152,17 +152,16 @@ def _plural(word: str, stemmed: str) -> bool:
     return stem(word[:-1]) == stemmed or (word.endswith("es") and stem(word[:-2]) == stemmed)
 
 
+def _is_number(token: str) -> bool:
+    """Whether a token is a number, an ordinal suffix allowed ("3rd")."""
+    return is_number(token[:-2] if token[-2:] in _ORDINALS else token) or is_number(token)
+
+
 def _number(token: str) -> str:
-    """Canonical digits: separators and leading zeros dropped, an ordinal suffix kept ("1,000" -> "1000")."""
-    suffix = ""
-    if token[-2:] in ("st", "nd", "rd", "th"):
-        token, suffix = token[:-2], token[-2:]
-    if token.count(".") == 1 and "," not in token:
-        whole, frac = token.split(".")
-        frac = frac.rstrip("0")
-        whole = whole.lstrip("0") or "0"
-        return (f"{whole}.{frac}" if frac else whole) + suffix
-    return (token.replace(",", "").replace(".", "").lstrip("0") or "0") + suffix
+    """The `canonical` number, an ordinal suffix kept ("1,000,000th" -> "1000000th", "1,5" as written)."""
+    if token[-2:] in _ORDINALS and not is_number(token):
+        return canonical(token[:-2]) + token[-2:]
+    return canonical(token)
 
 
 @lru_cache(maxsize=65536)
@@ -321,9 +320,16 @@ def analyze_with(text: str, vocab: Vocabulary) -> Analysis:
     return Analysis(meaning, w.surface, tuple(w.dropped), w.synonyms, vocab.version)
 
 
+NORMAL_FORM_VERSION = "m2"
+"""The version of the rules that make the normal form, the first part of every signature's version: raised when
+a rule changes what a text's normal form is, so that memories indexed under the old rules are re-indexed on read
+like those of an old vocabulary (`promptcache.intention._lookup`). ``m2``: a number is one token with everything
+that changes its value (`promptcache.intention._numbers`; under ``m1`` "1,5" and ".5" read "15" and "5")."""
+
+
 def signature(text: str) -> str:
-    """A digest of ``text``'s normal form (``"m1-<vocabulary version>-<20 hex>"``): equal for two intentions
-    exactly when `compare` finds them equivalent (under the same vocabulary)."""
+    """A digest of ``text``'s normal form (``"<NORMAL_FORM_VERSION>-<vocabulary version>-<20 hex>"``): equal for
+    two intentions exactly when `compare` finds them equivalent (under the same rules and vocabulary)."""
     return _signature(text)
 
 
@@ -332,7 +338,7 @@ def _signature(text: str) -> str:
     a = analyze(text)
     m = a.meaning
     body = repr((m.bare, m.roles, m.free, m.negations, m.mood)).encode("utf-8")
-    return f"m1-{a.version}-{hashlib.sha256(body).hexdigest()[:20]}"
+    return f"{NORMAL_FORM_VERSION}-{a.version}-{hashlib.sha256(body).hexdigest()[:20]}"
 
 
 def _phrase(role: tuple[str, tuple[str, ...]], surface: dict[str, str]) -> str:

@@ -1,8 +1,9 @@
 """Intention text: normalisation for the exact match, tokens, and the anchors (numbers, named entities).
 
 - `normalize_intention` gives the exact-match form: Unicode NFKC, case-folded, punctuation removed (except
-  inside numbers: ``1.5`` and ``1,000`` stay numbers; currency and percent signs are kept as tokens, so "$50" and
-  "€50" differ), whitespace collapsed. "What's the weather in Paris?" and
+  inside numbers, each one token with everything that changes its value, `promptcache.intention._numbers`:
+  ``.5``, ``1,5``, ``-5``, ``5²``, ``1.2.3`` and ``1/2`` are not ``5``, ``15``, ``52``, ``123`` and ``12``;
+  currency and percent signs are kept as tokens, so "$50" and "€50" differ), whitespace collapsed. "What's the weather in Paris?" and
   "what's  the weather in paris" are the same intention.
 - `anchors` finds what must agree before two different intentions may match: numbers (digits, and the number
   words zero..twenty) and named entities recognised by their *shape*, without a model: capitalised words that do
@@ -15,15 +16,14 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from dataclasses import dataclass
+
+from promptcache.intention._numbers import CODE, NUMBER, canonical, clean, is_number
 
 __all__ = ["Anchors", "anchors", "anchors_agree", "normalize_intention", "tokens", "validate_intention"]
 
-# A number: digits with optional thousands separators and a decimal part (1,000.50 / 3.5 / 42).
-_NUMBER = r"\d+(?:[.,]\d+)*"
 # Tokens: numbers first (so "1.5" stays one token), then words (letters/digits/apostrophes inside a word).
-_TOKEN_RE = re.compile(rf"{_NUMBER}|[^\W_]+(?:['’][^\W_]+)*|[$€£¥₹%]", re.UNICODE)
+_TOKEN_RE = re.compile(rf"{NUMBER}|{CODE}|[^\W_]+(?:['’][^\W_]+)*|[$€£¥₹%]", re.UNICODE)
 _QUOTED_RE = re.compile(r"[\"“”«»]([^\"“”«»]{1,80})[\"“”«»]")
 _SENTENCE_END_RE = re.compile(r"[.!?:;\n]\s*$")
 
@@ -81,23 +81,12 @@ def validate_intention(intention: object, *, what: str = "intention") -> str:
     return intention
 
 
-def _number(token: str) -> str:
-    """Canonical form of a numeric token: separators dropped, leading zeros dropped ("1,000" -> "1000", "01" -> "1")."""
-    if "." in token and token.count(".") == 1 and "," not in token:
-        whole, frac = token.split(".")
-        frac = frac.rstrip("0")
-        whole = whole.lstrip("0") or "0"
-        return f"{whole}.{frac}" if frac else whole
-    digits = token.replace(",", "").replace(".", "")
-    return digits.lstrip("0") or "0"
-
-
 def tokens(text: str) -> list[str]:
-    """The case-folded word and number tokens of ``text`` (NFKC; numbers canonical, e.g. ``1,000`` -> ``1000``)."""
-    text = unicodedata.normalize("NFKC", text).replace("’", "'")
+    """The case-folded word and number tokens of ``text`` (`clean` text; numbers `canonical`: ``1,000,000`` ->
+    ``1000000``, ``1,5`` as written)."""
     out = []
-    for tok in _TOKEN_RE.findall(text):
-        out.append(_number(tok) if tok[0].isdigit() else tok.casefold())  # a sign ("$") is its own token
+    for tok in _TOKEN_RE.findall(clean(text)):
+        out.append(canonical(tok) if is_number(tok) else tok.casefold())  # a sign ("$") is its own token
     return out
 
 
@@ -128,7 +117,7 @@ class Anchors:
 
 def anchors(text: str) -> Anchors:
     """Numbers and shape-recognised named entities of ``text`` (see the module docstring)."""
-    text = unicodedata.normalize("NFKC", text).replace("’", "'")
+    text = clean(text)
     numbers: set[str] = set()
     entities: set[str] = set()
     for match in _QUOTED_RE.finditer(text):
@@ -138,8 +127,8 @@ def anchors(text: str) -> Anchors:
     for match in _TOKEN_RE.finditer(text):
         tok = match.group(0)
         folded = tok.casefold()
-        if tok[0].isdigit():
-            numbers.add(_number(tok))
+        if is_number(tok):
+            numbers.add(canonical(tok))
             continue
         if folded in NUMBER_WORDS:
             numbers.add(NUMBER_WORDS[folded])

@@ -4,7 +4,8 @@ A similar match is served without the model only when no veto fires (`veto`); ea
 difference an embedding model is known to blur, because it changes few tokens:
 
 - ``numbers`` / ``names``: the numbers (digits, number words) or shape-recognised names differ
-  (`anchors_agree`): "page 1" vs "page 2", "Paris" vs "London".
+  (`anchors_agree`): "page 1" vs "page 2", "Paris" vs "London"; a number keeps its sign, decimal point or comma,
+  power and fraction (`promptcache.intention._numbers`): "5" vs ".5", "15" vs "1,5", "52" vs "5²".
 - ``marks``: case or symbols that carry meaning differ: words with a capital after their first letter ("MB" vs
   "Mb", "iPhone") must be spelt the same, and operator symbols (``^ * / + - = < > % $ € £ # @ & | ~``) must
   appear in the same order ("2^10" vs "2*10").
@@ -25,13 +26,13 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from functools import lru_cache
 from importlib.resources import files
 from typing import Any
 
 from promptcache.intention._matching import anchor_info
 from promptcache.intention._normalize import anchors_agree
+from promptcache.intention._numbers import NUMBER, clean
 
 __all__ = ["VETOES", "exact_key", "prepare_veto", "veto"]
 
@@ -47,7 +48,8 @@ ordinary paraphrase (passive voice, a fronted clause), which the veto refused on
 
 _WORD_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)*", re.UNICODE)
 _SYMBOLS = frozenset("^*/+-=<>%$€£¥₹#@&|~")
-_PUNCT = re.compile(r"(?<!\d)[.,;:!?]|[.,;:!?](?!\d)|[\"“”«»()\[\]{}]")
+_PUNCT = re.compile(r"[.,;:!?\"“”«»()\[\]{}]")
+_NUMBER_OR_PUNCT = re.compile(rf"({NUMBER})|{_PUNCT.pattern}")
 
 
 @lru_cache(maxsize=1)
@@ -58,7 +60,7 @@ def _data() -> dict[str, Any]:
 
 
 def _clean(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).replace("’", "'").replace("‘", "'")
+    return clean(text)
 
 
 def _words(text: str) -> list[str]:
@@ -79,10 +81,12 @@ def _fold(word: str) -> str:
 
 @lru_cache(maxsize=65536)  # recomputed from each stored intention on every lookup of its group
 def exact_key(text: str) -> str:
-    """The exact-match key of an intention: NFKC; sentence punctuation (``. , ; : ! ?`` outside numbers) and
-    quotes/brackets dropped; whitespace collapsed; words whose case carries no meaning case-folded (`_fold`); other
-    case ("MB", "iPhone") and every other symbol kept ("2^10" != "2*10", "1.5" != "15")."""
-    text = _PUNCT.sub(" ", _clean(text))
+    """The exact-match key of an intention: `clean` text; sentence punctuation (``. , ; : ! ?`` outside numbers)
+    and quotes/brackets dropped; whitespace collapsed; words whose case carries no meaning case-folded (`_fold`);
+    other case ("MB", "iPhone") and every other symbol kept ("2^10" != "2*10"); each number as written, with its
+    sign, separators, leading point and power (`promptcache.intention._numbers.NUMBER`: "1.5" != "15", ".5" != "5",
+    "5²" != "52")."""
+    text = _NUMBER_OR_PUNCT.sub(lambda m: m.group(1) or " ", _clean(text))
     if _shouted(text):
         return " ".join(text.casefold().split())
     out = []

@@ -13,7 +13,7 @@ from promptcache.intention._vetoes import exact_key, veto
 
 HOLES = [
     ("100 MB", "100 Mb", "marks"),
-    ("2^10", "2*10", "marks"),
+    ("2^10", "2*10", "numbers"),  # "2^10" is one number (a power); "2*10" two
     ("what would you like me to call you", "what would you like to call me", "roles"),
     ("i owe you", "you owe me", "roles"),
     ("could you transfer 500 to mom", "did you transfer 500 to mom", "mood"),
