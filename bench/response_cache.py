@@ -520,11 +520,48 @@ def first_key_child(which: str) -> None:
         model_identity(model)
         t3 = clock()
         print(f"{(t1 - t0) * 1e3:.4f} {(t2 - t1) * 1e3:.4f} {(t3 - t2) * 1e3:.4f}")
+    elif which == "cold steps":
+        cold_steps(msgs[0])
     else:
         request = ModelRequest(model=model, messages=msgs[1:], system_message=msgs[0], tools=tls)
         t0 = clock()
         rk.request_key(request, "bench", "user-1")
         print(f"{(clock() - t0) * 1e3:.4f}")
+
+
+def cold_steps(message: Any) -> None:
+    """The steps of one message's digest, timed one by one (us), three rounds in this fresh process; then a
+    six-key dict's ``tuple(d.values())``, four rounds: what a first operation costs against the same one again."""
+    import hashlib
+
+    from promptcache import _message_digests as md
+    from promptcache._keys import _message, _ToolIds, canonical_json
+
+    clock = time.perf_counter_ns
+    for _ in range(3):
+        t = [clock()]
+        fields = message.__dict__
+        tuple(fields.values())
+        t.append(clock())
+        md._value_key(type(message), fields)
+        t.append(clock())
+        out = _message(message, _ToolIds())
+        t.append(clock())
+        data = canonical_json(out, exact_floats=False)
+        t.append(clock())
+        h = hashlib.sha256(data)
+        t.append(clock())
+        h.hexdigest()
+        t.append(clock())
+        print(
+            "snapshot, value key, canonical dict, JSON, SHA-256, hex:",
+            *(f"{(b - a) / 1e3:.1f}" for a, b in zip(t, t[1:])),
+        )
+    d = {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6}
+    for _ in range(4):
+        t0 = clock()
+        tuple(d.values())
+        print(f"tuple(d.values()): {(clock() - t0) / 1e3:.2f}")
 
 
 FIRST_KEY_VARIANTS = (
@@ -587,7 +624,7 @@ def bench_first_key(rounds: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--first-key", choices=(*FIRST_KEY_VARIANTS, "parts"), help=argparse.SUPPRESS)
+    parser.add_argument("--first-key", choices=(*FIRST_KEY_VARIANTS, "parts", "cold steps"), help=argparse.SUPPRESS)
     parser.add_argument("--first-key-rounds", type=int, default=9, help="fresh processes per first-key variant")
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--runs", type=int, default=5, help="repeat the turn comparison; medians are reported")

@@ -14,7 +14,8 @@ Variants: ``create_agent`` turns (no cache; a pass-through middleware, the floor
 and hit, in-memory; LangChain's own cache hit, ``cache=InMemoryCache()`` on the model; a middleware returning a
 reply it holds, the floor of a hit), the key of the thread's next call and a hit's decode alone, and the first key
 of a process (after a warm-up on an unrelated request, as ``bench/response_cache.py``'s first-key part; tools
-converted before). Same prompt and tools as bench/response_cache.py. Needs ``valgrind`` on PATH (Debian package);
+converted before), and in one more fresh process the first key's three parts counted one after the other (prompt
+digests, tools digest, head). Same prompt and tools as bench/response_cache.py. Needs ``valgrind`` on PATH (Debian package);
 ``PYTHONHASHSEED=0`` is set for the children.
 """
 
@@ -43,6 +44,7 @@ STEADY = (
     "decode of a hit",
 )
 FIRST = ("first key, ours", "first key, LangChain")
+PARTS = ("first key's prompt digests", "first key's tools digest", "first key's head (model identity)")
 
 
 def counted(fn: Callable[[int], object], n: int) -> None:
@@ -142,6 +144,14 @@ def first_key(which: str) -> None:
     request = ModelRequest(model=model, messages=msgs[1:], system_message=msgs[0], tools=tls)
     if which == "first key, ours":
         counted(lambda i: request_key(request, "bench", "user-1"), 1)
+    elif which == "parts":  # the three parts of our first key, one after the other, each counted alone
+        from promptcache._message_digests import message_digests
+        from promptcache.response_cache._keys import _request_head
+        from promptcache.response_cache._tools_digest import tools_digest
+
+        counted(lambda i: message_digests(msgs), 1)
+        counted(lambda i: tools_digest(tls), 1)
+        counted(lambda i: _request_head("bench", model), 1)
     else:
         counted(lambda i: (dumps(msgs), model._get_llm_string(tools=formatted)), 1)
 
@@ -178,7 +188,7 @@ def run(inner: str, turns: int) -> list[int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--turns", type=int, default=20, help="counted calls per steady-state variant")
-    parser.add_argument("--inner", choices=("steady", *FIRST), help=argparse.SUPPRESS)
+    parser.add_argument("--inner", choices=("steady", *FIRST, "parts"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inner == "steady":
         steady(args.turns)
@@ -189,6 +199,7 @@ def main() -> None:
     per_call = {name: count / args.turns for name, count in zip(STEADY, run("steady", args.turns), strict=True)}
     for name in FIRST:
         per_call[name] = float(run(name, 1)[0])
+    per_call.update(zip(PARTS, map(float, run("parts", 1)), strict=True))
     print(f"| variant | instructions per call (--turns {args.turns}) |")
     print("|---|---:|")
     for name, value in per_call.items():

@@ -89,6 +89,7 @@ def _hex_digest(out: dict[str, object]) -> bytes:
     return hashlib.sha256(canonical_json(out, exact_floats=False)).hexdigest()[:_DIGEST_HEX].encode()
 
 
+_dumps: Final = orjson.dumps
 _STRICT: Final = (
     orjson.OPT_SORT_KEYS
     | orjson.OPT_NON_STR_KEYS
@@ -163,6 +164,16 @@ def _digest_by_value(
     entry = _MEMO.get(key)
     if entry is not None and (entry[2] is text or entry[2] == text):  # a fingerprint's text compared in full
         return _entry_digest(entry, message, ids), containers, key[7]
+    if key[7] is None and text is not None:  # text without containers: its canonical JSON written directly
+        call_id = key[4]
+        ordinal = ids(call_id) if call_id is not None else None
+        data = _plain_json(key, text, ordinal)
+        if data is not None:
+            digest = hashlib.sha256(data).hexdigest()[:_DIGEST_HEX].encode()
+            if _still(fields, before, containers, None):  # an id, if any, is an exact str (`_value_key`)
+                _remember(key, text, [call_id] if ordinal else [], (ordinal,) if ordinal else (), digest)
+                return digest, containers, None
+            return digest, None, None
     recorder = _RecordingIds(ids)
     digest = _hex_digest(_message(message, recorder))
     # Remembered only when every raw tool-call id is a str (the key's JSON then pins which ids are equal; None and
@@ -171,6 +182,28 @@ def _digest_by_value(
         _remember(key, text, recorder.seen, tuple(recorder.ordinals), digest)
         return digest, containers, key[7]
     return digest, None, None
+
+
+def _plain_json(key: _ValueKey, text: str, ordinal: object) -> bytes | None:
+    """``canonical_json(_message(message, ids), exact_floats=False)`` for a message whose value key holds no
+    containers (text content, empty tool calls and kwargs; every string field an exact ``str`` or ``None``), from
+    the key's fields, ``ordinal`` being its tool-call id numbered: the keys ``_message`` writes, in sorted order,
+    each value written by orjson as it would be inside the dict. ``None`` when orjson refuses a string (a lone
+    surrogate: the general path writes it in its own way)."""
+    cls, _, kind, name, call_id, status, role, _ = key
+    try:
+        parts = [b'{"chat_role":' + _dumps(role) + b',"content":' if role is not None else b'{"content":', _dumps(text)]
+        if name is not None:
+            parts.append(b',"name":' + _dumps(name))
+        parts.append(b',"role":' + _dumps(cls.__name__ if kind is _ABSENT else kind))
+        if call_id is not None:
+            if status is not _ABSENT and status != "success":
+                parts.append(b',"status":' + _dumps(status))
+            parts.append(b',"tool_call_id":' + _dumps(ordinal))
+    except orjson.JSONEncodeError:
+        return None
+    parts.append(b"}")
+    return b"".join(parts)
 
 
 def _still(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 import operator
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, cast
 
 from promptcache._keys import _is_mapping
@@ -56,6 +56,19 @@ def same_state(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
     return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
+def _first_fast_schema(tool: object) -> object:
+    """`promptcache._tool_schema.openai_tool_schema`, imported on first use (LangChain's tools load only when tools
+    are keyed) and then called directly: an import statement per tool costs a failed ``__path__`` lookup."""
+    global _fast_schema
+    from promptcache._tool_schema import openai_tool_schema
+
+    _fast_schema = openai_tool_schema
+    return openai_tool_schema(tool)
+
+
+_fast_schema: Callable[[object], object] = _first_fast_schema
+
+
 def canonical_tool(tool: object) -> object:
     """A tool definition as the provider sees it: the OpenAI function schema (name, description, parameters).
 
@@ -71,9 +84,7 @@ def canonical_tool(tool: object) -> object:
     hit = _TOOL_MEMO.get(key)
     if hit is not None and hit[0] is tool and same_state(hit[1], state):
         return hit[2]
-    from promptcache._tool_schema import openai_tool_schema  # loads LangChain's tools only when tools are keyed
-
-    schema: object = openai_tool_schema(tool)  # the same value, without LangChain's Python copy of the schema
+    schema: object = _fast_schema(tool)  # the same value, without LangChain's Python copy of the schema
     if schema is None:
         from langchain_core.utils.function_calling import convert_to_openai_tool
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from itertools import chain
 from operator import attrgetter
 from typing import Final
 
 from langchain_core.tools import BaseTool
 
-from promptcache._keys import canonical_json
+from promptcache._keys import _is_mapping, canonical_json
 from promptcache._tool_keys import canonical_tools, same_state, tool_state
 
 __all__ = ["tools_digest"]
@@ -40,7 +40,7 @@ def tools_digest(tools: Sequence[object]) -> bytes:
     if hit is not None and all(map(operator.is_, hit[0], tools)) and _tools_unchanged(tools, hit[1]):
         return hit[2]
     data = b'"' + hashlib.sha256(canonical_json(canonical_tools(tools))).hexdigest()[:32].encode() + b'"'
-    if not any(isinstance(t, Mapping) for t in tools):
+    if not any(map(_is_mapping, map(type, tools))):
         if len(_TOOLS_MEMO) >= _TOOLS_MEMO_MAX:
             _TOOLS_MEMO.clear()
         _TOOLS_MEMO[key] = (tools, _tools_state(tools), data)
