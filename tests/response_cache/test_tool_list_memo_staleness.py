@@ -90,4 +90,5 @@ def test_the_same_unchanged_list_skips_the_general_path(monkeypatch: pytest.Monk
     monkeypatch.setattr(st, "tools_digest", lambda t: calls.append(t) or general(t))
     assert key(tools) == before and calls == []
     tools[0].description = "Changed."
-    assert key(tools) == fresh_key(tools) and len(calls) == 1
+    after = key(tools)
+    assert len(calls) == 1 and after == fresh_key(tools)
