@@ -30,7 +30,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from promptcache._keys import canonical_json
 from promptcache._message_digests import message_digests, prompt_digest_json
 from promptcache._tool_keys import canonical_tool, canonical_tools
-from promptcache.response_cache._model_identity import identity_parts, model_identity
+from promptcache.response_cache._model_identity import model_identity
+from promptcache.response_cache._steady import identity_parts as steady_identity_parts
 from promptcache.response_cache._steady import tools_part
 from promptcache.response_cache._tools_digest import tools_digest
 
@@ -209,7 +210,7 @@ def _head(agent_id: str, model: Mapping[str, object]) -> bytes:
 def _request_head(agent_id: str, model: object) -> bytes:
     """``_head(agent_id, model_identity(model))`` without building the identity dict in the usual case (no bound
     kwargs, string parts): the same memo, keyed by the same tuple."""
-    provider, model_id, identity, bound = identity_parts(model)
+    provider, model_id, identity, bound = steady_identity_parts(model)
     if (
         not bound
         and type(identity) is str

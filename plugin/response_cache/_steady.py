@@ -1,4 +1,4 @@
-"""Steady-state memos of the default key, per object an agent hands every model call (its tool list): what the
+"""Steady-state memos of the default key, per object an agent hands every model call (its tool list, its model): what the
 next call of a thread pays is a check that those objects are the ones seen, unchanged, instead of the general
 path's work. Each memo holds the objects it was computed from (their ids stay theirs) and a snapshot of what the
 general path reads, taken before computing, compared by identity."""
@@ -13,9 +13,10 @@ from typing import Final
 
 from langchain_core.tools import BaseTool
 
+from promptcache.response_cache import _model_identity
 from promptcache.response_cache._tools_digest import tools_digest
 
-__all__ = ["tools_part"]
+__all__ = ["identity_parts", "tools_part"]
 
 _SCHEMA_NAMES: Final = ("name", "description", "args_schema", "extras")  # what `tools_digest` compares per BaseTool
 _SCHEMA_PARTS: Final = itemgetter(*_SCHEMA_NAMES)
@@ -70,3 +71,40 @@ def tools_part(tools: Sequence[object]) -> bytes:
             _TOOLS_SEEN.clear()
         _TOOLS_SEEN[id(tools)] = (tools, held, parts, data)  # the list held: its id stays its own
     return data
+
+
+_IMMUTABLE: Final = frozenset({str, int, float, bool, type(None)})  # exact types: the same object, the same repr
+_IDENTITY_SEEN: dict[int, tuple[object, tuple[object, ...], str]] = {}  # id(model) -> (model, parts, llm string)
+_IDENTITY_SEEN_MAX: Final = 256  # models; emptied when full
+
+
+def identity_parts(model: object) -> tuple[object, str | None, str, dict[str, object]]:
+    """`promptcache.response_cache._model_identity.identity_parts`, its LangChain string remembered per model
+    for a model whose string is built from ``_identifying_params`` (non-serialisable, LangChain's own
+    ``_get_llm_string``): both properties are read on every call, as there, and when they return the very same
+    keys and values as when the string was built (identity; values of exact immutable types only), the string
+    is not formatted again (the repr of its floats was most of the model part's cost)."""
+    if _model_identity._path(type(model)) != _model_identity._FAST:
+        return _model_identity.identity_parts(model)
+    try:
+        params = model._identifying_params  # type: ignore[attr-defined]  # a BaseChatModel: _path checked it
+        llm_type = model._llm_type  # type: ignore[attr-defined]
+        parts = (llm_type, *chain.from_iterable(params.items()))
+    except Exception:  # noqa: BLE001 - the general path decides what an odd model's identity is
+        return _model_identity.identity_parts(model)
+    seen = _IDENTITY_SEEN.get(id(model))
+    if seen is not None and seen[0] is model and len(seen[1]) == len(parts) and all(map(is_, parts, seen[1])):
+        identity = seen[2]
+    else:
+        try:
+            merged = dict(params)
+            merged["_type"] = llm_type
+            merged["stop"] = None
+            identity = str(sorted(merged.items()))
+        except Exception:  # noqa: BLE001
+            return _model_identity.identity_parts(model)
+        if all(type(part) in _IMMUTABLE for part in parts):
+            if len(_IDENTITY_SEEN) >= _IDENTITY_SEEN_MAX:
+                _IDENTITY_SEEN.clear()
+            _IDENTITY_SEEN[id(model)] = (model, parts, identity)  # the model held: its id stays its own
+    return llm_type, _model_identity._model_id(model), identity, {}
