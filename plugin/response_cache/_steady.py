@@ -23,7 +23,8 @@ _SCHEMA_PARTS: Final = itemgetter(*_SCHEMA_NAMES)
 _FIELDS: Final = attrgetter("__dict__")
 _MISSING: Final = object()
 _PARTS_IN_DICT: dict[type, bool] = {}  # tool class -> are its schema parts plain pydantic fields (in __dict__)
-_TOOLS_SEEN: dict[int, tuple[Sequence[object], tuple[object, ...], tuple[object, ...], bytes]] = {}
+# id(list) -> (list, its tools, their schema parts, digest); tools None: seen once, nothing remembered yet
+_TOOLS_SEEN: dict[int, tuple[Sequence[object], tuple[object, ...] | None, tuple[object, ...], bytes]] = {}
 _TOOLS_SEEN_MAX: Final = 256  # tool lists; emptied when full (an agent offers one list object on every call)
 
 
@@ -49,10 +50,16 @@ def tools_part(tools: Sequence[object]) -> bytes:
     """`tools_digest(tools)`, remembered per tool list object: the same list, holding the same tool objects, each
     holding the very schema parts `tools_digest` compares (identity, read from ``__dict__``; a snapshot taken
     before the digest), returns the digest without `tools_digest`'s own check (a tuple of ids to hash and four
-    attribute reads per tool)."""
+    attribute reads per tool). A list is remembered from its second call: one seen once (the first key of a
+    process, a list built for one call) pays no snapshot."""
     seen = _TOOLS_SEEN.get(id(tools))
-    if seen is not None and seen[0] is tools:
-        held = seen[1]
+    if seen is None or seen[0] is not tools:
+        if len(_TOOLS_SEEN) >= _TOOLS_SEEN_MAX:
+            _TOOLS_SEEN.clear()
+        _TOOLS_SEEN[id(tools)] = (tools, None, (), b"")  # seen once (the list held: its id stays its own)
+        return tools_digest(tools)
+    held = seen[1]
+    if held is not None:
         try:
             if len(tools) == len(held) and all(map(is_, tools, held)) and all(map(is_, _parts(held), seen[2])):
                 return seen[3]
@@ -67,9 +74,7 @@ def tools_part(tools: Sequence[object]) -> bytes:
             parts = None
     data = tools_digest(held)
     if parts is not None:
-        if len(_TOOLS_SEEN) >= _TOOLS_SEEN_MAX:
-            _TOOLS_SEEN.clear()
-        _TOOLS_SEEN[id(tools)] = (tools, held, parts, data)  # the list held: its id stays its own
+        _TOOLS_SEEN[id(tools)] = (tools, held, parts, data)
     return data
 
 

@@ -51,8 +51,9 @@ def fresh_key(tools: list[Any]) -> str:
 def test_a_change_after_the_list_was_remembered_gives_the_fresh_key(edit: str) -> None:
     tools = [make("lookup"), make("cancel")]
     before = key(tools)
+    assert st._TOOLS_SEEN[id(tools)][1] is None  # seen once: nothing remembered yet
     assert key(tools) == before == fresh_key(tools)
-    assert st._TOOLS_SEEN[id(tools)][0] is tools
+    assert st._TOOLS_SEEN[id(tools)][1] == tuple(tools)
     if edit == "description":
         tools[0].description = "Look an order up, now by its number."
     elif edit == "name":
@@ -77,7 +78,7 @@ def test_a_list_holding_a_dict_schema_is_not_remembered_by_list() -> None:
     schema = {"type": "function", "function": {"name": "refund", "description": "Refund.", "parameters": {}}}
     tools = [make("lookup"), schema]
     before = key(tools)
-    assert id(tools) not in st._TOOLS_SEEN
+    assert key(tools) == before and st._TOOLS_SEEN[id(tools)][1] is None  # seen, nothing remembered
     schema["function"]["description"] = "Refund an order."  # a dict edited in place
     assert key(tools) != before
 
@@ -85,6 +86,7 @@ def test_a_list_holding_a_dict_schema_is_not_remembered_by_list() -> None:
 def test_the_same_unchanged_list_skips_the_general_path(monkeypatch: pytest.MonkeyPatch) -> None:
     tools = [make("lookup"), make("cancel")]
     before = key(tools)
+    assert key(tools) == before  # remembered from the second call
     calls: list[object] = []
     general = st.tools_digest
     monkeypatch.setattr(st, "tools_digest", lambda t: calls.append(t) or general(t))
