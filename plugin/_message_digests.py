@@ -387,7 +387,10 @@ def message_digests(messages: Iterable[object]) -> list[bytes]:
             layout = tuple(fields)
             content = fields.get("content")
             getter = _getter(layout, type(content) is str)
-            rest = getter(fields) if getter is not None else None
+            try:
+                rest = getter(fields) if getter is not None else None
+            except KeyError:  # a field removed since (another thread)
+                rest = None
             piece = _prefix_json(rest) if rest is not None else None
             if piece is not None:
                 values = tuple(fields.values())
