@@ -20,27 +20,31 @@ is new. Two memos, neither of which can serve a digest for a value it was not co
   costly as a third of its SHA-256) on every call that rebuilds it, nor on its first sight.
 - **By prefix** (`_PREFIXES`): LangGraph hands the same message objects to every call of a thread, the
   previous call's list being a prefix of this one (or sharing its start, for a fork or a retry). The last prompt
-  seen per conversation (keyed by the identity of its first two messages) keeps the message objects, a snapshot
-  of each one's field values taken before its digest, its containers and their JSON bytes, the digests and the
-  tool-id numbering. The leading messages of a call that are those very objects, whose fields are still the very
-  same objects, in the same number (identity, not equality: ``1.0`` can replace ``1``)
-  and whose containers still give the same JSON bytes (edits made in place) take their digests as they are: a few
-  C-level passes over the list instead of Python work per message. The rest go through the value memo. A prompt
-  holding a message the value memo refuses is not remembered as a prefix.
+  seen per conversation (keyed by the identity of its first two messages) keeps the message objects and, per
+  message, taken before its digest: its number of fields, its content, the other fields ``_message`` reads (the
+  string fields and containers present) and their JSON, the digest and the tool-id numbering. The leading
+  messages of a call that are those very objects, with as many fields, the very same content object (a text is
+  never hashed or written again), and the other read fields giving the same strict JSON (orjson with no
+  ``default``: plain JSON values only, so an edit in place or a value of another type shows) and comparing equal
+  (NaN and ``None`` both write ``null``) take their digests as they are: a few C-level passes over the list
+  instead of Python work per message. The rest go through the value memo, and the new snapshot is the kept one
+  plus the new messages' parts. A prompt holding a message the value memo refuses is not remembered as a prefix.
 
 Known gaps, both outside what pydantic lets a message hold: a tool-call id that is an ``Enum`` member writes its
 value's JSON (an enum id and a string id equal to its value could share a value-memo entry; LangChain types ids
-as strings), and two field values swapped by writing to ``message.__dict__`` directly, bypassing pydantic, in
-the same order and number, pass the prefix check.
+as strings), and a field the digest does not read (``id``, ``response_metadata``, ...) removed from
+``message.__dict__`` and one it reads added in its place, by writing to ``__dict__`` directly, bypassing pydantic,
+passes the prefix check (the number of fields is the same; checking every field name costs as much again).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
-from itertools import chain, islice
-from operator import is_
-from typing import Final
+import operator
+from collections.abc import Callable, Iterable, Sequence
+from itertools import islice
+from operator import attrgetter, is_, itemgetter
+from typing import Final, cast
 
 import orjson
 
@@ -144,12 +148,9 @@ def _entry_digest(entry: _Entry, message: object, ids: _ToolIds) -> bytes:
 _ABSENT: Final = object()  # a field missing from ``__dict__`` (``_message`` then uses its own default)
 
 
-def _digest_by_value(
-    message: object, ids: _ToolIds, before: tuple[object, ...] | None = None
-) -> tuple[bytes, tuple[object, ...] | None, bytes | None]:
-    """One message's digest through the value memo, its containers (``None``: it cannot join a prefix) and their
-    JSON when the key already wrote it (non-empty containers). ``before``: the message's field values, when the
-    caller took them just now (else taken here)."""
+def _digest_by_value(message: object, ids: _ToolIds, before: tuple[object, ...] | None = None) -> tuple[bytes, bool]:
+    """One message's digest through the value memo, and whether the memo could take it (else it cannot join a
+    prefix either). ``before``: the message's field values, when the caller took them just now (else taken here)."""
     fields: dict[str, object] | None = getattr(message, "__dict__", None)
     found = None
     if fields is not None and not _is_mapping(type(message)):  # dict messages (and objects without fields): no memo
@@ -157,13 +158,13 @@ def _digest_by_value(
             before = tuple(fields.values())  # taken before the key: a change from here on fails the check below
         found = _value_key(type(message), fields)
     if found is None or fields is None or before is None:
-        return _hex_digest(_message(message, ids)), None, None
+        return _hex_digest(_message(message, ids)), False
     key, containers = found
     content = fields.get("content")
     text = content if type(content) is str else None
     entry = _MEMO.get(key)
     if entry is not None and (entry[2] is text or entry[2] == text):  # a fingerprint's text compared in full
-        return _entry_digest(entry, message, ids), containers, key[7]
+        return _entry_digest(entry, message, ids), True
     if key[7] is None and text is not None:  # text without containers: its canonical JSON written directly
         call_id = key[4]
         ordinal = ids(call_id) if call_id is not None else None
@@ -172,16 +173,16 @@ def _digest_by_value(
             digest = hashlib.sha256(data).hexdigest()[:_DIGEST_HEX].encode()
             if _still(fields, before, containers, None):  # an id, if any, is an exact str (`_value_key`)
                 _remember(key, text, [call_id] if ordinal else [], (ordinal,) if ordinal else (), digest)
-                return digest, containers, None
-            return digest, None, None
+                return digest, True
+            return digest, False
     recorder = _RecordingIds(ids)
     digest = _hex_digest(_message(message, recorder))
     # Remembered only when every raw tool-call id is a str (the key's JSON then pins which ids are equal; None and
     # NaN ids both write null) and the fields did not change while the digest was computed (another thread).
     if all(type(raw) is str for raw in recorder.seen) and _still(fields, before, containers, key[7]):
         _remember(key, text, recorder.seen, tuple(recorder.ordinals), digest)
-        return digest, containers, key[7]
-    return digest, None, None
+        return digest, True
+    return digest, False
 
 
 def _plain_json(key: _ValueKey, text: str, ordinal: object) -> bytes | None:
@@ -255,48 +256,118 @@ def _value_key(cls: type, fields: dict[str, object]) -> tuple[_ValueKey, tuple[o
     ), containers
 
 
+_READ: Final = (
+    "type",
+    "name",
+    "tool_call_id",
+    "status",
+    "role",
+    "tool_calls",
+    "invalid_tool_calls",
+    "additional_kwargs",
+)
+_CONTENT: Final = itemgetter("content")
+# (a message's __dict__ keys, content is an exact str) -> the getter of the fields `_message` reads, but a text
+# content (compared by identity, never written as JSON); None: the message cannot join a prefix
+_GETTERS: dict[tuple[tuple[object, ...], bool], itemgetter[tuple[object, ...]] | None] = {}
+_GETTERS_MAX: Final = 1024  # field layouts; cleared past it (a few per message class)
+
+
+def _getter(keys: tuple[object, ...], text: bool) -> itemgetter[tuple[object, ...]] | None:
+    found = _GETTERS.get((keys, text), _ABSENT)
+    if found is _ABSENT:
+        names: list[str] = [name for name in _READ if name in keys]
+        if not text:
+            names.append("content")
+        found = itemgetter(*names) if len(names) > 1 and "content" in keys else None  # one name: not a tuple
+        if len(_GETTERS) >= _GETTERS_MAX:
+            _GETTERS.clear()
+        _GETTERS[(keys, text)] = found
+    return cast("itemgetter[tuple[object, ...]] | None", found)
+
+
+# getter(fields), one C call: operator.call (Python 3.11+; measured: bench/README.md), else the getter's own slot
+_apply: Final[Callable[[itemgetter[tuple[object, ...]], dict[str, object]], tuple[object, ...]]] = getattr(
+    operator, "call", itemgetter.__call__
+)
+_FIELDS: Final = attrgetter("__dict__")  # cheaper than vars() on a pydantic model (measured: bench/README.md)
+_PREFIX_JSON: Final = (
+    orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+)
+
+
+def _prefix_json(rests: object) -> bytes | None:
+    """`_containers_json` without sorted keys or non-string keys: compared only with the same objects' own earlier
+    JSON (a key order changed in place at worst recomputes a digest)."""
+    try:
+        return orjson.dumps(rests, option=_PREFIX_JSON)
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+
+
 class _Prefix:
     """The last prompt seen for a conversation: its message objects and, per message, what the check compares."""
 
-    __slots__ = ("messages", "values", "sizes", "containers", "pieces", "digests", "counts", "numbering")
+    __slots__ = (
+        "messages",
+        "sizes",
+        "contents",
+        "getters",
+        "rests",
+        "joined",
+        "ends",
+        "digests",
+        "counts",
+        "numbering",
+    )
 
     def __init__(
         self,
         messages: tuple[object, ...],
-        values: list[tuple[object, ...]],
-        containers: list[tuple[object, ...]],
-        pieces: list[bytes],
+        sizes: list[int],
+        contents: list[object],
+        getters: list[itemgetter[tuple[object, ...]]],
+        rests: list[tuple[object, ...]],
+        joined: bytes,
+        ends: list[int],
         digests: list[bytes],
         counts: list[int],
         numbering: dict[object, str],
     ) -> None:
         self.messages = messages  # the objects (held, so their ids stay theirs)
-        self.values = values  # tuple(message.__dict__.values()) before the digest was computed (held, likewise)
-        self.sizes = list(map(len, values))  # fields per message
-        self.containers = containers  # (tool calls, invalid tool calls, additional kwargs[, block content])
-        self.pieces = pieces  # the JSON bytes of each message's containers
+        self.sizes = sizes  # len(message.__dict__) per message
+        self.contents = contents  # each message's content (held: compared by identity)
+        self.getters = getters  # per message, `_getter` of its layout
+        self.rests = rests  # what each getter read, before the digest was computed (held, likewise)
+        self.joined = joined  # `_prefix_json` of the rests as one list, without its closing bracket
+        self.ends = ends  # len(joined) after each message's rest
         self.digests = digests
         self.counts = counts  # tool ids numbered after each message
-        self.numbering = numbering  # raw tool-call id -> ordinal, after the last message
+        self.numbering = numbering  # raw tool-call id -> ordinal, after the last message (never changed)
 
     def holds(self, messages: list[object]) -> int:
         """How many leading messages are this prefix's very objects, unchanged since (module docstring); 0: none."""
-        refs = self.messages
-        same = list(map(is_, refs, messages))
+        same = list(map(is_, self.messages, messages))
         try:
             count = same.index(False)
         except ValueError:
             count = len(same)
         if not count:
             return 0
-        # every field still the very object it was (identity: an equal replacement can have other JSON, 1 vs 1.0)
-        fields: list[dict[str, object]] = list(map(vars, refs[:count]))
-        if list(map(len, fields)) != self.sizes[:count] or not all(
-            map(is_, chain.from_iterable(map(dict.values, fields)), chain.from_iterable(self.values[:count]))
-        ):
+        fields: list[dict[str, object]] = list(map(_FIELDS, self.messages[:count]))
+        if list(map(len, fields)) != self.sizes[:count]:  # a field added or removed
             return 0
-        if _containers_json(self.containers[:count]) != b"[" + b",".join(self.pieces[:count]) + b"]":
-            return 0  # a container edited in place
+        try:
+            if not all(map(is_, map(_CONTENT, fields), self.contents[:count])):
+                return 0  # a text is compared by identity: never hashed, written or walked again
+            rests = list(map(_apply, self.getters[:count], fields))
+        except KeyError:  # a field removed (and another added)
+            return 0
+        # the same JSON (strict: only plain JSON values, so an edit in place or an equal value of another type shows),
+        # then equal values (NaN and None both write null); JSON first, so == meets plain values only
+        data = _prefix_json(rests)
+        if data is None or data != self.joined[: self.ends[count - 1]] + b"]" or rests != self.rests[:count]:
+            return 0
         return count
 
 
@@ -318,42 +389,66 @@ def message_digests(messages: Iterable[object]) -> list[bytes]:
     prefix_key = tuple(map(id, messages[:2]))
     prefix = _PREFIXES.get(prefix_key)
     start = prefix.holds(messages) if prefix is not None else 0
+    numbering: dict[object, str] | None = None  # the prefix's, when no new id is numbered
     if start and prefix is not None:
         if start == len(messages) == len(prefix.messages):  # the same prompt again (a retry, another processor)
             return list(prefix.digests)
-        digests, snapshots = prefix.digests[:start], prefix.values[:start]
-        containers, pieces, counts = prefix.containers[:start], prefix.pieces[:start], prefix.counts[:start]
-        numbered = counts[-1]
-        ids.ids.update(
-            prefix.numbering if numbered == len(prefix.numbering) else islice(prefix.numbering.items(), numbered)
+        digests, sizes, contents = prefix.digests[:start], prefix.sizes[:start], prefix.contents[:start]
+        getters, rests, ends, counts = (
+            prefix.getters[:start],
+            prefix.rests[:start],
+            prefix.ends[:start],
+            prefix.counts[:start],
         )
+        parts = [prefix.joined[: ends[-1]]]
+        size = ends[-1]
+        numbered = counts[-1]
+        if numbered == len(prefix.numbering):
+            ids.ids.update(prefix.numbering)
+            numbering = prefix.numbering
+        else:
+            ids.ids.update(islice(prefix.numbering.items(), numbered))
     else:
-        digests, snapshots, containers, pieces, counts = [], [], [], [], []
+        digests, sizes, contents, getters, rests, ends, counts, parts, size = [], [], [], [], [], [], [], [], 0
     keep = True  # every message can join a prefix
     for message in messages[start:] if start else messages:
         fields: dict[str, object] | None = getattr(message, "__dict__", None)
-        # the snapshot comes first: a change made while the digest is computed (another thread) fails the next check
-        values = tuple(fields.values()) if keep and fields is not None else None
-        digest, held, held_json = _digest_by_value(message, ids, values)
+        values = None
+        if keep and type(fields) is dict:
+            # the snapshot comes first: a change made while the digest is computed (another thread) fails the
+            # next check
+            layout = tuple(fields)
+            content = fields.get("content")
+            getter = _getter(layout, type(content) is str)
+            try:
+                rest = getter(fields) if getter is not None else None
+            except KeyError:  # a field removed since (another thread)
+                rest = None
+            piece = _prefix_json(rest) if rest is not None else None
+            if piece is not None:
+                values = tuple(fields.values())
+        digest, memoised = _digest_by_value(message, ids, values)
         digests.append(digest)
         if keep:
-            piece = (
-                None
-                if held is None or values is None
-                else (held_json if held_json is not None else _containers_json(held))
-            )
-            if piece is None or held is None or values is None:
+            if not memoised or values is None or piece is None or getter is None or rest is None:
                 keep = False
             else:
-                snapshots.append(values)
-                containers.append(held)
-                pieces.append(piece)
+                sizes.append(len(layout))
+                contents.append(content)
+                getters.append(getter)
+                rests.append(rest)
+                piece = (b"," if size else b"[") + piece
+                parts.append(piece)
+                size += len(piece)
+                ends.append(size)
                 counts.append(len(ids.ids))
     if keep and messages:
         if len(_PREFIXES) >= _PREFIXES_MAX and prefix_key not in _PREFIXES:
             _PREFIXES.clear()
+        if numbering is None or len(ids.ids) != len(numbering):
+            numbering = dict(ids.ids)
         _PREFIXES[prefix_key] = _Prefix(
-            tuple(messages), snapshots, containers, pieces, list(digests), counts, dict(ids.ids)
+            tuple(messages), sizes, contents, getters, rests, b"".join(parts), ends, list(digests), counts, numbering
         )
     return digests
 

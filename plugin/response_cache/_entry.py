@@ -146,12 +146,12 @@ def _plain_usage(usage: JSONValue) -> bool:
     return all(k in _USAGE_COUNTS or k in _USAGE_DETAILS for k in usage)
 
 
-def _plain_ai(data: JSONObject) -> AIMessage | None:
-    """An ``AIMessage`` built from a stored dict without pydantic validation, equal to ``AIMessage(**data)``, when
-    every field already holds what validation would leave there: all nine fields and no others, ``type`` ``"ai"``,
-    text or a list of text/dict blocks, dict kwargs and metadata, tool calls of the shape above, no invalid tool
-    calls, usage as `_plain_usage`. ``None`` otherwise (the caller validates; an entry `encode_entry` wrote from a
-    validated message passes). Validating was most of a hit's decode."""
+def _plain_fields(data: JSONObject) -> dict[str, JSONValue] | None:
+    """The fields of an ``AIMessage`` built from a stored dict without pydantic validation, equal to
+    ``AIMessage(**data)``'s, when every field already holds what validation would leave there: all nine fields and
+    no others, ``type`` ``"ai"``, text or a list of text/dict blocks, dict kwargs and metadata, tool calls of the
+    shape above, no invalid tool calls, usage as `_plain_usage`. ``None`` otherwise (the caller validates; an entry
+    `encode_entry` wrote from a validated message passes). Validating was most of a hit's decode."""
     content = data.get("content")
     if (
         data.keys() != _AI_FIELDS
@@ -168,7 +168,13 @@ def _plain_ai(data: JSONObject) -> AIMessage | None:
     calls = _plain_tool_calls(data["tool_calls"])
     if calls is None or (not calls and not content):
         return None  # an empty reply: refused by _build's check, with its message
-    return _construct({**data, "tool_calls": calls})
+    return {**data, "tool_calls": cast("JSONValue", calls)}
+
+
+def _plain_ai(data: JSONObject) -> AIMessage | None:
+    """``AIMessage(**data)`` without validation when `_plain_fields` accepts ``data``, else ``None``."""
+    fields = _plain_fields(data)
+    return None if fields is None else _construct(fields)
 
 
 _set = object.__setattr__
@@ -321,16 +327,29 @@ def decode_hit(raw: bytes, key: str, response_format: object = None, now: float 
     entry = _parse(raw)
     stored_messages = cast("list[JSONValue]", entry["messages"])  # _parse checked both
     created_at = cast("float", entry["created_at"])
+    age = round(max(0.0, (time.time() if now is None else now) - float(created_at)), 3)
+    if len(stored_messages) == 1:  # the usual entry, one AIMessage: built once, marked as it is built
+        stored = stored_messages[0]
+        data = stored.get("data") if type(stored) is dict and stored.get("type") == "ai" else None
+        fields = _plain_fields(data) if type(data) is dict else None
+        if fields is not None:
+            fields["id"] = _fresh_id()
+            marked = cast("dict[str, JSONValue]", fields["response_metadata"])  # parsed for this hit alone
+            marked["promptcache"] = {"cache": "hit", "key": key, "age_s": age, "usage": fields["usage_metadata"]}
+            fields["usage_metadata"] = dict(ZERO_USAGE)
+            return ModelResponse(
+                result=[_construct(fields)],
+                structured_response=_restore_structured(entry.get("structured"), response_format),
+            )
     for stored in stored_messages:
         data = stored.get("data") if isinstance(stored, dict) else None
         if isinstance(data, dict):
             data["id"] = _fresh_id()
     messages = _build(stored_messages)
-    age = max(0.0, (time.time() if now is None else now) - float(created_at))
     ai = next(m for m in messages if isinstance(m, AIMessage))
     # ``ai`` was just built from the entry and belongs to this hit alone: mark it in place (no second copy).
     meta = dict(ai.response_metadata)
-    meta["promptcache"] = {"cache": "hit", "key": key, "age_s": round(age, 3), "usage": ai.usage_metadata}
+    meta["promptcache"] = {"cache": "hit", "key": key, "age_s": age, "usage": ai.usage_metadata}
     ai.response_metadata = meta
     ai.usage_metadata = cast("UsageMetadata", dict(ZERO_USAGE))
     return ModelResponse(

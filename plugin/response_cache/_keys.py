@@ -30,7 +30,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from promptcache._keys import canonical_json
 from promptcache._message_digests import message_digests, prompt_digest_json
 from promptcache._tool_keys import canonical_tool, canonical_tools
-from promptcache.response_cache._model_identity import identity_parts, model_identity
+from promptcache.response_cache._model_identity import model_identity
+from promptcache.response_cache._steady import identity_parts as steady_identity_parts
+from promptcache.response_cache._steady import tools_part
 from promptcache.response_cache._tools_digest import tools_digest
 
 __all__ = [
@@ -208,7 +210,7 @@ def _head(agent_id: str, model: Mapping[str, object]) -> bytes:
 def _request_head(agent_id: str, model: object) -> bytes:
     """``_head(agent_id, model_identity(model))`` without building the identity dict in the usual case (no bound
     kwargs, string parts): the same memo, keyed by the same tuple."""
-    provider, model_id, identity, bound = identity_parts(model)
+    provider, model_id, identity, bound = steady_identity_parts(model)
     if (
         not bound
         and type(identity) is str
@@ -263,13 +265,13 @@ def _digest_after_head(
     scope: str | None,
     prompt: Iterable[object],
     step: int,
-    tools: Sequence[object],
+    tools: bytes,
     tool_choice: object,
     response_format: object,
     settings: Mapping[str, object],
 ) -> str:
     """``sha256(canonical_json(_payload(inputs))).hexdigest()[:32]``, fed to SHA-256 piece by piece, ``head``
-    being `_head` of the agent id and model part.
+    being `_head` of the agent id and model part and ``tools`` `tools_digest` of the tool list.
 
     Canonical JSON of a dict is ``{"key":value,...}`` with sorted keys and no whitespace, so the pieces below (two
     small dicts whose keys sort around ``prompt`` and ``tools``, stripped of their braces) are the same bytes in
@@ -283,7 +285,7 @@ def _digest_after_head(
     h.update(b",")
     h.update(memoryview(middle)[1:-1])
     h.update(b',"tools":')
-    h.update(tools_digest(tools))
+    h.update(tools)
     h.update(_VERSION_TAIL)
     return h.hexdigest()[:32]
 
@@ -294,7 +296,7 @@ def _digest(inputs: ResponseCacheKeyInputs) -> str:
         inputs.scope,
         inputs.prompt,
         inputs.step_number,
-        inputs.tools,
+        tools_digest(inputs.tools),
         inputs.tool_choice,
         inputs.response_format,
         inputs.settings,
@@ -355,7 +357,7 @@ def request_key(request: ModelRequest, agent_id: str, scope: str | None) -> str:
         scope,
         prompt,
         step_number(messages),
-        request.tools or (),
+        tools_part(request.tools or ()),
         request.tool_choice,
         request.response_format,
         request.model_settings or _NO_SETTINGS,

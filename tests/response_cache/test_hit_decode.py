@@ -110,3 +110,19 @@ def test_fresh_ids_are_version_4_uuids() -> None:
         assert value.startswith("lc_run--")
         parsed = uuid.UUID(value[len("lc_run--") :])
         assert (parsed.version, parsed.variant, str(parsed)) == (4, uuid.RFC_4122, value[len("lc_run--") :])
+
+
+@pytest.mark.parametrize("reply", REPLIES, ids=["text", "tool-call", "blocks-usage"])
+def test_a_one_message_hit_is_built_marked_as_the_general_path_marks_it(reply: AIMessage) -> None:
+    raw = encode_entry(ModelResponse(result=[reply]), now=100.0)
+    hit = decode_hit(raw, "response:a:k", now=101.0).result[0]
+    general = _entry._build(orjson.loads(raw)["messages"])[0]  # built, then marked field by field
+    assert isinstance(general, AIMessage)
+    meta = dict(general.response_metadata)
+    meta["promptcache"] = {"cache": "hit", "key": "response:a:k", "age_s": 1.0, "usage": general.usage_metadata}
+    general.response_metadata = meta
+    general.usage_metadata = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+    general.id = hit.id
+    assert list(hit.__dict__.items()) == list(general.__dict__.items())  # values and field order
+    assert hit.model_fields_set == general.model_fields_set
+    assert hit.__pydantic_extra__ == general.__pydantic_extra__ and hit.__pydantic_private__ is None

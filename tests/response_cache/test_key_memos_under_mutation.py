@@ -541,11 +541,6 @@ def test_attack_str_subclass_with_permissive_eq_content_reassigned() -> None:
     check(msgs)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap (plugin/_message_digests.py docstring): values swapped between fields "
-    "by writing to __dict__ directly, bypassing pydantic; checking field names too cost ~10 us a call",
-)
 def test_attack_dict_keys_swapped_values_order_kept() -> None:
     m = HumanMessage("hi", id="zzz")  # __dict__ order: ..., type, name=None, id="zzz"
     msgs = [SystemMessage("s"), m]
@@ -554,6 +549,41 @@ def test_attack_dict_keys_swapped_values_order_kept() -> None:
     del d["name"], d["id"]
     d["id"] = None
     d["name"] = "zzz"  # values tuple unchanged, but the message now has a name
+    check(msgs)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap (plugin/_message_digests.py docstring): a field the digest does not read removed and one "
+    "it reads added in its place, by writing to __dict__ directly, bypassing pydantic",
+)
+def test_attack_dict_unread_field_replaced_by_a_read_one() -> None:
+    m = HumanMessage("hi", id="zzz")
+    msgs = [SystemMessage("s"), m]
+    check(msgs)
+    d = m.__dict__
+    del d["id"]
+    d["tool_call_id"] = "c"  # as many fields as before, the ones read before unchanged
+    check(msgs)
+
+
+def test_edits_in_place_after_every_call_of_a_growing_thread() -> None:
+    """The prefix grows by one message a call; each call edits an earlier message in place first."""
+    msgs = convo()
+    edits = [
+        lambda: msgs[2].tool_calls[0]["args"].update(n=1.0),
+        lambda: msgs[6].additional_kwargs.update(k=True),
+        lambda: setattr(msgs[1], "name", float("nan")),  # None before: both write null
+        lambda: msgs[4].content[0].update(text="u"),
+        lambda: setattr(msgs[5], "status", "success"),
+        lambda: msgs[1].__dict__.update(name="n"),
+    ]
+    check(msgs[:1])
+    for i, edit in enumerate(edits):
+        check(msgs[: i + 2])
+        edit()
+        check(msgs[: i + 2])
+        check(msgs[: i + 3])
     check(msgs)
 
 
