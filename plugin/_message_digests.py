@@ -40,15 +40,15 @@ passes the prefix check (the number of fields is the same; checking every field 
 from __future__ import annotations
 
 import hashlib
-import operator
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from itertools import islice
-from operator import attrgetter, is_, itemgetter
-from typing import Final, cast
+from operator import is_
+from typing import Final
 
 import orjson
 
 from promptcache._keys import _is_mapping, _message, _ToolIds, canonical_json
+from promptcache._message_prefix import Prefix, field_getter, prefix_json
 
 __all__ = ["forget_prefix", "message_digests", "prompt_digest_json"]
 
@@ -63,7 +63,7 @@ _MEMO_MAX_ENTRIES: Final = 200_000  # messages; cleared past it too
 _memo_size = 0
 
 # (id of message 0, id of message 1) -> the last prompt seen that starts with them
-_PREFIXES: dict[tuple[int, ...], _Prefix] = {}
+_PREFIXES: dict[tuple[int, ...], Prefix] = {}
 _PREFIXES_MAX: Final = 4096  # conversations; cleared past it
 _STRING_FIELDS: Final = ("type", "name", "tool_call_id", "status", "role")
 _DIGEST_HEX: Final = 32  # hex digits of SHA-256 per message (128 bits)
@@ -256,121 +256,6 @@ def _value_key(cls: type, fields: dict[str, object]) -> tuple[_ValueKey, tuple[o
     ), containers
 
 
-_READ: Final = (
-    "type",
-    "name",
-    "tool_call_id",
-    "status",
-    "role",
-    "tool_calls",
-    "invalid_tool_calls",
-    "additional_kwargs",
-)
-_CONTENT: Final = itemgetter("content")
-# (a message's __dict__ keys, content is an exact str) -> the getter of the fields `_message` reads, but a text
-# content (compared by identity, never written as JSON); None: the message cannot join a prefix
-_GETTERS: dict[tuple[tuple[object, ...], bool], itemgetter[tuple[object, ...]] | None] = {}
-_GETTERS_MAX: Final = 1024  # field layouts; cleared past it (a few per message class)
-
-
-def _getter(keys: tuple[object, ...], text: bool) -> itemgetter[tuple[object, ...]] | None:
-    found = _GETTERS.get((keys, text), _ABSENT)
-    if found is _ABSENT:
-        names: list[str] = [name for name in _READ if name in keys]
-        if not text:
-            names.append("content")
-        found = itemgetter(*names) if len(names) > 1 and "content" in keys else None  # one name: not a tuple
-        if len(_GETTERS) >= _GETTERS_MAX:
-            _GETTERS.clear()
-        _GETTERS[(keys, text)] = found
-    return cast("itemgetter[tuple[object, ...]] | None", found)
-
-
-# getter(fields), one C call: operator.call (Python 3.11+; measured: bench/README.md), else the getter's own slot
-_apply: Final[Callable[[itemgetter[tuple[object, ...]], dict[str, object]], tuple[object, ...]]] = getattr(
-    operator, "call", itemgetter.__call__
-)
-_FIELDS: Final = attrgetter("__dict__")  # cheaper than vars() on a pydantic model (measured: bench/README.md)
-_PREFIX_JSON: Final = (
-    orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
-)
-
-
-def _prefix_json(rests: object) -> bytes | None:
-    """`_containers_json` without sorted keys or non-string keys: compared only with the same objects' own earlier
-    JSON (a key order changed in place at worst recomputes a digest)."""
-    try:
-        return orjson.dumps(rests, option=_PREFIX_JSON)
-    except (TypeError, orjson.JSONEncodeError):
-        return None
-
-
-class _Prefix:
-    """The last prompt seen for a conversation: its message objects and, per message, what the check compares."""
-
-    __slots__ = (
-        "messages",
-        "sizes",
-        "contents",
-        "getters",
-        "rests",
-        "joined",
-        "ends",
-        "digests",
-        "counts",
-        "numbering",
-    )
-
-    def __init__(
-        self,
-        messages: tuple[object, ...],
-        sizes: list[int],
-        contents: list[object],
-        getters: list[itemgetter[tuple[object, ...]]],
-        rests: list[tuple[object, ...]],
-        joined: bytes,
-        ends: list[int],
-        digests: list[bytes],
-        counts: list[int],
-        numbering: dict[object, str],
-    ) -> None:
-        self.messages = messages  # the objects (held, so their ids stay theirs)
-        self.sizes = sizes  # len(message.__dict__) per message
-        self.contents = contents  # each message's content (held: compared by identity)
-        self.getters = getters  # per message, `_getter` of its layout
-        self.rests = rests  # what each getter read, before the digest was computed (held, likewise)
-        self.joined = joined  # `_prefix_json` of the rests as one list, without its closing bracket
-        self.ends = ends  # len(joined) after each message's rest
-        self.digests = digests
-        self.counts = counts  # tool ids numbered after each message
-        self.numbering = numbering  # raw tool-call id -> ordinal, after the last message (never changed)
-
-    def holds(self, messages: list[object]) -> int:
-        """How many leading messages are this prefix's very objects, unchanged since (module docstring); 0: none."""
-        same = list(map(is_, self.messages, messages))
-        try:
-            count = same.index(False)
-        except ValueError:
-            count = len(same)
-        if not count:
-            return 0
-        fields: list[dict[str, object]] = list(map(_FIELDS, self.messages[:count]))
-        if list(map(len, fields)) != self.sizes[:count]:  # a field added or removed
-            return 0
-        try:
-            if not all(map(is_, map(_CONTENT, fields), self.contents[:count])):
-                return 0  # a text is compared by identity: never hashed, written or walked again
-            rests = list(map(_apply, self.getters[:count], fields))
-        except KeyError:  # a field removed (and another added)
-            return 0
-        # the same JSON (strict: only plain JSON values, so an edit in place or an equal value of another type shows),
-        # then equal values (NaN and None both write null); JSON first, so == meets plain values only
-        data = _prefix_json(rests)
-        if data is None or data != self.joined[: self.ends[count - 1]] + b"]" or rests != self.rests[:count]:
-            return 0
-        return count
-
-
 def message_digests(messages: Iterable[object]) -> list[bytes]:
     """The first 32 hex digits (ASCII bytes) of SHA-256 over each message's canonical JSON, in order.
 
@@ -419,12 +304,12 @@ def message_digests(messages: Iterable[object]) -> list[bytes]:
             # next check
             layout = tuple(fields)
             content = fields.get("content")
-            getter = _getter(layout, type(content) is str)
+            getter = field_getter(layout, type(content) is str)
             try:
                 rest = getter(fields) if getter is not None else None
             except KeyError:  # a field removed since (another thread)
                 rest = None
-            piece = _prefix_json(rest) if rest is not None else None
+            piece = prefix_json(rest) if rest is not None else None
             if piece is not None:
                 values = tuple(fields.values())
         digest, memoised = _digest_by_value(message, ids, values)
@@ -447,7 +332,7 @@ def message_digests(messages: Iterable[object]) -> list[bytes]:
             _PREFIXES.clear()
         if numbering is None or len(ids.ids) != len(numbering):
             numbering = dict(ids.ids)
-        _PREFIXES[prefix_key] = _Prefix(
+        _PREFIXES[prefix_key] = Prefix(
             tuple(messages), sizes, contents, getters, rests, b"".join(parts), ends, list(digests), counts, numbering
         )
     return digests
