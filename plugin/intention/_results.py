@@ -39,9 +39,11 @@ class IntentionMatch:
             threshold), ``"word-check"`` (a content word without a near-synonym in the other intention),
             ``"agreement"`` (a nearly tied stored intention holds another result), ``"exact-only"`` (the memory
             serves exact matches only) or ``"proposals"`` (not among the ``proposals`` most similar that
-            ``retrieve`` considers); ``""`` when a stage accepts it (and for every match ``retrieve`` returns). A
-            model verifier is not asked by ``suggest``: with one, ``retrieve`` may still accept a match refused
-            by ``"threshold"``, ``"word-check"`` or ``"agreement"``.
+            ``retrieve`` considers), ``"not-picked"`` (a stage accepts it but ``retrieve`` serves another accepted
+            match: an exact one first, else the most similar, or the newest within ``margin`` of it); ``""`` for
+            the one match ``retrieve`` serves (and for every match ``retrieve`` returns). A model verifier is not
+            asked by ``suggest``: with one, ``retrieve`` may still accept a match refused by ``"threshold"``,
+            ``"word-check"`` or ``"agreement"`` (and then no match ``suggest`` offers has ``""``).
     """
 
     kind: str
