@@ -52,12 +52,14 @@ __all__ = ["Proposal", "find_recall", "proposals_for", "refusal", "suggest", "su
 
 class Proposal(NamedTuple):
     """A stored intention proposed for a query: its similarity, its memories (newest first), the veto that
-    fired (``None``: none) and, from `suggest`, the check that refuses it to `retrieve` (``""``: served)."""
+    fired (``None``: none), from `suggest`, the check that refuses it to `retrieve` (``""``: served) and whether
+    it is the exact match (its exact key the query's: ``kind`` ``"exact"``, whatever the similarity of others)."""
 
     score: float
     group: list[MemoryRecord]
     veto: str | None
     refused_by: str = ""
+    exact: bool = False
 
 
 def proposals_for(
@@ -254,7 +256,7 @@ def suggest(ctx: LookupContext, user: str, intention: str, count: int) -> Steps[
     out: list[Proposal] = []
     group = index.group(key, None, None, now)
     if group:
-        out.append(Proposal(1.0, group, None))
+        out.append(Proposal(1.0, group, None, exact=True))
     rest = proposals_for(index, intention, query, count - len(out), now, skip=key)
     if rest:
         why = refusal(ctx, index, intention, query, now, exact=bool(group))
@@ -266,9 +268,7 @@ def suggested(proposals: list[Proposal], raws: list[bytes | None], now: float) -
     """The matches `IntentionMemory.suggest` returns for ``proposals`` and their newest memories' results."""
     out: list[IntentionMatch] = []
     for p, raw in zip(proposals, raws):
-        kind = (
-            "exact" if p.score >= 1.0 and p.veto is None and p.group else ("similar" if p.veto is None else "partial")
-        )
+        kind = "exact" if p.exact else ("similar" if p.veto is None else "partial")  # as retrieve gives it
         note = f"differs in {p.veto}" if p.veto else ""
         picked = Picked(p.group, p.score, kind, note, "")
         out.extend(replace(m, refused_by=p.refused_by) for m in to_matches(p.group[:1], picked, [raw], now, []))

@@ -23,7 +23,8 @@ class IntentionMatch:
     """A memory found for an intention.
 
     Attributes:
-        kind: ``"exact"`` (same normalised intention) or ``"similar"``.
+        kind: ``"exact"`` (the same exact key: same normalised intention) or ``"similar"``; from
+            `IntentionMemory.suggest` also ``"partial"`` (a veto fired), and never ``"exact"`` for a similarity alone.
         intention: the stored intention that matched (as it was stored).
         similarity: closeness in ``[0, 1]``, higher is closer (``1.0`` for an exact match); the scale of the
             memory's `Similarity`.
