@@ -25,6 +25,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import stat
 import threading
 from collections.abc import Iterable, Sequence
@@ -97,9 +98,14 @@ def _check_text(n: int, name: str, value: str) -> None:
         raise ValueError(f"line {n}: {name} holds a lone surrogate (not UTF-8 text): {value!r}") from None
 
 
+#: The line breaks of a JSONL file (as ``bytes.splitlines`` knows them): not the other breaks of ``str.splitlines``.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
 def load_pairs(path: str | Path | None = None) -> list[Pair]:
     """Pairs from a JSONL file, one ``{"stored": str, "asked": str, "same": bool, "source": str}`` per line
-    (``source`` optional; blank lines skipped). Default: the package's calibration pairs.
+    (``source`` optional; blank lines skipped; a line ends at ``\n``, ``\r`` or ``\r\n`` only, so a string may hold
+    a raw U+2028 or U+0085 as JSON allows). Default: the package's calibration pairs.
 
     Raises:
         ValueError: a line that is not such an object, or whose ``stored``/``asked`` holds no letter or digit or a
@@ -118,7 +124,9 @@ def load_pairs(path: str | Path | None = None) -> list[Pair]:
         except UnicodeDecodeError as exc:
             raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     out = []
-    for n, line in enumerate(text.splitlines(), 1):
+    # Lines end at \n, \r or \r\n only (the JSONL breaks): str.splitlines also splits at U+2028, U+0085 and
+    # other characters JSON allows unescaped inside a string, which would cut such a pair in two.
+    for n, line in enumerate(_LINE_BREAK.split(text), 1):
         if not line.strip():
             continue
         try:

@@ -35,6 +35,15 @@ def _shown(t: float) -> str:
     return f"{t:.3f}" if round(t, 3) == t else repr(t)
 
 
+def _source_title(source: str) -> str:
+    """A pair ``source`` as a table title: on one line, its control and other unprintable characters (a newline, a
+    tab, U+2028) and its backslashes escaped as in a Python string (``"a\\nb"`` for a source holding a newline), so a
+    source never breaks the table or passes for another."""
+    if not source:
+        return "(no source)"
+    return "".join(c if c.isprintable() and c != "\\" else c.encode("unicode_escape").decode("ascii") for c in source)
+
+
 def _table(title: str, rows: list[Any]) -> list[str]:
     lines = [title, f"{'threshold':>9}  {'precision':>9}  {'hit rate':>8}  {'accepted':>8}  {'wrong':>5}"]
     for r in rows:
@@ -80,7 +89,7 @@ def run(args: argparse.Namespace, embeddings: Any = None) -> int:
         idx = [i for i, p in enumerate(pairs) if p.source == source]
         sub = [pairs[i] for i in idx]
         lines += [""] + _table(
-            f"{source or '(no source)'} ({len(idx)})", sweep(sub, [scored[i] for i in idx], _THRESHOLDS)
+            f"{_source_title(source)} ({len(idx)})", sweep(sub, [scored[i] for i in idx], _THRESHOLDS)
         )
     t, cal, held = pick_threshold(pairs, scored, args.max_error)
     held_pairs = sum(_half(p) for p in pairs)

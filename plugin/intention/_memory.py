@@ -324,8 +324,8 @@ class IntentionMemory(Thresholds):
         an exact match first, then the most similar stored intentions, each with its similarity, age and, when a
         veto fired, the difference found (``note``: e.g. ``"differs in numbers"``). ``kind`` is ``"exact"``,
         ``"similar"`` (no veto fired) or ``"partial"`` (a veto fired: it may still help); ``refused_by`` names the
-        check that keeps `retrieve` from serving it (``""``: none; `IntentionMatch`). One memory (the newest)
-        per stored intention. Needs embeddings; without them, the match `retrieve` finds (if any).
+        check that keeps `retrieve` from serving it (``""``: the one it serves; `IntentionMatch`). One memory (the
+        newest) per stored intention. Needs embeddings; without them, the match `retrieve` finds (if any).
 
         Args:
             count: most results (an int >= 1, default `DEFAULT_SUGGESTIONS`).

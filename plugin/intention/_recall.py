@@ -23,8 +23,8 @@
 
 `suggest` is the second contract (``retrieve_memory``): the best few proposals with their similarity and
 whether a veto fired, for the agent to judge; nothing is accepted or refused there, but each proposal says which
-check of steps 3-6 refuses it to `retrieve` (``refused_by``, `refusal`), so a user sees why a candidate offered
-was not served.
+check of steps 3-6 refuses it to `retrieve` (``refused_by``, `refusal`; ``"not-picked"``: accepted, another
+served; ``""``: the one `retrieve` serves), so a user sees why a candidate offered was not served.
 """
 
 from __future__ import annotations
@@ -52,12 +52,14 @@ __all__ = ["Proposal", "find_recall", "proposals_for", "refusal", "suggest", "su
 
 class Proposal(NamedTuple):
     """A stored intention proposed for a query: its similarity, its memories (newest first), the veto that
-    fired (``None``: none) and, from `suggest`, the check that refuses it to `retrieve` (``""``: none)."""
+    fired (``None``: none), from `suggest`, the check that refuses it to `retrieve` (``""``: served) and whether
+    it is the exact match (its exact key the query's: ``kind`` ``"exact"``, whatever the similarity of others)."""
 
     score: float
     group: list[MemoryRecord]
     veto: str | None
     refused_by: str = ""
+    exact: bool = False
 
 
 def proposals_for(
@@ -116,20 +118,40 @@ def _verdict(ctx: LookupContext, intention: str, p: Proposal, proposals: list[Pr
     return "embeddings", ""
 
 
-def refusal(ctx: LookupContext, index: VectorIndex, intention: str, query: object, now: float) -> dict[str, str]:
+def refusal(
+    ctx: LookupContext, index: VectorIndex, intention: str, query: object, now: float, exact: bool
+) -> dict[str, str]:
     """Why `retrieve` (no ``tool``/``args``) would not serve each stored intention it proposes for ``intention``:
-    the id of its newest memory -> the check that refuses it (`_verdict`; ``"exact-only"`` on an exact-only memory), ``""`` for one
-    a stage accepts (served, or another accepted one is; consensus too, when the cheap stages accept none). A model
-    verifier is not asked: what it would accept keeps the refusal of the checks before it. A stored intention
-    outside the ``ctx.proposals`` most similar is not in the map (`retrieve` never considers it)."""
+    the id of its newest memory -> the check that refuses it (`_verdict`; ``"exact-only"`` on an exact-only memory),
+    ``"not-picked"`` for one accepted but not served (``exact``: an exact match is served first; else `_pick`, the
+    choice `retrieve` makes among the accepted) and ``""`` for the one `retrieve` serves. The accepted are those
+    of `_accepted`, as `retrieve` finds them. A model verifier is not asked: what it would accept keeps the refusal
+    of the checks before it. A stored intention outside the ``ctx.proposals`` most similar is not in the map
+    (`retrieve` never considers it) unless the consensus stage accepts it."""
     proposals = proposals_for(index, intention, query, ctx.proposals, now)
     if ctx.exact_only:
         return {p.group[0].id: "exact-only" for p in proposals}
-    verdicts = {p.group[0].id: _verdict(ctx, intention, p, proposals) for p in proposals}
-    if not any(stage for stage, _ in verdicts.values()):
-        for p, _ in _accept_consensus(ctx, index, intention, query, None, None, now):
-            verdicts[p.group[0].id] = ("consensus", "")
-    return {key: refused for key, (_, refused) in verdicts.items()}
+    why = {p.group[0].id: _verdict(ctx, intention, p, proposals)[1] for p in proposals}
+    accepted = _accepted(ctx, index, intention, query, proposals, None, None, now)
+    picked = None if exact else _pick(ctx, accepted)
+    served = None if picked is None else picked.group[0].id
+    for p, _ in accepted:
+        why[p.group[0].id] = "" if p.group[0].id == served else "not-picked"
+    return why
+
+
+def _accepted(
+    ctx: LookupContext,
+    index: VectorIndex,
+    intention: str,
+    query: object,
+    proposals: list[Proposal],
+    tool: str | None,
+    args: JSONValue,
+    now: float,
+) -> Accepted:
+    """What `retrieve` accepts before any model is asked: step 5's cheap stages, else step 6 (consensus)."""
+    return _accept_cheap(ctx, intention, proposals) or _accept_consensus(ctx, index, intention, query, tool, args, now)
 
 
 def _accept_consensus(
@@ -165,6 +187,7 @@ def _to_model(ctx: LookupContext, proposals: list[Proposal]) -> list[Proposal]:
 
 
 def _pick(ctx: LookupContext, accepted: Accepted) -> Picked | None:
+    """The accepted proposal `retrieve` serves: the most similar, or the newest within ``margin`` of it."""
     by_head = {id(p.group[0]): (p, stage) for p, stage in accepted}
     chosen = choose([(p.score, p.group[0]) for p, _ in accepted], 0.0, ctx.margin)
     if chosen is None:
@@ -191,9 +214,7 @@ def _decide(
         return None
     query = yield call(ctx.similarity, "encode_query", intention)
     proposals = proposals_for(index, intention, query, ctx.proposals, now, tool, args)
-    accepted = _accept_cheap(ctx, intention, proposals) or _accept_consensus(
-        ctx, index, intention, query, tool, args, now
-    )
+    accepted = _accepted(ctx, index, intention, query, proposals, tool, args, now)
     if not accepted:
         for p in _to_model(ctx, proposals):
             text = result_text((yield call(ctx.backend, "result", user, p.group[0].result_hash)))
@@ -235,10 +256,10 @@ def suggest(ctx: LookupContext, user: str, intention: str, count: int) -> Steps[
     out: list[Proposal] = []
     group = index.group(key, None, None, now)
     if group:
-        out.append(Proposal(1.0, group, None))
+        out.append(Proposal(1.0, group, None, exact=True))
     rest = proposals_for(index, intention, query, count - len(out), now, skip=key)
     if rest:
-        why = refusal(ctx, index, intention, query, now)
+        why = refusal(ctx, index, intention, query, now, exact=bool(group))
         out.extend(p._replace(refused_by=why.get(p.group[0].id, "proposals")) for p in rest)
     return out, now
 
@@ -247,9 +268,7 @@ def suggested(proposals: list[Proposal], raws: list[bytes | None], now: float) -
     """The matches `IntentionMemory.suggest` returns for ``proposals`` and their newest memories' results."""
     out: list[IntentionMatch] = []
     for p, raw in zip(proposals, raws):
-        kind = (
-            "exact" if p.score >= 1.0 and p.veto is None and p.group else ("similar" if p.veto is None else "partial")
-        )
+        kind = "exact" if p.exact else ("similar" if p.veto is None else "partial")  # as retrieve gives it
         note = f"differs in {p.veto}" if p.veto else ""
         picked = Picked(p.group, p.score, kind, note, "")
         out.extend(replace(m, refused_by=p.refused_by) for m in to_matches(p.group[:1], picked, [raw], now, []))

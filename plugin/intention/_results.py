@@ -23,7 +23,8 @@ class IntentionMatch:
     """A memory found for an intention.
 
     Attributes:
-        kind: ``"exact"`` (same normalised intention) or ``"similar"``.
+        kind: ``"exact"`` (the same exact key: same normalised intention) or ``"similar"``; from
+            `IntentionMemory.suggest` also ``"partial"`` (a veto fired), and never ``"exact"`` for a similarity alone.
         intention: the stored intention that matched (as it was stored).
         similarity: closeness in ``[0, 1]``, higher is closer (``1.0`` for an exact match); the scale of the
             memory's `Similarity`.
@@ -39,9 +40,11 @@ class IntentionMatch:
             threshold), ``"word-check"`` (a content word without a near-synonym in the other intention),
             ``"agreement"`` (a nearly tied stored intention holds another result), ``"exact-only"`` (the memory
             serves exact matches only) or ``"proposals"`` (not among the ``proposals`` most similar that
-            ``retrieve`` considers); ``""`` when a stage accepts it (and for every match ``retrieve`` returns). A
-            model verifier is not asked by ``suggest``: with one, ``retrieve`` may still accept a match refused
-            by ``"threshold"``, ``"word-check"`` or ``"agreement"``.
+            ``retrieve`` considers), ``"not-picked"`` (a stage accepts it but ``retrieve`` serves another accepted
+            match: an exact one first, else the most similar, or the newest within ``margin`` of it); ``""`` for
+            the one match ``retrieve`` serves (and for every match ``retrieve`` returns). A model verifier is not
+            asked by ``suggest``: with one, ``retrieve`` may still accept a match refused by ``"threshold"``,
+            ``"word-check"`` or ``"agreement"`` (and then no match ``suggest`` offers has ``""``).
     """
 
     kind: str

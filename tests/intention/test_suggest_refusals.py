@@ -1,6 +1,6 @@
 """A match ``suggest`` offers says which check keeps ``retrieve`` from serving it (``IntentionMatch.refused_by``):
 a veto, the threshold, the word check, the agreement check, an exact-only memory, or not being among the proposals
-``retrieve`` considers; ``""`` for what a stage accepts (the match ``retrieve`` serves among them)."""
+``retrieve`` considers; ``""`` for the match ``retrieve`` serves."""
 
 from __future__ import annotations
 
