@@ -320,11 +320,12 @@ def analyze_with(text: str, vocab: Vocabulary) -> Analysis:
     return Analysis(meaning, w.surface, tuple(w.dropped), w.synonyms, vocab.version)
 
 
-NORMAL_FORM_VERSION = "m2"
+NORMAL_FORM_VERSION = "m3"
 """The version of the rules that make the normal form, the first part of every signature's version: raised when
 a rule changes what a text's normal form is, so that memories indexed under the old rules are re-indexed on read
 like those of an old vocabulary (`promptcache.intention._lookup`). ``m2``: a number is one token with everything
-that changes its value (`promptcache.intention._numbers`; under ``m1`` "1,5" and ".5" read "15" and "5")."""
+that changes its value (`promptcache.intention._numbers`; under ``m1`` "1,5" and ".5" read "15" and "5"). ``m3``: zeros are kept ("007" is not "7", "3.10" is not
+"3.1"), a dash before a digit is a minus sign ("–5") and every script's decimal digits read as ASCII digits."""
 
 
 def signature(text: str) -> str:

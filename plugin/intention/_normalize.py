@@ -5,9 +5,10 @@
   ``.5``, ``1,5``, ``-5``, ``5²``, ``1.2.3`` and ``1/2`` are not ``5``, ``15``, ``52``, ``123`` and ``12``;
   currency and percent signs are kept as tokens, so "$50" and "€50" differ), whitespace collapsed. "What's the weather in Paris?" and
   "what's  the weather in paris" are the same intention.
-- `anchors` finds what must agree before two different intentions may match: numbers (digits, and the number
-  words zero..twenty) and named entities recognised by their *shape*, without a model: capitalised words that do
-  not start a sentence (``Paris``), all-caps words of two letters or more (``SOMEAPP``, ``PIN``), words mixing
+- `anchors` finds what must agree before two different intentions may match: numbers (digits, and the
+  vocabulary's number and ordinal words, ``structure.json``), each with its unit (the word right after it: "5
+  minutes", "5pm", "5kg"), and named entities recognised by their *shape*, without a model: capitalised words that
+  do not start a sentence (``Paris``), all-caps words of two letters or more (``SOMEAPP``, ``PIN``), words mixing
   letters and digits (``SOMEAPP2``, ``A320``) and quoted phrases. A lower-case proper name ("weather in paris") is
   not recognised; the similarity threshold alone decides then.
 """
@@ -15,8 +16,10 @@
 from __future__ import annotations
 
 import functools
+import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from promptcache.intention._numbers import CODE, NUMBER, canonical, clean, is_number
 
@@ -27,35 +30,46 @@ _TOKEN_RE = re.compile(rf"{NUMBER}|{CODE}|[^\W_]+(?:['’][^\W_]+)*|[$€£¥₹
 _QUOTED_RE = re.compile(r"[\"“”«»]([^\"“”«»]{1,80})[\"“”«»]")
 _SENTENCE_END_RE = re.compile(r"[.!?:;\n]\s*$")
 
-# Number words are numbers too: "page one" must not match "page two". Source: English cardinals.
-NUMBER_WORDS: dict[str, str] = {
-    w: str(i)
-    for i, w in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        ]
-    )
-}
+_ORDINAL_SUFFIX = re.compile(r"(\d+)(st|nd|rd|th)")
+
+
+@functools.lru_cache(maxsize=1)
+def _number_words() -> dict[str, tuple[str, str]]:
+    """Number and ordinal words (the vocabulary's lists, ``structure.json``) -> ``(digits, ordinal suffix)``:
+    "thirty" -> ``("30", "")``, "third" -> ``("3", "rd")``, as "3rd" reads."""
+    from promptcache.intention._vocabulary import default_vocabulary
+
+    out: dict[str, tuple[str, str]] = {}
+    for word, value in default_vocabulary().numbers.items():
+        m = _ORDINAL_SUFFIX.fullmatch(value)
+        out[word] = (m.group(1), m.group(2)) if m else (value, "")
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _not_units() -> frozenset[str]:
+    """Words that never name what a number counts: function words (``vetoes.json`` fillers, persons, free adverbs,
+    negations; ``structure.json`` role markers), except those ``structure.json`` lists as read after a number
+    ("am", "pm")."""
+    from importlib.resources import files
+
+    def load(name: str) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(files("promptcache.intention").joinpath(f"data/{name}").read_text("utf-8"))
+        return data
+
+    vetoes, structure = load("vetoes.json"), load("structure.json")
+    words = {*vetoes["fillers"], *vetoes["persons"], *vetoes["free"], *vetoes["negations"], *structure["markers"]}
+    return frozenset(words - set(structure["after_number"]))
+
+
+def _unit(word: str) -> str:
+    """The spelling class of a unit word (``synonyms.json``, by stem): "min"/"minutes" are one where listed."""
+    from promptcache.intention._vocabulary import default_vocabulary, stem
+
+    key = stem(word)
+    return default_vocabulary().classes.get(key, key)
+
+
 # Capitalised words that are not names wherever they stand (the pronoun "I" and its contractions).
 _NOT_NAMES = frozenset({"i", "i'm", "i've", "i'd", "i'll"})
 
@@ -109,10 +123,14 @@ def normalize_intention(intention: str) -> str:
 
 @dataclass(frozen=True)
 class Anchors:
-    """What must agree between two intentions: ``numbers`` (canonical strings) and ``entities`` (case-folded)."""
+    """What must agree between two intentions: ``numbers`` (canonical strings), ``entities`` (case-folded) and
+    ``quantities``: each number with what it counts, ``(number, unit)``, the unit being the spelling class of the
+    word right after it ("5 minutes", "5pm", "5kg"; ``""`` when a function word, another number or nothing
+    follows)."""
 
     numbers: frozenset[str]
     entities: frozenset[str]
+    quantities: frozenset[tuple[str, str]] = field(default=frozenset())
 
 
 def anchors(text: str) -> Anchors:
@@ -124,14 +142,22 @@ def anchors(text: str) -> Anchors:
         phrase = " ".join(tokens(match.group(1)))
         if phrase:
             entities.add(phrase)
-    for match in _TOKEN_RE.finditer(text):
+    found = list(_TOKEN_RE.finditer(text))
+    values: list[tuple[str, str] | None] = [_value(m.group(0)) for m in found]
+    quantities: set[tuple[str, str]] = set()
+    for i, match in enumerate(found):
         tok = match.group(0)
         folded = tok.casefold()
-        if is_number(tok):
-            numbers.add(canonical(tok))
-            continue
-        if folded in NUMBER_WORDS:
-            numbers.add(NUMBER_WORDS[folded])
+        value = values[i]
+        if value is not None:
+            number, unit = value
+            numbers.add(number)
+            if not unit and i + 1 < len(found) and values[i + 1] is None:
+                nxt = found[i + 1].group(0).casefold()
+                gap = text[match.end() : found[i + 1].start()]
+                if nxt[:1].isalpha() and nxt not in _not_units() and not _PUNCT_GAP.search(gap):
+                    unit = _unit(nxt)
+            quantities.add((number, unit))
             continue
         if folded in _NOT_NAMES:
             continue
@@ -146,7 +172,17 @@ def anchors(text: str) -> Anchors:
             and not _starts_sentence(text, match.start())
         ):
             entities.add(folded)
-    return Anchors(frozenset(numbers), frozenset(entities))
+    return Anchors(frozenset(numbers), frozenset(entities), frozenset(quantities))
+
+
+_PUNCT_GAP = re.compile(r"[.,;:!?\n]")
+
+
+def _value(tok: str) -> tuple[str, str] | None:
+    """``(canonical number, ordinal suffix)`` of a number token or number word, else ``None``."""
+    if is_number(tok):
+        return canonical(tok), ""
+    return _number_words().get(tok.casefold())
 
 
 def _starts_sentence(text: str, start: int) -> bool:
@@ -157,11 +193,12 @@ def _starts_sentence(text: str, start: int) -> bool:
 def anchors_agree(a: Anchors, a_tokens: frozenset[str], b: Anchors, b_tokens: frozenset[str]) -> bool:
     """Whether two intentions agree on their anchors.
 
-    Numbers must be the same sets. Each entity of one side must occur in the other side's text (any case: a name
+    Numbers must be the same sets, each with the same unit ("5 minutes" vs "5 seconds", "5pm" vs "5am" disagree;
+    "5 min" and "5 minutes" agree where ``synonyms.json`` lists them as one spelling class). Each entity of one side must occur in the other side's text (any case: a name
     capitalised on one side only still agrees; multi-word quoted entities are checked word by word), so "weather
     in Paris" vs "weather in London", "page 1" vs "page 2" and "SOMEAPP" vs "SOMEAPP2" all disagree.
     """
-    if a.numbers != b.numbers:
+    if a.numbers != b.numbers or a.quantities != b.quantities:
         return False
     for ents, other in ((a.entities, b_tokens), (b.entities, a_tokens)):
         for ent in ents:

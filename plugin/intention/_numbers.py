@@ -5,16 +5,20 @@ reads them here, so a number is one token everywhere and two numbers of differen
 
 - `clean` is the text every reader starts from: Unicode NFKC, with superscripts read as a power first ("5²" ->
   "5^2", "10⁻³" -> "10^-3"; NFKC alone would give "52" and "10-3"), the minus sign U+2212 and the fraction slash
-  U+2044 ("½" -> "1⁄2") as ASCII ``-`` and ``/``, and typographic apostrophes as ``'``.
+  U+2044 ("½" -> "1⁄2") as ASCII ``-`` and ``/``, and typographic apostrophes as ``'``; a dash (any character of
+  Unicode category Pd: "–5", "‒1") right before a digit and not right after a word or number character as the
+  sign ``-``; the decimal digits of every script (Unicode property "decimal": "٥", "५") as ASCII digits.
 - `NUMBER` matches a number token: a sign (``-5``, ``+5``) where no word or number stands right before it; digits
   with ``.`` or ``,`` between digits (``1,000.50``, ``1,5``, ``1.2.3``) or a leading decimal point (``.5``, also
   right after a letter: "pay.5" is not "pay 5"); a power
   (``5^2``, ``1e-3``); a fraction or date (``1/2``, ``12/05/2026``). The value never loses a character.
 - `CODE` matches a word ending in a dotted number, "v1.2.3": read as one token too (not "v1" and "2.3").
 - `canonical` writes a number token in one spelling per value where that is unambiguous, and keeps its spelling
-  otherwise: digits lose leading zeros (``007`` -> ``7``); a decimal point that cannot be a thousands separator
-  loses trailing zeros (``1.50`` -> ``1.5``, ``.5`` -> ``0.5``); grouping that can only be thousands is dropped
-  (``1,000,000`` and ``1,000.50`` in English, ``1.000,50`` in German spelling). A single ``,`` (``1,5`` is a decimal
+  otherwise: a leading decimal point gets its zero (``.5`` -> ``0.5``); grouping that can only be thousands is
+  dropped (``1,000,000`` and ``1,000.50`` -> ``1000.50`` in English, ``1.000,50`` in German spelling); a power's
+  ``E`` is written ``e`` (``1E5`` -> ``1e5``). Zeros are never removed: a leading zero is part of an identifier
+  (``007``, a zip code ``02134``, a PIN ``0042`` match only themselves), and trailing zeros carry meaning in a
+  version (``3.10`` is not ``3.1``), so ``1.50`` matches ``1.50`` only. A single ``,`` (``1,5`` is a decimal
   in comma locales, or a list; ``1,000`` is a thousand in English, or one in comma locales), a single ``.``
   before exactly three digits (``1.500``: one and a half, or fifteen hundred), two or more dots (``1.2.3``, a
   version or a date), a sign, a power and a fraction are kept as written: such a number matches the same spelling
@@ -31,6 +35,8 @@ __all__ = ["CODE", "NUMBER", "canonical", "clean", "is_number"]
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
 _SUPERSCRIPT_RUN = re.compile(r"[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
 _SIGNS = str.maketrans({"−": "-", "⁄": "/", "’": "'", "‘": "'"})
+_DASH_BEFORE_DIGIT = re.compile(r"(?<![\w.,])[^\w\s](?=\d)")  # Pd is checked on the match
+_DIGIT = re.compile(r"\d")  # Unicode: every character with a decimal value
 
 NUMBER = (
     r"(?:(?<![\w.,])[-+])?(?:\d+(?:[.,]\d+)*|\.\d+)"  # a sign; digits and separators, or ".5"
@@ -48,7 +54,16 @@ _GROUPED_DOTS = re.compile(r"\d{1,3}(?:\.\d{3})+")  # German thousands: 1.000 / 
 def clean(text: str) -> str:
     """``text`` as every intention reader sees it (see the module docstring)."""
     text = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPTS), text)
-    return unicodedata.normalize("NFKC", text).translate(_SIGNS)
+    text = unicodedata.normalize("NFKC", text).translate(_SIGNS)
+    if not text.isascii():
+        text = _DIGIT.sub(lambda m: str(unicodedata.decimal(m.group(0))), text)
+        text = _DASH_BEFORE_DIGIT.sub(_sign, text)
+    return text
+
+
+def _sign(match: re.Match[str]) -> str:
+    mark = match.group(0)
+    return "-" if unicodedata.category(mark) == "Pd" else mark
 
 
 def is_number(token: str) -> bool:
@@ -57,25 +72,23 @@ def is_number(token: str) -> bool:
 
 
 def _decimal(whole: str, frac: str) -> str:
-    whole = whole.lstrip("0") or "0"
-    frac = frac.rstrip("0")
-    return f"{whole}.{frac}" if frac else whole
+    return f"{whole or '0'}.{frac}"
 
 
 def canonical(token: str) -> str:
     """One spelling per value for a number token, where the value is unambiguous (see the module docstring)."""
-    if token.isdigit():
-        return token.lstrip("0") or "0"
     if not all(c.isdigit() or c in ".," for c in token):
         return token.casefold()  # a sign, a power, a fraction: as written ("1E5" is "1e5")
+    if token.isdigit() or token[:1] == "0" and token[1:2].isdigit():
+        return token  # digits as written; a leading zero: an identifier ("007", "02134")
     dots, commas = token.count("."), token.count(",")
     if commas == 0 and dots == 1:
         whole, frac = token.split(".")
-        if len(frac) == 3 and whole.lstrip("0"):
+        if len(frac) == 3 and whole:
             return token  # 1.500: a decimal in English, fifteen hundred in German
         return _decimal(whole, frac)
     if commas >= 2 and dots == 0 and _GROUPED.fullmatch(token):
-        return token.replace(",", "").lstrip("0") or "0"
+        return token.replace(",", "")
     if commas >= 1 and dots == 1 and token.index(",") < token.index("."):
         grouped, frac = token.split(".")
         if _GROUPED.fullmatch(grouped):

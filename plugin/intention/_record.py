@@ -21,7 +21,7 @@ __all__ = ["MemoryRecord", "copy_json", "signature_version"]
 
 
 def signature_version(signature: str) -> str:
-    """The version part of a meaning signature (``"m2-<vocabulary version>"`` of ``"m2-<version>-<digest>"``;
+    """The version part of a meaning signature (``"m3-<vocabulary version>"`` of ``"m3-<version>-<digest>"``;
     ``""`` for a record written before signatures existed)."""
     return signature.rpartition("-")[0]
 

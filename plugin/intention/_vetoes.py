@@ -59,8 +59,12 @@ def _data() -> dict[str, Any]:
     return data
 
 
+_NUMBER_RE = re.compile(NUMBER)
+
+
 def _clean(text: str) -> str:
-    return clean(text)
+    """`clean` text, each number's power written with a small ``e`` ("1E5" is "1e5": one value, one spelling)."""
+    return _NUMBER_RE.sub(lambda m: m.group(0).lower(), clean(text))
 
 
 def _words(text: str) -> list[str]:
