@@ -24,7 +24,9 @@ _MEANING = [
     "threshold: as IntentionMemory(embeddings=local_embeddings(), threshold=...) applies it, each pair's stored",
     "intention the only memory: the same exact key is accepted at every threshold; else, unless a veto fires, the",
     "same meaning normal form (the lexical stage) at every threshold below 1.00, and any other pair when its cosine",
-    "is at least the threshold and the word check passes. 1.00: exact only.",
+    "is at least the threshold and the word check passes. 1.00: exact only. The threshold picked for max_error is",
+    "the lowest level of an accepted calibration-half pair that keeps the bound, stated as the shortest decimal at",
+    "or below that level that accepts the same pairs (so it can lie above every row that accepts them too).",
     "",
 ]
 
@@ -46,8 +48,9 @@ def _source_title(source: str) -> str:
 
 def _table(title: str, rows: list[Any]) -> list[str]:
     lines = [title, f"{'threshold':>9}  {'precision':>9}  {'hit rate':>8}  {'accepted':>8}  {'wrong':>5}"]
-    for r in rows:
-        lines.append(f"{r.threshold:>9.2f}  {r.precision:>9.3f}  {r.hit_rate:>8.3f}  {r.accepted:>8}  {r.wrong:>5}")
+    for r in rows:  # no pair accepted: no precision to state
+        precision = f"{r.precision:>9.3f}" if r.accepted else f"{'n/a':>9}"
+        lines.append(f"{r.threshold:>9.2f}  {precision}  {r.hit_rate:>8.3f}  {r.accepted:>8}  {r.wrong:>5}")
     return lines
 
 

@@ -82,7 +82,7 @@ def test_the_command_prints_per_threshold_and_per_source(tmp_path, capsys):
     # the pair of one meaning normal form (a filler added): the lexical stage, at every threshold below 1.00; at
     # 1.00 a lookup is exact only, and so is the row
     assert "     0.95      1.000     1.000         1      0" in out
-    assert "     1.00      1.000     0.000         0      0" in out
+    assert "     1.00        n/a     0.000         0      0" in out  # nothing accepted: no precision
     assert "max_error=0.01: threshold" in out
 
 
