@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from langchain_core.embeddings import Embeddings
+from support.intention_embeddings import SameVector, older_normal_form
 
 from promptcache.integrations._redis_intention import RedisIntentionBackend
 from promptcache.intention import InMemoryIntentionBackend, IntentionMemory, _meaning
@@ -65,18 +65,6 @@ SAME = [
 ]
 
 THRESHOLDS = [1.0, None, 0.0]  # None: the default
-
-
-class SameVector(Embeddings):
-    """Every text gets the same vector: cosine 1.0 for every pair, so only the exact key and the vetoes decide."""
-
-    model = "same-vector"
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return [[1.0, 0.0, 0.0] for _ in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return [1.0, 0.0, 0.0]
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -166,7 +154,7 @@ def test_three_neighbours_with_one_result_do_not_outvote_the_number(backend, thr
     assert memory.retrieve("u1", "send 5 BTC").kind == "exact"
 
 
-def test_the_brief_examples_in_memory():
+def test_a_leading_point_or_a_decimal_comma_is_never_dropped_in_memory():
     mem = IntentionMemory(ttl_s=3600, clock=lambda: NOW)
     mem.store("alice", "transfer 5 BTC", {"ok": True}, tool="transfer", args={"amount": 5})
     assert mem.retrieve("alice", "transfer .5 BTC") is None
@@ -179,16 +167,7 @@ def test_the_brief_examples_in_memory():
 @pytest.fixture
 def m1_rules(monkeypatch):
     """Signatures as the normal form of version ``m1`` wrote them (``use(False)``: the current rules again)."""
-
-    _CURRENT = _meaning.NORMAL_FORM_VERSION
-
-    def use(old: bool) -> None:
-        monkeypatch.setattr(_meaning, "NORMAL_FORM_VERSION", "m1" if old else _CURRENT)
-        _meaning._signature.cache_clear()
-
-    use(True)
-    yield use
-    use(False)
+    yield from older_normal_form(monkeypatch, "m1")
 
 
 def _as_m1(backend, record, read_as: str) -> None:

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import pytest
 from langchain_core.embeddings import Embeddings
+from support.intention_embeddings import SameVector, older_normal_form
 
 from promptcache.intention import IntentionMemory, _meaning
 from promptcache.intention._meaning import signature
@@ -59,18 +60,6 @@ SAME = [
     ("book 5 hours of parking", "book 5 hrs of parking", "similar"),
     ("show the third result", "show the 3rd result", "similar"),
 ]
-
-
-class SameVector(Embeddings):
-    """Every text gets the same vector: cosine 1.0 for every pair, so only the exact key and the vetoes decide."""
-
-    model = "same-vector"
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return [[1.0, 0.0, 0.0] for _ in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return [1.0, 0.0, 0.0]
 
 
 @pytest.fixture(scope="module")
@@ -153,7 +142,7 @@ def test_the_same_quantity_spelt_another_way_still_matches(request, stored, aske
         assert (match.kind, match.result, match.args) == (kind, "R", {"n": 1})
 
 
-def test_the_brief_example_in_memory():
+def test_a_unicode_dash_before_a_number_reads_as_its_sign_in_memory():
     m = IntentionMemory()
     m.store("u", "set to \u20135 degrees", "R")
     assert m.retrieve("u", "set to 5 degrees") is None
@@ -163,15 +152,7 @@ def test_the_brief_example_in_memory():
 @pytest.fixture
 def m2_rules(monkeypatch):
     """Signatures as the normal form of version ``m2`` wrote them (``use(False)``: the current rules again)."""
-    current = _meaning.NORMAL_FORM_VERSION
-
-    def use(old: bool) -> None:
-        monkeypatch.setattr(_meaning, "NORMAL_FORM_VERSION", "m2" if old else current)
-        _meaning._signature.cache_clear()
-
-    use(True)
-    yield use
-    use(False)
+    yield from older_normal_form(monkeypatch, "m2")
 
 
 def test_memories_stored_under_the_m2_rules_are_found_when_their_number_is_unchanged(m2_rules):

@@ -4,36 +4,13 @@ a veto, the threshold, the word check, the agreement check, an exact-only memory
 
 from __future__ import annotations
 
-import math
-
-from langchain_core.embeddings import Embeddings
+from support.intention_embeddings import Table, unit
 
 from promptcache.intention import IntentionMemory
 
-
-def unit(angle_deg: float) -> list[float]:
-    a = math.radians(angle_deg)
-    return [math.cos(a), math.sin(a), 0.0]
-
-
 # Word vectors (for the word check) and sentence vectors, as in test_agreement_check: "parasol" stands in for
 # "umbrella"; a sentence's cosine to the query is cos(angle): 18 deg -> 0.951, 19 deg -> 0.946, 40 deg -> 0.766.
-WORDS = {"umbrella": unit(0), "parasol": unit(0), "advice": [0.0, 0.0, 1.0], "report": [0.0, 0.0, 1.0]}
 QUERY = "parasol advice"
-
-
-class Table(Embeddings):
-    def __init__(self, sentences: dict[str, list[float]]) -> None:
-        self.sentences = sentences
-
-    def _vec(self, text: str) -> list[float]:
-        return self.sentences.get(text) or WORDS.get(text) or [0.0, 0.0, 1.0]
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return [self._vec(t) for t in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return self._vec(text)
 
 
 def memory_with(rival_angle: float, rival_result: str) -> IntentionMemory:

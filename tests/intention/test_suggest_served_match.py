@@ -4,35 +4,12 @@ the most similar accepted one, or the newest within ``margin`` of it."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
-from langchain_core.embeddings import Embeddings
+from support.intention_embeddings import Table, unit
 
 from promptcache.intention import IntentionMemory
 
-
-def unit(angle_deg: float) -> list[float]:
-    a = math.radians(angle_deg)
-    return [math.cos(a), math.sin(a), 0.0]
-
-
 # "parasol" stands in for "umbrella" and "report" for "advice" (the word check); any other text is [0, 0, 1]
-WORDS = {"umbrella": unit(0), "parasol": unit(0), "advice": [0.0, 0.0, 1.0], "report": [0.0, 0.0, 1.0]}
-
-
-class Table(Embeddings):
-    def __init__(self, sentences: dict[str, list[float]]) -> None:
-        self.sentences = sentences
-
-    def _vec(self, text: str) -> list[float]:
-        return self.sentences.get(text) or WORDS.get(text) or [0.0, 0.0, 1.0]
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return [self._vec(t) for t in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return self._vec(text)
 
 
 def memory_of(stored: list[tuple[str, str]], sentences: dict[str, list[float]], **options: float) -> IntentionMemory:

@@ -7,6 +7,7 @@ import hashlib
 
 import pytest
 from langchain_core.embeddings import Embeddings
+from support.intention_embeddings import SameVector
 
 from promptcache.intention import IntentionMemory
 from promptcache.intention._vetoes import exact_key, veto
@@ -23,18 +24,6 @@ HOLES = [
     ("is the printer connected", "is the printer not connected", "negation"),
     ("does alice owe bob money", "does bob owe alice money", "roles"),
 ]
-
-
-class SameVector(Embeddings):
-    """Every text gets the same vector: cosine 1.0 for every pair, so only the vetoes can refuse."""
-
-    model = "same-vector"
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return [[1.0, 0.0, 0.0] for _ in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return [1.0, 0.0, 0.0]
 
 
 @pytest.mark.parametrize("stored, asked, kind", HOLES)
