@@ -103,6 +103,7 @@ def _run_replay(args: argparse.Namespace) -> int:
     for note in _session_notes(args.files):
         print(f"promptcache: warning: {note}", file=sys.stderr)
     caught: list[warnings.WarningMessage] = []
+    failure: str | None = None  # printed after the warnings it may refer to ("each is named in a warning")
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", TranscriptWarning)
@@ -119,15 +120,17 @@ def _run_replay(args: argparse.Namespace) -> int:
                 strict=args.strict,
             )
     except TranscriptError as exc:
-        return _fail(str(exc))
+        failure = str(exc)
     except KeyError as exc:
-        return _fail(str(exc.args[0]) if exc.args else str(exc))
+        failure = str(exc.args[0]) if exc.args else str(exc)
     except ValueError as exc:
-        return _fail(str(exc))
+        failure = str(exc)
     finally:
         if shown:
             shown[0][0].stop()
         _report_warnings(caught)
+    if failure is not None:
+        return _fail(failure)
     for summary in (*result.skipped.warnings(), result.merged.summary()):
         if summary:
             print(f"promptcache: warning: {' '.join(summary.split())}", file=sys.stderr)

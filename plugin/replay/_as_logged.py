@@ -34,7 +34,7 @@ from promptcache._pricing import ModelPrice
 from ._models import TTL_SECONDS, CacheRules
 from ._prepare import Request
 from ._simulator import Checkpoint, RequestCost
-from ._strategies import Strategy
+from ._strategies import Strategy, StrategyUnavailable
 from ._transcript import Usage
 
 __all__ = ["AsLoggedStrategy", "Fidelity", "LoggedTotals", "logged_cost_usd", "TOLERANCE"]
@@ -157,15 +157,28 @@ class AsLoggedStrategy(Strategy):
         return max(offered) if offered else min(self.rules.ttls_s)
 
     def place(self, request: Request) -> list[Checkpoint]:
+        """The log's points for ``request``.
+
+        Raises:
+            StrategyUnavailable: the request holds more points than the model allows (a model forced with
+                ``--model`` that allows fewer than the one the log was sent to): the layout cannot be replayed.
+        """
         if not self.rules.supports_cache:
             return []
         conv = request.prepared.conversation
+        points: list[Checkpoint] = []
         if conv.meta.get("format") == "claude-code" or conv.meta.get("layout") == "from-usage":
-            return self._claude_code(request)
-        layout = conv.meta.get("cache_points")
-        if isinstance(layout, list) and request.number < len(layout):
-            return self._listed(request, layout[request.number] or [])
-        return []
+            points = self._claude_code(request)
+        else:
+            layout = conv.meta.get("cache_points")
+            if isinstance(layout, list) and request.number < len(layout):
+                points = self._listed(request, layout[request.number] or [])
+        if len(points) > self.rules.max_points:
+            raise StrategyUnavailable(
+                f"the log's requests hold {len(points)} cache points; {self.rules.model_id} allows "
+                f"{self.rules.max_points}"
+            )
+        return points
 
     def _claude_code(self, request: Request) -> list[Checkpoint]:
         prepared, cid = request.prepared, request.prepared.conversation.id
@@ -199,7 +212,7 @@ class AsLoggedStrategy(Strategy):
             if 0 < boundary <= request.n_blocks:
                 ttl = TTL_SECONDS.get(str(entry.get("ttl") or "5m"), 300.0)
                 points[boundary] = Checkpoint(boundary, self._clamp(ttl), fld)
-        ordered = sorted(points.values(), key=lambda p: p.boundary)[: self.rules.max_points]
+        ordered = sorted(points.values(), key=lambda p: p.boundary)
         for i in range(len(ordered) - 2, -1, -1):  # keep TTLs non-increasing along the prompt
             if ordered[i].ttl_s < ordered[i + 1].ttl_s:
                 ordered[i] = Checkpoint(ordered[i].boundary, ordered[i + 1].ttl_s, ordered[i].field)

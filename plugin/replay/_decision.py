@@ -372,7 +372,8 @@ def _advice(result: ReplayResult, d: Decision, factor: float | None) -> list[str
     cheapest, row, ttl_words = same_ttl_placement(result)
     current = result.strategies.get(d.current)
     other_usd = _cost(row, current is not None and current.logged_only) if row is not None else 0.0
-    if row is not None and d.current_usd > 0 and other_usd < d.current_usd * (1 - 0.0005):  # shown: 0.1%
+    claude_code_layout = d.current == "as-logged"  # not where that row is unavailable or not comparable
+    if claude_code_layout and row is not None and d.current_usd > 0 and other_usd < d.current_usd * (1 - 0.0005):
         less = 1 - other_usd / d.current_usd
         error = abs((result.fidelity.cost_difference if result.fidelity is not None else None) or 0.0)
         within = f" (within the simulator's own error on this log, ±{error:.1%})" if less <= error else ""

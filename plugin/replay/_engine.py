@@ -235,8 +235,11 @@ def run_replay(
             "the log records no usage, so its own cache layout and bill are unknown (as-logged needs a Claude Code "
             "session log or a Bedrock invocation log, or transcripts that keep each reply's usage)"
         )
+    if AS_LOGGED in run.unavailable:  # no usage, or the log's layout breaks the (forced) model's limit
         run.ledgers.pop(AS_LOGGED, None)
         run.variants.totals = {k: v for k, v in run.variants.totals.items() if not k.startswith(AS_LOGGED)}
+        run.one_model.totals = {k: v for k, v in run.one_model.totals.items() if not k.startswith(AS_LOGGED)}
+        run.fidelity = Fidelity()
     if not run.requests and inputs and len(merged.not_logs) == len(inputs):
         raise ValueError(
             f"nothing to replay: none of the {len(inputs):,} files given is a log (each is named in a warning)"

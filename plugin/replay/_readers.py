@@ -40,7 +40,12 @@ from ._jsonpos import JSONPath, first_record, iter_lines, jsonl_records, line_at
 from ._messages import BadRecord, _short, is_message_like, normalise_message, parse_timestamp
 from ._transcript import Block, Conversation, Message, TranscriptError
 
-__all__ = ["read_conversations", "read_file"]
+__all__ = ["REPLAY_REPORT", "read_conversations", "read_file"]
+
+#: How the error of a file that is this command's own report (``replay.json``) begins.
+REPLAY_REPORT = "the report of an earlier promptcache replay"
+#: Top-level keys every ``replay.json`` has (``promptcache.replay._report_json.to_json``) and no log has together.
+_REPORT_KEYS = frozenset({"strategies", "best_strategy", "miss_causes", "variants", "cache_rules"})
 
 _MESSAGE_KEYS = ("messages", "traj", "trajectory", "conversation")
 _SESSION_KEYS = ("sessionId", "session_id", "conversation_id", "thread_id")
@@ -141,6 +146,8 @@ def _first_line_is_json(data: bytes) -> bool:
 
 
 def _read_json_document(name: str, data: bytes, doc: object) -> list[Conversation]:
+    if isinstance(doc, dict) and _REPORT_KEYS <= doc.keys():
+        raise TranscriptError(name, 0, f"{REPLAY_REPORT} (a replay.json), not a log")
     if is_invocation_log(doc):
         return read_invocation_log(name, data, doc)
     fmt = detect_document(doc)

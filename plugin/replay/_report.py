@@ -161,6 +161,9 @@ def _logged_share(result: ReplayResult, mismatch: str | None) -> str:
     logged = result.logged
     assert logged is not None
     if mismatch is not None:
+        row = result.strategies.get("as-logged")
+        if row is not None and row.unavailable:
+            return f"not compared, {mismatch}."
         return f"not compared, {mismatch} (the as-logged row is simulated for the forced model)."
     if logged.requests < result.requests:
         return (

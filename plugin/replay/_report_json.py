@@ -174,7 +174,7 @@ def _ratio(a: float, b: float) -> float | None:
 
 def _as_logged_json(result: ReplayResult) -> dict[str, Any] | None:
     logged, fid = result.logged, result.fidelity
-    if logged is None or fid is None:
+    if logged is None:
         return None
     as_logged = result.strategies.get("as-logged")
     lc = result.strategies.get("langchain-aws")
@@ -204,7 +204,7 @@ def _as_logged_json(result: ReplayResult) -> dict[str, Any] | None:
             "output_cost_usd": round(logged.output_cost_usd, 6),
         },
         "fidelity": None
-        if mismatch
+        if mismatch or fid is None  # no fidelity: the as-logged row is unavailable
         else {
             "calls": fid.calls,
             "cache_read_within_5pct": round(fid.read_within / fid.calls, 6),

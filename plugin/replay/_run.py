@@ -16,7 +16,7 @@ from ._one_model import ONE_MODEL, OneModel
 from ._openai_cache import OpenAIPrefixCache
 from ._prepare import Request
 from ._registry import make_strategy
-from ._simulator import PromptCacheSimulator
+from ._simulator import Checkpoint, PromptCacheSimulator, RequestCost
 from ._simulators import make_simulator
 from ._strategies import Strategy, StrategyUnavailable
 from ._totals import AS_LOGGED, COMBINED, NO_VARIANTS, StrategyTotals, account
@@ -92,6 +92,31 @@ class Run:
             runner = self.runners[key] = (strategy, make_simulator(rules, price))
         return runner
 
+    def _combined(self, request: Request, model: str, hit: bool, out_cost: float, cache_key: str | None) -> None:
+        """Bill ``request`` on the combined row (anchored-tail behind the ResponseCache)."""
+        row = self._row(COMBINED, "anchored-tail, with the ResponseCache answering exact repeats")
+        if hit:  # answered from the ResponseCache: no model call, nothing billed
+            row.requests += 1
+            row.cumulative_usd.append(row.cost_usd)
+            return
+        runner = self._runner(COMBINED, model)
+        if runner is not None:
+            strategy, simulator = runner
+            cost = _simulate(COMBINED, simulator, request, strategy.place(request), cache_key)
+            account(row, cost, out_cost, request.usage is not None)
+
+    def _place(self, name: str, strategy: Strategy, request: Request) -> list[Checkpoint] | None:
+        """``strategy``'s points for ``request``; ``None`` where it cannot place them (the log's own layout holds
+        more points than a forced model allows): row ``name`` is then unavailable and its runners stop
+        (``promptcache.replay._engine`` drops its variants, miss causes and fidelity once the run is over)."""
+        try:
+            return strategy.place(request)
+        except StrategyUnavailable as exc:
+            self.unavailable[name] = str(exc)
+            for key in [k for k in self.runners if k[0] == name]:
+                del self.runners[key]
+            return None
+
     def _bill_price(self, billed: str, forced: ModelPrice) -> ModelPrice:
         """The price of the log's own bill for a call of model ``billed``: that model's, or, with ``--model``, the
         forced model's ``forced`` where ``billed`` has none (a test double, a private deployment; the bill is then
@@ -159,7 +184,9 @@ class Run:
             if runner is None:
                 continue
             strategy, simulator = runner
-            points = strategy.place(request)
+            points = self._place(name, strategy, request)
+            if points is None:
+                continue
             bedrock = isinstance(simulator, PromptCacheSimulator)  # OpenAI's automatic cache has no points to fix
             others = [
                 sim
@@ -175,9 +202,7 @@ class Run:
                     if other == name and m != model and isinstance(sim, OpenAIPrefixCache)
                 ]
                 before = inspect_automatic(simulator, automatic, request, request.time_s, cache_key)
-            cost = simulator.simulate(
-                cum, hashes, n, points, request.time_s, cache_key, done_s=request.done_s, start_s=request.start_s
-            )
+            cost = _simulate(name, simulator, request, points, cache_key)
             row = self._row(name, strategy.description)
             counted = name != AS_LOGGED or usage is not None or predicted
             if name not in NO_VARIANTS and bedrock:
@@ -201,25 +226,7 @@ class Run:
                 ledger.add_automatic(request, cost, before, price, rules.min_tokens)
             account(row, cost, out_cost, usage is not None)
         if self.combined:
-            row = self._row(COMBINED, "anchored-tail, with the ResponseCache answering exact repeats")
-            if hit:  # answered from the ResponseCache: no model call, nothing billed
-                row.requests += 1
-                row.cumulative_usd.append(row.cost_usd)
-            else:
-                runner = self._runner(COMBINED, model)
-                if runner is not None:
-                    strategy, simulator = runner
-                    cost = simulator.simulate(
-                        cum,
-                        hashes,
-                        n,
-                        strategy.place(request),
-                        request.time_s,
-                        cache_key,
-                        done_s=request.done_s,
-                        start_s=request.start_s,
-                    )
-                    account(row, cost, out_cost, usage is not None)
+            self._combined(request, model, hit, out_cost, cache_key)
         left = self._left.get(cid, 1) - 1
         if left <= 0:  # the conversation is over: release what strategies keep for it
             self._left.pop(cid, None)
@@ -281,6 +288,12 @@ class Run:
         """The variants in row order (``@1h`` left out where it cost exactly what its row did: no 1-hour TTL)."""
         out: dict[str, StrategyTotals] = {}
         for name in self.names:
+            reason = self.unavailable.get(name)
+            if reason is not None:  # as-logged@1h: the same points, so unavailable for the same reason
+                offers_1h = any(3600.0 in self.table.rules(m).ttls_s for m in self.models)
+                if name == AS_LOGGED and offers_1h:
+                    out[name + ONE_HOUR] = StrategyTotals(name + ONE_HOUR, unavailable=reason)
+                continue
             base = self.totals.get(name)
             for key in (name + ONE_HOUR, name + KEEP_ALIVE, name + ONE_MODEL):
                 row = self.variants.totals.get(key) or self.one_model.totals.get(key)
@@ -300,3 +313,31 @@ class Run:
             elif name in self.totals:
                 out[name] = self.totals[name]
         return out
+
+
+def _simulate(
+    name: str,
+    simulator: PromptCacheSimulator | OpenAIPrefixCache,
+    request: Request,
+    points: list[Checkpoint],
+    cache_key: str | None,
+) -> RequestCost:
+    """``simulator.simulate`` on ``request`` with ``points``; a refused placement names the strategy ``name``.
+
+    Raises:
+        ValueError: the points break the model's rules (``PromptCacheSimulator``), prefixed with the strategy.
+    """
+    prepared = request.prepared
+    try:
+        return simulator.simulate(
+            prepared.cum,
+            prepared.hashes,
+            request.n_blocks,
+            points,
+            request.time_s,
+            cache_key,
+            done_s=request.done_s,
+            start_s=request.start_s,
+        )
+    except ValueError as exc:
+        raise ValueError(f"strategy {name}: {exc}") from exc

@@ -53,7 +53,8 @@ def iter_conversations(
     resumed session's log repeats its history) is left out of the later one, and counted in
     ``merged.merged_calls``; a conversation left with no call of its own is dropped. With ``skip_non_logs`` (several
     paths given, as ``dir/*`` gives them), a file that is not a log at all (``NOT_A_LOG``: its first line is not
-    JSON and the whole is no JSON document) is left out with one ``TranscriptWarning`` naming it.
+    JSON and the whole is no JSON document; or ``readers.REPLAY_REPORT``: an earlier run's ``replay.json``) is left
+    out with one ``TranscriptWarning`` naming it.
 
     Raises:
         TranscriptError: as ``readers.read_file`` (raised when the bad file or line is reached).
@@ -89,9 +90,10 @@ def _or_skip(path: str | Path, skipped: list[str]) -> Iterator[Conversation]:
     except StopIteration:
         return
     except TranscriptError as exc:
-        if not exc.reason.startswith(NOT_A_LOG):
+        if not exc.reason.startswith((NOT_A_LOG, readers.REPLAY_REPORT)):
             raise
-        warnings.warn(f"{exc}; skipped it, as it is not a log", TranscriptWarning, stacklevel=2)
+        why = "" if exc.reason.startswith(readers.REPLAY_REPORT) else ", as it is not a log"  # (it says so)
+        warnings.warn(f"{exc}; skipped it{why}", TranscriptWarning, stacklevel=2)
         skipped.append(str(path))
         return
     yield first

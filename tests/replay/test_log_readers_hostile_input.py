@@ -622,9 +622,11 @@ def test_bedrock_file_of_only_failed_calls_is_a_clear_error(tmp_path: Path, caps
     path = write_jsonl(tmp_path / "inv.jsonl", [record("a", out=...)])
     code, err = cli(tmp_path, path, capsys=capsys)
     assert code == 2
-    assert err.splitlines()[0] == (
-        f"promptcache: error: {path}:1: no model invocation with a prompt and a reply in the file"
-    )
+    assert err.splitlines() == [  # the warning first, then the error
+        f"promptcache: warning: {path}:1: skipped records without an output body (failed or unfinished calls) "
+        "(first here)",
+        f"promptcache: error: {path}:1: no model invocation with a prompt and a reply in the file",
+    ]
 
 
 def test_bedrock_bodies_logged_as_json_strings_are_read(tmp_path: Path) -> None:
