@@ -6,7 +6,8 @@ cache missed, then the details.
 2. **The table**: one row per strategy. The ``anchored-tail+response-cache`` row is shown only where the
    ResponseCache answered something and could sit in front of the calls (not on a Claude Code log), and the
    cheapest ``@1h`` variant where the model offers the 1-hour TTL (and ``anchored-tail@1h``, which the layout
-   is compared with, where the log's own layout wrote 1-hour entries: ``_result_rows.shown_rows``).
+   is compared with, where the log's own layout wrote 1-hour entries, and the variant a ``ttl-expired`` fix prices,
+   e.g. ``as-logged@1h``: ``_result_rows.shown_rows``).
 3. **Why the cache missed** (``promptcache.replay._causes``), for the current layout and the recommended one: each
    cause's tokens, dollars, the fix and what the simulator says it recovers.
 4. Token sizes, fidelity, the comparison lines, and (not on Claude Code logs) the ResponseCache and intention-cache
@@ -242,7 +243,7 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     tok = _short if narrow else _tok
     logged = result.logged if result.billed_mismatch() is None else None
     openai = is_openai(result)
-    rows = shown_rows(result)
+    rows = shown_rows(result, decision)
     split = any(r.write_1h_tokens for r in rows.values()) or (logged is not None and logged.write_1h_tokens > 0)
     headers = [
         "uncached input",

@@ -62,12 +62,13 @@ def cost(row: StrategyTotals, logged: bool) -> float:
     return row.logged_cost_usd if logged and not row.logged_only else row.cost_usd
 
 
-def shown_rows(result: ReplayResult) -> dict[str, StrategyTotals]:
+def shown_rows(result: ReplayResult, decision: Decision | None = None) -> dict[str, StrategyTotals]:
     """The report's rows, in the table's order: every strategy that ran (unavailable ones included), less the
     ``anchored-tail+response-cache`` row where the ResponseCache answered nothing or the log is Claude Code's (the
     cache could not sit in front of those calls), plus the cheapest ``@1h`` variant (not a logged-only one) where
-    the model offers the 1-hour TTL, and ``anchored-tail@1h`` where the log's own layout wrote 1-hour entries (the
-    report compares that layout with it)."""
+    the model offers the 1-hour TTL, ``anchored-tail@1h`` where the log's own layout wrote 1-hour entries (the
+    report compares that layout with it), and, given the ``decision``, the variant the ``ttl-expired`` fix of each
+    miss-cause row prices (``as-logged@1h``: the decision's and the fix's sentence cite it)."""
     rows = dict(result.strategies)
     if COMBINED in rows and (result.response_cache.hits == 0 or is_claude_code(result)):
         del rows[COMBINED]
@@ -80,6 +81,12 @@ def shown_rows(result: ReplayResult) -> dict[str, StrategyTotals]:
     as_logged, ours = result.strategies.get("as-logged"), result.variants.get("anchored-tail@1h")
     if as_logged is not None and as_logged.write_1h_tokens and ours is not None and not ours.unavailable:
         rows["anchored-tail@1h"] = ours
+    from ._fixes import ttl_variant  # imports this module
+
+    for name in cause_names(result, decision):
+        cited = ttl_variant(result, name) if "ttl-expired" in result.miss_causes[name] else None
+        if cited is not None and cited not in rows:
+            rows[cited] = result.variants[cited]
     return rows
 
 
