@@ -164,13 +164,22 @@ def _logged_share(result: ReplayResult, mismatch: str | None) -> str:
     if mismatch is not None:
         return f"not compared, {mismatch} (the as-logged row is simulated for the forced model)."
     if logged.requests < result.requests:
-        return (
+        share = (
             f"{logged.requests:,} of {_n(result.requests, 'request')} carry logged usage; the billed row, "
             "'vs billed', the fidelity and the as-logged row cover those only."
         )
-    if result.requests == 1:
-        return "the one request carries logged usage."
-    return f"all {_n(result.requests, 'request')} carry logged usage."
+    elif result.requests == 1:
+        share = "the one request carries logged usage."
+    else:
+        share = f"all {_n(result.requests, 'request')} carry logged usage."
+    lost = result.skipped.calls_missing
+    if lost:  # calls whose every record is a broken line: not among the requests, their usage not in the bill
+        share += (
+            f" {_n(lost, 'more call')} {'is' if lost == 1 else 'are'} not in the replay: every record of "
+            f"{'it' if lost == 1 else 'theirs'} is a broken line (skipped), so {'its' if lost == 1 else 'their'} "
+            "usage is missing from every row, the billed one included."
+        )
+    return share
 
 
 def _print_decision(decision: Decision | None, result: ReplayResult, console: Console) -> None:

@@ -93,6 +93,7 @@ def to_json(result: ReplayResult) -> dict[str, Any]:
         "skipped_first": result.skipped.first,
         "skipped_per_file": dict(result.skipped.per_file),
         "skipped_types": dict(result.skipped.types),
+        "skipped_calls_missing": result.skipped.calls_missing,
         "merged": result.merged.to_json(),
         "input_tokens": result.input_tokens,
         "output_tokens": result.output_tokens,
