@@ -38,7 +38,7 @@ from ._layout_ttl import mixed_ttl, mixed_words, uniform_ttl
 from ._prediction import predicted_note
 from ._report_json import to_json, write_json
 from ._report_terminal import intention_paragraph, terminal_console
-from ._result_rows import cause_names, models_label, shown_rows, versus_base, versus_name
+from ._result_rows import cause_names, models_label, ranked_models, shown_rows, versus_base, versus_name
 from ._totals import StrategyTotals
 
 __all__ = ["render_table", "to_json", "write_json"]
@@ -98,7 +98,8 @@ def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
             "is not in time order across files or lines) and replayed after them."
         )
     if len(result.models) > 1:
-        console.print("Models (calls): " + ", ".join(f"{escape(m)} ({n:,})" for m, n in result.models.items()) + ".")
+        models = ranked_models(result)
+        console.print("Models (calls): " + ", ".join(f"{escape(m)} ({n:,})" for m, n in models) + ".")
     fid, logged = result.fidelity, result.logged
     mismatch = result.billed_mismatch()
     if logged is not None:

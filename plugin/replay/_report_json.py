@@ -44,6 +44,7 @@ import orjson
 from ._decision import cause_rows, decide
 from ._engine import ReplayResult, StrategyTotals
 from ._output_files import write_replacing
+from ._result_rows import ranked_models
 
 __all__ = ["to_json", "write_json"]
 
@@ -155,7 +156,7 @@ def to_json(result: ReplayResult) -> dict[str, Any]:
                 "serve_repeats": True,
             },
         },
-        "models": result.models,
+        "models": dict(ranked_models(result)),
         "token_sizes": {
             "logged_requests": result.logged_requests,
             "estimated_requests": result.requests - result.logged_requests,

@@ -20,6 +20,7 @@ __all__ = [
     "is_claude_code",
     "is_openai",
     "models_label",
+    "ranked_models",
     "shown_rows",
     "versus_base",
     "versus_name",
@@ -43,17 +44,25 @@ def is_openai(result: ReplayResult) -> bool:
     return result.rules.family == "openai"
 
 
+def ranked_models(result: ReplayResult) -> list[tuple[str, int]]:
+    """``(model, calls)`` of every model that served the traffic, in the one order the report lists them: most
+    calls first, ties by name."""
+    return sorted(result.models.items(), key=lambda item: (-item[1], item[0]))
+
+
 def models_label(result: ReplayResult) -> str:
     """What served the traffic, for the table's and the chart's titles: the model where one did (``model_id``),
-    else how many and the two that served most calls (``"3 models (claude-opus-4-6 255 calls,
-    claude-haiku-4-5-20251001 133, 1 other)"``)."""
+    else how many and, in ``ranked_models`` order, the two that served most calls and how many others
+    (``"4 models (claude-opus-4-6 255 calls, claude-haiku-4-5-20251001 133, 2 others)"``); a third model is named
+    rather than counted as ``"1 other"``."""
     if len(result.models) <= 1:
         return result.model_id
-    ranked = sorted(result.models.items(), key=lambda item: -item[1])  # most calls first; ties in reading order
+    ranked = ranked_models(result)
     first, calls = ranked[0]
-    top = [f"{first} {calls:,} call{'' if calls == 1 else 's'}", *(f"{m} {n:,}" for m, n in ranked[1:2])]
+    named = ranked[1:] if len(ranked) <= 3 else ranked[1:2]
+    top = [f"{first} {calls:,} call{'' if calls == 1 else 's'}", *(f"{m} {n:,}" for m, n in named)]
     rest = len(ranked) - len(top)
-    others = [f"{rest} other{'' if rest == 1 else 's'}"] if rest else []
+    others = [f"{rest} others"] if rest else []
     return f"{len(ranked)} models ({', '.join([*top, *others])})"
 
 
