@@ -101,7 +101,7 @@ def line_specs(result: ReplayResult) -> list[LineSpec]:
     """The lines `write_chart` draws, in drawing order: for each available strategy the keyword arguments of
     matplotlib's ``Axes.plot`` (``label``, ``linestyle``, ``linewidth`` in points, ``marker``, ``markevery``,
     ``zorder``, ...) plus ``x`` and ``y`` (request numbers from 1; cumulative USD)."""
-    rows = [(n, r) for n, r in shown_rows(result).items() if not r.unavailable and r.cumulative_usd]
+    rows = [(n, r) for n, r in shown_rows(result, decide(result)).items() if not r.unavailable and r.cumulative_usd]
     versus = versus_name(result)
     top = max((max(r.cumulative_usd) for _, r in rows), default=0.0)
     specs: list[LineSpec] = []
@@ -136,7 +136,7 @@ def _rows(result: ReplayResult) -> tuple[str, dict[str, StrategyTotals]]:
     """The current layout's name and the rows panel 1 compares with it: the table's available rows."""
     decision = decide(result)
     current = decision.current if decision is not None else "none"
-    return current, {n: r for n, r in shown_rows(result).items() if not r.unavailable}
+    return current, {n: r for n, r in shown_rows(result, decision).items() if not r.unavailable}
 
 
 def bar_specs(result: ReplayResult) -> list[BarSpec]:

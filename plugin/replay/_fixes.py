@@ -40,7 +40,7 @@ from ._variants import KEEP_ALIVE, ONE_HOUR
 if TYPE_CHECKING:
     from ._engine import ReplayResult
 
-__all__ = ["CauseRow", "cause_rows", "one_model_saving", "ttl_option"]
+__all__ = ["CauseRow", "cause_rows", "one_model_saving", "ttl_option", "ttl_variant"]
 
 
 class CauseRow(TypedDict):
@@ -96,6 +96,18 @@ def one_model_saving(result: ReplayResult, name: str) -> float | None:
 def ttl_option(result: ReplayResult, name: str) -> tuple[str, float] | None:
     """``(fix, saved_usd)``: of row ``name``'s ``@1h`` and ``+keep-alive`` variants, the one that saves more over
     the log (negative: it costs more than it recovers); ``None`` when neither was replayed."""
+    choice = _ttl_choice(result, name)
+    return None if choice is None else (choice[1], choice[2])
+
+
+def ttl_variant(result: ReplayResult, name: str) -> str | None:
+    """The variant ``ttl_option`` prices for row ``name`` (``"as-logged@1h"``): the row its sentence cites."""
+    choice = _ttl_choice(result, name)
+    return None if choice is None else choice[0]
+
+
+def _ttl_choice(result: ReplayResult, name: str) -> tuple[str, str, float] | None:
+    """``(variant, fix, saved_usd)`` of ``ttl_option``."""
     base = _available(result, name)
     if base is None:
         return None
@@ -103,11 +115,11 @@ def ttl_option(result: ReplayResult, name: str) -> tuple[str, float] | None:
     for suffix, text in ((ONE_HOUR, "1-hour TTL"), (KEEP_ALIVE, "keep-alive before the TTL ends")):
         variant = result.variants.get(name + suffix)
         if variant is not None:
-            options.append((base.cost_usd - variant.cost_usd, text))
+            options.append((base.cost_usd - variant.cost_usd, text, name + suffix))
     if not options:
         return None
-    saved, text = max(options)
-    return text, saved
+    saved, text, variant_name = max(options)
+    return variant_name, text, saved
 
 
 def _loss(fix: str, loss_usd: float) -> str:

@@ -191,6 +191,8 @@ def jsonl_records(
                 on_skip(lineno, raw)
             continue
         good += 1
+        if tally is not None:
+            tally.seen(value)
         yield lineno, value
     if first_bad is not None and bad > good:  # mostly not JSON: not a log with a few broken lines
         raise first_bad

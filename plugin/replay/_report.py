@@ -6,7 +6,8 @@ cache missed, then the details.
 2. **The table**: one row per strategy. The ``anchored-tail+response-cache`` row is shown only where the
    ResponseCache answered something and could sit in front of the calls (not on a Claude Code log), and the
    cheapest ``@1h`` variant where the model offers the 1-hour TTL (and ``anchored-tail@1h``, which the layout
-   is compared with, where the log's own layout wrote 1-hour entries: ``_result_rows.shown_rows``).
+   is compared with, where the log's own layout wrote 1-hour entries, and the variant a ``ttl-expired`` fix prices,
+   e.g. ``as-logged@1h``: ``_result_rows.shown_rows``).
 3. **Why the cache missed** (``promptcache.replay._causes``), for the current layout and the recommended one: each
    cause's tokens, dollars, the fix and what the simulator says it recovers.
 4. Token sizes, fidelity, the comparison lines, and (not on Claude Code logs) the ResponseCache and intention-cache
@@ -37,7 +38,7 @@ from ._layout_ttl import mixed_ttl, mixed_words, uniform_ttl
 from ._prediction import predicted_note
 from ._report_json import to_json, write_json
 from ._report_terminal import intention_paragraph, terminal_console
-from ._result_rows import cause_names, models_label, shown_rows, versus_base, versus_name
+from ._result_rows import cause_names, models_label, ranked_models, shown_rows, versus_base, versus_name
 from ._totals import StrategyTotals
 
 __all__ = ["render_table", "to_json", "write_json"]
@@ -97,7 +98,8 @@ def _print_sizes_and_fidelity(result: ReplayResult, console: Console) -> None:
             "is not in time order across files or lines) and replayed after them."
         )
     if len(result.models) > 1:
-        console.print("Models (calls): " + ", ".join(f"{escape(m)} ({n:,})" for m, n in result.models.items()) + ".")
+        models = ranked_models(result)
+        console.print("Models (calls): " + ", ".join(f"{escape(m)} ({n:,})" for m, n in models) + ".")
     fid, logged = result.fidelity, result.logged
     mismatch = result.billed_mismatch()
     if logged is not None:
@@ -166,13 +168,22 @@ def _logged_share(result: ReplayResult, mismatch: str | None) -> str:
             return f"not compared, {mismatch}."
         return f"not compared, {mismatch} (the as-logged row is simulated for the forced model)."
     if logged.requests < result.requests:
-        return (
+        share = (
             f"{logged.requests:,} of {_n(result.requests, 'request')} carry logged usage; the billed row, "
             "'vs billed', the fidelity and the as-logged row cover those only."
         )
-    if result.requests == 1:
-        return "the one request carries logged usage."
-    return f"all {_n(result.requests, 'request')} carry logged usage."
+    elif result.requests == 1:
+        share = "the one request carries logged usage."
+    else:
+        share = f"all {_n(result.requests, 'request')} carry logged usage."
+    lost = result.skipped.calls_missing
+    if lost:  # calls whose every record is a broken line: not among the requests, their usage not in the bill
+        share += (
+            f" {_n(lost, 'more call')} {'is' if lost == 1 else 'are'} not in the replay: every record of "
+            f"{'it' if lost == 1 else 'theirs'} is a broken line (skipped), so {'its' if lost == 1 else 'their'} "
+            "usage is missing from every row, the billed one included."
+        )
+    return share
 
 
 def _print_decision(decision: Decision | None, result: ReplayResult, console: Console) -> None:
@@ -245,7 +256,7 @@ def render_table(result: ReplayResult, console: Console | None = None) -> Table:
     tok = _short if narrow else _tok
     logged = result.logged if result.billed_mismatch() is None else None
     openai = is_openai(result)
-    rows = shown_rows(result)
+    rows = shown_rows(result, decision)
     split = any(r.write_1h_tokens for r in rows.values()) or (logged is not None and logged.write_1h_tokens > 0)
     headers = [
         "uncached input",

@@ -44,6 +44,7 @@ import orjson
 from ._decision import cause_rows, decide
 from ._engine import ReplayResult, StrategyTotals
 from ._output_files import write_replacing
+from ._result_rows import ranked_models
 
 __all__ = ["to_json", "write_json"]
 
@@ -93,6 +94,7 @@ def to_json(result: ReplayResult) -> dict[str, Any]:
         "skipped_first": result.skipped.first,
         "skipped_per_file": dict(result.skipped.per_file),
         "skipped_types": dict(result.skipped.types),
+        "skipped_calls_missing": result.skipped.calls_missing,
         "merged": result.merged.to_json(),
         "input_tokens": result.input_tokens,
         "output_tokens": result.output_tokens,
@@ -154,7 +156,7 @@ def to_json(result: ReplayResult) -> dict[str, Any]:
                 "serve_repeats": True,
             },
         },
-        "models": result.models,
+        "models": dict(ranked_models(result)),
         "token_sizes": {
             "logged_requests": result.logged_requests,
             "estimated_requests": result.requests - result.logged_requests,

@@ -20,6 +20,7 @@ __all__ = [
     "is_claude_code",
     "is_openai",
     "models_label",
+    "ranked_models",
     "shown_rows",
     "versus_base",
     "versus_name",
@@ -43,17 +44,25 @@ def is_openai(result: ReplayResult) -> bool:
     return result.rules.family == "openai"
 
 
+def ranked_models(result: ReplayResult) -> list[tuple[str, int]]:
+    """``(model, calls)`` of every model that served the traffic, in the one order the report lists them: most
+    calls first, ties by name."""
+    return sorted(result.models.items(), key=lambda item: (-item[1], item[0]))
+
+
 def models_label(result: ReplayResult) -> str:
     """What served the traffic, for the table's and the chart's titles: the model where one did (``model_id``),
-    else how many and the two that served most calls (``"3 models (claude-opus-4-6 255 calls,
-    claude-haiku-4-5-20251001 133, 1 other)"``)."""
+    else how many and, in ``ranked_models`` order, the two that served most calls and how many others
+    (``"4 models (claude-opus-4-6 255 calls, claude-haiku-4-5-20251001 133, 2 others)"``); a third model is named
+    rather than counted as ``"1 other"``."""
     if len(result.models) <= 1:
         return result.model_id
-    ranked = sorted(result.models.items(), key=lambda item: -item[1])  # most calls first; ties in reading order
+    ranked = ranked_models(result)
     first, calls = ranked[0]
-    top = [f"{first} {calls:,} call{'' if calls == 1 else 's'}", *(f"{m} {n:,}" for m, n in ranked[1:2])]
+    named = ranked[1:] if len(ranked) <= 3 else ranked[1:2]
+    top = [f"{first} {calls:,} call{'' if calls == 1 else 's'}", *(f"{m} {n:,}" for m, n in named)]
     rest = len(ranked) - len(top)
-    others = [f"{rest} other{'' if rest == 1 else 's'}"] if rest else []
+    others = [f"{rest} others"] if rest else []
     return f"{len(ranked)} models ({', '.join([*top, *others])})"
 
 
@@ -62,12 +71,13 @@ def cost(row: StrategyTotals, logged: bool) -> float:
     return row.logged_cost_usd if logged and not row.logged_only else row.cost_usd
 
 
-def shown_rows(result: ReplayResult) -> dict[str, StrategyTotals]:
+def shown_rows(result: ReplayResult, decision: Decision | None = None) -> dict[str, StrategyTotals]:
     """The report's rows, in the table's order: every strategy that ran (unavailable ones included), less the
     ``anchored-tail+response-cache`` row where the ResponseCache answered nothing or the log is Claude Code's (the
     cache could not sit in front of those calls), plus the cheapest ``@1h`` variant (not a logged-only one) where
-    the model offers the 1-hour TTL, and ``anchored-tail@1h`` where the log's own layout wrote 1-hour entries (the
-    report compares that layout with it)."""
+    the model offers the 1-hour TTL, ``anchored-tail@1h`` where the log's own layout wrote 1-hour entries (the
+    report compares that layout with it), and, given the ``decision``, the variant the ``ttl-expired`` fix of each
+    miss-cause row prices (``as-logged@1h``: the decision's and the fix's sentence cite it)."""
     rows = dict(result.strategies)
     if COMBINED in rows and (result.response_cache.hits == 0 or is_claude_code(result)):
         del rows[COMBINED]
@@ -80,6 +90,12 @@ def shown_rows(result: ReplayResult) -> dict[str, StrategyTotals]:
     as_logged, ours = result.strategies.get("as-logged"), result.variants.get("anchored-tail@1h")
     if as_logged is not None and as_logged.write_1h_tokens and ours is not None and not ours.unavailable:
         rows["anchored-tail@1h"] = ours
+    from ._fixes import ttl_variant  # imports this module
+
+    for name in cause_names(result, decision):
+        cited = ttl_variant(result, name) if "ttl-expired" in result.miss_causes[name] else None
+        if cited is not None and cited not in rows:
+            rows[cited] = result.variants[cited]
     return rows
 
 

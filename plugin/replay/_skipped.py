@@ -11,7 +11,10 @@ Only a broken line that held an API call can change the bill, so each is counted
 before the break (``record_type``): the record's top-level ``"type"``, else (Claude Code writes an assistant
 record's ``type`` after its ``message``) its ``message``'s ``"role"``, else ``"unknown"``. An ``assistant`` record
 is an API call's reply (in a Claude Code log, with its usage); ``user``, ``system`` (an ``api_error`` record, say)
-and the rest are not.
+and the rest are not. Claude Code writes one record per content block of a reply, all with the reply's message id
+and ``requestId``, so a broken assistant record loses its call only where no record that was read carries either
+id (``call_ids``: the ``"id":"msg_..."`` and ``"requestId"`` strings its text reads before the break);
+``calls_missing`` counts those calls (a broken record without a readable id counts as one).
 """
 
 from __future__ import annotations
@@ -22,11 +25,20 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-__all__ = ["API_CALL_TYPE", "SkippedLines", "current_tally", "record_type", "skipping"]
+__all__ = ["API_CALL_TYPE", "SkippedLines", "call_ids", "current_tally", "record_type", "skipping"]
 
 #: The record type of an API call's reply (Claude Code, Claude Code stream-json).
 API_CALL_TYPE = "assistant"
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
+_MESSAGE_ID = re.compile(r'"id"\s*:\s*"(msg_[^"\\]*)"')
+_REQUEST_ID = re.compile(r'"requestId"\s*:\s*"([^"\\]+)"')
+
+
+def call_ids(before: str) -> tuple[str, ...]:
+    """The message id (``"msg_..."``) and ``requestId`` the text ``before`` a line's break reads, in that order
+    (either left out where the text does not hold it)."""
+    found = (_MESSAGE_ID.search(before), _REQUEST_ID.search(before))
+    return tuple(m.group(1) for m in found if m is not None)
 
 
 def record_type(before: str) -> str:
@@ -72,6 +84,8 @@ class SkippedLines:
             reader: `promptcache.replay._usage_checks`, and for Claude Code logs
             `promptcache.replay._claude_code_checks`).
         bad_usage_first / bad_usage_reason: ``"FILE:LINE"`` and reason of the first such line.
+        broken_calls: per broken assistant record, the ids its text reads (``call_ids``).
+        seen_ids: the message ids and ``requestId`` of the records that were read (``seen``).
     """
 
     count: int = 0
@@ -82,6 +96,30 @@ class SkippedLines:
     bad_usage: int = 0
     bad_usage_first: str | None = None
     bad_usage_reason: str = ""
+    broken_calls: list[tuple[str, ...]] = field(default_factory=list)
+    seen_ids: set[str] = field(default_factory=set)
+
+    def seen(self, record: object) -> None:
+        """Note the message id and ``requestId`` of a record that was read (a JSON object; others are ignored)."""
+        if not isinstance(record, dict):
+            return
+        request, message = record.get("requestId"), record.get("message")
+        if isinstance(request, str):
+            self.seen_ids.add(request)
+        if isinstance(message, dict) and isinstance(ident := message.get("id"), str):
+            self.seen_ids.add(ident)
+
+    @property
+    def calls_missing(self) -> int:
+        """API calls of the broken assistant records that no record read carries (module docstring)."""
+        missing: set[str] = set()
+        unnamed = 0
+        for ids in self.broken_calls:
+            if not ids:
+                unnamed += 1
+            elif not any(i in self.seen_ids for i in ids):
+                missing.add(ids[0])
+        return len(missing) + unnamed
 
     def add(self, name: str, line: int, reason: str, kind: str = "json", before: str = "") -> None:
         """Record one skipped line ``line`` (1-based) of file ``name``: ``kind`` ``"json"`` (not valid JSON; its
@@ -101,6 +139,8 @@ class SkippedLines:
         self.per_file[name] = self.per_file.get(name, 0) + 1
         kind = record_type(before)
         self.types[kind] = self.types.get(kind, 0) + 1
+        if kind == API_CALL_TYPE:
+            self.broken_calls.append(call_ids(before))
         if self.first is None:
             self.first, self.first_reason = f"{name}:{line}", reason
 
@@ -117,14 +157,25 @@ class SkippedLines:
 
     def _types_part(self) -> str:
         """What the broken lines were (``record_type``) and whether the bill can miss them: ``"by record type (read
-        before the break): 62 assistant, 50 user, 3 system; the 62 assistant ones are API call records: ..."``."""
+        before the break): 62 assistant, 50 user, 3 system; 62 broken assistant records, of which 15 are calls with
+        no other record (their usage is missing from the replay)"``."""
         ranked = sorted(self.types.items(), key=lambda item: (item[0] == "unknown", -item[1]))
         counts = ", ".join(f"{n:,} {kind}" for kind, n in ranked)
         calls, unknown = self.types.get(API_CALL_TYPE, 0), self.types.get("unknown", 0)
         if calls:
-            ones = "one is an API call record" if calls == 1 else "ones are API call records"
-            held = "the call it holds" if calls == 1 else "the calls they hold"
-            effect = f"the {calls:,} {API_CALL_TYPE} {ones}: {held} may be missing from the replay and the bill"
+            lost = self.calls_missing
+            records = f"{calls:,} broken {API_CALL_TYPE} record{'' if calls == 1 else 's'}"
+            if not lost:
+                effect = f"{records}, each a call with another record that was read: the bill misses none of them"
+            elif lost == calls == 1:
+                effect = f"{records}, a call with no other record (its usage is missing from the replay)"
+            else:
+                calls_word = "is a call" if lost == 1 else "are calls"
+                their = "its" if lost == 1 else "their"
+                effect = (
+                    f"{records}, of which {lost:,} {calls_word} with no other record ({their} usage is missing from "
+                    "the replay)"
+                )
         elif unknown:
             effect = (
                 f"no {API_CALL_TYPE} record (an API call's); the {_lines(unknown)} of unknown type may hold "

@@ -95,10 +95,11 @@ def test_a_broken_api_call_record_is_named_as_one(tmp_path: Path, capsys: pytest
     err, report = _run(path, tmp_path, capsys)
     assert err == [
         f"promptcache: warning: {path}:5: skipped 3 lines that are not valid JSON (first here: unexpected "
-        "control character in string); by record type (read before the break): 1 system, 1 user, 1 assistant; the "
-        "1 assistant one is an API call record: the call it holds may be missing from the replay and the bill; "
-        "use --strict to stop at the first one"
+        "control character in string); by record type (read before the break): 1 system, 1 user, 1 assistant; 1 "
+        "broken assistant record, a call with no other record (its usage is missing from the replay); use --strict "
+        "to stop at the first one"
     ]
+    assert report["skipped_calls_missing"] == 1
     assert report["skipped_types"] == {"system": 1, "user": 1, "assistant": 1}
 
 
