@@ -34,8 +34,7 @@ from ._causes import CAUSES
 from ._one_model import ONE_MODEL
 from ._result_rows import available as _available
 from ._result_rows import cost as _cost
-from ._result_rows import is_claude_code, is_openai
-from ._variants import KEEP_ALIVE, ONE_HOUR
+from ._result_rows import is_claude_code, is_openai, ttl_choice, ttl_variant
 
 if TYPE_CHECKING:
     from ._engine import ReplayResult
@@ -96,30 +95,8 @@ def one_model_saving(result: ReplayResult, name: str) -> float | None:
 def ttl_option(result: ReplayResult, name: str) -> tuple[str, float] | None:
     """``(fix, saved_usd)``: of row ``name``'s ``@1h`` and ``+keep-alive`` variants, the one that saves more over
     the log (negative: it costs more than it recovers); ``None`` when neither was replayed."""
-    choice = _ttl_choice(result, name)
+    choice = ttl_choice(result, name)
     return None if choice is None else (choice[1], choice[2])
-
-
-def ttl_variant(result: ReplayResult, name: str) -> str | None:
-    """The variant ``ttl_option`` prices for row ``name`` (``"as-logged@1h"``): the row its sentence cites."""
-    choice = _ttl_choice(result, name)
-    return None if choice is None else choice[0]
-
-
-def _ttl_choice(result: ReplayResult, name: str) -> tuple[str, str, float] | None:
-    """``(variant, fix, saved_usd)`` of ``ttl_option``."""
-    base = _available(result, name)
-    if base is None:
-        return None
-    options = []
-    for suffix, text in ((ONE_HOUR, "1-hour TTL"), (KEEP_ALIVE, "keep-alive before the TTL ends")):
-        variant = result.variants.get(name + suffix)
-        if variant is not None:
-            options.append((base.cost_usd - variant.cost_usd, text, name + suffix))
-    if not options:
-        return None
-    saved, text, variant_name = max(options)
-    return variant_name, text, saved
 
 
 def _loss(fix: str, loss_usd: float) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._totals import COMBINED
+from ._variants import KEEP_ALIVE, ONE_HOUR
 
 if TYPE_CHECKING:
     from ._decision import Decision
@@ -15,6 +16,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "available",
+    "ttl_choice",
+    "ttl_variant",
     "cause_names",
     "cost",
     "is_claude_code",
@@ -90,7 +93,6 @@ def shown_rows(result: ReplayResult, decision: Decision | None = None) -> dict[s
     as_logged, ours = result.strategies.get("as-logged"), result.variants.get("anchored-tail@1h")
     if as_logged is not None and as_logged.write_1h_tokens and ours is not None and not ours.unavailable:
         rows["anchored-tail@1h"] = ours
-    from ._fixes import ttl_variant  # imports this module
 
     for name in cause_names(result, decision):
         cited = ttl_variant(result, name) if "ttl-expired" in result.miss_causes[name] else None
@@ -126,3 +128,25 @@ def versus_base(result: ReplayResult, row: StrategyTotals) -> float | None:
 def versus_name(result: ReplayResult) -> str:
     """What ``versus_base`` is, as the table's column names it: ``"no cache"`` on an OpenAI log, else ``"none"``."""
     return "no cache" if is_openai(result) else "none"
+
+
+def ttl_variant(result: ReplayResult, name: str) -> str | None:
+    """The variant ``promptcache.replay._fixes.ttl_option`` prices for row ``name`` (``"as-logged@1h"``): the row its sentence cites."""
+    choice = ttl_choice(result, name)
+    return None if choice is None else choice[0]
+
+
+def ttl_choice(result: ReplayResult, name: str) -> tuple[str, str, float] | None:
+    """``(variant, fix, saved_usd)`` of ``promptcache.replay._fixes.ttl_option``."""
+    base = available(result, name)
+    if base is None:
+        return None
+    options = []
+    for suffix, text in ((ONE_HOUR, "1-hour TTL"), (KEEP_ALIVE, "keep-alive before the TTL ends")):
+        variant = result.variants.get(name + suffix)
+        if variant is not None:
+            options.append((base.cost_usd - variant.cost_usd, text, name + suffix))
+    if not options:
+        return None
+    saved, text, variant_name = max(options)
+    return variant_name, text, saved
