@@ -7,8 +7,9 @@ difference an embedding model is known to blur, because it changes few tokens:
   (`anchors_agree`): "page 1" vs "page 2", "Paris" vs "London"; a number keeps its sign, decimal point or comma,
   power and fraction (`promptcache.intention._numbers`): "5" vs ".5", "15" vs "1,5", "52" vs "5²".
 - ``marks``: case or symbols that carry meaning differ: words with a capital after their first letter ("MB" vs
-  "Mb", "iPhone") must be spelt the same, and operator symbols (``^ * / + - = < > % $ € £ # @ & | ~``) must
-  appear in the same order ("2^10" vs "2*10").
+  "Mb", "iPhone") must be spelt the same, and symbols must appear in the same order ("2^10" vs "2*10", "6×3" vs
+  "6÷3", "5₿" vs "5₽", "6'" vs '6"'): operators, every Unicode symbol, dashes, and a unit mark right after a digit
+  (`_symbols`).
 - ``negation``: one side is negated and the other is not (an odd number of "not", "no", "never", "n't" ...).
 - ``roles``: the people involved appear in another order ("i owe you" vs "you owe me", "what would you like to
   call me" vs "what would you like me to call you"), or a side names another person ("my" vs "your").
@@ -26,9 +27,11 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
+from collections.abc import Iterator
 from functools import lru_cache
 from importlib.resources import files
-from typing import Any
+from typing import Any, Final
 
 from promptcache.intention._matching import anchor_info
 from promptcache.intention._normalize import anchors_agree
@@ -103,6 +106,30 @@ def exact_key(text: str) -> str:
     return " ".join("".join(out).split())
 
 
+def _symbols(clean: str) -> Iterator[str]:
+    """The marks of ``clean`` text that carry meaning, in order: the operator symbols above; every other symbol
+    (Unicode categories Sm, Sc, Sk and So: "×", "÷", "≥", "±", "₿", "¢", "°"); any dash (category Pd, written as
+    "-", so "10 – 5" reads as "10 - 5"); and a punctuation mark right after a digit that is not sentence
+    punctuation (category Po: feet and inches "6'" / '6"', "′", "″", per mille "‰"). A hyphen or dash between two
+    letters joins a word ("e-mail") and is no mark."""
+    unit_run = False  # inside a run of punctuation marks that follows a digit ('6″' is '6′′' once NFKC-folded)
+    for i, c in enumerate(clean):
+        category = unicodedata.category(c)
+        after_digit = unit_run or (i > 0 and clean[i - 1].isdigit())
+        unit_run = False
+        if category == "Pd" or c == "-":
+            if not (0 < i < len(clean) - 1 and clean[i - 1].isalpha() and clean[i + 1].isalpha()):
+                yield "-"
+        elif c in _SYMBOLS or category[0] == "S":
+            yield c
+        elif category == "Po" and after_digit and c not in _SENTENCE_PUNCTUATION:
+            unit_run = True
+            yield c
+
+
+_SENTENCE_PUNCTUATION: Final = frozenset(".,;:!?…")
+
+
 def _shouted(text: str) -> bool:
     """All in capitals, three words or more ("FLIGHTS TO SYDNEY"): the case is the writer's, not the words'."""
     words = [w for w in _WORD_RE.findall(text) if any(c.isalpha() for c in w)]
@@ -116,12 +143,7 @@ def _profile(text: str) -> tuple[Any, ...]:
     low = [w.casefold() for w in words]
     marked = frozenset() if _shouted(text) else frozenset(w for w in words if _fold(w) == w and w != w.casefold())
     clean = _clean(text)
-    symbols = tuple(
-        c
-        for i, c in enumerate(clean)
-        if c in _SYMBOLS
-        and not (c == "-" and 0 < i < len(clean) - 1 and clean[i - 1].isalpha() and clean[i + 1].isalpha())
-    )
+    symbols = tuple(_symbols(clean))
     negations = sum(1 for w in low if w in data["negations"] or w.endswith("n't"))
     content = [w for w in low if w not in data["fillers"] and w not in data["persons"] and w not in data["free"]]
     names = frozenset(w.casefold() for w in words[1:] if w[:1].isupper())  # capitalised after the first word
