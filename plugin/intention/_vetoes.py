@@ -100,10 +100,23 @@ def exact_key(text: str) -> str:
     pos = 0
     for m in _WORD_RE.finditer(text):
         out.append(text[pos : m.start()])
-        out.append(_fold(m.group(0)))
+        out.append(_fold_at(text, m))
         pos = m.end()
     out.append(text[pos:])
     return " ".join("".join(out).split())
+
+
+_UNIT_LETTERS: Final = 3  # letters of a unit symbol that keeps its case after a number ("M", "Mm", "kWh")
+
+
+def _fold_at(text: str, word: re.Match[str]) -> str:
+    """`_fold` of a word of ``text``, except that a unit symbol right after a number keeps its case: a word of at
+    most three letters whose nearest non-space character before it is a digit ("5 M" is not "5 m", "5 Mm" not
+    "5 mm": SI prefixes and units differ by case)."""
+    w = word.group(0)
+    if len(w) <= _UNIT_LETTERS and w.isalpha() and text[: word.start()].rstrip()[-1:].isdigit():
+        return w
+    return _fold(w)
 
 
 def _symbols(clean: str) -> Iterator[str]:
@@ -141,7 +154,12 @@ def _profile(text: str) -> tuple[Any, ...]:
     data = _data()
     words = _words(text)
     low = [w.casefold() for w in words]
-    marked = frozenset() if _shouted(text) else frozenset(w for w in words if _fold(w) == w and w != w.casefold())
+    clean_text = _clean(text)
+    marked = (
+        frozenset()
+        if _shouted(text)
+        else frozenset(w for w in (_fold_at(clean_text, m) for m in _WORD_RE.finditer(clean_text)) if w != w.casefold())
+    )
     clean = _clean(text)
     symbols = tuple(_symbols(clean))
     negations = sum(1 for w in low if w in data["negations"] or w.endswith("n't"))

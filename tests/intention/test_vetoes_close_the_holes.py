@@ -45,7 +45,7 @@ def test_never_served_at_any_threshold(stored, asked, kind, threshold, with_embe
 
 def test_exact_key_keeps_meaningful_case_and_symbols():
     assert exact_key("100 MB") == "100 MB"
-    assert exact_key("100 Mb") == "100 mb"
+    assert exact_key("100 Mb") == "100 Mb"  # a unit symbol after a number keeps its case
     assert exact_key("  What is the WEATHER in Paris today?  ") == "what is the weather in paris today"
     assert exact_key("FLIGHTS TO SYDNEY") == "flights to sydney"
     assert exact_key("pay 1,000.50, now!") == "pay 1,000.50 now"
