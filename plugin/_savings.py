@@ -12,9 +12,8 @@ from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, TypeVar, cast
 
-from pydantic import BaseModel
-
 from promptcache._metrics import PluginMetrics
+from promptcache._model_attrs import first_str_attr
 from promptcache._pricing import ModelPrice, price_for
 
 if TYPE_CHECKING:
@@ -48,49 +47,10 @@ def price_or_none(model_id: str | None) -> ModelPrice | None:
 
 
 def model_id_of(model: object) -> str | None:
-    """The provider model id of a chat model (``base_model_id``, ``model_id``, ``model_name`` or ``model``).
-
-    The fields are read from the instance's ``__dict__`` when its class serves none of these names otherwise (no
-    property or class attribute of that name, no extra fields): a name a model lacks then costs a dict lookup, not
-    the ``AttributeError`` pydantic's ``__getattr__`` raises and ``getattr`` catches (about 1.5 us each).
-    """
-    fields = getattr(model, "__dict__", None)
-    if type(fields) is dict and _fields_only(type(model)):
-        for name in _MODEL_ID_FIELDS:
-            value = fields.get(name)
-            if isinstance(value, str) and value:
-                return value
-        return None
-    for name in _MODEL_ID_FIELDS:
-        value = getattr(model, name, None)
-        if isinstance(value, str) and value:
-            return value
-    return None
-
-
-_PYDANTIC_GETATTR = getattr(BaseModel, "__getattr__", None)  # serves private attributes and extra fields only
-_FIELDS_ONLY: dict[type, bool] = {}  # class -> its instances' model-id names are plain instance fields
-
-
-def _fields_only(cls: type) -> bool:
-    """Whether ``getattr(instance, name)`` for the model-id names is ``instance.__dict__[name]`` or absent: no class
-    attribute or descriptor of that name (``hasattr`` on the class), no pydantic extra fields or private attributes
-    (served by pydantic's ``__getattr__`` from outside ``__dict__``) and no ``__getattr__`` of another kind."""
-    known = _FIELDS_ONLY.get(cls)
-    if known is None:
-        config = getattr(cls, "model_config", None)
-        extra = config.get("extra") if isinstance(config, dict) else None
-        private = getattr(cls, "__private_attributes__", None) or {}
-        known = (
-            not any(hasattr(cls, name) for name in _MODEL_ID_FIELDS)
-            and extra != "allow"
-            and not any(name in private for name in _MODEL_ID_FIELDS)
-            and getattr(cls, "__getattr__", None) in (None, _PYDANTIC_GETATTR)
-        )
-        if len(_FIELDS_ONLY) >= 256:
-            _FIELDS_ONLY.clear()
-        _FIELDS_ONLY[cls] = known
-    return known
+    """The provider model id of a chat model: the first non-empty string among ``base_model_id``, ``model_id``,
+    ``model_name`` and ``model`` (`promptcache._model_attrs.first_str_attr`: a name a model lacks costs a dict
+    lookup, not the ``AttributeError`` pydantic's ``__getattr__`` raises)."""
+    return first_str_attr(model, _MODEL_ID_FIELDS, non_empty=True)
 
 
 def _details(usage: UsageMetadata) -> tuple[int, int, int, int]:

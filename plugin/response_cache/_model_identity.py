@@ -23,17 +23,16 @@ docs/architecture.md, "ResponseCache"). Calling it on every model call costs mor
 
 from __future__ import annotations
 
-import inspect
 import operator
 import threading
 from typing import Final, cast
 
 from cachetools import LRUCache
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel
 
 from promptcache._compat import LLM_STRING_METHODS, SERIALIZED_ATTR, langchain_llm_string
 from promptcache._keys import canonical_json
+from promptcache._model_attrs import first_str_attr, lookup_plan
 
 __all__ = ["identity_parts", "llm_string", "model_identity"]
 
@@ -42,9 +41,6 @@ _MODEL_ID_ATTRS: Final = ("model_name", "model_id", "model")
 _INVOCATION_METHODS: Final = LLM_STRING_METHODS
 _FAST, _SERIALIZABLE, _CALL = "fast", "serializable", "call"
 _CLASS_PATH: dict[type, str] = {}
-_LOOKUPS: dict[type, tuple[bool, ...]] = {}
-_MISSING: Final = object()
-_PYDANTIC_GETATTR: Final = getattr(BaseModel, "__getattr__", None)
 _EXCLUDED: dict[type, tuple[str, ...]] = {}
 
 _MEMO: LRUCache[int, tuple[object, _Snapshot, str]] = LRUCache(
@@ -164,10 +160,7 @@ def llm_string(model: object) -> str:
     path = _path(type(model))
     if path == _FAST:
         chat = cast("BaseChatModel", model)  # _path checked the class
-        params = dict(chat._identifying_params)
-        params["_type"] = chat._llm_type
-        params["stop"] = None
-        return str(sorted(params.items()))
+        return fast_llm_string(chat._identifying_params, chat._llm_type)
     if path == _SERIALIZABLE:
         return _serializable_llm_string(model)
     value = langchain_llm_string(model)
@@ -175,37 +168,25 @@ def llm_string(model: object) -> str:
 
 
 def _lookups(cls: type) -> tuple[bool, ...]:
-    """Per ``_MODEL_ID_ATTRS`` name: whether ``getattr`` is needed to read it from a ``cls`` instance (a class
-    attribute such as a property, or not a pydantic model); else it can only be in ``__dict__`` or the extras."""
-    plan = _LOOKUPS.get(cls)
-    if plan is None:
-        # pydantic's own __getattr__ only serves private attributes and extras; a class with its own (e.g.
-        # RunnableBinding, which forwards to the bound model) must be asked
-        pydantic = hasattr(cls, "__pydantic_fields__") and getattr(cls, "__getattr__", None) is _PYDANTIC_GETATTR
-        plan = _LOOKUPS[cls] = tuple(
-            not pydantic or inspect.getattr_static(cls, attr, _MISSING) is not _MISSING for attr in _MODEL_ID_ATTRS
-        )
-    return plan
+    """Per ``_MODEL_ID_ATTRS`` name: whether ``getattr`` is needed to read it from a ``cls`` instance
+    (`promptcache._model_attrs.lookup_plan`)."""
+    return lookup_plan(cls, _MODEL_ID_ATTRS)
 
 
 def _model_id(model: object) -> str | None:
-    """The first string among ``model.model_name``, ``model.model_id``, ``model.model``, else ``None``.
+    """The first string among ``model.model_name``, ``model.model_id``, ``model.model``, else ``None``: as
+    ``getattr(model, name, None)`` in that order, read without pydantic's raising ``__getattr__``
+    (`promptcache._model_attrs.first_str_attr`)."""
+    return first_str_attr(model, _MODEL_ID_ATTRS)
 
-    Same as ``getattr(model, name, None)`` in that order; for a pydantic model, a name that is no class attribute
-    is read from ``__dict__`` or the extras directly (pydantic's ``__getattr__`` raising AttributeError for an
-    absent name costs ~1 us each).
-    """
-    fields: dict[str, object] = getattr(model, "__dict__", {})
-    for attr, use_getattr in zip(_MODEL_ID_ATTRS, _lookups(type(model)), strict=True):
-        if attr in fields:
-            value = fields[attr]
-        elif use_getattr:
-            value = getattr(model, attr, None)
-        else:
-            value = (getattr(model, "__pydantic_extra__", None) or {}).get(attr)
-        if isinstance(value, str):
-            return value
-    return None
+
+def fast_llm_string(params: object, llm_type: object) -> str:
+    """LangChain's ``_get_llm_string()`` of a non-serialisable model from its ``_identifying_params`` and
+    ``_llm_type``: ``str(sorted({**params, "_type": llm_type, "stop": None}.items()))`` (module docstring)."""
+    merged = dict(params)  # type: ignore[call-overload]  # a mapping: the model's _identifying_params
+    merged["_type"] = llm_type
+    merged["stop"] = None
+    return str(sorted(merged.items()))
 
 
 def identity_parts(model: object) -> tuple[object, str | None, str, dict[str, object]]:
@@ -218,10 +199,7 @@ def identity_parts(model: object) -> tuple[object, str | None, str, dict[str, ob
     try:
         if _path(type(model)) == _FAST:  # llm_string's first case, inline: this runs on every model call
             chat = cast("BaseChatModel", model)  # _path checked the class
-            params = dict(chat._identifying_params)
-            params["_type"] = chat._llm_type
-            params["stop"] = None
-            identity = str(sorted(params.items()))
+            identity = fast_llm_string(chat._identifying_params, chat._llm_type)
         else:
             identity = llm_string(model)
     except Exception:  # noqa: BLE001 - an odd model still gets a stable identity

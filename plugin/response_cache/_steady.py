@@ -102,10 +102,7 @@ def identity_parts(model: object) -> tuple[object, str | None, str, dict[str, ob
         identity = seen[2]
     else:
         try:
-            merged = dict(params)
-            merged["_type"] = llm_type
-            merged["stop"] = None
-            identity = str(sorted(merged.items()))
+            identity = _model_identity.fast_llm_string(params, llm_type)
         except Exception:  # noqa: BLE001
             return _model_identity.identity_parts(model)
         if all(type(part) in _IMMUTABLE for part in parts):
