@@ -114,8 +114,12 @@ def _fold_at(text: str, word: re.Match[str]) -> str:
     most three letters whose nearest non-space character before it is a digit ("5 M" is not "5 m", "5 Mm" not
     "5 mm": SI prefixes and units differ by case)."""
     w = word.group(0)
-    if len(w) <= _UNIT_LETTERS and w.isalpha() and text[: word.start()].rstrip()[-1:].isdigit():
-        return w
+    if len(w) <= _UNIT_LETTERS and w.isalpha():
+        i = word.start() - 1
+        while i >= 0 and text[i].isspace():  # back over the spaces only: no copy of the text before the word
+            i -= 1
+        if i >= 0 and text[i].isdigit():
+            return w
     return _fold(w)
 
 
