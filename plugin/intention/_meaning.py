@@ -24,8 +24,8 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
-from promptcache.intention._numbers import CODE, NUMBER, canonical, clean, is_number
-from promptcache.intention._vocabulary import Vocabulary, default_vocabulary, stem
+from promptcache.intention._numbers import CODE, NUMBER, canonical, clean, is_number, roman
+from promptcache.intention._vocabulary import MULTIPLICATIVE_UNIT, Vocabulary, default_vocabulary, stem
 
 __all__ = ["Analysis", "Meaning", "analyze", "compare", "explain", "signature"]
 
@@ -76,8 +76,9 @@ class Analysis:
 
 
 def _split(text: str, vocab: Vocabulary) -> list[tuple[str, bool]]:
-    """Surface tokens ``(word, is_number)``: contractions expanded, possessives dropped, number words as digits,
-    a currency symbol before its number moved after it."""
+    """Surface tokens ``(word, is_number)``: contractions expanded, possessives dropped, number words and Roman
+    numerals (`promptcache.intention._numbers.roman`) as digits, a multiplicative as its number and "times", a
+    currency symbol before its number moved after it."""
     text = clean(text).casefold()
     raw = _TOKEN_RE.findall(text)
     out: list[tuple[str, bool]] = []
@@ -107,6 +108,10 @@ def _split(text: str, vocab: Vocabulary) -> list[tuple[str, bool]]:
             out.extend((w, False) for w in _SUFFIXES[tok[-cut:]])
         elif tok in vocab.numbers:
             out.append((vocab.numbers[tok], True))
+        elif tok in vocab.multiplicatives:  # "twice" reads "2 times"
+            out.extend([(vocab.multiplicatives[tok], True), (MULTIPLICATIVE_UNIT, False)])
+        elif roman(tok) is not None:  # "chapter ii" reads "chapter 2"
+            out.append((str(roman(tok)), True))
         else:
             out.append((tok.replace("'", ""), False))
         i += 1
@@ -320,12 +325,14 @@ def analyze_with(text: str, vocab: Vocabulary) -> Analysis:
     return Analysis(meaning, w.surface, tuple(w.dropped), w.synonyms, vocab.version)
 
 
-NORMAL_FORM_VERSION = "m3"
+NORMAL_FORM_VERSION = "m4"
 """The version of the rules that make the normal form, the first part of every signature's version: raised when
 a rule changes what a text's normal form is, so that memories indexed under the old rules are re-indexed on read
 like those of an old vocabulary (`promptcache.intention._lookup`). ``m2``: a number is one token with everything
 that changes its value (`promptcache.intention._numbers`; under ``m1`` "1,5" and ".5" read "15" and "5"). ``m3``: zeros are kept ("007" is not "7", "3.10" is not
-"3.1"), a dash before a digit is a minus sign ("–5") and every script's decimal digits read as ASCII digits."""
+"3.1"), a dash before a digit is a minus sign ("–5") and every script's decimal digits read as ASCII digits. ``m4``:
+a Roman numeral is a number ("chapter ii" reads "chapter 2", `promptcache.intention._numbers.roman`) and a
+multiplicative is its number and "times" ("twice" reads "2 times"; under ``m3`` both were words)."""
 
 
 def signature(text: str) -> str:

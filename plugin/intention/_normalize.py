@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from promptcache.intention._numbers import CODE, NUMBER, canonical, clean, is_number
+from promptcache.intention._numbers import CODE, NUMBER, canonical, clean, is_number, roman
 
 __all__ = ["Anchors", "anchors", "anchors_agree", "normalize_intention", "tokens", "validate_intention"]
 
@@ -35,14 +35,18 @@ _ORDINAL_SUFFIX = re.compile(r"(\d+)(st|nd|rd|th)")
 
 @functools.lru_cache(maxsize=1)
 def _number_words() -> dict[str, tuple[str, str]]:
-    """Number and ordinal words (the vocabulary's lists, ``structure.json``) -> ``(digits, ordinal suffix)``:
-    "thirty" -> ``("30", "")``, "third" -> ``("3", "rd")``, as "3rd" reads."""
-    from promptcache.intention._vocabulary import default_vocabulary
+    """Number, ordinal and multiplicative words (the vocabulary's lists, ``structure.json``) -> ``(digits, unit)``:
+    "thirty" -> ``("30", "")``, "third" -> ``("3", "rd")``, as "3rd" reads, "twice" -> ``("2", unit of "times")``,
+    as "2 times" reads."""
+    from promptcache.intention._vocabulary import MULTIPLICATIVE_UNIT, default_vocabulary
 
+    vocab = default_vocabulary()
     out: dict[str, tuple[str, str]] = {}
-    for word, value in default_vocabulary().numbers.items():
+    for word, value in vocab.numbers.items():
         m = _ORDINAL_SUFFIX.fullmatch(value)
         out[word] = (m.group(1), m.group(2)) if m else (value, "")
+    for word, value in vocab.multiplicatives.items():
+        out[word] = (value, _unit(MULTIPLICATIVE_UNIT))
     return out
 
 
@@ -179,9 +183,13 @@ _PUNCT_GAP = re.compile(r"[.,;:!?\n]")
 
 
 def _value(tok: str) -> tuple[str, str] | None:
-    """``(canonical number, ordinal suffix)`` of a number token or number word, else ``None``."""
+    """``(canonical number, unit)`` of a number token, a Roman numeral (`roman`: "ii" is ``("2", "")``) or a number
+    word (the unit: an ordinal's suffix, "third" -> ``("3", "rd")``; a multiplicative's "times"), else ``None``."""
     if is_number(tok):
         return canonical(tok), ""
+    value = roman(tok)
+    if value is not None:
+        return str(value), ""
     return _number_words().get(tok.casefold())
 
 

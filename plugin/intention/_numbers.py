@@ -23,14 +23,17 @@ reads them here, so a number is one token everywhere and two numbers of differen
   before exactly three digits (``1.500``: one and a half, or fifteen hundred), two or more dots (``1.2.3``, a
   version or a date), a sign, a power and a fraction are kept as written: such a number matches the same spelling
   only, and never a number of another value.
+- `roman` reads a word that is a Roman numeral ("ii", "XIV", "mmxxiv") as its value, by a rule stated there:
+  "chapter ii" is not "chapter iii", "World War II" is "World War 2".
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Final
 
-__all__ = ["CODE", "NUMBER", "canonical", "clean", "is_number"]
+__all__ = ["CODE", "NUMBER", "canonical", "clean", "is_number", "roman", "roman_numeral"]
 
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
 _SUPERSCRIPT_RUN = re.compile(r"[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
@@ -98,3 +101,64 @@ def canonical(token: str) -> str:
         if _GROUPED_DOTS.fullmatch(grouped):
             return _decimal(grouped.replace(".", ""), frac)  # 1.000,50
     return token
+
+
+_ROMAN_VALUES: Final[tuple[tuple[int, str], ...]] = (
+    *((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"), (40, "XL")),
+    *((10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")),
+)
+_ROMAN_LETTER = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1}
+ROMAN_ALWAYS_LETTERS: Final = 4
+"""A well-formed numeral of at least this many letters is a number whatever its letters: no English word of four
+letters or more is one (the shorter ones with L, C, D or M are: "mix", "mi", "cd", "cm", "mm", "ml", "dl", "cc",
+"civ", "dc", "md", "xl"). Checked by reading the list of every numeral of four letters or more from 1 to 3999
+(`roman_numeral`): all are strings of consonants and "i" such as "xlii", "mcmx", "lviii"."""
+
+
+def roman_numeral(value: int) -> str:
+    """The standard (subtractive) Roman numeral of ``value``, 1 to 3999: 4 -> "IV", 1994 -> "MCMXCIV".
+
+    Raises:
+        ValueError: ``value`` outside 1..3999 (the standard form has no numeral for it).
+    """
+    if not 1 <= value <= 3999:
+        raise ValueError(f"a Roman numeral needs a value from 1 to 3999, got {value}")
+    out = []
+    for size, letters in _ROMAN_VALUES:
+        count, value = divmod(value, size)
+        out.append(letters * count)
+    return "".join(out)
+
+
+def roman(token: str) -> int | None:
+    """The value of a word read as a Roman numeral, else ``None``.
+
+    A word is a numeral when it is well formed in the standard subtractive notation (each letter's value added,
+    a smaller one before a larger subtracted, and the word equal to `roman_numeral` of that value, in any case:
+    "iv", "IV", "mcmxciv"; "iiii", "vx", "ic" and "dim" are not numerals). Such a word is read as a number when it
+    is unambiguous:
+
+    - it has two letters or more and only the letters I, V and X ("ii", "iv", "xiv", "XXXIX": 2 to 39): chapter,
+      part, volume, act and regnal numbers; the English words among them ("vi", "xi", "iv") then read as a number
+      too, which only ever joins them with their own digits and sets them apart from every other word;
+    - or it has `ROMAN_ALWAYS_LETTERS` letters or more ("lviii", "mmxxiv", "MCMXCIV").
+
+    Never a number: a single letter ("I" is the pronoun, "x" a times sign or a variable, "c", "m", "l", "d" units
+    or initials, "v" "versus"), and a numeral of two or three letters holding L, C, D or M ("cm", "mm", "ml",
+    "dl", "cc", "cd", "mi", "mix", "CV", "DC", "MD", "XL", "CLI": units, sizes and abbreviations; the all-caps ones
+    are names the ``numbers`` veto already requires on both sides). The rule uses no word list: the letters and the
+    length decide. Source of the notation: the standard modern form (the subtractive pairs IV, IX, XL, XC, CD
+    and CM only, no letter more than three times in a row), which the round trip through `roman_numeral` checks.
+    """
+    if not token.isalpha() or not token.isascii():
+        return None
+    upper = token.upper()
+    if len(upper) < 2 or any(c not in _ROMAN_LETTER for c in upper):
+        return None
+    if len(upper) < ROMAN_ALWAYS_LETTERS and set(upper) - set("IVX"):
+        return None
+    values = [_ROMAN_LETTER[c] for c in upper]
+    value = sum(-v if v < nxt else v for v, nxt in zip(values, values[1:] + [0]))
+    if not 1 <= value <= 3999 or roman_numeral(value) != upper:
+        return None
+    return value

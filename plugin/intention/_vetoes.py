@@ -35,7 +35,7 @@ from typing import Any, Final
 
 from promptcache.intention._matching import anchor_info
 from promptcache.intention._normalize import anchors_agree
-from promptcache.intention._numbers import NUMBER, clean
+from promptcache.intention._numbers import NUMBER, clean, roman
 
 __all__ = ["VETOES", "exact_key", "prepare_veto", "veto"]
 
@@ -107,20 +107,46 @@ def exact_key(text: str) -> str:
 
 
 _UNIT_LETTERS: Final = 3  # letters of a unit symbol that keeps its case after a number ("M", "Mm", "kWh")
+_TITLE_WORD_LETTERS: Final = 4  # title case capitalises every word of at least this many letters (AP style)
 
 
 def _fold_at(text: str, word: re.Match[str]) -> str:
-    """`_fold` of a word of ``text``, except that a unit symbol right after a number keeps its case: a word of at
-    most three letters whose nearest non-space character before it is a digit ("5 M" is not "5 m", "5 Mm" not
-    "5 mm": SI prefixes and units differ by case)."""
+    """`_fold` of a word of ``text``, except for what a number makes of it:
+
+    - a Roman numeral read as a number (`promptcache.intention._numbers.roman`) is case-folded: "II" is "ii";
+    - a unit symbol right after a number keeps its case: a word of at most three letters whose nearest non-space
+      character before it is a digit ("5 M" is not "5 m", "5 Mm" not "5 mm": SI prefixes and units differ by case);
+    - a longer capitalised word right after a number keeps its capital too ("500 Calories", kilocalories, is not
+      "500 calories"): after a number a word never starts a sentence, so its capital is the writer's choice of
+      word, unless the whole text is in title case (`_title_case`: "Book 5 Rooms In Paris"), where it is style.
+    """
     w = word.group(0)
-    if len(w) <= _UNIT_LETTERS and w.isalpha():
-        i = word.start() - 1
-        while i >= 0 and text[i].isspace():  # back over the spaces only: no copy of the text before the word
-            i -= 1
-        if i >= 0 and text[i].isdigit():
+    if roman(w) is not None:
+        return w.casefold()
+    if w.isalpha() and _after_digit(text, word.start()):
+        if len(w) <= _UNIT_LETTERS:
+            return w
+        if w[0].isupper() and w[1:].islower() and not _title_case(text):
             return w
     return _fold(w)
+
+
+@lru_cache(maxsize=65536)
+def _title_case(text: str) -> bool:
+    """Whether ``text`` is written in title case: at least two words of `_TITLE_WORD_LETTERS` letters or more
+    besides its first word, and every one of them capitalised (title case styles such as the AP Stylebook's
+    capitalise every word of four letters or more; shorter function words, "in", "of", "the", may stay lower
+    case; the first word is capitalised in any sentence and says nothing)."""
+    long = [w for w in _WORD_RE.findall(text)[1:] if w.isalpha() and len(w) >= _TITLE_WORD_LETTERS]
+    return len(long) >= 2 and all(w[0].isupper() for w in long)
+
+
+def _after_digit(text: str, start: int) -> bool:
+    """Whether the nearest non-space character before ``start`` is a digit."""
+    i = start - 1
+    while i >= 0 and text[i].isspace():  # back over the spaces only: no copy of the text before the word
+        i -= 1
+    return i >= 0 and text[i].isdigit()
 
 
 def _symbols(clean: str) -> Iterator[str]:

@@ -27,7 +27,10 @@ from typing import Any
 
 import snowballstemmer  # untyped: ignore_missing_imports in pyproject.toml
 
-__all__ = ["Vocabulary", "default_vocabulary", "stem"]
+__all__ = ["MULTIPLICATIVE_UNIT", "Vocabulary", "default_vocabulary", "stem"]
+
+MULTIPLICATIVE_UNIT = "times"
+"""The word a multiplicative reads as after its number: "twice" is "2 times" (``structure.json``)."""
 
 _STEMMER = snowballstemmer.stemmer("english")
 _STEM_LOCK = threading.Lock()  # a Snowball stemmer object keeps per-call state
@@ -57,6 +60,7 @@ class Vocabulary:
         classes: stem -> synonym class id (the class's first entry, stemmed and joined by ``_``).
         markers / free / negations / infinitive_heads / after_number: surface words (see ``structure.json``).
         numbers: number and ordinal words -> digits (``"five"`` -> ``"5"``, ``"third"`` -> ``"3rd"``).
+        multiplicatives: "once", "twice", "thrice" -> digits, read as the number and `MULTIPLICATIVE_UNIT`.
         symbols: currency and other symbols -> words (``"$"`` -> ``"dollar"``).
         tense / modals: word -> the token it counts as (``"did"`` -> ``"past"``, ``"could"`` -> ``"can"``).
         addressee: words for the assistant (a modal or tense word before one is a polite request, dropped).
@@ -79,6 +83,7 @@ class Vocabulary:
     infinitive_heads: frozenset[str]
     after_number: frozenset[str]
     numbers: dict[str, str]
+    multiplicatives: dict[str, str]
     symbols: dict[str, str]
     tense: dict[str, str]
     modals: dict[str, str]
@@ -141,6 +146,7 @@ def default_vocabulary() -> Vocabulary:
         infinitive_heads=frozenset(structure["infinitive_heads"]),
         after_number=frozenset(structure["after_number"]),
         numbers=numbers,
+        multiplicatives=dict(structure["multiplicatives"]),
         symbols=dict(structure["symbols"]),
         tense=dict(structure["tense"]),
         modals=dict(structure["modals"]),

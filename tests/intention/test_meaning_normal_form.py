@@ -79,5 +79,5 @@ def test_explain_names_what_differs_in_wording():
 def test_signatures_carry_the_vocabulary_version():
     vocab = default_vocabulary()
     assert len(vocab.version) == 12
-    assert signature("weather in Oslo").startswith(f"m3-{vocab.version}-")
+    assert signature("weather in Oslo").startswith(f"m4-{vocab.version}-")
     assert vocab.classes["televis"] == "tv" and vocab.phrases[("log", "in")] == "login"  # stems

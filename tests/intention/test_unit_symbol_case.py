@@ -34,7 +34,10 @@ def test_a_unit_symbol_of_another_case_is_never_served(stored, asked, threshold,
 
 def test_other_words_still_fold_their_case() -> None:
     assert exact_key("Book 5 rooms") == exact_key("book 5 rooms") == "book 5 rooms"
-    assert exact_key("pay 5 Euro") == exact_key("pay 5 euro") == "pay 5 euro"  # four letters: a word, not a symbol
+    assert exact_key("pay 5 euro") == "pay 5 euro"
+    # A capitalised word after a number keeps its capital ("500 Calories"), unless the text is in title case.
+    assert exact_key("pay 5 Euro") == "pay 5 Euro"
+    assert exact_key("Pay 5 Euro To Anna") == "pay 5 euro to anna"
     memory = IntentionMemory()
     memory.store("u", "run 5 M", "R")
     assert memory.retrieve("u", "Run 5 M").kind == "exact"

@@ -52,7 +52,7 @@ def test_redis_memories_of_an_old_vocabulary_are_found_after_the_change(
     old = IntentionMemory(RedisIntentionBackend(url=redis_url, prefix=redis_prefix), clock=lambda: NOW)
     _store_all(old)
     old_version = signature_version(signature("turn off the bedroom lights"))
-    assert old_version == "m3-0ldv0cab0001"
+    assert old_version == "m4-0ldv0cab0001"
     old_vocabulary(None)  # the word lists changed: every signature differs
     current = signature_version(signature("turn off the bedroom lights"))
     assert current != old_version
