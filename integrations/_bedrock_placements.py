@@ -60,6 +60,17 @@ class PlacementStore:
         """``{<conversation>}:<12-hex model hash>`` (within `NAMESPACE`)."""
         return f"{hash_tag(conversation_id)}:{_model_hash(model_id)}"
 
+    _last_key: tuple[str, str, str] = ("", "", "")  # (conversation, model, key): a request loads, then saves
+
+    def _key(self, conversation_id: str, model_id: str) -> str:
+        """`key`, kept for the last conversation and model (a request's save uses its load's key)."""
+        last = self._last_key
+        if last[0] == conversation_id and last[1] == model_id:
+            return last[2]
+        found = self.key(conversation_id, model_id)
+        self._last_key = (conversation_id, model_id, found)
+        return found
+
     _last: tuple[bytes, list[CachePointPlacement]] = (b"", [])  # the last entry decoded, and its placements
 
     def _decode(self, raw: bytes | None) -> list[CachePointPlacement]:
@@ -79,7 +90,7 @@ class PlacementStore:
     def load(self, conversation_id: str, model_id: str) -> list[CachePointPlacement]:
         """The stored placements, ``[]`` when none (or the backend failed)."""
         try:
-            raw = self.cache.get(self.key(conversation_id, model_id))
+            raw = self.cache.get(self._key(conversation_id, model_id))
         except Exception as exc:  # noqa: BLE001
             if self.metrics is not None:
                 self.metrics.error()
@@ -91,7 +102,7 @@ class PlacementStore:
         """Store the placements (errors are logged, never raised)."""
         raw = orjson.dumps([p.to_dict() for p in placements])
         try:
-            self.cache.set(self.key(conversation_id, model_id), raw, self.ttl_s)
+            self.cache.set(self._key(conversation_id, model_id), raw, self.ttl_s)
             self._last = (raw, list(placements))
         except Exception as exc:  # noqa: BLE001
             if self.metrics is not None:

@@ -156,7 +156,9 @@ class AnchoredTailStrategy(CacheStrategy):
             if isinstance(content, str):
                 total += 1 if content else 0
             elif type(content) is list or isinstance(content, Sequence):
-                total += sum(1 for b in content if not is_cache_point(b))
+                for b in content:  # a plain dict without the key is no point: no call for it
+                    if (type(b) is dict and "cachePoint" not in b) or not is_cache_point(b):
+                        total += 1
         return total
 
     def _slot_cost(self, index: int) -> int:

@@ -120,7 +120,10 @@ class _Checker:
 
 def _scan_entries(name: str, entries: list[object], item: str, checker: _Checker, points: list[Point]) -> None:
     """Check ``system`` / ``tools`` entries are dicts; collect and check their points."""
-    if all(type(entry) is dict and "cachePoint" not in entry for entry in entries):
+    for entry in entries:  # a loop, not all(<generator>): no generator frame per request
+        if type(entry) is not dict or "cachePoint" in entry:
+            break
+    else:
         return  # plain dicts, no point: nothing to check or collect
     previous: object = _START
     for i, entry in enumerate(entries):

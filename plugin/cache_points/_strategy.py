@@ -278,7 +278,9 @@ class CacheStrategy(ABC):
         limit = min(self.model_info.max_cache_points, BEDROCK_MAX_CACHE_POINTS)
         system, messages = self.config.system_prompt, self.config.messages
         if isinstance(system, list):
-            limit -= sum(1 for b in system if is_cache_point(b))
+            for b in system:  # a plain dict without the key is no point: no call for it
+                if (type(b) is not dict or "cachePoint" in b) and is_cache_point(b):
+                    limit -= 1
         if isinstance(messages, ScannedMessages):
             limit -= messages.message_points
         else:  # replaced after construction
