@@ -37,7 +37,7 @@ from promptcache.cache_points._manual_points import (
 from promptcache.cache_points._model_info import BEDROCK_MAX_CACHE_POINTS, ModelInfo
 from promptcache.cache_points._multi_point import MultiPointStrategy
 from promptcache.cache_points._prefix_counts import CountedMessages, Unkept, freeze
-from promptcache.cache_points._request_scan import Point, ScannedMessages, scan_request
+from promptcache.cache_points._request_scan import Point, scan_request
 from promptcache.cache_points._strategy import (
     CachePointPlacement,
     CacheStrategy,
@@ -205,15 +205,15 @@ def place_cache_points(
         counter = count_tokens or default_count_tokens
         counted = counter({"role": "system", "content": [b for b in system if not is_cache_point(b)]})
         prefix_tokens += CacheStrategy.checked_count(counted, "system_prompt")
-    config = _checked_config(
+    config = CacheStrategyConfig(
         model_info,
         None if system_has_manual else (list(system) or None),
         messages,
-        previous_placements,
-        count_tokens,
-        budget,
-        ttl,
-        prefix_tokens,
+        previous_placements=previous_placements,
+        count_tokens=count_tokens,
+        max_points=budget,
+        ttl=ttl,
+        prefix_tokens=prefix_tokens,
     )
     result = strategy(config).determine_optimal_cache_points()
     new_system = list(system) if system_has_manual else result.system
@@ -236,55 +236,6 @@ def place_cache_points(
 #: process uses one or two: a bound, not measured).
 _STRATEGIES_CHECKED: set[type] = set()
 _STRATEGIES_CHECKED_LIMIT = 64
-
-
-def _checked_config(
-    model_info: ModelInfo,
-    system: list[object] | None,
-    messages: ScannedMessages,
-    previous_placements: Sequence[CachePointPlacement | Mapping[str, object]] | None,
-    count_tokens: CountTokens | None,
-    budget: int,
-    ttl: str | None,
-    prefix_tokens: int,
-) -> CacheStrategyConfig:
-    """``CacheStrategyConfig(...)`` of values `place_cache_points` has checked already (scanned messages, a list
-    system, ``budget`` an int > 0, ``prefix_tokens`` an int >= 0, ``ttl`` checked), built without the dataclass's
-    ``__post_init__`` repeating those checks; the model info, the counter and the placements are checked as there.
-
-    Raises:
-        TypeError / ValueError: as ``CacheStrategyConfig`` for a bad model info, counter or placement.
-    """
-    if type(model_info) is not ModelInfo or (count_tokens is not None and not callable(count_tokens)):
-        return CacheStrategyConfig(
-            model_info,
-            system,
-            messages,
-            previous_placements=previous_placements,
-            count_tokens=count_tokens,
-            max_points=budget,
-            ttl=ttl,
-            prefix_tokens=prefix_tokens,
-        )  # raises what the checks raise
-    placements = [
-        p
-        if type(p) is CachePointPlacement and type(p.index) is int and p.index >= 0
-        else CachePointPlacement.from_value(p)
-        for p in (previous_placements or [])
-    ]
-    config = object.__new__(CacheStrategyConfig)
-    config.__dict__.update(
-        model_info=model_info,
-        system_prompt=system,
-        messages=messages,
-        use_prompt_cache=True,
-        previous_placements=placements,
-        count_tokens=count_tokens,
-        max_points=budget,
-        ttl=ttl,
-        prefix_tokens=prefix_tokens,
-    )
-    return config
 
 
 def _short(value: object) -> str:

@@ -110,8 +110,8 @@ def _split(text: str, vocab: Vocabulary) -> list[tuple[str, bool]]:
             out.append((vocab.numbers[tok], True))
         elif tok in vocab.multiplicatives:  # "twice" reads "2 times"
             out.extend([(vocab.multiplicatives[tok], True), (MULTIPLICATIVE_UNIT, False)])
-        elif roman(tok) is not None:  # "chapter ii" reads "chapter 2"
-            out.append((str(roman(tok)), True))
+        elif (numeral := roman(tok)) is not None:  # "chapter ii" reads "chapter 2"
+            out.append((str(numeral), True))
         else:
             out.append((tok.replace("'", ""), False))
         i += 1
